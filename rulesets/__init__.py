@@ -1,0 +1,31 @@
+"""The rules: validated data files and pure mechanics. No spreadsheet, no xlwings."""
+
+from rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    MissingTableError,
+    RulesetDataError,
+    RulesetError,
+    UnknownRulesetError,
+    UnknownTermError,
+)
+from rulesets.model import Ruleset, Status, Table, Term
+from rulesets.registry import all_rulesets, get, load_file, ruleset_ids
+
+__all__ = [
+    "BattleLedgerError",
+    "InvalidArgumentError",
+    "MissingTableError",
+    "Ruleset",
+    "RulesetDataError",
+    "RulesetError",
+    "Status",
+    "Table",
+    "Term",
+    "UnknownRulesetError",
+    "UnknownTermError",
+    "all_rulesets",
+    "get",
+    "load_file",
+    "ruleset_ids",
+]

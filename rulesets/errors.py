@@ -1,0 +1,97 @@
+"""One error hierarchy for the whole of Battle Ledger.
+
+Every error names where it happened (file, sheet, table, row, column, value)
+and what was expected, so a user can find and fix it without a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BattleLedgerError",
+    "InvalidArgumentError",
+    "MissingTableError",
+    "RulesetDataError",
+    "RulesetError",
+    "UnknownRulesetError",
+    "UnknownTermError",
+]
+
+_UNSET: Any = object()
+
+
+class BattleLedgerError(Exception):
+    """Base of every error Battle Ledger raises on purpose.
+
+    ``str(err)`` is one line: the message, then where (file, sheet, table, row,
+    column, value) and what was expected, for every part that is known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        sheet: str | None = None,
+        table: str | None = None,
+        row: int | str | None = None,
+        column: str | None = None,
+        value: Any = _UNSET,
+        expected: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.sheet = sheet
+        self.table = table
+        self.row = row
+        self.column = column
+        self.value = None if value is _UNSET else value
+        self.has_value = value is not _UNSET
+        self.expected = expected
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = [
+            f"{label} {part}"
+            for label, part in (
+                ("file", self.file),
+                ("sheet", self.sheet),
+                ("table", self.table),
+                ("row", self.row),
+                ("column", self.column),
+            )
+            if part is not None
+        ]
+        text = self.message
+        if where:
+            text += f" ({', '.join(where)})"
+        if self.has_value:
+            text += f": got {self.value!r}"
+        if self.expected:
+            text += f"; expected {self.expected}"
+        return text
+
+
+class RulesetError(BattleLedgerError):
+    """Something about a rule set or a call into its mechanics."""
+
+
+class UnknownRulesetError(RulesetError):
+    """No rule set has that id or alias."""
+
+
+class RulesetDataError(RulesetError):
+    """A data file under rulesets/data is malformed (named by file and key)."""
+
+
+class MissingTableError(RulesetError):
+    """The published text does not print a table (or a value of it) that is needed."""
+
+
+class UnknownTermError(RulesetError):
+    """A unit type, grade, condition or other term the rule set does not know."""
+
+
+class InvalidArgumentError(RulesetError):
+    """An argument outside what the rules allow (a negative count, a die of 11...)."""

@@ -1,0 +1,440 @@
+"""Typed models of a rule-set data file (``rulesets/data/<id>.yaml``).
+
+A data file is validated into these models when it is loaded, so a broken
+file fails at load time with the file and the key, never mid-game.
+
+Shape of a file::
+
+    id: eagles-to-glory
+    name: Eagles to Glory
+    aliases: [etg]
+    text: eagles-to-glory.txt          # the published text in shared/rules
+    family: null                       # e.g. age-of-glaube for the Age of ... eras
+    notes: [...]
+    vocabularies:
+      grades:
+        title: Morale classes
+        source: {section: Types of Units, quote: "Class A - Guard"}
+        terms:
+          - {id: A, name: Guard, aliases: [class a, guard]}
+    tables:
+      dep_economy:                     # kind: constants
+        title: ...
+        kind: constants
+        source: {section: ..., quote: ...}
+        values:
+          max_dep: {value: 48, source: {section: ..., quote: "maximum of 48 DEPs"}}
+      combat_table:                    # kind: rows
+        kind: rows
+        status: partial
+        columns:
+          - {name: attacker, type: str}
+          - {name: E, type: int}
+        rows:
+          - {attacker: infantry, E: 15, source: {...}}
+      fire_table:                      # kind: brackets (low/high inclusive, no gaps)
+        kind: brackets
+        range: [low, high]
+        columns: [...]
+        rows: [...]
+      maneuver_table:                  # not printed in the text
+        kind: rows
+        status: missing
+        columns: [...]
+        rows: []
+
+Every value carries a ``source`` (section of the text and, where possible, a
+short verbatim ``quote`` that the tests find in the text) or is marked
+``house_default: true`` when the text is silent and the value is ours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from rulesets.errors import (
+    InvalidArgumentError,
+    MissingTableError,
+    RulesetError,
+    UnknownTermError,
+)
+
+__all__ = [
+    "CellType",
+    "Column",
+    "Constant",
+    "Kind",
+    "Provenance",
+    "Ruleset",
+    "Status",
+    "Table",
+    "Term",
+    "Vocabulary",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Status(StrEnum):
+    """How much of a table the published text gives."""
+
+    GIVEN = "given"  # every value is printed in the text
+    PARTIAL = "partial"  # the text prints some values; the rest are missing
+    MISSING = "missing"  # the text refers to the table but does not print it
+    HOUSE_DEFAULT = "house-default"  # the text is silent; these values are ours
+
+
+class Kind(StrEnum):
+    CONSTANTS = "constants"
+    ROWS = "rows"
+    BRACKETS = "brackets"
+
+
+class CellType(StrEnum):
+    INT = "int"
+    FLOAT = "float"
+    STR = "str"
+    BOOL = "bool"
+    ANY = "any"  # int, float, str, bool or a list of them
+
+
+class Provenance(_Strict):
+    """Where a value comes from in the published text."""
+
+    section: str
+    quote: str | None = None  # verbatim (whitespace-insensitive) excerpt of the text
+    note: str | None = None
+
+
+class Constant(_Strict):
+    value: Any
+    source: Provenance | None = None
+    house_default: bool = False
+    unit: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _sourced(self) -> Constant:
+        if self.source is None and not self.house_default:
+            raise ValueError("a constant needs a source, or house_default: true")
+        return self
+
+
+class Column(_Strict):
+    name: str
+    type: CellType = CellType.ANY
+    title: str | None = None  # header shown in the Rules sheet (defaults to name)
+    optional: bool = False  # a row may leave it out (blank)
+
+    @property
+    def header(self) -> str:
+        return self.title or self.name
+
+
+_ROW_META = frozenset({"source", "note", "house_default"})
+
+
+def _cell_ok(value: Any, kind: CellType) -> bool:
+    if value is None:
+        return True
+    if kind is CellType.ANY:
+        if isinstance(value, list):
+            return all(isinstance(v, int | float | str | bool) for v in value)
+        return isinstance(value, int | float | str | bool)
+    if kind is CellType.INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is CellType.FLOAT:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is CellType.STR:
+        return isinstance(value, str)
+    return isinstance(value, bool)
+
+
+class Table(_Strict):
+    """One table of the rules: named constants, rows, or brackets of a range."""
+
+    title: str
+    kind: Kind
+    status: Status = Status.GIVEN
+    source: Provenance | None = None
+    note: str | None = None
+    # kind: constants
+    values: dict[str, Constant] = Field(default_factory=dict)
+    # kind: rows / brackets
+    columns: list[Column] = Field(default_factory=list)
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    key: list[str] = Field(default_factory=list)  # columns that identify a row
+    range: tuple[str, str] | None = None  # brackets: the inclusive low/high columns
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Table:
+        if self.status is not Status.HOUSE_DEFAULT and self.source is None:
+            raise ValueError("a table needs a source (where the text refers to it)")
+        if self.kind is Kind.CONSTANTS:
+            if self.columns or self.rows:
+                raise ValueError("a constants table has values, not columns or rows")
+            if not self.values and self.status is not Status.MISSING:
+                raise ValueError("a constants table needs values (or status: missing)")
+            return self
+        if self.values:
+            raise ValueError(f"a {self.kind} table has columns and rows, not values")
+        if not self.columns:
+            raise ValueError("columns are required, even for a missing table")
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate column names in {names}")
+        by_name = {c.name: c for c in self.columns}
+        for key in self.key:
+            if key not in by_name:
+                raise ValueError(f"key column {key!r} is not among the columns {names}")
+        if self.status is Status.MISSING and self.rows:
+            raise ValueError("status: missing, but rows are given (use status: partial)")
+        if self.status in (Status.GIVEN, Status.PARTIAL) and not self.rows:
+            raise ValueError(f"status: {self.status}, but no rows are given")
+        for i, row in enumerate(self.rows):
+            unknown = set(row) - set(names) - _ROW_META
+            if unknown:
+                raise ValueError(f"rows[{i}]: unknown column(s) {sorted(unknown)}; columns {names}")
+            for col in self.columns:
+                if col.name not in row:
+                    if not col.optional:
+                        raise ValueError(f"rows[{i}]: column {col.name!r} is missing")
+                    continue
+                if not _cell_ok(row[col.name], col.type):
+                    raise ValueError(
+                        f"rows[{i}].{col.name}: {row[col.name]!r} is not of type {col.type}"
+                    )
+            if "source" in row:
+                Provenance.model_validate(row["source"])
+        if self.key:
+            seen: set[tuple[Any, ...]] = set()
+            for i, row in enumerate(self.rows):
+                k = tuple(_norm_key(row.get(c)) for c in self.key)
+                if k in seen:
+                    raise ValueError(f"rows[{i}]: duplicate key {dict(zip(self.key, k))}")
+                seen.add(k)
+        if self.kind is Kind.BRACKETS:
+            self._check_brackets(by_name)
+        return self
+
+    def _check_brackets(self, by_name: Mapping[str, Column]) -> None:
+        if self.range is None:
+            raise ValueError("a brackets table needs range: [low_column, high_column]")
+        low, high = self.range
+        for c in (low, high):
+            if c not in by_name:
+                raise ValueError(f"range column {c!r} is not among the columns")
+        # Brackets are grouped by the key columns (e.g. one set per grade).
+        groups: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
+        for i, row in enumerate(self.rows):
+            k = tuple(_norm_key(row.get(c)) for c in self.key if c not in (low, high))
+            groups.setdefault(k, []).append((i, row))
+        for members in groups.values():
+            spans = []
+            for i, row in members:
+                lo = -math.inf if row.get(low) is None else row[low]
+                hi = math.inf if row.get(high) is None else row[high]
+                if lo > hi:
+                    raise ValueError(f"rows[{i}]: bracket {low}={lo} is above {high}={hi}")
+                spans.append((lo, hi, i))
+            spans.sort()
+            for (lo1, hi1, i1), (lo2, _hi2, i2) in zip(spans, spans[1:]):
+                if lo2 <= hi1:
+                    raise ValueError(f"rows[{i1}] and rows[{i2}]: brackets overlap at {lo2}")
+                step = 1 if all(
+                    isinstance(v, int) or math.isinf(v) for v in (hi1, lo2)
+                ) else 0
+                if step and lo2 != hi1 + 1:
+                    raise ValueError(
+                        f"rows[{i1}] and rows[{i2}]: gap between {hi1} and {lo2}"
+                    )
+
+    # -- reading ---------------------------------------------------------------
+    @property
+    def is_missing(self) -> bool:
+        return self.status is Status.MISSING
+
+    def headers(self) -> list[str]:
+        return [c.header for c in self.columns]
+
+    def iter_rows(self) -> Iterator[dict[str, Any]]:
+        for row in self.rows:
+            yield {k: v for k, v in row.items() if k not in _ROW_META}
+
+
+def _norm_key(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+class Term(_Strict):
+    """One word of a vocabulary: a unit type, a grade, a condition..."""
+
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    source: Provenance | None = None
+    note: str | None = None
+    attrs: dict[str, Any] = Field(default_factory=dict)
+
+    def spellings(self) -> list[str]:
+        return [self.id, self.name, *self.aliases]
+
+
+class Vocabulary(_Strict):
+    title: str
+    source: Provenance | None = None
+    note: str | None = None
+    terms: list[Term]
+
+    @model_validator(mode="after")
+    def _unique(self) -> Vocabulary:
+        seen: dict[str, str] = {}
+        for term in self.terms:
+            for spelling in term.spellings():
+                folded = spelling.casefold().strip()
+                if folded in seen and seen[folded] != term.id:
+                    raise ValueError(
+                        f"spelling {spelling!r} is used by both {seen[folded]!r} and {term.id!r}"
+                    )
+                seen[folded] = term.id
+        return self
+
+
+class Ruleset(_Strict):
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    text: str  # file name of the published text in shared/rules
+    family: str | None = None
+    era: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    vocabularies: dict[str, Vocabulary] = Field(default_factory=dict)
+    tables: dict[str, Table] = Field(default_factory=dict)
+    # Where the file was loaded from: set by the loader, never read from YAML.
+    _path: str = PrivateAttr(default="")
+
+    @property
+    def path(self) -> str:
+        """The data file this rule set was loaded from (the file to fill in)."""
+        return self._path
+
+    # -- tables -----------------------------------------------------------------
+    def table(self, name: str) -> Table:
+        """The table ``name`` (given, partial or missing); unknown names raise."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise RulesetError(
+                f"{self.name} has no table {name!r}",
+                file=self.path,
+                expected=f"one of {', '.join(sorted(self.tables))}",
+            ) from None
+
+    def require(self, name: str) -> Table:
+        """The table ``name``, or MissingTableError if the text does not print it."""
+        table = self.table(name)
+        if table.is_missing:
+            raise MissingTableError(
+                f"{self.name} refers to the table {table.title!r} ({name}) but the published "
+                f"text does not print it; fill in tables.{name} in {self.path}",
+                file=self.path,
+                table=name,
+            )
+        return table
+
+    def constant(self, table: str, name: str) -> Any:
+        """The value of constant ``name`` in constants table ``table``."""
+        tbl = self.require(table)
+        try:
+            const = tbl.values[name]
+        except KeyError:
+            raise MissingTableError(
+                f"{self.name}: the table {tbl.title!r} ({table}) does not give {name!r}; "
+                f"fill it in under tables.{table}.values in {self.path}",
+                file=self.path,
+                table=table,
+            ) from None
+        if const.value is None:
+            raise MissingTableError(
+                f"{self.name}: the published text does not give {table}.{name}; "
+                f"fill it in in {self.path}",
+                file=self.path,
+                table=table,
+            )
+        return const.value
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """The rows of a rows/brackets table (MissingTableError if not printed)."""
+        return list(self.require(table).iter_rows())
+
+    def lookup(self, table: str, **key: Any) -> dict[str, Any]:
+        """The one row of ``table`` whose columns equal ``key`` (strings case-blind)."""
+        tbl = self.require(table)
+        want = {k: _norm_key(v) for k, v in key.items()}
+        for row in tbl.iter_rows():
+            if all(_norm_key(row.get(k)) == v for k, v in want.items()):
+                return row
+        described = ", ".join(f"{k}={v!r}" for k, v in key.items())
+        raise MissingTableError(
+            f"{self.name}: the table {tbl.title!r} ({table}) has no row for {described}"
+            + (
+                "; the published text prints only part of it; "
+                f"fill in the row under tables.{table}.rows in {self.path}"
+                if tbl.status is Status.PARTIAL
+                else ""
+            ),
+            file=self.path,
+            table=table,
+        )
+
+    def bracket(self, table: str, value: float, **group: Any) -> dict[str, Any]:
+        """The row of brackets table ``table`` whose inclusive range holds ``value``."""
+        tbl = self.require(table)
+        if tbl.range is None:
+            raise RulesetError(f"{table} is not a brackets table", file=self.path, table=table)
+        low, high = tbl.range
+        want = {k: _norm_key(v) for k, v in group.items()}
+        for row in tbl.iter_rows():
+            if not all(_norm_key(row.get(k)) == v for k, v in want.items()):
+                continue
+            lo = -math.inf if row.get(low) is None else row[low]
+            hi = math.inf if row.get(high) is None else row[high]
+            if lo <= value <= hi:
+                return row
+        raise InvalidArgumentError(
+            f"{self.name}: {value!r} falls in no bracket of {tbl.title!r} ({table})",
+            file=self.path,
+            table=table,
+            value=value,
+        )
+
+    # -- vocabularies -------------------------------------------------------------
+    def vocabulary(self, name: str) -> Vocabulary:
+        try:
+            return self.vocabularies[name]
+        except KeyError:
+            raise RulesetError(
+                f"{self.name} has no vocabulary {name!r}",
+                file=self.path,
+                expected=f"one of {', '.join(sorted(self.vocabularies))}",
+            ) from None
+
+    def term(self, vocabulary: str, text: str) -> Term:
+        """The term of ``vocabulary`` spelled ``text`` (case-blind; id, name or alias)."""
+        vocab = self.vocabulary(vocabulary)
+        folded = " ".join(str(text).split()).casefold()
+        for term in vocab.terms:
+            if folded in (s.casefold() for s in term.spellings()):
+                return term
+        raise UnknownTermError(
+            f"{text!r} is not among the {vocab.title.lower()} of {self.name}",
+            value=text,
+            expected="one of " + ", ".join(t.name for t in vocab.terms),
+        )

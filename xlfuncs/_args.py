@@ -1,0 +1,67 @@
+"""Turning what Excel hands a UDF into plain Python values, and errors into cells.
+
+Excel passes a single cell as a scalar and a range as a (nested) list; an empty
+cell is ``None``. These helpers let every UDF accept both: a range in, an array
+out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["as_column", "as_int", "broadcast", "is_range"]
+
+
+def is_range(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+def as_column(value: Any) -> list[Any]:
+    """Flatten a scalar, a row, a column or a 2-D range into a list of cells."""
+    if not is_range(value):
+        return [value]
+    out: list[Any] = []
+    for item in value:
+        if is_range(item):
+            out.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def as_int(value: Any, name: str) -> int:
+    """A whole number from a cell (Excel sends numbers as floats)."""
+    from rulesets.errors import InvalidArgumentError
+
+    if isinstance(value, bool) or value is None or value == "":
+        raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        ) from None
+    if not number.is_integer():
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        )
+    return int(number)
+
+
+def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
+    """Call ``fn`` once per row when any argument is a range; scalars repeat.
+
+    ``fn`` returns one output row (a list). The result is a 2-D list: one row
+    per input row, the shape Excel spills down a column.
+    """
+    columns: list[Sequence[Any]] = [as_column(a) if is_range(a) else [a] for a in args]
+    n = max(len(c) for c in columns) if columns else 1
+    for c in columns:
+        if len(c) not in (1, n):
+            from rulesets.errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
+            )
+    return [fn(*(c[0] if len(c) == 1 else c[i] for c in columns)) for i in range(n)]

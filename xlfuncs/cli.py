@@ -1,0 +1,54 @@
+"""``battle-ledger``: the headless mode. Every command calls the same functions
+Excel calls (UDFs, macro bodies in ``sheets``, template builders)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from rulesets.errors import BattleLedgerError
+
+__all__ = ["cli", "main"]
+
+
+class _Group(click.Group):
+    """Turns user mistakes (BattleLedgerError) into one line on stderr and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BattleLedgerError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="battle-ledger")
+def cli() -> None:
+    """Battle Ledger: bookkeeping for horse-and-musket miniature wargames.
+
+    Build ledgers and rosters, run the ledger macros on a file, and call the
+    Excel functions, all without Excel.
+    """
+
+
+def _register_commands() -> None:
+    # Command modules add themselves to ``cli``; imported here so that
+    # ``import xlfuncs.cli`` gives the whole command set.
+    import importlib
+
+    for name in ("xlfuncs._cli_rules", "xlfuncs._cli_books"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a module not written yet
+            if exc.name != name:
+                raise
+
+
+_register_commands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="battle-ledger")
