@@ -17,8 +17,8 @@ from rulesets.errors import InvalidArgumentError
 __all__ = [
     "Distribution",
     "binomial",
-    "die",
     "d100",
+    "die",
     "map_outcomes",
     "roll",
     "sum_of",
@@ -71,5 +71,3 @@ def map_outcomes(dist: Mapping[int, Fraction], outcome: Callable[[int], K]) -> d
 def roll(sides: int, rng: random.Random, count: int = 1) -> list[int]:
     """Roll ``count`` dice with the given RNG (seeded in tests, so dice repeat)."""
     return [rng.randint(1, sides) for _ in range(count)]
-
-

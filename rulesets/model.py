@@ -50,6 +50,7 @@ short verbatim ``quote`` that the tests find in the text) or is marked
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
@@ -218,7 +219,9 @@ class Table(_Strict):
             for i, row in enumerate(self.rows):
                 k = tuple(_norm_key(row.get(c)) for c in self.key)
                 if k in seen:
-                    raise ValueError(f"rows[{i}]: duplicate key {dict(zip(self.key, k))}")
+                    raise ValueError(
+                        f"rows[{i}]: duplicate key {dict(zip(self.key, k, strict=True))}"
+                    )
                 seen.add(k)
         if self.kind is Kind.BRACKETS:
             self._check_brackets(by_name)
@@ -245,16 +248,12 @@ class Table(_Strict):
                     raise ValueError(f"rows[{i}]: bracket {low}={lo} is above {high}={hi}")
                 spans.append((lo, hi, i))
             spans.sort()
-            for (lo1, hi1, i1), (lo2, _hi2, i2) in zip(spans, spans[1:]):
+            for (_lo1, hi1, i1), (lo2, _hi2, i2) in itertools.pairwise(spans):
                 if lo2 <= hi1:
                     raise ValueError(f"rows[{i1}] and rows[{i2}]: brackets overlap at {lo2}")
-                step = 1 if all(
-                    isinstance(v, int) or math.isinf(v) for v in (hi1, lo2)
-                ) else 0
+                step = 1 if all(isinstance(v, int) or math.isinf(v) for v in (hi1, lo2)) else 0
                 if step and lo2 != hi1 + 1:
-                    raise ValueError(
-                        f"rows[{i1}] and rows[{i2}]: gap between {hi1} and {lo2}"
-                    )
+                    raise ValueError(f"rows[{i1}] and rows[{i2}]: gap between {hi1} and {lo2}")
 
     # -- reading ---------------------------------------------------------------
     @property

@@ -27,6 +27,13 @@ def _key_path(loc: tuple[Any, ...]) -> str:
     return "".join(parts) or "(top level)"
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line: what is wrong and on which line."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} at line {mark.line + 1}" if mark is not None else str(problem)
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """SafeLoader that refuses a key given twice in one mapping (YAML would keep the last)."""
 
@@ -34,7 +41,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -45,7 +52,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict
 
 _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,  # type: ignore[arg-type]
+    _construct_mapping,
 )
 
 
@@ -53,11 +60,13 @@ def load_file(path: Path | str) -> Ruleset:
     """Load and validate one data file; errors name the file and the key."""
     path = Path(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except OSError as exc:
-        raise RulesetDataError(f"cannot read rule-set data: {exc.strerror}", file=str(path)) from exc
+        raise RulesetDataError(
+            f"cannot read rule-set data: {exc.strerror}", file=str(path)
+        ) from exc
     except yaml.YAMLError as exc:
-        raise RulesetDataError(f"not valid YAML: {exc}", file=str(path)) from exc
+        raise RulesetDataError(f"not valid YAML: {_yaml_problem(exc)}", file=str(path)) from exc
     if not isinstance(raw, dict):
         raise RulesetDataError(
             "a rule-set data file must be a mapping", file=str(path), expected="id, name, tables..."
@@ -82,7 +91,9 @@ def _load_all() -> dict[str, Ruleset]:
         ruleset = load_file(path)
         if path.stem != ruleset.id:
             raise RulesetDataError(
-                f"file name does not match id {ruleset.id!r}", file=str(path), expected=f"{ruleset.id}.yaml"
+                f"file name does not match id {ruleset.id!r}",
+                file=str(path),
+                expected=f"{ruleset.id}.yaml",
             )
         found[ruleset.id] = ruleset
     return found

@@ -1,0 +1,193 @@
+"""Loading and validating rule-set data files (rulesets/model.py, rulesets/registry.py)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import rulesets
+from rulesets.errors import (
+    InvalidArgumentError,
+    MissingTableError,
+    RulesetDataError,
+    UnknownRulesetError,
+    UnknownTermError,
+)
+from rulesets.registry import load_file
+
+EXPECTED_IDS = {
+    "eagles-to-glory": ["etg"],
+    "square-eagles": ["se"],
+    "age-of-eagles": ["aoe"],
+    "glory-of-the-empire": ["gote"],
+    "age-of-glaube": [],
+    "age-of-gloire": [],
+    "age-of-reason": [],
+    "age-of-destiny": [],
+    "age-of-sail": ["sail"],
+}
+
+_GOOD = """\
+id: demo
+name: Demo rules
+text: demo.txt
+vocabularies:
+  grades:
+    title: Grades
+    terms:
+      - {id: A, name: Guard, aliases: [class a]}
+      - {id: B, name: Line}
+tables:
+  basics:
+    title: Basics
+    kind: constants
+    source: {section: One}
+    values:
+      max_dep: {value: 48, source: {section: One, quote: "48"}}
+      unknown: {value: null, source: {section: One}}
+  fire:
+    title: Fire table
+    kind: brackets
+    source: {section: Two}
+    range: [low, high]
+    key: [grade, low]
+    columns:
+      - {name: grade, type: str}
+      - {name: low, type: int}
+      - {name: high, type: int, optional: true}
+      - {name: result, type: str}
+    rows:
+      - {grade: A, low: 1, high: 4, result: miss}
+      - {grade: A, low: 5, high: 9, result: hit}
+      - {grade: A, low: 10, result: kill}
+      - {grade: B, low: 1, high: 9, result: miss}
+  crt:
+    title: Combat results table
+    kind: rows
+    status: missing
+    source: {section: Three, note: the text refers to it but does not print it}
+    columns:
+      - {name: odds, type: str}
+      - {name: result, type: str}
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "demo.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_every_rule_set_of_the_design_loads_with_its_aliases() -> None:
+    ids = rulesets.ruleset_ids()
+    for rid, aliases in EXPECTED_IDS.items():
+        if rid not in ids:
+            pytest.fail(f"rule set {rid} has no data file")
+        for name in (rid, rid.upper(), *aliases, *(a.upper() for a in aliases)):
+            assert rulesets.get(name).id == rid
+
+
+def test_unknown_rule_set_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownRulesetError, match="eagles-to-glory") as err:
+        rulesets.get("warhammer")
+    assert "warhammer" in str(err.value)
+
+
+def test_a_good_file_loads_and_answers(tmp_path: Path) -> None:
+    rs = load_file(_write(tmp_path, _GOOD))
+    assert rs.path.endswith("demo.yaml")
+    assert rs.constant("basics", "max_dep") == 48
+    assert rs.term("grades", "  GUARD ").id == "A"
+    assert rs.bracket("fire", 7, grade="a")["result"] == "hit"
+    assert rs.bracket("fire", 99, grade="A")["result"] == "kill"
+    with pytest.raises(InvalidArgumentError, match="no bracket"):
+        rs.bracket("fire", 0, grade="A")
+
+
+def test_missing_values_and_tables_name_the_table_and_the_file(tmp_path: Path) -> None:
+    rs = load_file(_write(tmp_path, _GOOD))
+    with pytest.raises(MissingTableError) as err:
+        rs.require("crt")
+    assert "crt" in str(err.value) and "demo.yaml" in str(err.value)
+    with pytest.raises(MissingTableError, match=r"basics\.unknown.*demo\.yaml"):
+        rs.constant("basics", "unknown")
+    with pytest.raises(MissingTableError, match="does not give 'nope'"):
+        rs.constant("basics", "nope")
+
+
+def test_unknown_term_lists_what_is_allowed(tmp_path: Path) -> None:
+    rs = load_file(_write(tmp_path, _GOOD))
+    with pytest.raises(UnknownTermError) as err:
+        rs.term("grades", "Conscript")
+    assert "'Conscript'" in str(err.value) and "Guard, Line" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        # wrong type
+        (('value: 48, source: {section: One, quote: "48"}', "value: 48, source: 7"), "max_dep"),
+        # unknown key
+        (("title: Basics\n", "title: Basics\n    colour: red\n"), "colour"),
+        # a row of the wrong type
+        (("{grade: B, low: 1, high: 9", "{grade: B, low: one, high: 9"), "rows[3]"),
+        # bracket gap (5..9 -> 6..9 leaves 5 uncovered)
+        (("{grade: A, low: 5, high: 9", "{grade: A, low: 6, high: 9"), "gap"),
+        # bracket overlap
+        (("{grade: A, low: 5, high: 9", "{grade: A, low: 4, high: 9"), "overlap"),
+        # a missing table with rows
+        (
+            (
+                "      - {name: odds, type: str}\n      - {name: result, type: str}\n",
+                "      - {name: odds, type: str}\n      - {name: result, type: str}\n"
+                "    rows:\n      - {odds: 1-1, result: Dr}\n",
+            ),
+            "crt",
+        ),
+        # a constant with neither source nor house_default
+        (("unknown: {value: null, source: {section: One}}", "unknown: {value: 3}"), "unknown"),
+    ],
+    ids=[
+        "wrong-type",
+        "unknown-key",
+        "row-type",
+        "bracket-gap",
+        "bracket-overlap",
+        "missing-with-rows",
+        "unsourced",
+    ],
+)
+def test_a_broken_file_fails_at_load_naming_file_and_key(
+    tmp_path: Path, change: tuple[str, str], key: str
+) -> None:
+    old, new = change
+    assert old in _GOOD
+    path = _write(tmp_path, _GOOD.replace(old, new, 1))
+    with pytest.raises(RulesetDataError) as err:
+        load_file(path)
+    message = str(err.value)
+    assert str(path) in message
+    assert key in message
+
+
+def test_a_key_given_twice_fails(tmp_path: Path) -> None:
+    path = _write(tmp_path, _GOOD.replace("name: Demo rules\n", "name: Demo rules\nname: Again\n"))
+    with pytest.raises(RulesetDataError, match="duplicate key 'name'"):
+        load_file(path)
+
+
+def test_not_yaml_and_not_a_mapping(tmp_path: Path) -> None:
+    with pytest.raises(RulesetDataError, match="not valid YAML"):
+        load_file(_write(tmp_path, "id: [unclosed\n"))
+    with pytest.raises(RulesetDataError, match="mapping"):
+        load_file(_write(tmp_path, "- a\n- b\n"))
+
+
+def test_a_spelling_shared_by_two_terms_fails(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, _GOOD.replace("{id: B, name: Line}", "{id: B, name: Line, aliases: [guard]}")
+    )
+    with pytest.raises(RulesetDataError, match="guard"):
+        load_file(path)
