@@ -8,18 +8,56 @@ them back, so an operation must never read what it has just written).
 
 Backends: ``sheets.headless.HeadlessBook`` (openpyxl on a file) and
 ``sheets.xlbook.XlwingsBook`` (a live ``xw.Book``).
+
+Conventions every backend follows:
+
+- ``_meta`` sheet: one key/value pair per row in columns A:B (an optional
+  header row ``key | value`` is skipped). Keys ``kind``, ``ruleset`` and
+  ``template_version`` are required; any other keys land in ``Meta.extra``.
+  Templates write it with ``meta_rows(meta)``.
+- Rows: ``read_table`` indexes rows by their 0-based position in the table
+  body and leaves out *blank* rows (every cell that is not a formula empty),
+  so a template's ready-made blank rows are not data; ``append_rows`` fills
+  the blank rows at the end of a table before growing it.
+- Values written are data, never formulas: a string is text even when it
+  starts with ``= + - @`` (a unit named ``=HYPERLINK(...)`` stays a name).
+  To write a formula on purpose, wrap it: ``Formula("=[@Lost]*2")``.
+- Column types: ``read_table(table, {"Stands": int, "Name": str})`` checks and
+  converts each column and raises ``CellValueError`` naming the file, sheet,
+  table, the sheet's row number and the column for a cell that does not fit
+  (text in a number column). ``check_terms`` does the same for words of a
+  rule set's vocabulary (an unknown unit type).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-__all__ = ["LOG_COLUMNS", "LOG_TABLE", "META_SHEET", "Book", "Meta"]
+from sheets.errors import CellValueError, ColumnNotFoundError, WrongKindError
+
+if TYPE_CHECKING:
+    from rulesets.model import Ruleset
+
+__all__ = [
+    "LOG_COLUMNS",
+    "LOG_TABLE",
+    "META_SHEET",
+    "Book",
+    "ColumnTypes",
+    "Formula",
+    "Meta",
+    "build_frame",
+    "check_terms",
+    "meta_rows",
+    "parse_meta",
+]
 
 META_SHEET = "_meta"
 LOG_TABLE = "tbl_Log"
@@ -36,25 +74,299 @@ class Meta:
     extra: tuple[tuple[str, str], ...] = ()
 
 
+class Formula(str):
+    """A formula to write as a formula (``Formula("=[@Lost]*2")``).
+
+    Plain strings are always written as text; only this marks a formula.
+    """
+
+    __slots__ = ()
+
+
+#: ``read_table``'s ``columns``: headers that must be present, or a mapping
+#: header -> type (``int``, ``float``, ``str``, ``bool``, or ``None`` for as is).
+ColumnTypes = Sequence[str] | Mapping[str, type | None]
+
+_META_REQUIRED = ("kind", "ruleset", "template_version")
+
+
+def meta_rows(meta: Meta) -> list[tuple[str, str | int]]:
+    """The key/value rows of the ``_meta`` sheet for ``meta`` (what templates write)."""
+    rows: list[tuple[str, str | int]] = [
+        ("kind", meta.kind),
+        ("ruleset", meta.ruleset),
+        ("template_version", meta.template_version),
+    ]
+    rows.extend(meta.extra)
+    return rows
+
+
+def parse_meta(pairs: Sequence[Sequence[Any]], *, file: str) -> Meta:
+    """The ``Meta`` of ``_meta``'s rows (first two cells of each row)."""
+    found: dict[str, str] = {}
+    extra: list[tuple[str, str]] = []
+    for pair in pairs:
+        key = pair[0] if len(pair) > 0 else None
+        value = pair[1] if len(pair) > 1 else None
+        if key is None or str(key).strip() == "":
+            continue
+        name = str(key).strip()
+        folded = name.casefold()
+        if folded in ("key", "setting") and str(value).strip().casefold() == "value":
+            continue  # a header row
+        text = "" if value is None else _text_of(value)
+        if folded in _META_REQUIRED:
+            found[folded] = text
+        else:
+            extra.append((name, text))
+    missing = [k for k in _META_REQUIRED if not found.get(k)]
+    if missing:
+        raise WrongKindError(
+            "the _meta sheet does not say " + ", ".join(missing),
+            file=file,
+            sheet=META_SHEET,
+            expected="rows kind, ruleset, template_version (as a Battle Ledger template writes)",
+        )
+    try:
+        version = int(float(found["template_version"]))
+    except ValueError:
+        raise CellValueError(
+            "the template version in _meta is not a number",
+            file=file,
+            sheet=META_SHEET,
+            value=found["template_version"],
+            expected="a whole number",
+        ) from None
+    return Meta(
+        kind=found["kind"],
+        ruleset=found["ruleset"],
+        template_version=version,
+        extra=tuple(extra),
+    )
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _where(df: pd.DataFrame, index: Any) -> dict[str, Any]:
+    """Location keywords (file, sheet, table, row) for row ``index`` of a read table."""
+    where = dict(df.attrs.get("where", {}))
+    first = where.pop("first_row", None)
+    if first is not None and isinstance(index, int | float):
+        where["row"] = int(first) + int(index)
+    else:
+        where["row"] = index
+    return where
+
+
+def _is_blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if value is pd.NaT:
+        return True
+    return isinstance(value, str) and value.strip() == ""
+
+
+def _convert(value: Any, kind: type, column: str, where: dict[str, Any]) -> Any:
+    """``value`` as ``kind``; blank stays None; anything else raises CellValueError."""
+    if _is_blank(value):
+        return None
+    expected = {int: "a whole number", float: "a number", str: "text", bool: "TRUE or FALSE"}
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().casefold() in ("true", "false"):
+                return value.strip().casefold() == "true"
+            raise ValueError(value)
+        if kind is str:
+            if isinstance(value, _dt.datetime | _dt.date):
+                if isinstance(value, _dt.datetime):
+                    return value.isoformat(sep=" ")
+                return value.isoformat()
+            return _text_of(value)
+        if isinstance(value, bool | _dt.date | _dt.datetime):
+            raise ValueError(value)
+        number = float(str(value).strip()) if isinstance(value, str) else float(value)
+        if math.isnan(number) or math.isinf(number):
+            raise ValueError(value)
+        if kind is int:
+            if not number.is_integer():
+                raise ValueError(value)
+            return int(number)
+        return number
+    except (TypeError, ValueError):
+        raise CellValueError(
+            f"the {column} column holds {value!r}",
+            column=column,
+            value=value,
+            expected=expected.get(kind, kind.__name__),
+            **where,
+        ) from None
+
+
+def _apply_types(df: pd.DataFrame, types: Mapping[str, type | None]) -> pd.DataFrame:
+    for column, kind in types.items():
+        if kind is None:
+            continue
+        values = [_convert(v, kind, column, _where(df, i)) for i, v in df[column].items()]
+        if kind is int:
+            df[column] = pd.array(values, dtype="Int64")
+        elif kind is float:
+            df[column] = pd.array(values, dtype="Float64")
+        else:
+            df[column] = pd.Series(values, index=df.index, dtype=object)
+    return df
+
+
+def build_frame(
+    headers: Sequence[str],
+    body: Sequence[Sequence[Any]],
+    *,
+    keep: Sequence[bool],
+    columns: ColumnTypes | None,
+    where: dict[str, Any],
+) -> pd.DataFrame:
+    """The DataFrame ``read_table`` returns (shared by the backends).
+
+    ``headers``: the table's headers in order; ``body``: its rows of values;
+    ``keep[i]``: whether body row ``i`` is data (not blank); ``where``: file,
+    sheet, table and ``first_row`` for messages.
+    """
+    names = [str(h).strip() if h is not None else "" for h in headers]
+    folded = {n.casefold(): i for i, n in reversed(list(enumerate(names)))}
+    wanted: list[str] = list(columns) if columns is not None else []
+    rename: dict[str, str] = {}
+    for col in wanted:
+        i = folded.get(col.strip().casefold())
+        if i is None:
+            raise ColumnNotFoundError(
+                f"the table has no column headed {col!r}",
+                column=col,
+                expected="headers " + ", ".join(repr(n) for n in names if n),
+                **{k: v for k, v in where.items() if k != "first_row"},
+            )
+        rename[names[i]] = col
+    index = [i for i, k in enumerate(keep) if k]
+    records = [[_cell_value(v) for v in body[i]] for i in index]
+    df = pd.DataFrame(records, columns=[rename.get(n, n) for n in names], index=index)
+    df = df.loc[:, ~df.columns.duplicated()]
+    df.attrs["where"] = dict(where)
+    if isinstance(columns, Mapping):
+        df = _apply_types(df, columns)
+    return df
+
+
+def _cell_value(value: Any) -> Any:
+    # Empty strings from a backend read as missing, like an empty cell.
+    if isinstance(value, str) and value == "":
+        return None
+    return value
+
+
+def check_terms(
+    df: pd.DataFrame,
+    column: str,
+    ruleset: Ruleset,
+    vocabulary: str,
+    *,
+    allow_blank: bool = True,
+) -> pd.Series:
+    """The term ids of ``df[column]`` in the rule set's ``vocabulary``.
+
+    A word the rule set does not know raises ``CellValueError`` naming the
+    file, sheet, table, row and column, and the words that would do.
+    """
+    from rulesets.errors import UnknownTermError
+
+    if column not in df.columns:
+        raise ColumnNotFoundError(
+            f"no column {column!r}", column=column, **_where(df, None) | {"row": None}
+        )
+    ids: list[str | None] = []
+    for index, value in df[column].items():
+        if _is_blank(value):
+            if allow_blank:
+                ids.append(None)
+                continue
+            raise CellValueError(
+                f"the {column} column is empty",
+                column=column,
+                expected="one of "
+                + ", ".join(t.name for t in ruleset.vocabulary(vocabulary).terms),
+                **_where(df, index),
+            )
+        try:
+            ids.append(ruleset.term(vocabulary, str(value)).id)
+        except UnknownTermError as exc:
+            raise CellValueError(
+                f"{value!r} is not among the {ruleset.vocabulary(vocabulary).title.lower()} "
+                f"of {ruleset.name}",
+                column=column,
+                value=value,
+                expected=exc.expected,
+                **_where(df, index),
+            ) from None
+    return pd.Series(ids, index=df.index, dtype=object, name=column)
+
+
 class Book(ABC):
     """A workbook of ours, whatever holds it (a file, or Excel)."""
 
     #: A label for messages: the file path, or the Excel book name.
     name: str
+    #: Set by ``log``: the operation runner adds a Log line only if nobody did.
+    logged: bool = False
+
+    def require_kind(self, kind: str) -> Meta:
+        """``meta()``, or ``WrongKindError`` unless the workbook is a ``kind``."""
+        meta = self.meta()
+        if meta.kind != kind:
+            raise WrongKindError(
+                f"this is a {meta.kind} workbook, not a {kind}",
+                file=self.name,
+                sheet=META_SHEET,
+                value=meta.kind,
+                expected=kind,
+            )
+        return meta
+
+    def has_table(self, table: str) -> bool:
+        """Whether the workbook has an Excel Table named ``table`` (case-blind)."""
+        return table.casefold() in {t.casefold() for t in self.tables()}
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The names of every Excel Table in the workbook."""
 
     @abstractmethod
     def meta(self) -> Meta:
         """The ``_meta`` sheet: kind, rule set, template version."""
 
     @abstractmethod
-    def read_table(self, table: str, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    def read_table(self, table: str, columns: ColumnTypes | None = None) -> pd.DataFrame:
         """The body of Excel Table ``table`` as a DataFrame, columns by header.
 
         ``columns``: headers that must be present (a missing one raises
         ``ColumnNotFoundError`` naming sheet, table and header). Formula
         columns read as their cached values where the backend has them; an
         operation that needs numbers recomputes them from the inputs instead.
-        The index is the 0-based row position within the table body.
+        The index is the 0-based row position within the table body; blank
+        rows (no value outside formula cells) are left out. ``columns`` may
+        map headers to types (``{"Stands": int}``): each such column is
+        converted (``Int64``/``Float64``/text, blanks as missing) and a cell
+        that does not fit raises ``CellValueError`` with its sheet row number.
+        Headers match case-blind; the frame uses the names asked for.
+        ``df.attrs["where"]`` holds file, sheet, table and ``first_row`` (the
+        sheet row of index 0) for messages (see ``check_terms``). Where the
+        backend sees formulas (headless), a formula in an input cell (one the
+        template left unlocked) of a column read as ``str`` raises
+        ``CellValueError``: names and notes are typed text.
         """
 
     @abstractmethod
@@ -79,6 +391,7 @@ class Book(ABC):
 
     def log(self, action: str, detail: str, turn: int | None = None, dice: str = "") -> None:
         """Append one line to the ``Log`` table (the audit trail)."""
+        self.logged = True
         row = {
             "When": pd.Timestamp.now().strftime("%Y-%m-%d %H:%M:%S"),
             "Action": action,

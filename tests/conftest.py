@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,3 +24,40 @@ def rules_dir() -> Path:
     if not RULES_DIR.is_dir():
         pytest.skip(f"the published rule texts are not at {RULES_DIR}")
     return RULES_DIR
+
+
+# -- workbooks and a real spreadsheet (LibreOffice) ------------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # "libreoffice" is declared in pyproject.toml; "soffice" is its alias.
+    config.addinivalue_line("markers", "soffice: needs LibreOffice (soffice); alias of libreoffice")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked libreoffice/soffice: skipped without LibreOffice, failed in CI."""
+    if item.get_closest_marker("libreoffice") or item.get_closest_marker("soffice"):
+        from tests.libreoffice import require_soffice
+
+        require_soffice()
+
+
+@pytest.fixture
+def recalc() -> Callable[[Path | str], dict[str, list[list[Any]]]]:
+    """``recalc(path)`` -> {sheet: rows of values} as LibreOffice computes them.
+
+    Skips without LibreOffice (fails in CI, where .ci/run installs it).
+    """
+    from tests.libreoffice import recalculate, require_soffice
+
+    require_soffice()
+    return recalculate
+
+
+@pytest.fixture
+def toy_book(tmp_path: Path) -> Path:
+    """A fresh tiny workbook of ours (tests/toybook.py), its toy operations registered."""
+    from tests.toybook import make_toy, register_toy_operations
+
+    register_toy_operations()
+    return make_toy(tmp_path / "toy.xlsx")

@@ -4,6 +4,7 @@ Excel calls (UDFs, macro bodies in ``sheets``, template builders)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -22,6 +23,23 @@ class _Group(click.Group):
         except BattleLedgerError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(1)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        # Usage mistakes and OS errors on user files: one line on stderr too.
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        from xlfuncs._cli_errors import run_standalone
+
+        return run_standalone(
+            lambda: click.Group.main(self, args, prog_name, complete_var, False, **extra)
+        )
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

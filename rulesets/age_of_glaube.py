@@ -1,0 +1,764 @@
+"""The Age of Glaube family (Glaube, Gloire, Reason, Destiny): one set of mechanics.
+
+The four eras share their rules and differ in their data (troop types, great
+captains, a few distances): every number here comes from the era's data file
+(``rulesets/data/age-of-<era>.yaml``), chosen by the ``ruleset`` argument.
+
+- The victory table: the base units needed to reach 15% of the total and every
+  5% after (:func:`victory_marks`), the marks a turn crosses, so a crisis-of-morale
+  test is due (:func:`marks_crossed`), and a whole battle turn by turn as a
+  DataFrame (:func:`victory_table`).
+- The extent of victory from the difference of casualty % (:func:`win_margin`).
+- Random-number checks: the random number is three decimals (0.000-0.999);
+  modifiers are *added to the random number*, so a General's +0.100 lowers the
+  number a routing unit must throw from 0.800 to 0.700 (:func:`random_check`,
+  exact odds in :func:`random_check_chance`).
+- Odds column shifts (combined forces, flank, rear) and the result codes
+  Ar Aw Ad Dx Dd Dw Dr.
+
+Tables the text does not print (combat results, artillery, crisis of morale,
+National Army tables...) raise :class:`~rulesets.errors.MissingTableError`
+naming the table and the data file to fill in.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+
+from rulesets import registry
+from rulesets.conditions import parse_conditions
+from rulesets.errors import (
+    InvalidArgumentError,
+    MissingTableError,
+    RulesetDataError,
+    UnknownTermError,
+)
+from rulesets.model import Ruleset, Term
+
+__all__ = [
+    "DEFAULT_RULESET",
+    "ERAS",
+    "FAMILY",
+    "Margin",
+    "RandomCheck",
+    "ResultCode",
+    "casualty_pct",
+    "check_passes",
+    "combat_potential",
+    "era",
+    "marks_crossed",
+    "modified_random_number",
+    "odds_column_shift",
+    "random_check",
+    "random_check_chance",
+    "random_number",
+    "random_number_modifier",
+    "random_number_outcomes",
+    "result_code",
+    "shift_odds",
+    "victory_marks",
+    "victory_points",
+    "victory_table",
+    "win_margin",
+]
+
+FAMILY = "age-of-glaube"
+DEFAULT_RULESET = "age-of-glaube"
+ERAS = ("age-of-glaube", "age-of-gloire", "age-of-reason", "age-of-destiny")
+
+_RulesetArg = str | Ruleset
+
+
+# -- rule set and numbers ---------------------------------------------------------
+
+
+def era(ruleset: _RulesetArg = DEFAULT_RULESET) -> Ruleset:
+    """The era's rule set (id, alias or a loaded Ruleset); it must be of this family."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else registry.get(ruleset)
+    if rs.family != FAMILY:
+        raise InvalidArgumentError(
+            f"{rs.name} is not an era of the Age of Glaube family",
+            column="ruleset",
+            value=rs.id,
+            expected="one of " + ", ".join(ERAS),
+        )
+    return rs
+
+
+def _exact(value: Any, name: str) -> Fraction:
+    """An exact number from an int, float, Decimal, Fraction or numeric text.
+
+    Floats go through their shortest repr, so 0.1 is 1/10 and 15.1 - 10.1 is
+    exactly 5 (a float subtraction would say 4.999...).
+    """
+    if isinstance(value, bool) or value is None or value == "":
+        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
+    if isinstance(value, Fraction | int):
+        return Fraction(value)
+    if isinstance(value, numbers.Integral):  # numpy / pandas integers
+        return Fraction(int(value))
+    if isinstance(value, float):  # numpy float64 too: repr(float(...)) is plain digits
+        if not math.isfinite(value):
+            raise InvalidArgumentError(
+                f"{name} must be a number", column=name, value=value, expected="a finite number"
+            )
+        return Fraction(repr(float(value)))
+    if isinstance(value, Decimal):
+        return Fraction(value)
+    try:
+        return Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise InvalidArgumentError(
+            f"{name} must be a number", column=name, value=value, expected="a number"
+        ) from None
+
+
+def _whole(value: Any, name: str, minimum: int = 0) -> int:
+    number = _exact(value, name)
+    if number.denominator != 1 or number < minimum:
+        raise InvalidArgumentError(
+            f"{name} must be a whole number of base units",
+            column=name,
+            value=value,
+            expected=f"a whole number >= {minimum}",
+        )
+    return int(number)
+
+
+def _fmt(value: Fraction) -> str:
+    """0.700, -0.100: the text's three decimals (more when a value needs them)."""
+    if (value * 1000).denominator == 1:
+        return f"{float(value):.3f}"
+    return str(float(value))
+
+
+# -- the victory table ------------------------------------------------------------
+
+
+def victory_marks(
+    total_base_units: int, ruleset: _RulesetArg = DEFAULT_RULESET
+) -> list[tuple[int, int]]:
+    """(percent, base units needed to reach it) from 15% of the total by 5% to 100%.
+
+    3.2: "determine how many of base units are needed to reach 15% of the total
+    and at 5% intervals thereafter". Needed to reach = the smallest whole number
+    of base units at or above total x p% (house default: ceil); 60 -> (15, 9),
+    (20, 12), (25, 15), ...
+    """
+    rs = era(ruleset)
+    total = _whole(total_base_units, "total base units", minimum=1)
+    first = int(rs.constant("victory_table", "first_mark_pct"))
+    step = int(rs.constant("victory_table", "mark_interval_pct"))
+    last = int(rs.constant("victory_table", "last_mark_pct"))
+    rounding = rs.constant("victory_table", "mark_rounding")
+    if rounding != "ceil":
+        raise RulesetDataError(
+            f"victory_table.mark_rounding {rounding!r} is not supported",
+            file=rs.path,
+            table="victory_table",
+            expected="ceil",
+        )
+    # -(-a // b) is ceil(a / b) in whole numbers: no float rounding at exact marks.
+    return [(pct, -(-total * pct // 100)) for pct in range(first, last + 1, step)]
+
+
+def _reached(lost: int, total: int, pct: int) -> bool:
+    return lost * 100 >= total * pct
+
+
+def marks_crossed(
+    total_base_units: int,
+    lost_before: int,
+    lost_after: int,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+    *,
+    total_before: int | None = None,
+) -> list[tuple[int, int]]:
+    """The victory-table marks (percent, base units) this turn's losses cross.
+
+    A crisis-of-morale test is due for each (9.2). ``lost_before`` and
+    ``lost_after`` are the army's base units lost in all before and after the
+    turn. If reinforcements arrived (3.2: they raise the total), give the old
+    total as ``total_before``: the losses before the turn are measured against it.
+    A mark is crossed when the losses reach its base units (house default).
+    """
+    rs = era(ruleset)
+    total = _whole(total_base_units, "total base units", minimum=1)
+    previous_total = total if total_before is None else _whole(total_before, "total before", 1)
+    before = _whole(lost_before, "base units lost before")
+    after = _whole(lost_after, "base units lost after")
+    if after < before:
+        raise InvalidArgumentError(
+            "base units lost cannot go down during a turn",
+            column="base units lost after",
+            value=lost_after,
+            expected=f"at least {before} (lost before)",
+        )
+    if after > total:
+        raise InvalidArgumentError(
+            "more base units lost than the army has",
+            column="base units lost after",
+            value=lost_after,
+            expected=f"at most the total, {total}",
+        )
+    if before > previous_total:
+        raise InvalidArgumentError(
+            "more base units lost than the army had",
+            column="base units lost before",
+            value=lost_before,
+            expected=f"at most {previous_total}",
+        )
+    return [
+        (pct, units)
+        for pct, units in victory_marks(total, rs)
+        if _reached(after, total, pct) and not _reached(before, previous_total, pct)
+    ]
+
+
+def casualty_pct(lost: int, total: int) -> Fraction:
+    """The army's % casualties: base units lost x 100 / total base units (exact)."""
+    whole = _whole(total, "total base units", minimum=1)
+    gone = _whole(lost, "base units lost")
+    if gone > whole:
+        raise InvalidArgumentError(
+            "more base units lost than the army has",
+            column="base units lost",
+            value=lost,
+            expected=f"at most {whole}",
+        )
+    return Fraction(gone * 100, whole)
+
+
+def victory_points(base_units_removed: int, ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
+    """Victory points for base units removed from play: one each (9.1), any type or quality."""
+    rs = era(ruleset)
+    per_unit = int(rs.constant("victory_table", "victory_points_per_base_unit"))
+    return _whole(base_units_removed, "base units removed") * per_unit
+
+
+def _start_minutes(start: str | None) -> int | None:
+    if start is None or str(start).strip() == "":
+        return None
+    text = str(start).strip()
+    try:
+        hours, minutes = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise InvalidArgumentError(
+            "the start of the battle must be a time of day",
+            column="start",
+            value=start,
+            expected="HH:MM, e.g. 13:00",
+        ) from None
+    if not (0 <= hours < 24 and 0 <= minutes < 60):
+        raise InvalidArgumentError(
+            "the start of the battle must be a time of day",
+            column="start",
+            value=start,
+            expected="HH:MM between 00:00 and 23:59",
+        )
+    return hours * 60 + minutes
+
+
+def victory_table(
+    start_total: int,
+    lost_per_turn: Sequence[int] | pd.Series,
+    reinforcements_per_turn: Sequence[int] | pd.Series | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+    *,
+    start: str | None = None,
+) -> pd.DataFrame:
+    """One army's victory table, one row per 5-minute turn.
+
+    ``lost_per_turn``: base units removed from play in each turn; optional
+    ``reinforcements_per_turn``: base units arriving in each turn, counted in the
+    total before that turn's losses (3.2: "add these extra troops to the initial
+    value"). ``start``: the time of day the battle starts ("13:00"), for a clock
+    column. Columns: turn, minutes (elapsed at the end of the turn), clock (if
+    ``start``), total, lost_this_turn, lost, casualty_pct, marks_crossed ("15%,
+    20%": reached for the first time, 9.2), crisis_test_due, victory_points.
+    """
+    rs = era(ruleset)
+    turn_minutes = int(rs.constant("scale", "turn_minutes"))
+    lost_list = [_whole(x, f"base units lost in turn {i + 1}") for i, x in enumerate(lost_per_turn)]
+    if reinforcements_per_turn is None:
+        arriving = [0] * len(lost_list)
+    else:
+        arriving = [
+            _whole(x, f"reinforcements in turn {i + 1}")
+            for i, x in enumerate(reinforcements_per_turn)
+        ]
+        if len(arriving) != len(lost_list):
+            raise InvalidArgumentError(
+                "one reinforcements entry per turn is needed",
+                column="reinforcements",
+                value=len(arriving),
+                expected=f"{len(lost_list)} entries, as many as turns",
+            )
+    first_minute = _start_minutes(start)
+    total = _whole(start_total, "total base units", minimum=1)
+    lost = 0
+    tested: set[int] = set()  # each mark is tested the first time only (9.2)
+    rows: list[dict[str, Any]] = []
+    for turn, (loss, extra) in enumerate(zip(lost_list, arriving, strict=True), start=1):
+        total += extra
+        if lost + loss > total:
+            raise InvalidArgumentError(
+                f"turn {turn}: more base units lost than the army has",
+                column="lost",
+                value=lost + loss,
+                expected=f"at most {total}",
+            )
+        lost += loss
+        crossed = [
+            pct
+            for pct, _ in victory_marks(total, rs)
+            if pct not in tested and _reached(lost, total, pct)
+        ]
+        tested.update(crossed)
+        minutes = turn * turn_minutes
+        row: dict[str, Any] = {"turn": turn, "minutes": minutes}
+        if first_minute is not None:
+            clock = (first_minute + minutes) % (24 * 60)
+            row["clock"] = f"{clock // 60:02d}:{clock % 60:02d}"
+        row.update(
+            total=total,
+            lost_this_turn=loss,
+            lost=lost,
+            casualty_pct=float(casualty_pct(lost, total)),
+            marks_crossed=", ".join(f"{pct}%" for pct in crossed),
+            crisis_test_due=bool(crossed),
+            victory_points=victory_points(lost, rs),
+        )
+        rows.append(row)
+    columns = ["turn", "minutes", *(["clock"] if first_minute is not None else [])]
+    columns += [
+        "total",
+        "lost_this_turn",
+        "lost",
+        "casualty_pct",
+        "marks_crossed",
+        "crisis_test_due",
+        "victory_points",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# -- winning the battle -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The extent of victory (10): its name and the winner, "A" or "B" (None: a draw)."""
+
+    name: str
+    winner: str | None
+    difference: Fraction
+
+    @property
+    def text(self) -> str:
+        """ "major victory (side A)", or "draw"."""
+        return self.name if self.winner is None else f"{self.name} (side {self.winner})"
+
+
+def win_margin(
+    casualty_pct_a: float | Fraction | int,
+    casualty_pct_b: float | Fraction | int,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> Margin:
+    """The extent of victory from the two armies' % casualties (section 10).
+
+    The difference 0-5 is a draw, 5-10 a marginal, 10-25 a major and > 25 a
+    decisive victory, for the army with the LOWER % casualties. At the shared
+    ends (house default): exactly 5 is marginal, 10 major, 25 major.
+    """
+    rs = era(ruleset)
+    pcts = []
+    for name, value in (("casualty % A", casualty_pct_a), ("casualty % B", casualty_pct_b)):
+        pct = _exact(value, name)
+        if not 0 <= pct <= 100:
+            raise InvalidArgumentError(
+                f"{name} must be a percentage", column=name, value=value, expected="0 to 100"
+            )
+        pcts.append(pct)
+    a, b = pcts
+    difference = abs(a - b)
+    for row in sorted(rs.rows("win_margins"), key=lambda r: _exact(r["from_pct"], "from_pct")):
+        low = _exact(row["from_pct"], "from_pct")
+        high = None if row.get("to_pct") is None else _exact(row["to_pct"], "to_pct")
+        if difference < low:
+            continue
+        if high is None or difference < high or (difference == high and row["upper_included"]):
+            name = str(row["margin"])
+            if name == "draw":
+                return Margin(name, None, difference)
+            return Margin(name, "A" if a < b else "B", difference)
+    raise RulesetDataError(  # the data's ranges must cover every difference from 0
+        f"win_margins has no row for a difference of {_fmt(difference)}",
+        file=rs.path,
+        table="win_margins",
+    )
+
+
+# -- random numbers ---------------------------------------------------------------
+
+
+def _grid(rs: Ruleset) -> tuple[Fraction, int, int]:
+    """(step, lowest, highest): the random number is lowest..highest in steps (ints)."""
+    decimals = int(rs.constant("random_number", "decimals"))
+    step = Fraction(1, 10**decimals)
+    low = _exact(rs.constant("random_number", "lowest"), "random_number.lowest") / step
+    high = _exact(rs.constant("random_number", "highest"), "random_number.highest") / step
+    if low.denominator != 1 or high.denominator != 1 or low > high:
+        raise RulesetDataError(
+            "random_number lowest/highest must be on the grid of its decimals",
+            file=rs.path,
+            table="random_number",
+        )
+    return step, int(low), int(high)
+
+
+def random_number_outcomes(ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
+    """How many equally likely random numbers there are (0.000-0.999: 1000)."""
+    _, low, high = _grid(era(ruleset))
+    return high - low + 1
+
+
+def random_number(rng: random.Random, ruleset: _RulesetArg = DEFAULT_RULESET) -> Fraction:
+    """Generate one random number (0.000-0.999, three decimals) with the given RNG."""
+    step, low, high = _grid(era(ruleset))
+    return rng.randint(low, high) * step
+
+
+def _check_term(rs: Ruleset, check: str) -> Term:
+    return rs.term("checks", check)
+
+
+def _modifier_terms(rs: Ruleset, check: Term, modifiers: str | None) -> list[Term]:
+    terms = parse_conditions(rs, "modifiers", modifiers)
+    groups: dict[str, Term] = {}
+    for term in terms:
+        applies = term.attrs.get("applies_to", [])
+        if check.id not in applies:
+            raise InvalidArgumentError(
+                f"{term.name} does not modify the random number for {check.name.lower()} "
+                f"in {rs.name}",
+                column="modifiers",
+                value=term.name,
+                expected="a modifier of " + ", ".join(applies),
+            )
+        group = term.attrs.get("exclusive")
+        if group is not None:
+            if group in groups:
+                raise InvalidArgumentError(
+                    f"{groups[group].name} and {term.name} cannot both apply",
+                    column="modifiers",
+                    value=f"{groups[group].name}, {term.name}",
+                    expected=f"one {group} modifier",
+                )
+            groups[group] = term
+    return terms
+
+
+def random_number_modifier(
+    check: str, modifiers: str | None = "", ruleset: _RulesetArg = DEFAULT_RULESET
+) -> Fraction:
+    """What the modifiers add to the random number of ``check`` (e.g. "general": +0.100).
+
+    ``modifiers`` is comma-separated text: "general, charging". Each must apply
+    to the check (a General modifies rallies, control tests and combat, not a
+    messenger's order); a General and a great captain do not add up.
+    """
+    rs = era(ruleset)
+    term = _check_term(rs, check)
+    return sum(
+        (_exact(t.attrs["value"], f"{t.id} value") for t in _modifier_terms(rs, term, modifiers)),
+        Fraction(0),
+    )
+
+
+def modified_random_number(
+    check: str,
+    number: float | Fraction,
+    modifiers: str | None = "",
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> Fraction:
+    """The random number after its modifiers: what is compared or cross-indexed.
+
+    For combat this is the number to cross-index in the combat results table
+    (8.4): 0.532 charging with a General is 0.732.
+    """
+    rs = era(ruleset)
+    raw = _random_value(rs, number)
+    return raw + random_number_modifier(check, modifiers, rs)
+
+
+def _random_value(rs: Ruleset, number: Any) -> Fraction:
+    raw = _exact(number, "random number")
+    step, low, _ = _grid(rs)
+    if not low * step <= raw < 1:
+        raise InvalidArgumentError(
+            "a random number is at least 0 and below 1",
+            column="random number",
+            value=number,
+            expected=f"{_fmt(low * step)} to {_fmt(1 - step)}",
+        )
+    return raw
+
+
+@dataclass(frozen=True)
+class RandomCheck:
+    """What a random number must do to pass a check.
+
+    ``needed`` is the value the *modified* number is compared with (0.800 to
+    stop routing); ``modifier`` is what the modifiers add to the number; so the
+    number actually thrown must match or exceed (``comparison`` ">=") or exceed
+    (">") ``threshold`` = needed - modifier.
+    """
+
+    check: str
+    name: str
+    needed: Fraction
+    comparison: str
+    modifier: Fraction
+
+    @property
+    def threshold(self) -> Fraction:
+        return self.needed - self.modifier
+
+    def passes(self, number: Fraction) -> bool:
+        """Does the random number thrown (before modifiers) pass?"""
+        modified = number + self.modifier
+        return modified >= self.needed if self.comparison == ">=" else modified > self.needed
+
+    @property
+    def text(self) -> str:
+        """ "0.700 or more" / "more than 0.650": what the umpire must throw."""
+        if self.comparison == ">=":
+            return f"{_fmt(self.threshold)} or more"
+        return f"more than {_fmt(self.threshold)}"
+
+
+def random_check(
+    check: str,
+    modifiers: str | None = "",
+    table_value: float | Fraction | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> RandomCheck:
+    """The random number a check needs after its modifiers (``.threshold``).
+
+    ``check``: rally from rout (>= 0.800), messenger (>= 0.150), rally disrupted
+    and control test (>= the National Army table's value), crisis of morale (>
+    the crisis of morale table's level). Where the text does not print the value,
+    give it as ``table_value`` (read off your own table); without it the check
+    raises MissingTableError naming the table and the data file. Combat, artillery
+    and Generals under fire are cross-indexed in tables the text does not print.
+    """
+    rs = era(ruleset)
+    term = _check_term(rs, check)
+    row = rs.lookup("random_checks", check=term.id)
+    table = row.get("table")
+    comparison = row.get("comparison")
+    if comparison is None:
+        # Cross-indexed in a table, not compared with one value.
+        if table is not None:
+            rs.require(str(table))
+        raise InvalidArgumentError(
+            f"{term.name} is read off the {table} table, not passed or failed against one "
+            "value; use modified_random_number for the number to look up",
+            column="check",
+            value=check,
+            expected="rally from rout, rally disrupted, messenger, control test, crisis of morale",
+        )
+    printed = row.get("threshold")
+    if printed is not None:
+        needed = _exact(printed, "threshold")
+        if (
+            table_value is not None
+            and table_value != ""
+            and _exact(table_value, "table value") != needed
+        ):
+            raise InvalidArgumentError(
+                f"the text fixes the random number for {term.name.lower()} at {_fmt(needed)}",
+                column="table value",
+                value=table_value,
+                expected=f"blank or {_fmt(needed)}",
+            )
+    elif table_value is None or table_value == "":
+        tbl = rs.table(str(table))
+        raise MissingTableError(
+            f"{rs.name}: the random number needed for {term.name.lower()} is in the "
+            f"{tbl.title} ({table}), which the published text does not print; give it as "
+            f"table_value, or fill in tables.{table} in {rs.path}",
+            file=rs.path,
+            table=str(table),
+        )
+    else:
+        needed = _exact(table_value, "table value")
+        if not 0 <= needed <= 1:
+            raise InvalidArgumentError(
+                "a random number needed is between 0 and 1",
+                column="table value",
+                value=table_value,
+                expected="0.000 to 1.000",
+            )
+    modifier = random_number_modifier(term.id, modifiers, rs)
+    return RandomCheck(term.id, term.name, needed, str(comparison), modifier)
+
+
+def random_check_chance(
+    check: str,
+    modifiers: str | None = "",
+    table_value: float | Fraction | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> Fraction:
+    """The exact chance of passing ``check``: each of 0.000-0.999 equally likely.
+
+    Rally from rout: 200/1000 = 1/5; with a General (+0.100) 3/10; messenger 17/20.
+    """
+    rs = era(ruleset)
+    rc = random_check(check, modifiers, table_value, rs)
+    step, low, high = _grid(rs)
+    bound = rc.threshold / step  # in steps of the random number
+    first = math.ceil(bound) if rc.comparison == ">=" else math.floor(bound) + 1
+    passing = max(0, high - max(low, first) + 1)
+    return Fraction(passing, high - low + 1)
+
+
+def check_passes(
+    check: str,
+    number: float | Fraction,
+    modifiers: str | None = "",
+    table_value: float | Fraction | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> bool:
+    """Does the random number thrown (before modifiers) pass ``check``?"""
+    rs = era(ruleset)
+    return random_check(check, modifiers, table_value, rs).passes(_random_value(rs, number))
+
+
+# -- combat -----------------------------------------------------------------------
+
+
+def combat_potential(base_units: int, strength_points: float | Fraction) -> Fraction:
+    """Base units x attack/defence strength points (8.2; the points are in the
+    National Army tables, ordered or disordered)."""
+    units = _whole(base_units, "base units")
+    points = _exact(strength_points, "strength points")
+    if points < 0:
+        raise InvalidArgumentError(
+            "strength points cannot be negative",
+            column="strength points",
+            value=strength_points,
+            expected="0 or more",
+        )
+    return units * points
+
+
+def odds_column_shift(conditions: str | None, ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
+    """Columns the odds increase (8.4): two types of forces +1, all three +2,
+    either flank +1, rear +2; one of each kind, and kinds add up."""
+    rs = era(ruleset)
+    groups: dict[str, Term] = {}
+    shift = 0
+    for term in parse_conditions(rs, "odds_shifts", conditions):
+        group = term.attrs.get("exclusive")
+        if group is not None:
+            if group in groups:
+                raise InvalidArgumentError(
+                    f"{groups[group].name} and {term.name} cannot both apply",
+                    column="conditions",
+                    value=f"{groups[group].name}, {term.name}",
+                    expected=f"one {group} shift",
+                )
+            groups[group] = term
+        shift += int(term.attrs["columns"])
+    return shift
+
+
+def _odds_key(odds: str) -> str:
+    return "".join(str(odds).split()).replace("-", ":").replace("/", ":")
+
+
+def shift_odds(odds: str, conditions: str | None, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:
+    """The odds column after the shifts of ``conditions``: "1:1" + "flank" -> "2:1".
+
+    The text prints no odds table and names only 1:1, 2:1 and 3:1; any other
+    column raises MissingTableError naming tables.odds_table and the data file.
+    """
+    rs = era(ruleset)
+    shift = odds_column_shift(conditions, rs)
+    row = rs.lookup("odds_table", odds=_odds_key(odds))
+    target = int(row["position"]) + shift
+    for other in rs.rows("odds_table"):
+        if int(other["position"]) == target:
+            return str(other["odds"])
+    raise MissingTableError(
+        f"{rs.name}: the odds column {shift} column(s) above {row['odds']} is not in the text, "
+        f"which names only "
+        + ", ".join(str(r["odds"]) for r in rs.rows("odds_table"))
+        + f"; fill in the row under tables.odds_table.rows in {rs.path}",
+        file=rs.path,
+        table="odds_table",
+    )
+
+
+@dataclass(frozen=True)
+class ResultCode:
+    """A combat result (8.5): who it affects and what happens, in the text's words."""
+
+    code: str
+    name: str
+    affects: str
+    if_undisrupted: str
+    if_already_disrupted: str
+    base_units_lost_if_undisrupted: int
+    base_units_lost_if_disrupted: int
+    victory_points_if_undisrupted: int
+    victory_points_if_disrupted: int
+
+    @property
+    def text(self) -> str:
+        """ "Dr = Defender routed. <effect>" (both effects when they differ)."""
+        if self.if_undisrupted == self.if_already_disrupted:
+            return f"{self.code} = {self.name}. {self.if_undisrupted}"
+        return (
+            f"{self.code} = {self.name}. {self.if_undisrupted} "
+            f"Already disrupted: {self.if_already_disrupted}"
+        )
+
+
+def result_code(code: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> ResultCode:
+    """The meaning of a result code of the combat results table: Ar Aw Ad Dx Dd Dw Dr."""
+    rs = era(ruleset)
+    wanted = " ".join(str(code).split()).casefold()
+    rows = rs.rows("combat_results")
+    for row in rows:
+        if str(row["code"]).casefold() == wanted:
+            per_unit = int(rs.constant("victory_table", "victory_points_per_base_unit"))
+            lost_u = int(row["base_units_lost_if_undisrupted"])
+            lost_d = int(row["base_units_lost_if_disrupted"])
+            return ResultCode(
+                code=str(row["code"]),
+                name=str(row["name"]),
+                affects=str(row["affects"]),
+                if_undisrupted=str(row["if_undisrupted"]),
+                if_already_disrupted=str(row["if_already_disrupted"]),
+                base_units_lost_if_undisrupted=lost_u,
+                base_units_lost_if_disrupted=lost_d,
+                victory_points_if_undisrupted=lost_u * per_unit,
+                victory_points_if_disrupted=lost_d * per_unit,
+            )
+    raise UnknownTermError(
+        f"{code!r} is not a combat result of {rs.name}",
+        value=code,
+        expected="one of " + ", ".join(str(r["code"]) for r in rows),
+    )

@@ -1,0 +1,969 @@
+"""Glory of the Empire: the mechanics, every number from ``data/glory-of-the-empire.yaml``.
+
+Percentile rolls are 01-100 (two ten-sided dice; ``00`` reads as 100, and a
+roll typed as 0 is read as 00). A chance succeeds on a roll at or under it
+("If an attacker has an 80% chance of victory, he should roll between 01-80%").
+The d20 charts read the modified roll; below the first row reads as the first
+row, above 20 as the last (the printed rows start at 0 and end at 20).
+
+Odds are exact (``fractions.Fraction``), never sampled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+
+from rulesets import registry
+from rulesets.conditions import parse_conditions
+from rulesets.dice import binomial, die, map_outcomes
+from rulesets.errors import InvalidArgumentError
+from rulesets.model import Ruleset, Term
+
+__all__ = [
+    "RULESET_ID",
+    "ChartResult",
+    "LeaderCasualtyResult",
+    "MeleeOutcome",
+    "MeleeResult",
+    "actions_allowed",
+    "ambulance_chance",
+    "army_ranks",
+    "brackets_crossed",
+    "brackets_crossed_series",
+    "casualty_brackets",
+    "casualty_percent",
+    "company_figures",
+    "company_size",
+    "defender_action",
+    "defender_action_odds",
+    "determination_odds",
+    "determination_to_close",
+    "engineering_chance",
+    "engineering_done_by",
+    "fire_casualty_odds",
+    "fire_dice",
+    "form_or_evade_chance",
+    "form_or_evade_needed",
+    "form_square",
+    "form_square_modifier",
+    "form_square_odds",
+    "grade",
+    "howitzer_fire_chance",
+    "initiative_modifier",
+    "initiative_odds",
+    "leader_casualty_chance",
+    "leader_casualty_result",
+    "lost_over_quarter_this_turn",
+    "melee_modifiers",
+    "melee_outcome_odds",
+    "melee_result",
+    "melee_win_chance",
+    "melee_win_probability",
+    "morale_check_chance",
+    "morale_check_due",
+    "morale_check_due_series",
+    "morale_check_probability",
+    "rally_chance",
+    "range_band",
+    "ruleset",
+    "shift_grade",
+]
+
+RULESET_ID = "glory-of-the-empire"
+
+
+def ruleset() -> Ruleset:
+    """The Glory of the Empire rule set (loaded and validated once)."""
+    return registry.get(RULESET_ID)
+
+
+# -- small helpers --------------------------------------------------------------------------------
+
+
+def _whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        )
+    if isinstance(value, float | Fraction) and value != int(value):
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        )
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        span = f"{low if low is not None else '-inf'} to {high if high is not None else 'inf'}"
+        raise InvalidArgumentError(
+            f"{name} is out of range", column=name, value=value, expected=span
+        )
+    return number
+
+
+def _percent_roll(roll: Any, name: str = "percentile roll") -> int:
+    """A percentile roll 1..100; 0 is the dice showing 00, which reads as 100."""
+    value = _whole(roll, name, low=0, high=100)
+    return 100 if value == 0 else value
+
+
+def _clamp_percent(value: int) -> int:
+    return max(0, min(100, value))
+
+
+def grade(text: str) -> Term:
+    """The morale grade spelled ``text`` (case-blind; Conscripts, Guards... accepted)."""
+    return ruleset().term("grades", text)
+
+
+def _rank(term: Term) -> int:
+    return int(term.attrs["rank"])
+
+
+def _counted(term: Term, vocabulary: str) -> None:
+    """A counted modifier typed as a condition: tell the caller where the count goes."""
+    counted = term.attrs.get("counted")
+    if counted:
+        raise InvalidArgumentError(
+            f"{term.name!r} is counted, not named: give it as {counted}",
+            column=vocabulary,
+            value=term.id,
+            expected=f"the number in {counted}",
+        )
+
+
+def _conditions(vocabulary: str, text: str | None) -> list[Term]:
+    terms = parse_conditions(ruleset(), vocabulary, text)
+    for term in terms:
+        _counted(term, vocabulary)
+    return terms
+
+
+# -- actions, grades ------------------------------------------------------------------------------
+
+
+def actions_allowed(grade_name: str) -> int:
+    """Number of actions a unit of this morale grade may perform in its phase."""
+    return int(ruleset().lookup("actions_per_turn", grade=grade(grade_name).id)["actions"])
+
+
+def shift_grade(grade_name: str, levels: int) -> str:
+    """The grade ``levels`` up (+) or down (-); stops at militia and guard (house default)."""
+    rules = ruleset()
+    terms = sorted(rules.vocabulary("grades").terms, key=_rank)
+    start = _rank(grade(grade_name))
+    shift = _whole(levels, "levels", low=None)
+    index = max(1, min(len(terms), start + shift)) - 1
+    return terms[index].id
+
+
+# -- initiative -----------------------------------------------------------------------------------
+
+
+def initiative_modifier(conditions: str = "", forward_commanders: int = 0) -> int:
+    """A side's initiative modifier: army commander plus +1 per forward commander."""
+    rules = ruleset()
+    total = 0
+    for term in _conditions("initiative_conditions", conditions):
+        total += int(rules.lookup("initiative_modifiers", modifier=term.id)["value"])
+    per = int(rules.lookup("initiative_modifiers", modifier="forward commander")["value"])
+    return total + per * _whole(forward_commanders, "forward_commanders")
+
+
+def initiative_odds(modifier_a: int, modifier_b: int) -> dict[str, Fraction]:
+    """Exact odds that side A wins, side B wins, or the rolls tie (the text is silent on ties)."""
+    sides = int(ruleset().constant("initiative_dice", "die_sides"))
+    a = _whole(modifier_a, "modifier_a", low=None)
+    b = _whole(modifier_b, "modifier_b", low=None)
+    odds = {"A": Fraction(0), "B": Fraction(0), "tie": Fraction(0)}
+    for ra, pa in die(sides).items():
+        for rb, pb in die(sides).items():
+            key = "A" if ra + a > rb + b else "B" if rb + b > ra + a else "tie"
+            odds[key] += pa * pb
+    return odds
+
+
+# -- d20 charts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChartResult:
+    """One row of a d20 chart: the result in the text's words and what it means."""
+
+    result: str
+    routs: bool
+    may_fire: bool = False
+    closes: bool = False
+    formed: bool = False
+
+
+def _chart_row(table: str, grade_name: str, modified: int) -> dict[str, Any]:
+    return ruleset().bracket(table, modified, grade=grade(grade_name).id)
+
+
+def _d20(roll: Any) -> int:
+    return _whole(roll, "roll", low=1, high=20)
+
+
+def _chart_odds(table: str, grade_name: str, modifier: int) -> dict[str, Fraction]:
+    return map_outcomes(
+        die(20), lambda face: str(_chart_row(table, grade_name, face + modifier)["result"])
+    )
+
+
+def _defender_modifier(figures_lost: int, modifier: int) -> int:
+    return -_whole(figures_lost, "figures_lost") + _whole(modifier, "modifier", low=None)
+
+
+def defender_action(
+    grade_name: str, roll: int, figures_lost: int = 0, modifier: int = 0
+) -> ChartResult:
+    """Melee defender action: 1d20 - 1 per figure lost from the beginning total (+ modifier)."""
+    row = _chart_row(
+        "melee_defender_action", grade_name, _d20(roll) + _defender_modifier(figures_lost, modifier)
+    )
+    return ChartResult(str(row["result"]), bool(row["routs"]), may_fire=bool(row["may_fire"]))
+
+
+def defender_action_odds(
+    grade_name: str, figures_lost: int = 0, modifier: int = 0
+) -> dict[str, Fraction]:
+    """Exact odds of each melee defender action."""
+    return _chart_odds(
+        "melee_defender_action", grade_name, _defender_modifier(figures_lost, modifier)
+    )
+
+
+def determination_to_close(grade_name: str, roll: int, figures_lost: int) -> ChartResult:
+    """Determination to close the charge: 1d20 - figures lost during the game."""
+    lost = _whole(figures_lost, "figures_lost")
+    row = _chart_row("determination_to_close", grade_name, _d20(roll) - lost)
+    return ChartResult(str(row["result"]), bool(row["routs"]), closes=bool(row["closes"]))
+
+
+def determination_odds(grade_name: str, figures_lost: int) -> dict[str, Fraction]:
+    """Exact odds of each determination-to-close result."""
+    return _chart_odds("determination_to_close", grade_name, -_whole(figures_lost, "figures_lost"))
+
+
+def form_square_modifier(conditions: str = "", charge_distance: int | None = None) -> int:
+    """Form-square modifiers: named ones plus the distance the cavalry began its charge."""
+    rules = ruleset()
+    total = sum(
+        int(rules.lookup("square_modifiers", modifier=t.id)["value"])
+        for t in _conditions("square_conditions", conditions)
+    )
+    if charge_distance is not None:
+        inches = _whole(charge_distance, "charge_distance")
+        total += int(rules.bracket("square_charge_distance", inches)["value"])
+    return total
+
+
+def form_square(
+    grade_name: str, roll: int, conditions: str = "", charge_distance: int | None = None
+) -> ChartResult:
+    """Attempting to form a square against cavalry: 1d20 + modifiers on the grade's chart."""
+    modified = _d20(roll) + form_square_modifier(conditions, charge_distance)
+    row = _chart_row("form_square", grade_name, modified)
+    return ChartResult(
+        str(row["result"]),
+        bool(row["routs"]),
+        may_fire=bool(row["may_fire"]),
+        formed=bool(row["formed"]),
+    )
+
+
+def form_square_odds(
+    grade_name: str, conditions: str = "", charge_distance: int | None = None
+) -> dict[str, Fraction]:
+    """Exact odds of each form-square result."""
+    return _chart_odds("form_square", grade_name, form_square_modifier(conditions, charge_distance))
+
+
+# -- unformed troops forming or evading -----------------------------------------------------------
+
+
+def form_or_evade_needed(
+    troop: str, grade_name: str | None = None, situation: str | None = None, leader: bool = False
+) -> int | None:
+    """The 1d6 score needed to form/evade (1 = automatic), or None if the troop never can.
+
+    ``situation``: ``advisor`` (Indians with a British advisor or Tecumseh) or
+    ``cavalry in the open`` (guerrillas charged by cavalry in the open).
+    ``leader``: a brigade or higher leader attached (betters skirmishers and
+    semi-skirmishers by 1).
+    """
+    rules = ruleset()
+    term = rules.term("unformed_troops", troop)
+    if term.id == "mobs" and not rules.constant("form_evade_rules", "mobs_form_or_evade"):
+        return None  # "A mob may neither evade nor becomes a formed unit."
+    rows = [r for r in rules.rows("form_evade") if r["troop"] == term.id]
+    if any(r.get("grade") for r in rows):
+        if grade_name is None:
+            raise InvalidArgumentError(
+                f"{term.name} form or evade by morale grade", column="grade", expected="a grade"
+            )
+        wanted_grade: str | None = grade(grade_name).id
+    else:
+        wanted_grade = None  # Indians and guerrillas: regardless of morale class
+    wanted_situation = " ".join(situation.split()).casefold() if situation else None
+    for row in rows:
+        if row.get("grade") == wanted_grade and (row.get("situation") or None) == (
+            wanted_situation or None
+        ):
+            if row.get("automatic"):
+                return 1
+            needed = int(row["roll_needed"])
+            if leader and term.id in ("skirmishers", "semi-skirmishers"):
+                needed -= int(rules.constant("form_evade_rules", "leader_bonus"))
+            return max(1, needed)
+    situations = sorted({str(r["situation"]) for r in rows if r.get("situation")})
+    raise InvalidArgumentError(
+        f"{term.name} have no form/evade number for that situation",
+        column="situation",
+        value=situation,
+        expected="blank" + "".join(f" or {s!r}" for s in situations),
+    )
+
+
+def form_or_evade_chance(
+    troop: str, grade_name: str | None = None, situation: str | None = None, leader: bool = False
+) -> Fraction:
+    """Exact chance that unformed troops form or evade when charged by a formed unit."""
+    needed = form_or_evade_needed(troop, grade_name, situation, leader)
+    if needed is None:
+        return Fraction(0)
+    sides = int(ruleset().constant("form_evade_rules", "die_sides"))
+    return Fraction(sides - needed + 1, sides)
+
+
+# -- melee ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeleeResult:
+    """One row of the Melee Results Table (castings lost, who routs, who moves)."""
+
+    name: str
+    low: int
+    high: int
+    winner_loses: int
+    loser_loses: int
+    loser_routs: bool | None  # None: the text does not say (Mad Victory)
+    winner_halts: bool
+    rout_dice: str | None = None
+    cavalry_rout_dice: str | None = None
+    loser_falls_back_inches: int | None = None
+    cavalry_falls_back_inches: int | None = None
+    loser_faces: str | None = None
+    loser_disordered: bool | None = None
+    exploitation_inches: int | None = None
+    cavalry_exploitation_inches: int | None = None
+    special: str | None = None
+
+
+@dataclass(frozen=True)
+class MeleeOutcome:
+    """Who wins a melee and on which row of the results table, with its exact chance."""
+
+    winner: str  # "attacker" or "defender"
+    result: MeleeResult
+    probability: Fraction
+
+
+def _melee_result_from(row: Mapping[str, Any]) -> MeleeResult:
+    return MeleeResult(
+        name=str(row["result"]),
+        low=int(row["low"]),
+        high=int(row["high"]),
+        winner_loses=int(row["winner_loses"]),
+        loser_loses=int(row["loser_loses"]),
+        loser_routs=row.get("loser_routs"),
+        winner_halts=bool(row["winner_halts"]),
+        rout_dice=row.get("rout_dice"),
+        cavalry_rout_dice=row.get("cavalry_rout_dice"),
+        loser_falls_back_inches=row.get("loser_falls_back_inches"),
+        cavalry_falls_back_inches=row.get("cavalry_falls_back_inches"),
+        loser_faces=row.get("loser_faces"),
+        loser_disordered=row.get("loser_disordered"),
+        exploitation_inches=row.get("exploitation_inches"),
+        cavalry_exploitation_inches=row.get("cavalry_exploitation_inches"),
+        special=row.get("special"),
+    )
+
+
+def melee_result(percent_roll: int, bonus: int = 0) -> MeleeResult:
+    """The Melee Results Table row for a percentile roll (01-100, 00 = 100) plus a bonus.
+
+    The bonus is what a win chance above 100% leaves over, and +5 for American
+    Indians; a total above 100 reads as the last row (house default).
+    """
+    total = _percent_roll(percent_roll) + _whole(bonus, "bonus")
+    return _melee_result_from(ruleset().bracket("melee_results", min(total, 100)))
+
+
+def melee_modifiers(
+    matchup: str,
+    conditions: str = "",
+    attacker_grade: str | None = None,
+    defender_grade: str | None = None,
+    casualties: int = 0,
+) -> list[tuple[str, int]]:
+    """Each melee modifier that applies, as (name, percent), from the matchup's list.
+
+    ``casualties``: castings the attacker lost in the defensive fire. Grades, if
+    given, must both be given: each grade of difference is 5% one way or the other.
+    """
+    rules = ruleset()
+    match = rules.term("melee_matchups", matchup)
+    allowed = {
+        str(r["modifier"]): r for r in rules.rows("melee_modifiers") if r["matchup"] == match.id
+    }
+    out: list[tuple[str, int]] = []
+    groups: dict[str, str] = {}
+    for term in _conditions("melee_conditions", conditions):
+        row = allowed.get(term.id)
+        if row is None:
+            raise InvalidArgumentError(
+                f"{term.name!r} is not a modifier of {match.name}",
+                column="conditions",
+                value=term.id,
+                expected="one of " + ", ".join(k for k, r in allowed.items() if not r.get("per")),
+            )
+        group = row.get("group")
+        if group:
+            if group in groups:
+                raise InvalidArgumentError(
+                    f"{groups[group]!r} and {term.id!r} cannot both apply",
+                    column="conditions",
+                    value=conditions,
+                    expected=f"at most one {group} modifier",
+                )
+            groups[group] = term.id
+        out.append((term.name, int(row["percent"])))
+    lost = _whole(casualties, "casualties")
+    if lost:
+        row = allowed["casualties"]
+        out.append((f"{lost} casting(s) lost in the defensive fire", int(row["percent"]) * lost))
+    if (attacker_grade is None) != (defender_grade is None):
+        raise InvalidArgumentError(
+            "give both grades or neither",
+            column="attacker_grade" if attacker_grade is None else "defender_grade",
+            expected="a morale grade",
+        )
+    if attacker_grade is not None and defender_grade is not None:
+        difference = _rank(grade(attacker_grade)) - _rank(grade(defender_grade))
+        if difference > 0:
+            per = int(allowed["better"]["percent"])
+            out.append((f"{difference} morale grade(s) better", per * difference))
+        elif difference < 0:
+            per = int(allowed["opponent better"]["percent"])
+            out.append((f"opponent {-difference} morale grade(s) better", per * -difference))
+    return out
+
+
+def melee_win_chance(
+    matchup: str,
+    conditions: str = "",
+    attacker_grade: str | None = None,
+    defender_grade: str | None = None,
+    casualties: int = 0,
+) -> int:
+    """The attacker's percentage to win: 50% plus modifiers (not clamped: over 100 is a bonus)."""
+    base = int(ruleset().constant("melee_chance", "base_percent"))
+    mods = melee_modifiers(matchup, conditions, attacker_grade, defender_grade, casualties)
+    return base + sum(p for _, p in mods)
+
+
+def melee_win_probability(chance: int) -> Fraction:
+    """Exact probability that the attacker wins with this percentage (rolled 01-100)."""
+    return Fraction(_clamp_percent(_whole(chance, "chance", low=None)), 100)
+
+
+def melee_outcome_odds(
+    chance: int, attacker_indians: bool = False, defender_indians: bool = False
+) -> list[MeleeOutcome]:
+    """Exact odds of every (winner, results row) of a melee at this win percentage.
+
+    Above 100% the attacker wins outright and the excess is a bonus on the
+    results roll; American Indians get +5 on the results roll when they win.
+    """
+    rules = ruleset()
+    percent = _whole(chance, "chance", low=None)
+    automatic = int(rules.constant("melee_chance", "automatic_above_percent"))
+    indian = int(rules.constant("melee_chance", "indian_results_bonus"))
+    win = melee_win_probability(percent)
+    bonuses = {
+        "attacker": max(0, percent - automatic) + (indian if attacker_indians else 0),
+        "defender": indian if defender_indians else 0,
+    }
+    outcomes: list[MeleeOutcome] = []
+    for winner, p_win in (("attacker", win), ("defender", 1 - win)):
+        if p_win == 0:
+            continue
+        grouped: dict[int, Fraction] = {}
+        results: dict[int, MeleeResult] = {}
+        for face, p in die(100).items():
+            result = melee_result(face, bonuses[winner])
+            grouped[result.low] = grouped.get(result.low, Fraction(0)) + p
+            results[result.low] = result
+        for low in sorted(grouped):
+            outcomes.append(MeleeOutcome(winner, results[low], p_win * grouped[low]))
+    return outcomes
+
+
+# -- casualty brackets and morale checks ----------------------------------------------------------
+
+
+def casualty_brackets(grade_name: str) -> tuple[int, ...]:
+    """The casualty percentages at which a unit of this grade checks morale."""
+    wanted = grade(grade_name).id
+    return tuple(
+        sorted(
+            int(r["percent"])
+            for r in ruleset().rows("morale_check_brackets")
+            if r["grade"] == wanted
+        )
+    )
+
+
+def _strength(start: Any, lost_before: Any, lost_now: Any) -> tuple[int, int, int]:
+    first = _whole(start, "start", low=1)
+    before = _whole(lost_before, "lost_before", low=0, high=first)
+    now = _whole(lost_now, "lost_now", low=0, high=first)
+    if now < before:
+        raise InvalidArgumentError(
+            "casualties never decrease: lost_now is below lost_before",
+            column="lost_now",
+            value=lost_now,
+            expected=f"at least {before}",
+        )
+    return first, before, now
+
+
+def casualty_percent(start: int, lost: int) -> Fraction:
+    """Exact percentage of the starting figures lost."""
+    first = _whole(start, "start", low=1)
+    return Fraction(100 * _whole(lost, "lost", low=0, high=first), first)
+
+
+def brackets_crossed(grade_name: str, start: int, lost_before: int, lost_now: int) -> list[int]:
+    """Brackets of the grade whose percentage the losses first exceed this turn.
+
+    A bracket is crossed when the casualties were at or under it before and are
+    over it now ("has exceeded 25%"): exactly 25% crosses nothing.
+    """
+    first, before, now = _strength(start, lost_before, lost_now)
+    return [b for b in casualty_brackets(grade_name) if before * 100 <= b * first < now * 100]
+
+
+def morale_check_due(
+    grade_name: str,
+    start: int,
+    lost_before: int,
+    lost_now: int,
+    routed_or_disordered: bool = False,
+) -> bool:
+    """True when this turn's losses cross a bracket (one check, however many are crossed).
+
+    Routed or disordered units do not check ("These checks are for units that
+    are not routed or disordered").
+    """
+    crossed = brackets_crossed(grade_name, start, lost_before, lost_now)
+    only_formed = bool(ruleset().constant("morale_check_rules", "only_if_not_routed_or_disordered"))
+    return bool(crossed) and not (routed_or_disordered and only_formed)
+
+
+def brackets_crossed_series(
+    grades: pd.Series[Any],
+    start: pd.Series[Any],
+    lost_before: pd.Series[Any],
+    lost_now: pd.Series[Any],
+) -> pd.Series[Any]:
+    """``brackets_crossed`` row by row over whole columns (a list per row)."""
+    return pd.Series(
+        [
+            brackets_crossed(g, s, b, n)
+            for g, s, b, n in zip(grades, start, lost_before, lost_now, strict=True)
+        ],
+        index=grades.index,
+        dtype=object,
+    )
+
+
+def morale_check_due_series(
+    grades: pd.Series[Any],
+    start: pd.Series[Any],
+    lost_before: pd.Series[Any],
+    lost_now: pd.Series[Any],
+) -> pd.Series[bool]:
+    """``morale_check_due`` row by row over whole columns."""
+    return pd.Series(
+        [
+            morale_check_due(g, s, b, n)
+            for g, s, b, n in zip(grades, start, lost_before, lost_now, strict=True)
+        ],
+        index=grades.index,
+        dtype=bool,
+    )
+
+
+def lost_over_quarter_this_turn(start: int, lost_this_turn: int) -> bool:
+    """True when a unit lost more than 25% of its beginning strength in this turn alone."""
+    first = _whole(start, "start", low=1)
+    lost = _whole(lost_this_turn, "lost_this_turn", low=0, high=first)
+    limit = int(ruleset().constant("morale_check_rules", "lost_over_percent_this_turn"))
+    return lost * 100 > limit * first
+
+
+def _check_chance(
+    table: str,
+    base: int,
+    grade_name: str,
+    conditions: str,
+    castings_lost: int,
+    start: int | None,
+    lost_this_turn: int | None,
+) -> int:
+    rules = ruleset()
+    rows = {str(r["modifier"]): r for r in rules.rows(table)}
+    terms = {t.id for t in _conditions("check_conditions", conditions)}
+    if (
+        start is not None
+        and lost_this_turn is not None
+        and lost_over_quarter_this_turn(start, lost_this_turn)
+    ):
+        terms.add("lost over 25% this turn")
+    total = base
+    for term_id in sorted(terms):
+        if term_id not in rows:
+            raise InvalidArgumentError(
+                f"{term_id!r} is not a modifier of {rules.table(table).title}",
+                column="conditions",
+                value=term_id,
+                expected="one of " + ", ".join(k for k, r in rows.items() if not r.get("per")),
+            )
+        total += int(rows[term_id]["percent"])
+    grade_id = grade(grade_name).id
+    if grade_id in rows:
+        total += int(rows[grade_id]["percent"])
+    total += int(rows["casualties"]["percent"]) * _whole(castings_lost, "castings_lost")
+    return _clamp_percent(total)
+
+
+def morale_check_chance(
+    grade_name: str,
+    conditions: str = "",
+    castings_lost: int = 0,
+    start: int | None = None,
+    lost_this_turn: int | None = None,
+) -> int:
+    """Percentage chance to pass a morale check: 50% + modifiers, within 0-100.
+
+    ``castings_lost``: lost during the game (-5% each). Give ``start`` and
+    ``lost_this_turn`` to apply "lost more than 25% ... in this turn alone"
+    (-20%) from the numbers, or name it in ``conditions``.
+    """
+    base = int(ruleset().constant("rally_chance", "morale_check_base_percent"))
+    return _check_chance(
+        "morale_check_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
+    )
+
+
+def morale_check_probability(
+    grade_name: str,
+    conditions: str = "",
+    castings_lost: int = 0,
+    start: int | None = None,
+    lost_this_turn: int | None = None,
+) -> Fraction:
+    """Exact probability of passing a morale check (percentile roll at or under the chance)."""
+    return Fraction(
+        morale_check_chance(grade_name, conditions, castings_lost, start, lost_this_turn), 100
+    )
+
+
+def rally_chance(
+    grade_name: str,
+    conditions: str = "",
+    castings_lost: int = 0,
+    start: int | None = None,
+    lost_this_turn: int | None = None,
+) -> int:
+    """Percentage chance to rally a broken, disordered or routed unit: 50% + modifiers."""
+    base = int(ruleset().constant("rally_chance", "rally_base_percent"))
+    return _check_chance(
+        "rally_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
+    )
+
+
+# -- leaders --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaderCasualtyResult:
+    """One row of the Results of Leader Casualties."""
+
+    result: str
+    low: int
+    high: int
+    out_of_game: bool
+    returns_in_turns: int | None
+    ambulance: str | None
+    grade_change: int | None
+
+
+def leader_casualty_chance(castings_lost: int) -> int:
+    """Percentage chance an attached leader became a casualty: 5% per casting lost this turn."""
+    per = int(ruleset().constant("leader_casualty", "percent_per_casting"))
+    return _clamp_percent(per * _whole(castings_lost, "castings_lost"))
+
+
+def leader_casualty_result(percent_roll: int) -> LeaderCasualtyResult:
+    """The leader casualty result for a percentile roll (01-100, 00 = 100)."""
+    row = ruleset().bracket("leader_casualty_results", _percent_roll(percent_roll))
+    return LeaderCasualtyResult(
+        result=str(row["result"]),
+        low=int(row["low"]),
+        high=int(row["high"]),
+        out_of_game=bool(row["out_of_game"]),
+        returns_in_turns=row.get("returns_in_turns"),
+        ambulance=row.get("ambulance"),
+        grade_change=row.get("grade_change"),
+    )
+
+
+def ambulance_chance(percent_roll: int) -> int:
+    """Percentage chance a French ambulance helps after this leader casualty result (0 if none)."""
+    kind = leader_casualty_result(percent_roll).ambulance
+    if kind is None:
+        return 0
+    name = "mortal_or_grave_percent" if kind == "mortal or grave" else "minor_percent"
+    return int(ruleset().constant("french_ambulance", name))
+
+
+# -- fire -----------------------------------------------------------------------------------------
+
+
+def army_ranks(nation_or_ranks: str | int) -> int:
+    """2 or 3: the ranks of an army (a number, or a nation named in the dice table)."""
+    if isinstance(nation_or_ranks, int | float) and not isinstance(nation_or_ranks, bool):
+        return _whole(nation_or_ranks, "ranks", low=2, high=3)
+    text = str(nation_or_ranks).strip()
+    if text.isdigit():
+        return _whole(int(text), "ranks", low=2, high=3)
+    return int(ruleset().term("nations", text).attrs["ranks"])
+
+
+def _band(text: str) -> str:
+    return ruleset().term("range_bands", text).id
+
+
+def _phase(text: str) -> str:
+    return ruleset().term("fire_phases", text).id
+
+
+def range_band(
+    weapon: str, distance: float, phase: str = "other", howitzer: bool = False
+) -> str | None:
+    """close / effective / long for a weapon at a distance in inches; None = out of range."""
+    rules = ruleset()
+    term = rules.term("weapons", weapon)
+    phase_id = _phase(phase)
+    if (
+        isinstance(distance, bool)
+        or not isinstance(distance, int | float | Fraction)
+        or distance < 0
+    ):
+        raise InvalidArgumentError(
+            "distance must be a number of inches",
+            column="distance",
+            value=distance,
+            expected=">= 0",
+        )
+    if phase_id == "prep":
+        if term.attrs.get("weapon_class") != "artillery":
+            raise InvalidArgumentError(
+                "only artillery fires in the preparatory fire phase", column="weapon", value=weapon
+            )
+        row = rules.lookup("prep_fire_ranges", weapon=term.id)
+    else:
+        row = rules.lookup("weapon_ranges", weapon=term.id)
+    for band in ("close", "effective", "long"):
+        if distance <= row[f"{band}_max"]:
+            if howitzer and band not in rules.constant("howitzers", "bands"):
+                raise InvalidArgumentError(
+                    "howitzers do not engage targets at effective range",
+                    column="distance",
+                    value=distance,
+                    expected="close or long range",
+                )
+            return band
+    return None
+
+
+def fire_dice(
+    weapon: str,
+    band: str,
+    firing: int,
+    conditions: str = "",
+    ranks: str | int = 3,
+    phase: str = "other",
+    previous_actions: int = 0,
+) -> int:
+    """Dice to roll: castings (or guns) firing x dice per castings, then the modifiers.
+
+    ``ranks``: 2 or 3, or the army's nation. ``conditions``: named fire
+    modifiers (``defensive fire`` drops the skirmisher-target halving).
+    Multipliers first, then added dice, rounded half up, never below 0 (house).
+    """
+    rules = ruleset()
+    term = rules.term("weapons", weapon)
+    band_id = _band(band)
+    phase_id = _phase(phase)
+    count = _whole(firing, "firing")
+    weapon_class = str(term.attrs["weapon_class"])
+    if phase_id == "prep" and weapon_class != "artillery":
+        raise InvalidArgumentError(
+            "only artillery fires in the preparatory fire phase", column="weapon", value=weapon
+        )
+    if weapon_class == "artillery":
+        if phase_id == "prep":
+            source = str(rules.constant("fire_house_rules", "prep_fire_dice_from"))
+            if source == "prep chart":
+                per_gun = int(rules.constant("prep_fire_chart_dice", band_id))
+                base = Fraction(per_gun * count)
+            else:
+                row = rules.lookup("fire_dice", weapon_class="artillery prep")
+                base = Fraction(int(row[f"{band_id}_dice"]) * count, int(row[f"{band_id}_per"]))
+        else:
+            row = rules.lookup("fire_dice", weapon_class="artillery")
+            base = Fraction(int(row[f"{band_id}_dice"]) * count, int(row[f"{band_id}_per"]))
+    else:
+        row = rules.lookup("fire_dice", weapon_class=weapon_class, ranks=army_ranks(ranks))
+        base = Fraction(int(row[f"{band_id}_dice"]) * count, int(row[f"{band_id}_per"]))
+    table = "prep_fire_modifiers" if phase_id == "prep" else "fire_modifiers"
+    mods = {str(r["modifier"]): r for r in rules.rows(table)}
+    terms = _conditions("fire_conditions", conditions)
+    defensive = any(t.id == "defensive fire" for t in terms)
+    multiplier = Fraction(1)
+    added = 0
+    for t in terms:
+        if t.id == "defensive fire":
+            continue
+        mod = mods.get(t.id)
+        if mod is None:
+            raise InvalidArgumentError(
+                f"{t.name!r} is not a modifier of {rules.table(table).title}",
+                column="conditions",
+                value=t.id,
+                expected="one of " + ", ".join(k for k, r in mods.items() if not r.get("per")),
+            )
+        if mod.get("not_in_defensive_fire") and defensive:
+            continue
+        if mod.get("multiplier") is not None:
+            multiplier *= Fraction(str(mod["multiplier"]))
+        if mod.get("dice") is not None:
+            added += int(mod["dice"])
+    actions = _whole(previous_actions, "previous_actions")
+    if actions:
+        per_action = mods.get("previous actions")
+        if per_action is None:
+            raise InvalidArgumentError(
+                f"previous actions do not modify {rules.table(table).title}",
+                column="previous_actions",
+                value=previous_actions,
+                expected="0",
+            )
+        added += int(per_action["dice"]) * actions
+    total = base * multiplier + added
+    rounded = int(total + Fraction(1, 2)) if total >= 0 else 0  # half up (house default)
+    return max(int(rules.constant("fire_house_rules", "minimum_dice")), rounded)
+
+
+def fire_casualty_odds(dice: int, phase: str = "other") -> dict[int, Fraction]:
+    """Exact odds of each number of casting casualties from ``dice`` six-sided dice (6 hits)."""
+    rules = ruleset()
+    name = "prep_hit_on" if _phase(phase) == "prep" else "hit_on"
+    hit_on = int(rules.constant("fire_limits", name))
+    return binomial(_whole(dice, "dice"), Fraction(6 - hit_on + 1, 6))
+
+
+def howitzer_fire_chance(sixes: int) -> Fraction:
+    """Exact chance a building is set on fire by a howitzer's sixes at long range (15% each)."""
+    per = Fraction(int(ruleset().constant("howitzers", "fire_chance_per_six_percent")), 100)
+    return 1 - (1 - per) ** _whole(sixes, "sixes")
+
+
+# -- engineering, army lists ----------------------------------------------------------------------
+
+
+def _task_row(task: str) -> dict[str, Any]:
+    rows = ruleset().rows("engineering_tasks")
+    folded = " ".join(str(task).split()).casefold()
+    for row in rows:
+        if str(row["task"]).casefold() == folded:
+            return row
+    raise InvalidArgumentError(
+        "unknown engineering task",
+        column="task",
+        value=task,
+        expected="one of " + ", ".join(str(r["task"]) for r in rows),
+    )
+
+
+def _turn_columns(row: Mapping[str, Any]) -> list[str]:
+    return sorted((k for k in row if k.startswith("turn_")), key=lambda k: int(k.split("_")[1]))
+
+
+def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
+    """Percentage chance the task is completed at the end of this turn of work (100 = done)."""
+    row = _task_row(task)
+    number = _whole(turn, "turn", low=1)
+    crews = _whole(companies, "companies", low=1)
+    columns = _turn_columns(row)
+    for column in columns[: min(number, len(columns))]:
+        value = row[column]
+        if isinstance(value, str):  # "done" or "-": certain by now
+            return 100
+    if number > len(columns):
+        return 100
+    percent = int(row[columns[number - 1]])
+    if crews > 1:
+        percent *= int(ruleset().constant("engineering_rules", "multiplier_more_than_one_company"))
+    return _clamp_percent(percent)
+
+
+def engineering_done_by(task: str, turn: int, companies: int = 1) -> Fraction:
+    """Exact chance the task is completed by the end of this turn (turn-by-turn checks)."""
+    number = _whole(turn, "turn", low=1)
+    not_done = Fraction(1)
+    for t in range(1, number + 1):
+        not_done *= 1 - Fraction(engineering_chance(task, t, companies), 100)
+    return 1 - not_done
+
+
+def company_size(nation: str, unit_type: str) -> int:
+    """Figures per company stand from the army lists (not printed: MissingTableError)."""
+    return int(
+        ruleset().lookup("army_lists", nation=nation, unit_type=unit_type)["company_figures"]
+    )
+
+
+def company_figures(men: int) -> int:
+    """Figures for a company of ``men``: rounded to the nearest fifty, sixty men a figure.
+
+    The text rounds men to the nearest fifty and caps a stand at three figures;
+    the figures themselves are rounded half up (house default), so 163 men ->
+    150 -> 2.5 -> 3 figures, as the text's example says.
+    """
+    rules = ruleset()
+    count = _whole(men, "men", low=1)
+    step = int(rules.constant("scale", "round_strength_to_men"))
+    per_figure = int(rules.constant("scale", "men_per_figure"))
+    most = int(rules.constant("scale", "max_figures_per_stand"))
+    rounded = int(Fraction(count, step) + Fraction(1, 2)) * step
+    figures = int(Fraction(rounded, per_figure) + Fraction(1, 2))
+    return max(1, min(most, figures))

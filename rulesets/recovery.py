@@ -1,0 +1,263 @@
+"""Campaign recovery: stands lost in a battle that come back the next day, week, month.
+
+Generic over any rule set whose data file has
+
+- ``tables.campaign_recovery``: rows keyed by ``side`` (winner / loser) with the
+  percentages ``next_day_pct``, ``week_pct`` and ``month_pct`` of the stands
+  lost, each an increment on the one before (as Eagles to Glory words them);
+- ``tables.campaign_recovery_days``: constants ``next_day``, ``week``, ``month``,
+  the days after the battle at which each share is back;
+- ``tables.recovery_rounding``: constant ``method``; ``cumulative-half-up``
+  rounds the running total of returned stands half up, so the parts always add
+  up to what was lost (7 lost by a loser: 2.8 -> 3, 4.2 -> 4, 4.9 -> 5).
+
+and, optionally, a ``battle_outcomes`` vocabulary for the words of a side
+("won", "defeated").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import numbers
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+from rulesets import registry
+from rulesets.errors import InvalidArgumentError, RulesetDataError
+from rulesets.model import Ruleset
+
+__all__ = [
+    "DEFAULT_RULESET",
+    "Battle",
+    "Recovery",
+    "returning_frame",
+    "stands_back_by",
+    "stands_returning",
+    "strength_on",
+    "strength_on_date",
+]
+
+DEFAULT_RULESET = "eagles-to-glory"
+
+_PERCENT_COLUMNS = ("next_day_pct", "week_pct", "month_pct")
+_DAY_NAMES = ("next_day", "week", "month")
+_METHODS = ("cumulative-half-up",)
+
+
+class Battle(NamedTuple):
+    """One battle of a formation: when, stands lost, and its side's outcome."""
+
+    date: dt.date | str
+    stands_lost: int
+    outcome: str
+
+
+class Recovery(NamedTuple):
+    """Stands of those lost that return at each step, and those gone for good."""
+
+    next_day: int
+    after_week: int
+    after_month: int
+    gone_for_good: int
+
+
+def _count(value: Any, name: str) -> int:
+    """A whole, non-negative number of stands or days (ints or integral floats)."""
+    if isinstance(value, bool) or value is None:
+        raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, numbers.Integral):  # numpy integers from pandas too
+        value = int(value)
+    if not isinstance(value, int):
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="0 or more"
+        )
+    if value < 0:
+        raise InvalidArgumentError(
+            f"{name} cannot be negative", column=name, value=value, expected="0 or more"
+        )
+    return value
+
+
+def _side(rs: Ruleset, outcome: str) -> str:
+    """The ``side`` key of campaign_recovery for "winner", "won", "defeated"..."""
+    if "battle_outcomes" in rs.vocabularies:
+        return rs.term("battle_outcomes", outcome).id
+    return " ".join(str(outcome).split()).casefold()
+
+
+def _cumulative_shares(rs: Ruleset, outcome: str) -> list[Fraction]:
+    """Running share of the stands lost that are back at each step."""
+    row = rs.lookup("campaign_recovery", side=_side(rs, outcome))
+    shares: list[Fraction] = []
+    total = Fraction(0)
+    for column in _PERCENT_COLUMNS:
+        if row.get(column) is None:
+            raise RulesetDataError(
+                f"campaign_recovery has no {column} for {row.get('side')!r}",
+                file=rs.path,
+                table="campaign_recovery",
+                column=column,
+            )
+        total += Fraction(str(row[column])) / 100
+        shares.append(total)
+    if total > 1:
+        raise RulesetDataError(
+            f"campaign_recovery returns more than was lost for {row.get('side')!r}",
+            file=rs.path,
+            table="campaign_recovery",
+            value=float(total * 100),
+            expected="percentages adding up to 100 or less",
+        )
+    return shares
+
+
+def _round(rs: Ruleset, share: Fraction) -> int:
+    method = rs.constant("recovery_rounding", "method")
+    if method not in _METHODS:
+        raise RulesetDataError(
+            f"unknown recovery rounding {method!r}",
+            file=rs.path,
+            table="recovery_rounding",
+            expected="one of " + ", ".join(_METHODS),
+        )
+    return math.floor(share + Fraction(1, 2))  # half up
+
+
+def _returned_by_step(stands_lost: int, outcome: str, ruleset: str) -> tuple[Ruleset, list[int]]:
+    rs = registry.get(ruleset)
+    lost = _count(stands_lost, "stands_lost")
+    back = [_round(rs, lost * share) for share in _cumulative_shares(rs, outcome)]
+    return rs, back
+
+
+def stands_returning(stands_lost: int, outcome: str, ruleset: str = DEFAULT_RULESET) -> Recovery:
+    """Stands that return the next day, after a week, after a month, and gone for good.
+
+    ``outcome`` is the side's result: "winner" or "loser" (or "won", "lost"...).
+    Each number is the increment of that step; the four add up to stands_lost.
+    10 lost by a winner -> 5, 2, 1, gone 2; 7 lost by a loser -> 3, 1, 1, gone 2.
+    """
+    _rs, back = _returned_by_step(stands_lost, outcome, ruleset)
+    lost = int(stands_lost)
+    return Recovery(back[0], back[1] - back[0], back[2] - back[1], lost - back[2])
+
+
+def stands_back_by(
+    stands_lost: int, outcome: str, days_after: int, ruleset: str = DEFAULT_RULESET
+) -> int:
+    """How many of the stands lost are back by ``days_after`` days after the battle."""
+    rs, back = _returned_by_step(stands_lost, outcome, ruleset)
+    days = _count(days_after, "days_after")
+    returned = 0
+    for name, count in zip(_DAY_NAMES, back, strict=True):
+        if days >= int(rs.constant("campaign_recovery_days", name)):
+            returned = count
+    return returned
+
+
+def strength_on(
+    start: int, lost: int, outcome: str, days_after: int, ruleset: str = DEFAULT_RULESET
+) -> int:
+    """Stands of a formation ``days_after`` days after a battle (0 = the day of the battle).
+
+    ``start`` stands before the battle, ``lost`` of them lost in it.
+    """
+    begin = _count(start, "start")
+    lost_count = _count(lost, "lost")
+    if lost_count > begin:
+        raise InvalidArgumentError(
+            "a formation cannot lose more stands than it had",
+            column="lost",
+            value=lost,
+            expected=f"at most {begin}",
+        )
+    return begin - lost_count + stands_back_by(lost_count, outcome, days_after, ruleset)
+
+
+def _date(value: Any, name: str) -> dt.date:
+    """A date from a date, a datetime or ISO text (1815-06-18): pre-1900 dates are fine."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10])
+    except ValueError:
+        raise InvalidArgumentError(
+            f"{name} is not a date", column=name, value=value, expected="a date such as 1815-06-18"
+        ) from None
+
+
+def strength_on_date(
+    start: int,
+    battles: Iterable[Battle | tuple[Any, Any, Any]],
+    on: dt.date | str,
+    ruleset: str = DEFAULT_RULESET,
+) -> int:
+    """Stands of a formation on a date, after any number of battles before it.
+
+    Each battle takes its losses on its day and gives stands back from the next
+    day on (stands_back_by). A battle after ``on`` does not count. A battle may
+    not cost more stands than the formation had that day.
+    """
+    begin = _count(start, "start")
+    fought = sorted(
+        (_date(date, "date"), _count(lost, "stands_lost"), str(outcome))
+        for date, lost, outcome in battles
+    )
+
+    def strength(day: dt.date, upto: int) -> int:
+        """Strength on ``day`` counting the first ``upto`` battles of ``fought``."""
+        total = begin
+        for when, lost, outcome in fought[:upto]:
+            days = (day - when).days
+            if days >= 0:
+                total -= lost - stands_back_by(lost, outcome, days, ruleset)
+        return total
+
+    for i, (when, lost, _outcome) in enumerate(fought):
+        had = strength(when, i)
+        if lost > had:
+            raise InvalidArgumentError(
+                f"the battle of {when.isoformat()} costs more stands than the formation had",
+                column="stands_lost",
+                value=lost,
+                expected=f"at most {had}",
+            )
+    return strength(_date(on, "on"), len(fought))
+
+
+def returning_frame(
+    frame: pd.DataFrame,
+    lost_column: str = "Stands lost",
+    outcome_column: str = "Outcome",
+    ruleset: str = DEFAULT_RULESET,
+) -> pd.DataFrame:
+    """Per row of ``frame`` (one formation in one battle): the stands returning.
+
+    Returns a frame with the same index and the columns Next day, After a week,
+    After a month, Gone for good.
+    """
+    for column in (lost_column, outcome_column):
+        if column not in frame.columns:
+            raise InvalidArgumentError(
+                f"no column {column!r}",
+                column=column,
+                expected="one of " + ", ".join(map(str, frame.columns)),
+            )
+    rows = [
+        list(stands_returning(lost, str(outcome), ruleset))
+        for lost, outcome in zip(frame[lost_column], frame[outcome_column], strict=True)
+    ]
+    return pd.DataFrame(
+        rows,
+        index=frame.index,
+        columns=["Next day", "After a week", "After a month", "Gone for good"],
+        dtype="int64",
+    )

@@ -1,0 +1,501 @@
+"""Square Eagles: strength, orders, initiative, rally, movement, fire and assault.
+
+Every number comes from ``rulesets/data/square-eagles.yaml``. Dice are d6; a
+Target Number N means each die showing N or more scores a Hit. Fire and
+assault are pools of d6 that modifiers grow or shrink by whole dice.
+
+Conditions are typed as one comma-separated text (``"target in cover, flank"``)
+and matched against the rule set's vocabularies (``fire_conditions``,
+``melee_conditions``, ``rally_conditions``); an unknown word raises
+UnknownTermError listing what is allowed. An assault's conditions describe the
+whole assault: each modifier counts for the side the rules give it to, so the
+same text gives both sides' dice.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from rulesets import dice, registry
+from rulesets.conditions import parse_conditions
+from rulesets.errors import InvalidArgumentError
+from rulesets.model import Ruleset, Term
+
+__all__ = [
+    "RULESET_ID",
+    "AssaultResult",
+    "RallyResult",
+    "assault_dice",
+    "assault_odds",
+    "assault_result",
+    "assault_target",
+    "assault_winner_odds",
+    "expected_hits",
+    "fire_dice",
+    "fire_target",
+    "hits_odds",
+    "initiative_switch_odds",
+    "initiative_switches",
+    "is_removed",
+    "move_boxes",
+    "must_withdraw",
+    "order_cost",
+    "orders_saved",
+    "rally_odds",
+    "rally_result",
+    "rules",
+    "strength_points",
+    "unit_type",
+]
+
+RULESET_ID = "square-eagles"
+
+Side = Literal["attacker", "defender"]
+_SIDES: tuple[str, ...] = ("attacker", "defender")
+
+
+def rules() -> Ruleset:
+    """The Square Eagles rule set (loaded and validated once)."""
+    return registry.get(RULESET_ID)
+
+
+# -- small validators ---------------------------------------------------------------
+
+
+def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not float(value).is_integer()
+    ):
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        )
+    number = int(float(value))
+    if (low is not None and number < low) or (high is not None and number > high):
+        bounds = f"{low if low is not None else '...'} to {high if high is not None else '...'}"
+        raise InvalidArgumentError(
+            f"{name} is out of range", column=name, value=value, expected=bounds
+        )
+    return number
+
+
+def _die_roll(roll: Any, name: str = "roll") -> int:
+    return _whole(roll, name, 1, 6)
+
+
+def unit_type(text: str) -> Term:
+    """The unit type spelled ``text`` (Infantry, Lights, Cavalry, Heavy Cavalry, Guns...)."""
+    return rules().term("unit_types", str(text))
+
+
+def _range_boxes(range_boxes: Any) -> float:
+    if isinstance(range_boxes, bool) or not isinstance(range_boxes, numbers.Real):
+        raise InvalidArgumentError(
+            "range must be a number of boxes",
+            column="range",
+            value=range_boxes,
+            expected="1, 1.5, 2, 2.5, ... (diagonals count 1.5)",
+        )
+    value = float(range_boxes)
+    # Boxes are whole, diagonals 1.5: every range is a multiple of half a box, from 1.
+    if value < 1 or (value * 2) != int(value * 2):
+        raise InvalidArgumentError(
+            "range is counted in boxes from 1 (the next box); diagonals count 1.5",
+            column="range",
+            value=range_boxes,
+            expected="1, 1.5, 2, 2.5, ...",
+        )
+    return value
+
+
+# -- strength, orders, initiative -----------------------------------------------------
+
+
+def strength_points(unit: str, adjustment: int = 0) -> int:
+    """Strength Points of a unit type, adjusted up or down by at most 1 SP."""
+    ruleset = rules()
+    term = unit_type(unit)
+    limit = int(ruleset.constant("strength_adjustment", "max_adjustment"))
+    adjust = _whole(adjustment, "adjustment", -limit, limit)
+    return int(ruleset.lookup("strength_points", unit_type=term.id)["strength_points"]) + adjust
+
+
+def is_removed(hits: int, strength: int) -> bool:
+    """A unit whose Hits equal its Strength Points is removed."""
+    return _whole(hits, "hits") >= _whole(strength, "strength points", 1)
+
+
+def order_cost(near_enemy: bool = False, general_attached: bool = False) -> int:
+    """Pips to Order a unit: 1, or 2 within 1 box of an enemy; 0 with a General attached."""
+    ruleset = rules()
+    if general_attached:
+        return 0  # "always counts as Ordered [regardless of the cost to Order that Unit]"
+    name = "order_cost_near_enemy" if near_enemy else "order_cost"
+    return int(ruleset.constant("orders", name))
+
+
+def orders_saved(orders_roll: int) -> int:
+    """Excellent Staff (optional): Orders a General saves on his orders roll (5: 1, 6: 2)."""
+    roll = _die_roll(orders_roll, "orders roll")
+    for row in rules().rows("excellent_staff"):
+        if row["orders_roll"] == roll:
+            return int(row["orders_saved"])
+    return 0
+
+
+def initiative_switches(holder_roll: int, reacting_roll: int) -> bool:
+    """From Turn 2: the Reacting side takes the Initiative only by winning by 2 or more."""
+    ruleset = rules()
+    sides = int(ruleset.constant("initiative", "die_sides"))
+    holder = _whole(holder_roll, "holder roll", 1, sides)
+    reacting = _whole(reacting_roll, "reacting roll", 1, sides)
+    return reacting - holder >= int(ruleset.constant("initiative", "switch_margin"))
+
+
+def initiative_switch_odds() -> Fraction:
+    """Exact chance that the Initiative changes sides in one roll-off."""
+    sides = int(rules().constant("initiative", "die_sides"))
+    both = [(h, r) for h in range(1, sides + 1) for r in range(1, sides + 1)]
+    switches = sum(1 for h, r in both if initiative_switches(h, r))
+    return Fraction(switches, len(both))
+
+
+# -- rally ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RallyResult:
+    """One Rally: the modified roll, Hits regained, and the unit's Hits after (if given)."""
+
+    modified_roll: int
+    hits_regained: int
+    hits_after: int | None
+
+
+def _rally_modifier(conditions: str | None) -> int:
+    ruleset = rules()
+    rows = {row["condition"]: row for row in ruleset.rows("rally_modifiers")}
+    # One +1 per group: Cover, General and Stubborn share a group; Guard adds to it.
+    best: dict[str, int] = {}
+    for term in parse_conditions(ruleset, "rally_conditions", conditions):
+        row = rows[term.id]
+        best[row["group"]] = max(best.get(row["group"], 0), int(row["modifier"]))
+    return sum(best.values())
+
+
+def rally_result(roll: int, conditions: str | None = "", hits: int | None = None) -> RallyResult:
+    """Rally a unit: d6 + modifiers; 4+ regains 1 Hit, 6+ regains 2; the first Hit stays.
+
+    ``hits`` (optional) is the unit's Hits before rallying: Hits regained never take
+    it below 1 Hit (the first Hit is permanent).
+    """
+    ruleset = rules()
+    modified = _die_roll(roll) + _rally_modifier(conditions)
+    regained = int(ruleset.bracket("rally_results", modified)["hits_regained"])
+    if hits is None:
+        return RallyResult(modified, regained, None)
+    before = _whole(hits, "hits")
+    floor = int(ruleset.constant("rally_limits", "min_hits_after_rally"))
+    regained = max(0, min(regained, before - floor))
+    return RallyResult(modified, regained, before - regained)
+
+
+def rally_odds(conditions: str | None = "", hits: int | None = None) -> dict[int, Fraction]:
+    """Exact chances of regaining 0, 1 or 2 Hits with one Rally."""
+    out = {0: Fraction(0), 1: Fraction(0), 2: Fraction(0)}
+    for roll, p in dice.die(6).items():
+        regained = rally_result(roll, conditions, hits).hits_regained
+        out[regained] = out.get(regained, Fraction(0)) + p
+    return out
+
+
+# -- movement ------------------------------------------------------------------------
+
+
+def move_boxes(
+    unit: str, march: bool = False, on_road: bool = False, formation: str | None = None
+) -> int:
+    """Boxes a unit may Move (or March), plus the road bonus when the whole move is on a road.
+
+    Infantry March and use roads only in Column: a ``formation`` other than Column
+    for marching or road-using infantry is an error (no formation given: Column assumed).
+    """
+    ruleset = rules()
+    term = unit_type(unit)
+    row = ruleset.lookup("movement", unit_type=term.id)
+    if term.id == "infantry" and (march or on_road) and formation is not None:
+        shape = ruleset.term("formations", formation)
+        if shape.id != "column":
+            raise InvalidArgumentError(
+                "Infantry must be in Column to March or use a Road",
+                column="formation",
+                value=formation,
+                expected="Column",
+            )
+    boxes = int(row["march_boxes"] if march else row["move_boxes"])
+    if on_road:
+        boxes += int(ruleset.constant("movement_rules", "road_bonus_boxes"))
+    return boxes
+
+
+# -- fire ------------------------------------------------------------------------------
+
+
+def _firer(unit: str) -> Term:
+    term = unit_type(unit)
+    if not term.attrs.get("fires", False):
+        firing = [t.name for t in rules().vocabulary("unit_types").terms if t.attrs.get("fires")]
+        raise InvalidArgumentError(
+            f"{term.name} do not fire (N/A on the Summary Sheet)",
+            column="unit type",
+            value=unit,
+            expected="one of " + ", ".join(firing),
+        )
+    return term
+
+
+def fire_dice(unit: str, range_boxes: float, conditions: str | None = "") -> int:
+    """Dice a unit fires with at a range (boxes), after the fire dice modifiers.
+
+    Beyond its longest range a unit rolls no dice (0). Modifiers: target in cover
+    (-1, Lights firing ignore it), target is Lights (-1), flank or rear (+1; Lights
+    have none), unused Order (+1), Artillery at a Column or Square (+1), Infantry in
+    Column or Square firing (2 dice at 1 box). Never fewer than 0 dice.
+    """
+    ruleset = rules()
+    firer = _firer(unit)
+    distance = _range_boxes(range_boxes)
+    bands = [r for r in ruleset.rows("fire_dice") if r["unit_type"] == firer.id]
+    base = next(
+        (int(r["dice"]) for r in bands if r["range_low"] <= distance <= r["range_high"]), None
+    )
+    if base is None:
+        if distance > max(r["range_high"] for r in bands):
+            return 0  # out of range: no modifier brings a unit into range
+        raise InvalidArgumentError(  # unreachable while the bands start at 1 box
+            f"no fire band for {firer.name} at {distance} boxes", value=range_boxes
+        )
+    terms = parse_conditions(ruleset, "fire_conditions", conditions)
+    given = {t.id for t in terms}
+    rows = {r["condition"]: r for r in ruleset.rows("fire_modifiers")}
+    delta = 0
+    for term in terms:
+        row = rows.get(term.id)
+        if row is None:
+            continue  # a Target Number condition (medium battery, low supplies)
+        only = row.get("firer")
+        if only and firer.id not in only:
+            if row.get("describes_firer"):
+                raise InvalidArgumentError(
+                    f"{term.name!r} applies only to " + ", ".join(only),
+                    column="conditions",
+                    value=term.name,
+                    expected=f"a firing {', '.join(only)}",
+                )
+            continue
+        if firer.id in (row.get("ignored_by") or []):
+            continue
+        if given & set(row.get("cancelled_by") or []):
+            continue
+        if row.get("max_range") is not None and distance > row["max_range"]:
+            continue
+        if row.get("replaces_dice") is not None:
+            base = int(row["replaces_dice"])
+        delta += int(row.get("dice") or 0)
+    return max(0, base + delta)
+
+
+def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) -> int:
+    """The Target Number a unit fires at (Artillery 3+, Infantry 4+, Lights 5+).
+
+    Skirmish Fire is one unmodified d6 for a 4+. Optional rules: Medium Battery
+    (Guns hit on 4+) and Low Supplies (one worse). Other fire conditions may be
+    given (they change dice, not the Target Number) and are ignored here.
+    """
+    ruleset = rules()
+    firer = _firer(unit)
+    if skirmish:
+        target = int(ruleset.constant("skirmish_fire", "target_number"))
+    else:
+        target = int(ruleset.lookup("fire_target_numbers", unit_type=firer.id)["target_number"])
+    rows = {r["condition"]: r for r in ruleset.rows("fire_target_modifiers")}
+    for term in parse_conditions(ruleset, "fire_conditions", conditions):
+        row = rows.get(term.id)
+        if row is None:
+            continue
+        only = row.get("firer")
+        if only and firer.id not in only:
+            raise InvalidArgumentError(
+                f"{term.name!r} applies only to " + ", ".join(only),
+                column="conditions",
+                value=term.name,
+                expected="a firing " + " or ".join(only),
+            )
+        if row.get("becomes") is not None and not skirmish:
+            target = int(row["becomes"])
+        target += int(row.get("change") or 0)
+    return target
+
+
+def must_withdraw(hits: int) -> bool:
+    """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
+    return _whole(hits, "hits") >= int(rules().constant("withdraw", "hits"))
+
+
+# -- assault -----------------------------------------------------------------------------
+
+
+def assault_target(unit: str) -> int:
+    """The Target Number a unit rolls at in an Assault (Cavalry 3+, Infantry 4+, Lights 5+)."""
+    ruleset = rules()
+    term = unit_type(unit)
+    if term.attrs.get("artillery"):
+        raise InvalidArgumentError(
+            "Assaulted Guns are Removed immediately: they roll no Assault dice",
+            column="unit type",
+            value=unit,
+            expected="Infantry, Lights, Cavalry or Heavy Cavalry",
+        )
+    return int(ruleset.lookup("assault_target_numbers", unit_type=term.id)["target_number"])
+
+
+def _side(side: str) -> str:
+    folded = str(side).strip().casefold()
+    aliases = {"assaulter": "attacker", "attacking": "attacker", "defending": "defender"}
+    folded = aliases.get(folded, folded)
+    if folded not in _SIDES:
+        raise InvalidArgumentError(
+            "side must be the attacker (Assaulter) or the defender",
+            column="side",
+            value=side,
+            expected="attacker or defender",
+        )
+    return folded
+
+
+def assault_dice(unit: str, strength: int, side: str, conditions: str | None = "") -> int:
+    """Dice a unit rolls in an Assault: its remaining Strength Points, modified.
+
+    ``side`` is ``attacker`` (the Assaulter) or ``defender``. ``conditions``
+    describe the assault; each modifier counts only for its side and unit types
+    (Cavalry charging +1, charging Lights +1 more, Cavalry fighting Heavy Cavalry
+    -1, defender in cover -1 to the attacker, flank or rear +1, unused Order +1 to
+    the defender, Column +1, Square +2 against Cavalry, Resolute +1 when assaulted).
+    """
+    ruleset = rules()
+    term = unit_type(unit)
+    who = _side(side)
+    if term.attrs.get("artillery"):
+        raise InvalidArgumentError(
+            "Artillery may not Assault, and Assaulted Guns are Removed immediately",
+            column="unit type",
+            value=unit,
+            expected="Infantry, Lights, Cavalry or Heavy Cavalry",
+        )
+    if who == "attacker" and not term.attrs.get("assaults", False):
+        raise InvalidArgumentError(
+            f"{term.name} may not Assault",
+            column="unit type",
+            value=unit,
+            expected="Infantry, Cavalry or Heavy Cavalry",
+        )
+    pool = _whole(strength, "strength")
+    terms = parse_conditions(ruleset, "melee_conditions", conditions)
+    rows = {r["condition"]: r for r in ruleset.rows("melee_modifiers")}
+    given = {t.id for t in terms}
+    for t in terms:  # "an additional 1 d6": charging Lights is also a charge
+        given.update((rows.get(t.id) or {}).get("implies") or [])
+    delta = 0
+    for condition in sorted(given):
+        row = rows.get(condition)
+        if row is None or row["side"] not in (who, "either"):
+            continue  # a flag (defender square...) or the other side's modifier
+        only = row.get("unit_types")
+        if only and term.id not in only:
+            if row["side"] == "either":
+                continue  # e.g. the Heavy Cavalry side of Cavalry vs Heavy Cavalry
+            raise InvalidArgumentError(
+                f"{condition!r} applies only to " + ", ".join(only) + f" as {who}",
+                column="conditions",
+                value=condition,
+                expected=", ".join(only),
+            )
+        if given & set(row.get("cancelled_by") or []):
+            continue
+        delta += int(row["dice"])
+    return max(0, pool + delta)
+
+
+@dataclass(frozen=True)
+class AssaultResult:
+    """Who lost an Assault and how many Boxes it retreats."""
+
+    loser: str
+    retreat_boxes: int
+
+
+def assault_result(attacker_hits: int, defender_hits: int) -> AssaultResult:
+    """The loser retreats the Hit difference in Boxes; the Assaulter loses ties (1 Box)."""
+    ruleset = rules()
+    by_attacker = _whole(attacker_hits, "attacker hits")
+    by_defender = _whole(defender_hits, "defender hits")
+    if by_attacker > by_defender:
+        return AssaultResult("defender", by_attacker - by_defender)
+    if by_attacker == by_defender:
+        return AssaultResult(
+            "attacker", int(ruleset.constant("assault_results", "tie_assaulter_retreat_boxes"))
+        )
+    return AssaultResult("attacker", by_defender - by_attacker)
+
+
+def assault_odds(
+    attacker_dice: int, attacker_target: int, defender_dice: int, defender_target: int
+) -> dict[AssaultResult, Fraction]:
+    """Exact chances of every Assault result, from both sides' dice and Target Numbers."""
+    by_attacker = hits_odds(attacker_dice, attacker_target)
+    by_defender = hits_odds(defender_dice, defender_target)
+    out: dict[AssaultResult, Fraction] = {}
+    for a, pa in by_attacker.items():
+        for d, pd_ in by_defender.items():
+            result = assault_result(a, d)
+            out[result] = out.get(result, Fraction(0)) + pa * pd_
+    return out
+
+
+def assault_winner_odds(
+    attacker_dice: int, attacker_target: int, defender_dice: int, defender_target: int
+) -> dict[str, Fraction]:
+    """Exact chances that the ``attacker`` (Assaulter) or the ``defender`` wins (ties lose)."""
+    out = {"attacker": Fraction(0), "defender": Fraction(0)}
+    for result, p in assault_odds(
+        attacker_dice, attacker_target, defender_dice, defender_target
+    ).items():
+        out["defender" if result.loser == "attacker" else "attacker"] += p
+    return out
+
+
+# -- hits -------------------------------------------------------------------------------
+
+
+def hits_odds(dice_count: int, target: int) -> dict[int, Fraction]:
+    """Exact chances of 0..n Hits from n d6, each hitting on ``target`` or more.
+
+    ``target`` runs from 1 (every die hits) to 7 (no die can).
+    """
+    n = _whole(dice_count, "dice")
+    t = _whole(target, "target number", 1, 7)
+    return dice.binomial(n, Fraction(7 - t, 6))
+
+
+def expected_hits(dice_count: int, target: int) -> Fraction:
+    """The mean number of Hits from n d6 at a Target Number."""
+    return _mean(hits_odds(dice_count, target))
+
+
+def _mean(dist: Mapping[int, Fraction]) -> Fraction:
+    return sum((k * p for k, p in dist.items()), Fraction(0))

@@ -1,0 +1,64 @@
+"""Errors about workbooks: what is wrong, in which file, sheet, table, row, column.
+
+All are ``BattleLedgerError`` subclasses, so the CLI prints them as one line
+and Excel shows them as a message: ``str(err)`` names the file, sheet, table,
+row (the sheet's own row number, as Excel shows it), column and value, and
+what was expected.
+"""
+
+from __future__ import annotations
+
+from rulesets.errors import BattleLedgerError
+
+__all__ = [
+    "CellValueError",
+    "ColumnNotFoundError",
+    "NotAWorkbookError",
+    "TableNotFoundError",
+    "UnknownOperationError",
+    "UnsafeWorkbookError",
+    "WorkbookError",
+    "WorkbookLockedError",
+    "WorkbookSaveError",
+    "WrongKindError",
+]
+
+
+class WorkbookError(BattleLedgerError):
+    """Something about a workbook (a file, or a book open in Excel)."""
+
+
+class NotAWorkbookError(WorkbookError):
+    """The file is not an .xlsx/.xlsm workbook (not a zip, truncated, damaged)."""
+
+
+class UnsafeWorkbookError(WorkbookError):
+    """The workbook's XML declares entities or a DTD (an XML bomb); refused unread."""
+
+
+class WrongKindError(WorkbookError):
+    """A workbook of another kind (or not one of ours: no ``_meta`` sheet)."""
+
+
+class TableNotFoundError(WorkbookError):
+    """No Excel Table of that name in the workbook."""
+
+
+class ColumnNotFoundError(WorkbookError):
+    """An Excel Table lacks a header an operation needs."""
+
+
+class CellValueError(WorkbookError):
+    """A cell holds what its column does not allow (text in a number column...)."""
+
+
+class WorkbookLockedError(WorkbookError):
+    """The file is open in Excel (or LibreOffice): its lock file sits beside it."""
+
+
+class WorkbookSaveError(WorkbookError):
+    """The workbook could not be saved (read-only folder, disk full, changed meanwhile)."""
+
+
+class UnknownOperationError(WorkbookError):
+    """No operation (macro), report or checker of that name for this kind of workbook."""

@@ -1,0 +1,753 @@
+"""The headless backend: openpyxl on an .xlsx/.xlsm file.
+
+``HeadlessBook(path, kind="dep-ledger")`` opens a workbook of ours and refuses
+anything else with a clear error: not a zip or truncated
+(``NotAWorkbookError``), XML with entities or a DTD (``UnsafeWorkbookError``:
+openpyxl parses with defusedxml), another kind or no ``_meta``
+(``WrongKindError``). Tables are found by name wherever they sit and read by
+header (``read_table``); every write stays in memory until ``commit``, which
+saves atomically (a temporary file beside the target, then ``os.replace``),
+keeps the previous version as ``<name>.bak`` and refuses to write while Excel
+(``~$<name>``) or LibreOffice (``.~lock.<name>#``) holds the file. Until then
+the file on disk is untouched, byte for byte; ``discard`` forgets everything.
+
+``save_workbook(wb, path)`` is the same atomic save for a new workbook.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import datetime as _dt
+import hashlib
+import io
+import math
+import os
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import ParseError
+
+import openpyxl
+import pandas as pd
+from openpyxl.cell.cell import Cell, MergedCell
+from openpyxl.formatting.formatting import ConditionalFormattingList
+from openpyxl.formula.translate import Translator
+from openpyxl.utils import get_column_letter, range_boundaries
+from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
+from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.cell_range import CellRange, MultiCellRange
+from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+from openpyxl.worksheet.table import Table
+from openpyxl.worksheet.worksheet import Worksheet
+
+from sheets.book import (
+    META_SHEET,
+    Book,
+    ColumnTypes,
+    Formula,
+    Meta,
+    build_frame,
+    parse_meta,
+)
+from sheets.errors import (
+    CellValueError,
+    NotAWorkbookError,
+    TableNotFoundError,
+    UnsafeWorkbookError,
+    WorkbookError,
+    WorkbookLockedError,
+    WorkbookSaveError,
+    WrongKindError,
+)
+
+__all__ = ["WORKBOOK_SUFFIXES", "HeadlessBook", "check_not_locked", "save_workbook"]
+
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
+_TEXT_TRIGGERS = ("=", "+", "-", "@")
+
+
+# -- opening ----------------------------------------------------------------------------
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's text on one line (openpyxl's messages span several)."""
+    return " ".join(str(exc).split())
+
+
+def _load(data: bytes, path: Path, *, data_only: bool) -> Workbook:
+    """openpyxl's workbook of ``data``, every failure turned into a clear error."""
+    from defusedxml.common import DefusedXmlException
+
+    label = str(path)
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        raise NotAWorkbookError(
+            "not an Excel workbook (the file is not a zip archive, or it is truncated)",
+            file=label,
+            expected="an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger",
+        )
+    try:
+        return openpyxl.load_workbook(
+            io.BytesIO(data),
+            data_only=data_only,
+            keep_vba=path.suffix.lower() in (".xlsm", ".xltm"),
+            keep_links=True,
+        )
+    except DefusedXmlException as exc:
+        raise UnsafeWorkbookError(
+            "refused to read the workbook: its XML declares entities or a DTD "
+            f"({_one_line(exc)}), which is how XML bombs work",
+            file=label,
+            expected="a workbook saved by Excel, LibreOffice or battle-ledger",
+        ) from None
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        KeyError,
+        ParseError,
+        InvalidFileException,
+        EOFError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+    ) as exc:
+        # openpyxl wraps a sheet's parse error in ValueError: find defusedxml's refusal.
+        cause: BaseException | None = exc
+        while cause is not None:
+            if isinstance(cause, DefusedXmlException):
+                raise UnsafeWorkbookError(
+                    "refused to read the workbook: its XML declares entities or a DTD "
+                    f"({_one_line(cause)}), which is how XML bombs work",
+                    file=label,
+                    expected="a workbook saved by Excel, LibreOffice or battle-ledger",
+                ) from None
+            cause = cause.__cause__ or cause.__context__
+        # KeyError: a part named in [Content_Types].xml is missing (a truncated
+        # or hand-made zip); the others are damaged XML or values.
+        raise NotAWorkbookError(
+            f"not a readable Excel workbook ({type(exc).__name__}: {_one_line(exc)})",
+            file=label,
+            expected="an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger",
+        ) from None
+
+
+def _lock_files(path: Path) -> list[Path]:
+    """Where Excel and LibreOffice put the lock file of an open ``path``."""
+    name = path.name
+    found = [path.with_name("~$" + name), path.with_name(f".~lock.{name}#")]
+    if len(name) > 2:
+        # Word-style owner files replace the first two characters of long names.
+        found.append(path.with_name("~$" + name[2:]))
+    return found
+
+
+def check_not_locked(path: Path | str) -> None:
+    """``WorkbookLockedError`` if Excel or LibreOffice holds ``path`` open."""
+    path = Path(path)
+    for lock in _lock_files(path):
+        if lock.exists():
+            holder = "LibreOffice" if lock.name.startswith(".~lock.") else "Excel"
+            raise WorkbookLockedError(
+                f"the workbook is open in {holder} (lock file {lock.name} beside it); "
+                f"close it in {holder} and try again, or delete {lock.name} if {holder} "
+                "is not running",
+                file=str(path),
+                expected="a workbook no program holds open",
+            )
+
+
+# -- saving -----------------------------------------------------------------------------
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def save_workbook(
+    wb: Workbook,
+    path: Path | str,
+    *,
+    overwrite: bool = False,
+    backup: bool = True,
+    expect_digest: str | None = None,
+) -> str:
+    """Save ``wb`` to ``path`` atomically; return the sha256 of the saved bytes.
+
+    The workbook goes to a temporary file in the same folder, which then
+    replaces ``path`` in one step (``os.replace``), so a reader sees either the
+    old file or the new one, never half of either. With ``backup`` the
+    previous version is kept as ``<name>.bak`` (one, overwritten each time).
+    ``expect_digest``: refuse if the file changed on disk since it was read.
+    On any failure the file at ``path`` is left as it was.
+    """
+    target = Path(path)
+    label = str(target)
+    check_not_locked(target)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.exists() and not target.is_file():
+        raise WorkbookSaveError(
+            "cannot save: the path is a folder", file=label, expected="a file name"
+        )
+    if target.exists() and not overwrite and expect_digest is None:
+        raise WorkbookSaveError(
+            "the file exists already", file=label, expected="a new file name, or --force"
+        )
+    if not folder.is_dir():
+        raise WorkbookSaveError(
+            "cannot save: the folder does not exist",
+            file=label,
+            value=str(folder),
+            expected="an existing folder",
+        )
+    buffer = io.BytesIO()
+    try:
+        wb.save(buffer)
+    except (IllegalCharacterError, ValueError, TypeError) as exc:
+        raise WorkbookSaveError(f"the workbook could not be written ({exc})", file=label) from None
+    data = buffer.getvalue()
+    tmp_name: str | None = None
+    try:
+        changed = expect_digest is not None and target.exists()
+        if changed and _digest(target.read_bytes()) != expect_digest:
+            raise WorkbookSaveError(
+                "the file changed on disk since it was opened (saved by another "
+                "program?); nothing was written",
+                file=label,
+                expected="run the command again on the new version",
+            )
+        fd, tmp_name = tempfile.mkstemp(prefix=".~bl-", suffix=target.suffix, dir=folder)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            shutil.copymode(target, tmp_name)
+            if backup:
+                _write_backup(target)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp_name, 0o666 & ~umask)
+        os.replace(tmp_name, target)
+        tmp_name = None
+    except OSError as exc:
+        raise WorkbookSaveError(
+            f"cannot save: {exc.strerror or exc}",
+            file=label,
+            expected="a folder you may write to, with room to spare",
+        ) from None
+    finally:
+        if tmp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+    return _digest(data)
+
+
+def _write_backup(target: Path) -> None:
+    """Copy ``target`` to ``<name>.bak`` (atomically, replacing the old one)."""
+    backup = target.with_name(target.name + ".bak")
+    fd, tmp = tempfile.mkstemp(prefix=".~bl-", suffix=".bak", dir=target.parent)
+    os.close(fd)
+    try:
+        shutil.copy2(target, tmp)
+        os.replace(tmp, backup)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# -- cells ------------------------------------------------------------------------------
+
+
+def _is_formula(cell: Any) -> bool:
+    if isinstance(cell.value, ArrayFormula | DataTableFormula):
+        return True
+    return bool(cell.data_type == "f")
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def _plain(value: Any) -> Any:
+    """A value openpyxl can write: numpy scalars, NA, Timestamps made plain."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, Formula):
+        return value
+    if isinstance(value, pd.Timestamp):
+        return value.to_pydatetime()
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()  # numpy scalar
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, str | int | float | bool | _dt.datetime | _dt.date | _dt.time):
+        return value
+    return str(value)
+
+
+def _missing(value: Any) -> bool:
+    """Whether a DataFrame value means "nothing given" (None, NaN, NA, NaT)."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _set(cell: Cell | MergedCell, value: Any, where: dict[str, Any]) -> None:
+    """Write ``value`` to ``cell``; text stays text even when it looks like a formula."""
+    if isinstance(cell, MergedCell):
+        raise CellValueError(
+            "cannot write into a merged cell",
+            expected="cells that are not merged with others (unmerge them in Excel)",
+            **where,
+        )
+    value = _plain(value)
+    try:
+        if isinstance(value, Formula):
+            cell.value = str(value) if str(value).startswith("=") else "=" + str(value)
+            return
+        cell.value = value
+    except (IllegalCharacterError, ValueError, TypeError) as exc:
+        raise CellValueError(
+            f"cannot write this value ({exc})",
+            value=value,
+            expected="text without control characters, a number, a date or TRUE/FALSE",
+            **where,
+        ) from None
+    if isinstance(value, str):
+        # openpyxl turns any string starting with "=" into a formula: undo that,
+        # and mark text Excel would read as a formula when typed (quotePrefix).
+        cell.data_type = "s"
+        if value.startswith(_TEXT_TRIGGERS):
+            cell.quotePrefix = True
+
+
+# -- tables -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Geometry:
+    """Where an Excel Table sits: its sheet, columns, header row and body rows."""
+
+    ws: Worksheet
+    table: Table
+    min_col: int
+    max_col: int
+    header_row: int | None
+    body_start: int
+    body_end: int  # inclusive; body_end < body_start means no body rows
+    totals: int
+
+    @property
+    def headers(self) -> list[str]:
+        names: list[str] = []
+        for offset in range(self.max_col - self.min_col + 1):
+            text = None
+            if self.header_row is not None:
+                text = self.ws.cell(self.header_row, self.min_col + offset).value
+            if text is None and offset < len(self.table.tableColumns):
+                text = self.table.tableColumns[offset].name
+            names.append("" if text is None else str(text).strip())
+        return names
+
+    def rows(self) -> range:
+        return range(self.body_start, self.body_end + 1)
+
+
+def _geometry(ws: Worksheet, table: Table) -> _Geometry:
+    min_col, min_row, max_col, max_row = range_boundaries(table.ref)
+    assert min_col is not None and min_row is not None
+    assert max_col is not None and max_row is not None
+    header_count = 1 if table.headerRowCount is None else int(table.headerRowCount)
+    totals = int(table.totalsRowCount or 0)
+    return _Geometry(
+        ws=ws,
+        table=table,
+        min_col=min_col,
+        max_col=max_col,
+        header_row=min_row if header_count else None,
+        body_start=min_row + header_count,
+        body_end=max_row - totals,
+        totals=totals,
+    )
+
+
+def _extend_ranges(ranges: MultiCellRange, cols: tuple[int, int], last: int, grow: int) -> None:
+    """Grow every range of ``ranges`` that ends at row ``last`` within ``cols``.
+
+    The set of ranges is rebuilt: a range's hash is its coordinates, so it
+    must not change while it sits in the set.
+    """
+    grown: list[CellRange] = []
+    for cr in ranges.ranges:
+        overlaps = cr.min_col <= cols[1] and cr.max_col >= cols[0]
+        if overlaps and cr.max_row == last and cr.min_row <= last:
+            cr = CellRange(
+                min_col=cr.min_col, min_row=cr.min_row, max_col=cr.max_col, max_row=last + grow
+            )
+        grown.append(cr)
+    ranges.ranges = set(grown)
+
+
+class HeadlessBook(Book):
+    """A workbook file, opened with openpyxl; writes are saved by ``commit``.
+
+    ``kind``: refuse (``WrongKindError``) unless ``_meta`` says this kind.
+    ``writable=False``: for reading only (check, report); ``commit`` refuses.
+    """
+
+    def __init__(self, path: Path | str, *, kind: str | None = None, writable: bool = True) -> None:
+        self.path = Path(path)
+        self.name = str(path)
+        self.writable = writable
+        if self.path.suffix.lower() not in WORKBOOK_SUFFIXES:
+            raise NotAWorkbookError(
+                f"not an Excel workbook (a {self.path.suffix or 'suffix-less'} file)",
+                file=self.name,
+                expected="an " + ", ".join(WORKBOOK_SUFFIXES) + " file",
+            )
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            raise NotAWorkbookError(
+                "no such file", file=self.name, expected="the path of a workbook"
+            ) from None
+        except IsADirectoryError:
+            raise NotAWorkbookError(
+                "this is a folder", file=self.name, expected="the path of a workbook"
+            ) from None
+        except OSError as exc:
+            raise NotAWorkbookError(
+                f"cannot read the file: {exc.strerror or exc}", file=self.name
+            ) from None
+        if writable:
+            check_not_locked(self.path)
+        self._data = data
+        self._digest = _digest(data)
+        self.wb = _load(data, self.path, data_only=False)
+        self._values: Workbook | None = None
+        self._closed = False
+        self._meta: Meta | None = None
+        if kind is not None:
+            self.require_kind(kind)
+
+    # -- reading ------------------------------------------------------------------------
+    def _values_book(self) -> Workbook:
+        """The same file read for cached formula results (what Excel last computed)."""
+        if self._values is None:
+            self._values = _load(self._data, self.path, data_only=True)
+        return self._values
+
+    def _find(self, table: str) -> _Geometry:
+        folded = table.casefold()
+        for ws in self.wb.worksheets:
+            for tbl in ws.tables.values():
+                if tbl.displayName.casefold() == folded:
+                    return _geometry(ws, tbl)
+        raise TableNotFoundError(
+            f"the workbook has no table {table!r}",
+            file=self.name,
+            table=table,
+            expected="tables " + ", ".join(self.tables()) if self.tables() else "an Excel Table",
+        )
+
+    def tables(self) -> list[str]:
+        return [name for ws in self.wb.worksheets for name in ws.tables]
+
+    def meta(self) -> Meta:
+        if self._meta is None:
+            if META_SHEET not in self.wb.sheetnames:
+                raise WrongKindError(
+                    "not a Battle Ledger workbook (it has no _meta sheet)",
+                    file=self.name,
+                    expected="a workbook made by battle-ledger new",
+                )
+            ws = self.wb[META_SHEET]
+            pairs = [[c.value for c in row] for row in ws.iter_rows(min_col=1, max_col=2)]
+            self._meta = parse_meta(pairs, file=self.name)
+        return self._meta
+
+    def _where(self, geo: _Geometry) -> dict[str, Any]:
+        return {"file": self.name, "sheet": geo.ws.title, "table": geo.table.displayName}
+
+    def read_table(self, table: str, columns: ColumnTypes | None = None) -> pd.DataFrame:
+        geo = self._find(table)
+        headers = geo.headers
+        text_columns = self._text_columns(headers, columns)
+        formula_ws: Worksheet | None = None
+        body: list[list[Any]] = []
+        keep: list[bool] = []
+        columns_at = range(geo.min_col, geo.max_col + 1)
+        for r in geo.rows():
+            cells = [geo.ws.cell(r, c) for c in columns_at]
+            formulas = [_is_formula(c) for c in cells]
+            if any(formulas) and formula_ws is None:
+                formula_ws = self._values_book()[geo.ws.title]
+            values = [
+                formula_ws.cell(r, c).value if f and formula_ws is not None else cell.value
+                for c, cell, f in zip(columns_at, cells, formulas, strict=True)
+            ]
+            body.append(values)
+            keep.append(
+                any(not f and not _blank(c.value) for c, f in zip(cells, formulas, strict=True))
+            )
+            for i, name in text_columns.items():
+                if formulas[i] and cells[i].protection.locked is False:
+                    # A formula in an input cell (unlocked) where a name belongs:
+                    # injected, or typed by mistake. Locked cells are the template's.
+                    raise CellValueError(
+                        f"the {name} column holds a formula",
+                        value=str(cells[i].value),
+                        expected="text (a name or a note, typed as is)",
+                        row=r,
+                        column=name,
+                        **self._where(geo),
+                    )
+        where = self._where(geo) | {"first_row": geo.body_start}
+        return build_frame(headers, body, keep=keep, columns=columns, where=where)
+
+    @staticmethod
+    def _text_columns(headers: list[str], columns: ColumnTypes | None) -> dict[int, str]:
+        """Positions of the columns read as ``str`` (they must not hold formulas)."""
+        if not isinstance(columns, Mapping):
+            return {}
+        folded = [h.casefold() for h in headers]
+        found: dict[int, str] = {}
+        for name, kind in columns.items():
+            key = name.strip().casefold()
+            if kind is str and key in folded:
+                found[folded.index(key)] = name
+        return found
+
+    # -- writing ------------------------------------------------------------------------
+    def _column_index(self, geo: _Geometry, column: str) -> int:
+        folded = [h.casefold() for h in geo.headers]
+        try:
+            return geo.min_col + folded.index(str(column).strip().casefold())
+        except ValueError:
+            from sheets.errors import ColumnNotFoundError
+
+            raise ColumnNotFoundError(
+                f"the table has no column headed {column!r}",
+                column=str(column),
+                expected="headers " + ", ".join(repr(h) for h in geo.headers if h),
+                **self._where(geo),
+            ) from None
+
+    def write_cells(self, table: str, updates: pd.DataFrame) -> None:
+        geo = self._find(table)
+        targets = {str(col): self._column_index(geo, str(col)) for col in updates.columns}
+        for index, row in updates.iterrows():
+            if (
+                not isinstance(index, int | float)
+                or not 0 <= int(index) <= geo.body_end - geo.body_start
+            ):
+                raise CellValueError(
+                    "no such row in the table",
+                    value=index,
+                    expected=f"a row position 0..{geo.body_end - geo.body_start}",
+                    **self._where(geo),
+                )
+            r = geo.body_start + int(index)
+            for col, c in targets.items():
+                _set(geo.ws.cell(r, c), row[col], self._where(geo) | {"row": r, "column": col})
+
+    def _blank_row(self, geo: _Geometry, r: int) -> bool:
+        cells = [geo.ws.cell(r, c) for c in range(geo.min_col, geo.max_col + 1)]
+        return all(_is_formula(c) or _blank(c.value) for c in cells)
+
+    def append_rows(self, table: str, rows: pd.DataFrame) -> None:
+        if rows.empty:
+            return
+        geo = self._find(table)
+        where = self._where(geo)
+        targets = {str(col): self._column_index(geo, str(col)) for col in rows.columns}
+        # Fill the blank rows at the end of the table first (templates ship some).
+        free: list[int] = []
+        for r in reversed(geo.rows()):
+            if not self._blank_row(geo, r):
+                break
+            free.insert(0, r)
+        grow = max(0, len(rows) - len(free))
+        if grow and geo.totals:
+            raise WorkbookError(
+                "cannot add rows to a table with a totals row",
+                expected="a table without a totals row (turn it off in Excel's Table Design)",
+                **where,
+            )
+        last = geo.body_end
+        new_rows = list(range(last + 1, last + 1 + grow))
+        self._check_free(geo, new_rows)
+        pattern = last if last >= geo.body_start else None
+        calculated = {
+            geo.min_col + i: col.calculatedColumnFormula.attr_text
+            for i, col in enumerate(geo.table.tableColumns)
+            if col.calculatedColumnFormula is not None and col.calculatedColumnFormula.attr_text
+        }
+        for (_, row), r in zip(rows.iterrows(), free + new_rows, strict=False):
+            fresh = r > last
+            for c in range(geo.min_col, geo.max_col + 1):
+                cell = geo.ws.cell(r, c)
+                source = geo.ws.cell(pattern, c) if pattern is not None else None
+                if (
+                    fresh
+                    and isinstance(source, Cell)
+                    and isinstance(cell, Cell)
+                    and source.has_style
+                ):
+                    cell._style = copy.copy(source._style)  # type: ignore[attr-defined]
+                header = next((h for h, i in targets.items() if i == c), None)
+                value = row[header] if header is not None else None
+                if header is not None and not _missing(value):
+                    _set(cell, value, where | {"row": r, "column": header})
+                elif c in calculated:
+                    text = calculated[c]
+                    cell.value = text if text.startswith("=") else "=" + text
+                elif (
+                    fresh
+                    and source is not None
+                    and _is_formula(source)
+                    and isinstance(source.value, str)
+                ):
+                    cell.value = Translator(
+                        source.value, origin=source.coordinate
+                    ).translate_formula(cell.coordinate)
+                elif not _is_formula(cell):
+                    cell.value = None
+            if fresh and pattern is not None:
+                height = geo.ws.row_dimensions[pattern].height
+                if height is not None:
+                    geo.ws.row_dimensions[r].height = height
+        if grow:
+            self._grow(geo, grow)
+
+    def _check_free(self, geo: _Geometry, rows: Sequence[int]) -> None:
+        """Refuse to grow a table over cells that hold something or another table."""
+        for r in rows:
+            for c in range(geo.min_col, geo.max_col + 1):
+                if geo.ws.cell(r, c).value is not None:
+                    raise WorkbookError(
+                        "cannot add rows: the cells below the table are not empty",
+                        row=r,
+                        column=get_column_letter(c),
+                        expected="empty cells below the table (move what is there)",
+                        **self._where(geo),
+                    )
+        for other in geo.ws.tables.values():
+            if other is geo.table:
+                continue
+            o_min_col, o_min_row, o_max_col, o_max_row = range_boundaries(other.ref)
+            assert o_min_col is not None and o_max_col is not None
+            assert o_min_row is not None and o_max_row is not None
+            if (
+                rows
+                and o_min_col <= geo.max_col
+                and o_max_col >= geo.min_col
+                and o_min_row <= rows[-1]
+                and o_max_row >= rows[0]
+            ):
+                raise WorkbookError(
+                    f"cannot add rows: the table {other.displayName} is in the way",
+                    expected="room below the table",
+                    **self._where(geo),
+                )
+
+    def _grow(self, geo: _Geometry, grow: int) -> None:
+        """Extend the table's range, its filter, validations and formatting by ``grow`` rows."""
+        table = geo.table
+        top = geo.header_row if geo.header_row is not None else geo.body_start
+        old_last = geo.body_end
+        new_last = old_last + grow
+        first, last = get_column_letter(geo.min_col), get_column_letter(geo.max_col)
+        table.ref = f"{first}{top}:{last}{new_last}"
+        if table.autoFilter is not None and table.autoFilter.ref:
+            table.autoFilter.ref = table.ref
+        cols = (geo.min_col, geo.max_col)
+        for dv in geo.ws.data_validations.dataValidation:
+            _extend_ranges(dv.sqref, cols, old_last, grow)
+        self._grow_conditional_formatting(geo.ws, cols, old_last, grow)
+
+    @staticmethod
+    def _grow_conditional_formatting(
+        ws: Worksheet, cols: tuple[int, int], old_last: int, grow: int
+    ) -> None:
+        # The rules are keyed by their ranges: rebuild the list with grown keys.
+        old: ConditionalFormattingList = ws.conditional_formatting
+        rebuilt = ConditionalFormattingList()
+        for cf in old:
+            rules = list(cf.rules)
+            _extend_ranges(cf.sqref, cols, old_last, grow)
+            for rule in rules:
+                rebuilt.add(cf, rule)  # keeps the rule's priority: it has one
+        rebuilt.max_priority = old.max_priority
+        ws.conditional_formatting = rebuilt
+
+    # -- defined names ----------------------------------------------------------------------
+    def _name_cell(self, name: str) -> Cell:
+        folded = name.casefold()
+        defined = None
+        for key, dn in self.wb.defined_names.items():
+            if key.casefold() == folded:
+                defined = dn
+                break
+        if defined is None:
+            for ws in self.wb.worksheets:
+                for key, dn in ws.defined_names.items():
+                    if key.casefold() == folded:
+                        defined = dn
+        if defined is None:
+            raise TableNotFoundError(
+                f"the workbook has no defined name {name!r}",
+                file=self.name,
+                expected="a name defined in Formulas > Name Manager",
+            )
+        destinations = list(defined.destinations)
+        if len(destinations) != 1:
+            raise CellValueError(
+                f"the name {name!r} does not refer to one cell",
+                file=self.name,
+                value=defined.attr_text,
+                expected="a single cell such as Setup!$B$2",
+            )
+        sheet, ref = destinations[0]
+        ref = ref.replace("$", "")
+        if sheet not in self.wb.sheetnames or ":" in ref:
+            raise CellValueError(
+                f"the name {name!r} does not refer to one cell",
+                file=self.name,
+                value=defined.attr_text,
+                expected="a single cell such as Setup!$B$2",
+            )
+        cell = self.wb[sheet][ref]
+        assert isinstance(cell, Cell)
+        return cell
+
+    def read_name(self, name: str) -> Any:
+        cell = self._name_cell(name)
+        if _is_formula(cell):
+            return self._values_book()[cell.parent.title][cell.coordinate].value
+        return cell.value
+
+    def write_name(self, name: str, value: Any) -> None:
+        cell = self._name_cell(name)
+        _set(cell, value, {"file": self.name, "sheet": cell.parent.title, "column": name})
+
+    # -- commit ---------------------------------------------------------------------------
+    def commit(self) -> None:
+        if not self.writable:
+            raise WorkbookSaveError("this workbook was opened for reading only", file=self.name)
+        if self._closed:
+            raise WorkbookSaveError("this workbook was discarded", file=self.name)
+        self._digest = save_workbook(self.wb, self.path, expect_digest=self._digest)
+        self._data = self.path.read_bytes()
+        self._values = None
+
+    def discard(self) -> None:
+        self._closed = True
+        self._values = None

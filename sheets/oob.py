@@ -1,0 +1,461 @@
+"""Read an order of battle from CSV, YAML or a roster workbook.
+
+``read_oob(path, ruleset=None)`` picks the reader by suffix and returns a
+checked ``rulesets.oob.OrderOfBattle``; any problem raises an error naming the
+file, the line (or sheet and row) and the value, before anything is written.
+
+CSV (one row per unit; UTF-8, a BOM from Excel is fine; commas, or semicolons
+or tabs if the header row uses them; ``#`` lines and blank lines are skipped)::
+
+    side,corps,division,brigade,unit,type,grade,stands,commander
+    French,II Corps,5th Division,Husson,2e Léger,infantry,veteran,4,Bachelu
+
+Columns: ``side, corps, division, brigade, unit, type, grade``, an optional
+``commander`` (of the division) and the strength columns the rule set uses
+(``rulesets.oob.strength_fields``); headers are case-blind, blank strength
+cells take the rule set's default where it has one.
+
+YAML (nested sides -> corps -> divisions -> brigades -> units)::
+
+    ruleset: eagles-to-glory          # optional; checked against --ruleset
+    title: Quatre Bras, 16 June 1815  # optional
+    sides:
+      - side: French
+        corps:
+          - corps: II Corps
+            divisions:
+              - division: 5th Division
+                commander: Bachelu
+                dep: 48                 # a division value (Eagles to Glory)
+                brigades:
+                  - brigade: Husson
+                    units:
+                      - {unit: 2e Léger, type: infantry, grade: veteran, stands: 4}
+
+A level may be skipped: ``divisions`` straight under a side (no corps),
+``units`` straight under a division (no brigade). ``name`` may stand for
+``side``/``corps``/``division``/``brigade``/``unit``.
+
+A roster workbook made by ``battle-ledger new roster`` (``--oob roster.xlsx``):
+the unit rows of each side's table ``tbl_Roster_<n>``; the side's name is the
+defined name ``roster_side_<n>``; division values and the commander are read
+from the division total rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rulesets.errors import InvalidArgumentError
+from rulesets.model import Ruleset
+from rulesets.oob import (
+    NAME_COLUMNS,
+    OrderOfBattle,
+    RawUnit,
+    order_of_battle,
+    strength_fields,
+)
+from rulesets.registry import get as get_ruleset
+
+__all__ = [
+    "COMMANDER_HEADER",
+    "GRADE_HEADER",
+    "NAME_HEADERS",
+    "QUALITY_HEADER",
+    "ROSTER_KIND",
+    "ROSTER_TABLE_PREFIX",
+    "ROW_HEADER",
+    "SIDE_NAME",
+    "TOTAL_LABELS",
+    "TYPE_HEADER",
+    "read_csv",
+    "read_oob",
+    "read_roster",
+    "read_yaml",
+]
+
+ROSTER_KIND = "roster"
+ROSTER_TABLE_PREFIX = "tbl_Roster_"
+#: The defined name of side ``n``'s name cell (n from 1, as in ``tbl_Roster_<n>``).
+SIDE_NAME = "roster_side_{n}"
+ROW_HEADER = "Row"
+NAME_HEADERS = {"corps": "Corps", "division": "Division", "brigade": "Brigade", "unit": "Unit"}
+TYPE_HEADER = "Type"
+GRADE_HEADER = "Grade"
+QUALITY_HEADER = "Quality"  # the Age of Glaube family's word
+COMMANDER_HEADER = "Commander"
+#: The ``Row`` column of total rows (blank on unit rows).
+TOTAL_LABELS = {
+    "division": "Division total",
+    "corps": "Corps total",
+    "side": "Side total",
+}
+
+_CSV_SUFFIXES = (".csv", ".txt")
+_YAML_SUFFIXES = (".yaml", ".yml")
+_BOOK_SUFFIXES = (".xlsx", ".xlsm")
+
+
+def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ruleset:
+    if ruleset is None and found is None:
+        raise InvalidArgumentError(
+            "the order of battle does not say which rule set it is for",
+            file=str(path),
+            expected="--ruleset ID (or 'ruleset: ID' in a YAML order of battle)",
+        )
+    rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset or str(found))
+    if found is not None and get_ruleset(found).id != rs.id:
+        raise InvalidArgumentError(
+            f"the order of battle is for {found}, not {rs.id}",
+            file=str(path),
+            value=found,
+            expected=rs.id,
+        )
+    return rs
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidArgumentError(
+            "no such file", file=str(path), expected="the path of an order of battle"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InvalidArgumentError(
+            f"not UTF-8 text (byte {exc.start})", file=str(path), expected="a UTF-8 file"
+        ) from None
+    except OSError as exc:
+        raise InvalidArgumentError(
+            f"cannot read the file: {exc.strerror or exc}", file=str(path)
+        ) from None
+
+
+def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
+    """An order of battle from ``path`` (.csv, .yaml/.yml, or a roster .xlsx)."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in _CSV_SUFFIXES:
+        return read_csv(p, ruleset)
+    if suffix in _YAML_SUFFIXES:
+        return read_yaml(p, ruleset)
+    if suffix in _BOOK_SUFFIXES:
+        return read_roster(p, ruleset)
+    raise InvalidArgumentError(
+        "not an order of battle file",
+        file=str(p),
+        value=p.suffix,
+        expected="a .csv, .yaml, .yml or roster .xlsx file",
+    )
+
+
+# -- CSV ------------------------------------------------------------------------------
+
+
+def read_csv(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
+    """One row per unit; the first non-comment row is the header."""
+    p = Path(path)
+    rs = _resolve(ruleset, p, None)
+    text = _read_text(p)
+    return order_of_battle(rs, _csv_records(text, p), str(p))
+
+
+def _delimiter(text: str) -> str:
+    """``,``; or ``;`` / tab when the header row uses it (Excel in many locales)."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            counts = {d: line.count(d) for d in (",", ";", "\t")}
+            best = max(counts, key=lambda d: counts[d])
+            return best if counts[best] > 0 else ","
+    return ","
+
+
+def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
+    header: list[str] | None = None
+    try:
+        for cells in reader:
+            line = reader.line_num
+            if not cells or all(not c.strip() for c in cells):
+                continue
+            if cells[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                header = [c.strip() for c in cells]
+                if "side" not in {h.casefold() for h in header}:
+                    raise InvalidArgumentError(
+                        f"line {line}: the header has no side column",
+                        file=str(path),
+                        value=",".join(cells),
+                        expected="a header row: side,corps,division,brigade,unit,type,grade,...",
+                    )
+                continue
+            if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
+                raise InvalidArgumentError(
+                    f"line {line}: more cells than the header has columns",
+                    file=str(path),
+                    value=",".join(cells),
+                    expected=f"{len(header)} cells",
+                )
+            values = {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header)}
+            yield RawUnit(values=values, line=line)
+    except csv.Error as exc:
+        raise InvalidArgumentError(
+            f"line {reader.line_num}: not valid CSV ({exc})", file=str(path)
+        ) from None
+    if header is None:
+        raise InvalidArgumentError(
+            "the file is empty", file=str(path), expected="a header row and one row per unit"
+        )
+
+
+# -- YAML -----------------------------------------------------------------------------
+
+_LINE = "__line__"
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that records the line of every mapping (for error messages)."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    mapping = loader.construct_mapping(node)
+    mapping[_LINE] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_mapping,  # type: ignore[arg-type]
+)
+
+_TOP_KEYS = {"ruleset", "title", "name", "source", "notes", "date", "sides"}
+# Keys of each level besides its children and its name.
+_LEVELS = ("side", "corps", "division", "brigade")
+_CHILDREN = {"side": "corps", "corps": "divisions", "division": "brigades", "brigade": "units"}
+
+
+def read_yaml(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
+    """Nested sides -> corps -> divisions -> brigades -> units."""
+    p = Path(path)
+    text = _read_text(p)
+    try:
+        doc = yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise InvalidArgumentError(f"{where}not valid YAML ({exc})", file=str(p)) from None
+    if not isinstance(doc, dict) or "sides" not in doc:
+        raise InvalidArgumentError(
+            "an order of battle in YAML is a mapping with 'sides'",
+            file=str(p),
+            expected="sides: [{side: ..., corps: [...]}]",
+        )
+    unknown = set(doc) - _TOP_KEYS - {_LINE}
+    if unknown:
+        raise InvalidArgumentError(
+            f"unknown key(s) {', '.join(sorted(map(str, unknown)))}",
+            file=str(p),
+            expected="keys " + ", ".join(sorted(_TOP_KEYS)),
+        )
+    found = doc.get("ruleset")
+    rs = _resolve(ruleset, p, None if found is None else str(found))
+    division_fields = {f.name for f in strength_fields(rs) if f.division}
+    records = list(_yaml_units(doc["sides"], p, division_fields))
+    return order_of_battle(rs, records, str(p))
+
+
+def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidArgumentError(
+            f"line {line}: {what} must be a list (- items)",
+            file=str(path),
+            value=value if not isinstance(value, dict) else "a mapping",
+            expected=f"{what}: [...]",
+        )
+    return value
+
+
+def _name_of(item: dict[str, Any], level: str) -> str:
+    value = item.get(level, item.get("name"))
+    return "" if value is None else str(value)
+
+
+def _yaml_units(sides: Any, path: Path, division_fields: set[str]) -> Iterator[RawUnit]:
+    for side in _as_list(sides, "sides", path, None):
+        yield from _walk(side, 0, {}, path, division_fields)
+
+
+def _walk(
+    item: Any,
+    depth: int,
+    context: dict[str, Any],
+    path: Path,
+    division_fields: set[str],
+) -> Iterator[RawUnit]:
+    level = _LEVELS[depth]
+    if not isinstance(item, dict):
+        raise InvalidArgumentError(
+            f"a {level} must be a mapping",
+            file=str(path),
+            value=item,
+            expected=f"{{{level}: name, ...}}",
+        )
+    line = item.get(_LINE)
+    ctx = dict(context)
+    ctx[level] = _name_of(item, level)
+    allowed = {level, "name", _LINE, "units"} | {_CHILDREN[lv] for lv in _LEVELS[depth:]}
+    if level == "division":
+        allowed |= {"commander"} | division_fields
+    unknown = set(item) - allowed
+    if unknown:
+        raise InvalidArgumentError(
+            f"line {line}: unknown key(s) {', '.join(sorted(map(str, unknown)))} in a {level}",
+            file=str(path),
+            value=sorted(map(str, unknown))[0],
+            expected="keys " + ", ".join(sorted(k for k in allowed if k and k != _LINE)),
+        )
+    if level == "division":
+        ctx["commander"] = item.get("commander")
+        for name in division_fields:
+            if name in item:
+                ctx[name] = item[name]
+    # Children: the next level down, or a level skipped (divisions under a side).
+    for deeper in range(depth + 1, len(_LEVELS)):
+        key = _CHILDREN[_LEVELS[deeper - 1]]
+        if key in item:
+            skipped = {lv: "" for lv in _LEVELS[depth + 1 : deeper]}
+            for child in _as_list(item[key], key, path, line):
+                yield from _walk(child, deeper, {**ctx, **skipped}, path, division_fields)
+    if "units" in item:
+        skipped = {lv: "" for lv in _LEVELS[depth + 1 :]}
+        for unit in _as_list(item["units"], "units", path, line):
+            if not isinstance(unit, dict):
+                raise InvalidArgumentError(
+                    f"line {line}: a unit must be a mapping",
+                    file=str(path),
+                    value=unit,
+                    expected="{unit: name, type: ..., ...}",
+                )
+            values = {k: v for k, v in unit.items() if k not in (_LINE, "name")}
+            if "name" in unit and "unit" not in unit:
+                values["unit"] = unit["name"]
+            for k in (*NAME_COLUMNS[:-1], *division_fields):
+                if k in values:
+                    raise InvalidArgumentError(
+                        f"line {unit.get(_LINE)}: {k} is given by the nesting, not on a unit",
+                        file=str(path),
+                        column=k,
+                        value=values[k],
+                    )
+            merged = {**ctx, **skipped, **values}
+            yield RawUnit(values=merged, line=unit.get(_LINE))
+
+
+# -- roster workbook ---------------------------------------------------------------------
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
+    """The units of a roster workbook made by ``battle-ledger new roster``."""
+    from sheets.headless import HeadlessBook  # the workbook side, only when needed
+
+    p = Path(path)
+    book = HeadlessBook(p, kind=ROSTER_KIND, writable=False)
+    rs = _resolve(ruleset, p, book.meta().ruleset)
+    fields = strength_fields(rs)
+    by_title = {f.title: f.name for f in fields}
+    records: list[RawUnit] = []
+    tables = sorted(
+        (t for t in book.tables() if t.startswith(ROSTER_TABLE_PREFIX)),
+        key=lambda t: int(t.removeprefix(ROSTER_TABLE_PREFIX) or 0),
+    )
+    for table in tables:
+        n = table.removeprefix(ROSTER_TABLE_PREFIX)
+        side = _cell(book.read_name(SIDE_NAME.format(n=n)))
+        sheet, first_row = _table_origin(book, table)
+        frame = book.read_table(table)
+        division_values: dict[tuple[str, str], dict[str, Any]] = {}
+        unit_rows: list[tuple[int, dict[str, Any]]] = []
+        for index, row in frame.iterrows():
+            sheet_row = first_row + int(str(index))
+            cells = {str(k): _cell(v) for k, v in row.items()}
+            kind = cells.get(ROW_HEADER)
+            corps = "" if cells.get("Corps") is None else str(cells["Corps"])
+            division = "" if cells.get("Division") is None else str(cells["Division"])
+            if kind == TOTAL_LABELS["division"]:
+                got: dict[str, Any] = {}
+                if cells.get(COMMANDER_HEADER) is not None:
+                    got["commander"] = cells[COMMANDER_HEADER]
+                for f in fields:
+                    if f.division and cells.get(f.title) is not None:
+                        got[f.name] = cells[f.title]
+                division_values[(corps, division)] = got
+                continue
+            if kind not in (None, ""):
+                continue  # corps and side totals
+            values: dict[str, Any] = {"side": side}
+            for name, header in NAME_HEADERS.items():
+                values[name] = cells.get(header)
+            values["type"] = cells.get(TYPE_HEADER)
+            values["grade"] = cells.get(GRADE_HEADER, cells.get(QUALITY_HEADER))
+            if cells.get(COMMANDER_HEADER) is not None:
+                values["commander"] = cells[COMMANDER_HEADER]
+            for title, name in by_title.items():
+                if title in cells and not _is_division_field(fields, name):
+                    values[name] = cells[title]
+            unit_rows.append((sheet_row, values))
+        for sheet_row, values in unit_rows:
+            key = (str(values.get("corps") or ""), str(values.get("division") or ""))
+            extra = division_values.get(key, {})
+            merged = {**extra, **values} if "commander" in values else {**values, **extra}
+            records.append(
+                RawUnit(values=merged, line=sheet_row, where=f"sheet {sheet!r}, row {sheet_row}")
+            )
+    if not tables:
+        raise InvalidArgumentError(
+            "the roster has no side tables",
+            file=str(p),
+            expected=f"tables {ROSTER_TABLE_PREFIX}1, {ROSTER_TABLE_PREFIX}2, ...",
+        )
+    return order_of_battle(rs, records, str(p))
+
+
+def _is_division_field(fields: Any, name: str) -> bool:
+    return any(f.name == name and f.division for f in fields)
+
+
+def _table_origin(book: Any, table: str) -> tuple[str, int]:
+    """The sheet and first body row of ``table`` (for error messages)."""
+    from openpyxl.utils import range_boundaries
+
+    for ws in book.wb.worksheets:
+        for tbl in ws.tables.values():
+            if tbl.displayName == table:
+                _, min_row, _, _ = range_boundaries(tbl.ref)
+                return ws.title, int(min_row) + 1
+    return "", 0

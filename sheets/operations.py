@@ -1,0 +1,417 @@
+"""The registries of ledger operations (macro bodies), reports and checkers, and the runner.
+
+An operation is a function of a ``Book`` and keyword options that reads what
+it needs, computes with ``rulesets``, writes, and returns an
+``OperationResult``. The same function runs headless (``battle-ledger run``),
+in desktop Excel and under xlwings Server: the runner opens (or is given) the
+book, checks its ``_meta`` kind, runs the operation, and commits on success
+or discards on any error, so a failed operation changes nothing.
+
+Register one in ``sheets/<kind>.py`` (every module of ``sheets`` is imported
+when an operation is looked up, so nothing else needs editing)::
+
+    import pandas as pd
+    from sheets.book import Book
+    from sheets.operations import OperationResult, checker, operation, report
+
+    @operation("dep-ledger", "end-turn")
+    def end_turn(book: Book, *, turn: int | None = None) -> OperationResult:
+        \"\"\"Close the current turn: DEP after orders, losses and rest.\"\"\"
+        divisions = book.read_table("tbl_Divisions", {"Division": str, "DEP": int})
+        ...
+        book.write_cells("tbl_Divisions", updates)      # index = row position
+        book.append_rows("tbl_Turns", new_rows)
+        book.log("end-turn", "turn 3 closed", turn=3)   # else the runner logs the summary
+        return OperationResult("turn 3 closed: 2 divisions blown", {"turn": 3})
+
+    @report("dep-ledger")
+    def where_we_stand(book: Book) -> OperationResult: ...
+
+    @checker("dep-ledger")
+    def problems(book: Book) -> list[BattleLedgerError | str]: ...
+
+Options are keyword parameters of the function; the runner converts what
+arrives as text (``battle-ledger run end-turn ledger.xlsx --turn 3``) to the
+annotated type (``int``, ``float``, ``bool``, ``str``, optionally ``| None``)
+and refuses unknown or missing ones with a clear error. A parameter named
+``rng`` receives a ``random.Random`` (seeded by the ``seed`` option when the
+function has no ``seed`` parameter of its own). Run one::
+
+    from sheets.operations import run_on_file
+    result = run_on_file("ledger.xlsx", "end-turn", turn="3")
+
+or, on a live workbook in Excel / xlwings Server (``xlfuncs/macros.py``)::
+
+    import xlwings as xw                       # at module level: the hint must resolve
+    from sheets.operations import run_on_book
+    from sheets.xlbook import XlwingsBook
+
+    @macro
+    def end_turn(book: xw.Book | None = None) -> None:
+        \"\"\"End the turn.\"\"\"
+        run_on_book(XlwingsBook(book or xw.Book.caller()), "end-turn")
+
+xlwings Server hands the workbook only to a parameter annotated ``xw.Book``
+(``| None`` is fine), fills the others positionally from the button's
+arguments, and refuses ``**kwargs`` and keyword-only parameters;
+``tests/test_xlwings_server.py`` checks every macro for this.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import random
+import types
+import typing
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rulesets.errors import BattleLedgerError, InvalidArgumentError
+from sheets.book import LOG_TABLE, Book, Meta
+from sheets.errors import UnknownOperationError, WrongKindError
+
+__all__ = [
+    "CHECKERS",
+    "OPERATIONS",
+    "REPORTS",
+    "Operation",
+    "OperationResult",
+    "checker",
+    "find_operation",
+    "load_operations",
+    "operation",
+    "operations_for",
+    "report",
+    "run_check",
+    "run_on_book",
+    "run_on_file",
+    "run_operation",
+    "run_report",
+]
+
+
+@dataclass(frozen=True)
+class OperationResult:
+    """What an operation, a report or a check did: one line, and the data behind it."""
+
+    summary: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A registered operation: the kind of workbook it works on, its name, its body."""
+
+    kind: str
+    name: str
+    fn: Callable[..., OperationResult]
+
+    @property
+    def doc(self) -> str:
+        return inspect.getdoc(self.fn) or ""
+
+    @property
+    def options(self) -> dict[str, inspect.Parameter]:
+        """The keyword options the operation takes (everything after ``book``)."""
+        params = list(inspect.signature(self.fn).parameters.values())[1:]
+        return {
+            p.name: p
+            for p in params
+            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        }
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+OPERATIONS: dict[tuple[str, str], Operation] = {}
+REPORTS: dict[str, Callable[[Book], OperationResult]] = {}
+CHECKERS: dict[str, list[Callable[[Book], Sequence[BattleLedgerError | str]]]] = {}
+
+# Modules of ``sheets`` that are the machinery, not ledger operations.
+_INFRASTRUCTURE = {"book", "errors", "headless", "operations", "xlbook"}
+
+
+def _needs_doc(fn: Callable[..., Any], what: str) -> None:
+    if not inspect.getdoc(fn):
+        raise TypeError(f"{what} {fn.__name__} needs a docstring: it is the help users see")
+
+
+def operation(kind: str, name: str) -> Callable[[F], F]:
+    """Register ``fn(book, **options) -> OperationResult`` as macro ``name`` of ``kind``."""
+
+    def register(fn: F) -> F:
+        _needs_doc(fn, "operation")
+        key = (kind, name)
+        if key in OPERATIONS and OPERATIONS[key].fn is not fn:
+            raise TypeError(f"operation {name!r} of {kind} is registered twice")
+        OPERATIONS[key] = Operation(kind, name, fn)
+        return fn
+
+    return register
+
+
+def report(kind: str) -> Callable[[F], F]:
+    """Register ``fn(book) -> OperationResult``: where a ``kind`` workbook stands."""
+
+    def register(fn: F) -> F:
+        _needs_doc(fn, "report")
+        REPORTS[kind] = fn
+        return fn
+
+    return register
+
+
+def checker(kind: str) -> Callable[[F], F]:
+    """Register ``fn(book) -> list of problems`` (errors or lines) for ``kind`` workbooks."""
+
+    def register(fn: F) -> F:
+        _needs_doc(fn, "checker")
+        found = CHECKERS.setdefault(kind, [])
+        if fn not in found:
+            found.append(fn)
+        return fn
+
+    return register
+
+
+_loaded = False
+
+
+def load_operations() -> None:
+    """Import every ledger module of ``sheets`` so its operations register."""
+    global _loaded
+    if _loaded:
+        return
+    import sheets
+
+    for info in pkgutil.iter_modules(sheets.__path__):
+        if info.name not in _INFRASTRUCTURE and not info.name.startswith("_"):
+            importlib.import_module(f"sheets.{info.name}")
+    _loaded = True
+
+
+def operations_for(kind: str) -> list[Operation]:
+    """The operations registered for workbooks of ``kind``, by name."""
+    load_operations()
+    return sorted((op for op in OPERATIONS.values() if op.kind == kind), key=lambda o: o.name)
+
+
+def find_operation(kind: str, name: str, *, file: str | None = None) -> Operation:
+    """The operation ``name`` of ``kind``, or a clear error saying what there is."""
+    load_operations()
+    wanted = name.strip().casefold().replace("_", "-")
+    for (k, n), op in OPERATIONS.items():
+        if k == kind and n.casefold() == wanted:
+            return op
+    elsewhere = sorted({k for (k, n) in OPERATIONS if n.casefold() == wanted})
+    if elsewhere:
+        raise WrongKindError(
+            f"{name} is an operation of {' and '.join(elsewhere)} workbooks; this is a {kind}",
+            file=file,
+            value=kind,
+            expected=" or ".join(elsewhere),
+        )
+    names = [op.name for op in operations_for(kind)]
+    raise UnknownOperationError(
+        f"no operation {name!r} for {kind} workbooks",
+        file=file,
+        value=name,
+        expected="one of " + ", ".join(names) if names else f"an operation of {kind} (none yet)",
+    )
+
+
+# -- options ----------------------------------------------------------------------------
+
+
+def _option_type(op: Operation, param: inspect.Parameter) -> type | None:
+    """The plain type an option converts to (``int | None`` -> ``int``), if any."""
+    try:
+        hints = typing.get_type_hints(op.fn)
+    except (NameError, TypeError):
+        hints = {}
+    hint: Any = hints.get(param.name, param.annotation)
+    if isinstance(hint, str):
+        parts = {p.strip() for p in hint.split("|")} - {"None"}
+        names = {"int": int, "float": float, "bool": bool, "str": str}
+        return names.get(parts.pop()) if len(parts) == 1 else None
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        hint = args[0] if len(args) == 1 else None
+    return hint if hint in (int, float, bool, str) else None
+
+
+_TRUE = {"true", "yes", "y", "1", "on"}
+_FALSE = {"false", "no", "n", "0", "off"}
+
+
+def _convert_option(op: Operation, name: str, value: Any, kind: type | None) -> Any:
+    if kind is None or value is None or not isinstance(value, str | int | float):
+        return value
+    flag = f"--{name.replace('_', '-')}"
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().casefold()
+            if text in _TRUE | _FALSE:
+                return text in _TRUE
+            raise ValueError(value)
+        if kind is int:
+            number = float(value)
+            if not number.is_integer():
+                raise ValueError(value)
+            return int(number)
+        if kind is float:
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError):
+        expected = {int: "a whole number", float: "a number", bool: "true or false"}
+        raise InvalidArgumentError(
+            f"option {flag} of {op.name} is not {expected.get(kind, kind.__name__)}",
+            column=flag,
+            value=value,
+            expected=expected.get(kind, kind.__name__),
+        ) from None
+
+
+def _bind(op: Operation, options: dict[str, Any], rng: random.Random | None) -> dict[str, Any]:
+    """The keyword arguments for ``op.fn``: converted, checked, ``rng`` supplied."""
+    params = op.options
+    given = {k.replace("-", "_"): v for k, v in options.items()}
+    if "rng" in params and "rng" not in given:
+        seed = given.pop("seed", None) if "seed" not in params else None
+        if rng is None:
+            seed_value = None if seed is None else _convert_option(op, "seed", seed, int)
+            rng = random.Random(seed_value)
+        given["rng"] = rng
+    accepted = sorted(f"--{p.replace('_', '-')}" for p in params if p != "rng")
+    for key in given:
+        if key not in params:
+            raise InvalidArgumentError(
+                f"{op.name} has no option --{key.replace('_', '-')}",
+                value=f"--{key.replace('_', '-')}",
+                expected="options " + ", ".join(accepted) if accepted else "no options",
+            )
+    bound = {k: _convert_option(op, k, v, _option_type(op, params[k])) for k, v in given.items()}
+    missing = [
+        p.name
+        for p in params.values()
+        if p.default is inspect.Parameter.empty and p.name not in bound
+    ]
+    if missing:
+        raise InvalidArgumentError(
+            f"{op.name} needs the option(s) "
+            + ", ".join(f"--{m.replace('_', '-')}" for m in missing),
+            expected="options " + ", ".join(accepted),
+        )
+    return bound
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+def run_operation(
+    book: Book, macro: str, *, rng: random.Random | None = None, **options: Any
+) -> OperationResult:
+    """Run operation ``macro`` on ``book`` (its kind read from ``_meta``), without committing.
+
+    The caller commits or discards (``run_on_book`` does both). When the
+    operation wrote no Log line itself, its summary goes to the Log table.
+    """
+    meta: Meta = book.meta()
+    op = find_operation(meta.kind, macro, file=book.name)
+    kwargs = _bind(op, options, rng)
+    book.logged = False
+    result = op.fn(book, **kwargs)
+    if not isinstance(result, OperationResult):
+        raise TypeError(
+            f"operation {op.name} returned {type(result).__name__}, not OperationResult"
+        )
+    if not book.logged and book.has_table(LOG_TABLE):
+        book.log(op.name, result.summary)
+    return result
+
+
+def run_on_book(
+    book: Book, macro: str, *, rng: random.Random | None = None, **options: Any
+) -> OperationResult:
+    """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises."""
+    try:
+        result = run_operation(book, macro, rng=rng, **options)
+        book.commit()
+    except BaseException:
+        book.discard()
+        raise
+    return result
+
+
+def run_on_file(
+    path: Path | str, macro: str, *, rng: random.Random | None = None, **options: Any
+) -> OperationResult:
+    """Open the workbook file ``path`` headless, run ``macro`` on it, save atomically.
+
+    On any error the file is left byte for byte as it was.
+    """
+    from sheets.headless import HeadlessBook
+
+    return run_on_book(HeadlessBook(path), macro, rng=rng, **options)
+
+
+def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
+    """Every problem found in ``book`` (empty: all is well), one line each.
+
+    Always checks ``_meta`` (a known kind and rule set) and, for a kind with
+    checkers, runs them; an error a checker raises is a problem too.
+    ``known_kinds``: kinds known besides those with operations (the CLI
+    passes the template kinds).
+    """
+    from rulesets import registry
+
+    load_operations()
+    problems: list[str] = []
+    meta = book.meta()
+    try:
+        registry.get(meta.ruleset)
+    except BattleLedgerError as exc:
+        problems.append(f"_meta: {exc}")
+    checks = CHECKERS.get(meta.kind, [])
+    known = {k for k, _ in OPERATIONS} | set(REPORTS) | set(CHECKERS) | set(known_kinds)
+    if not checks and meta.kind not in known:
+        problems.append(
+            f"_meta: no Battle Ledger operations know workbooks of kind {meta.kind!r}"
+            + (f"; known kinds: {', '.join(sorted(known))}" if known else "")
+        )
+    for check in checks:
+        try:
+            found = check(book)
+        except BattleLedgerError as exc:
+            found = [exc]
+        problems.extend(str(p) for p in found)
+    return problems
+
+
+def run_report(book: Book) -> OperationResult:
+    """Where the workbook stands: the kind's report, or its tables and row counts."""
+    load_operations()
+    meta = book.meta()
+    fn = REPORTS.get(meta.kind)
+    if fn is not None:
+        result = fn(book)
+        if not isinstance(result, OperationResult):
+            raise TypeError(f"report of {meta.kind} returned {type(result).__name__}")
+        return result
+    counts = {name: len(book.read_table(name)) for name in book.tables()}
+    lines = ", ".join(f"{name}: {n} rows" for name, n in counts.items())
+    return OperationResult(
+        f"{meta.kind} ({meta.ruleset}, template v{meta.template_version}): {lines}",
+        {
+            "kind": meta.kind,
+            "ruleset": meta.ruleset,
+            "template_version": meta.template_version,
+            "tables": counts,
+        },
+    )

@@ -1,0 +1,134 @@
+"""Workbook templates: openpyxl builders, one module per workbook kind.
+
+Registry
+    Each kind module calls ``register_kind(name, builder, description,
+    rulesets=None)`` at import; ``rulesets`` is the ids it supports (None: every
+    rule set). A builder is ``builder(ruleset: Ruleset, oob: OrderOfBattle |
+    None, **options) -> Workbook``; it builds its sheets (with the helpers in
+    ``templates._build`` and ``templates.rules_sheet``) and need not add the
+    ``Log`` and ``_meta`` sheets: ``build`` adds them if missing.
+
+    ``build(kind, ruleset, oob=None, **options)`` resolves the rule set (an id,
+    alias or ``Ruleset``), checks the kind supports it and that the order of
+    battle is for it, and returns the workbook (not saved: use
+    ``save_atomic``). ``KINDS`` maps kind name -> ``TemplateKind``;
+    ``kinds_for(ruleset)`` lists the kinds that support a rule set.
+
+Every module of this package not starting with ``_`` (other than the helper
+modules) is imported here, so a new kind registers itself by existing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from openpyxl import Workbook
+
+from rulesets.errors import InvalidArgumentError
+from rulesets.model import Ruleset
+from rulesets.registry import get as _get_ruleset
+from templates._build import TEMPLATE_VERSION, finish, save_atomic
+
+if TYPE_CHECKING:
+    from rulesets.oob import OrderOfBattle
+
+__all__ = [
+    "KINDS",
+    "TEMPLATE_VERSION",
+    "TemplateKind",
+    "build",
+    "kinds_for",
+    "register_kind",
+    "save_atomic",
+]
+
+Builder = Callable[..., Workbook]
+
+
+@dataclass(frozen=True)
+class TemplateKind:
+    """A workbook kind: its builder and which rule sets it serves."""
+
+    name: str
+    builder: Builder
+    description: str
+    rulesets: frozenset[str] | None = None  # None: every rule set
+
+    def supports(self, ruleset: Ruleset | str) -> bool:
+        rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
+        return self.rulesets is None or rid in self.rulesets
+
+
+KINDS: dict[str, TemplateKind] = {}
+
+
+def register_kind(
+    name: str,
+    builder: Builder,
+    description: str,
+    rulesets: frozenset[str] | set[str] | list[str] | tuple[str, ...] | None = None,
+) -> TemplateKind:
+    """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``)."""
+    kind = TemplateKind(
+        name=name,
+        builder=builder,
+        description=description,
+        rulesets=None if rulesets is None else frozenset(rulesets),
+    )
+    KINDS[name] = kind
+    return kind
+
+
+def kinds_for(ruleset: Ruleset | str) -> list[TemplateKind]:
+    """Every registered kind that supports ``ruleset``, in registration order."""
+    return [k for k in KINDS.values() if k.supports(ruleset)]
+
+
+def build(
+    kind: str,
+    ruleset: str | Ruleset,
+    oob: OrderOfBattle | None = None,
+    **options: Any,
+) -> Workbook:
+    """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle)."""
+    try:
+        entry = KINDS[kind]
+    except KeyError:
+        raise InvalidArgumentError(
+            f"unknown workbook kind {kind!r}", value=kind, expected="one of " + ", ".join(KINDS)
+        ) from None
+    rs = ruleset if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset)
+    if not entry.supports(rs):
+        raise InvalidArgumentError(
+            f"a {kind} is not made for {rs.name}",
+            value=rs.id,
+            expected="one of " + ", ".join(sorted(entry.rulesets or ())),
+        )
+    if oob is not None and oob.ruleset_id != rs.id:
+        raise InvalidArgumentError(
+            f"the order of battle {oob.source or ''} is for {oob.ruleset_id}, not {rs.id}".replace(
+                "  ", " "
+            ),
+            value=oob.ruleset_id,
+            expected=rs.id,
+        )
+    wb = entry.builder(rs, oob, **options)
+    finish(wb, kind, rs.id)
+    return wb
+
+
+_HELPERS = {"style", "rules_sheet", "demo"}
+
+
+def _load_kinds() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name in _HELPERS:
+            continue
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+_load_kinds()

@@ -1,0 +1,545 @@
+"""Helpers every template builder uses (tables, text, validations, protection, print).
+
+The conventions of every workbook (docs: ../shared/DESIGN.md) in one place:
+
+Cells
+    ``write(cell, value)`` writes a value the safe way: a plain ``str`` is
+    ALWAYS literal text (``"=SUM(A1)"``, ``"+1"``, ``"@home"`` stay text: the
+    cell's data type is forced to string and the quote prefix set, so neither
+    Excel nor LibreOffice evaluates it, even after F2+Enter); only a
+    ``Formula("=...")`` (``sheets.book.Formula``, re-exported here) is
+    written as a formula. Lists are joined with ", ".
+    ``iso_date(d)`` gives the ISO text a historical date is stored as.
+
+Tables
+    ``add_table(ws, name, headers, rows, top=, left=, locked=, formats=)``
+    writes a header row and body rows and makes them an Excel Table with a
+    stable name (``tbl_...``) and the given headers. Cells holding a
+    ``Formula`` are styled as formulas (locked, grey); the others as inputs
+    (unlocked, yellow) unless their column is in ``locked``. A table with no
+    rows gets one blank input row (Excel needs a body row). Returns a
+    ``TableRef`` that knows the column letter and ranges of each header:
+    ``ref.col("Stands")`` -> ``"F"``, ``ref.cell("Stands", 0)`` -> ``"F3"``,
+    ``ref.column_range("Stands")`` -> ``"$F$3:$F$9"``.
+
+Workbook parts
+    ``new_workbook()`` (no default sheet), ``add_meta(wb, kind, ruleset_id)``
+    (hidden ``_meta`` sheet, table ``tbl_Meta`` with ``Key``/``Value`` rows
+    kind, ruleset, template_version, created, plus extras), ``add_log(wb)``
+    (sheet ``Log``, table ``tbl_Log`` with exactly ``sheets.book.LOG_COLUMNS``),
+    ``finish(wb, kind, ruleset_id)`` (adds Log and _meta if missing, puts the
+    hidden sheets last, activates the first sheet), ``save_atomic(wb, path)``.
+
+Validations (drop-downs) and formatting
+    ``vocabulary_source(wb, ruleset, "unit_types")`` -> the absolute range on
+    the hidden ``_lists`` sheet holding the term names (a list source, so long
+    vocabularies do not hit Excel's 255-character inline limit);
+    ``add_list_validation(ws, ref, source)``,
+    ``add_vocabulary_validation(ws, ref, wb, ruleset, vocab)``,
+    ``add_yes_no_validation(ws, ref)``, ``add_whole_validation(ws, ref, minimum=0)``,
+    ``highlight_when(ws, ref, formula, fill)`` (conditional formatting with a
+    formula written for the top-left cell of ``ref``, without the leading ``=``).
+
+Sheet setup
+    ``protect(ws)`` (no password; inputs stay editable because ``style_input``
+    unlocks them), ``print_setup(ws, title_rows="3:3")`` (landscape, fit to one
+    page wide, repeated header rows), ``freeze(ws, "B4")``,
+    ``set_widths(ws, {"A": 12})``.
+
+Formulas are native and portable: only functions Excel 2010+, LibreOffice and
+Google Sheets share (SUM, SUMIF(S), COUNTIF(S), IF, MIN, MAX, ROUNDUP, CEILING,
+INDEX, MATCH, VLOOKUP, ...; no XLOOKUP, LET, LAMBDA or dynamic arrays).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import Cell
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import PatternFill
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.properties import PageSetupProperties
+from openpyxl.worksheet.table import Table, TableStyleInfo
+from openpyxl.worksheet.worksheet import Worksheet
+
+from rulesets.errors import InvalidArgumentError
+from rulesets.model import Ruleset
+from sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from templates.style import (
+    FILL_ALERT,
+    FMT_TEXT,
+    TABLE_STYLE,
+    style_formula,
+    style_header,
+    style_input,
+    style_note,
+    style_title,
+)
+
+__all__ = [
+    "LISTS_SHEET",
+    "LOG_SHEET",
+    "META_TABLE",
+    "TEMPLATE_VERSION",
+    "Formula",
+    "TableRef",
+    "add_list_validation",
+    "add_log",
+    "add_meta",
+    "add_table",
+    "add_vocabulary_validation",
+    "add_whole_validation",
+    "add_yes_no_validation",
+    "define_name",
+    "finish",
+    "freeze",
+    "highlight_when",
+    "iso_date",
+    "list_source",
+    "lookup_block",
+    "new_workbook",
+    "print_setup",
+    "protect",
+    "safe_name",
+    "save_atomic",
+    "set_widths",
+    "title_row",
+    "vocabulary_source",
+    "write",
+]
+
+#: Bumped when the layout of a workbook kind changes in a way operations notice.
+TEMPLATE_VERSION = 1
+
+LOG_SHEET = "Log"
+LISTS_SHEET = "_lists"
+META_TABLE = "tbl_Meta"
+
+_FORMULA_LEADERS = ("=", "+", "-", "@")
+
+
+def write(cell: Cell, value: Any) -> None:
+    """Write ``value``: a Formula as formula, any other str as literal text."""
+    if isinstance(value, Formula):
+        text = str(value)
+        cell.value = text if text.startswith("=") else "=" + text
+        return
+    if isinstance(value, list | tuple):
+        value = ", ".join("" if v is None else str(v) for v in value)
+    if isinstance(value, str):
+        cell.value = value
+        # openpyxl takes a str starting with "=" as a formula: force text.
+        cell.data_type = "s"
+        if value.startswith(_FORMULA_LEADERS):
+            # Excel and LibreOffice keep the quote prefix when the cell is edited.
+            cell.quotePrefix = True
+        return
+    if isinstance(value, _dt.datetime | _dt.date):
+        write(cell, iso_date(value))
+        return
+    cell.value = value
+
+
+def iso_date(value: _dt.date | _dt.datetime | str) -> str:
+    """A date as ISO text (1815-06-18): pre-1900 dates do not survive serials."""
+    if isinstance(value, _dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return _dt.date.fromisoformat(str(value).strip()).isoformat()
+
+
+def safe_name(text: str) -> str:
+    """``text`` made into a valid Excel defined/table name fragment (letters, digits, _)."""
+    name = re.sub(r"[^0-9A-Za-z_]+", "_", text).strip("_")
+    return name or "x"
+
+
+def define_name(wb: Workbook, name: str, ref: str) -> None:
+    """A workbook-level defined name for ``ref`` (e.g. ``"'Rules'!$C$5"``)."""
+    wb.defined_names[name] = DefinedName(name, attr_text=ref)
+
+
+@dataclass
+class TableRef:
+    """Where a table written by ``add_table`` sits on its sheet."""
+
+    name: str
+    sheet: str
+    headers: list[str]
+    header_row: int
+    first_row: int  # first body row
+    last_row: int  # last body row
+    left: int  # column index of the first header
+    _letters: dict[str, str] = field(default_factory=dict)
+
+    def col(self, header: str) -> str:
+        """The column letter of ``header``."""
+        try:
+            return self._letters[header]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"table {self.name} has no column {header!r}",
+                table=self.name,
+                expected=", ".join(self.headers),
+            ) from None
+
+    def cell(self, header: str, index: int) -> str:
+        """The address of body row ``index`` (0-based) in column ``header``."""
+        return f"{self.col(header)}{self.first_row + index}"
+
+    def column_range(self, header: str, absolute: bool = True) -> str:
+        c = self.col(header)
+        if absolute:
+            return f"${c}${self.first_row}:${c}${self.last_row}"
+        return f"{c}{self.first_row}:{c}{self.last_row}"
+
+    def sheet_range(self, header: str) -> str:
+        """``'Sheet'!$C$3:$C$9``: the column body, usable from another sheet."""
+        return f"{quote_sheetname(self.sheet)}!{self.column_range(header)}"
+
+    @property
+    def ref(self) -> str:
+        last = get_column_letter(self.left + len(self.headers) - 1)
+        return f"{get_column_letter(self.left)}{self.header_row}:{last}{self.last_row}"
+
+    @property
+    def body_ref(self) -> str:
+        last = get_column_letter(self.left + len(self.headers) - 1)
+        return f"{get_column_letter(self.left)}{self.first_row}:{last}{self.last_row}"
+
+
+def add_table(
+    ws: Worksheet,
+    name: str,
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    top: int = 1,
+    left: int = 1,
+    locked: Iterable[str] = (),
+    formats: Mapping[str, str] | None = None,
+    style: str = TABLE_STYLE,
+) -> TableRef:
+    """Write ``headers`` and ``rows`` at (top, left) and make them Excel Table ``name``.
+
+    Headers must be unique (case-blind, as Excel requires) and non-empty.
+    A ``Formula`` value is a formula cell; other values are inputs unless the
+    column is in ``locked``. ``formats``: number format per header.
+    """
+    headers = [str(h) for h in headers]
+    folded = [h.casefold() for h in headers]
+    if not all(h.strip() for h in headers) or len(set(folded)) != len(folded):
+        raise InvalidArgumentError(
+            f"table {name}: headers must be non-empty and unique", value=headers
+        )
+    locked_set = set(locked)
+    formats = dict(formats or {})
+    for j, header in enumerate(headers):
+        cell = ws.cell(row=top, column=left + j)
+        write(cell, header)
+        style_header(cell)
+    body = [list(r) for r in rows] or [[None] * len(headers)]
+    for i, row in enumerate(body):
+        if len(row) != len(headers):
+            raise InvalidArgumentError(
+                f"table {name}: row {i + 1} has {len(row)} cells for {len(headers)} headers",
+                value=row,
+            )
+        for j, value in enumerate(row):
+            cell = ws.cell(row=top + 1 + i, column=left + j)
+            write(cell, value)
+            fmt = formats.get(headers[j])
+            if isinstance(value, Formula) or headers[j] in locked_set:
+                style_formula(cell, fmt)
+            else:
+                style_input(cell, fmt)
+    ref = TableRef(
+        name=name,
+        sheet=ws.title,
+        headers=headers,
+        header_row=top,
+        first_row=top + 1,
+        last_row=top + len(body),
+        left=left,
+        _letters={h: get_column_letter(left + j) for j, h in enumerate(headers)},
+    )
+    table = Table(displayName=name, ref=ref.ref)
+    table.tableStyleInfo = TableStyleInfo(name=style, showRowStripes=False)
+    ws.add_table(table)
+    return ref
+
+
+def title_row(ws: Worksheet, row: int, title: str, note: str | None = None) -> None:
+    """A sheet title in column A of ``row`` and an optional note line under it."""
+    cell = ws.cell(row=row, column=1)
+    write(cell, title)
+    style_title(cell)
+    if note:
+        ncell = ws.cell(row=row + 1, column=1)
+        write(ncell, note)
+        style_note(ncell)
+
+
+def new_workbook() -> Workbook:
+    """An empty workbook (the default sheet removed; add your own first)."""
+    wb = Workbook()
+    wb.remove(wb.active)
+    return wb
+
+
+def add_meta(
+    wb: Workbook,
+    kind: str,
+    ruleset_id: str,
+    extra: Mapping[str, Any] | None = None,
+    created: _dt.datetime | None = None,
+) -> Worksheet:
+    """The hidden ``_meta`` sheet: table ``tbl_Meta`` of Key/Value rows."""
+    ws = wb.create_sheet(META_SHEET)
+    stamp = (created or _dt.datetime.now(_dt.UTC)).replace(microsecond=0)
+    rows: list[list[Any]] = [
+        ["kind", kind],
+        ["ruleset", ruleset_id],
+        ["template_version", TEMPLATE_VERSION],
+        ["created", stamp.strftime("%Y-%m-%dT%H:%M:%SZ")],
+    ]
+    rows += [[str(k), v] for k, v in (extra or {}).items()]
+    add_table(ws, META_TABLE, ["Key", "Value"], rows, locked=["Key", "Value"])
+    set_widths(ws, {"A": 18, "B": 30})
+    ws.sheet_state = "hidden"
+    protect(ws)
+    return ws
+
+
+def add_log(wb: Workbook) -> Worksheet:
+    """The ``Log`` sheet: table ``tbl_Log`` with headers ``LOG_COLUMNS``, one blank row."""
+    ws = wb.create_sheet(LOG_SHEET)
+    add_table(ws, LOG_TABLE, list(LOG_COLUMNS), [], formats={"When": FMT_TEXT})
+    set_widths(ws, {"A": 20, "B": 22, "C": 8, "D": 70, "E": 24})
+    freeze(ws, "A2")
+    print_setup(ws, title_rows="1:1")
+    return ws
+
+
+def finish(
+    wb: Workbook, kind: str, ruleset_id: str, extra: Mapping[str, Any] | None = None
+) -> None:
+    """Add the Log and _meta sheets if missing; hidden sheets last; first sheet active."""
+    if LOG_SHEET not in wb.sheetnames:
+        add_log(wb)
+    if META_SHEET not in wb.sheetnames:
+        add_meta(wb, kind, ruleset_id, extra)
+    hidden = [ws for ws in wb.worksheets if ws.sheet_state != "visible"]
+    for ws in hidden:
+        wb.move_sheet(ws, offset=len(wb.worksheets) - 1 - wb.worksheets.index(ws))
+    wb.active = 0
+    for ws in wb.worksheets:
+        ws.sheet_view.tabSelected = ws is wb.worksheets[0]
+
+
+def save_atomic(wb: Workbook, path: str | os.PathLike[str]) -> Path:
+    """Save to a temporary file beside ``path``, then rename: no half-written file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        wb.save(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+# -- validations ------------------------------------------------------------------
+
+
+def _lists_sheet(wb: Workbook) -> Worksheet:
+    if LISTS_SHEET in wb.sheetnames:
+        return wb[LISTS_SHEET]
+    ws = wb.create_sheet(LISTS_SHEET)
+    ws.sheet_state = "hidden"
+    return ws
+
+
+def lookup_block(
+    wb: Workbook, key: str, headers: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> str:
+    """Write a block (a header row of ``headers``, then ``rows``) on the hidden
+    ``_lists`` sheet, once per ``key`` per workbook, right of what is there;
+    returns the absolute range of its body (``'_lists'!$D$2:$F$6``), for
+    VLOOKUP/INDEX/MATCH or as a list source (one column). The first header
+    cell holds ``key`` so a second call finds the same block."""
+    ws = _lists_sheet(wb)
+    width = max(1, len(headers))
+    height = max(1, len(rows))
+    col = 1
+    while ws.cell(row=1, column=col).value is not None:
+        if ws.cell(row=1, column=col).value == key:
+            break
+        col += 1
+    else:
+        write(ws.cell(row=1, column=col), key)
+        for j, header in enumerate(list(headers)[1:], start=1):
+            write(ws.cell(row=1, column=col + j), header)
+        for i, row in enumerate(rows):
+            for j, value in enumerate(row):
+                write(ws.cell(row=2 + i, column=col + j), value)
+    first = get_column_letter(col)
+    last = get_column_letter(col + width - 1)
+    return f"{quote_sheetname(LISTS_SHEET)}!${first}$2:${last}${1 + height}"
+
+
+def list_source(wb: Workbook, key: str, values: Sequence[str]) -> str:
+    """A one-column list of ``values`` on ``_lists`` (defined name ``list_<key>``)."""
+    ref = lookup_block(wb, key, [key], [[v] for v in values])
+    define_name(wb, f"list_{safe_name(key)}", ref)
+    return ref
+
+
+def vocabulary_source(wb: Workbook, ruleset: Ruleset, vocabulary: str) -> str:
+    """The absolute range on ``_lists`` holding the term names of ``vocabulary``.
+
+    Written once per workbook (a column per vocabulary, header = vocabulary
+    name) and given the defined name ``list_<vocabulary>``.
+    """
+    names = [term.name for term in ruleset.vocabulary(vocabulary).terms]
+    return list_source(wb, vocabulary, names)
+
+
+def add_list_validation(
+    ws: Worksheet, ref: str, source: str, *, title: str = "", prompt: str = ""
+) -> DataValidation:
+    """A drop-down on ``ref`` offering the cells of ``source`` (an absolute range)."""
+    dv = DataValidation(type="list", formula1=source, allow_blank=True)
+    dv.showDropDown = False  # (sic) False shows the in-cell arrow
+    dv.showErrorMessage = True
+    dv.errorTitle = title or "Not allowed"
+    dv.error = "Pick a value from the list: the rule set allows only these."
+    if prompt:
+        dv.promptTitle = title or "Choose"
+        dv.prompt = prompt
+        dv.showInputMessage = True
+    for part in ref.split():  # a space-separated list of ranges is fine
+        dv.add(part)
+    ws.add_data_validation(dv)
+    return dv
+
+
+def add_vocabulary_validation(
+    ws: Worksheet, ref: str, wb: Workbook, ruleset: Ruleset, vocabulary: str
+) -> DataValidation:
+    """A drop-down of a rule set's vocabulary (``unit_types``, ``grades``, ...)."""
+    vocab = ruleset.vocabulary(vocabulary)
+    return add_list_validation(
+        ws,
+        ref,
+        vocabulary_source(wb, ruleset, vocabulary),
+        title=vocab.title,
+        prompt=f"{vocab.title} of {ruleset.name}",
+    )
+
+
+def add_yes_no_validation(ws: Worksheet, ref: str) -> DataValidation:
+    """A Y/N drop-down (short enough for an inline list)."""
+    return add_list_validation(ws, ref, '"Y,N"', title="Y or N")
+
+
+def add_whole_validation(
+    ws: Worksheet, ref: str, minimum: int = 0, maximum: int | None = None
+) -> DataValidation:
+    """Whole numbers >= ``minimum`` (and <= ``maximum`` if given)."""
+    if maximum is None:
+        dv = DataValidation(
+            type="whole", operator="greaterThanOrEqual", formula1=str(minimum), allow_blank=True
+        )
+        dv.error = f"A whole number, {minimum} or more."
+    else:
+        dv = DataValidation(
+            type="whole",
+            operator="between",
+            formula1=str(minimum),
+            formula2=str(maximum),
+            allow_blank=True,
+        )
+        dv.error = f"A whole number from {minimum} to {maximum}."
+    dv.showErrorMessage = True
+    dv.errorTitle = "Whole number"
+    for part in ref.split():  # a space-separated list of ranges is fine
+        dv.add(part)
+    ws.add_data_validation(dv)
+    return dv
+
+
+def highlight_when(
+    ws: Worksheet, ref: str, formula: str, fill: PatternFill = FILL_ALERT, bold: bool = False
+) -> None:
+    """Conditional formatting: fill ``ref`` where ``formula`` (for its top-left cell) holds."""
+    from openpyxl.styles import Font
+
+    rule = FormulaRule(
+        formula=[formula.removeprefix("=")],
+        fill=fill,
+        font=Font(bold=True) if bold else None,
+    )
+    ws.conditional_formatting.add(ref, rule)
+
+
+# -- sheet setup --------------------------------------------------------------------
+
+
+def protect(ws: Worksheet) -> None:
+    """Protect without a password: formulas locked, inputs (unlocked) editable.
+
+    Formatting rows/columns, sorting and filtering stay allowed.
+    """
+    prot = ws.protection
+    prot.sheet = True
+    prot.formatColumns = False
+    prot.formatRows = False
+    prot.autoFilter = False
+    prot.sort = False
+    prot.selectLockedCells = False
+    prot.selectUnlockedCells = False
+
+
+def print_setup(ws: Worksheet, title_rows: str | None = None, landscape: bool = True) -> None:
+    """Landscape, fit to one page wide (any number tall), repeated header rows."""
+    ws.page_setup.orientation = "landscape" if landscape else "portrait"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    if ws.sheet_properties.pageSetUpPr is None:
+        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    else:
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.5
+    if title_rows:
+        ws.print_title_rows = title_rows
+
+
+def freeze(ws: Worksheet, cell: str) -> None:
+    """Freeze the rows above and the columns left of ``cell``."""
+    ws.freeze_panes = cell
+
+
+def set_widths(ws: Worksheet, widths: Mapping[str, float]) -> None:
+    for letter, width in widths.items():
+        ws.column_dimensions[letter].width = width

@@ -1,0 +1,644 @@
+"""The Age of Glaube family (Glaube, Gloire, Reason, Destiny): data and mechanics.
+
+Worked examples are the text's own (quoted in each docstring); expected numbers
+are worked by hand, never copied from the code. Golden files per era:
+tests/golden/age-of-<era>.yaml.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesets
+from rulesets import age_of_glaube as aog
+from rulesets.errors import (
+    InvalidArgumentError,
+    MissingTableError,
+    UnknownRulesetError,
+    UnknownTermError,
+)
+from rulesets.model import Status
+from xlfuncs import UDFS
+
+ERAS = list(aog.ERAS)
+GOLDEN = Path(__file__).resolve().parent / "golden"
+TEXT = "age-of-glaube-gloire-reason-destiny-sail.txt"
+
+_SETTINGS = settings(max_examples=60, deadline=None)
+
+
+def _golden(era: str) -> dict[str, Any]:
+    data = yaml.safe_load((GOLDEN / f"{era}.yaml").read_text(encoding="utf-8"))
+    assert data["ruleset"] == era
+    return data
+
+
+def _cases(section: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(era, case) for era in ERAS for case in _golden(era)[section]]
+
+
+def _golden_params(section: str) -> list[Any]:
+    """(era, case) per golden case of ``section``, with readable ids."""
+    return [
+        pytest.param(era, case, id=f"{era}-{i}") for i, (era, case) in enumerate(_cases(section))
+    ]
+
+
+# -- loading ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_every_era_loads_as_one_family(era: str) -> None:
+    rs = rulesets.get(era)
+    assert rs.family == "age-of-glaube"
+    assert rs.text == TEXT
+    assert aog.era(era) is rs
+
+
+@pytest.mark.parametrize(
+    ("alias", "era"),
+    [
+        ("glaube", "age-of-glaube"),
+        ("aog-glaube", "age-of-glaube"),
+        ("Gloire", "age-of-gloire"),
+        ("aog-gloire", "age-of-gloire"),
+        ("reason", "age-of-reason"),
+        ("aog-reason", "age-of-reason"),
+        ("destiny", "age-of-destiny"),
+        ("AOG-Destiny", "age-of-destiny"),
+    ],
+)
+def test_aliases(alias: str, era: str) -> None:
+    assert rulesets.get(alias).id == era
+
+
+@pytest.mark.parametrize("alias", ["aog", "sail"])
+def test_ambiguous_aliases_are_not_claimed(alias: str) -> None:
+    """'aog' would not say which era; 'sail' is the Age of Sail's."""
+    try:
+        rs = rulesets.get(alias)
+    except UnknownRulesetError:
+        return
+    assert rs.family != "age-of-glaube"
+
+
+def test_a_rule_set_of_another_family_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="not an era of the Age of Glaube family"):
+        aog.victory_marks(60, "eagles-to-glory")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_unprinted_tables_are_missing_with_their_columns(era: str) -> None:
+    rs = rulesets.get(era)
+    for name in (
+        "national_army_tables",
+        "combat_results_table",
+        "artillery_table",
+        "generals_under_fire",
+        "square_attack_table",
+        "crisis_of_morale_table",
+    ):
+        table = rs.table(name)
+        assert table.status is Status.MISSING and table.columns and not table.rows
+        with pytest.raises(MissingTableError, match=name) as err:
+            rs.require(name)
+        assert err.value.file == rs.path and rs.path.endswith(f"{era}.yaml")
+    assert rs.table("odds_table").status is Status.PARTIAL
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_house_defaults_are_marked(era: str) -> None:
+    table = rulesets.get(era).table("victory_table")
+    for name in ("last_mark_pct", "mark_rounding", "mark_crossed_when"):
+        assert table.values[name].house_default and table.values[name].note
+    for name in ("first_mark_pct", "mark_interval_pct", "victory_points_per_base_unit"):
+        assert not table.values[name].house_default and table.values[name].source
+
+
+# -- worked examples of the text ------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_board_scales_to_the_battlefield(era: str) -> None:
+    """2.1.1: "1 mm on the board = 2 m on the battlefield. Thus a 1.5 m by 1.2 m
+    board scales to 3 km by 2.4 km." """
+    rs = rulesets.get(era)
+    m_per_mm = Fraction(rs.constant("scale", "metres_per_mm"))
+    for board, field in (
+        ("board_width_m", "battlefield_width_km"),
+        ("board_depth_m", "battlefield_depth_km"),
+    ):
+        board_mm = Fraction(str(rs.constant("scale", board))) * 1000
+        assert board_mm * m_per_mm / 1000 == Fraction(str(rs.constant("scale", field)))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_frontages(era: str) -> None:
+    """2.4.1: "in line formation, the frontage is 100 mm wide, equal to 200 m";
+    2.4.2: "with 4 base units, the frontage is 120 mm, equal to 240 m"."""
+    rs = rulesets.get(era)
+    m_per_mm = rs.constant("scale", "metres_per_mm")
+    infantry = next(r for r in rs.rows("organisation") if r["unit"].startswith("infantry"))
+    squadron = rs.lookup("organisation", unit="cavalry squadron")
+    regiment = rs.lookup("organisation", unit="cavalry regiment")
+    assert infantry["base_units_min"] * infantry["base_width_mm"] == infantry["frontage_mm"] == 100
+    assert infantry["frontage_mm"] * m_per_mm == infantry["frontage_m"] == 200
+    assert regiment["base_units_max"] * squadron["base_width_mm"] == regiment["frontage_mm"] == 120
+    assert regiment["frontage_mm"] * m_per_mm == regiment["frontage_m"] == 240
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_field_strengths(era: str) -> None:
+    """ "Each base unit represents 100-125 men, so a battalion would have a field
+    strength of 500-625 men" (Glaube: a regiment of 5 to 10 base units, 500-1250);
+    "a cavalry regiment would have a field strength of 300-500 men"."""
+    rs = rulesets.get(era)
+    low = rs.constant("scale", "men_per_base_unit_min")
+    high = rs.constant("scale", "men_per_base_unit_max")
+    assert (low, high) == (100, 125)
+    for row in rs.rows("organisation"):
+        if row["unit"].startswith("infantry") or row["unit"] == "cavalry regiment":
+            assert row["base_units_min"] * low == row["men_min"]
+            assert row["base_units_max"] * high == row["men_max"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_charge_once_per_half_hour(era: str) -> None:
+    """7.2.6: "Units can only charge once per six turns (i.e. once per ½ hr in real time)"."""
+    rs = rulesets.get(era)
+    assert (
+        rs.constant("scale", "charge_once_per_turns") * rs.constant("scale", "turn_minutes") == 30
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_rally_from_rout(era: str) -> None:
+    """5.2: "Routing units need a random number ≥ 0.800 to stop routing"; 5.3: a
+    General adds +0.100 (the era's great captain +0.200) to the random number."""
+    assert aog.check_passes("rout", 0.8, ruleset=era)
+    assert not aog.check_passes("rout", 0.799, ruleset=era)
+    assert aog.check_passes("rout", 0.7, "general", ruleset=era)
+    assert not aog.check_passes("rout", 0.699, "general", ruleset=era)
+    assert aog.check_passes("rout", 0.6, "great captain", ruleset=era)
+    assert not aog.check_passes("rout", 0.599, "great captain", ruleset=era)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_messenger(era: str) -> None:
+    """7.1.2: "If the result is ≥ 0.150, the order was understood ... If the result
+    was ≤ 0.149, the order was not understood"."""
+    assert aog.check_passes("messenger", 0.150, ruleset=era)
+    assert not aog.check_passes("messenger", 0.149, ruleset=era)
+    assert aog.random_check_chance("messenger", ruleset=era) == Fraction(850, 1000)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_random_number_has_1000_values(era: str) -> None:
+    """0.149 and 0.150 are adjacent: three decimals, 0.000-0.999 (house default range)."""
+    assert aog.random_number_outcomes(era) == 1000
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_odds_column_shift_examples(era: str) -> None:
+    """8.4: combined forces of two types "1:1 becomes 2:1"; all three "1:1 becomes
+    3:1"; either flank "1:1 becomes 2:1"; the rear "1:1 becomes 3:1"."""
+    assert aog.shift_odds("1:1", "infantry & cavalry", era) == "2:1"
+    assert aog.shift_odds("1:1", "three types", era) == "3:1"
+    assert aog.shift_odds("1:1", "flank", era) == "2:1"
+    assert aog.shift_odds("1:1", "rear", era) == "3:1"
+    assert aog.odds_column_shift("two types, rear", era) == 3
+    assert aog.odds_column_shift("", era) == 0
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_crisis_of_morale_needs_to_exceed(era: str) -> None:
+    """9.2: "If the random number exceeds the level ... the unit fights on"."""
+    assert not aog.check_passes("crisis of morale", 0.65, table_value=0.65, ruleset=era)
+    assert aog.check_passes("crisis of morale", 0.651, table_value=0.65, ruleset=era)
+
+
+def test_glaube_great_captains_as_printed() -> None:
+    """Glaube 5.3: "(Gustavus Adolphus and Cromwell adds +0.200)" for morale; 8.3.2
+    names Napoleon for combat (a slip of the text, kept as printed)."""
+    assert aog.random_number_modifier("rout", "cromwell", "glaube") == Fraction(1, 5)
+    assert aog.random_number_modifier("combat", "napoleon", "glaube") == Fraction(1, 5)
+    with pytest.raises(InvalidArgumentError, match="does not modify"):
+        aog.random_number_modifier("combat", "gustavus adolphus", "glaube")
+    with pytest.raises(InvalidArgumentError, match="does not modify"):
+        aog.random_number_modifier("rout", "napoleon", "glaube")
+
+
+@pytest.mark.parametrize(
+    ("era", "captain"),
+    [("gloire", "Marlborough"), ("reason", "Frederick the Great"), ("destiny", "Napoleon")],
+)
+def test_great_captain_of_each_era(era: str, captain: str) -> None:
+    for check in ("rout", "disrupted", "control test", "combat"):
+        assert aog.random_number_modifier(check, captain, era) == Fraction(1, 5)
+
+
+def test_terrain_adds_for_the_attacker_and_subtracts_for_the_defender() -> None:
+    """8.3.1: "either adds 0.100 to the random number (if attacking) or subtracts 0.100
+    (if defending)"."""
+    assert aog.random_number_modifier("combat", "terrain attacker") == Fraction(1, 10)
+    assert aog.random_number_modifier("combat", "terrain defender") == Fraction(-1, 10)
+    with pytest.raises(InvalidArgumentError, match="cannot both apply"):
+        aog.random_number_modifier("combat", "terrain attacker, terrain defender")
+
+
+def test_required_udf_results() -> None:
+    marks = UDFS["AOG_MARKS"](60.0)
+    assert marks[:3] == [[15, 9], [20, 12], [25, 15]]
+    assert marks[-1] == [100, 60] and len(marks) == 18
+    assert UDFS["AOG_MARGIN"](12.0, 27.0) == "major victory (side A)"
+    assert UDFS["AOG_MARGIN"](27.0, 12.0, "gloire") == "major victory (side B)"
+
+
+# -- victory table ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("total", "pct", "units"), [(20, 15, 3), (20, 20, 4), (100, 35, 35), (40, 25, 10)]
+)
+def test_marks_at_exact_boundaries(total: int, pct: int, units: int) -> None:
+    """total x p is a whole number: exactly that many base units reach the mark."""
+    assert dict(aog.victory_marks(total))[pct] == units
+    assert (pct, units) in aog.marks_crossed(total, units - 1, units)
+    assert (pct, units) not in aog.marks_crossed(total, units, units)
+
+
+def test_victory_table_with_reinforcements() -> None:
+    """3.2: reinforcements are added to the total and the marks recalculated."""
+    df = aog.victory_table(60, [3, 6, 2, 10], [0, 0, 20, 0], start="13:00")
+    assert list(df["minutes"]) == [5, 10, 15, 20]
+    assert list(df["clock"]) == ["13:05", "13:10", "13:15", "13:20"]
+    assert list(df["total"]) == [60, 60, 80, 80]
+    assert list(df["lost"]) == [3, 9, 11, 21]
+    # 9/60 = 15%; 11/80 = 13.75% (no new mark); 21/80 = 26.25% crosses 20% and 25%
+    assert list(df["marks_crossed"]) == ["", "15%", "", "20%, 25%"]
+    assert list(df["crisis_test_due"]) == [False, True, False, True]
+    assert list(df["victory_points"]) == [3, 9, 11, 21]
+    assert df["casualty_pct"].iloc[-1] == pytest.approx(26.25)
+
+
+def test_victory_table_tests_each_mark_once() -> None:
+    """9.2: "exceeds for the first time": after reinforcements lower the %, reaching
+    15% again is not a new test."""
+    df = aog.victory_table(20, [3, 0, 1], [0, 10, 0])
+    # 3/20 = 15%; then 30 base units; 4/30 = 13.3%: nothing new
+    assert list(df["marks_crossed"]) == ["15%", "", ""]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "name", "winner"),
+    [
+        (10, 15, "marginal victory", "A"),
+        (15, 10, "marginal victory", "B"),
+        (10, 20, "major victory", "A"),
+        (0, 25, "major victory", "A"),
+        (0, 25.001, "decisive victory", "A"),
+        (10, 14.999, "draw", None),
+        (15.1, 10.1, "marginal victory", "B"),  # exactly 5, whatever floats say
+        (20.2, 10.2, "major victory", "B"),
+        (7, 7, "draw", None),
+    ],
+)
+def test_margin_boundaries(a: float, b: float, name: str, winner: str | None) -> None:
+    """10: "0 – 5% ... draw. 5 -10% ... marginal ... 10-25% ... major ... > 25% ...
+    decisive"; the shared ends are a house default (5 marginal, 10 and 25 major)."""
+    margin = aog.win_margin(a, b)
+    assert (margin.name, margin.winner) == (name, winner)
+
+
+# -- golden files ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_golden_constants(era: str) -> None:
+    rs = rulesets.get(era)
+    data = _golden(era)
+    for case in data["constants"]:
+        assert rs.constant(case["table"], case["name"]) == case["value"], case
+    for case in data["organisation"]:
+        row = rs.lookup("organisation", unit=case["unit"])
+        assert {k: row.get(k) for k in case} == case
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("victory_marks"))
+def test_golden_victory_marks(era: str, case: dict[str, Any]) -> None:
+    assert [list(m) for m in aog.victory_marks(case["total"], era)] == case["marks"]
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("marks_crossed"))
+def test_golden_marks_crossed(era: str, case: dict[str, Any]) -> None:
+    crossed = aog.marks_crossed(
+        case["total"], case["before"], case["after"], era, total_before=case.get("total_before")
+    )
+    assert [pct for pct, _ in crossed] == case["crossed"]
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("win_margin"))
+def test_golden_win_margin(era: str, case: dict[str, Any]) -> None:
+    margin = aog.win_margin(case["a"], case["b"], era)
+    assert (margin.name, margin.winner) == (case["margin"], case["winner"])
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("random_checks"))
+def test_golden_random_checks(era: str, case: dict[str, Any]) -> None:
+    args = (case["check"], case["modifiers"], case.get("table_value"), era)
+    assert aog.random_check(*args).threshold == Fraction(case["threshold"])
+    assert aog.random_check_chance(*args) == Fraction(case["chance"])
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("modified"))
+def test_golden_modified(era: str, case: dict[str, Any]) -> None:
+    value = aog.modified_random_number(case["check"], case["number"], case["modifiers"], era)
+    assert value == Fraction(case["value"])
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("odds"))
+def test_golden_odds(era: str, case: dict[str, Any]) -> None:
+    assert aog.shift_odds(case["odds"], case["conditions"], era) == case["result"]
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("result_codes"))
+def test_golden_result_codes(era: str, case: dict[str, Any]) -> None:
+    rc = aog.result_code(case["code"].lower(), era)
+    assert (rc.code, rc.name, rc.affects) == (case["code"], case["name"], case["affects"])
+    assert rc.base_units_lost_if_undisrupted == case["lost_undisrupted"]
+    assert rc.base_units_lost_if_disrupted == case["lost_disrupted"]
+    assert rc.victory_points_if_disrupted == case["lost_disrupted"]  # one VP per base unit
+    assert rc.text.startswith(f"{case['code']} = {case['name']}.")
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("terms"))
+def test_golden_terms(era: str, case: dict[str, Any]) -> None:
+    rs = rulesets.get(era)
+    if case["id"] is None:
+        with pytest.raises(UnknownTermError):
+            rs.term(case["vocabulary"], case["text"])
+    else:
+        assert rs.term(case["vocabulary"], case["text"]).id == case["id"]
+
+
+_ERRORS = {"MissingTableError": MissingTableError, "InvalidArgumentError": InvalidArgumentError}
+
+
+@pytest.mark.parametrize(("era", "case"), _golden_params("errors"))
+def test_golden_errors(era: str, case: dict[str, Any]) -> None:
+    fn = getattr(aog, case["call"])
+    if case["error"] is None:
+        fn(*case["args"], ruleset=era)
+        return
+    with pytest.raises(_ERRORS[case["error"]], match=re.escape(case["match"])) as err:
+        fn(*case["args"], ruleset=era)
+    if isinstance(err.value, MissingTableError):
+        # the message names the table and the data file to fill in
+        assert err.value.file == rulesets.get(era).path
+        assert f"{era}.yaml" in str(err.value)
+
+
+# -- error paths --------------------------------------------------------------------------
+
+
+def test_missing_combat_results_table_names_table_and_file() -> None:
+    with pytest.raises(MissingTableError) as err:
+        aog.random_check("combat")
+    message = str(err.value)
+    assert "combat_results_table" in message and "age-of-glaube.yaml" in message
+    assert err.value.table == "combat_results_table"
+
+
+def test_a_printed_threshold_cannot_be_overridden() -> None:
+    with pytest.raises(InvalidArgumentError, match="fixes"):
+        aog.random_check("rout", "", 0.7)
+    assert aog.random_check("rout", "", 0.8).threshold == Fraction(4, 5)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: aog.victory_marks(0),
+        lambda: aog.victory_marks(12.5),
+        lambda: aog.marks_crossed(60, 10, 9),
+        lambda: aog.marks_crossed(60, 0, 61),
+        lambda: aog.marks_crossed(60, -1, 3),
+        lambda: aog.win_margin(-1, 10),
+        lambda: aog.win_margin(10, 101),
+        lambda: aog.win_margin("ten", 10),
+        lambda: aog.check_passes("rout", 1.0),
+        lambda: aog.check_passes("rout", -0.1),
+        lambda: aog.random_check("disrupted", "", 1.5),
+        lambda: aog.casualty_pct(61, 60),
+        lambda: aog.victory_table(10, [5, 6]),
+        lambda: aog.victory_table(10, [1, 1], [0]),
+        lambda: aog.victory_table(10, [1], start="25:00"),
+        lambda: aog.combat_potential(5, -1),
+    ],
+)
+def test_bad_arguments(call: Any) -> None:
+    with pytest.raises(InvalidArgumentError):
+        call()
+
+
+def test_unknown_words() -> None:
+    with pytest.raises(UnknownTermError):
+        aog.result_code("Xx")
+    with pytest.raises(UnknownTermError):
+        aog.random_check("parley")
+    with pytest.raises(UnknownTermError):
+        aog.odds_column_shift("uphill")
+    with pytest.raises(MissingTableError, match="odds_table"):
+        aog.shift_odds("3:2", "")
+
+
+def test_combat_potential() -> None:
+    """8.2: "counting the total number of base units and multiplying this by the
+    attack / defence strength points"; 8.1.3: an artillery battery's strength is 1."""
+    assert aog.combat_potential(5, 3) == 15
+    assert aog.combat_potential(4, 1.5) == 6
+    assert rulesets.get("destiny").constant("scale", "artillery_combat_strength") == 1
+
+
+# -- properties -----------------------------------------------------------------------------
+
+_eras = st.sampled_from(ERAS)
+_totals = st.integers(min_value=1, max_value=400)
+
+
+@_SETTINGS
+@given(total=_totals, era=_eras)
+def test_marks_are_the_least_base_units_reaching_each_percent(total: int, era: str) -> None:
+    marks = aog.victory_marks(total, era)
+    assert [pct for pct, _ in marks] == list(range(15, 101, 5))
+    for pct, units in marks:
+        assert units * 100 >= total * pct  # reaches it
+        assert (units - 1) * 100 < total * pct  # one fewer does not
+        assert units == math.ceil(Fraction(total * pct, 100))
+    assert [u for _, u in marks] == sorted(u for _, u in marks)
+
+
+@_SETTINGS
+@given(total=_totals, data=st.data())
+def test_marks_crossed_turn_by_turn_are_each_mark_once(total: int, data: st.DataObject) -> None:
+    losses = data.draw(st.lists(st.integers(0, 10), max_size=30))
+    lost = 0
+    seen: list[int] = []
+    for loss in losses:
+        after = min(total, lost + loss)
+        seen += [pct for pct, _ in aog.marks_crossed(total, lost, after)]
+        lost = after
+    reached = [pct for pct, units in aog.victory_marks(total) if lost >= units]
+    assert seen == reached
+
+
+@_SETTINGS
+@given(a=st.floats(0, 100), b=st.floats(0, 100), era=_eras)
+def test_margin_is_symmetric_and_the_lower_side_wins(a: float, b: float, era: str) -> None:
+    ab, ba = aog.win_margin(a, b, era), aog.win_margin(b, a, era)
+    assert ab.name == ba.name
+    if ab.winner is None:
+        assert ab.name == "draw"
+    else:
+        assert {ab.winner, ba.winner} == {"A", "B"}
+        assert ab.winner == ("A" if a < b else "B")
+
+
+@_SETTINGS
+@given(small=st.floats(0, 100), big=st.floats(0, 100))
+def test_a_bigger_difference_is_never_a_smaller_victory(small: float, big: float) -> None:
+    order = ["draw", "marginal victory", "major victory", "decisive victory"]
+    small, big = sorted([small, big])
+    assert order.index(aog.win_margin(0, small).name) <= order.index(aog.win_margin(0, big).name)
+
+
+_checks = st.sampled_from(["rout", "disrupted", "control test", "crisis of morale", "messenger"])
+_mods = st.sampled_from(["", "general", "great captain"])
+# Table values off the 0.001 grid too, so rounding of the threshold is exercised.
+_table_values = st.integers(0, 10000).map(lambda n: Fraction(n, 10000))
+
+
+def _args(check: str, mods: str, value: Fraction) -> tuple[str, str, Fraction | None]:
+    if check in ("rout", "messenger"):
+        return check, ("" if check == "messenger" else mods), None
+    if check == "crisis of morale":
+        return check, "", value
+    return check, mods, value
+
+
+@_SETTINGS
+@given(check=_checks, mods=_mods, value=_table_values, era=_eras)
+def test_chance_is_exact_over_the_1000_random_numbers(
+    check: str, mods: str, value: Fraction, era: str
+) -> None:
+    """The closed form agrees with throwing every one of 0.000-0.999; pass + fail = 1."""
+    c, m, v = _args(check, mods, value)
+    rc = aog.random_check(c, m, v, era)
+    passing = sum(rc.passes(Fraction(n, 1000)) for n in range(1000))
+    chance = aog.random_check_chance(c, m, v, era)
+    assert chance == Fraction(passing, 1000)
+    assert chance + Fraction(1000 - passing, 1000) == 1
+    assert 0 <= chance <= 1
+
+
+@_SETTINGS
+@given(check=st.sampled_from(["rout", "disrupted", "control test"]), value=_table_values, era=_eras)
+def test_a_general_lowers_the_number_needed(check: str, value: Fraction, era: str) -> None:
+    v = None if check == "rout" else value
+    plain = aog.random_check(check, "", v, era)
+    general = aog.random_check(check, "general", v, era)
+    captain = aog.random_check(check, "great captain", v, era)
+    assert general.threshold == plain.threshold - Fraction(1, 10)
+    assert captain.threshold == plain.threshold - Fraction(1, 5)
+    chances = [aog.random_check_chance(check, m, v, era) for m in ("", "general", "great captain")]
+    assert chances == sorted(chances)
+
+
+@_SETTINGS
+@given(low=_table_values, high=_table_values, era=_eras)
+def test_a_higher_table_value_is_harder(low: Fraction, high: Fraction, era: str) -> None:
+    low, high = sorted([low, high])
+    for check in ("disrupted", "crisis of morale"):
+        assert aog.random_check_chance(check, "", low, era) >= aog.random_check_chance(
+            check, "", high, era
+        )
+
+
+@_SETTINGS
+@given(total=st.integers(1, 200), losses=st.lists(st.integers(0, 5), min_size=1, max_size=20))
+def test_casualty_percent_never_decreases_without_reinforcements(
+    total: int, losses: list[int]
+) -> None:
+    capped: list[int] = []
+    lost = 0
+    for loss in losses:
+        take = min(loss, total - lost)
+        capped.append(take)
+        lost += take
+    df = aog.victory_table(total, capped)
+    assert df["casualty_pct"].is_monotonic_increasing
+    crossed = [p for cell in df["marks_crossed"] if cell for p in cell.split(", ")]
+    assert len(crossed) == len(set(crossed))
+
+
+def test_pandas_values_are_accepted() -> None:
+    """The ledger hands numpy/pandas numbers over; they count as plain numbers."""
+    import numpy as np
+    import pandas as pd
+
+    assert aog.victory_marks(np.int64(60))[0] == (15, 9)
+    assert aog.win_margin(np.float64(12.0), np.float64(27.0)).text == "major victory (side A)"
+    df = aog.victory_table(np.int64(60), pd.Series([9, 3]), pd.Series([0, 0]))
+    assert list(df["marks_crossed"]) == ["15%", "20%"]
+
+
+def test_random_number_with_the_rng(rng: Any) -> None:
+    numbers = [aog.random_number(rng) for _ in range(200)]
+    assert all(0 <= n <= Fraction(999, 1000) and (n * 1000).denominator == 1 for n in numbers)
+
+
+# -- Excel functions ------------------------------------------------------------------------
+
+
+def test_udfs_as_excel_calls_them() -> None:
+    assert UDFS["AOG_MARKS_CROSSED"](60.0, 8.0, 12.0) == "15%, 20%"
+    assert UDFS["AOG_MARKS_CROSSED"](60.0, 9.0, 11.0) == ""
+    assert UDFS["AOG_MARKS_CROSSED"]([[60.0], [60.0]], [[0.0], [8.0]], [[8.0], [9.0]]) == [
+        [""],
+        ["15%"],
+    ]
+    assert UDFS["AOG_CHECK"]("rout", "general") == pytest.approx(0.7)
+    assert UDFS["AOG_CHECK"]("rout", None, None, "destiny") == pytest.approx(0.8)
+    assert UDFS["AOG_CHECK"]("disrupted", "Napoleon", 0.65, "destiny") == pytest.approx(0.45)
+    assert UDFS["AOG_CHANCE"]("rout", "general") == pytest.approx(0.3)
+    assert UDFS["AOG_CHANCE"]("messenger") == pytest.approx(0.85)
+    assert UDFS["AOG_CHANCE"](["rout", "rout"], ["", "general"]) == [[0.2], [0.3]]
+    assert UDFS["AOG_PASSES"]("messenger", 0.149) is False
+    assert UDFS["AOG_PASSES"]("messenger", 0.15) is True
+    assert UDFS["AOG_MODIFIED"]("combat", 0.532, "charging, general") == pytest.approx(0.732)
+    assert UDFS["AOG_ODDS"]("1:1", "flank") == "2:1"
+    assert UDFS["AOG_ODDS_SHIFT"]("two types, flank") == 2
+    assert UDFS["AOG_RESULT_CODE"]("Dr").startswith("Dr = Defender routed. Remove one base unit")
+    assert UDFS["AOG_VP"](7.0) == 7
+    assert UDFS["AOG_CASUALTY_PCT"](9.0, 60.0) == pytest.approx(15.0)
+    assert UDFS["AOG_MARGIN"]([[10.0], [10.0], [10.0]], [[15.0], [20.0], [36.0]]) == [
+        ["marginal victory (side A)"],
+        ["major victory (side A)"],
+        ["decisive victory (side A)"],
+    ]
+
+
+def test_udf_errors_name_the_table_and_file() -> None:
+    with pytest.raises(MissingTableError, match=r"national_army_tables.*age-of-reason\.yaml"):
+        UDFS["AOG_CHECK"]("disrupted", "", None, "reason")
+    with pytest.raises(InvalidArgumentError):
+        UDFS["AOG_MARKS"](0.0)

@@ -1,0 +1,386 @@
+"""The battle-ledger CLI, driven through click's runner, every bad-input path included."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from click.testing import CliRunner, Result
+
+from rulesets import registry
+from rulesets.errors import InvalidArgumentError
+from sheets.headless import HeadlessBook
+from tests.toybook import make_toy
+from xlfuncs import _cli_books
+from xlfuncs._cli_rules import excel_argument, format_result
+from xlfuncs._registry import UDFS
+from xlfuncs.cli import cli
+
+COMMANDS = [
+    [],
+    ["new"],
+    ["run"],
+    ["udf"],
+    ["check"],
+    ["report"],
+    ["rulesets"],
+    ["rules"],
+    ["rules", "show"],
+    ["demo"],
+    ["excel-setup"],
+]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def assert_one_line_error(result: Result, *parts: str, code: int = 1) -> None:
+    """A user mistake: exit code, one line on stderr naming what, nothing else."""
+    assert result.exit_code == code, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.stderr
+    for part in parts:
+        assert part in lines[0]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "battle-ledger")
+def test_help_everywhere(command: list[str]) -> None:
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage:")
+    short = invoke(*command, "-h")
+    assert short.exit_code == 0 and short.stdout == result.stdout
+
+
+# -- usage mistakes -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "parts"),
+    [
+        (["frobnicate"], ["No such command 'frobnicate'"]),
+        (["run"], ["Missing argument 'MACRO'", "run --help"]),
+        (["new", "roster"], ["Missing option '--ruleset'"]),
+        (["new", "roster", "--ruleset", "etg", "-o"], ["'-o' requires an argument"]),
+        (["new", "roster", "--ruleset", "etg", "--blank-rows", "-3", "-o", "x.xlsx"], ["-3"]),
+        (["report"], ["Missing argument 'BOOK'"]),
+        (["rules", "show"], ["Missing argument 'ID'"]),
+    ],
+)
+def test_usage_mistakes_are_one_line_with_exit_2(args: list[str], parts: list[str]) -> None:
+    assert_one_line_error(invoke(*args), *parts, code=2)
+
+
+# -- udf ----------------------------------------------------------------------------------
+
+
+def _toy_udf(strength: Any, ratio: Any = None, flag: Any = None) -> Any:
+    """Echo the arguments as Excel would hand them over."""
+    if strength == "boom":
+        raise InvalidArgumentError("strength must not explode", column="strength", value=strength)
+    if isinstance(strength, list):
+        return [[type(c).__name__, c] for row in strength for c in row]
+    return [[type(strength).__name__, type(ratio).__name__, type(flag).__name__]]
+
+
+@pytest.fixture
+def toy_udf(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlfuncs  # noqa: F401 - the real UDFs first, then ours beside them
+
+    monkeypatch.setitem(UDFS, "TOY_ECHO", _toy_udf)
+
+
+def test_excel_arguments_are_what_excel_sends() -> None:
+    assert excel_argument("3") == 3.0 and isinstance(excel_argument("3"), float)
+    assert excel_argument("TRUE") is True and excel_argument("false") is False
+    assert excel_argument("") is None
+    assert excel_argument("Heavy cavalry") == "Heavy cavalry"
+    assert excel_argument('[["a", 1], [null, true]]') == [["a", 1.0], [None, True]]
+    assert excel_argument("nan") == "nan"
+    with pytest.raises(InvalidArgumentError, match="not valid JSON"):
+        excel_argument("[1, 2")
+
+
+def test_udf_prints_a_scalar_a_table_or_json(toy_udf: None) -> None:
+    result = invoke("udf", "toy_echo", "6", "", "TRUE")
+    assert result.exit_code == 0
+    assert result.stdout.split() == ["float", "NoneType", "bool"]
+    as_json = invoke("udf", "TOY_ECHO", "Guard", "--json")
+    assert json.loads(as_json.stdout) == [["str", "NoneType", "NoneType"]]
+    ranged = invoke("udf", "TOY_ECHO", '[["Infantry", 2]]', "--json")
+    assert json.loads(ranged.stdout) == [["str", "Infantry"], ["float", 2.0]]
+
+
+def test_udf_errors(toy_udf: None) -> None:
+    assert_one_line_error(invoke("udf", "TOY_ECHOO"), "no Excel function", "TOY_ECHO")
+    assert_one_line_error(
+        invoke("udf", "TOY_ECHO", "1", "2", "3", "4"), "TOY_ECHO takes 1 to 3 arguments"
+    )
+    assert_one_line_error(invoke("udf", "TOY_ECHO", "boom"), "must not explode", "column strength")
+    assert_one_line_error(invoke("udf"), "NAME is required", code=2)
+
+
+def test_udf_list_names_every_function(toy_udf: None) -> None:
+    result = invoke("udf", "--list")
+    assert result.exit_code == 0
+    assert (
+        "TOY_ECHO  Echo the arguments as Excel would hand them over." in result.stdout.splitlines()
+    )
+    assert len(result.stdout.splitlines()) == len(UDFS)
+
+
+def test_format_result_aligns_rows() -> None:
+    assert format_result([[1.0, "a"], [10.0, None]], as_json=False) == "1   a\n10"
+    assert format_result(2.0, as_json=False) == "2"
+
+
+# -- rulesets / rules show ----------------------------------------------------------------
+
+
+def test_rulesets_lists_every_rule_set_with_table_counts() -> None:
+    result = invoke("rulesets", "--json")
+    assert result.exit_code == 0
+    listed = {r["id"]: r for r in json.loads(result.stdout)}
+    assert set(listed) == set(registry.ruleset_ids())
+    for ruleset in registry.all_rulesets():
+        assert listed[ruleset.id]["tables"] == len(ruleset.tables)
+        assert listed[ruleset.id]["missing"] == [
+            n for n, t in ruleset.tables.items() if t.is_missing
+        ]
+    text = invoke("rulesets").stdout.splitlines()
+    assert text[0].split() == ["id", "name", "aliases", "tables", "missing"]
+    assert len(text) == 1 + len(listed)
+
+
+def test_rules_show_lists_tables_and_shows_missing_ones_as_such() -> None:
+    etg = registry.get("etg")
+    listing = invoke("rules", "show", "etg")
+    assert listing.exit_code == 0
+    assert f"{len(etg.tables)} tables" in listing.stdout
+    missing = next(n for n, t in etg.tables.items() if t.is_missing)
+    shown = invoke("rules", "show", "etg", missing)
+    assert shown.exit_code == 0
+    assert "status: missing" in shown.stdout
+    assert "missing: the published text does not print this table" in shown.stdout
+    assert etg.path in shown.stdout  # the file to fill in
+    given = next(n for n, t in etg.tables.items() if t.kind.value == "rows" and t.rows)
+    rows = invoke("rules", "show", "etg", given)
+    assert f"rows: {len(etg.tables[given].rows)}" in rows.stdout
+    assert "source: " in rows.stdout
+
+
+def test_rules_show_errors() -> None:
+    assert_one_line_error(invoke("rules", "show", "chess"), "unknown rule set 'chess'")
+    assert_one_line_error(
+        invoke("rules", "show", "etg", "dep_economyy"), "did you mean dep_economy"
+    )
+
+
+# -- new ----------------------------------------------------------------------------------
+
+
+def test_new_builds_a_workbook_of_the_kind(tmp_path: Path) -> None:
+    out = tmp_path / "ledger.xlsx"
+    result = invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    meta = HeadlessBook(out, writable=False).meta()
+    assert (meta.kind, meta.ruleset) == ("dep-ledger", "eagles-to-glory")
+
+
+def test_new_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "ledger.xlsx"
+    invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(out))
+    before = _digest(out)
+    assert_one_line_error(
+        invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(out)), "exists already", "--force"
+    )
+    assert _digest(out) == before
+    forced = invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(out), "--force")
+    assert forced.exit_code == 0
+    assert _digest(out.with_name("ledger.xlsx.bak")) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "parts"),
+    [
+        (["new", "battleship", "--ruleset", "etg"], ["unknown workbook kind 'battleship'"]),
+        (["new", "dep-ledger", "--ruleset", "chess"], ["unknown rule set 'chess'"]),
+        (
+            ["new", "dep-ledger", "--ruleset", "etg", "--oob", "{tmp}/none.csv"],
+            ["no such", "none.csv"],
+        ),
+    ],
+)
+def test_new_errors(tmp_path: Path, args: list[str], parts: list[str]) -> None:
+    out = tmp_path / "x.xlsx"
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = invoke(*args, "-o", str(out))
+    assert result.exit_code != 0
+    assert_one_line_error(result, *[p.replace("{tmp}", str(tmp_path)) for p in parts])
+    assert not out.exists()
+
+
+def test_new_output_must_be_xlsx_in_an_existing_folder(tmp_path: Path) -> None:
+    assert_one_line_error(
+        invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(tmp_path / "x.csv")), ".xlsx"
+    )
+    assert_one_line_error(
+        invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(tmp_path / "no" / "x.xlsx")),
+        "folder does not exist",
+    )
+
+
+# -- run / check / report ---------------------------------------------------------------
+
+
+def test_run_passes_options_to_the_operation_and_saves(toy_book: Path) -> None:
+    result = invoke("run", "lose-stands", str(toy_book), "--unit", "1st Line", "--stands=2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "1st Line: 3 lost"
+    assert openpyxl.load_workbook(toy_book)["Army"]["E4"].value == 3
+    as_json = invoke("run", "lose_stands", str(toy_book), "--unit", "1st Line", "--json")
+    assert json.loads(as_json.stdout) == {
+        "summary": "1st Line: 4 lost",
+        "details": {"unit": "1st Line", "lost": 4, "turn": 2},
+    }
+
+
+def test_run_hyphenated_options_reach_the_operation(toy_book: Path) -> None:
+    from sheets.book import Book
+    from sheets.operations import OPERATIONS, OperationResult, operation
+
+    if ("toy-ledger", "set-turn") not in OPERATIONS:
+
+        @operation("toy-ledger", "set-turn")
+        def set_turn(book: Book, *, new_turn: int) -> OperationResult:
+            """Set CurrentTurn."""
+            book.write_name("CurrentTurn", new_turn)
+            return OperationResult(f"turn {new_turn}")
+
+    result = invoke("run", "set-turn", str(toy_book), "--new-turn", "9")
+    assert result.exit_code == 0 and result.stdout.strip() == "turn 9"
+
+
+def test_run_dry_run_changes_nothing(toy_book: Path) -> None:
+    before = _digest(toy_book)
+    result = invoke("run", "lose-stands", str(toy_book), "--unit", "1st Line", "--dry-run")
+    assert result.exit_code == 0
+    assert "dry run" in result.stdout
+    assert _digest(toy_book) == before
+
+
+@pytest.mark.parametrize(
+    ("extra", "parts", "code"),
+    [
+        (["--unit", "1st Line", "--stands", "many"], ["--stands", "not a whole number"], 1),
+        (["--unit", "1st Line", "--colour", "red"], ["no option --colour", "--stands"], 1),
+        ([], ["needs the option(s) --unit"], 1),
+        (["--unit", "1st Line", "stray"], ["unexpected argument 'stray'"], 2),
+        (["--unit", "a", "--unit", "b"], ["given twice"], 2),
+    ],
+)
+def test_run_bad_options(toy_book: Path, extra: list[str], parts: list[str], code: int) -> None:
+    before = _digest(toy_book)
+    assert_one_line_error(invoke("run", "lose-stands", str(toy_book), *extra), *parts, code=code)
+    assert _digest(toy_book) == before
+
+
+def test_run_unknown_operation_and_missing_file(toy_book: Path, tmp_path: Path) -> None:
+    assert_one_line_error(invoke("run", "charge", str(toy_book)), "no operation 'charge'")
+    assert_one_line_error(
+        invoke("run", "lose-stands", str(tmp_path / "gone.xlsx")), "no such file", "gone.xlsx"
+    )
+    assert_one_line_error(invoke("run", "lose-stands", str(tmp_path)), "not an Excel workbook")
+
+
+def test_check_and_report(toy_book: Path, tmp_path: Path) -> None:
+    ok = invoke("check", str(toy_book))
+    assert ok.exit_code == 0 and ok.stdout.strip() == f"{toy_book}: ok"
+    bad = make_toy(tmp_path / "bad.xlsx", units=[("Smaug", "Dragons", 6, 0)])
+    checked = invoke("check", str(toy_book), str(bad))
+    assert checked.exit_code == 1
+    assert f"{bad}: 1 problem(s)" in checked.stdout
+    assert "'Dragons'" in checked.stdout and "row 4" in checked.stdout
+    report = invoke("report", str(toy_book))
+    assert report.stdout.strip() == "1st Line: 5 left, Cuirassiers: 4 left"
+    data = json.loads(invoke("report", str(toy_book), "--json").stdout)
+    assert data["details"] == {"left": {"1st Line": 5, "Cuirassiers": 4}}
+
+
+def test_check_several_books_reports_each_unreadable_one(toy_book: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.xlsx"
+    junk.write_text("not a workbook")
+    result = invoke("check", str(toy_book), str(junk))
+    assert result.exit_code == 1
+    assert f"{toy_book}: ok" in result.stdout
+    assert "error: not an Excel workbook" in result.stderr and str(junk) in result.stderr
+
+
+# -- progress ---------------------------------------------------------------------------
+
+
+def test_progress_is_quiet_when_piped_and_shown_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert list(_cli_books.progress([1, 2, 3], "counting")) == [1, 2, 3]
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert list(_cli_books.progress([1, 2, 3], "counting")) == [1, 2, 3]
+    assert "counting" in capsys.readouterr().err
+
+
+# -- demo / excel-setup -----------------------------------------------------------------
+
+
+def test_demo_builds_workbooks_that_check_clean(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = invoke("demo", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    paths = [Path(line) for line in result.stdout.splitlines()]
+    assert paths and all(p.exists() and p.parent == out for p in paths)
+    assert result.stderr == ""  # no progress bar when piped
+    for path in paths[:3]:
+        assert invoke("check", str(path)).exit_code == 0
+
+
+def test_demo_into_a_file_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert_one_line_error(invoke("demo", "-o", str(target)), "is a file", code=2)
+
+
+def test_excel_setup_prints_and_writes_the_xlwings_settings(tmp_path: Path) -> None:
+    printed = invoke("excel-setup")
+    assert printed.exit_code == 0
+    assert '"UDF MODULES","xlfuncs"' in printed.stdout
+    assert sys.executable in printed.stdout or "pythonw" in printed.stdout
+    conf = tmp_path / "xlwings.conf"
+    conf.write_text('"LICENSE_KEY","abc"\n"UDF MODULES","old_module"\n')
+    written = invoke("excel-setup", "--write", "--config", str(conf))
+    assert written.exit_code == 0
+    lines = conf.read_text().splitlines()
+    assert '"LICENSE_KEY","abc"' in lines  # other settings kept
+    assert '"UDF MODULES","xlfuncs"' in lines and '"UDF MODULES","old_module"' not in lines
+    assert any(line.startswith('"INTERPRETER_') for line in lines)
+
+
+def test_excel_setup_write_failure_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    assert_one_line_error(
+        invoke("excel-setup", "--write", "--config", str(blocker / "xlwings.conf")),
+        "cannot write the xlwings configuration",
+    )

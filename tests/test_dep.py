@@ -1,0 +1,458 @@
+"""rulesets.dep: one turn of one division's DEP and CCP, and many turns at once.
+
+Quotes are from Eagles to Glory (shared/rules/eagles-to-glory.txt).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rulesets import registry
+from rulesets.dep import (
+    OUTCOME_COLUMNS,
+    DepInputError,
+    DepRules,
+    DivisionState,
+    Status,
+    TurnInputs,
+    advance,
+    dep_after_turn,
+    initial_state,
+    initial_status,
+    maneuver_modifier,
+    parse_yes_no,
+    run_battle,
+    run_division,
+)
+from rulesets.errors import InvalidArgumentError
+
+RULES = DepRules.from_ruleset(registry.get("eagles-to-glory"))
+
+
+def _state(dep: int = 40, ccp: int = 0, cavalry: bool = False, **kw: Any) -> DivisionState:
+    return DivisionState(division="2nd Division", cavalry=cavalry, dep=dep, ccp=ccp, **kw)
+
+
+def _turn(turn: int = 1, **kw: Any) -> TurnInputs:
+    return TurnInputs(turn=turn, **kw)
+
+
+def _frame(*turns: dict[str, Any]) -> pd.DataFrame:
+    rows = [{"Turn": i, **t} for i, t in enumerate(turns, start=1)]
+    return pd.DataFrame(rows)
+
+
+# -- the numbers come from the data ------------------------------------------------------
+
+
+def test_rules_are_the_data_files_numbers() -> None:
+    rs = registry.get("etg")
+    for field in ("max_dep", "orders_cost", "dep_per_stand_lost", "max_ccp", "blown_below_dep"):
+        assert getattr(RULES, field) == rs.constant("dep_economy", field)
+
+
+def test_scenario_maximum_may_be_less_never_more() -> None:
+    """'maximum of 48 DEPs to start with (maybe less depending upon the scenario)'."""
+    assert DepRules.from_ruleset(max_dep=40).max_dep == 40
+    for bad in (49, 0, -1):
+        with pytest.raises(InvalidArgumentError, match="maximum DEP"):
+            DepRules.from_ruleset(max_dep=bad)
+
+
+# -- one turn --------------------------------------------------------------------------
+
+
+def test_orders_cost_one_dep_even_without_moving() -> None:
+    """'any DEPS placed on the table as orders for a division are spent (lost) even if
+    the division does not move.'"""
+    out = dep_after_turn(_state(40), _turn(orders=True), RULES)
+    assert (out.dep_start, out.dep_end, out.rest_point, out.status) == (40, 39, 0, Status.ACTIVE)
+
+
+def test_two_consecutive_rest_points_add_one_dep() -> None:
+    """'So for two consecutive turns that the division does not move, it can get one DEP back.'"""
+    first = dep_after_turn(_state(40), _turn(1, rest_eligible=True), RULES)
+    assert (first.dep_end, first.rest_point) == (40, 1)
+    second = dep_after_turn(advance(_state(40), first), _turn(2, rest_eligible=True), RULES)
+    assert (second.dep_end, second.rest_point) == (41, 0)
+    third = dep_after_turn(advance(_state(40), second), _turn(3, rest_eligible=True), RULES)
+    assert (third.dep_end, third.rest_point) == (41, 1)
+
+
+def test_orders_lose_a_held_rest_point() -> None:
+    """'Should the division have a rest point and orders are issued to move, they will
+    lose the rest point.'"""
+    held = _state(40, rest_point=1)
+    out = dep_after_turn(held, _turn(2, orders=True, rest_eligible=True), RULES)
+    assert (out.dep_end, out.rest_point) == (39, 0)
+
+
+def test_a_turn_neither_resting_nor_ordered_breaks_the_chain() -> None:
+    """Rest points must be consecutive: 'They are not accumulated for more than one turn.'"""
+    out = dep_after_turn(_state(40, rest_point=1), _turn(2), RULES)
+    assert (out.dep_end, out.rest_point) == (40, 0)
+
+
+def test_rest_never_raises_dep_above_the_maximum() -> None:
+    """'Two consecutive rest points will add one back to the DEP (48 is still the maximum).'"""
+    out = dep_after_turn(_state(48, rest_point=1), _turn(2, rest_eligible=True), RULES)
+    assert (out.dep_end, out.rest_point) == (48, 0)
+
+
+def test_each_stand_lost_costs_two_dep() -> None:
+    """'2 DEPs subtracted from the division for each stand lost.'"""
+    out = dep_after_turn(_state(40), _turn(orders=True, stands_lost=3), RULES)
+    assert out.dep_end == 40 - 1 - 3 * 2
+
+
+def test_dep_markers_add_one_each_and_changes_are_clamped_once() -> None:
+    # 48 + 2 markers - 1 stand (2 DEP) = 48: the changes are summed, then clamped.
+    out = dep_after_turn(_state(48), _turn(dep_markers=2, stands_lost=1), RULES)
+    assert out.dep_end == 48
+    out = dep_after_turn(_state(30), _turn(dep_markers=2), RULES)
+    assert out.dep_end == 32
+
+
+def test_removed_at_zero_and_never_below() -> None:
+    """'When DEP equal zero, the division is removed from play.'"""
+    out = dep_after_turn(_state(3), _turn(orders=True, stands_lost=4), RULES)
+    assert (out.dep_end, out.status) == (0, Status.REMOVED)
+    later = dep_after_turn(advance(_state(3), out), _turn(2), RULES)
+    assert (later.dep_start, later.dep_end, later.status) == (0, 0, Status.REMOVED)
+
+
+def test_counter_charge_costs_one_dep_and_one_ccp_without_orders() -> None:
+    """'Counter charges will cost the counter charging unit 1 DEP and 1 CCP to execute.'"""
+    out = dep_after_turn(_state(40, 3, cavalry=True), _turn(counter_charges=1), RULES)
+    assert (out.dep_end, out.ccp_end, out.status) == (39, 2, Status.ACTIVE)
+
+
+def test_charge_spends_a_ccp_and_the_orders_dep() -> None:
+    """'One DEP and one CCP ... must be played for a cavalry unit to charge.'"""
+    out = dep_after_turn(_state(40, 3, cavalry=True), _turn(orders=True, charges=2), RULES)
+    assert (out.dep_end, out.ccp_end) == (39, 1)
+
+
+def test_cavalry_is_blown_when_its_charge_markers_are_spent_and_stays_blown() -> None:
+    """'When all charge markers have been expended or when a unit's DEP is less than 28,
+    the cavalry is considered to be blown and is penalized as such the remainder of the game.'"""
+    state = _state(40, 1, cavalry=True)
+    out = dep_after_turn(state, _turn(1, orders=True, charges=1), RULES)
+    assert (out.ccp_end, out.status) == (0, Status.BLOWN)
+    # Buying a CCP later (10 DEP) does not unblow it.
+    bought = dep_after_turn(advance(state, out), _turn(2, ccp_bought=1), RULES)
+    assert (bought.dep_end, bought.ccp_end, bought.status) == (29, 1, Status.BLOWN)
+
+
+def test_cavalry_below_28_dep_is_blown_infantry_is_not() -> None:
+    cav = dep_after_turn(_state(28, 3, cavalry=True), _turn(orders=True), RULES)
+    assert (cav.dep_end, cav.status) == (27, Status.BLOWN)
+    inf = dep_after_turn(_state(28), _turn(orders=True), RULES)
+    assert (inf.dep_end, inf.status) == (27, Status.ACTIVE)
+
+
+def test_ccp_bought_cost_ten_dep_and_can_be_spent_the_same_turn() -> None:
+    """'Ten DEPs from the cavalry element may be exchanged for an additional CCP.'"""
+    out = dep_after_turn(
+        _state(40, 0, cavalry=True, status=Status.BLOWN),
+        _turn(orders=True, ccp_bought=1, charges=1),
+        RULES,
+    )
+    assert (out.dep_end, out.ccp_end, out.status) == (29, 0, Status.BLOWN)
+    fresh = dep_after_turn(_state(40, 2, cavalry=True), _turn(ccp_bought=1), RULES)
+    assert (fresh.dep_end, fresh.ccp_end, fresh.status) == (30, 3, Status.ACTIVE)
+
+
+def test_maneuver_modifier_at_36_dep() -> None:
+    """'If the division currently has 36 Division Effectiveness Points or more, plus 1'."""
+    assert maneuver_modifier(36, Status.ACTIVE, RULES) == 1
+    assert maneuver_modifier(35, Status.ACTIVE, RULES) == 0
+    assert maneuver_modifier(0, "removed", RULES) == 0
+
+
+def test_initial_status() -> None:
+    assert initial_status(48, 3, True, RULES) is Status.ACTIVE
+    assert initial_status(48, 0, True, RULES) is Status.BLOWN
+    assert initial_status(20, 3, True, RULES) is Status.BLOWN
+    assert initial_status(20, 0, False, RULES) is Status.ACTIVE
+    assert initial_status(0, 0, False, RULES) is Status.REMOVED
+
+
+# -- errors name the turn, the division and the column ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("state", "inputs", "column", "words"),
+    [
+        (_state(40, 3, True), _turn(4, charges=1), "Charges", "needs orders"),
+        (_state(40, 1, True), _turn(4, orders=True, charges=2), "Charges", "spend 2 CCP"),
+        (_state(40, 1, True), _turn(4, counter_charges=2), "Counter-charges", "spend 2 CCP"),
+        (_state(40), _turn(4, counter_charges=1), "Counter-charges", "holds 0"),
+        (_state(40), _turn(4, stands_lost=-1), "Stands lost", "0 or more"),
+        (_state(40), _turn(4, dep_markers=-2), "DEP markers", "0 or more"),
+        (_state(40), _turn(4, ccp_bought=1), "CCP bought", "only a division with cavalry"),
+        (_state(40, 3, True), _turn(4, ccp_bought=1), "CCP bought", "more than 3"),
+        (_state(9, 0, True), _turn(4, ccp_bought=1), "CCP bought", "costs 10 DEP"),
+        (_state(0, status=Status.REMOVED), _turn(4, orders=True), "Orders", "removed"),
+        (
+            _state(0, status=Status.REMOVED),
+            _turn(4, rest_eligible=True),
+            "Rest eligible",
+            "removed",
+        ),
+        (_state(0, status=Status.REMOVED), _turn(4, dep_markers=1), "DEP markers", "removed"),
+    ],
+)
+def test_illegal_inputs_raise_naming_turn_division_and_column(
+    state: DivisionState, inputs: TurnInputs, column: str, words: str
+) -> None:
+    with pytest.raises(DepInputError, match=words) as info:
+        dep_after_turn(state, inputs, RULES)
+    err = info.value
+    assert (err.turn, err.division, err.column) == (4, "2nd Division", column)
+    assert "turn 4" in str(err) and "2nd Division" in str(err) and column in str(err)
+
+
+def test_start_values_are_checked() -> None:
+    with pytest.raises(DepInputError, match="Start DEP"):
+        initial_state("x", 49, 0, False, RULES)
+    with pytest.raises(DepInputError, match="without cavalry"):
+        initial_state("x", 40, 1, False, RULES)
+    with pytest.raises(DepInputError, match="Start CCP"):
+        initial_state("x", 40, 4, True, RULES)
+
+
+@pytest.mark.parametrize("value", ["yes", "maybe", 1, 2.5])
+def test_yes_no_is_strictly_y_or_n_as_the_formulas_read_it(value: Any) -> None:
+    # The workbook compares with ="Y": only Y (any case) is yes, blank is no.
+    with pytest.raises(DepInputError, match="Y/N"):
+        parse_yes_no(value, column="Orders")
+
+
+def test_yes_no_accepts_y_n_blank_and_bool() -> None:
+    assert parse_yes_no("y", column="Orders") and parse_yes_no(" Y ", column="Orders")
+    assert not parse_yes_no("N", column="Orders")
+    assert not parse_yes_no(None, column="Orders") and not parse_yes_no("", column="Orders")
+    assert parse_yes_no(True, column="Orders")
+
+
+# -- many turns -------------------------------------------------------------------------
+
+
+def test_run_division_matches_turn_by_turn() -> None:
+    turns = _frame(
+        {"Orders": "N", "Rest eligible": "Y"},
+        {"Orders": "N", "Rest eligible": "Y"},
+        {"Orders": "Y", "Charges": 1, "Stands lost": 2},
+        {"Orders": "N", "Rest eligible": "N", "Counter-charges": 1},
+        {"Orders": "N", "Rest eligible": "Y", "DEP markers": 1},
+    )
+    out = run_division(30, 2, True, turns, RULES, division="Cav")
+    assert list(out.columns) == list(OUTCOME_COLUMNS)
+    assert out["DEP start"].tolist() == [30, 30, 31, 26, 25]
+    assert out["DEP end"].tolist() == [30, 31, 26, 25, 26]
+    assert out["Rest point"].tolist() == [1, 0, 0, 0, 1]
+    assert out["CCP end"].tolist() == [2, 2, 1, 0, 0]
+    assert out["Status"].tolist() == ["active", "active", "blown", "blown", "blown"]
+
+
+def test_run_division_blank_inputs_are_n_and_zero() -> None:
+    out = run_division(40, 0, False, pd.DataFrame({"Turn": [1, 2]}), RULES)
+    assert out["DEP end"].tolist() == [40, 40]
+
+
+@pytest.mark.parametrize("turns", [[1, 3], [2], [1, 1]])
+def test_run_division_refuses_gaps_and_repeats(turns: list[int]) -> None:
+    with pytest.raises(InvalidArgumentError, match="without gaps"):
+        run_division(40, 0, False, pd.DataFrame({"Turn": turns}), RULES, division="x")
+
+
+def test_run_division_error_names_the_turn() -> None:
+    turns = _frame({}, {}, {"Charges": 1})
+    with pytest.raises(DepInputError, match="turn 3, division 'Cav'") as info:
+        run_division(40, 3, True, turns, RULES, division="Cav")
+    assert info.value.column == "Charges"
+
+
+def test_run_battle_groups_by_division_in_any_row_order() -> None:
+    divisions = pd.DataFrame(
+        {
+            "Division": ["A", "B"],
+            "Cavalry": ["N", "Y"],
+            "Start DEP": [48, 30],
+            "Start CCP": [0, 3],
+        }
+    )
+    turns = pd.DataFrame(
+        {
+            "Turn": [2, 1, 1, 2],
+            "Division": ["B", "A", "B", "A"],
+            "Orders": ["N", "Y", "Y", "N"],
+            "Stands lost": [0, 0, 2, 0],
+        }
+    )
+    out = run_battle(divisions, turns, RULES)
+    assert out.loc[2, "DEP end"] == 25 and out.loc[0, "DEP start"] == 25
+    assert out.loc[0, "Status"] == "blown"
+    assert out.loc[1, "DEP end"] == 47 and out.loc[3, "DEP end"] == 47
+    with pytest.raises(InvalidArgumentError, match="does not list"):
+        run_battle(divisions.iloc[:1], turns, RULES)
+
+
+def test_grand_battle_is_fast() -> None:
+    """48 divisions x 48 turns in well under a second."""
+    divisions = pd.DataFrame(
+        {
+            "Division": [f"D{i}" for i in range(48)],
+            "Cavalry": ["Y" if i % 4 == 0 else "N" for i in range(48)],
+            "Start DEP": [48] * 48,
+            "Start CCP": [3 if i % 4 == 0 else 0 for i in range(48)],
+        }
+    )
+    turns = pd.DataFrame(
+        [
+            {"Turn": t, "Division": f"D{i}", "Orders": "Y" if (t + i) % 3 else "N",
+             "Rest eligible": "Y", "Stands lost": 1 if (t + i) % 23 == 0 else 0}
+            for t in range(1, 49)
+            for i in range(48)
+        ]
+    )  # fmt: skip
+    start = time.perf_counter()
+    out = run_battle(divisions, turns, RULES)
+    elapsed = time.perf_counter() - start
+    assert len(out) == 48 * 48 and out["DEP end"].notna().all()
+    assert elapsed < 2.0, elapsed
+
+
+# -- properties ---------------------------------------------------------------------------
+
+
+@st.composite
+def _legal_turn(draw: st.DrawFn, state: DivisionState, turn: int) -> TurnInputs:
+    """Random inputs the rules allow for ``state`` (a removed division takes none)."""
+    if state.status is Status.REMOVED:
+        return TurnInputs(turn=turn)
+    orders = draw(st.booleans())
+    ccp_bought = 0
+    if state.cavalry and state.ccp < RULES.max_ccp and state.dep >= RULES.dep_per_ccp_bought:
+        ccp_bought = draw(st.integers(0, 1))
+    held = state.ccp + ccp_bought
+    charges = draw(st.integers(0, held)) if orders else 0
+    counter = draw(st.integers(0, held - charges))
+    return TurnInputs(
+        turn=turn,
+        orders=orders,
+        rest_eligible=draw(st.booleans()),
+        charges=charges,
+        counter_charges=counter,
+        stands_lost=draw(st.integers(0, 4)),
+        ccp_bought=ccp_bought,
+        dep_markers=draw(st.integers(0, 2)),
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    max_dep=st.integers(20, 48),
+    cavalry=st.booleans(),
+    turns=st.integers(1, 40),
+)
+def test_invariants_over_random_battles(
+    data: st.DataObject, max_dep: int, cavalry: bool, turns: int
+) -> None:
+    """DEP never above the maximum nor below 0; removed stays removed; blown stays
+    blown; never more than one rest point held; CCP within 0..max."""
+    rules = replace(RULES, max_dep=max_dep)
+    start_dep = data.draw(st.integers(1, max_dep))
+    start_ccp = data.draw(st.integers(0, rules.max_ccp)) if cavalry else 0
+    state = initial_state("Div", start_dep, start_ccp, cavalry, rules)
+    was_removed = was_blown = False
+    rows: list[dict[str, Any]] = []
+    for turn in range(1, turns + 1):
+        inputs = data.draw(_legal_turn(state, turn))
+        out = dep_after_turn(state, inputs, rules)
+        assert 0 <= out.dep_end <= max_dep
+        assert out.dep_start == state.dep
+        assert out.rest_point in (0, 1)
+        assert 0 <= out.ccp_end <= rules.max_ccp
+        if was_removed:
+            assert out.status is Status.REMOVED and out.dep_end == 0
+        if was_blown:
+            assert out.status in (Status.BLOWN, Status.REMOVED)
+        if not cavalry:
+            assert out.status is not Status.BLOWN
+        assert (out.status is Status.REMOVED) == (out.dep_end == 0)
+        was_removed = out.status is Status.REMOVED
+        was_blown = was_blown or out.status is Status.BLOWN or state.status is Status.BLOWN
+        rows.append(
+            {
+                "Turn": turn,
+                "Orders": "Y" if inputs.orders else "N",
+                "Rest eligible": "Y" if inputs.rest_eligible else "N",
+                "Charges": inputs.charges,
+                "Counter-charges": inputs.counter_charges,
+                "Stands lost": inputs.stands_lost,
+                "CCP bought": inputs.ccp_bought,
+                "DEP markers": inputs.dep_markers,
+                "_expected": out.as_row(),
+            }
+        )
+        state = advance(state, out)
+    # The DataFrame form gives the same rows as turn by turn.
+    frame = pd.DataFrame(rows)
+    whole = run_division(start_dep, start_ccp, cavalry, frame, rules, division="Div")
+    assert whole.values.tolist() == frame["_expected"].tolist()
+
+
+# -- the Excel functions ------------------------------------------------------------------
+
+
+def test_dep_after_udf_one_turn_and_a_range() -> None:
+    from xlfuncs import UDFS
+
+    # Excel sends numbers as floats.
+    assert UDFS["DEP_AFTER"](40.0, 3.0, "Y", 0.0, "active", "Y", "N", 1.0, 0.0, 2.0) == [
+        [40, 0, 35, 2, "active"]
+    ]
+    rows = UDFS["DEP_AFTER"]([[40.0], [28.0]], 1.0, "Y", 0.0, None, "N", "N", 0.0, [[0.0], [1.0]])
+    assert rows == [[40, 0, 40, 1, "active"], [28, 0, 27, 0, "blown"]]
+    with pytest.raises(InvalidArgumentError, match="needs orders"):
+        UDFS["DEP_AFTER"](40.0, 3.0, "Y", 0.0, "active", "N", "N", 1.0)
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        UDFS["DEP_AFTER"](50.0)
+    assert UDFS["DEP_AFTER"](30.0, max_dep=30.0, dep_markers=2.0) == [[30, 0, 30, 0, "active"]]
+
+
+def test_dep_track_udf_matches_run_division() -> None:
+    from xlfuncs import UDFS
+
+    orders = [["N"], ["N"], ["Y"], ["N"]]
+    rest = [["Y"], ["Y"], ["N"], ["N"]]
+    charges = [[0.0], [0.0], [1.0], [0.0]]
+    rows = UDFS["DEP_TRACK"](30.0, 1.0, "Y", orders, rest, charges)
+    expected = run_division(
+        30,
+        1,
+        True,
+        _frame(
+            {"Orders": "N", "Rest eligible": "Y"},
+            {"Orders": "N", "Rest eligible": "Y"},
+            {"Orders": "Y", "Charges": 1},
+            {},
+        ),
+        RULES,
+    )
+    assert rows == expected.values.tolist()
+    assert rows[2] == [31, 0, 30, 0, "blown"]
+    with pytest.raises(InvalidArgumentError, match="different lengths"):
+        UDFS["DEP_TRACK"](30.0, 1.0, "Y", orders, [["Y"], ["N"]])
+    with pytest.raises(DepInputError, match="turn 3: a charge needs orders"):
+        UDFS["DEP_TRACK"](30.0, 1.0, "Y", "N", "N", [[0.0], [0.0], [1.0]])

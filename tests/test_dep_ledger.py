@@ -1,0 +1,531 @@
+"""The DEP ledger: template, headless operations (record, end-turn, report, check).
+
+The LibreOffice side (formulas recalculated and compared with ``report``) is in
+``tests/test_dep_ledger_libreoffice.py``; the helpers here are shared with it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from rulesets.dep import DepRules, Status, TurnInputs, advance, dep_after_turn, initial_state
+from rulesets.errors import BattleLedgerError
+from sheets.dep_ledger import compute_turns, read_ledger
+from sheets.headless import HeadlessBook, save_workbook
+from sheets.operations import run_check, run_on_file, run_operation, run_report
+from templates import build
+from templates.dep_ledger import HELPER_COLUMNS, TURN_COLUMNS, DivisionSpec
+from xlfuncs.cli import cli
+
+DIVISIONS = [
+    DivisionSpec(side="French", corps="II Corps", division="5th Division", commander="Bachelu"),
+    DivisionSpec(side="French", corps="III Cav", division="2nd Cavalry Division", cavalry=True),
+    DivisionSpec(side="Allied", corps="I Corps", division="2nd Division", commander="Cooke"),
+    DivisionSpec(side="Allied", corps="Cav", division="Union Brigade", cavalry=True, start_dep=30),
+]
+
+OUTPUTS = ("DEP start", "Rest point", "DEP end", "CCP end", "Status")
+
+
+def make_ledger(path: Path, divisions: Sequence[DivisionSpec] = DIVISIONS, **options: Any) -> Path:
+    """A new DEP ledger file for ``divisions``."""
+    wb = build("dep-ledger", "eagles-to-glory", divisions=list(divisions), **options)
+    save_workbook(wb, path)
+    return path
+
+
+def record_turn(book: HeadlessBook, inputs: dict[str, TurnInputs]) -> None:
+    """``record`` every division's non-default inputs of the current turn (no commit)."""
+    for division, turn in inputs.items():
+        options: dict[str, Any] = {}
+        if turn.orders:
+            options["orders"] = "Y"
+        if turn.rest_eligible:
+            options["rest_eligible"] = "Y"
+        for field in ("charges", "counter_charges", "stands_lost", "ccp_bought", "dep_markers"):
+            if getattr(turn, field):
+                options[field] = str(getattr(turn, field))
+        if options:
+            run_operation(book, "record", division=division, **options)
+
+
+def ledger_outputs(path: Path) -> dict[tuple[str, int], tuple[Any, ...]]:
+    """(division, turn) -> the computed columns, by the Python mechanics (report's way)."""
+    book = HeadlessBook(path, writable=False)
+    ledger = read_ledger(book)
+    computed = compute_turns(ledger)
+    out: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for index, row in ledger.turns.iterrows():
+        values = computed.loc[index, list(OUTPUTS)].tolist()
+        out[(str(row["Division"]), int(row["Turn"]))] = tuple(
+            str(v) if k == "Status" else int(v) for k, v in zip(OUTPUTS, values, strict=True)
+        )
+    return out
+
+
+def sheet_outputs(wb: openpyxl.Workbook) -> dict[tuple[str, int], tuple[Any, ...]]:
+    """(division, turn) -> the computed columns as a workbook (recalculated) shows them."""
+    ws = wb["Turns"]
+    header = [c.value for c in ws[3]]
+    col = {h: header.index(h) for h in ("Turn", "Division", *OUTPUTS)}
+    out: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for row in ws.iter_rows(min_row=4, values_only=True):
+        if row[col["Division"]] in (None, ""):
+            continue
+        out[(str(row[col["Division"]]), int(row[col["Turn"]]))] = tuple(
+            row[col[h]] if h == "Status" else int(row[col[h]]) for h in OUTPUTS
+        )
+    return out
+
+
+def _digest(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    return make_ledger(tmp_path / "battle.xlsx", battle="Quatre Bras", date="1815-06-16")
+
+
+# -- the template -------------------------------------------------------------------------
+
+
+def test_template_has_every_part(ledger: Path) -> None:
+    wb = openpyxl.load_workbook(ledger)
+    assert wb.sheetnames[:5] == ["Battle", "Divisions", "Turns", "DEP by turn", "Rules"]
+    assert "Log" in wb.sheetnames and wb["_meta"].sheet_state == "hidden"
+    meta = {r[0]: r[1] for r in wb["_meta"].iter_rows(min_row=2, values_only=True)}
+    assert meta["kind"] == "dep-ledger" and meta["ruleset"] == "eagles-to-glory"
+    turns = wb["Turns"]
+    assert list(turns.tables) == ["tbl_Turns"]
+    assert [c.value for c in turns[3]][: len(TURN_COLUMNS)] == list(TURN_COLUMNS)
+    for header in HELPER_COLUMNS:
+        letter = openpyxl.utils.get_column_letter([c.value for c in turns[3]].index(header) + 1)
+        assert turns.column_dimensions[letter].hidden
+    names = set(wb.defined_names)
+    for name in ("BattleName", "BattleDate", "StartTime", "MaxDEP", "CurrentTurn", "TimeOfDay"):
+        assert name in names
+    assert wb["Battle"]["B4"].value == "1815-06-16" and wb["Battle"]["B4"].data_type == "s"
+    assert wb["Battle"]["B7"].value == 48
+    divisions = wb["Divisions"]
+    rows = list(divisions.iter_rows(min_row=4, max_row=7, max_col=8, values_only=True))
+    assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "N", 48, 0, 0)
+    assert rows[1][4:7] == ("Y", 48, 3)  # cavalry starts with 3 CCP
+    assert rows[3][5:7] == (30, 3)
+    _assert_furniture(wb, turn_rows=4)
+
+
+def _assert_furniture(wb: openpyxl.Workbook, turn_rows: int) -> None:
+    """Tables, drop-downs, validation, conditional formatting, protection, print setup
+    and the chart, all covering the ``turn_rows`` rows of tbl_Turns."""
+    turns = wb["Turns"]
+    table = turns.tables["tbl_Turns"]
+    last = 3 + turn_rows
+    assert table.ref == f"A3:W{last}"
+    lists = [dv for dv in turns.data_validations.dataValidation if dv.type == "list"]
+    assert {str(dv.sqref) for dv in lists} == {f"D4:D{last}", f"E4:E{last}"}
+    assert all(dv.formula1 == '"Y,N"' for dv in lists)
+    whole = [dv for dv in turns.data_validations.dataValidation if dv.type == "whole"]
+    assert [str(dv.sqref) for dv in whole] == [f"F4:J{last}"]
+    ranges = {str(cf.sqref) for cf in turns.conditional_formatting}
+    assert f"O4:O{last}" in ranges
+    formulas = [rule.formula[0] for cf in turns.conditional_formatting for rule in cf.rules]
+    assert '$O4="removed"' in formulas and '$O4="blown"' in formulas
+    for sheet in ("Battle", "Divisions", "Turns", "DEP by turn", "Rules"):
+        assert wb[sheet].protection.sheet, sheet
+    for sheet in ("Divisions", "Turns", "DEP by turn"):
+        ws = wb[sheet]
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.page_setup.fitToWidth == 1 and ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.print_title_rows == "$3:$3"
+        assert ws.freeze_panes
+    charts = wb["Battle"]._charts
+    assert len(charts) == 1 and len(charts[0].series) == len(DIVISIONS)
+    # Inputs unlocked, formulas locked, in the last row too.
+    assert not turns[f"D{last}"].protection.locked and not turns[f"J{last}"].protection.locked
+    assert turns[f"K{last}"].protection.locked and turns[f"M{last}"].protection.locked
+    assert str(turns[f"M{last}"].value).startswith("=")
+    assert wb["Divisions"].tables["tbl_Divisions"]
+
+
+def test_formulas_use_only_portable_functions(ledger: Path) -> None:
+    wb = openpyxl.load_workbook(ledger)
+    used: set[str] = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith("="):
+                    assert "[" not in cell.value, cell.value  # no structured references
+                    used |= set(re.findall(r"([A-Z][A-Z0-9.]*)\(", cell.value))
+    portable = {"IF", "AND", "OR", "NOT", "MIN", "MAX", "INDEX", "MATCH", "IFERROR", "NA",
+                "COUNT", "COUNTIFS", "SUMIFS", "MOD"}  # fmt: skip
+    assert used <= portable, used - portable
+
+
+def test_oob_divisions(tmp_path: Path) -> None:
+    from sheets.oob import read_oob
+
+    csv = tmp_path / "oob.csv"
+    csv.write_text(
+        "side,corps,division,brigade,unit,type,grade,stands,commander\n"
+        "French,II Corps,5th Division,Husson,2e Léger,infantry,veteran,4,Bachelu\n"
+        "French,II Corps,5th Division,Husson,61e Ligne,infantry,veteran,4,Bachelu\n"
+        "French,II Corps,5th Division,Cav,6e Chasseurs,chasseurs,veteran,2,Bachelu\n"
+        "Allied,I Corps,2nd Division,Byng,2nd Guards,infantry,guard,4,Cooke\n",
+        encoding="utf-8",
+    )
+    oob = read_oob(csv, __import__("rulesets.registry").registry.get("etg"))
+    wb = build("dep-ledger", "etg", oob)
+    rows = list(wb["Divisions"].iter_rows(min_row=4, max_row=5, max_col=8, values_only=True))
+    # Attached cavalry gives the division its 3 CCP.
+    assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "Y", 48, 3, 10)
+    assert rows[1] == ("Allied", "I Corps", "2nd Division", "Cooke", "N", 48, 0, 4)
+    scenario = build("dep-ledger", "etg", oob, max_dep=40)
+    assert scenario["Divisions"]["F4"].value == 40 and scenario["Battle"]["B7"].value == 40
+
+
+def test_template_refuses_bad_divisions() -> None:
+    with pytest.raises(BattleLedgerError, match="same name"):
+        build("dep-ledger", "etg", divisions=[DIVISIONS[0], DIVISIONS[0]])
+    with pytest.raises(BattleLedgerError, match="Start DEP"):
+        build("dep-ledger", "etg", divisions=[DivisionSpec("A", "x", start_dep=49)])
+    with pytest.raises(BattleLedgerError, match="maximum DEP"):
+        build("dep-ledger", "etg", divisions=DIVISIONS, max_dep=60)
+
+
+# -- operations -------------------------------------------------------------------------
+
+
+def test_record_and_end_turn_worked(ledger: Path) -> None:
+    run_on_file(ledger, "record", division="2nd cavalry division", orders="Y", charges="1")
+    run_on_file(ledger, "record", division="5th Division", rest_eligible="Y")
+    run_on_file(ledger, "record", division="2nd Division", orders="Y", stands_lost="2")
+    result = run_on_file(ledger, "end-turn")
+    assert result.details["closed_turn"] == 1
+    run_on_file(ledger, "record", division="5th Division", rest_eligible="Y")
+    run_on_file(ledger, "record", division="Union Brigade", counter_charges="1", note="=Ponsonby")
+    run_on_file(ledger, "end-turn")
+    outputs = ledger_outputs(ledger)
+    # 5th Division: two consecutive rest points give 1 DEP back (but 48 is the maximum).
+    assert outputs[("5th Division", 1)] == (48, 1, 48, 0, "active")
+    assert outputs[("5th Division", 2)] == (48, 0, 48, 0, "active")
+    # Cavalry charge: the orders DEP and one CCP.
+    assert outputs[("2nd Cavalry Division", 1)] == (48, 0, 47, 2, "active")
+    # Two stands lost and orders: 48 - 1 - 4.
+    assert outputs[("2nd Division", 1)] == (48, 0, 43, 0, "active")
+    # A counter-charge without orders: 1 DEP and 1 CCP; 29 is not below 28.
+    assert outputs[("Union Brigade", 2)] == (30, 0, 29, 2, "active")
+    report = run_report(HeadlessBook(ledger, writable=False)).details
+    assert report["last_closed_turn"] == 2 and report["current_turn"] == 3
+    by_name = {d["division"]: d for d in report["divisions"]}
+    assert by_name["2nd Division"]["dep"] == 43
+    assert by_name["2nd Cavalry Division"]["ccp"] == 2
+    sides = {s["side"]: s for s in report["sides"]}
+    assert sides["Allied"]["dep"] == 43 + 29
+    wb = openpyxl.load_workbook(ledger)
+    turns = wb["Turns"]
+    assert turns["P11"].value == "=Ponsonby" and turns["P11"].data_type == "s"
+    log = [r for r in wb["Log"].iter_rows(min_row=2, values_only=True) if r[1]]
+    assert [r[1] for r in log].count("end-turn") == 2
+    assert any("turn 1" in r[3] for r in log if r[1] == "end-turn")
+
+
+def test_union_brigade_blown_below_28(ledger: Path) -> None:
+    """'when a unit's DEP is less than 28, the cavalry is considered to be blown'."""
+    run_on_file(ledger, "record", division="Union Brigade", orders="Y", stands_lost="1")
+    run_on_file(ledger, "end-turn")
+    assert ledger_outputs(ledger)[("Union Brigade", 1)] == (30, 0, 27, 3, "blown")
+    # Blown stays blown, even back above 28 with DEP markers.
+    run_on_file(ledger, "record", division="Union Brigade", dep_markers="2")
+    run_on_file(ledger, "end-turn")
+    assert ledger_outputs(ledger)[("Union Brigade", 2)] == (27, 0, 29, 3, "blown")
+
+
+def test_removed_division_leaves_the_table(tmp_path: Path) -> None:
+    path = make_ledger(tmp_path / "b.xlsx", [DivisionSpec("A", "Doomed", start_dep=3),
+                                             DivisionSpec("B", "Other")])  # fmt: skip
+    run_on_file(path, "record", division="Doomed", orders="Y", stands_lost="1")
+    result = run_on_file(path, "end-turn")
+    assert result.details["removed"] == ["Doomed"]
+    outputs = ledger_outputs(path)
+    assert outputs[("Doomed", 1)] == (3, 0, 0, 0, "removed")
+    assert ("Doomed", 2) not in outputs and ("Other", 2) in outputs
+    before = _digest(path)
+    with pytest.raises(BattleLedgerError, match="removed from play"):
+        run_on_file(path, "record", division="Doomed", orders="Y")
+    assert _digest(path) == before
+
+
+def test_end_turn_appends_rows_with_formulas(ledger: Path) -> None:
+    run_on_file(ledger, "end-turn")
+    wb = openpyxl.load_workbook(ledger)
+    ws = wb["Turns"]
+    row = [c.value for c in ws[8]]
+    assert row[:10] == [2, "French", "5th Division", "N", "N", 0, 0, 0, 0, 0]
+    assert row[10] == '=IF($C8="","",IF($R8=0,INDEX(\'Divisions\'!$F:$F,$S8),INDEX($M$3:$M7,$R8)))'
+
+
+# -- errors leave the file unchanged ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"division": "Old Guard", "orders": "Y"}, "no division 'Old Guard'.*5th Division"),
+        ({"division": "5th Division", "charges": "1"}, "charge needs orders"),
+        ({"division": "5th Division", "orders": "Y", "charges": "1"}, "spend 1 CCP.*holds 0"),
+        ({"division": "2nd Cavalry Division", "counter_charges": "4"}, "spend 4 CCP"),
+        ({"division": "5th Division", "stands_lost": "-1"}, "0 or more"),
+        ({"division": "5th Division", "orders": "maybe"}, "Y or N"),
+        ({"division": "5th Division", "ccp_bought": "1"}, "only a division with cavalry"),
+        ({"division": "2nd Cavalry Division", "ccp_bought": "1"}, "more than 3 CCP"),
+        ({"division": "5th Division"}, "at least one input"),
+        ({"division": "5th Division", "charges": "two"}, "not a whole number"),
+        ({"division": "5th Division", "colour": "blue"}, "no option --colour"),
+    ],
+)
+def test_record_errors_leave_the_file_unchanged(
+    ledger: Path, options: dict[str, str], words: str
+) -> None:
+    before = _digest(ledger)
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(ledger, "record", **options)
+    assert _digest(ledger) == before
+
+
+def test_record_errors_name_turn_division_column_and_row(ledger: Path) -> None:
+    with pytest.raises(BattleLedgerError) as info:
+        run_on_file(ledger, "record", division="5th Division", charges="1")
+    text = str(info.value)
+    for part in ("turn 1", "5th Division", "column Charges", "row 4", "table tbl_Turns"):
+        assert part in text
+
+
+def _type_into(path: Path, cells: dict[str, Any]) -> None:
+    """What a user typing into the Turns sheet does (openpyxl, bypassing the checks)."""
+    wb = openpyxl.load_workbook(path)
+    for address, value in cells.items():
+        wb["Turns"][address] = value
+    wb.save(path)
+
+
+@pytest.mark.parametrize(
+    ("cells", "words"),
+    [
+        ({"F4": 1}, "turn 1, division '5th Division': a charge needs orders"),
+        ({"D5": "Y", "F5": 4}, "spend 4 CCP"),
+        ({"H6": -2}, "0 or more"),
+        ({"E4": "yes"}, "Y/N"),
+        ({"C7": "Imaginary Division"}, "does not list"),
+        ({"A7": 3}, "without gaps"),
+    ],
+)
+def test_end_turn_errors_leave_the_file_unchanged(
+    ledger: Path, cells: dict[str, Any], words: str
+) -> None:
+    _type_into(ledger, cells)
+    before = _digest(ledger)
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(ledger, "end-turn")
+    assert _digest(ledger) == before
+    problems = run_check(HeadlessBook(ledger, writable=False))
+    assert any(re.search(words, p) for p in problems), problems
+
+
+def test_inputs_on_a_removed_division_typed_in_are_refused(tmp_path: Path) -> None:
+    path = make_ledger(tmp_path / "b.xlsx", [DivisionSpec("A", "Doomed", start_dep=2),
+                                             DivisionSpec("B", "Other")])  # fmt: skip
+    run_on_file(path, "record", division="Doomed", stands_lost="1")
+    run_on_file(path, "end-turn")
+    # The user adds a row for the removed division by hand, with orders.
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    table = ws.tables["tbl_Turns"]
+    for c, v in zip("ABCDEFGHIJ", [2, "A", "Doomed", "Y", "N", 0, 0, 0, 0, 0], strict=True):
+        ws[f"{c}7"] = v
+    table.ref = "A3:W7"
+    wb.save(path)
+    before = _digest(path)
+    with pytest.raises(BattleLedgerError, match=r"removed from play.*column Orders"):
+        run_on_file(path, "end-turn")
+    assert _digest(path) == before
+
+
+def test_wrong_kind_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "roster.xlsx"
+    save_workbook(build("roster", "etg"), path)
+    before = _digest(path)
+    with pytest.raises(BattleLedgerError):
+        run_on_file(path, "end-turn")
+    assert _digest(path) == before
+
+
+# -- many operations keep the workbook whole ------------------------------------------------
+
+
+def test_many_operations_keep_everything(ledger: Path) -> None:
+    rules = DepRules.from_ruleset()
+    states = {
+        d.division: initial_state(
+            d.division,
+            d.start_dep if d.start_dep is not None else 48,
+            3 if d.cavalry else 0,
+            d.cavalry,
+            rules,
+        )
+        for d in DIVISIONS
+    }
+    turns = 8
+    for turn in range(1, turns + 1):
+        book = HeadlessBook(ledger)
+        inputs = {
+            name: TurnInputs(turn, orders=turn % 3 == 0, rest_eligible=turn % 3 != 0,
+                             stands_lost=1 if turn % 5 == 0 else 0)
+            for name, s in states.items()
+            if s.status is not Status.REMOVED
+        }  # fmt: skip
+        record_turn(book, inputs)
+        run_operation(book, "end-turn")
+        book.commit()
+        for name, turn_inputs in inputs.items():
+            states[name] = advance(states[name], dep_after_turn(states[name], turn_inputs, rules))
+    wb = openpyxl.load_workbook(ledger)
+    _assert_furniture(wb, turn_rows=len(DIVISIONS) * (turns + 1))
+    report = run_report(HeadlessBook(ledger, writable=False)).details
+    for row in report["divisions"]:
+        state = states[row["division"]]
+        assert (row["dep"], row["ccp"], row["rest_point"], row["status"]) == (
+            state.dep, state.ccp, state.rest_point, str(state.status)
+        )  # fmt: skip
+    assert run_check(HeadlessBook(ledger, writable=False)) == []
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_cli_record_end_turn_report(ledger: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(
+        cli, ["run", "record", str(ledger), "--division", "2nd Division", "--orders", "Y",
+              "--stands-lost", "1"]
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert runner.invoke(cli, ["run", "end-turn", str(ledger)]).exit_code == 0
+    text = runner.invoke(cli, ["report", str(ledger)])
+    assert text.exit_code == 0 and "2nd Division" in text.output
+    assert re.search(r"2nd Division\s+45\s+0\s+0\s+active", text.output)
+    data = runner.invoke(cli, ["report", str(ledger), "--json"])
+    parsed = json.loads(data.output)
+    details = parsed.get("details", parsed)
+    assert {d["division"]: d["dep"] for d in details["divisions"]}["2nd Division"] == 45
+    before = _digest(ledger)
+    bad = runner.invoke(
+        cli, ["run", "record", str(ledger), "--division", "Nobody", "--orders", "Y"]
+    )
+    assert bad.exit_code == 1 and "5th Division" in bad.output
+    assert _digest(ledger) == before
+
+
+# -- the macros (Excel buttons) -----------------------------------------------------------
+
+
+def test_macros_are_thin_wrappers(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The macros run the same operations on the book xlwings hands over."""
+    import sheets.xlbook
+    from xlfuncs import MACROS, macros
+
+    assert {"end_turn", "record", "report", "check"} <= set(MACROS)
+    # Stand in for Excel: the "xlwings book" is the file, opened headless.
+    monkeypatch.setattr(sheets.xlbook, "XlwingsBook", lambda book: HeadlessBook(book))
+    result = macros.record(ledger, division="2nd Division", orders="Y", stands_lost=1)
+    assert result.details["Stands lost"] == 1
+    assert macros.end_turn(ledger).details["closed_turn"] == 1
+    report = macros.report(ledger).details
+    assert {d["division"]: d["dep"] for d in report["divisions"]}["2nd Division"] == 45
+    assert macros.check(ledger) == []
+    before = _digest(ledger)
+    with pytest.raises(BattleLedgerError, match="charge needs orders"):
+        macros.record(ledger, division="5th Division", charges=1)
+    assert _digest(ledger) == before
+
+
+def test_ledger_without_oob_fills_its_blank_row(tmp_path: Path) -> None:
+    """A ledger started empty: the umpire types a division in; record gives it its row."""
+    path = tmp_path / "empty.xlsx"
+    save_workbook(build("dep-ledger", "etg"), path)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Divisions"]
+    for c, v in zip("ABCDEFGH", ["French", "I", "Lone Division", "", "N", 40, 0, 6], strict=True):
+        ws[f"{c}4"] = v
+    wb.save(path)
+    run_on_file(path, "record", division="lone division", orders="Y")
+    run_on_file(path, "end-turn")
+    assert ledger_outputs(path) == {
+        ("Lone Division", 1): (40, 0, 39, 0, "active"),
+        ("Lone Division", 2): (39, 0, 39, 0, "active"),
+    }
+    turns = openpyxl.load_workbook(path)["Turns"]
+    assert turns.tables["tbl_Turns"].ref == "A3:W5"
+    assert [turns[f"{c}4"].value for c in "ABCD"] == [1, "French", "Lone Division", "Y"]
+    assert turns["K5"].value.endswith("INDEX($M$3:$M4,$R5)))")
+    assert turns["R4"].value == '=IF($C4="","",IFERROR(MATCH($C4&"|"&($A4-1),$Q$3:$Q3,0),0))'
+
+
+def test_macros_let_themselves_edit_protected_sheets() -> None:
+    """Desktop Excel: each protected sheet is re-protected UserInterfaceOnly."""
+    from types import SimpleNamespace
+
+    from xlfuncs.macros import _let_macros_edit
+
+    calls: list[dict[str, Any]] = []
+
+    class _Api:
+        def __init__(self, protected: bool) -> None:
+            self.ProtectContents = protected
+
+        def Protect(self, **kwargs: Any) -> None:
+            calls.append(kwargs)
+
+    class _Broken:
+        @property
+        def ProtectContents(self) -> bool:
+            raise RuntimeError("no COM here")
+
+    book = SimpleNamespace(
+        sheets=[
+            SimpleNamespace(api=_Api(True)),
+            SimpleNamespace(api=_Api(False)),
+            SimpleNamespace(api=_Broken()),
+            SimpleNamespace(),
+        ]
+    )
+    _let_macros_edit(book)
+    assert len(calls) == 1 and calls[0]["UserInterfaceOnly"] is True
+    _let_macros_edit(SimpleNamespace())  # a server book without sheets' COM
+
+
+def test_oob_divisions_of_one_name_in_two_corps(tmp_path: Path) -> None:
+    from rulesets import registry
+    from sheets.oob import read_oob
+
+    csv = tmp_path / "oob.csv"
+    csv.write_text(
+        "side,corps,division,brigade,unit,type,grade,stands\n"
+        "French,I Corps,1st Division,A,1er Ligne,infantry,veteran,4\n"
+        "French,II Corps,1st Division,B,2e Ligne,infantry,veteran,4\n"
+        "French,II Corps,2nd Division,C,3e Ligne,infantry,veteran,4\n",
+        encoding="utf-8",
+    )
+    wb = build("dep-ledger", "etg", read_oob(csv, registry.get("etg")))
+    names = [
+        r[0] for r in wb["Divisions"].iter_rows(min_row=4, min_col=3, max_col=3, values_only=True)
+    ]
+    assert names[:3] == ["1st Division (I Corps)", "1st Division (II Corps)", "2nd Division"]

@@ -1,0 +1,643 @@
+"""Glory of the Empire: data, mechanics and Excel functions.
+
+Worked examples of the text are tests (the section quoted in each docstring);
+tests/golden/glory-of-the-empire.yaml holds hand-worked inputs and outcomes.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rulesets
+from rulesets import glory_of_the_empire as gote
+from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from rulesets.model import Status
+from xlfuncs import UDFS
+from xlfuncs.gote import (
+    GOTE_ACTIONS,
+    GOTE_BRACKETS,
+    GOTE_CLOSE_CHANCE,
+    GOTE_DEFENDER_ODDS,
+    GOTE_ENGINEERING,
+    GOTE_FIRE_DICE,
+    GOTE_FORM_EVADE,
+    GOTE_INITIATIVE_ODDS,
+    GOTE_LEADER_RESULT,
+    GOTE_MELEE_CHANCE,
+    GOTE_MELEE_ODDS,
+    GOTE_MELEE_OUTCOMES,
+    GOTE_MELEE_RESULT,
+    GOTE_MORALE_CHANCE,
+    GOTE_MORALE_CHECK,
+    GOTE_RALLY_CHANCE,
+    GOTE_RANGE,
+    GOTE_SQUARE_CHANCE,
+)
+
+GOLDEN = yaml.safe_load(
+    (Path(__file__).parent / "golden" / "glory-of-the-empire.yaml").read_text(encoding="utf-8")
+)
+GRADES = ["militia", "conscript", "veteran", "elite", "guard"]
+_FAST = settings(max_examples=40, deadline=None)
+
+
+def _golden(section: str) -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = GOLDEN[section]
+    return cases
+
+
+# -- the data -------------------------------------------------------------------------------------
+
+
+def test_loads_by_id_and_alias() -> None:
+    assert rulesets.get("gote") is rulesets.get("Glory-of-the-Empire")
+    assert GOLDEN["ruleset"] == gote.RULESET_ID
+
+
+def test_missing_tables_name_the_table_and_the_file() -> None:
+    """'Those lists will tell you the company size' - the army lists are not printed."""
+    rules = gote.ruleset()
+    assert rules.table("army_lists").status is Status.MISSING
+    with pytest.raises(MissingTableError, match="army_lists") as err:
+        gote.company_size("France", "line infantry")
+    assert "glory-of-the-empire.yaml" in str(err.value)
+    with pytest.raises(MissingTableError, match="campaign_recovery"):
+        rules.rows("campaign_recovery")
+
+
+def test_misprints_are_marked_house_default() -> None:
+    """The militia '0-1' rout row and the guards' '3-8' row are read, and say so."""
+    rows = gote.ruleset().table("melee_defender_action").rows
+    marked = [(r["grade"], r["note"]) for r in rows if r.get("house_default")]
+    assert marked == [("militia", "printed 0-1"), ("guard", "printed 3-8")]
+
+
+def test_prep_fire_inconsistency_is_documented() -> None:
+    """The chart says 4/1, 3/1, 2/1; the dice table 4/1, 2/1, 1/1; the prose 'six' dice."""
+    rules = gote.ruleset()
+    note = rules.table("prep_fire_ranges").note or ""
+    assert "six six-sided dice" in note and "dice table" in note
+    assert [rules.constant("prep_fire_chart_dice", b) for b in ("close", "effective", "long")] == [
+        4,
+        3,
+        2,
+    ]
+    prep = rules.lookup("fire_dice", weapon_class="artillery prep")
+    assert (prep["effective_dice"], prep["long_dice"]) == (2, 1)
+
+
+def test_every_grade_has_actions_brackets_and_charts() -> None:
+    rules = gote.ruleset()
+    for g in GRADES:
+        assert gote.actions_allowed(g) >= 1
+        assert gote.casualty_brackets(g)
+        for table in ("melee_defender_action", "determination_to_close", "form_square"):
+            assert rules.bracket(table, -5, grade=g)["low"] is None
+            assert rules.bracket(table, 25, grade=g)["high"] is None
+
+
+# -- worked examples of the text ------------------------------------------------------------------
+
+
+def test_prep_fire_example_four_guns_at_4_1_roll_16() -> None:
+    """Preparatory fire phase: 'a battery of four guns at 4/1 would roll a total of 16 dice'."""
+    assert gote.fire_dice("light guns", "close", 4, phase="preparatory") == 16
+
+
+def test_melee_example_80_percent_rolls_01_to_80() -> None:
+    """The melee: 'If an attacker has an 80% chance of victory, he should roll between 01-80%'."""
+    assert gote.melee_win_probability(80) == Fraction(4, 5)
+    outcomes = gote.melee_outcome_odds(80)
+    assert sum(o.probability for o in outcomes if o.winner == "attacker") == Fraction(4, 5)
+
+
+def test_leader_casualty_example_five_casualties_25_percent() -> None:
+    """Checking for leader casualties: 'received five casualties in one turn, then the
+    percentage for that leader becoming a casualty would be 25% (5 x 5 = 25%)'."""
+    assert gote.leader_casualty_chance(5) == 25
+
+
+def test_company_example_163_men_three_figures() -> None:
+    """Basing figures: 'Always round off to the nearest fifty. A company of 163 men would
+    best be represented by a three-figure company stand.'"""
+    assert gote.company_figures(163) == 3
+
+
+def test_artillery_replacement_example_12_figures_donate_4() -> None:
+    """Artillery replacements: 'a unit began with 12 figures and donated 4 ... an 8 figure unit'."""
+    per_gun = gote.ruleset().constant("artillery_replacements", "figures_per_gun_lost")
+    assert 12 - 4 * per_gun == 8
+
+
+def test_over_100_percent_wins_outright_with_a_bonus() -> None:
+    """The melee: 'if the percentage to win exceeds 100%, the victory will be automatic. The
+    remaining percentage points should be applied as a bonus to the "Melee Results Table".'"""
+    outcomes = gote.melee_outcome_odds(125)
+    assert all(o.winner == "attacker" for o in outcomes)
+    assert min(o.result.low for o in outcomes) == 21  # a roll of 01 + 25 is 26
+    assert sum(o.probability for o in outcomes) == 1
+
+
+# -- golden file ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", _golden("melee_results"), ids=str)
+def test_golden_melee_results(case: dict[str, Any]) -> None:
+    result = gote.melee_result(case["roll"], case.get("bonus", 0))
+    assert result.name == case["result"]
+    assert (result.winner_loses, result.loser_loses) == (case["winner_loses"], case["loser_loses"])
+    assert result.loser_routs == case["loser_routs"]
+    if "exploitation_inches" in case:
+        assert result.exploitation_inches == case["exploitation_inches"]
+
+
+@pytest.mark.parametrize("case", _golden("brackets"), ids=str)
+def test_golden_brackets(case: dict[str, Any]) -> None:
+    assert gote.casualty_brackets(case["grade"]) == tuple(case["brackets"])
+
+
+@pytest.mark.parametrize("case", _golden("morale_checks"), ids=str)
+def test_golden_morale_checks(case: dict[str, Any]) -> None:
+    args = (case["grade"], case["start"], case["before"], case["now"])
+    assert gote.brackets_crossed(*args) == case["crossed"]
+    due = gote.morale_check_due(*args, case.get("routed_or_disordered", False))
+    assert due is case["due"]
+
+
+@pytest.mark.parametrize("case", _golden("melee_chance"), ids=str)
+def test_golden_melee_chance(case: dict[str, Any]) -> None:
+    chance = gote.melee_win_chance(
+        case["matchup"],
+        case["conditions"],
+        case.get("attacker_grade"),
+        case.get("defender_grade"),
+        case.get("casualties", 0),
+    )
+    assert chance == case["chance"]
+
+
+@pytest.mark.parametrize("case", _golden("morale_chance"), ids=str)
+def test_golden_morale_chance(case: dict[str, Any]) -> None:
+    chance = gote.morale_check_chance(
+        case["grade"],
+        case.get("conditions", ""),
+        case.get("castings_lost", 0),
+        case.get("start"),
+        case.get("lost_this_turn"),
+    )
+    assert chance == case["chance"]
+
+
+@pytest.mark.parametrize("case", _golden("rally_chance"), ids=str)
+def test_golden_rally_chance(case: dict[str, Any]) -> None:
+    chance = gote.rally_chance(
+        case["grade"], case.get("conditions", ""), case.get("castings_lost", 0)
+    )
+    assert chance == case["chance"]
+
+
+@pytest.mark.parametrize("case", _golden("defender_action"), ids=str)
+def test_golden_defender_action(case: dict[str, Any]) -> None:
+    result = gote.defender_action(case["grade"], case["roll"], case.get("figures_lost", 0))
+    assert result.result == case["result"]
+
+
+@pytest.mark.parametrize("case", _golden("determination"), ids=str)
+def test_golden_determination(case: dict[str, Any]) -> None:
+    result = gote.determination_to_close(case["grade"], case["roll"], case["figures_lost"])
+    assert result.result == case["result"]
+
+
+@pytest.mark.parametrize("case", _golden("form_square"), ids=str)
+def test_golden_form_square(case: dict[str, Any]) -> None:
+    result = gote.form_square(
+        case["grade"], case["roll"], case.get("conditions", ""), case.get("charge_distance")
+    )
+    assert result.result == case["result"]
+
+
+@pytest.mark.parametrize("case", _golden("form_evade"), ids=str)
+def test_golden_form_evade(case: dict[str, Any]) -> None:
+    needed = gote.form_or_evade_needed(
+        case["troop"], case.get("grade"), case.get("situation"), case.get("leader", False)
+    )
+    assert needed == case["needed"]
+
+
+@pytest.mark.parametrize("case", _golden("range_band"), ids=str)
+def test_golden_range_band(case: dict[str, Any]) -> None:
+    band = gote.range_band(case["weapon"], case["distance"], case.get("phase", "other"))
+    assert band == case["band"]
+
+
+@pytest.mark.parametrize("case", _golden("fire_dice"), ids=str)
+def test_golden_fire_dice(case: dict[str, Any]) -> None:
+    dice = gote.fire_dice(
+        case["weapon"],
+        case["band"],
+        case["firing"],
+        case.get("conditions", ""),
+        case.get("ranks", 3),
+        case.get("phase", "other"),
+        case.get("previous_actions", 0),
+    )
+    assert dice == case["dice"]
+
+
+@pytest.mark.parametrize("case", _golden("leader_chance"), ids=str)
+def test_golden_leader_chance(case: dict[str, Any]) -> None:
+    assert gote.leader_casualty_chance(case["castings_lost"]) == case["chance"]
+
+
+@pytest.mark.parametrize("case", _golden("leader_result"), ids=str)
+def test_golden_leader_result(case: dict[str, Any]) -> None:
+    result = gote.leader_casualty_result(case["roll"])
+    assert result.result == case["result"]
+    assert result.out_of_game is case["out_of_game"]
+    if "returns_in_turns" in case:
+        assert result.returns_in_turns == case["returns_in_turns"]
+    assert gote.ambulance_chance(case["roll"]) == case["ambulance_chance"]
+
+
+@pytest.mark.parametrize("case", _golden("actions"), ids=str)
+def test_golden_actions(case: dict[str, Any]) -> None:
+    assert gote.actions_allowed(case["grade"]) == case["actions"]
+
+
+@pytest.mark.parametrize("case", _golden("engineering"), ids=str)
+def test_golden_engineering(case: dict[str, Any]) -> None:
+    args = (case["task"], case["turn"], case["companies"])
+    assert gote.engineering_chance(*args) == case["chance"]
+    assert gote.engineering_done_by(*args) == Fraction(case["done_by"])
+
+
+@pytest.mark.parametrize("case", _golden("company_figures"), ids=str)
+def test_golden_company_figures(case: dict[str, Any]) -> None:
+    assert gote.company_figures(case["men"]) == case["figures"]
+
+
+# -- crossing logic and series --------------------------------------------------------------------
+
+
+def test_exactly_at_a_bracket_is_not_over_it() -> None:
+    """Morale checks: 'has exceeded 25% or 50% or 75% casualties'."""
+    assert gote.brackets_crossed("conscript", 20, 0, 5) == []
+    assert gote.brackets_crossed("conscript", 20, 5, 6) == [25]
+
+
+def test_two_brackets_at_once_is_one_check() -> None:
+    assert gote.brackets_crossed("militia", 8, 1, 5) == [25, 50]
+    assert gote.morale_check_due("militia", 8, 1, 5) is True
+
+
+def test_no_losses_this_turn_no_check() -> None:
+    assert gote.morale_check_due("militia", 8, 5, 5) is False
+
+
+def test_series_match_the_scalar_functions() -> None:
+    frame = pd.DataFrame(
+        {
+            "grade": ["conscript", "Guards", "veteran", "militia"],
+            "start": [20, 16, 20, 12],
+            "before": [4, 12, 4, 2],
+            "now": [6, 13, 8, 7],
+        },
+        index=[10, 11, 12, 13],
+    )
+    due = gote.morale_check_due_series(
+        frame["grade"], frame["start"], frame["before"], frame["now"]
+    )
+    crossed = gote.brackets_crossed_series(
+        frame["grade"], frame["start"], frame["before"], frame["now"]
+    )
+    assert due.tolist() == [True, True, False, True]
+    assert list(due.index) == [10, 11, 12, 13]
+    assert crossed.tolist() == [[25], [75], [], [25, 50]]
+
+
+# -- Hypothesis properties ------------------------------------------------------------------------
+
+
+@_FAST
+@given(st.integers(min_value=-80, max_value=260), st.booleans(), st.booleans())
+def test_melee_outcomes_sum_to_one(chance: int, a_indians: bool, d_indians: bool) -> None:
+    outcomes = gote.melee_outcome_odds(chance, a_indians, d_indians)
+    assert sum(o.probability for o in outcomes) == 1
+    attacker = sum(o.probability for o in outcomes if o.winner == "attacker")
+    assert attacker == gote.melee_win_probability(chance)
+
+
+_MELEE_ROWS = [
+    (str(r["matchup"]), str(r["modifier"]), int(r["percent"]))
+    for r in gote.ruleset().rows("melee_modifiers")
+    if not r.get("per")
+]
+
+
+@pytest.mark.parametrize(("matchup", "modifier", "percent"), _MELEE_ROWS, ids=str)
+def test_each_melee_modifier_moves_the_chance_its_way(
+    matchup: str, modifier: str, percent: int
+) -> None:
+    assert gote.melee_win_chance(matchup, modifier) - gote.melee_win_chance(matchup) == percent
+
+
+@_FAST
+@given(
+    st.sampled_from(["cavalry vs infantry", "cavalry vs cavalry", "infantry vs infantry"]),
+    st.sampled_from(GRADES),
+    st.sampled_from(GRADES),
+    st.integers(min_value=0, max_value=10),
+)
+def test_better_grades_and_fewer_casualties_help(
+    matchup: str, attacker: str, defender: str, casualties: int
+) -> None:
+    chance = gote.melee_win_chance(matchup, "", attacker, defender, casualties)
+    assert gote.melee_win_chance(matchup, "", attacker, defender, casualties + 1) == chance - 5
+    if attacker != "guard":
+        better = gote.shift_grade(attacker, 1)
+        assert gote.melee_win_chance(matchup, "", better, defender, casualties) == chance + 5
+
+
+@_FAST
+@given(
+    st.sampled_from(GRADES),
+    st.integers(min_value=1, max_value=60),
+    st.lists(st.integers(min_value=0, max_value=10), min_size=1, max_size=8),
+)
+def test_casualty_percent_never_decreases_and_each_bracket_is_crossed_once(
+    grade: str, start: int, losses: list[int]
+) -> None:
+    lost = 0
+    crossed: list[int] = []
+    percent = Fraction(0)
+    for loss in losses:
+        now = min(start, lost + loss)
+        new_percent = gote.casualty_percent(start, now)
+        assert new_percent >= percent
+        crossed += gote.brackets_crossed(grade, start, lost, now)
+        lost, percent = now, new_percent
+    assert crossed == [b for b in gote.casualty_brackets(grade) if percent > b]
+
+
+@_FAST
+@given(st.sampled_from(GRADES), st.integers(min_value=0, max_value=25))
+def test_d20_charts_sum_to_one_and_losses_hurt(grade: str, lost: int) -> None:
+    for odds_of in (gote.defender_action_odds, gote.determination_odds):
+        now = odds_of(grade, lost)
+        worse = odds_of(grade, lost + 1)
+        assert sum(now.values()) == 1
+        rout = next(k for k in now if k.startswith("Rout"))
+        assert worse.get(rout, 0) >= now.get(rout, 0)
+
+
+@pytest.mark.parametrize(
+    "modifier", [str(r["modifier"]) for r in gote.ruleset().rows("square_modifiers")]
+)
+@pytest.mark.parametrize("grade", GRADES)
+def test_square_modifiers_move_the_chance_their_way(grade: str, modifier: str) -> None:
+    def formed(conditions: str) -> Fraction:
+        odds = gote.form_square_odds(grade, conditions)
+        assert sum(odds.values()) == 1
+        return sum((p for k, p in odds.items() if k.startswith("Form square")), Fraction(0))
+
+    value = int(gote.ruleset().lookup("square_modifiers", modifier=modifier)["value"])
+    if value > 0:
+        assert formed(modifier) >= formed("")
+    else:
+        assert formed(modifier) <= formed("")
+
+
+@_FAST
+@given(st.sampled_from(GRADES), st.integers(min_value=0, max_value=20), st.booleans())
+def test_check_chances_fall_with_losses_and_rise_with_a_leader(
+    grade: str, lost: int, leader: bool
+) -> None:
+    for chance_of in (gote.morale_check_chance, gote.rally_chance):
+        conditions = "leader" if leader else ""
+        now = chance_of(grade, conditions, lost)
+        assert 0 <= now <= 100
+        assert chance_of(grade, conditions, lost + 1) <= now
+        assert chance_of(grade, "leader", lost) >= chance_of(grade, "", lost)
+
+
+@_FAST
+@given(st.integers(min_value=0, max_value=40))
+def test_fire_odds_sum_to_one(dice: int) -> None:
+    odds = gote.fire_casualty_odds(dice)
+    assert sum(odds.values()) == 1
+    assert sum(k * p for k, p in odds.items()) == Fraction(dice, 6)
+
+
+@_FAST
+@given(
+    st.sampled_from(["muskets", "rifles", "carbines", "light", "heavy"]),
+    st.sampled_from(["close", "effective", "long"]),
+    st.integers(min_value=0, max_value=30),
+)
+def test_fire_dice_never_fall_with_more_firers(weapon: str, band: str, firing: int) -> None:
+    assert gote.fire_dice(weapon, band, firing + 1) >= gote.fire_dice(weapon, band, firing) >= 0
+
+
+@_FAST
+@given(st.integers(min_value=-5, max_value=8), st.integers(min_value=-5, max_value=8))
+def test_initiative_odds_sum_to_one(a: int, b: int) -> None:
+    odds = gote.initiative_odds(a, b)
+    assert sum(odds.values()) == 1
+    assert gote.initiative_odds(a + 1, b)["A"] >= odds["A"]
+
+
+_FIRE_ROWS = [
+    (table, str(r["modifier"]), r.get("multiplier"), r.get("dice"))
+    for table in ("fire_modifiers", "prep_fire_modifiers")
+    for r in gote.ruleset().rows(table)
+    if not r.get("per")
+]
+
+
+@pytest.mark.parametrize(("table", "modifier", "multiplier", "dice"), _FIRE_ROWS, ids=str)
+def test_each_fire_modifier_moves_the_dice_its_way(
+    table: str, modifier: str, multiplier: float | None, dice: int | None
+) -> None:
+    phase = "prep" if table == "prep_fire_modifiers" else "other"
+    weapon, firing = ("medium", 6) if phase == "prep" else ("muskets", 12)
+    plain = gote.fire_dice(weapon, "close", firing, "", 3, phase)
+    changed = gote.fire_dice(weapon, "close", firing, modifier, 3, phase)
+    factor = Fraction(str(multiplier)) if multiplier is not None else Fraction(1)
+    expected = plain * factor + (dice or 0)
+    assert changed == int(expected + Fraction(1, 2))
+
+
+_CHECK_ROWS = [
+    (table, str(r["modifier"]), int(r["percent"]))
+    for table in ("rally_modifiers", "morale_check_modifiers")
+    for r in gote.ruleset().rows(table)
+    if not r.get("per") and r["modifier"] not in GRADES
+]
+
+
+@pytest.mark.parametrize(("table", "modifier", "percent"), _CHECK_ROWS, ids=str)
+def test_each_check_modifier_moves_the_chance_its_way(
+    table: str, modifier: str, percent: int
+) -> None:
+    chance_of = gote.rally_chance if table == "rally_modifiers" else gote.morale_check_chance
+    assert chance_of("conscript", modifier) - chance_of("conscript") == percent
+
+
+def test_grades_move_check_chances_in_order() -> None:
+    for chance_of in (gote.rally_chance, gote.morale_check_chance):
+        chances = [chance_of(g) for g in GRADES]
+        assert chances == sorted(chances)
+        assert chances == [40, 50, 60, 70, 80]
+
+
+# -- error paths ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "pattern"),
+    [
+        (lambda: gote.casualty_brackets("recruit"), UnknownTermError, "recruit"),
+        (lambda: gote.brackets_crossed("guard", 10, 5, 4), InvalidArgumentError, "lost_now"),
+        (lambda: gote.brackets_crossed("guard", 0, 0, 0), InvalidArgumentError, "start"),
+        (lambda: gote.brackets_crossed("guard", 10, 0, 11), InvalidArgumentError, "lost_now"),
+        (lambda: gote.melee_result(101), InvalidArgumentError, "percentile roll"),
+        (lambda: gote.melee_result(2.5), InvalidArgumentError, "whole number"),
+        (lambda: gote.defender_action("guard", 21), InvalidArgumentError, "roll"),
+        (
+            lambda: gote.melee_win_chance("infantry vs infantry", "lancers"),
+            InvalidArgumentError,
+            "not a modifier",
+        ),
+        (
+            lambda: gote.melee_win_chance("cav vs cav", "outnumber 2:1, outnumber 3:1"),
+            InvalidArgumentError,
+            "cannot both apply",
+        ),
+        (
+            lambda: gote.melee_win_chance("cav vs cav", "casualties"),
+            InvalidArgumentError,
+            "counted",
+        ),
+        (
+            lambda: gote.melee_win_chance("cav vs cav", "", "guard"),
+            InvalidArgumentError,
+            "both grades",
+        ),
+        (lambda: gote.range_band("muskets", 2, "prep"), InvalidArgumentError, "preparatory"),
+        (lambda: gote.range_band("light", 8, howitzer=True), InvalidArgumentError, "howitzers"),
+        (lambda: gote.range_band("light", -1), InvalidArgumentError, "distance"),
+        (
+            lambda: gote.fire_dice("muskets", "close", 4, "building"),
+            InvalidArgumentError,
+            "not a modifier",
+        ),
+        (lambda: gote.fire_dice("muskets", "close", 4, "", 4), InvalidArgumentError, "ranks"),
+        (lambda: gote.form_or_evade_needed("skirmishers"), InvalidArgumentError, "grade"),
+        (
+            lambda: gote.form_or_evade_needed("indians", situation="night"),
+            InvalidArgumentError,
+            "situation",
+        ),
+        (lambda: gote.engineering_chance("build a fort", 1), InvalidArgumentError, "task"),
+        (lambda: gote.rally_chance("guard", "napoleon"), UnknownTermError, "napoleon"),
+        (lambda: gote.initiative_modifier("forward commander"), InvalidArgumentError, "counted"),
+        (
+            lambda: gote.morale_check_chance("guard", "broken"),
+            InvalidArgumentError,
+            "not a modifier",
+        ),
+    ],
+)
+def test_errors_name_what_is_wrong(call: Any, error: type[Exception], pattern: str) -> None:
+    with pytest.raises(error, match=re.escape(pattern)):
+        call()
+
+
+def test_howitzers_fire_close_and_long_and_set_buildings_alight() -> None:
+    """Howitzers: 'there is a 15% chance to set it on fire ... These hits are not cumulative.'"""
+    assert gote.range_band("light", 2, howitzer=True) == "close"
+    assert gote.range_band("light", 20, howitzer=True) == "long"
+    assert gote.howitzer_fire_chance(0) == 0
+    assert gote.howitzer_fire_chance(1) == Fraction(3, 20)
+    assert gote.howitzer_fire_chance(2) == 1 - Fraction(17, 20) ** 2
+
+
+def test_grade_shifts_stop_at_the_ends() -> None:
+    assert gote.shift_grade("Guards", 1) == "guard"
+    assert gote.shift_grade("conscript", -2) == "militia"
+    assert gote.shift_grade("veteran", 2) == "guard"
+
+
+def test_initiative_modifiers() -> None:
+    """'+2 if Napoleon is army commander ... +1 for any brigade, division or corps commander'."""
+    assert gote.initiative_modifier("napoleon", 2) == 4
+    assert gote.initiative_modifier("Blucher") == 1
+    assert gote.initiative_odds(0, 0)["tie"] == Fraction(1, 6)
+
+
+# -- Excel functions ------------------------------------------------------------------------------
+
+
+def test_udf_required_results() -> None:
+    assert GOTE_MELEE_RESULT(55.0) == [["Smashing Victory", 0, 2, "routs"]]
+    assert GOTE_MORALE_CHECK("conscript", 20.0, 4.0, 6.0) == [[True, 25]]
+
+
+def test_udfs_are_registered() -> None:
+    assert {n for n in UDFS if n.startswith("GOTE_")} >= {
+        "GOTE_MELEE_RESULT",
+        "GOTE_MORALE_CHECK",
+        "GOTE_MELEE_ODDS",
+        "GOTE_BRACKETS",
+    }
+
+
+def test_udfs_fill_a_column() -> None:
+    assert GOTE_MORALE_CHECK(
+        [["conscript"], ["Guards"], ["veteran"]],
+        [[20.0], [16.0], [20.0]],
+        [[4.0], [12.0], [4.0]],
+        [[6.0], [13.0], [8.0]],
+    ) == [[True, 25], [True, 75], [False, ""]]
+    assert GOTE_BRACKETS([["guard"], ["Conscripts"]]) == [[75, "", ""], [25, 50, 75]]
+    assert GOTE_MELEE_RESULT([[5.0], [95.0]]) == [
+        ["Draw", 0, 0, "falls back"],
+        ["Mad Victory, Looting and Blood Lust", 0, 3, ""],
+    ]
+    assert GOTE_ACTIONS([["Militia"], ["Elites"]]) == [[1], [3]]
+
+
+def test_udf_odds_and_chances() -> None:
+    assert GOTE_MELEE_CHANCE("cav vs inf", "square") == 20
+    assert GOTE_MELEE_ODDS("infantry vs infantry", "rear", "veteran", "veteran", 1.0) == 0.7
+    rows = GOTE_MELEE_OUTCOMES(60.0)
+    assert sum(r[4] for r in rows) == pytest.approx(1)
+    assert GOTE_MORALE_CHANCE("veteran", 3.0, "leader", 20.0, 6.0) == 35
+    assert GOTE_RALLY_CHANCE("militia", None, "broken") == 70
+    assert GOTE_CLOSE_CHANCE("veteran", 1.0) == pytest.approx(0.35)
+    assert GOTE_DEFENDER_ODDS("militia") == [[0.55, 0.15, 0.3]]
+    assert GOTE_SQUARE_CHANCE("guard") == pytest.approx(0.7)
+    assert GOTE_FORM_EVADE("mobs") == [["never", 0.0]]
+    assert GOTE_FORM_EVADE("skirmishers", "elite", None, True) == [[2, pytest.approx(5 / 6)]]
+    assert GOTE_RANGE("heavy", 33.0) == "out of range"
+    assert GOTE_FIRE_DICE("muskets", "effective", 12.0, None, "Great Britain") == 6
+    assert GOTE_LEADER_RESULT(45.0) == [["Minor wound", False, 3, 75]]
+    assert GOTE_ENGINEERING("Loophole a building", 2.0) == [[70, pytest.approx(0.79)]]
+    a, b, tie = GOTE_INITIATIVE_ODDS("napoleon", "wellington")[0]
+    assert a == b and a + b + tie == pytest.approx(1)
+
+
+def test_udf_bad_input() -> None:
+    with pytest.raises(InvalidArgumentError, match="roll"):
+        GOTE_MELEE_RESULT("high")
+    with pytest.raises(UnknownTermError):
+        GOTE_BRACKETS("recruit")

@@ -1,0 +1,352 @@
+"""Square Eagles (rulesets/square_eagles.py, xlfuncs/se.py): the text's rules as examples,
+golden file, properties of the exact odds and modifiers, UDFs and error paths.
+
+The text prints no worked example with numbers; the tests below check each of its
+rules on the numbers it gives (the section is quoted in each docstring).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import rulesets
+from rulesets import square_eagles as se
+from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from xlfuncs import UDFS
+
+GOLDEN = yaml.safe_load(
+    (Path(__file__).parent / "golden" / "square-eagles.yaml").read_text(encoding="utf-8")
+)
+_ERRORS = {
+    "InvalidArgumentError": InvalidArgumentError,
+    "UnknownTermError": UnknownTermError,
+    "MissingTableError": MissingTableError,
+}
+_FIRERS = ["infantry", "lights", "foot artillery", "horse artillery"]
+_MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
+
+
+# -- golden file ---------------------------------------------------------------------------
+
+
+def _norm(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    return value
+
+
+def _check(result: Any, expect: Any) -> None:
+    result = _norm(result)
+    if isinstance(expect, dict):
+        assert isinstance(result, dict), result
+        if result and all(isinstance(v, Fraction) for v in result.values()):
+            assert set(result) == set(map(str, expect)), (result, expect)
+        for key, want in expect.items():
+            assert str(key) in result, (key, result)
+            _check(result[str(key)], want)
+    elif isinstance(result, Fraction):
+        assert result == Fraction(str(expect)), (result, expect)
+    elif isinstance(expect, list):
+        assert len(result) == len(expect), (result, expect)
+        for got, want in zip(result, expect, strict=True):
+            _check(got, want)
+    else:
+        assert result == expect, (result, expect)
+
+
+def _case_id(case: dict[str, Any]) -> str:
+    return f"{case['fn']}{tuple(case.get('args', []))}{case.get('kwargs', '')}"
+
+
+def test_golden_file_names_this_ruleset() -> None:
+    assert GOLDEN["ruleset"] == se.RULESET_ID
+    assert GOLDEN["module"] == se.__name__
+
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=_case_id)
+def test_golden_case(case: dict[str, Any]) -> None:
+    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
+    _check(fn(*case.get("args", []), **case.get("kwargs", {})), case["expect"])
+
+
+@pytest.mark.parametrize("case", GOLDEN["errors"], ids=_case_id)
+def test_golden_error(case: dict[str, Any]) -> None:
+    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
+    with pytest.raises(_ERRORS[case["raises"]], match=case["match"]):
+        fn(*case.get("args", []), **case.get("kwargs", {}))
+
+
+# -- the text's rules, on its numbers -----------------------------------------------------------
+
+
+def test_strength_points() -> None:
+    """Strength Points: "Infantry 7 SP, Cavalry 5 SP, Artillery or Skirmishers 5 SP. Can
+    adjust up or down 1 SP for relative numbers, troop quality, etc."."""
+    assert se.strength_points("Infantry") == 7
+    assert {se.strength_points(u) for u in ("cavalry", "guns", "skirmishers")} == {5}
+    assert se.strength_points("infantry", -1) == 6
+
+
+def test_initiative_switch_needs_a_win_by_two() -> None:
+    """2. Initiative Phase: "Initiative only switches sides if the Reacting side wins the
+    roll by 2 or more"."""
+    assert not se.initiative_switches(4, 5)
+    assert se.initiative_switches(4, 6)
+    assert se.initiative_switch_odds() == Fraction(1 + 2 + 3 + 4, 36)
+
+
+def test_rally() -> None:
+    """3.ii Rally: "regaining: 1 Hit on a 4+ or 2 Hits on a 6+. Add 1 to the die roll if in
+    Cover or General is attached. Units may not rally to less than 1 Hit, i.e. the first
+    Hit is permanent"."""
+    assert [se.rally_result(r).hits_regained for r in range(1, 7)] == [0, 0, 0, 1, 1, 2]
+    assert se.rally_result(5, "general").hits_regained == 2
+    assert se.rally_result(6, "", hits=1) == se.RallyResult(6, 0, 1)
+    assert se.rally_result(6, "", hits=2).hits_after == 1
+
+
+def test_guard_adds_to_cover_but_stubborn_does_not() -> None:
+    """OPTIONAL RULES: Guard "may be in addition to the +1 for Cover or the General
+    attached"; Stubborn "+1 to the Rally d6 even if not in Cover or having a General
+    attached"."""
+    assert se.rally_result(3, "cover, guard").modified_roll == 5
+    assert se.rally_result(3, "cover, stubborn").modified_roll == 4
+    assert se.rally_result(3, "stubborn").modified_roll == 4
+
+
+def test_artillery_fire_dice_by_range() -> None:
+    """4.ii. Fire d.: "2 Box Range 3D6, 4 Box Range 2d6, 8 Box Range 1d6. Horse Artillery
+    limited to 4 box range"."""
+    assert [se.fire_dice("guns", r) for r in (2, 4, 8, 9)] == [3, 2, 1, 0]
+    assert [se.fire_dice("horse artillery", r) for r in (2, 4, 5)] == [3, 2, 0]
+
+
+def test_infantry_column_fires_two_dice() -> None:
+    """Fire dice modifiers: "Infantry in Column or Square shooting at 1 Box range 2d6.
+    Artillery shooting at Column or Square +1 d6"."""
+    assert se.fire_dice("infantry", 1, "in column") == 2
+    assert se.fire_dice("guns", 2, "target square") == 4
+
+
+def test_target_numbers_belong_to_the_roller() -> None:
+    """4.ii. Fire f.: "Artillery 3+ Infantry 4+ Lights 5+"; Assault: "Cavalry 3+ Infantry
+    4+ Lights 5+"; Medium Battery: "These Guns hit on a 4+ instead of a 3+; includes all
+    Horse Artillery"."""
+    assert [se.fire_target(u) for u in ("guns", "infantry", "lights")] == [3, 4, 5]
+    assert [se.assault_target(u) for u in ("cavalry", "infantry", "lights")] == [3, 4, 5]
+    assert se.fire_target("horse artillery") == 4 == se.fire_target("guns", "medium battery")
+
+
+def test_withdraw() -> None:
+    """4.ii. Fire g. Withdraw!: "Units that take 3+ Hits from one Fire Action immediately
+    retreat 1 Box"."""
+    assert [se.must_withdraw(h) for h in range(5)] == [False, False, False, True, True]
+
+
+def test_assault_ties_go_against_the_assaulter() -> None:
+    """Assaults: "the loser retreating straight back from the enemy the Hit difference in
+    Boxes; – Assaulter loses Ties and retreats 1 Box"."""
+    assert se.assault_result(4, 1) == se.AssaultResult("defender", 3)
+    assert se.assault_result(2, 2) == se.AssaultResult("attacker", 1)
+
+
+def test_unit_types_and_optional_rules_are_encoded() -> None:
+    ruleset = se.rules()
+    assert {t.id for t in ruleset.vocabulary("unit_types").terms} == {
+        "infantry",
+        "lights",
+        "cavalry",
+        "heavy cavalry",
+        "foot artillery",
+        "horse artillery",
+    }
+    rules = {r["rule"] for r in ruleset.rows("optional_rules")}
+    assert len(rules) == 18 and {"Medium Battery", "Low Supplies", "Guard", "Veterans"} <= rules
+    assert rulesets.get("se") is ruleset
+
+
+# -- properties ----------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 14), target=st.integers(1, 7))
+def test_hits_odds_sum_to_one(n: int, target: int) -> None:
+    odds = se.hits_odds(n, target)
+    assert sum(odds.values()) == 1
+    assert set(odds) == set(range(n + 1))
+    assert se.expected_hits(n, target) == n * Fraction(7 - target, 6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 14), target=st.integers(1, 7))
+def test_more_dice_or_easier_targets_never_fewer_hits(n: int, target: int) -> None:
+    assert se.expected_hits(n + 1, target) >= se.expected_hits(n, target)
+    if target > 1:
+        assert se.expected_hits(n, target - 1) >= se.expected_hits(n, target)
+
+
+_fire_terms = [t.id for t in se.rules().vocabulary("fire_conditions").terms]
+_fire_rows = {r["condition"]: r for r in se.rules().rows("fire_modifiers")}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    unit=st.sampled_from(_FIRERS),
+    distance=st.sampled_from([1, 1.5, 2, 2.5, 3, 4, 4.5, 6, 8]),
+    base=st.lists(st.sampled_from(_fire_terms), max_size=3, unique=True),
+    added=st.sampled_from(sorted(_fire_rows)),
+)
+def test_each_fire_modifier_moves_the_dice_its_way(
+    unit: str, distance: float, base: list[str], added: str
+) -> None:
+    describes_firer = [c for c, r in _fire_rows.items() if r.get("describes_firer")]
+    if unit != "infantry":
+        base = [c for c in base if c not in describes_firer]
+        assume(added not in describes_firer)
+    before = se.fire_dice(unit, distance, ", ".join(base))
+    after = se.fire_dice(unit, distance, ", ".join([*base, added]))
+    row = _fire_rows[added]
+    if (row.get("dice") or 0) > 0:
+        assert after >= before
+    else:
+        assert after <= before
+    assert after >= 0
+
+
+_melee_rows = {r["condition"]: r for r in se.rules().rows("melee_modifiers")}
+_melee_terms = [t.id for t in se.rules().vocabulary("melee_conditions").terms]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    unit=st.sampled_from(_MELEE_UNITS),
+    side=st.sampled_from(["attacker", "defender"]),
+    strength=st.integers(0, 8),
+    base=st.lists(st.sampled_from(_melee_terms), max_size=3, unique=True),
+    added=st.sampled_from(sorted(_melee_rows)),
+)
+def test_each_melee_modifier_moves_its_sides_dice_its_way(
+    unit: str, side: str, strength: int, base: list[str], added: str
+) -> None:
+    assume(not (unit == "lights" and side == "attacker"))
+    row = _melee_rows[added]
+    assume(row["side"] in (side, "either"))
+    assume(not row.get("unit_types") or unit in row["unit_types"])
+
+    def applicable(condition: str) -> bool:
+        other = _melee_rows.get(condition)
+        return not (
+            other
+            and other["side"] == side
+            and other.get("unit_types")
+            and unit not in other["unit_types"]
+        )
+
+    base = [c for c in base if applicable(c)]
+    before = se.assault_dice(unit, strength, side, ", ".join(base))
+    after = se.assault_dice(unit, strength, side, ", ".join([*base, added]))
+    if row["dice"] > 0:
+        assert after >= before
+    else:
+        assert after <= before
+
+
+_rally_terms = [t.id for t in se.rules().vocabulary("rally_conditions").terms]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    roll=st.integers(1, 6),
+    base=st.lists(st.sampled_from(_rally_terms), max_size=3, unique=True),
+    added=st.sampled_from(_rally_terms),
+    hits=st.none() | st.integers(0, 7),
+)
+def test_rally_modifiers_never_hurt_and_the_first_hit_stays(
+    roll: int, base: list[str], added: str, hits: int | None
+) -> None:
+    before = se.rally_result(roll, ", ".join(base), hits)
+    after = se.rally_result(roll, ", ".join([*base, added]), hits)
+    assert after.modified_roll >= before.modified_roll
+    assert after.hits_regained >= before.hits_regained
+    if hits is not None and hits >= 1:
+        assert after.hits_after is not None and after.hits_after >= 1
+    assert sum(se.rally_odds(", ".join(base), hits).values()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(unit=st.sampled_from(_FIRERS), skirmish=st.booleans())
+def test_low_supplies_never_makes_fire_easier(unit: str, skirmish: bool) -> None:
+    assert se.fire_target(unit, "low supplies", skirmish) == se.fire_target(unit, "", skirmish) + 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(0, 6), at=st.integers(3, 5), d=st.integers(0, 6), dt=st.integers(3, 5))
+def test_assault_odds_sum_to_one_and_more_dice_help(a: int, at: int, d: int, dt: int) -> None:
+    odds = se.assault_winner_odds(a, at, d, dt)
+    assert sum(odds.values()) == 1
+    assert sum(se.assault_odds(a, at, d, dt).values()) == 1
+    assert se.assault_winner_odds(a + 1, at, d, dt)["attacker"] >= odds["attacker"]
+
+
+@given(holder=st.integers(1, 6), reacting=st.integers(1, 6))
+def test_initiative_switches_only_to_a_higher_roll(holder: int, reacting: int) -> None:
+    if se.initiative_switches(holder, reacting):
+        assert reacting >= holder + 2
+
+
+# -- Excel functions ---------------------------------------------------------------------------
+
+
+def test_se_hits_odds_is_a_row_summing_to_one() -> None:
+    row = UDFS["SE_HITS_ODDS"](3.0, 4.0)
+    assert row == [[0.125, 0.375, 0.375, 0.125]]
+    rows = UDFS["SE_HITS_ODDS"]([[1.0], [3.0]], 3.0)
+    assert [len(r) for r in rows] == [4, 4] and rows[0][2:] == [0.0, 0.0]
+    assert all(abs(sum(r) - 1) < 1e-12 for r in rows)
+
+
+def test_se_udfs() -> None:
+    assert UDFS["SE_STRENGTH"]("Infantry") == 7
+    assert UDFS["SE_STRENGTH"]([["infantry"], ["guns"]]) == [[7], [5]]
+    assert UDFS["SE_FIRE_DICE"]("guns", 3.0, "target in cover") == 1
+    assert UDFS["SE_FIRE_DICE"]("infantry", [[1.0], [2.0]]) == [[3], [0]]
+    assert UDFS["SE_ASSAULT_DICE"]("cavalry", 5.0, "attacker", "charging") == 6
+    assert UDFS["SE_TARGET"]("guns") == 3
+    assert UDFS["SE_TARGET"]("guns", "fire", "medium battery") == 4
+    assert UDFS["SE_TARGET"]("cavalry", "assault") == 3
+    assert UDFS["SE_TARGET"]("lights", "skirmish") == 4
+    assert UDFS["SE_EXPECTED_HITS"](3.0, 4.0) == 1.5
+    assert UDFS["SE_RALLY"](6.0, "", 2.0) == [[1, 1]]
+    assert UDFS["SE_RALLY"](4.0) == [[1, ""]]
+    assert UDFS["SE_RALLY_ODDS"]() == [[0.5, 1 / 3, 1 / 6]]
+    assert UDFS["SE_WITHDRAW"](3.0) is True
+    assert UDFS["SE_INITIATIVE"](3.0, 5.0) == "switches"
+    assert UDFS["SE_INITIATIVE"](3.0, 4.0) == "stays"
+    assert UDFS["SE_ASSAULT_RESULT"](2.0, 2.0) == [["attacker", 1]]
+    assert UDFS["SE_MOVE"]("infantry", True) == 3
+    assert UDFS["SE_ORDER_COST"](True) == 2
+    win, lose = UDFS["SE_ASSAULT_ODDS"](1.0, 4.0, 1.0, 4.0)[0]
+    assert (win, lose) == (0.25, 0.75)
+
+
+def test_se_udf_errors_name_value_and_what_is_allowed() -> None:
+    with pytest.raises(UnknownTermError) as err:
+        UDFS["SE_STRENGTH"]("dragoons")
+    assert "dragoons" in str(err.value) and "Heavy Cavalry" in str(err.value)
+    with pytest.raises(InvalidArgumentError, match="fire, skirmish or assault"):
+        UDFS["SE_TARGET"]("guns", "bombard")
+    with pytest.raises(InvalidArgumentError, match="dice"):
+        UDFS["SE_HITS_ODDS"](2.5, 4.0)

@@ -1,0 +1,258 @@
+"""The Excel entry points as xlwings Server sees them, and the same operation on both backends.
+
+xlwings reads ``XLWINGS_ON_SERVER`` when it is imported, so the server side
+runs in a fresh interpreter (``tests/xlwings_server_probe.py``) with
+``XLWINGS_ON_SERVER=true`` and ``XLWINGS_LICENSE_KEY=noncommercial``; the rest
+of the suite keeps the plain decorators. The probe reports what xlwings'
+own machinery makes of every UDF and macro (``custom_functions_meta``,
+``__xlfunc__``, ``__xlscript__``), calls real UDFs through
+``custom_functions_call``, and runs toy operations through
+``custom_scripts_call`` on ``xw.Book(json=...)``, the payload the add-in
+sends (``tests/xlwings_json.py``). Here the actions they emit are checked,
+applied to a copy of the workbook as the add-in would apply them in Excel,
+and compared with the same operations run headless.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+from sheets.headless import HeadlessBook
+from sheets.operations import run_on_file
+from tests.toybook import make_toy, register_toy_operations
+from tests.xlwings_json import apply_actions, book_json
+from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS
+
+_REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Everything the probe saw, run once for the module."""
+    folder = tmp_path_factory.mktemp("xlwings-server")
+    toy = make_toy(folder / "toy.xlsx")
+    payload = folder / "payload.json"
+    payload.write_text(json.dumps(book_json(toy)), encoding="utf-8")
+    bad = make_toy(
+        folder / "bad.xlsx", units=[("1st Line", "Infantry", 6, 1), ("2nd", "Infantry", "six", 0)]
+    )
+    bad_payload = folder / "bad.json"
+    bad_payload.write_text(json.dumps(book_json(bad)), encoding="utf-8")
+    out = folder / "out.json"
+    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.xlwings_server_probe",
+            str(payload),
+            str(out),
+            str(bad_payload),
+        ],
+        cwd=_REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    result["toy"] = str(toy)
+    result["bad"] = str(bad)
+    return result
+
+
+def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
+    assert server["on_server"] is True
+
+
+def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
+    import xlfuncs  # noqa: F401 - the same registrations as in the probe
+    from xlfuncs._registry import UDFS
+
+    assert set(server["udfs"]) == set(UDFS)
+    meta = {f["id"]: f for f in server["functions"]["functions"]}
+    problems: list[str] = []
+    for name, info in server["udfs"].items():
+        if not info["registered"]:
+            problems.append(f"{name}: no __xlfunc__ (not decorated by xw.func)")
+            continue
+        entry = meta.get(info["function"].upper())
+        if entry is None:
+            problems.append(f"{name}: not in custom_functions_meta (not importable from xlfuncs)")
+            continue
+        if entry["name"] != name:
+            problems.append(f"{name}: Excel would call it {entry['name']}")
+        if not info["doc"] or inspect_clean(entry["description"]) != info["doc"]:
+            problems.append(f"{name}: the Function Wizard text is not its docstring")
+        names = [a["name"] for a in info["args"]]
+        if names != [p["name"] for p in info["params"]]:
+            problems.append(f"{name}: xlwings sees arguments {names}")
+        for arg, param in zip(info["args"], info["params"], strict=False):
+            if arg["optional"] != param["optional"]:
+                problems.append(f"{name}({arg['name']}): optional is {arg['optional']} in xlwings")
+            if arg["convert"] not in (None, "Any"):
+                problems.append(f"{name}({arg['name']}): converted to {arg['convert']}")
+        if [p["name"] for p in entry["parameters"]] != names:
+            problems.append(f"{name}: the add-in would register other parameters")
+    assert problems == [], "\n".join(problems)
+
+
+def inspect_clean(text: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(text)
+
+
+def test_every_macro_can_receive_the_book_xlwings_server_hands_over(
+    server: dict[str, Any],
+) -> None:
+    problems: list[str] = []
+    for name, info in server["macros"].items():
+        if not info["registered"]:
+            problems.append(f"{name}: not decorated by xw.script")
+        if not info["doc"] or info["wrapper_doc"] != info["doc"]:
+            problems.append(f"{name}: the docstring is lost")
+        if len(info["book_params"]) != 1:
+            problems.append(
+                f"{name}: xlwings Server injects the book only into one parameter annotated "
+                f"xw.Book (found {len(info['book_params'])})"
+            )
+        if "VAR_KEYWORD" in info["param_kinds"] or "KEYWORD_ONLY" in info["param_kinds"]:
+            problems.append(f"{name}: xlwings Server scripts take no **kwargs or keyword-only args")
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_toy_macros_are_registered_as_scripts(server: dict[str, Any]) -> None:
+    assert [s["function_name"] for s in server["scripts"]] == sorted(r[0] for r in TOY_RUNS)
+
+
+def test_udfs_called_through_the_server_path_agree_with_plain_calls(
+    server: dict[str, Any],
+) -> None:
+    import xlfuncs  # noqa: F401
+    from xlfuncs._registry import UDFS
+
+    expected = [name for name, _ in UDF_CALLS if name in UDFS]
+    assert expected, "none of the UDFs the probe calls exist"
+    assert sorted(server["udf_calls"]) == sorted(expected)
+    for name, call in server["udf_calls"].items():
+        plain = call["plain"] if isinstance(call["plain"], list) else [[call["plain"]]]
+        assert call["server"] == plain, name
+
+
+def test_the_actions_an_operation_emits(server: dict[str, Any]) -> None:
+    runs = server["runs"]
+    assert all(run["same_book"] for run in runs.values())
+    lose = runs["toy_lose_stands"]["actions"]
+    # One write for the Lost cell, one block for the Log row, one for CurrentTurn.
+    assert [a["func"] for a in lose] == ["setValues", "setValues", "setValues"]
+    lost = next(a for a in lose if a["sheet_position"] == 0)
+    assert (lost["start_row"], lost["start_column"], lost["values"]) == (3, 4, [[3]])
+    turn = next(a for a in lose if a["sheet_position"] == 1)
+    assert (turn["start_row"], turn["start_column"], turn["values"]) == (1, 1, [[2]])
+    log = next(a for a in lose if a["sheet_position"] == 2)
+    # Text goes with Excel's text prefix: Excel stores what follows it, as text.
+    assert log["values"][0][1:4] == ["'lose-stands", 1, "'1st Line lost 2"]
+    muster = runs["toy_muster"]["actions"]
+    # The table grows by one row (the blank row takes the first unit), then one block of values.
+    assert muster[0]["func"] == "resizeTable" and muster[0]["args"] == [0, "$B$3:$G$7"]
+    block = next(a for a in muster if a["func"] == "setValues" and a["sheet_position"] == 0)
+    assert block["values"] == [["'Hussars", "'Infantry", 4, 0], ["'=1+1", "'Infantry", 4, 0]]
+
+
+def _state(path: Path) -> dict[str, Any]:
+    """What an operation decides: the input cells, the turn, the Log (without its clock)."""
+    wb = openpyxl.load_workbook(path)
+    units = HeadlessBook(path, writable=False).read_table(
+        "tbl_Units", {"Unit": str, "Type": str, "Stands": int, "Lost": int}
+    )
+    log = HeadlessBook(path, writable=False).read_table("tbl_Log")
+    return {
+        "units": units[["Unit", "Type", "Stands", "Lost"]].astype(object).values.tolist(),
+        "ref": wb["Army"].tables["tbl_Units"].ref,
+        "turn": wb["Setup"]["B2"].value,
+        "log": [
+            [a, None if t is None or t != t else int(t), d]
+            for a, t, d in zip(log["Action"], log["Turn"], log["Detail"], strict=True)
+        ],
+        "unit_cells": [(c.value, c.data_type) for c in wb["Army"]["B"][3:]],
+    }
+
+
+@pytest.mark.parametrize(("macro", "operation", "options"), TOY_RUNS, ids=[r[0] for r in TOY_RUNS])
+def test_same_result_headless_and_on_xlwings_server(
+    server: dict[str, Any], tmp_path: Path, macro: str, operation: str, options: dict[str, Any]
+) -> None:
+    register_toy_operations()
+    headless = tmp_path / "headless.xlsx"
+    served = tmp_path / "served.xlsx"
+    shutil.copy(server["toy"], headless)
+    shutil.copy(server["toy"], served)
+    run_on_file(headless, operation, **options)
+    apply_actions(served, server["runs"][macro]["actions"])
+    assert _state(served) == _state(headless)
+
+
+def _headless_reads(path: Path) -> dict[str, Any]:
+    """What ``HeadlessBook`` reads from the file: the same questions as the probe's."""
+    from rulesets.errors import BattleLedgerError
+
+    def attempt(fn: Any) -> Any:
+        try:
+            return {"ok": json.loads(json.dumps(fn(), default=repr))}
+        except BattleLedgerError as exc:
+            return {"error": type(exc).__name__, "message": str(exc)}
+
+    book = HeadlessBook(path, writable=False)
+    types_ = {"Unit": str, "Type": str, "Stands": int, "Lost": int}
+    return {
+        "meta": attempt(lambda: list(book.meta().__dict__.values())[:3]),
+        "tables": attempt(book.tables),
+        "units": attempt(
+            lambda: (
+                book.read_table("TBL_UNITS", types_)[list(types_)].astype(object).values.tolist()
+            )
+        ),
+        "index": attempt(lambda: list(book.read_table("tbl_Units").index)),
+        "turn": attempt(lambda: book.read_name("currentturn")),
+        "no_table": attempt(lambda: book.read_table("tbl_Nope")),
+        "no_column": attempt(lambda: book.read_table("tbl_Units", ["Unit", "Morale"])),
+        "no_name": attempt(lambda: book.read_name("Nope")),
+    }
+
+
+def _without_file(reads: dict[str, Any], path: str) -> dict[str, Any]:
+    """The reads with the file's label taken out (a path here, a book name there)."""
+    text = json.dumps(reads).replace(path, "BOOK").replace(Path(path).name, "BOOK")
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["toy", "text in a number column"])
+def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], which: int) -> None:
+    path = server["toy"] if which == 0 else server["bad"]
+    served = _without_file(server["reads"][which], path)
+    headless = _without_file(_headless_reads(Path(path)), path)
+    assert served == headless
+    if which == 0:
+        assert served["units"]["ok"] == [
+            ["1st Line", "Infantry", 6, 1],
+            ["Cuirassiers", "Heavy cavalry", 4, 0],
+        ]
+        assert served["turn"] == {"ok": 1}
+        assert served["no_column"]["error"] == "ColumnNotFoundError"
+    else:
+        assert served["units"]["error"] == "CellValueError"
+        assert (
+            "row 5" in served["units"]["message"] and "column Stands" in served["units"]["message"]
+        )

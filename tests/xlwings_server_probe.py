@@ -1,0 +1,233 @@
+"""Run under XLWINGS_ON_SERVER=true (a fresh interpreter): what xlwings Server sees.
+
+``python -m tests.xlwings_server_probe PAYLOAD.json OUT.json [MORE.json...]`` imports
+``xlfuncs`` with xlwings' server decorators, then writes to OUT.json:
+
+- ``on_server``: whether xlwings took the server decorators;
+- ``functions``: ``custom_functions_meta(xlfuncs)`` (what the add-in registers);
+- ``udfs``: per UDF in ``UDFS``, its ``__xlfunc__`` args (name, convert,
+  optional) and docstring as xlwings holds them, next to the signature;
+- ``macros``: per macro in ``MACROS``, its ``__xlscript__`` and docstring,
+  and the parameters xlwings would inject the book into;
+- ``udf_calls``: real UDFs called through ``custom_functions_call``, next to
+  the same UDFs called as plain functions;
+- ``reads``: what ``XlwingsBook`` reads from PAYLOAD (and from each further
+  payload given), and the errors it raises;
+- ``runs``: each toy macro of ``TOY_RUNS`` run through ``custom_scripts_call``
+  on a fresh ``xw.Book(json=PAYLOAD)``: the actions it emits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import json
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+# Imported here, so annotations resolve; the caller set XLWINGS_ON_SERVER first.
+import xlwings as xw
+
+__all__ = ["TOY_RUNS", "UDF_CALLS", "main"]
+
+
+# Real UDFs to call both ways: (name, the cells of the arguments).
+UDF_CALLS: list[tuple[str, list[Any]]] = [
+    ("AOG_MARKS", [40.0]),
+    ("AOG_CASUALTY_PCT", [30.0, 200.0]),
+    ("DEP_AFTER", [48.0, 0.0, "N", 0.0, "active", "Y", "N", 0.0, 0.0, 2.0]),
+]
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=lambda v: repr(v)))
+
+
+def _convert_name(options: dict[str, Any]) -> str | None:
+    convert = options.get("convert")
+    if convert is None:
+        return None
+    return getattr(convert, "__name__", repr(convert))
+
+
+def _udfs() -> dict[str, Any]:
+    from xlfuncs._registry import UDFS
+
+    found: dict[str, Any] = {}
+    for name, fn in UDFS.items():
+        info = getattr(fn, "__xlfunc__", None)
+        signature = inspect.signature(fn)
+        found[name] = {
+            "registered": info is not None,
+            "module": fn.__module__,
+            "function": fn.__name__,
+            "doc": inspect.getdoc(fn),
+            "xl_doc": None if info is None else info["ret"]["doc"],
+            "params": [
+                {"name": p.name, "optional": p.default is not inspect.Parameter.empty}
+                for p in signature.parameters.values()
+            ],
+            "args": []
+            if info is None
+            else [
+                {
+                    "name": a["name"],
+                    "convert": _convert_name(a["options"]),
+                    "optional": "optional" in a,
+                    "vararg": a["vararg"],
+                }
+                for a in info["args"]
+            ],
+        }
+    return found
+
+
+def _macros() -> dict[str, Any]:
+    from xlfuncs._registry import MACROS
+
+    found: dict[str, Any] = {}
+    for name, fn in MACROS.items():
+        module = sys.modules[fn.__module__]
+        wrapper = getattr(module, fn.__name__, None)
+        hints = typing.get_type_hints(fn)
+        book_params = []
+        for pname in inspect.signature(fn).parameters:
+            hint = hints.get(pname)
+            options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+            if xw.Book in options:
+                book_params.append(pname)
+        kinds = [p.kind.name for p in inspect.signature(fn).parameters.values()]
+        found[name] = {
+            "registered": wrapper is not None and hasattr(wrapper, "__xlscript__"),
+            "module": fn.__module__,
+            "doc": inspect.getdoc(fn),
+            "wrapper_doc": None if wrapper is None else inspect.getdoc(wrapper),
+            "book_params": book_params,
+            "param_kinds": kinds,
+        }
+    return found
+
+
+# The toy operations run as buttons would run them: (macro name, operation, options).
+TOY_RUNS: list[tuple[str, str, dict[str, Any]]] = [
+    ("toy_lose_stands", "lose-stands", {"unit": "1st Line", "stands": 2}),
+    ("toy_muster", "muster", {"first": "Hussars", "second": "=1+1"}),
+]
+
+
+def _toy_macros() -> types.ModuleType:
+    """A module of toy macros registered through the project's own ``@macro``."""
+    from sheets.operations import run_on_book
+    from sheets.xlbook import XlwingsBook
+    from xlfuncs._registry import macro
+
+    module = types.ModuleType("toy_macros")
+    sys.modules[module.__name__] = module
+    for name, operation, options in TOY_RUNS:
+
+        def body(book: xw.Book, _op: str = operation, _options: dict[str, Any] = options) -> None:
+            run_on_book(XlwingsBook(book), _op, **_options)
+
+        body.__name__ = body.__qualname__ = name
+        body.__doc__ = f"Run the toy operation {operation} (as a button would)."
+        body.__module__ = module.__name__
+        body.__annotations__ = {"book": xw.Book, "return": None}
+        setattr(module, name, macro(body))
+    return module
+
+
+def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
+    """What ``XlwingsBook`` reads from a payload, and the errors it raises, as JSON."""
+    from rulesets.errors import BattleLedgerError
+    from sheets.xlbook import XlwingsBook
+
+    def attempt(fn: Any) -> Any:
+        try:
+            return {"ok": _jsonable(fn())}
+        except BattleLedgerError as exc:
+            return {"error": type(exc).__name__, "message": str(exc)}
+
+    book = XlwingsBook(xw.Book(json=payload))
+    types_ = {"Unit": str, "Type": str, "Stands": int, "Lost": int}
+    return {
+        "meta": attempt(lambda: list(book.meta().__dict__.values())[:3]),
+        "tables": attempt(book.tables),
+        "units": attempt(
+            lambda: (
+                book.read_table("TBL_UNITS", types_)[list(types_)].astype(object).values.tolist()
+            )
+        ),
+        "index": attempt(lambda: list(book.read_table("tbl_Units").index)),
+        "turn": attempt(lambda: book.read_name("currentturn")),
+        "no_table": attempt(lambda: book.read_table("tbl_Nope")),
+        "no_column": attempt(lambda: book.read_table("tbl_Units", ["Unit", "Morale"])),
+        "no_name": attempt(lambda: book.read_name("Nope")),
+    }
+
+
+def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
+    from xlwings import server
+
+    import xlfuncs
+    from tests.toybook import register_toy_operations
+    from xlfuncs._registry import UDFS
+
+    register_toy_operations()
+    toy = _toy_macros()
+    with contextlib.suppress(ModuleNotFoundError):
+        importlib.import_module("xlfuncs.macros")  # the ledgers' buttons, if written yet
+
+    result: dict[str, Any] = {
+        "on_server": xw.func is server.func,
+        "functions": _jsonable(server.custom_functions_meta(xlfuncs)),
+        "scripts": _jsonable(server.custom_scripts_meta(toy)),
+        "udfs": _udfs(),
+        "macros": {k: v for k, v in _macros().items() if k not in {r[0] for r in TOY_RUNS}},
+    }
+
+    # Real UDFs through xlwings' server-side call path, and as plain calls.
+    result["udf_calls"] = {}
+    for name, cells in UDF_CALLS:
+        if name not in UDFS:
+            continue
+        data = {
+            "func_name": UDFS[name].__name__,
+            "args": [[[c]] for c in cells],  # each argument a 1x1 range, as Excel sends
+            "version": xw.__version__,
+            "client": "Office.js",
+            "caller_address": "Sheet1!A1",
+            "formula_address": "Sheet1!A1",
+            "culture_info_name": "en-US",
+            "date_format": "yyyy-mm-dd",
+            "runtime": "1.4",  # the Office.js API version the add-in reports
+        }
+        module = sys.modules[UDFS[name].__module__]
+        called = asyncio.run(server.custom_functions_call(data, module))
+        plain = UDFS[name](*cells)
+        result["udf_calls"][name] = {"server": _jsonable(called), "plain": _jsonable(plain)}
+
+    payload = json.loads(Path(payload_path).read_text(encoding="utf-8"))
+    result["runs"] = {}
+    for name, _, _ in TOY_RUNS:
+        book = xw.Book(json=payload)
+        returned = asyncio.run(
+            server.custom_scripts_call(toy, name, typehint_to_value={xw.Book: book})
+        )
+        result["runs"][name] = {
+            "same_book": returned is book,
+            "actions": _jsonable(book.json()["actions"]),
+        }
+    result["reads"] = [
+        _book_reads(json.loads(Path(p).read_text(encoding="utf-8")))
+        for p in (payload_path, *more_payloads)
+    ]
+    Path(out_path).write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

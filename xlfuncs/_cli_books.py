@@ -1,0 +1,406 @@
+"""CLI commands on workbooks: ``new``, ``run``, ``check``, ``report``, ``demo``, ``excel-setup``.
+
+Every command works on files with the headless backend (``sheets.headless``)
+and the same operations Excel's buttons run (``sheets.operations``): a
+failed command leaves the workbook byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from rulesets.errors import BattleLedgerError, InvalidArgumentError
+from sheets.errors import WorkbookSaveError
+from xlfuncs._cli_errors import os_error_line
+from xlfuncs.cli import cli
+
+__all__ = [
+    "check",
+    "demo",
+    "excel_setup",
+    "excel_setup_lines",
+    "new",
+    "parse_extra_options",
+    "progress",
+    "report",
+    "run",
+]
+
+T = TypeVar("T")
+
+
+def progress(items: Iterable[T], label: str, length: int | None = None) -> Iterator[T]:
+    """``items``, with a progress bar on stderr when stdout is a terminal; quiet when piped."""
+    if not sys.stdout.isatty():
+        yield from items
+        return
+    with click.progressbar(items, label=label, length=length, file=sys.stderr) as bar:
+        yield from bar
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, _dt.date | _dt.datetime | _dt.time):
+        return value.isoformat()
+    if hasattr(value, "item"):
+        return value.item()  # numpy scalars
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=_json_default, indent=2, ensure_ascii=False)
+
+
+# -- new --------------------------------------------------------------------------------
+
+
+@cli.command("new")
+@click.argument("kind")
+@click.option(
+    "--ruleset", "ruleset_id", required=True, help="Rule set id or alias (see 'rulesets')."
+)
+@click.option(
+    "--oob",
+    "oob_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Order of battle: a .csv, .yaml or roster .xlsx file.",
+)
+@click.option(
+    "--blank-rows",
+    type=click.IntRange(min=0, max=10_000),
+    help="Blank input rows to add to the tables (default: the template's).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The workbook to write (.xlsx).",
+)
+@click.option(
+    "--force", is_flag=True, help="Overwrite OUT if it exists (the old one is kept as OUT.bak)."
+)
+def new(
+    kind: str,
+    ruleset_id: str,
+    oob_file: Path | None,
+    blank_rows: int | None,
+    out: Path,
+    force: bool,
+) -> None:
+    """Build a new workbook of KIND (dep-ledger, roster, ...) for a rule set.
+
+    Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
+    """
+    import templates
+    from rulesets import registry
+    from sheets.headless import save_workbook
+
+    if kind not in templates.KINDS:
+        raise InvalidArgumentError(
+            f"unknown workbook kind {kind!r}",
+            value=kind,
+            expected="one of " + ", ".join(templates.KINDS),
+        )
+    if out.suffix.lower() != ".xlsx":
+        raise WorkbookSaveError(
+            "the output must be an .xlsx file", file=str(out), expected="a name ending in .xlsx"
+        )
+    if out.exists() and not force:
+        raise WorkbookSaveError(
+            "the file exists already; nothing was written",
+            file=str(out),
+            expected="a new file name, or --force to replace it",
+        )
+    ruleset = registry.get(ruleset_id)
+    oob = None
+    if oob_file is not None:
+        from sheets.oob import read_oob
+
+        oob = read_oob(oob_file, ruleset)
+    options: dict[str, Any] = {}
+    if blank_rows is not None:
+        options["blank_rows"] = blank_rows
+    wb = templates.build(kind, ruleset, oob=oob, **options)
+    save_workbook(wb, out, overwrite=force)
+    click.echo(f"wrote {out} ({kind}, {ruleset.id})")
+
+
+# -- run --------------------------------------------------------------------------------
+
+
+def parse_extra_options(args: list[str]) -> dict[str, str]:
+    """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens -> _)."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or arg == "--":
+            raise click.UsageError(
+                f"unexpected argument {arg!r}: operation options are --name value pairs"
+            )
+        key, eq, value = arg[2:].partition("=")
+        if not key:
+            raise click.UsageError(f"unexpected argument {arg!r}")
+        if not eq:
+            if i + 1 < len(args) and not args[i + 1].startswith("--"):
+                value = args[i + 1]
+                i += 1
+            else:
+                value = "true"  # a flag
+        name = key.replace("-", "_")
+        if name in options:
+            raise click.UsageError(f"option --{key} is given twice")
+        options[name] = value
+        i += 1
+    return options
+
+
+@cli.command(
+    "run",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.argument("macro")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what the operation did as JSON.")
+@click.option("--dry-run", is_flag=True, help="Run, report, and leave the file unchanged.")
+@click.pass_context
+def run(ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool) -> None:
+    """Run ledger operation MACRO on the workbook BOOK and save it.
+
+    Further options go to the operation: --turn 3, --division "1st Division",
+    --seed 7 (for dice). The file is saved atomically (the previous version
+    kept as BOOK.bak) and left unchanged if anything goes wrong.
+
+    Example: battle-ledger run end-turn ledger.xlsx --turn 3
+    """
+    from sheets.headless import HeadlessBook
+    from sheets.operations import run_on_book, run_operation
+
+    options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
+    workbook = HeadlessBook(book)
+    if dry_run:
+        try:
+            result = run_operation(workbook, macro, **options)
+        finally:
+            workbook.discard()
+    else:
+        result = run_on_book(workbook, macro, **options)
+    if as_json:
+        click.echo(_dumps({"summary": result.summary, "details": result.details}))
+    else:
+        click.echo(result.summary + (" (dry run: nothing saved)" if dry_run else ""))
+
+
+# -- check / report ---------------------------------------------------------------------
+
+
+@cli.command("check")
+@click.argument("books", nargs=-1, required=True, type=click.Path(path_type=Path))
+def check(books: tuple[Path, ...]) -> None:
+    """Check that each BOOK is a sound workbook of ours; list every problem found.
+
+    Exits non-zero when a workbook cannot be read or has problems.
+    """
+    import templates
+    from sheets.headless import HeadlessBook
+    from sheets.operations import run_check
+
+    failed = 0
+    lines: list[str] = []
+    for path in progress(books, "checking", length=len(books)):
+        try:
+            problems = run_check(HeadlessBook(path, writable=False), known_kinds=templates.KINDS)
+        except BattleLedgerError as exc:
+            if len(books) == 1:
+                raise
+            lines.append(f"error: {exc}")
+            failed += 1
+            continue
+        if problems:
+            failed += 1
+            lines.append(f"{path}: {len(problems)} problem(s)")
+            lines.extend(f"  {p}" for p in problems)
+        else:
+            lines.append(f"{path}: ok")
+    for line in lines:
+        click.echo(line, err=line.startswith("error:"))
+    if failed:
+        sys.exit(1)
+
+
+@cli.command("report")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report's data as JSON.")
+def report(book: Path, as_json: bool) -> None:
+    """Print where the battle in BOOK stands (or its data, with --json)."""
+    from sheets.headless import HeadlessBook
+    from sheets.operations import run_report
+
+    result = run_report(HeadlessBook(book, writable=False))
+    if as_json:
+        click.echo(_dumps({"summary": result.summary, "details": result.details}))
+    else:
+        click.echo(result.summary)
+
+
+# -- demo -------------------------------------------------------------------------------
+
+
+@cli.command("demo")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    default="battle-ledger-demo",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the demo workbooks to.",
+)
+def demo(out_dir: Path) -> None:
+    """Build sample ledgers of a battle from the bundled order of battle.
+
+    Each workbook is built, played a few turns with the same operations as
+    Excel's buttons, and saved to the folder; the paths are printed.
+    """
+    try:
+        from templates.demo import build_demo
+    except ModuleNotFoundError as exc:
+        if exc.name != "templates.demo":
+            raise
+        raise InvalidArgumentError(
+            "the demo is not available in this installation", expected="templates/demo.py"
+        ) from None
+    if out_dir.exists() and not out_dir.is_dir():
+        raise WorkbookSaveError(
+            "the demo folder is a file", file=str(out_dir), expected="a folder (or a new name)"
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkbookSaveError(
+            f"cannot create the demo folder: {os_error_line(exc)}", file=str(out_dir)
+        ) from None
+    if not sys.stdout.isatty():
+        paths = build_demo(out_dir)
+    else:
+        import templates
+        from rulesets import registry
+
+        total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
+        with click.progressbar(length=total, label="building the demo", file=sys.stderr) as bar:
+            paths = build_demo(out_dir, progress=lambda _path: bar.update(1))
+    for path in paths:
+        click.echo(str(path))
+
+
+# -- excel-setup ------------------------------------------------------------------------
+
+
+def _interpreter() -> str:
+    """The Python Excel should start: this one (pythonw.exe on Windows: no console window)."""
+    exe = Path(sys.executable)
+    if sys.platform.startswith("win"):
+        windowless = exe.with_name("pythonw.exe")
+        if windowless.exists():
+            return str(windowless)
+    return str(exe)
+
+
+def excel_setup_lines() -> list[tuple[str, str]]:
+    """The xlwings settings a desktop user needs: interpreter and UDF modules."""
+    key = "INTERPRETER_MAC" if sys.platform == "darwin" else "INTERPRETER_WIN"
+    return [(key, _interpreter()), ("UDF MODULES", "xlfuncs")]
+
+
+def _config_path() -> Path:
+    import xlwings as xw
+
+    return Path(xw.USER_CONFIG_FILE)
+
+
+def _read_config(path: Path) -> list[tuple[str, str]]:
+    """The "KEY","VALUE" lines of an xlwings.conf file, in order."""
+    import csv
+
+    if not path.exists():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise WorkbookSaveError(
+            f"cannot read {path}: {os_error_line(exc)}", file=str(path)
+        ) from None
+    pairs: list[tuple[str, str]] = []
+    for row in csv.reader(text.splitlines()):
+        if len(row) >= 2:
+            pairs.append((row[0], row[1]))
+    return pairs
+
+
+def _write_config(path: Path, pairs: list[tuple[str, str]]) -> None:
+    import tempfile
+
+    text = "".join(f'"{k}","{v}"\n' for k, v in pairs)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".~bl-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise WorkbookSaveError(
+            f"cannot write the xlwings configuration: {os_error_line(exc)}", file=str(path)
+        ) from None
+
+
+@cli.command("excel-setup")
+@click.option("--write", is_flag=True, help="Write the settings into the xlwings.conf file.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The xlwings.conf to write (default: ~/.xlwings/xlwings.conf).",
+)
+def excel_setup(write: bool, config_file: Path | None) -> None:
+    """Print (or, with --write, save) the xlwings settings desktop Excel needs.
+
+    Desktop Excel runs Battle Ledger through the xlwings add-in: install it
+    once with 'xlwings addin install', then either type these settings into
+    the xlwings ribbon tab (Interpreter, UDF Modules) or let --write put them
+    into ~/.xlwings/xlwings.conf, and click 'Import Functions'.
+    """
+    path = config_file or _config_path()
+    wanted = excel_setup_lines()
+    if not write:
+        click.echo(f"# xlwings settings for Battle Ledger ({path})")
+        for key, value in wanted:
+            click.echo(f'"{key}","{value}"')
+        click.echo(
+            "# Then: xlwings addin install; in Excel's xlwings tab click 'Import Functions'."
+        )
+        if not sys.platform.startswith(("win", "darwin")):
+            click.echo(
+                "# Desktop Excel runs on Windows and macOS: run this there. Here, use the "
+                "headless commands (battle-ledger run/check/report) or xlwings Server."
+            )
+        return
+    pairs = _read_config(path)
+    keys = {k for k, _ in wanted}
+    merged = [(k, v) for k, v in pairs if k not in keys] + wanted
+    _write_config(path, merged)
+    click.echo(f"wrote {path}: " + ", ".join(f"{k} = {v}" for k, v in wanted))

@@ -1,0 +1,60 @@
+"""One line on stderr for every user mistake the CLI meets, never a traceback.
+
+``run_standalone(call)`` runs click's ``main`` in non-standalone mode and turns
+what escapes into ``error: ...`` and an exit code: usage mistakes (exit 2,
+with the command's ``--help`` named), Battle Ledger errors and OS errors on
+the user's files (exit 1), Ctrl-C (exit 130). Bugs still show a traceback:
+they are ours to fix, not the user's to decode.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from rulesets.errors import BattleLedgerError
+
+__all__ = ["os_error_line", "run_standalone"]
+
+
+def os_error_line(exc: OSError) -> str:
+    """``exc`` as one line: what went wrong and with which file."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = exc.filename if exc.filename is not None else None
+    if where is not None:
+        return f"{reason}: {where}"
+    return reason
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def run_standalone(call: Callable[[], Any]) -> NoReturn:
+    """Run ``call`` (click's main, standalone_mode=False) and exit like a CLI should."""
+    try:
+        result = call()
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # "battle-ledger" alone: the help text is what the user wants to see.
+        click.echo(exc.format_message(), err=True)
+        sys.exit(2)
+    except click.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        _fail(exc.format_message().replace("\n", " ") + hint, exc.exit_code)
+    except click.ClickException as exc:
+        _fail(exc.format_message().replace("\n", " "), exc.exit_code)
+    except click.exceptions.Abort:
+        _fail("aborted", 1)
+    except BattleLedgerError as exc:
+        _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.exit(1)  # stdout closed (| head): nothing to say, nowhere to say it
+    except OSError as exc:
+        _fail(os_error_line(exc), 1)
+    sys.exit(result if isinstance(result, int) else 0)

@@ -1,0 +1,284 @@
+"""CLI commands about the rules: ``udf``, ``rulesets``, ``rules show``.
+
+``battle-ledger udf NAME ARG...`` calls the Excel function exactly as Excel
+would: each ARG is what a cell holds (numbers as floats, TRUE/FALSE as
+booleans, an empty string as an empty cell); a JSON array
+(``'[["Infantry"],["Hussars"]]'``) stands for a range.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from rulesets import registry
+from rulesets.errors import InvalidArgumentError, RulesetError
+from rulesets.model import Kind, Ruleset, Table
+from xlfuncs.cli import cli
+
+__all__ = ["excel_argument", "format_result", "rules", "rulesets_command", "udf"]
+
+
+# -- udf --------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> Any:
+    """A JSON value as Excel sends a cell: numbers as floats, null as empty."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, list):
+        return [_cell(v) for v in value]
+    raise InvalidArgumentError(
+        "a range may hold only numbers, text, true/false and null",
+        value=value,
+        expected="a JSON array of cells",
+    )
+
+
+def excel_argument(text: str) -> Any:
+    """What Excel hands a UDF for a cell typed as ``text`` (or a range, as JSON)."""
+    stripped = text.strip()
+    if stripped == "":
+        return None
+    if stripped.upper() in ("TRUE", "FALSE"):
+        return stripped.upper() == "TRUE"
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise InvalidArgumentError(
+                f"a range argument is not valid JSON ({exc.msg})",
+                value=text,
+                expected='a JSON array such as [["Infantry"], ["Hussars"]]',
+            ) from None
+        return _cell(parsed)
+    try:
+        number = float(stripped)
+    except ValueError:
+        return text
+    if math.isnan(number) or math.isinf(number):
+        return text
+    return number
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if value is None:
+        return ""
+    return value
+
+
+def format_result(result: Any, *, as_json: bool) -> str:
+    """A UDF result as Excel would show it: a scalar, or rows of cells."""
+    if isinstance(result, tuple):
+        result = list(result)
+    if as_json:
+        return json.dumps(result, default=str, ensure_ascii=False)
+    if not isinstance(result, list):
+        return str(_plain(result))
+    rows = [r if isinstance(r, list | tuple) else [r] for r in result]
+    cells = [[str(_plain(c)) for c in row] for row in rows]
+    if not cells:
+        return ""
+    widths = [
+        max(len(row[i]) for row in cells if i < len(row)) for i in range(max(map(len, cells)))
+    ]
+    return "\n".join(
+        "  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in cells
+    )
+
+
+def _find_udf(name: str) -> Any:
+    import xlfuncs  # noqa: F401 - registers every UDF
+    from xlfuncs._registry import UDFS
+
+    fn = UDFS.get(name.upper())
+    if fn is None:
+        close = difflib.get_close_matches(name.upper(), list(UDFS), n=3)
+        raise InvalidArgumentError(
+            f"no Excel function {name!r}",
+            value=name,
+            expected="a name listed by 'battle-ledger udf --list'"
+            + (f" (did you mean {', '.join(close)}?)" if close else ""),
+        )
+    return fn
+
+
+def _check_arity(name: str, fn: Any, args: Sequence[Any]) -> None:
+    signature = inspect.signature(fn)
+    try:
+        signature.bind(*args)
+    except TypeError:
+        params = list(signature.parameters.values())
+        required = [p for p in params if p.default is inspect.Parameter.empty]
+        takes = (
+            f"{len(required)}"
+            if len(required) == len(params)
+            else f"{len(required)} to {len(params)}"
+        )
+        raise InvalidArgumentError(
+            f"{name.upper()} takes {takes} arguments ({', '.join(p.name for p in params)})",
+            value=len(args),
+            expected=f"{takes} arguments",
+        ) from None
+
+
+@cli.command("udf", context_settings={"ignore_unknown_options": True})
+@click.argument("name", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--list", "list_all", is_flag=True, help="List every Excel function and exit.")
+def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool) -> None:
+    """Call the Excel function NAME with ARGS, as Excel would, and print the result.
+
+    Each ARG is what a cell holds: a number (sent as a float), TRUE or FALSE,
+    text, or '' for an empty cell; a JSON array stands for a range
+    ('[["Infantry"],["Hussars"]]'). A result of several cells prints as
+    aligned rows, or as a JSON array with --json.
+
+    Example: battle-ledger udf ETG_COMBAT Infantry "Light cavalry" C C
+    """
+    import xlfuncs  # noqa: F401 - registers every UDF
+    from xlfuncs._registry import UDFS
+
+    if list_all or name is None:
+        if not list_all:
+            raise click.UsageError("NAME is required (or --list to see them all)")
+        for key in sorted(UDFS):
+            first = (inspect.getdoc(UDFS[key]) or "").splitlines()[0:1]
+            click.echo(f"{key}  {first[0] if first else ''}".rstrip())
+        return
+    fn = _find_udf(name)
+    values = [excel_argument(a) for a in args]
+    _check_arity(name, fn, values)
+    result = fn(*values)
+    click.echo(format_result(result, as_json=as_json))
+
+
+# -- rulesets / rules show ------------------------------------------------------------
+
+
+def _missing_tables(ruleset: Ruleset) -> list[str]:
+    return [name for name, table in ruleset.tables.items() if table.is_missing]
+
+
+@cli.command("rulesets")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def rulesets_command(as_json: bool) -> None:
+    """List every rule set: id, name, aliases, tables and missing tables."""
+    found = registry.all_rulesets()
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "aliases": r.aliases,
+                        "tables": len(r.tables),
+                        "missing": _missing_tables(r),
+                    }
+                    for r in found
+                ],
+                indent=2,
+            )
+        )
+        return
+    rows = [["id", "name", "aliases", "tables", "missing"]]
+    for r in found:
+        rows.append(
+            [r.id, r.name, ", ".join(r.aliases), str(len(r.tables)), str(len(_missing_tables(r)))]
+        )
+    click.echo(format_result(rows, as_json=False))
+
+
+@cli.group("rules")
+def rules() -> None:
+    """Look at the tables of a rule set (what the published text gives, and what it does not)."""
+
+
+def _source(table: Table) -> str:
+    if table.source is None:
+        return "ours (the text is silent)"
+    text = table.source.section
+    if table.source.quote:
+        text += f' - "{table.source.quote}"'
+    return text
+
+
+def _table_cell(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(_plain(v)) for v in value)
+    return str(_plain(value))
+
+
+def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
+    lines = [f"{name}: {table.title}", f"status: {table.status.value}", f"source: {_source(table)}"]
+    if table.note:
+        lines.append(f"note: {table.note}")
+    if table.is_missing:
+        lines.append(
+            f"missing: the published text does not print this table; fill in tables.{name} "
+            f"in {ruleset.path}"
+        )
+        if table.columns:
+            lines.append("columns: " + ", ".join(table.headers()))
+        return "\n".join(lines)
+    if table.kind is Kind.CONSTANTS:
+        rows = [["name", "value", "source"]]
+        for key, const in table.values.items():
+            value = "missing" if const.value is None else _plain(const.value)
+            where = (
+                "house default"
+                if const.house_default
+                else (const.source.section if const.source else "")
+            )
+            rows.append([key, str(value) + (f" {const.unit}" if const.unit else ""), where])
+        lines.append(format_result(rows, as_json=False))
+        return "\n".join(lines)
+    header = table.headers()
+    body = [[_table_cell(row.get(c.name)) for c in table.columns] for row in table.iter_rows()]
+    lines.append(f"rows: {len(body)}")
+    lines.append(format_result([header, *body], as_json=False))
+    return "\n".join(lines)
+
+
+@rules.command("show")
+@click.argument("ruleset_id", metavar="ID")
+@click.argument("table", required=False)
+def rules_show(ruleset_id: str, table: str | None) -> None:
+    """Print the tables of rule set ID, or one TABLE in full (status, source, rows).
+
+    A table the published text refers to but does not print shows as
+    'missing', with the data file to fill in.
+    """
+    ruleset = registry.get(ruleset_id)
+    if table is None:
+        rows = [["table", "title", "kind", "status", "rows"]]
+        for name, tbl in ruleset.tables.items():
+            count = len(tbl.values) if tbl.kind is Kind.CONSTANTS else len(tbl.rows)
+            rows.append([name, tbl.title, tbl.kind.value, tbl.status.value, str(count)])
+        click.echo(f"{ruleset.name} ({ruleset.id}): {len(ruleset.tables)} tables")
+        click.echo(format_result(rows, as_json=False))
+        return
+    try:
+        tbl = ruleset.table(table)
+    except RulesetError:
+        close = difflib.get_close_matches(table, list(ruleset.tables), n=3)
+        raise RulesetError(
+            f"{ruleset.name} has no table {table!r}",
+            file=ruleset.path,
+            value=table,
+            expected=f"a table listed by 'battle-ledger rules show {ruleset.id}'"
+            + (f" (did you mean {', '.join(close)}?)" if close else ""),
+        ) from None
+    click.echo(_show_table(ruleset, table, tbl))

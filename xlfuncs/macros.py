@@ -1,0 +1,103 @@
+"""The DEP ledger's buttons: xlwings macros, thin wrappers over ``sheets.dep_ledger``.
+
+Desktop Excel runs them with ``RunPython "import xlfuncs.macros as m; m.end_turn()"``
+(the book is ``xw.Book.caller()``); xlwings Server calls them with the book it
+hands over. Each builds an ``XlwingsBook`` and runs the same operation the
+headless ``battle-ledger run`` runs: everything is checked first and written
+at once, or nothing is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheets.operations import OperationResult, run_on_book, run_report
+from xlfuncs._registry import macro
+
+__all__ = ["check", "end_turn", "record", "report"]
+
+
+def _book(book: Any | None) -> Any:
+    """The ``XlwingsBook`` of the book xlwings handed over, or of the calling book."""
+    from sheets.xlbook import XlwingsBook
+
+    if book is None:
+        import xlwings as xw
+
+        book = xw.Book.caller()
+    _let_macros_edit(book)
+    return XlwingsBook(book)
+
+
+def _let_macros_edit(book: Any) -> None:
+    """Re-protect each protected sheet with UserInterfaceOnly (desktop Excel, COM).
+
+    The ledger's sheets are protected without a password so that people only
+    type into input cells; UserInterfaceOnly keeps that for people but lets a
+    macro add the next turn's rows. Excel does not save the flag, so every
+    macro sets it. Elsewhere (xlwings Server, macOS) there is no such API and
+    nothing is done.
+    """
+    for sheet in getattr(book, "sheets", []):
+        api = getattr(sheet, "api", None)
+        try:
+            if api is not None and api.ProtectContents:
+                api.Protect(
+                    UserInterfaceOnly=True,
+                    AllowFormattingColumns=True,
+                    AllowFormattingRows=True,
+                    AllowSorting=True,
+                    AllowFiltering=True,
+                )
+        except Exception:  # no COM (server, mac): the sheet stays as it is
+            continue
+
+
+def _tell(book: Any, result: OperationResult) -> None:
+    """Show the summary in Excel's status bar (desktop only; harmless elsewhere)."""
+    app = getattr(getattr(book, "book", None), "app", None)
+    if app is not None:
+        try:
+            app.status_bar = result.summary.splitlines()[0]
+        except Exception:  # no status bar under xlwings Server
+            return
+
+
+@macro
+def end_turn(book: Any | None = None) -> OperationResult:
+    """End turn: check the current turn's inputs, log it, add the next turn's rows."""
+    target = _book(book)
+    result = run_on_book(target, "end-turn")
+    _tell(target, result)
+    return result
+
+
+@macro
+def record(book: Any | None = None, **inputs: Any) -> OperationResult:
+    """Record the current turn's inputs of one division.
+
+    Keyword inputs as the CLI takes them: division, orders (Y/N),
+    rest_eligible (Y/N), charges, counter_charges, stands_lost, ccp_bought,
+    dep_markers, note.
+    """
+    target = _book(book)
+    result = run_on_book(target, "record", **inputs)
+    _tell(target, result)
+    return result
+
+
+@macro
+def report(book: Any | None = None) -> OperationResult:
+    """Where the battle stands: each division's DEP, CCP and status, and side totals."""
+    target = _book(book)
+    result = run_report(target)
+    _tell(target, result)
+    return result
+
+
+@macro
+def check(book: Any | None = None) -> list[str]:
+    """Every problem the ledger has (an empty list: all is well)."""
+    from sheets.operations import run_check
+
+    return run_check(_book(book))
