@@ -716,6 +716,8 @@ class HeadlessBook(Book):
                 expected="a single cell such as Setup!$B$2",
             )
         sheet, ref = destinations[0]
+        # openpyxl leaves a quoted sheet name's doubled apostrophe ('O''Neil') as it is.
+        sheet = sheet.replace("''", "'")
         ref = ref.replace("$", "")
         if sheet not in self.wb.sheetnames or ":" in ref:
             raise CellValueError(

@@ -110,9 +110,8 @@ def build(
         )
     if oob is not None and oob.ruleset_id != rs.id:
         raise InvalidArgumentError(
-            f"the order of battle {oob.source or ''} is for {oob.ruleset_id}, not {rs.id}".replace(
-                "  ", " "
-            ),
+            f"the order of battle is for {oob.ruleset_id}, not {rs.id}",
+            file=oob.source or None,
             value=oob.ruleset_id,
             expected=rs.id,
         )

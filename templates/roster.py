@@ -137,7 +137,10 @@ def grade_header(ruleset: Ruleset) -> str | None:
 
 def side_sheet_title(side: str, taken: set[str]) -> str:
     """A valid, unique sheet title for ``side`` (Excel: 31 characters, no []:*?/\\)."""
-    base = re.sub(r"[\[\]:*?/\\]", "-", side).strip().strip("'") or "Side"
+    base = re.sub(r"[\[\]:*?/\\]", "-", side).strip()
+    # An apostrophe in a sheet name needs doubling in every reference to it; a
+    # typographic one reads the same and keeps references simple.
+    base = base.replace("'", "\u2019") or "Side"
     base = base[:31]
     title, n = base, 2
     while title.casefold() in taken or title.casefold() in _RESERVED_SHEETS:

@@ -5,7 +5,6 @@ Quotes are from Eagles to Glory (shared/rules/eagles-to-glory.txt).
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -306,8 +305,8 @@ def test_run_battle_groups_by_division_in_any_row_order() -> None:
         run_battle(divisions.iloc[:1], turns, RULES)
 
 
-def test_grand_battle_is_fast() -> None:
-    """48 divisions x 48 turns in well under a second."""
+def test_grand_battle_computes_every_row() -> None:
+    """48 divisions x 48 turns (its speed is measured in benchmarks/, not here)."""
     divisions = pd.DataFrame(
         {
             "Division": [f"D{i}" for i in range(48)],
@@ -324,11 +323,10 @@ def test_grand_battle_is_fast() -> None:
             for i in range(48)
         ]
     )  # fmt: skip
-    start = time.perf_counter()
     out = run_battle(divisions, turns, RULES)
-    elapsed = time.perf_counter() - start
     assert len(out) == 48 * 48 and out["DEP end"].notna().all()
-    assert elapsed < 2.0, elapsed
+    assert out["DEP end"].between(0, 48).all()
+    assert set(out["Status"]) <= {"active", "blown", "removed"}
 
 
 # -- properties ---------------------------------------------------------------------------

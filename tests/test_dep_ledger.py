@@ -529,3 +529,50 @@ def test_oob_divisions_of_one_name_in_two_corps(tmp_path: Path) -> None:
         r[0] for r in wb["Divisions"].iter_rows(min_row=4, min_col=3, max_col=3, values_only=True)
     ]
     assert names[:3] == ["1st Division (I Corps)", "1st Division (II Corps)", "2nd Division"]
+
+
+@pytest.mark.parametrize(
+    ("sheet", "cells", "words"),
+    [
+        ("Battle", {"B7": 60}, "maximum DEP is out of range"),
+        ("Battle", {"B7": "lots"}, "not a whole number"),
+        ("Divisions", {"F5": 49}, "Start DEP is out of range"),
+        ("Divisions", {"G4": 2}, "without cavalry"),
+        ("Divisions", {"C5": "5th division"}, "same name"),
+    ],
+)
+def test_bad_battle_or_division_cells_leave_the_file_unchanged(
+    ledger: Path, sheet: str, cells: dict[str, Any], words: str
+) -> None:
+    wb = openpyxl.load_workbook(ledger)
+    for address, value in cells.items():
+        wb[sheet][address] = value
+    wb.save(ledger)
+    before = _digest(ledger)
+    runs: list[tuple[str, dict[str, str]]] = [
+        ("end-turn", {}),
+        ("record", {"division": "2nd Division", "orders": "Y"}),
+    ]
+    for macro, options in runs:
+        with pytest.raises(BattleLedgerError, match=words):
+            run_on_file(ledger, macro, **options)
+        assert _digest(ledger) == before
+    with pytest.raises(BattleLedgerError, match=words):
+        run_report(HeadlessBook(ledger, writable=False))
+
+
+def test_a_missing_row_is_reported_and_end_turn_fills_it(ledger: Path) -> None:
+    run_on_file(ledger, "end-turn")
+    # The umpire clears the turn-2 row of 2nd Division (row 10).
+    _type_into(ledger, {f"{c}10": None for c in "ABCDEFGHIJ"})
+    problems = run_check(HeadlessBook(ledger, writable=False))
+    assert problems == [
+        "division '2nd Division' has no row for the current turn 2 (table tbl_Turns); "
+        "end-turn or record adds it"
+    ]
+    result = run_on_file(ledger, "end-turn")
+    assert result.details["closed_turn"] == 2
+    outputs = ledger_outputs(ledger)
+    assert outputs[("2nd Division", 2)] == (48, 0, 48, 0, "active")
+    assert ("2nd Division", 3) in outputs
+    assert run_check(HeadlessBook(ledger, writable=False)) == []

@@ -129,6 +129,23 @@ def test_defined_names(toy_book: Path) -> None:
         HeadlessBook(toy_book).read_name("Nope")
 
 
+def test_a_defined_name_on_a_sheet_whose_name_has_an_apostrophe(tmp_path: Path) -> None:
+    """Excel doubles the apostrophe in a quoted sheet name: 'O''Neil'!$B$3."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    path = make_toy(tmp_path / "oneil.xlsx")
+    wb = openpyxl.load_workbook(path)
+    ws = wb.create_sheet("O'Neil")
+    ws["B3"] = 12
+    wb.defined_names["Strength"] = DefinedName("Strength", attr_text="'O''Neil'!$B$3")
+    wb.save(path)
+    book = HeadlessBook(path)
+    assert book.read_name("Strength") == 12
+    book.write_name("Strength", 9)
+    book.commit()
+    assert openpyxl.load_workbook(path)["O'Neil"]["B3"].value == 9
+
+
 # -- writing ----------------------------------------------------------------------------
 
 

@@ -298,3 +298,39 @@ def test_any_names_survive_the_round_trip(
     assert [(u.side, u.division, u.unit) for u in back.units] == [
         (u.side, u.division, u.unit) for u in oob.units
     ]
+
+
+def test_cli_new_roster_and_back(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from templates.demo import example_path
+    from xlfuncs.cli import cli
+
+    runner = CliRunner()
+    first, second = tmp_path / "roster.xlsx", tmp_path / "again.xlsx"
+    source = example_path("age-of-reason")
+    result = runner.invoke(
+        cli, ["new", "roster", "--ruleset", "reason", "--oob", str(source), "-o", str(first)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(
+        cli, ["new", "roster", "--ruleset", "reason", "--oob", str(first), "-o", str(second)]
+    )
+    assert result.exit_code == 0, result.output
+    a, b = read_oob(first), read_oob(second)
+    assert all(x.same_as(y) for x, y in zip(a.units, b.units, strict=True))
+    blank = tmp_path / "blank.xlsx"
+    result = runner.invoke(
+        cli, ["new", "roster", "--ruleset", "sail", "--blank-rows", "4", "-o", str(blank)]
+    )
+    assert result.exit_code == 0, result.output
+    ws, name = _side_tables(openpyxl.load_workbook(blank))[0]
+    assert len(table_rows(ws, name)) == 4 + 1
+
+
+def test_a_ledger_of_another_kind_is_not_an_order_of_battle(tmp_path: Path) -> None:
+    from sheets.errors import WrongKindError
+
+    out = save_atomic(build("dep-ledger", "etg", load_example("etg")), tmp_path / "dep.xlsx")
+    with pytest.raises(WrongKindError):
+        read_oob(out)

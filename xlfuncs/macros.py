@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import xlwings as xw
+
 from sheets.operations import OperationResult, run_on_book, run_report
 from xlfuncs._registry import macro
 
 __all__ = ["check", "end_turn", "record", "report"]
 
 
-def _book(book: Any | None) -> Any:
+def _book(book: xw.Book | None) -> Any:
     """The ``XlwingsBook`` of the book xlwings handed over, or of the calling book."""
     from sheets.xlbook import XlwingsBook
 
     if book is None:
-        import xlwings as xw
-
         book = xw.Book.caller()
     _let_macros_edit(book)
     return XlwingsBook(book)
@@ -64,7 +64,7 @@ def _tell(book: Any, result: OperationResult) -> None:
 
 
 @macro
-def end_turn(book: Any | None = None) -> OperationResult:
+def end_turn(book: xw.Book | None = None) -> OperationResult:
     """End turn: check the current turn's inputs, log it, add the next turn's rows."""
     target = _book(book)
     result = run_on_book(target, "end-turn")
@@ -73,21 +73,43 @@ def end_turn(book: Any | None = None) -> OperationResult:
 
 
 @macro
-def record(book: Any | None = None, **inputs: Any) -> OperationResult:
-    """Record the current turn's inputs of one division.
+def record(
+    book: xw.Book | None = None,
+    division: str = "",
+    orders: str | None = None,
+    rest_eligible: str | None = None,
+    charges: int | None = None,
+    counter_charges: int | None = None,
+    stands_lost: int | None = None,
+    ccp_bought: int | None = None,
+    dep_markers: int | None = None,
+    note: str | None = None,
+) -> OperationResult:
+    """Record the current turn's inputs of one division (only those given change).
 
-    Keyword inputs as the CLI takes them: division, orders (Y/N),
-    rest_eligible (Y/N), charges, counter_charges, stands_lost, ccp_bought,
-    dep_markers, note.
+    division: as in tbl_Divisions; orders, rest_eligible: Y or N; charges,
+    counter_charges, stands_lost, ccp_bought, dep_markers: whole numbers; note: text.
+    In Excel the same inputs can simply be typed into the Turns sheet.
     """
+    given = {
+        "orders": orders,
+        "rest_eligible": rest_eligible,
+        "charges": charges,
+        "counter_charges": counter_charges,
+        "stands_lost": stands_lost,
+        "ccp_bought": ccp_bought,
+        "dep_markers": dep_markers,
+        "note": note,
+    }
     target = _book(book)
-    result = run_on_book(target, "record", **inputs)
+    options = {k: v for k, v in given.items() if v is not None}
+    result = run_on_book(target, "record", division=division, **options)
     _tell(target, result)
     return result
 
 
 @macro
-def report(book: Any | None = None) -> OperationResult:
+def report(book: xw.Book | None = None) -> OperationResult:
     """Where the battle stands: each division's DEP, CCP and status, and side totals."""
     target = _book(book)
     result = run_report(target)
@@ -96,7 +118,7 @@ def report(book: Any | None = None) -> OperationResult:
 
 
 @macro
-def check(book: Any | None = None) -> list[str]:
+def check(book: xw.Book | None = None) -> list[str]:
     """Every problem the ledger has (an empty list: all is well)."""
     from sheets.operations import run_check
 
