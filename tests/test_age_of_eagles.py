@@ -186,7 +186,7 @@ def test_required_bayonet_difference_5_drives_back_the_defender() -> None:
     """Row "4, 5, 6": "Driven Back! DEFENDER: Retreat ... One troop stand routs"."""
     result = aoe.bayonet_result(5)
     assert result.label == "Driven Back! (defender)"
-    assert udfs.AOE_BAYONET(5.0) == [["Driven Back!", "defender", 1, 0]]
+    assert udfs.AOE_BAYONET(5.0) == [["Driven Back! (defender)", 1, 0]]
 
 
 # -- golden file ------------------------------------------------------------------------------
@@ -652,9 +652,9 @@ def test_udfs_fill_a_column() -> None:
         ["Lively Fire", 0],
     ]
     assert udfs.AOE_BAYONET([[0.0], [-7.0], [12.0]]) == [
-        ["Locked in Combat!", "both", 1, 0],
-        ["Shattered!", "attacker", 2, 0],
-        ["Shattered!", "defender", 2, 2],
+        ["Locked in Combat! (both)", 1, 0],
+        ["Shattered! (attacker)", 2, 0],
+        ["Shattered! (defender)", 2, 2],
     ]
 
 
@@ -681,7 +681,7 @@ def test_udfs_an_umpire_types() -> None:
     assert udfs.AOE_FIRE_DRM("cover -3, limbered") == [[-2]]
     assert udfs.AOE_VOLLEY(15.0, 9.0, "limbered") == [["Deadly Fire", 2]]
     assert udfs.AOE_CHARGE(9.0, 2.0, "leader attached, fresh", "cover +2") == [
-        ["Shattered!", "defender", 2, 0]
+        ["Shattered! (defender)", 2, 0]
     ]
     assert udfs.AOE_BAYONET_DRM("defender outflanked, spent", "defender") == [[-5]]
     assert udfs.AOE_OUTNUMBER(8.0, 4.0) == [[2]]

@@ -39,3 +39,24 @@ def test_readme_links_point_at_files_that_exist() -> None:
     assert local, "the README links to the docs"
     missing = [link for link in local if not (REPO / link).is_file()]
     assert missing == []
+
+
+def test_the_readme_orders_of_battle_build_rosters(tmp_path: Path) -> None:
+    """The CSV and YAML examples in the README are real orders of battle."""
+    from sheets.oob import read_oob
+    from templates import build
+
+    text = README.read_text(encoding="utf-8")
+    examples = {
+        "csv": re.search(r"```csv\n(.*?)```", text, flags=re.S),
+        "yaml": re.search(r"```yaml\n(.*?)```", text, flags=re.S),
+    }
+    for ext, match in examples.items():
+        assert match, f"the README has no {ext} example"
+        path = tmp_path / f"oob.{ext}"
+        path.write_text(match.group(1), encoding="utf-8")
+        oob = read_oob(path, "eagles-to-glory")
+        assert [u.unit for u in oob.units][:2] == ["2e Léger", "61e Ligne"]
+        assert oob.units[0].type == "infantry"
+        wb = build("roster", "eagles-to-glory", oob)
+        assert "Log" in wb.sheetnames

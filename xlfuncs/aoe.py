@@ -77,7 +77,7 @@ def _fire_row(result: aoe.FireResult) -> list[Any]:
 
 
 def _bayonet_row(result: aoe.BayonetResult) -> list[Any]:
-    return [result.name, result.loser, result.stands_lost, result.extra_captured]
+    return [result.label, result.stands_lost, result.extra_captured]
 
 
 @udf
@@ -185,9 +185,9 @@ def AOE_BAYONET(modified_difference: Any) -> list[list[Any]]:
     """Age of Eagles Bayonet & Sabre result of the modified die difference.
 
     modified_difference: the attacker's modified die result minus the defender's.
-    Returns one row [result, loser (defender, attacker or both), troop stands the loser
-    loses, extra stands or batteries captured (one per point over 10)],
-    e.g. [Driven Back!, defender, 1, 0]; given ranges, one row each.
+    Returns one row [result and its loser (defender, attacker or both), troop stands
+    the loser loses, extra stands or batteries captured (one per point over 10)],
+    e.g. [Driven Back! (defender), 1, 0]; given ranges, one row each.
     """
     return broadcast(
         lambda d: _bayonet_row(aoe.bayonet_result(as_int(d, "modified_difference"))),
