@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["as_column", "as_int", "broadcast", "is_range"]
+__all__ = [
+    "as_column",
+    "as_flag",
+    "as_int",
+    "as_number",
+    "as_optional_int",
+    "broadcast",
+    "cell_text",
+    "each",
+    "is_range",
+]
 
 
 def is_range(value: Any) -> bool:
@@ -65,3 +75,58 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
                 "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
             )
     return [fn(*(c[0] if len(c) == 1 else c[i] for c in columns)) for i in range(n)]
+
+
+def each(fn: Callable[..., Any], *args: Any) -> Any:
+    """One value for single cells; one row per input row when any argument is a range."""
+    if any(is_range(a) for a in args):
+        return broadcast(lambda *row: [fn(*row)], *args)
+    return fn(*args)
+
+
+def cell_text(value: Any) -> str:
+    """An optional text cell (conditions, modifiers): an empty cell is no text."""
+    return "" if value is None else str(value)
+
+
+def as_number(value: Any, name: str) -> float:
+    """A number from a cell; an empty cell or text is an error naming the argument."""
+    from rulesets.errors import InvalidArgumentError
+
+    if isinstance(value, bool) or value is None or value == "":
+        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{name} must be a number", column=name, value=value, expected="a number"
+        ) from None
+
+
+def as_optional_int(value: Any, name: str) -> int | None:
+    """An optional whole number: an empty cell is None."""
+    return None if value is None or value == "" else as_int(value, name)
+
+
+_TRUE = frozenset({"true", "yes", "y", "1", "x"})
+_FALSE = frozenset({"false", "no", "n", "0"})
+
+
+def as_flag(value: Any, name: str, default: bool = False) -> bool:
+    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no, Y/N, x; an empty cell is ``default``."""
+    from rulesets.errors import InvalidArgumentError
+
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    folded = str(value).strip().casefold()
+    if folded in _TRUE:
+        return True
+    if folded in _FALSE:
+        return False
+    raise InvalidArgumentError(
+        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
+    )

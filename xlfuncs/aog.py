@@ -10,11 +10,10 @@ text's 0.000-0.999. Given ranges, the functions answer one row per input row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rulesets import age_of_glaube as aog
-from xlfuncs._args import broadcast, is_range
+from xlfuncs._args import cell_text, each
 from xlfuncs._registry import udf
 
 __all__ = [
@@ -33,23 +32,11 @@ __all__ = [
 ]
 
 
-def _each(fn: Callable[..., Any], *args: Any) -> Any:
-    """One value for single cells; one row per input row when any argument is a range."""
-    if any(is_range(a) for a in args):
-        return broadcast(lambda *row: [fn(*row)], *args)
-    return fn(*args)
-
-
 def _era(value: Any) -> str:
     """The ruleset cell: blank is the Age of Glaube."""
     if value is None or str(value).strip() == "":
         return aog.DEFAULT_RULESET
     return str(value)
-
-
-def _text(value: Any) -> str:
-    """An optional text cell (modifiers, conditions): empty cells are no text."""
-    return "" if value is None else str(value)
 
 
 def _blank(value: Any) -> Any:
@@ -83,7 +70,7 @@ def AOG_MARKS_CROSSED(
     Returns text such as "15%, 20%", or "" when no mark is crossed; given ranges, one
     row per turn.
     """
-    return _each(
+    return each(
         lambda t, b, n, r: ", ".join(f"{pct}%" for pct, _ in aog.marks_crossed(t, b, n, _era(r))),
         total_base_units,
         lost_before,
@@ -100,7 +87,7 @@ def AOG_CASUALTY_PCT(lost: Any, total_base_units: Any) -> Any:
     total_base_units: the army's total base units (with any reinforcements).
     Returns a number of percent (9 of 60 is 15); given ranges, one row per row.
     """
-    return _each(lambda lo, t: float(aog.casualty_pct(lo, t)), lost, total_base_units)
+    return each(lambda lo, t: float(aog.casualty_pct(lo, t)), lost, total_base_units)
 
 
 @udf
@@ -114,7 +101,7 @@ def AOG_MARGIN(casualty_pct_a: Any, casualty_pct_b: Any, ruleset: Any = None) ->
     Returns text: "major victory (side A)", "marginal victory (side B)" or "draw";
     exactly 5 is marginal, 10 and 25 major (house default). Given ranges, one row each.
     """
-    return _each(
+    return each(
         lambda a, b, r: aog.win_margin(a, b, _era(r)).text, casualty_pct_a, casualty_pct_b, ruleset
     )
 
@@ -133,8 +120,8 @@ def AOG_CHECK(check: Any, modifiers: Any = "", table_value: Any = None, ruleset:
     Returns the number the random number must match or exceed (crisis of morale: exceed):
     0.7 for rout with a General. Given ranges, one row each.
     """
-    return _each(
-        lambda c, m, v, r: float(aog.random_check(c, _text(m), _blank(v), _era(r)).threshold),
+    return each(
+        lambda c, m, v, r: float(aog.random_check(c, cell_text(m), _blank(v), _era(r)).threshold),
         check,
         modifiers,
         table_value,
@@ -155,8 +142,8 @@ def AOG_CHANCE(
     Returns a probability: 0.2 for rout, 0.3 with a General, 0.85 for a messenger.
     Given ranges, one row each.
     """
-    return _each(
-        lambda c, m, v, r: float(aog.random_check_chance(c, _text(m), _blank(v), _era(r))),
+    return each(
+        lambda c, m, v, r: float(aog.random_check_chance(c, cell_text(m), _blank(v), _era(r))),
         check,
         modifiers,
         table_value,
@@ -181,8 +168,8 @@ def AOG_PASSES(
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
     Returns TRUE or FALSE; given ranges, one row each.
     """
-    return _each(
-        lambda c, n, m, v, r: aog.check_passes(c, n, _text(m), _blank(v), _era(r)),
+    return each(
+        lambda c, n, m, v, r: aog.check_passes(c, n, cell_text(m), _blank(v), _era(r)),
         check,
         random_number,
         modifiers,
@@ -203,8 +190,8 @@ def AOG_MODIFIED(check: Any, random_number: Any, modifiers: Any = "", ruleset: A
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
     Returns a number: 0.532 charging with a General is 0.732. Given ranges, one row each.
     """
-    return _each(
-        lambda c, n, m, r: float(aog.modified_random_number(c, n, _text(m), _era(r))),
+    return each(
+        lambda c, n, m, r: float(aog.modified_random_number(c, n, cell_text(m), _era(r))),
         check,
         random_number,
         modifiers,
@@ -221,7 +208,7 @@ def AOG_ODDS_SHIFT(conditions: Any, ruleset: Any = None) -> Any:
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
     Returns a whole number of columns; given ranges, one row each.
     """
-    return _each(lambda c, r: aog.odds_column_shift(_text(c), _era(r)), conditions, ruleset)
+    return each(lambda c, r: aog.odds_column_shift(cell_text(c), _era(r)), conditions, ruleset)
 
 
 @udf
@@ -234,8 +221,8 @@ def AOG_ODDS(odds: Any, conditions: Any, ruleset: Any = None) -> Any:
     Returns the column; the text names only 1:1, 2:1 and 3:1, so others are an error
     until the odds table is filled in. Given ranges, one row each.
     """
-    return _each(
-        lambda o, c, r: aog.shift_odds(str(o), _text(c), _era(r)), odds, conditions, ruleset
+    return each(
+        lambda o, c, r: aog.shift_odds(str(o), cell_text(c), _era(r)), odds, conditions, ruleset
     )
 
 
@@ -248,7 +235,7 @@ def AOG_RESULT_CODE(code: Any, ruleset: Any = None) -> Any:
     Returns text, e.g. "Dr = Defender routed. Remove one base unit from the combat
     group, ..."; given ranges, one row each.
     """
-    return _each(lambda c, r: aog.result_code(str(c), _era(r)).text, code, ruleset)
+    return each(lambda c, r: aog.result_code(str(c), _era(r)).text, code, ruleset)
 
 
 @udf
@@ -259,4 +246,4 @@ def AOG_VP(base_units_removed: Any, ruleset: Any = None) -> Any:
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
     Returns a whole number; given ranges, one row each.
     """
-    return _each(lambda n, r: aog.victory_points(n, _era(r)), base_units_removed, ruleset)
+    return each(lambda n, r: aog.victory_points(n, _era(r)), base_units_removed, ruleset)

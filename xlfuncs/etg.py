@@ -7,12 +7,10 @@ functions answer one row per input row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rulesets import eagles_to_glory as etg
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import broadcast, is_range
+from xlfuncs._args import as_flag, broadcast, cell_text, each
 from xlfuncs._registry import udf
 
 __all__ = [
@@ -33,38 +31,6 @@ __all__ = [
     "ETG_WIND",
     "ETG_WIND_DIRECTION",
 ]
-
-
-def _each(fn: Callable[..., Any], *args: Any) -> Any:
-    """One value for single cells; one row per input row when any argument is a range."""
-    if any(is_range(a) for a in args):
-        return broadcast(lambda *row: [fn(*row)], *args)
-    return fn(*args)
-
-
-def _text(value: Any) -> str:
-    """An optional text cell (conditions): empty cells are no text."""
-    return "" if value is None else str(value)
-
-
-_TRUE = frozenset({"true", "yes", "y", "1", "x"})
-_FALSE = frozenset({"false", "no", "n", "0", ""})
-
-
-def _flag(value: Any, name: str) -> bool:
-    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no; empty is FALSE."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in _TRUE:
-        return True
-    if folded in _FALSE:
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
 
 
 @udf
@@ -88,7 +54,7 @@ def ETG_CRT(
     Returns one row [E, D]; given ranges, one row per attack.
     """
     return broadcast(
-        lambda a, d, ag, dg, c: list(etg.combat_numbers(a, d, ag, dg, _text(c))),
+        lambda a, d, ag, dg, c: list(etg.combat_numbers(a, d, ag, dg, cell_text(c))),
         attacker,
         defender,
         attacker_grade,
@@ -116,8 +82,8 @@ def ETG_RESULT(
     roll: the 2d10 percentile roll, 1..100; 00 (or 0) is 100.
     Returns the result; given ranges, one row per attack.
     """
-    return _each(
-        lambda a, d, ag, dg, c, r: etg.combat_result(a, d, ag, dg, _text(c), r),
+    return each(
+        lambda a, d, ag, dg, c, r: etg.combat_result(a, d, ag, dg, cell_text(c), r),
         attacker,
         defender,
         attacker_grade,
@@ -145,7 +111,7 @@ def ETG_ODDS(
     Returns one row [P(eliminated), P(disengage), P(no effect)] summing to 1.
     """
     return broadcast(
-        lambda a, d, ag, dg, c: [float(p) for p in etg.combat_odds(a, d, ag, dg, _text(c))],
+        lambda a, d, ag, dg, c: [float(p) for p in etg.combat_odds(a, d, ag, dg, cell_text(c))],
         attacker,
         defender,
         attacker_grade,
@@ -162,7 +128,7 @@ def ETG_RANGE(unit_type: Any) -> Any:
     artillery 10, Foot artillery 14).
     Returns inches; given ranges, one row per stand.
     """
-    return _each(etg.combat_range, unit_type)
+    return each(etg.combat_range, unit_type)
 
 
 @udf
@@ -174,7 +140,7 @@ def ETG_COMMAND_MARKERS(level: Any, roll: Any) -> Any:
     roll: the ten sided die, 1..10.
     Returns a number; given ranges, one row per commander.
     """
-    return _each(etg.command_markers, level, roll)
+    return each(etg.command_markers, level, roll)
 
 
 @udf
@@ -204,11 +170,11 @@ def ETG_INITIATIVE_MODIFIER(
     commander's command radius (+1).
     Returns a number; given ranges, one row per side.
     """
-    return _each(
+    return each(
         lambda a, b, c: etg.initiative_modifier(
-            _flag(a, "divisions_in_radius"),
-            _flag(b, "division_commanders_in_radius"),
-            _flag(c, "corps_commanders_in_radius"),
+            as_flag(a, "divisions_in_radius"),
+            as_flag(b, "division_commanders_in_radius"),
+            as_flag(c, "corps_commanders_in_radius"),
         ),
         divisions_in_radius,
         division_commanders_in_radius,
@@ -247,8 +213,8 @@ def ETG_MANEUVER_MODIFIER(
     enemy_inches: optional, inches to the nearest enemy (more than 36 +1, more than 72 +2).
     Returns a number; given ranges, one row per stand.
     """
-    return _each(
-        lambda c, g, u, d, e: etg.maneuver_modifier(_text(c), g, u, d, e),
+    return each(
+        lambda c, g, u, d, e: etg.maneuver_modifier(cell_text(c), g, u, d, e),
         conditions,
         grade,
         unit_type,
@@ -278,8 +244,8 @@ def ETG_MANEUVER(
     enemy_inches: optional, inches to the nearest enemy.
     Returns the result's name; given ranges, one row per roll.
     """
-    return _each(
-        lambda r, c, g, u, d, e: etg.maneuver_result(r, _text(c), g, u, d, e),
+    return each(
+        lambda r, c, g, u, d, e: etg.maneuver_result(r, cell_text(c), g, u, d, e),
         roll,
         conditions,
         grade,
@@ -299,7 +265,7 @@ def ETG_MOVE(result: Any, unit_type: Any) -> Any:
     Returns inches (back for Retreat, Fall Back and Disengage, which must be moved in
     full; up to that many otherwise); given ranges, one row each.
     """
-    return _each(etg.maneuver_move_inches, result, unit_type)
+    return each(etg.maneuver_move_inches, result, unit_type)
 
 
 @udf
@@ -314,8 +280,8 @@ def ETG_SQUARE_TARGET(
     dep: optional, the division's DEP (36 or more +1).
     Returns a number; given ranges, one row per unit.
     """
-    return _each(
-        lambda r, m, g, d: float(etg.square_attempt_target(r, _text(m), g, d)),
+    return each(
+        lambda r, m, g, d: float(etg.square_attempt_target(r, cell_text(m), g, d)),
         range_inches,
         modifiers,
         grade,
@@ -335,8 +301,8 @@ def ETG_SQUARE_ODDS(
     dep: optional, the division's DEP.
     Returns a probability; given ranges, one row per unit.
     """
-    return _each(
-        lambda r, m, g, d: float(etg.square_attempt_odds(r, _text(m), g, d)),
+    return each(
+        lambda r, m, g, d: float(etg.square_attempt_odds(r, cell_text(m), g, d)),
         range_inches,
         modifiers,
         grade,
@@ -367,7 +333,7 @@ def ETG_WIND_DIRECTION(roll: Any) -> Any:
     roll: the ten sided die, 1..10.
     Returns the direction; given ranges, one row per roll.
     """
-    return _each(etg.wind_direction, roll)
+    return each(etg.wind_direction, roll)
 
 
 @udf
@@ -378,4 +344,4 @@ def ETG_VP(unit_type: Any, grade: Any) -> Any:
     grade: its class, A..E or Guard ... Militia.
     Returns points; given ranges, one row per stand.
     """
-    return _each(etg.stand_victory_points, unit_type, grade)
+    return each(etg.stand_victory_points, unit_type, grade)

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from rulesets import glory_of_the_empire as gote
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_int, broadcast, is_range
+from xlfuncs._args import (
+    as_flag,
+    as_int,
+    as_number,
+    as_optional_int,
+    broadcast,
+    cell_text,
+    each,
+)
 from xlfuncs._registry import udf
 
 __all__ = [
@@ -44,56 +51,8 @@ __all__ = [
 ]
 
 
-def _each(fn: Callable[..., Any], *args: Any) -> Any:
-    """One value for single cells; one row per input row when any argument is a range."""
-    if any(is_range(a) for a in args):
-        return broadcast(lambda *row: [fn(*row)], *args)
-    return fn(*args)
-
-
-def _text(value: Any) -> str:
-    """An optional text cell (conditions): empty cells are no text."""
-    return "" if value is None else str(value)
-
-
-def _opt_int(value: Any, name: str) -> int | None:
-    """An optional whole number: an empty cell is None."""
-    return None if value is None or value == "" else as_int(value, name)
-
-
-_TRUE = frozenset({"true", "yes", "y", "1", "x"})
-_FALSE = frozenset({"false", "no", "n", "0", ""})
-
-
-def _flag(value: Any, name: str) -> bool:
-    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no; empty is FALSE."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in _TRUE:
-        return True
-    if folded in _FALSE:
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
-
-
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or value is None or value == "":
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(
-            f"{name} must be a number", column=name, value=value, expected="a number"
-        ) from None
-
-
 def _melee_row(roll: Any, bonus: Any) -> list[Any]:
-    result = gote.melee_result(as_int(roll, "roll"), _opt_int(bonus, "bonus") or 0)
+    result = gote.melee_result(as_int(roll, "roll"), as_optional_int(bonus, "bonus") or 0)
     loser = "routs" if result.loser_routs else "falls back" if result.loser_routs is False else ""
     return [result.name, result.winner_loses, result.loser_loses, loser]
 
@@ -120,7 +79,7 @@ def _morale_row(grade: Any, start: Any, lost_before: Any, lost_now: Any, routed:
         as_int(lost_now, "lost_now"),
     )
     crossed = gote.brackets_crossed(*args)
-    due = gote.morale_check_due(*args, routed_or_disordered=_flag(routed, "routed_or_disordered"))
+    due = gote.morale_check_due(*args, routed_or_disordered=as_flag(routed, "routed_or_disordered"))
     return [due, max(crossed) if crossed else ""]
 
 
@@ -185,13 +144,13 @@ def GOTE_MELEE_CHANCE(
     def one(m: Any, c: Any, a: Any, d: Any, k: Any) -> int:
         return gote.melee_win_chance(
             str(m),
-            _text(c),
+            cell_text(c),
             None if a in (None, "") else str(a),
             None if d in (None, "") else str(d),
             as_int(k if k not in (None, "") else 0, "casualties"),
         )
 
-    return _each(one, matchup, conditions, attacker_grade, defender_grade, casualties)
+    return each(one, matchup, conditions, attacker_grade, defender_grade, casualties)
 
 
 @udf
@@ -213,14 +172,14 @@ def GOTE_MELEE_ODDS(
     def one(m: Any, c: Any, a: Any, d: Any, k: Any) -> float:
         chance = gote.melee_win_chance(
             str(m),
-            _text(c),
+            cell_text(c),
             None if a in (None, "") else str(a),
             None if d in (None, "") else str(d),
             as_int(k if k not in (None, "") else 0, "casualties"),
         )
         return float(gote.melee_win_probability(chance))
 
-    return _each(one, matchup, conditions, attacker_grade, defender_grade, casualties)
+    return each(one, matchup, conditions, attacker_grade, defender_grade, casualties)
 
 
 @udf
@@ -236,8 +195,8 @@ def GOTE_MELEE_OUTCOMES(
     """
     outcomes = gote.melee_outcome_odds(
         as_int(chance, "chance"),
-        _flag(attacker_indians, "attacker_indians"),
-        _flag(defender_indians, "defender_indians"),
+        as_flag(attacker_indians, "attacker_indians"),
+        as_flag(defender_indians, "defender_indians"),
     )
     return [
         [o.winner, o.result.name, o.result.low, o.result.high, float(o.probability)]
@@ -249,10 +208,10 @@ def _check(fn: Callable[..., int]) -> Callable[..., int]:
     def one(g: Any, lost: Any, c: Any, start: Any, turn: Any) -> int:
         return fn(
             str(g),
-            _text(c),
+            cell_text(c),
             as_int(lost if lost not in (None, "") else 0, "castings_lost"),
-            _opt_int(start, "start"),
-            _opt_int(turn, "lost_this_turn"),
+            as_optional_int(start, "start"),
+            as_optional_int(turn, "lost_this_turn"),
         )
 
     return one
@@ -275,7 +234,7 @@ def GOTE_MORALE_CHANCE(
     given, "lost more than 25% ... in this turn alone" is applied from them.
     Returns a whole percentage 0-100 (roll it or under on percentile dice).
     """
-    return _each(
+    return each(
         _check(gote.morale_check_chance), grade, castings_lost, conditions, start, lost_this_turn
     )
 
@@ -297,7 +256,7 @@ def GOTE_RALLY_CHANCE(
     start / lost_this_turn: as for GOTE_MORALE_CHANCE.
     Returns a whole percentage 0-100.
     """
-    return _each(_check(gote.rally_chance), grade, castings_lost, conditions, start, lost_this_turn)
+    return each(_check(gote.rally_chance), grade, castings_lost, conditions, start, lost_this_turn)
 
 
 @udf
@@ -315,7 +274,7 @@ def GOTE_DEFENDER_ACTION(grade: Any, roll: Any, figures_lost: Any = 0) -> Any:
             str(g), as_int(r, "roll"), as_int(lost or 0, "figures_lost")
         ).result
 
-    return _each(one, grade, roll, figures_lost)
+    return each(one, grade, roll, figures_lost)
 
 
 @udf
@@ -350,7 +309,7 @@ def GOTE_DETERMINATION(grade: Any, roll: Any, figures_lost: Any) -> Any:
             str(g), as_int(r, "roll"), as_int(lost, "figures_lost")
         ).result
 
-    return _each(one, grade, roll, figures_lost)
+    return each(one, grade, roll, figures_lost)
 
 
 @udf
@@ -366,7 +325,7 @@ def GOTE_CLOSE_CHANCE(grade: Any, figures_lost: Any) -> Any:
         odds = gote.determination_odds(str(g), as_int(lost, "figures_lost"))
         return float(odds.get("Close to melee", 0))
 
-    return _each(one, grade, figures_lost)
+    return each(one, grade, figures_lost)
 
 
 @udf
@@ -386,10 +345,10 @@ def GOTE_FORM_SQUARE(
 
     def one(g: Any, r: Any, c: Any, d: Any) -> str:
         return gote.form_square(
-            str(g), as_int(r, "roll"), _text(c), _opt_int(d, "charge_distance")
+            str(g), as_int(r, "roll"), cell_text(c), as_optional_int(d, "charge_distance")
         ).result
 
-    return _each(one, grade, roll, conditions, charge_distance)
+    return each(one, grade, roll, conditions, charge_distance)
 
 
 @udf
@@ -402,10 +361,10 @@ def GOTE_SQUARE_CHANCE(grade: Any, conditions: Any = "", charge_distance: Any = 
     """
 
     def one(g: Any, c: Any, d: Any) -> float:
-        odds = gote.form_square_odds(str(g), _text(c), _opt_int(d, "charge_distance"))
+        odds = gote.form_square_odds(str(g), cell_text(c), as_optional_int(d, "charge_distance"))
         return float(sum(p for name, p in odds.items() if name.startswith("Form square")))
 
-    return _each(one, grade, conditions, charge_distance)
+    return each(one, grade, conditions, charge_distance)
 
 
 @udf
@@ -426,7 +385,7 @@ def GOTE_FORM_EVADE(
     def row(t: Any, g: Any, s: Any, lead: Any) -> list[Any]:
         grade_name = None if g in (None, "") else str(g)
         situation_text = None if s in (None, "") else str(s)
-        flag = _flag(lead, "leader")
+        flag = as_flag(lead, "leader")
         needed = gote.form_or_evade_needed(str(t), grade_name, situation_text, flag)
         chance = gote.form_or_evade_chance(str(t), grade_name, situation_text, flag)
         return ["never" if needed is None else needed, float(chance)]
@@ -446,10 +405,10 @@ def GOTE_RANGE(weapon: Any, distance: Any, phase: Any = "other") -> Any:
     """
 
     def one(w: Any, d: Any, p: Any) -> str:
-        band = gote.range_band(str(w), _number(d, "distance"), _text(p) or "other")
+        band = gote.range_band(str(w), as_number(d, "distance"), cell_text(p) or "other")
         return band or "out of range"
 
-    return _each(one, weapon, distance, phase)
+    return each(one, weapon, distance, phase)
 
 
 @udf
@@ -476,18 +435,20 @@ def GOTE_FIRE_DICE(
     """
 
     def one(w: Any, b: Any, f: Any, c: Any, r: Any, p: Any, a: Any) -> int:
-        ranks_value: str | int = as_int(r, "ranks") if isinstance(r, int | float) else _text(r) or 3
+        ranks_value: str | int = (
+            as_int(r, "ranks") if isinstance(r, int | float) else cell_text(r) or 3
+        )
         return gote.fire_dice(
             str(w),
             str(b),
             as_int(f, "firing"),
-            _text(c),
+            cell_text(c),
             ranks_value,
-            _text(p) or "other",
+            cell_text(p) or "other",
             as_int(a or 0, "previous_actions"),
         )
 
-    return _each(one, weapon, band, firing, conditions, ranks, phase, previous_actions)
+    return each(one, weapon, band, firing, conditions, ranks, phase, previous_actions)
 
 
 @udf
@@ -508,7 +469,7 @@ def GOTE_LEADER_CHANCE(castings_lost: Any) -> Any:
     castings_lost: castings the unit lost this turn (5% each, at most 100).
     Returns a whole percentage.
     """
-    return _each(lambda n: gote.leader_casualty_chance(as_int(n, "castings_lost")), castings_lost)
+    return each(lambda n: gote.leader_casualty_chance(as_int(n, "castings_lost")), castings_lost)
 
 
 @udf
@@ -536,7 +497,7 @@ def GOTE_ACTIONS(grade: Any) -> Any:
     grade: Militia, Conscripts, Veterans, Elites or Guards.
     Returns 1, 2, 2, 3 or 4.
     """
-    return _each(lambda g: gote.actions_allowed(str(g)), grade)
+    return each(lambda g: gote.actions_allowed(str(g)), grade)
 
 
 @udf
@@ -574,7 +535,7 @@ def GOTE_INITIATIVE_ODDS(conditions_a: Any = "", conditions_b: Any = "") -> list
     def modifier(value: Any, name: str) -> int:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return as_int(value, name)
-        return gote.initiative_modifier(_text(value))
+        return gote.initiative_modifier(cell_text(value))
 
     odds = gote.initiative_odds(
         modifier(conditions_a, "conditions_a"), modifier(conditions_b, "conditions_b")

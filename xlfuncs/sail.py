@@ -7,12 +7,10 @@ Given ranges, the functions answer one row per input row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rulesets import age_of_sail as sail
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_int, broadcast, is_range
+from xlfuncs._args import as_flag, as_int, as_number, broadcast, cell_text, each
 from xlfuncs._registry import udf
 
 __all__ = [
@@ -34,28 +32,6 @@ __all__ = [
 ]
 
 
-def _each(fn: Callable[..., Any], *args: Any) -> Any:
-    """One value for single cells; one row per input row when any argument is a range."""
-    if any(is_range(a) for a in args):
-        return broadcast(lambda *row: [fn(*row)], *args)
-    return fn(*args)
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or value is None or value == "":
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(
-            f"{name} must be a number", column=name, value=value, expected="a number"
-        ) from None
-
-
 def _angle(value: Any) -> Any:
     """An angle cell: degrees off the wind, or a point of sail by name (beam reach...)."""
     if isinstance(value, str) and value.strip():
@@ -63,36 +39,14 @@ def _angle(value: Any) -> Any:
             return float(value)
         except ValueError:
             return value
-    return _number(value, "angle")
+    return as_number(value, "angle")
 
 
 def _heading(value: Any) -> Any:
     """A heading cell: a bearing in degrees, or a compass point (N, NNE, ...)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    return _text(value)
-
-
-_TRUE = frozenset({"true", "yes", "y", "1", "x"})
-_FALSE = frozenset({"false", "no", "n", "0"})
-
-
-def _flag(value: Any, name: str, default: bool) -> bool:
-    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no; empty is the default."""
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in _TRUE:
-        return True
-    if folded in _FALSE:
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
+    return cell_text(value)
 
 
 @udf
@@ -109,13 +63,13 @@ def SAIL_SPEED(
     main_mast: optional, FALSE when a frigate's or pirate's main mast is among those lost.
     Returns the speed (at least 1 when she can sail; 0 dismasted: she drifts 1 downwind).
     """
-    return _each(
+    return each(
         lambda m, w, a, t, mm: sail.ship_speed(
             as_int(m, "masts"),
             as_int(w, "wind_speed"),
             _angle(a),
-            _text(t),
-            _flag(mm, "main_mast", True),
+            cell_text(t),
+            as_flag(mm, "main_mast", True),
         ),
         masts,
         wind_speed,
@@ -144,8 +98,8 @@ def SAIL_MOVE(
             as_int(m, "masts"),
             as_int(w, "wind_speed"),
             _angle(a),
-            _text(t),
-            _flag(mm, "main_mast", True),
+            cell_text(t),
+            as_flag(mm, "main_mast", True),
         )
         return [out.speed, out.drift, out.point_of_sail]
 
@@ -160,7 +114,9 @@ def SAIL_ANGLE_OFF_WIND(heading: Any, wind_direction: Any) -> Any:
     wind_direction: the way the wind blows (N, NE, ...): heading that way is running.
     Returns degrees; given ranges, one row per ship.
     """
-    return _each(lambda h, w: sail.angle_off_wind(_heading(h), _text(w)), heading, wind_direction)
+    return each(
+        lambda h, w: sail.angle_off_wind(_heading(h), cell_text(w)), heading, wind_direction
+    )
 
 
 @udf
@@ -170,7 +126,7 @@ def SAIL_TURN_COST(degrees: Any) -> Any:
     degrees: the change of course, a multiple of 22.5.
     Returns units (cm); given ranges, one row per turn.
     """
-    return _each(lambda d: sail.turn_cost(_number(d, "degrees")), degrees)
+    return each(lambda d: sail.turn_cost(as_number(d, "degrees")), degrees)
 
 
 @udf
@@ -188,7 +144,7 @@ def SAIL_WIND_DRIFT(
     return broadcast(
         lambda d, s, dr, sr: list(
             sail.wind_drift(
-                _text(d),
+                cell_text(d),
                 as_int(s, "speed"),
                 as_int(dr, "direction_roll"),
                 as_int(sr, "speed_roll"),
@@ -211,7 +167,9 @@ def SAIL_WIND_ODDS(direction: Any, speed: Any, rounds: Any = 1) -> list[list[Any
     Returns rows [direction, speed, probability], compass order then speed; they sum to 1.
     """
     odds = sail.wind_odds_after(
-        _text(direction), as_int(speed, "speed"), as_int(1 if rounds is None else rounds, "rounds")
+        cell_text(direction),
+        as_int(speed, "speed"),
+        as_int(1 if rounds is None else rounds, "rounds"),
     )
     return [[d, s, float(p)] for (d, s), p in odds.items()]
 
@@ -224,8 +182,8 @@ def SAIL_HIT_ON(range_cm: Any, target: Any = "hull") -> Any:
     target: "hull" (gun decks, default) or "sails" (masts).
     Returns the score, or blank beyond 12 cm; given ranges, one row per shot.
     """
-    return _each(
-        lambda r, t: sail.hit_on(_number(r, "range_cm"), _text(t) or "hull"), range_cm, target
+    return each(
+        lambda r, t: sail.hit_on(as_number(r, "range_cm"), cell_text(t) or "hull"), range_cm, target
     )
 
 
@@ -244,7 +202,7 @@ def SAIL_HIT_ODDS(gun_decks: Any, range_cm: Any, target: Any = "hull") -> list[l
             float(p)
             for _, p in sorted(
                 sail.hit_odds(
-                    as_int(n, "gun_decks"), _number(r, "range_cm"), _text(t) or "hull"
+                    as_int(n, "gun_decks"), as_number(r, "range_cm"), cell_text(t) or "hull"
                 ).items()
             )
         ],
@@ -263,7 +221,7 @@ def SAIL_CATCH_FIRE_ODDS(dice: Any) -> Any:
     dice: dice thrown at the target in the round.
     Returns the probability; given ranges, one row per broadside.
     """
-    return _each(lambda n: float(sail.catch_fire_odds(as_int(n, "dice"))), dice)
+    return each(lambda n: float(sail.catch_fire_odds(as_int(n, "dice"))), dice)
 
 
 @udf
@@ -275,7 +233,7 @@ def SAIL_FIRE(fire_round: Any, roll: Any) -> Any:
     roll: the d6.
     Returns the outcome; given ranges, one row per ship.
     """
-    return _each(
+    return each(
         lambda f, r: sail.fire_outcome(as_int(f, "fire_round"), as_int(r, "roll")),
         fire_round,
         roll,
@@ -300,7 +258,7 @@ def SAIL_SINK_ODDS(wind_speed: Any, gun_decks_left: Any = 0, hull_left: Any = 0)
     hull_left: optional, hull integrity units left; only 0 can sink.
     Returns the probability; given ranges, one row per ship.
     """
-    return _each(
+    return each(
         lambda w, g, h: float(
             sail.sink_odds(
                 as_int(w, "wind_speed"),
@@ -339,7 +297,7 @@ def SAIL_CHECK(check: Any, roll: Any) -> Any:
     roll: the d6.
     Returns TRUE or FALSE; given ranges, one row per ship.
     """
-    return _each(lambda c, r: sail.check(_text(c), as_int(r, "roll")), check, roll)
+    return each(lambda c, r: sail.check(cell_text(c), as_int(r, "roll")), check, roll)
 
 
 @udf
@@ -351,12 +309,12 @@ def SAIL_SHIP(ship_type: Any = "") -> list[list[int]]:
     """
 
     def record(t: Any) -> list[int]:
-        rec = sail.ship_record(_text(t))
+        rec = sail.ship_record(cell_text(t))
         return [
             int(rec["gun_decks_per_side"]),
             int(rec["masts"]),
             int(rec["hull_integrity_units"]),
-            sail.mast_units(int(rec["masts"]), _text(t)),
+            sail.mast_units(int(rec["masts"]), cell_text(t)),
         ]
 
     return broadcast(record, ship_type)

@@ -7,12 +7,19 @@ functions answer one row per input row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rulesets import square_eagles as se
 from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_int, broadcast, is_range
+from xlfuncs._args import (
+    as_flag,
+    as_int,
+    as_number,
+    as_optional_int,
+    broadcast,
+    cell_text,
+    each,
+)
 from xlfuncs._registry import udf
 
 __all__ = [
@@ -33,52 +40,6 @@ __all__ = [
 ]
 
 
-def _each(fn: Callable[..., Any], *args: Any) -> Any:
-    """One value for single cells; one row per input row when any argument is a range."""
-    if any(is_range(a) for a in args):
-        return broadcast(lambda *row: [fn(*row)], *args)
-    return fn(*args)
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or value is None or value == "":
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(
-            f"{name} must be a number", column=name, value=value, expected="a number"
-        ) from None
-
-
-def _optional_int(value: Any, name: str) -> int | None:
-    return None if value is None or value == "" else as_int(value, name)
-
-
-_TRUE = frozenset({"true", "yes", "y", "1", "x"})
-_FALSE = frozenset({"false", "no", "n", "0", ""})
-
-
-def _flag(value: Any, name: str) -> bool:
-    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no; empty is FALSE."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in _TRUE:
-        return True
-    if folded in _FALSE:
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
-
-
 def _pad(rows: list[list[Any]]) -> list[list[Any]]:
     """Rows of unequal length padded with 0.0 (no chance of more hits than dice)."""
     width = max(len(r) for r in rows)
@@ -94,7 +55,7 @@ def SE_STRENGTH(unit_type: Any, adjustment: Any = 0) -> Any:
     adjustment: optional, -1, 0 or +1 SP for numbers or quality.
     Returns the SP; given ranges, one row per unit.
     """
-    return _each(
+    return each(
         lambda u, a: se.strength_points(str(u), as_int(a if a is not None else 0, "adjustment")),
         unit_type,
         adjustment,
@@ -110,8 +71,8 @@ def SE_MOVE(unit_type: Any, march: Any = False, on_road: Any = False) -> Any:
     on_road: TRUE when the whole move is on a road (+1 Box).
     Returns the boxes; given ranges, one row per unit.
     """
-    return _each(
-        lambda u, m, r: se.move_boxes(str(u), _flag(m, "march"), _flag(r, "on_road")),
+    return each(
+        lambda u, m, r: se.move_boxes(str(u), as_flag(m, "march"), as_flag(r, "on_road")),
         unit_type,
         march,
         on_road,
@@ -126,8 +87,8 @@ def SE_ORDER_COST(near_enemy: Any = False, general_attached: Any = False) -> Any
     general_attached: TRUE when a General is attached (the unit counts as Ordered).
     Returns the cost; given ranges, one row per unit.
     """
-    return _each(
-        lambda n, g: se.order_cost(_flag(n, "near_enemy"), _flag(g, "general_attached")),
+    return each(
+        lambda n, g: se.order_cost(as_flag(n, "near_enemy"), as_flag(g, "general_attached")),
         near_enemy,
         general_attached,
     )
@@ -141,7 +102,7 @@ def SE_INITIATIVE(holder_roll: Any, reacting_roll: Any) -> Any:
     reacting_roll: the d6 of the Reacting side.
     Returns the text; given ranges, one row per turn.
     """
-    return _each(
+    return each(
         lambda h, r: (
             "switches"
             if se.initiative_switches(as_int(h, "holder_roll"), as_int(r, "reacting_roll"))
@@ -162,8 +123,8 @@ def SE_FIRE_DICE(unit_type: Any, range_boxes: Any, conditions: Any = "") -> Any:
     "unused order", "target column or square" (Artillery), "firer column or square" (Infantry).
     Returns the number of dice; given ranges, one row per shot.
     """
-    return _each(
-        lambda u, r, c: se.fire_dice(str(u), _number(r, "range_boxes"), _text(c)),
+    return each(
+        lambda u, r, c: se.fire_dice(str(u), as_number(r, "range_boxes"), cell_text(c)),
         unit_type,
         range_boxes,
         conditions,
@@ -182,8 +143,8 @@ def SE_ASSAULT_DICE(unit_type: Any, strength: Any, side: Any, conditions: Any = 
     "column vs infantry", "square vs cavalry", "resolute". Each counts for its own side.
     Returns the number of dice; given ranges, one row per unit.
     """
-    return _each(
-        lambda u, s, d, c: se.assault_dice(str(u), as_int(s, "strength"), str(d), _text(c)),
+    return each(
+        lambda u, s, d, c: se.assault_dice(str(u), as_int(s, "strength"), str(d), cell_text(c)),
         unit_type,
         strength,
         side,
@@ -202,16 +163,16 @@ def SE_TARGET(unit_type: Any, action: Any = "fire", conditions: Any = "") -> Any
     """
 
     def target(u: Any, a: Any, c: Any) -> int:
-        kind = _text(a).strip().casefold() or "fire"
+        kind = cell_text(a).strip().casefold() or "fire"
         if kind == "assault":
             return se.assault_target(str(u))
         if kind in ("fire", "skirmish"):
-            return se.fire_target(str(u), _text(c), skirmish=kind == "skirmish")
+            return se.fire_target(str(u), cell_text(c), skirmish=kind == "skirmish")
         raise InvalidArgumentError(
             "unknown action", column="action", value=a, expected="fire, skirmish or assault"
         )
 
-    return _each(target, unit_type, action, conditions)
+    return each(target, unit_type, action, conditions)
 
 
 @udf
@@ -242,7 +203,7 @@ def SE_EXPECTED_HITS(dice: Any, target: Any) -> Any:
     target: the Target Number (3 for 3+, ...).
     Returns the mean; given ranges, one row per roll.
     """
-    return _each(
+    return each(
         lambda n, t: float(se.expected_hits(as_int(n, "dice"), as_int(t, "target"))),
         dice,
         target,
@@ -260,7 +221,7 @@ def SE_RALLY(roll: Any, conditions: Any = "", hits: Any = None) -> list[list[Any
     """
 
     def rally(r: Any, c: Any, h: Any) -> list[Any]:
-        result = se.rally_result(as_int(r, "roll"), _text(c), _optional_int(h, "hits"))
+        result = se.rally_result(as_int(r, "roll"), cell_text(c), as_optional_int(h, "hits"))
         return [result.hits_regained, "" if result.hits_after is None else result.hits_after]
 
     return broadcast(rally, roll, conditions, hits)
@@ -276,7 +237,8 @@ def SE_RALLY_ODDS(conditions: Any = "", hits: Any = None) -> list[list[float]]:
     """
     return broadcast(
         lambda c, h: [
-            float(p) for _, p in sorted(se.rally_odds(_text(c), _optional_int(h, "hits")).items())
+            float(p)
+            for _, p in sorted(se.rally_odds(cell_text(c), as_optional_int(h, "hits")).items())
         ],
         conditions,
         hits,
@@ -290,7 +252,7 @@ def SE_WITHDRAW(hits: Any) -> Any:
     hits: the Hits taken from one Fire Action.
     Returns TRUE or FALSE; given ranges, one row per unit.
     """
-    return _each(lambda h: se.must_withdraw(as_int(h, "hits")), hits)
+    return each(lambda h: se.must_withdraw(as_int(h, "hits")), hits)
 
 
 @udf
