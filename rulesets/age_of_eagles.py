@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from rulesets import dice, registry
+from rulesets._numbers import whole_number
 from rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
 from rulesets.model import Ruleset, Term
 
@@ -98,26 +99,11 @@ def die_sides() -> int:
 
 def _whole(value: Any, what: str) -> int:
     """A whole number argument (a die result, a modifier, a count)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
-        raise InvalidArgumentError(
-            f"{what} must be a whole number", column=what, value=value, expected="a whole number"
-        )
-    if isinstance(value, int):
-        return value
-    if value != math.floor(value):
-        raise InvalidArgumentError(
-            f"{what} must be a whole number", column=what, value=value, expected="a whole number"
-        )
-    return int(value)
+    return whole_number(value, what)
 
 
 def _count(value: Any, what: str) -> int:
-    number = _whole(value, what)
-    if number < 0:
-        raise InvalidArgumentError(
-            f"{what} cannot be negative", column=what, value=value, expected="0 or more"
-        )
-    return number
+    return whole_number(value, what, low=0)
 
 
 def _natural_die(value: Any, what: str) -> int:

@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from rulesets import dice, registry
+from rulesets._numbers import whole_number
 from rulesets.errors import InvalidArgumentError
 from rulesets.model import Ruleset, Term
 
@@ -79,21 +80,7 @@ def rules() -> Ruleset:
 
 
 def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not float(value).is_integer()
-    ):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        )
-    number = int(float(value))
-    if (low is not None and number < low) or (high is not None and number > high):
-        bounds = f"{low if low is not None else '...'} to {high if high is not None else '...'}"
-        raise InvalidArgumentError(
-            f"{name} is out of range", column=name, value=value, expected=bounds
-        )
-    return number
+    return whole_number(value, name, low, high)
 
 
 def _number(value: Any, name: str, low: float = 0) -> float:

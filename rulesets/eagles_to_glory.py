@@ -13,12 +13,12 @@ that file.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 from rulesets import registry
+from rulesets._numbers import whole_number
 from rulesets.conditions import parse_conditions
 from rulesets.dice import d100, die, map_outcomes, sum_of
 from rulesets.errors import (
@@ -127,28 +127,7 @@ def ruleset() -> Ruleset:
 
 def _whole(value: Any, name: str) -> int:
     """A whole number from an int, an integral float or digits in a string."""
-    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return int(value)
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
-            try:
-                number = float(text)
-            except ValueError:
-                number = 0.5  # neither an int nor a number: falls to the error below
-            if number.is_integer():
-                return int(number)
-    raise InvalidArgumentError(
-        f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-    )
+    return whole_number(value, name)
 
 
 def _die_roll(value: Any, sides: int, name: str) -> int:

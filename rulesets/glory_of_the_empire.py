@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from rulesets import registry
+from rulesets._numbers import whole_number
 from rulesets.conditions import parse_conditions
 from rulesets.dice import binomial, die, map_outcomes
 from rulesets.errors import InvalidArgumentError
@@ -86,21 +87,7 @@ def ruleset() -> Ruleset:
 
 
 def _whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        )
-    if isinstance(value, float | Fraction) and value != int(value):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        )
-    number = int(value)
-    if (low is not None and number < low) or (high is not None and number > high):
-        span = f"{low if low is not None else '-inf'} to {high if high is not None else 'inf'}"
-        raise InvalidArgumentError(
-            f"{name} is out of range", column=name, value=value, expected=span
-        )
-    return number
+    return whole_number(value, name, low, high)
 
 
 def _percent_roll(roll: Any, name: str = "percentile roll") -> int:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import numbers
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -27,6 +26,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from rulesets import registry
+from rulesets._numbers import whole_number
 from rulesets.errors import InvalidArgumentError, RulesetDataError
 from rulesets.model import Ruleset
 
@@ -67,21 +67,7 @@ class Recovery(NamedTuple):
 
 def _count(value: Any, name: str) -> int:
     """A whole, non-negative number of stands or days (ints or integral floats)."""
-    if isinstance(value, bool) or value is None:
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, numbers.Integral):  # numpy integers from pandas too
-        value = int(value)
-    if not isinstance(value, int):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="0 or more"
-        )
-    if value < 0:
-        raise InvalidArgumentError(
-            f"{name} cannot be negative", column=name, value=value, expected="0 or more"
-        )
-    return value
+    return whole_number(value, name, low=0)
 
 
 def _side(rs: Ruleset, outcome: str) -> str:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from rulesets import dice, registry
+from rulesets._numbers import whole_number
 from rulesets.conditions import parse_conditions
 from rulesets.errors import InvalidArgumentError
 from rulesets.model import Ruleset, Term
@@ -67,21 +68,7 @@ def rules() -> Ruleset:
 
 
 def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not float(value).is_integer()
-    ):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        )
-    number = int(float(value))
-    if (low is not None and number < low) or (high is not None and number > high):
-        bounds = f"{low if low is not None else '...'} to {high if high is not None else '...'}"
-        raise InvalidArgumentError(
-            f"{name} is out of range", column=name, value=value, expected=bounds
-        )
-    return number
+    return whole_number(value, name, low, high)
 
 
 def _die_roll(roll: Any, name: str = "roll") -> int:

@@ -1,0 +1,64 @@
+"""Whole-number arguments, checked once for every mechanics module.
+
+Excel hands numbers over as floats, pandas as numpy integers, the CLI as text;
+a die, a count or a modifier must still be a whole number within its bounds,
+and a bad one is an error naming the argument, the value and what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+from typing import Any
+
+from rulesets.errors import InvalidArgumentError
+
+__all__ = ["whole_number"]
+
+
+def _bounds(low: int | None, high: int | None) -> str:
+    if high is None:
+        return "0 or more" if low == 0 else f"{low} or more"
+    if low is None:
+        return f"{high} or less"
+    return f"{low} to {high}"
+
+
+def whole_number(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int: an int, an integral float or Fraction, or digits in text.
+
+    ``low``/``high`` are inclusive bounds (None: open).
+    """
+    number: int | None = None
+    if isinstance(value, bool) or value is None:
+        number = None
+    elif isinstance(value, numbers.Integral):  # int and numpy integers
+        number = int(value)
+    elif isinstance(value, Fraction):
+        number = int(value) if value.denominator == 1 else None
+    elif isinstance(value, numbers.Real):
+        as_float = float(value)
+        number = int(as_float) if math.isfinite(as_float) and as_float.is_integer() else None
+    elif isinstance(value, str) and value.strip():
+        try:
+            as_float = float(value.strip())
+        except ValueError:
+            as_float = math.nan
+        number = int(as_float) if math.isfinite(as_float) and as_float.is_integer() else None
+    if number is None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise InvalidArgumentError(
+                f"{name} is required", column=name, expected="a whole number"
+            )
+        raise InvalidArgumentError(
+            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
+        )
+    if (low is not None and number < low) or (high is not None and number > high):
+        message = (
+            f"{name} cannot be negative"
+            if (low == 0 and high is None)
+            else (f"{name} is out of range")
+        )
+        raise InvalidArgumentError(message, column=name, value=value, expected=_bounds(low, high))
+    return number

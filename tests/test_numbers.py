@@ -1,0 +1,36 @@
+"""Whole-number arguments (rulesets/_numbers.py), shared by every mechanics module."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from rulesets._numbers import whole_number
+from rulesets.errors import InvalidArgumentError
+
+
+@pytest.mark.parametrize("value", [3, 3.0, Fraction(6, 2), np.int64(3), " 3 ", "3.0"])
+def test_what_excel_pandas_and_the_cli_send_is_read(value: object) -> None:
+    assert whole_number(value, "stands") == 3
+
+
+@pytest.mark.parametrize("value", [2.5, Fraction(1, 2), "two", True, float("nan"), float("inf")])
+def test_not_a_whole_number(value: object) -> None:
+    with pytest.raises(InvalidArgumentError, match="stands must be a whole number"):
+        whole_number(value, "stands")
+
+
+@pytest.mark.parametrize("value", [None, "", "  "])
+def test_required(value: object) -> None:
+    with pytest.raises(InvalidArgumentError, match="stands is required"):
+        whole_number(value, "stands")
+
+
+def test_bounds_name_what_was_expected() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"cannot be negative.*-1.*0 or more"):
+        whole_number(-1, "stands", low=0)
+    with pytest.raises(InvalidArgumentError, match=r"roll is out of range.*7.*1 to 6"):
+        whole_number(7, "roll", 1, 6)
+    assert whole_number(6, "roll", 1, 6) == 6
