@@ -431,18 +431,36 @@ class HeadlessBook(Book):
         self._data = data
         self._digest = _digest(data)
         self.wb = _load(data, self.path, data_only=False)
-        self._values: Workbook | None = None
+        self._values: dict[str, list[tuple[Any, ...]]] = {}
         self._closed = False
         self._meta: Meta | None = None
         if kind is not None:
             self.require_kind(kind)
 
     # -- reading ------------------------------------------------------------------------
-    def _values_book(self) -> Workbook:
-        """The same file read for cached formula results (what Excel last computed)."""
-        if self._values is None:
-            self._values = _load(self._data, self.path, data_only=True)
-        return self._values
+    def _cached(self, sheet: str, row: int, col: int) -> Any:
+        """The cached result of a formula cell (what Excel or LibreOffice last computed).
+
+        Read from the same bytes in openpyxl's read-only mode, one sheet at a
+        time and only when a formula's value is asked for: a full second load
+        of the workbook would cost as much as opening it.
+        """
+        rows = self._values.get(sheet)
+        if rows is None:
+            values_wb = openpyxl.load_workbook(
+                io.BytesIO(self._data), read_only=True, data_only=True
+            )
+            try:
+                values_ws = values_wb[sheet]
+                # Trust the cells, not the sheet's declared <dimension>: some writers get it wrong.
+                values_ws.reset_dimensions()  # type: ignore[union-attr]
+                rows = list(values_ws.iter_rows(values_only=True))
+            finally:
+                values_wb.close()
+            self._values[sheet] = rows
+        if row - 1 < len(rows) and col - 1 < len(rows[row - 1]):
+            return rows[row - 1][col - 1]
+        return None
 
     def _find(self, table: str) -> _Geometry:
         folded = table.casefold()
@@ -480,17 +498,14 @@ class HeadlessBook(Book):
         geo = self._find(table)
         headers = geo.headers
         text_columns = self._text_columns(headers, columns)
-        formula_ws: Worksheet | None = None
         body: list[list[Any]] = []
         keep: list[bool] = []
         columns_at = range(geo.min_col, geo.max_col + 1)
         for r in geo.rows():
             cells = [geo.ws.cell(r, c) for c in columns_at]
             formulas = [_is_formula(c) for c in cells]
-            if any(formulas) and formula_ws is None:
-                formula_ws = self._values_book()[geo.ws.title]
             values = [
-                formula_ws.cell(r, c).value if f and formula_ws is not None else cell.value
+                self._cached(geo.ws.title, r, c) if f else cell.value
                 for c, cell, f in zip(columns_at, cells, formulas, strict=True)
             ]
             body.append(values)
@@ -733,7 +748,7 @@ class HeadlessBook(Book):
     def read_name(self, name: str) -> Any:
         cell = self._name_cell(name)
         if _is_formula(cell):
-            return self._values_book()[cell.parent.title][cell.coordinate].value
+            return self._cached(cell.parent.title, cell.row, cell.column)
         return cell.value
 
     def write_name(self, name: str, value: Any) -> None:
@@ -748,8 +763,8 @@ class HeadlessBook(Book):
             raise WorkbookSaveError("this workbook was discarded", file=self.name)
         self._digest = save_workbook(self.wb, self.path, expect_digest=self._digest)
         self._data = self.path.read_bytes()
-        self._values = None
+        self._values = {}
 
     def discard(self) -> None:
         self._closed = True
-        self._values = None
+        self._values = {}

@@ -70,3 +70,11 @@ _register_commands()
 
 def main(argv: list[str] | None = None) -> None:
     cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="battle-ledger")
+
+
+if __name__ == "__main__":
+    # Run as ``python -m xlfuncs.cli``: the commands registered themselves on the
+    # imported module ``xlfuncs.cli``, not on this ``__main__`` copy of it.
+    from xlfuncs.cli import main as _main
+
+    _main()
