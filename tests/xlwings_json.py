@@ -33,6 +33,9 @@ def _cell_json(value: Any) -> Any:
         return value.isoformat() + ".000Z"
     if isinstance(value, _dt.date):
         return _dt.datetime.combine(value, _dt.time()).isoformat() + ".000Z"
+    if isinstance(value, _dt.time):
+        # Office.js hands a time of day over as its serial: the fraction of a day.
+        return (value.hour * 3600 + value.minute * 60 + value.second) / 86400
     return value
 
 
