@@ -34,7 +34,11 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return f"{problem} at line {mark.line + 1}" if mark is not None else str(problem)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (ten times faster than the pure-Python one).
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     """SafeLoader that refuses a key given twice in one mapping (YAML would keep the last)."""
 
 
@@ -47,7 +51,8 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict
                 None, None, f"duplicate key {key!r}", key_node.start_mark
             )
         seen.add(key)
-    return loader.construct_mapping(node)
+    mapping: dict[Any, Any] = loader.construct_mapping(node)
+    return mapping
 
 
 _UniqueKeyLoader.add_constructor(

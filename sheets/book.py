@@ -349,7 +349,9 @@ class Book(ABC):
         """The ``_meta`` sheet: kind, rule set, template version."""
 
     @abstractmethod
-    def read_table(self, table: str, columns: ColumnTypes | None = None) -> pd.DataFrame:
+    def read_table(
+        self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> pd.DataFrame:
         """The body of Excel Table ``table`` as a DataFrame, columns by header.
 
         ``columns``: headers that must be present (a missing one raises
@@ -367,6 +369,9 @@ class Book(ABC):
         backend sees formulas (headless), a formula in an input cell (one the
         template left unlocked) of a column read as ``str`` raises
         ``CellValueError``: names and notes are typed text.
+        ``cached=False``: the operation recomputes every formula column from
+        the inputs, so the backend need not fetch cached results (headless,
+        formula cells then read as missing; saves a second parse of the file).
         """
 
     @abstractmethod

@@ -136,8 +136,9 @@ def _rules(book: Book) -> DepRules:
 def read_ledger(book: Book) -> Ledger:
     """Read tbl_Divisions, tbl_Turns and the maximum DEP (checked types)."""
     book.require_kind(KIND)
-    divisions = book.read_table(DIVISIONS, _DIVISION_TYPES)
-    turns = book.read_table(TURNS, _TURN_TYPES)
+    # Every formula column is recomputed from the inputs: no cached results needed.
+    divisions = book.read_table(DIVISIONS, _DIVISION_TYPES, cached=False)
+    turns = book.read_table(TURNS, _TURN_TYPES, cached=False)
     turns = turns[turns["Division"].notna()]
     missing_turn = turns[turns["Turn"].isna()]
     if not missing_turn.empty:

@@ -453,7 +453,7 @@ class HeadlessBook(Book):
             try:
                 values_ws = values_wb[sheet]
                 # Trust the cells, not the sheet's declared <dimension>: some writers get it wrong.
-                values_ws.reset_dimensions()  # type: ignore[union-attr]
+                values_ws.reset_dimensions()
                 rows = list(values_ws.iter_rows(values_only=True))
             finally:
                 values_wb.close()
@@ -494,7 +494,9 @@ class HeadlessBook(Book):
     def _where(self, geo: _Geometry) -> dict[str, Any]:
         return {"file": self.name, "sheet": geo.ws.title, "table": geo.table.displayName}
 
-    def read_table(self, table: str, columns: ColumnTypes | None = None) -> pd.DataFrame:
+    def read_table(
+        self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> pd.DataFrame:
         geo = self._find(table)
         headers = geo.headers
         text_columns = self._text_columns(headers, columns)
@@ -505,7 +507,7 @@ class HeadlessBook(Book):
             cells = [geo.ws.cell(r, c) for c in columns_at]
             formulas = [_is_formula(c) for c in cells]
             values = [
-                self._cached(geo.ws.title, r, c) if f else cell.value
+                (self._cached(geo.ws.title, r, c) if cached else None) if f else cell.value
                 for c, cell, f in zip(columns_at, cells, formulas, strict=True)
             ]
             body.append(values)

@@ -177,7 +177,10 @@ class XlwingsBook(Book):
     def _where(self, info: _Table) -> dict[str, Any]:
         return {"file": self.name, "sheet": str(info.sheet.name), "table": info.name}
 
-    def read_table(self, table: str, columns: ColumnTypes | None = None) -> pd.DataFrame:
+    def read_table(
+        self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> pd.DataFrame:
+        # ``cached`` changes nothing here: Excel sends the shown values with the book.
         info = self._load(table)
         keep = [not all(_blank(v) for v in row) for row in info.body]
         where = self._where(info) | {"first_row": info.first_body_row}
