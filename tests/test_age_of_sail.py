@@ -3,70 +3,25 @@ properties of the exact odds, UDFs and error paths."""
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulesets
 from rulesets import age_of_sail as sail
 from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from tests.golden import case_id, load_golden, run_case, run_error
 from xlfuncs import UDFS
 
-GOLDEN = yaml.safe_load(
-    (Path(__file__).parent / "golden" / "age-of-sail.yaml").read_text(encoding="utf-8")
-)
-_ERRORS = {
-    "InvalidArgumentError": InvalidArgumentError,
-    "UnknownTermError": UnknownTermError,
-    "MissingTableError": MissingTableError,
-}
+GOLDEN = load_golden("age-of-sail")
 _ANGLES = [0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180]
 
 
 # -- golden file ---------------------------------------------------------------------------
-
-
-def _norm(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, dict):
-        return {
-            ",".join(map(str, k)) if isinstance(k, tuple) else str(k): v for k, v in value.items()
-        }
-    return value
-
-
-def _check(result: Any, expect: Any) -> None:
-    result = _norm(result)
-    if isinstance(expect, dict):
-        assert isinstance(result, dict), result
-        if result and all(isinstance(v, Fraction) for v in result.values()):
-            assert set(result) == set(map(str, expect)), (result, expect)
-        for key, want in expect.items():
-            assert str(key) in result, (key, result)
-            _check(result[str(key)], want)
-    elif isinstance(result, Fraction):
-        assert result == Fraction(str(expect)), (result, expect)
-    elif isinstance(expect, list):
-        assert len(result) == len(expect), (result, expect)
-        for got, want in zip(result, expect, strict=True):
-            _check(got, want)
-    else:
-        assert result == expect, (result, expect)
-
-
-def _case_id(case: dict[str, Any]) -> str:
-    return f"{case['fn']}{tuple(case.get('args', []))}"
 
 
 def test_golden_file_names_this_ruleset() -> None:
@@ -74,17 +29,14 @@ def test_golden_file_names_this_ruleset() -> None:
     assert GOLDEN["module"] == sail.__name__
 
 
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=_case_id)
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
 def test_golden_case(case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
-    _check(fn(*case.get("args", []), **case.get("kwargs", {})), case["expect"])
+    run_case(GOLDEN, case)
 
 
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=_case_id)
+@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
 def test_golden_error(case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
-    with pytest.raises(_ERRORS[case["raises"]], match=case["match"]):
-        fn(*case.get("args", []), **case.get("kwargs", {}))
+    run_error(GOLDEN, case)
 
 
 # -- worked examples of the text --------------------------------------------------------------

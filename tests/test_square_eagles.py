@@ -7,30 +7,20 @@ rules on the numbers it gives (the section is quoted in each docstring).
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import rulesets
 from rulesets import square_eagles as se
-from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from rulesets.errors import InvalidArgumentError, UnknownTermError
+from tests.golden import case_id, load_golden, run_case, run_error
 from xlfuncs import UDFS
 
-GOLDEN = yaml.safe_load(
-    (Path(__file__).parent / "golden" / "square-eagles.yaml").read_text(encoding="utf-8")
-)
-_ERRORS = {
-    "InvalidArgumentError": InvalidArgumentError,
-    "UnknownTermError": UnknownTermError,
-    "MissingTableError": MissingTableError,
-}
+GOLDEN = load_golden("square-eagles")
 _FIRERS = ["infantry", "lights", "foot artillery", "horse artillery"]
 _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 
@@ -38,55 +28,19 @@ _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 # -- golden file ---------------------------------------------------------------------------
 
 
-def _norm(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, dict):
-        return {str(k): v for k, v in value.items()}
-    return value
-
-
-def _check(result: Any, expect: Any) -> None:
-    result = _norm(result)
-    if isinstance(expect, dict):
-        assert isinstance(result, dict), result
-        if result and all(isinstance(v, Fraction) for v in result.values()):
-            assert set(result) == set(map(str, expect)), (result, expect)
-        for key, want in expect.items():
-            assert str(key) in result, (key, result)
-            _check(result[str(key)], want)
-    elif isinstance(result, Fraction):
-        assert result == Fraction(str(expect)), (result, expect)
-    elif isinstance(expect, list):
-        assert len(result) == len(expect), (result, expect)
-        for got, want in zip(result, expect, strict=True):
-            _check(got, want)
-    else:
-        assert result == expect, (result, expect)
-
-
-def _case_id(case: dict[str, Any]) -> str:
-    return f"{case['fn']}{tuple(case.get('args', []))}{case.get('kwargs', '')}"
-
-
 def test_golden_file_names_this_ruleset() -> None:
     assert GOLDEN["ruleset"] == se.RULESET_ID
     assert GOLDEN["module"] == se.__name__
 
 
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=_case_id)
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
 def test_golden_case(case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
-    _check(fn(*case.get("args", []), **case.get("kwargs", {})), case["expect"])
+    run_case(GOLDEN, case)
 
 
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=_case_id)
+@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
 def test_golden_error(case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(GOLDEN["module"]), case["fn"])
-    with pytest.raises(_ERRORS[case["raises"]], match=case["match"]):
-        fn(*case.get("args", []), **case.get("kwargs", {}))
+    run_error(GOLDEN, case)
 
 
 # -- the text's rules, on its numbers -----------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Golden files (tests/golden/<ruleset-id>.yaml): inputs and expected outcomes.
+
+A golden file names the rule set and the mechanics module, then lists
+``cases`` (``fn``, ``args``, ``kwargs``, ``expect``) and ``errors`` (``fn``,
+``args``, ``raises``, ``match``). Results are compared after turning
+dataclasses into dicts, tuples into lists and Fractions into exact text
+("1/6"), so the files stay plain YAML.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+
+__all__ = ["ERRORS", "case_id", "check", "load_golden", "run_case", "run_error"]
+
+ERRORS: dict[str, type[Exception]] = {
+    "InvalidArgumentError": InvalidArgumentError,
+    "UnknownTermError": UnknownTermError,
+    "MissingTableError": MissingTableError,
+}
+
+
+def load_golden(ruleset_id: str) -> dict[str, Any]:
+    path = Path(__file__).parent / "golden" / f"{ruleset_id}.yaml"
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _norm(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, dict):
+        return {
+            ",".join(map(str, k)) if isinstance(k, tuple) else str(k): v for k, v in value.items()
+        }
+    return value
+
+
+def check(result: Any, expect: Any) -> None:
+    """``result`` matches ``expect`` exactly (Fractions against their text)."""
+    result = _norm(result)
+    if isinstance(expect, dict):
+        assert isinstance(result, dict), result
+        if result and all(isinstance(v, Fraction) for v in result.values()):
+            assert set(result) == set(map(str, expect)), (result, expect)
+        for key, want in expect.items():
+            assert str(key) in result, (key, result)
+            check(result[str(key)], want)
+    elif isinstance(result, Fraction):
+        assert result == Fraction(str(expect)), (result, expect)
+    elif isinstance(expect, list):
+        assert len(result) == len(expect), (result, expect)
+        for got, want in zip(result, expect, strict=True):
+            check(got, want)
+    else:
+        assert result == expect, (result, expect)
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return f"{case['fn']}{tuple(case.get('args', []))}{case.get('kwargs', '')}"
+
+
+def run_case(golden: dict[str, Any], case: dict[str, Any]) -> None:
+    fn = getattr(importlib.import_module(golden["module"]), case["fn"])
+    check(fn(*case.get("args", []), **case.get("kwargs", {})), case["expect"])
+
+
+def run_error(golden: dict[str, Any], case: dict[str, Any]) -> None:
+    fn = getattr(importlib.import_module(golden["module"]), case["fn"])
+    with pytest.raises(ERRORS[case["raises"]], match=case["match"]):
+        fn(*case.get("args", []), **case.get("kwargs", {}))
