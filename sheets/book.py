@@ -55,6 +55,7 @@ __all__ = [
     "Meta",
     "build_frame",
     "check_terms",
+    "header_position",
     "meta_rows",
     "parse_meta",
 ]
@@ -222,6 +223,24 @@ def _apply_types(df: pd.DataFrame, types: Mapping[str, type | None]) -> pd.DataF
         else:
             df[column] = pd.Series(values, index=df.index, dtype=object)
     return df
+
+
+def header_position(headers: Sequence[Any], column: str, where: dict[str, Any]) -> int:
+    """0-based position of ``column`` among a table's ``headers`` (case-blind).
+
+    A header the table lacks raises ``ColumnNotFoundError`` naming the table
+    (``where``: file, sheet, table) and the headers it has.
+    """
+    folded = [str(h).casefold() for h in headers]
+    try:
+        return folded.index(str(column).strip().casefold())
+    except ValueError:
+        raise ColumnNotFoundError(
+            f"the table has no column headed {column!r}",
+            column=str(column),
+            expected="headers " + ", ".join(repr(h) for h in headers if h),
+            **where,
+        ) from None
 
 
 def build_frame(

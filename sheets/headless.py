@@ -52,6 +52,7 @@ from sheets.book import (
     Formula,
     Meta,
     build_frame,
+    header_position,
     parse_meta,
 )
 from sheets.errors import (
@@ -544,18 +545,7 @@ class HeadlessBook(Book):
 
     # -- writing ------------------------------------------------------------------------
     def _column_index(self, geo: _Geometry, column: str) -> int:
-        folded = [h.casefold() for h in geo.headers]
-        try:
-            return geo.min_col + folded.index(str(column).strip().casefold())
-        except ValueError:
-            from sheets.errors import ColumnNotFoundError
-
-            raise ColumnNotFoundError(
-                f"the table has no column headed {column!r}",
-                column=str(column),
-                expected="headers " + ", ".join(repr(h) for h in geo.headers if h),
-                **self._where(geo),
-            ) from None
+        return geo.min_col + header_position(geo.headers, column, self._where(geo))
 
     def write_cells(self, table: str, updates: pd.DataFrame) -> None:
         geo = self._find(table)

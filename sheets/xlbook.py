@@ -34,11 +34,11 @@ from sheets.book import (
     Formula,
     Meta,
     build_frame,
+    header_position,
     parse_meta,
 )
 from sheets.errors import (
     CellValueError,
-    ColumnNotFoundError,
     TableNotFoundError,
     WorkbookError,
     WrongKindError,
@@ -206,16 +206,7 @@ class XlwingsBook(Book):
 
     # -- writing ------------------------------------------------------------------------
     def _column(self, info: _Table, column: str) -> int:
-        folded = [h.casefold() for h in info.headers]
-        try:
-            return info.left + folded.index(str(column).strip().casefold())
-        except ValueError:
-            raise ColumnNotFoundError(
-                f"the table has no column headed {column!r}",
-                column=str(column),
-                expected="headers " + ", ".join(repr(h) for h in info.headers if h),
-                **self._where(info),
-            ) from None
+        return info.left + header_position(info.headers, column, self._where(info))
 
     def _queue(self, sheet: Any, row: int, column: int, value: Any) -> None:
         self._writes[(str(sheet.name), row, column)] = excel_value(value)
