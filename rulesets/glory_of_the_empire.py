@@ -11,7 +11,7 @@ Odds are exact (``fractions.Fraction``), never sampled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -563,6 +563,13 @@ def morale_check_due(
     return bool(crossed) and not (routed_or_disordered and only_formed)
 
 
+def _row_by_row(fn: Callable[..., Any], dtype: Any, *columns: pd.Series[Any]) -> pd.Series[Any]:
+    """``fn`` applied to each row of equally long columns, indexed like the first."""
+    values = [fn(*row) for row in zip(*columns, strict=True)]
+    series: pd.Series[Any] = pd.Series(values, index=columns[0].index, dtype=dtype)
+    return series
+
+
 def brackets_crossed_series(
     grades: pd.Series[Any],
     start: pd.Series[Any],
@@ -570,14 +577,7 @@ def brackets_crossed_series(
     lost_now: pd.Series[Any],
 ) -> pd.Series[Any]:
     """``brackets_crossed`` row by row over whole columns (a list per row)."""
-    return pd.Series(
-        [
-            brackets_crossed(g, s, b, n)
-            for g, s, b, n in zip(grades, start, lost_before, lost_now, strict=True)
-        ],
-        index=grades.index,
-        dtype=object,
-    )
+    return _row_by_row(brackets_crossed, object, grades, start, lost_before, lost_now)
 
 
 def morale_check_due_series(
@@ -587,14 +587,7 @@ def morale_check_due_series(
     lost_now: pd.Series[Any],
 ) -> pd.Series[bool]:
     """``morale_check_due`` row by row over whole columns."""
-    return pd.Series(
-        [
-            morale_check_due(g, s, b, n)
-            for g, s, b, n in zip(grades, start, lost_before, lost_now, strict=True)
-        ],
-        index=grades.index,
-        dtype=bool,
-    )
+    return _row_by_row(morale_check_due, bool, grades, start, lost_before, lost_now)
 
 
 def lost_over_quarter_this_turn(start: int, lost_this_turn: int) -> bool:
