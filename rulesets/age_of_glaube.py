@@ -444,7 +444,6 @@ def _check_term(rs: Ruleset, check: str) -> Term:
 
 def _modifier_terms(rs: Ruleset, check: Term, modifiers: str | None) -> list[Term]:
     terms = parse_conditions(rs, "modifiers", modifiers)
-    groups: dict[str, Term] = {}
     for term in terms:
         applies = term.attrs.get("applies_to", [])
         if check.id not in applies:
@@ -455,17 +454,25 @@ def _modifier_terms(rs: Ruleset, check: Term, modifiers: str | None) -> list[Ter
                 value=term.name,
                 expected="a modifier of " + ", ".join(applies),
             )
-        group = term.attrs.get("exclusive")
-        if group is not None:
-            if group in groups:
-                raise InvalidArgumentError(
-                    f"{groups[group].name} and {term.name} cannot both apply",
-                    column="modifiers",
-                    value=f"{groups[group].name}, {term.name}",
-                    expected=f"one {group} modifier",
-                )
-            groups[group] = term
+    _one_per_exclusive_group(terms, column="modifiers", kind="modifier")
     return terms
+
+
+def _one_per_exclusive_group(terms: list[Term], *, column: str, kind: str) -> None:
+    """Terms of one ``exclusive`` group (attrs) cannot both apply."""
+    groups: dict[str, Term] = {}
+    for term in terms:
+        group = term.attrs.get("exclusive")
+        if group is None:
+            continue
+        if group in groups:
+            raise InvalidArgumentError(
+                f"{groups[group].name} and {term.name} cannot both apply",
+                column=column,
+                value=f"{groups[group].name}, {term.name}",
+                expected=f"one {group} {kind}",
+            )
+        groups[group] = term
 
 
 def random_number_modifier(
@@ -667,21 +674,9 @@ def odds_column_shift(conditions: str | None, ruleset: _RulesetArg = DEFAULT_RUL
     """Columns the odds increase (8.4): two types of forces +1, all three +2,
     either flank +1, rear +2; one of each kind, and kinds add up."""
     rs = era(ruleset)
-    groups: dict[str, Term] = {}
-    shift = 0
-    for term in parse_conditions(rs, "odds_shifts", conditions):
-        group = term.attrs.get("exclusive")
-        if group is not None:
-            if group in groups:
-                raise InvalidArgumentError(
-                    f"{groups[group].name} and {term.name} cannot both apply",
-                    column="conditions",
-                    value=f"{groups[group].name}, {term.name}",
-                    expected=f"one {group} shift",
-                )
-            groups[group] = term
-        shift += int(term.attrs["columns"])
-    return shift
+    terms = parse_conditions(rs, "odds_shifts", conditions)
+    _one_per_exclusive_group(terms, column="conditions", kind="shift")
+    return sum(int(term.attrs["columns"]) for term in terms)
 
 
 def _odds_key(odds: str) -> str:
