@@ -30,7 +30,7 @@ from sheets.headless import HeadlessBook
 from sheets.operations import run_on_file
 from tests.toybook import make_toy, register_toy_operations
 from tests.xlwings_json import apply_actions, book_json
-from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS
+from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS, book_reads
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -205,30 +205,7 @@ def test_same_result_headless_and_on_xlwings_server(
 
 def _headless_reads(path: Path) -> dict[str, Any]:
     """What ``HeadlessBook`` reads from the file: the same questions as the probe's."""
-    from rulesets.errors import BattleLedgerError
-
-    def attempt(fn: Any) -> Any:
-        try:
-            return {"ok": json.loads(json.dumps(fn(), default=repr))}
-        except BattleLedgerError as exc:
-            return {"error": type(exc).__name__, "message": str(exc)}
-
-    book = HeadlessBook(path, writable=False)
-    types_ = {"Unit": str, "Type": str, "Stands": int, "Lost": int}
-    return {
-        "meta": attempt(lambda: list(book.meta().__dict__.values())[:3]),
-        "tables": attempt(book.tables),
-        "units": attempt(
-            lambda: (
-                book.read_table("TBL_UNITS", types_)[list(types_)].astype(object).values.tolist()
-            )
-        ),
-        "index": attempt(lambda: list(book.read_table("tbl_Units").index)),
-        "turn": attempt(lambda: book.read_name("currentturn")),
-        "no_table": attempt(lambda: book.read_table("tbl_Nope")),
-        "no_column": attempt(lambda: book.read_table("tbl_Units", ["Unit", "Morale"])),
-        "no_name": attempt(lambda: book.read_name("Nope")),
-    }
+    return book_reads(HeadlessBook(path, writable=False))
 
 
 def _without_file(reads: dict[str, Any], path: str) -> dict[str, Any]:

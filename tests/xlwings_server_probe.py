@@ -33,7 +33,7 @@ from typing import Any
 # Imported here, so annotations resolve; the caller set XLWINGS_ON_SERVER first.
 import xlwings as xw
 
-__all__ = ["TOY_RUNS", "UDF_CALLS", "main"]
+__all__ = ["TOY_RUNS", "UDF_CALLS", "book_reads", "main"]
 
 
 # Real UDFs to call both ways: (name, the cells of the arguments).
@@ -141,10 +141,12 @@ def _toy_macros() -> types.ModuleType:
     return module
 
 
-def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
-    """What ``XlwingsBook`` reads from a payload, and the errors it raises, as JSON."""
+def book_reads(book: Any) -> dict[str, Any]:
+    """What a ``Book`` (either backend) reads from the toy book, and the errors, as JSON.
+
+    The test asks ``HeadlessBook`` the same questions and compares the answers.
+    """
     from rulesets.errors import BattleLedgerError
-    from sheets.xlbook import XlwingsBook
 
     def attempt(fn: Any) -> Any:
         try:
@@ -152,7 +154,6 @@ def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
         except BattleLedgerError as exc:
             return {"error": type(exc).__name__, "message": str(exc)}
 
-    book = XlwingsBook(xw.Book(json=payload))
     types_ = {"Unit": str, "Type": str, "Stands": int, "Lost": int}
     return {
         "meta": attempt(lambda: list(book.meta().__dict__.values())[:3]),
@@ -168,6 +169,13 @@ def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
         "no_column": attempt(lambda: book.read_table("tbl_Units", ["Unit", "Morale"])),
         "no_name": attempt(lambda: book.read_name("Nope")),
     }
+
+
+def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
+    """What ``XlwingsBook`` reads from a payload (see ``book_reads``)."""
+    from sheets.xlbook import XlwingsBook
+
+    return book_reads(XlwingsBook(xw.Book(json=payload)))
 
 
 def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
