@@ -27,7 +27,7 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 
-from rulesets.dep import (
+from battle_ledger.rulesets.dep import (
     COUNT_COLUMNS,
     DepRules,
     DivisionState,
@@ -37,10 +37,10 @@ from rulesets.dep import (
     dep_after_turn,
     initial_state,
 )
-from sheets.headless import HeadlessBook, save_workbook
-from sheets.operations import run_on_file, run_operation
-from templates import build
-from templates.dep_ledger import DivisionSpec
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.operations import run_on_file, run_operation
+from battle_ledger.templates import build
+from battle_ledger.templates.dep_ledger import DivisionSpec
 
 __all__ = ["build_grand_battle", "main"]
 

@@ -1,6 +1,6 @@
 """The rules: validated data files and pure mechanics. No spreadsheet, no xlwings."""
 
-from rulesets.errors import (
+from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
     MissingTableError,
@@ -9,8 +9,8 @@ from rulesets.errors import (
     UnknownRulesetError,
     UnknownTermError,
 )
-from rulesets.model import Ruleset, Status, Table, Term
-from rulesets.registry import all_rulesets, get, load_file, ruleset_ids
+from battle_ledger.rulesets.model import Ruleset, Status, Table, Term
+from battle_ledger.rulesets.registry import all_rulesets, get, load_file, ruleset_ids
 
 __all__ = [
     "BattleLedgerError",

@@ -12,7 +12,7 @@ import numbers
 from fractions import Fraction
 from typing import Any
 
-from rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = ["whole_number"]
 

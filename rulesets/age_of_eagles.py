@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from rulesets import dice, registry
-from rulesets._numbers import whole_number
-from rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets import dice, registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "RULESET_ID",

@@ -34,15 +34,15 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets import registry
-from rulesets.conditions import parse_conditions
-from rulesets.errors import (
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     RulesetDataError,
     UnknownTermError,
 )
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "DEFAULT_RULESET",

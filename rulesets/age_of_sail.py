@@ -28,10 +28,10 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets import dice, registry
-from rulesets._numbers import whole_number
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets import dice, registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "RULESET_ID",

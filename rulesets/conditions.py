@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = ["parse_conditions"]
 

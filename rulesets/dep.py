@@ -43,9 +43,9 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets import registry
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
     "COUNT_COLUMNS",

@@ -12,7 +12,7 @@ from fractions import Fraction
 from math import comb
 from typing import TypeVar
 
-from rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
     "Distribution",

@@ -17,17 +17,17 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from rulesets import registry
-from rulesets._numbers import whole_number
-from rulesets.conditions import parse_conditions
-from rulesets.dice import d100, die, map_outcomes, sum_of
-from rulesets.errors import (
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.dice import d100, die, map_outcomes, sum_of
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     RulesetDataError,
     UnknownTermError,
 )
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "DISENGAGE",

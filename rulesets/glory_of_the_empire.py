@@ -18,12 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets import registry
-from rulesets._numbers import whole_number
-from rulesets.conditions import parse_conditions
-from rulesets.dice import binomial, die, map_outcomes
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.dice import binomial, die, map_outcomes
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "RULESET_ID",

@@ -58,7 +58,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from rulesets.errors import (
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     RulesetError,

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulesets.errors import InvalidArgumentError, RulesetError, UnknownTermError
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError, UnknownTermError
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "NAME_COLUMNS",

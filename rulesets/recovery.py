@@ -25,10 +25,10 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from rulesets import registry
-from rulesets._numbers import whole_number
-from rulesets.errors import InvalidArgumentError, RulesetDataError
-from rulesets.model import Ruleset
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError
+from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
     "DEFAULT_RULESET",

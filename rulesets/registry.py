@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from rulesets.errors import RulesetDataError, UnknownRulesetError
-from rulesets.model import Ruleset
+from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
+from battle_ledger.rulesets.model import Ruleset
 
 __all__ = ["DATA_DIR", "all_rulesets", "get", "load_file", "ruleset_ids"]
 

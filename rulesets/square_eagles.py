@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from rulesets import dice, registry
-from rulesets._numbers import whole_number
-from rulesets.conditions import parse_conditions
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset, Term
+from battle_ledger.rulesets import dice, registry
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "RULESET_ID",

@@ -10,9 +10,16 @@
 - ``sheets.<kind>``: the operations of each ledger kind.
 """
 
-from sheets.book import Book, Formula, Meta
-from sheets.errors import WorkbookError
-from sheets.operations import OperationResult, checker, operation, report, run_on_book, run_on_file
+from battle_ledger.sheets.book import Book, Formula, Meta
+from battle_ledger.sheets.errors import WorkbookError
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    checker,
+    operation,
+    report,
+    run_on_book,
+    run_on_file,
+)
 
 __all__ = [
     "Book",

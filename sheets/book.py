@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from sheets.errors import CellValueError, ColumnNotFoundError, WrongKindError
+from battle_ledger.sheets.errors import CellValueError, ColumnNotFoundError, WrongKindError
 
 if TYPE_CHECKING:
-    from rulesets.model import Ruleset
+    from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
     "LOG_COLUMNS",
@@ -301,7 +301,7 @@ def check_terms(
     A word the rule set does not know raises ``CellValueError`` naming the
     file, sheet, table, row and column, and the words that would do.
     """
-    from rulesets.errors import UnknownTermError
+    from battle_ledger.rulesets.errors import UnknownTermError
 
     if column not in df.columns:
         raise ColumnNotFoundError(

@@ -32,8 +32,8 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets import registry
-from rulesets.dep import (
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.dep import (
     COUNT_COLUMNS,
     INPUT_COLUMNS,
     OUTCOME_COLUMNS,
@@ -45,10 +45,10 @@ from rulesets.dep import (
     parse_yes_no,
     run_division,
 )
-from rulesets.errors import BattleLedgerError, InvalidArgumentError
-from sheets.book import Book, Formula
-from sheets.errors import CellValueError
-from sheets.operations import OperationResult, checker, operation, report
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book, Formula
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.operations import OperationResult, checker, operation, report
 
 __all__ = [
     "KIND",
@@ -425,7 +425,7 @@ def _with_formulas(ledger: Ledger, rows: pd.DataFrame) -> pd.DataFrame:
     formulas explicitly keeps Excel (which only fills *calculated* columns)
     and the headless backend alike.
     """
-    from templates.dep_ledger import turn_row_formulas
+    from battle_ledger.templates.dep_ledger import turn_row_formulas
 
     first = ledger.where_turns.get("first_row")
     if first is None or rows.empty:

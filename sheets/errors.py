@@ -8,7 +8,7 @@ what was expected.
 
 from __future__ import annotations
 
-from rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.errors import BattleLedgerError
 
 __all__ = [
     "CellValueError",

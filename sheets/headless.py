@@ -45,7 +45,7 @@ from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 from openpyxl.worksheet.table import Table
 from openpyxl.worksheet.worksheet import Worksheet
 
-from sheets.book import (
+from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -55,7 +55,7 @@ from sheets.book import (
     header_position,
     parse_meta,
 )
-from sheets.errors import (
+from battle_ledger.sheets.errors import (
     CellValueError,
     NotAWorkbookError,
     TableNotFoundError,

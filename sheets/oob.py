@@ -53,16 +53,16 @@ from typing import Any
 
 import yaml
 
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset
-from rulesets.oob import (
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.rulesets.oob import (
     NAME_COLUMNS,
     OrderOfBattle,
     RawUnit,
     order_of_battle,
     strength_fields,
 )
-from rulesets.registry import get as get_ruleset
+from battle_ledger.rulesets.registry import get as get_ruleset
 
 __all__ = [
     "COMMANDER_HEADER",
@@ -382,7 +382,7 @@ def _cell(value: Any) -> Any:
 
 def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """The units of a roster workbook made by ``battle-ledger new roster``."""
-    from sheets.headless import HeadlessBook  # the workbook side, only when needed
+    from battle_ledger.sheets.headless import HeadlessBook  # the workbook side, only when needed
 
     p = Path(path)
     book = HeadlessBook(p, kind=ROSTER_KIND, writable=False)

@@ -11,8 +11,8 @@ Register one in ``sheets/<kind>.py`` (every module of ``sheets`` is imported
 when an operation is looked up, so nothing else needs editing)::
 
     import pandas as pd
-    from sheets.book import Book
-    from sheets.operations import OperationResult, checker, operation, report
+    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.operations import OperationResult, checker, operation, report
 
     @operation("dep-ledger", "end-turn")
     def end_turn(book: Book, *, turn: int | None = None) -> OperationResult:
@@ -37,14 +37,14 @@ and refuses unknown or missing ones with a clear error. A parameter named
 ``rng`` receives a ``random.Random`` (seeded by the ``seed`` option when the
 function has no ``seed`` parameter of its own). Run one::
 
-    from sheets.operations import run_on_file
+    from battle_ledger.sheets.operations import run_on_file
     result = run_on_file("ledger.xlsx", "end-turn", turn="3")
 
 or, on a live workbook in Excel / xlwings Server (``xlfuncs/macros.py``)::
 
     import xlwings as xw                       # at module level: the hint must resolve
-    from sheets.operations import run_on_book
-    from sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.operations import run_on_book
+    from battle_ledger.sheets.xlbook import XlwingsBook
 
     @macro
     def end_turn(book: xw.Book | None = None) -> None:
@@ -70,9 +70,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rulesets.errors import BattleLedgerError, InvalidArgumentError
-from sheets.book import LOG_TABLE, Book, Meta
-from sheets.errors import UnknownOperationError, WrongKindError
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
+from battle_ledger.sheets.errors import UnknownOperationError, WrongKindError
 
 __all__ = [
     "CHECKERS",
@@ -186,11 +186,11 @@ def load_operations() -> None:
     global _loaded
     if _loaded:
         return
-    import sheets
+    from battle_ledger import sheets
 
     for info in pkgutil.iter_modules(sheets.__path__):
         if info.name not in _INFRASTRUCTURE and not info.name.startswith("_"):
-            importlib.import_module(f"sheets.{info.name}")
+            importlib.import_module(f"battle_ledger.sheets.{info.name}")
     _loaded = True
 
 
@@ -356,7 +356,7 @@ def run_on_file(
 
     On any error the file is left byte for byte as it was.
     """
-    from sheets.headless import HeadlessBook
+    from battle_ledger.sheets.headless import HeadlessBook
 
     return run_on_book(HeadlessBook(path), macro, rng=rng, **options)
 
@@ -369,7 +369,7 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
     ``known_kinds``: kinds known besides those with operations (the CLI
     passes the template kinds).
     """
-    from rulesets import registry
+    from battle_ledger.rulesets import registry
 
     load_operations()
     problems: list[str] = []

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from sheets.book import (
+from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -37,7 +37,7 @@ from sheets.book import (
     header_position,
     parse_meta,
 )
-from sheets.errors import (
+from battle_ledger.sheets.errors import (
     CellValueError,
     TableNotFoundError,
     WorkbookError,

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset
-from rulesets.registry import get as _get_ruleset
-from templates._build import TEMPLATE_VERSION, finish, save_atomic
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.rulesets.registry import get as _get_ruleset
+from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic
 
 if TYPE_CHECKING:
-    from rulesets.oob import OrderOfBattle
+    from battle_ledger.rulesets.oob import OrderOfBattle
 
 __all__ = [
     "KINDS",

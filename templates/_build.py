@@ -74,10 +74,10 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset
-from sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
-from templates.style import (
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.templates.style import (
     FILL_ALERT,
     FMT_TEXT,
     TABLE_STYLE,

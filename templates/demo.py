@@ -15,12 +15,12 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from rulesets.errors import InvalidArgumentError
-from rulesets.oob import OrderOfBattle
-from rulesets.registry import all_rulesets
-from rulesets.registry import get as get_ruleset
-from sheets.oob import read_oob
-from templates import build, kinds_for, save_atomic
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.oob import OrderOfBattle
+from battle_ledger.rulesets.registry import all_rulesets
+from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.sheets.oob import read_oob
+from battle_ledger.templates import build, kinds_for, save_atomic
 
 __all__ = ["build_demo", "example_path", "load_example"]
 
@@ -30,7 +30,7 @@ _SUFFIXES = (".yaml", ".csv")
 def example_path(ruleset_id: str) -> Path:
     """The bundled order of battle of ``ruleset_id`` (an id or alias)."""
     ruleset_id = get_ruleset(ruleset_id).id
-    root = resources.files("examples")
+    root = resources.files("battle_ledger.examples")
     for suffix in _SUFFIXES:
         candidate = root.joinpath(f"{ruleset_id}{suffix}")
         if candidate.is_file():

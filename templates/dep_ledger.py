@@ -44,11 +44,11 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from rulesets.dep import DepRules
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset
-from templates import register_kind
-from templates._build import (
+from battle_ledger.rulesets.dep import DepRules
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.templates import register_kind
+from battle_ledger.templates._build import (
     Formula,
     TableRef,
     add_table,
@@ -65,8 +65,8 @@ from templates._build import (
     title_row,
     write,
 )
-from templates.rules_sheet import add_rules_sheet, constant_name
-from templates.style import (
+from battle_ledger.templates.rules_sheet import add_rules_sheet, constant_name
+from battle_ledger.templates.style import (
     FILL_ALERT,
     FILL_OK,
     FILL_WARN,
@@ -78,7 +78,7 @@ from templates.style import (
 )
 
 if TYPE_CHECKING:
-    from rulesets.oob import OrderOfBattle
+    from battle_ledger.rulesets.oob import OrderOfBattle
 
 __all__ = [
     "BATTLE_SHEET",

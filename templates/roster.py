@@ -52,9 +52,9 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Ruleset, Term
-from rulesets.oob import (
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.oob import (
     OrderOfBattle,
     StrengthField,
     Unit,
@@ -63,7 +63,7 @@ from rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
-from sheets.oob import (
+from battle_ledger.sheets.oob import (
     COMMANDER_HEADER,
     GRADE_HEADER,
     NAME_HEADERS,
@@ -75,8 +75,8 @@ from sheets.oob import (
     TOTAL_LABELS,
     TYPE_HEADER,
 )
-from templates import register_kind
-from templates._build import (
+from battle_ledger.templates import register_kind
+from battle_ledger.templates._build import (
     Formula,
     TableRef,
     add_list_validation,
@@ -92,8 +92,8 @@ from templates._build import (
     set_widths,
     write,
 )
-from templates.rules_sheet import add_rules_sheet
-from templates.style import (
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.style import (
     FILL_ALERT,
     FILL_SUBTOTAL,
     FMT_INT,

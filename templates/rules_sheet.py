@@ -30,8 +30,8 @@ from openpyxl import Workbook
 from openpyxl.utils import quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from rulesets.model import Kind, Provenance, Ruleset, Status, Table
-from templates._build import (
+from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table
+from battle_ledger.templates._build import (
     TableRef,
     add_table,
     define_name,
@@ -41,7 +41,7 @@ from templates._build import (
     set_widths,
     write,
 )
-from templates.style import style_house_default, style_input, style_note, style_title
+from battle_ledger.templates.style import style_house_default, style_input, style_note, style_title
 
 __all__ = ["RULES_SHEET", "RulesSheet", "add_rules_sheet", "constant_name", "render_source"]
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 
 __all__ = ["ERRORS", "case_id", "check", "load_golden", "run_case", "run_error"]
 

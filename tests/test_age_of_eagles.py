@@ -20,15 +20,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import age_of_eagles as aoe
-from rulesets.errors import (
+from battle_ledger import rulesets
+from battle_ledger.rulesets import age_of_eagles as aoe
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     UnknownTermError,
 )
-from rulesets.model import Ruleset
-from xlfuncs import aoe as udfs
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.xlfuncs import aoe as udfs
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "age-of-eagles.yaml"
 _GOLDEN: dict[str, Any] = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))

@@ -18,16 +18,16 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import age_of_glaube as aog
-from rulesets.errors import (
+from battle_ledger import rulesets
+from battle_ledger.rulesets import age_of_glaube as aog
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     UnknownRulesetError,
     UnknownTermError,
 )
-from rulesets.model import Status
-from xlfuncs import UDFS
+from battle_ledger.rulesets.model import Status
+from battle_ledger.xlfuncs import UDFS
 
 ERAS = list(aog.ERAS)
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import age_of_sail as sail
-from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger import rulesets
+from battle_ledger.rulesets import age_of_sail as sail
+from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger.xlfuncs import UDFS
 from tests.golden import case_id, load_golden, run_case, run_error
-from xlfuncs import UDFS
 
 GOLDEN = load_golden("age-of-sail")
 _ANGLES = [0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180]

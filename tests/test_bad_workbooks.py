@@ -21,8 +21,8 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from rulesets.errors import BattleLedgerError
-from sheets.errors import (
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
     NotAWorkbookError,
@@ -32,10 +32,10 @@ from sheets.errors import (
     WorkbookSaveError,
     WrongKindError,
 )
-from sheets.headless import HeadlessBook
-from sheets.operations import run_on_file
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.operations import run_on_file
+from battle_ledger.xlfuncs.cli import cli
 from tests.toybook import UNIT_COLUMNS, make_toy, register_toy_operations
-from xlfuncs.cli import cli
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -273,7 +273,7 @@ def _run_cli_in_read_only_folder(folder: Path, args: list[str]) -> subprocess.Co
     """
     program = (
         "from tests.toybook import register_toy_operations; register_toy_operations(); "
-        "from xlfuncs.cli import main; main()"
+        "from battle_ledger.xlfuncs.cli import main; main()"
     )
     cli_call = [sys.executable, "-c", program, *args]
     if os.geteuid() != 0:

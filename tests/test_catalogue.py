@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import inspect
 
-from xlfuncs import UDFS
-from xlfuncs.catalogue import CATALOGUE_PATH, README_PATH, render_catalogue, with_readme_index
+from battle_ledger.xlfuncs import UDFS
+from battle_ledger.xlfuncs.catalogue import (
+    CATALOGUE_PATH,
+    README_PATH,
+    render_catalogue,
+    with_readme_index,
+)
 
 
 def test_docs_udfs_md_is_up_to_date() -> None:
     assert CATALOGUE_PATH.read_text(encoding="utf-8") == render_catalogue(), (
-        "docs/udfs.md is stale: run `python -m xlfuncs.catalogue --write`"
+        "docs/udfs.md is stale: run `python -m battle_ledger.xlfuncs.catalogue --write`"
     )
 
 
 def test_readme_index_of_functions_is_up_to_date() -> None:
     readme = README_PATH.read_text(encoding="utf-8")
     assert with_readme_index(readme) == readme, (
-        "the README's index of functions is stale: run `python -m xlfuncs.catalogue --write`"
+        "the README's index of functions is stale: "
+        "run `python -m battle_ledger.xlfuncs.catalogue --write`"
     )
     for name in UDFS:
         assert f"| `{name}` |" in readme

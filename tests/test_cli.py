@@ -12,14 +12,14 @@ import openpyxl
 import pytest
 from click.testing import CliRunner, Result
 
-from rulesets import registry
-from rulesets.errors import InvalidArgumentError
-from sheets.headless import HeadlessBook
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.xlfuncs import _cli_books
+from battle_ledger.xlfuncs._cli_rules import excel_argument, format_result
+from battle_ledger.xlfuncs._registry import UDFS
+from battle_ledger.xlfuncs.cli import cli
 from tests.toybook import make_toy
-from xlfuncs import _cli_books
-from xlfuncs._cli_rules import excel_argument, format_result
-from xlfuncs._registry import UDFS
-from xlfuncs.cli import cli
 
 COMMANDS = [
     [],
@@ -98,7 +98,7 @@ def _toy_udf(strength: Any, ratio: Any = None, flag: Any = None) -> Any:
 
 @pytest.fixture
 def toy_udf(monkeypatch: pytest.MonkeyPatch) -> None:
-    import xlfuncs  # noqa: F401 - the real UDFs first, then ours beside them
+    from battle_ledger import xlfuncs  # noqa: F401 - the real UDFs first, then ours beside them
 
     monkeypatch.setitem(UDFS, "TOY_ECHO", _toy_udf)
 
@@ -259,8 +259,8 @@ def test_run_passes_options_to_the_operation_and_saves(toy_book: Path) -> None:
 
 
 def test_run_hyphenated_options_reach_the_operation(toy_book: Path) -> None:
-    from sheets.book import Book
-    from sheets.operations import OPERATIONS, OperationResult, operation
+    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.operations import OPERATIONS, OperationResult, operation
 
     if ("toy-ledger", "set-turn") not in OPERATIONS:
 
@@ -365,7 +365,7 @@ def test_demo_into_a_file_is_refused(tmp_path: Path) -> None:
 def test_excel_setup_prints_and_writes_the_xlwings_settings(tmp_path: Path) -> None:
     printed = invoke("excel-setup")
     assert printed.exit_code == 0
-    assert '"UDF MODULES","xlfuncs"' in printed.stdout
+    assert '"UDF MODULES","battle_ledger.xlfuncs"' in printed.stdout
     assert sys.executable in printed.stdout or "pythonw" in printed.stdout
     conf = tmp_path / "xlwings.conf"
     conf.write_text('"LICENSE_KEY","abc"\n"UDF MODULES","old_module"\n')
@@ -373,7 +373,10 @@ def test_excel_setup_prints_and_writes_the_xlwings_settings(tmp_path: Path) -> N
     assert written.exit_code == 0
     lines = conf.read_text().splitlines()
     assert '"LICENSE_KEY","abc"' in lines  # other settings kept
-    assert '"UDF MODULES","xlfuncs"' in lines and '"UDF MODULES","old_module"' not in lines
+    assert (
+        '"UDF MODULES","battle_ledger.xlfuncs"' in lines
+        and '"UDF MODULES","old_module"' not in lines
+    )
     assert any(line.startswith('"INTERPRETER_') for line in lines)
 
 

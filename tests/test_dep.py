@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesets import registry
-from rulesets.dep import (
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.dep import (
     OUTCOME_COLUMNS,
     DepInputError,
     DepRules,
@@ -30,7 +30,7 @@ from rulesets.dep import (
     run_battle,
     run_division,
 )
-from rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import InvalidArgumentError
 
 RULES = DepRules.from_ruleset(registry.get("eagles-to-glory"))
 
@@ -414,7 +414,7 @@ def test_invariants_over_random_battles(
 
 
 def test_dep_after_udf_one_turn_and_a_range() -> None:
-    from xlfuncs import UDFS
+    from battle_ledger.xlfuncs import UDFS
 
     # Excel sends numbers as floats.
     assert UDFS["DEP_AFTER"](40.0, 3.0, "Y", 0.0, "active", "Y", "N", 1.0, 0.0, 2.0) == [
@@ -430,7 +430,7 @@ def test_dep_after_udf_one_turn_and_a_range() -> None:
 
 
 def test_dep_track_udf_matches_run_division() -> None:
-    from xlfuncs import UDFS
+    from battle_ledger.xlfuncs import UDFS
 
     orders = [["N"], ["N"], ["Y"], ["N"]]
     rest = [["Y"], ["Y"], ["N"], ["N"]]

@@ -16,14 +16,22 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from rulesets.dep import DepRules, Status, TurnInputs, advance, dep_after_turn, initial_state
-from rulesets.errors import BattleLedgerError
-from sheets.dep_ledger import compute_turns, read_ledger
-from sheets.headless import HeadlessBook, save_workbook
-from sheets.operations import run_check, run_on_file, run_operation, run_report
-from templates import build
-from templates.dep_ledger import HELPER_COLUMNS, TURN_COLUMNS, DivisionSpec
-from xlfuncs.cli import cli
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.dep import (
+    DepRules,
+    Status,
+    TurnInputs,
+    advance,
+    dep_after_turn,
+    initial_state,
+)
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.operations import run_check, run_on_file, run_operation, run_report
+from battle_ledger.templates import build
+from battle_ledger.templates.dep_ledger import HELPER_COLUMNS, TURN_COLUMNS, DivisionSpec
+from battle_ledger.xlfuncs.cli import cli
 
 DIVISIONS = [
     DivisionSpec(side="French", corps="II Corps", division="5th Division", commander="Bachelu"),
@@ -171,7 +179,7 @@ def test_formulas_use_only_portable_functions(ledger: Path) -> None:
 
 
 def test_oob_divisions(tmp_path: Path) -> None:
-    from sheets.oob import read_oob
+    from battle_ledger.sheets.oob import read_oob
 
     csv = tmp_path / "oob.csv"
     csv.write_text(
@@ -182,7 +190,7 @@ def test_oob_divisions(tmp_path: Path) -> None:
         "Allied,I Corps,2nd Division,Byng,2nd Guards,infantry,guard,4,Cooke\n",
         encoding="utf-8",
     )
-    oob = read_oob(csv, __import__("rulesets.registry").registry.get("etg"))
+    oob = read_oob(csv, registry.get("etg"))
     wb = build("dep-ledger", "etg", oob)
     rows = list(wb["Divisions"].iter_rows(min_row=4, max_row=5, max_col=8, values_only=True))
     # Attached cavalry gives the division its 3 CCP.
@@ -439,12 +447,12 @@ def test_cli_record_end_turn_report(ledger: Path) -> None:
 
 def test_macros_are_thin_wrappers(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The macros run the same operations on the book xlwings hands over."""
-    import sheets.xlbook
-    from xlfuncs import MACROS, macros
+    import battle_ledger.sheets.xlbook as xlbook
+    from battle_ledger.xlfuncs import MACROS, macros
 
     assert {"end_turn", "record", "report", "check"} <= set(MACROS)
     # Stand in for Excel: the "xlwings book" is the file, opened headless.
-    monkeypatch.setattr(sheets.xlbook, "XlwingsBook", lambda book: HeadlessBook(book))
+    monkeypatch.setattr(xlbook, "XlwingsBook", lambda book: HeadlessBook(book))
     result = macros.record(ledger, division="2nd Division", orders="Y", stands_lost=1)
     assert result.details["Stands lost"] == 1
     assert macros.end_turn(ledger).details["closed_turn"] == 1
@@ -483,7 +491,7 @@ def test_macros_let_themselves_edit_protected_sheets() -> None:
     """Desktop Excel: each protected sheet is re-protected UserInterfaceOnly."""
     from types import SimpleNamespace
 
-    from xlfuncs.macros import _let_macros_edit
+    from battle_ledger.xlfuncs.macros import _let_macros_edit
 
     calls: list[dict[str, Any]] = []
 
@@ -513,8 +521,8 @@ def test_macros_let_themselves_edit_protected_sheets() -> None:
 
 
 def test_oob_divisions_of_one_name_in_two_corps(tmp_path: Path) -> None:
-    from rulesets import registry
-    from sheets.oob import read_oob
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.oob import read_oob
 
     csv = tmp_path / "oob.csv"
     csv.write_text(

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesets.dep import (
+from battle_ledger.rulesets.dep import (
     DepRules,
     DivisionState,
     Status,
@@ -25,9 +25,9 @@ from rulesets.dep import (
     dep_after_turn,
     initial_state,
 )
-from sheets.headless import HeadlessBook
-from sheets.operations import run_operation, run_report
-from templates.dep_ledger import DivisionSpec
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.operations import run_operation, run_report
+from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.libreoffice import recalculated_workbook, require_soffice
 from tests.test_dep_ledger import ledger_outputs, make_ledger, record_turn, sheet_outputs
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import openpyxl
 
-from sheets.headless import HeadlessBook
-from sheets.operations import run_on_file
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.operations import run_on_file
 from tests.test_dep_ledger import make_ledger
 from tests.xlwings_json import apply_actions, book_json
 
@@ -33,7 +33,7 @@ _RUN_MACRO = textwrap.dedent(
     import asyncio, json, sys
     import xlwings as xw
     from xlwings import server
-    import xlfuncs.macros as macros
+    import battle_ledger.xlfuncs.macros as macros
 
     payload = json.loads(open(sys.argv[1], encoding="utf-8").read())
     book = xw.Book(json=payload)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulesets import dice
-from rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets import dice
+from battle_ledger.rulesets.errors import InvalidArgumentError
 
 
 def test_two_d6_is_the_triangle() -> None:

@@ -15,13 +15,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import eagles_to_glory as etg
-from rulesets import errors, recovery
-from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
-from rulesets.model import Status
-from rulesets.registry import load_file
-from xlfuncs import UDFS
+from battle_ledger import rulesets
+from battle_ledger.rulesets import eagles_to_glory as etg
+from battle_ledger.rulesets import errors, recovery
+from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger.rulesets.model import Status
+from battle_ledger.rulesets.registry import load_file
+from battle_ledger.xlfuncs import UDFS
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "eagles-to-glory.yaml"
 DATA_FILE = Path(rulesets.get("etg").path)

@@ -17,12 +17,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import glory_of_the_empire as gote
-from rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
-from rulesets.model import Status
-from xlfuncs import UDFS
-from xlfuncs.gote import (
+from battle_ledger import rulesets
+from battle_ledger.rulesets import glory_of_the_empire as gote
+from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger.rulesets.model import Status
+from battle_ledger.xlfuncs import UDFS
+from battle_ledger.xlfuncs.gote import (
     GOTE_ACTIONS,
     GOTE_BRACKETS,
     GOTE_CLOSE_CHANCE,

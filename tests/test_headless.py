@@ -11,8 +11,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from sheets.book import Formula, check_terms
-from sheets.errors import (
+from battle_ledger.sheets.book import Formula, check_terms
+from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
     TableNotFoundError,
@@ -21,7 +21,7 @@ from sheets.errors import (
     WorkbookSaveError,
     WrongKindError,
 )
-from sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from tests.toybook import TOY_KIND, make_toy
 
 
@@ -78,7 +78,7 @@ def test_a_fraction_in_a_whole_number_column_is_refused(tmp_path: Path) -> None:
 
 
 def test_unknown_unit_type_names_the_row_and_the_words_that_would_do(tmp_path: Path) -> None:
-    from rulesets import registry
+    from battle_ledger.rulesets import registry
 
     path = make_toy(tmp_path / "t.xlsx", units=[("Smaug", "Dragons", 6, 0)])
     units = HeadlessBook(path).read_table("tbl_Units", {"Type": str})
@@ -89,7 +89,7 @@ def test_unknown_unit_type_names_the_row_and_the_words_that_would_do(tmp_path: P
 
 
 def test_check_terms_gives_term_ids_for_the_texts_own_words(toy_book: Path) -> None:
-    from rulesets import registry
+    from battle_ledger.rulesets import registry
 
     units = HeadlessBook(toy_book).read_table("tbl_Units")
     ids = check_terms(units, "Type", registry.get("etg"), "unit_types")

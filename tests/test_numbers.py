@@ -7,8 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rulesets._numbers import whole_number
-from rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.errors import InvalidArgumentError
 
 
 @pytest.mark.parametrize("value", [3, 3.0, Fraction(6, 2), np.int64(3), " 3 ", "3.0"])

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import rulesets
-from rulesets.errors import BattleLedgerError, InvalidArgumentError, UnknownTermError
-from rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
-from sheets.oob import read_oob
-from templates.demo import example_path, load_example
+from battle_ledger import rulesets
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError, UnknownTermError
+from battle_ledger.rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
+from battle_ledger.sheets.oob import read_oob
+from battle_ledger.templates.demo import example_path, load_example
 
 HEADER = "side,corps,division,brigade,unit,type,grade,stands,commander\n"
 
@@ -153,7 +153,7 @@ def test_every_rule_set_has_a_bundled_example(ruleset_id: str) -> None:
     fields = strength_fields(rulesets.get(ruleset_id))
     # every unit has each strength that applies to it
     rs = rulesets.get(ruleset_id)
-    from rulesets.oob import type_vocabulary
+    from battle_ledger.rulesets.oob import type_vocabulary
 
     for unit in oob.units:
         ut = rs.term(type_vocabulary(rs), unit.type)
@@ -282,7 +282,7 @@ def test_order_of_battle_needs_units() -> None:
     ],
 )
 def test_cli_new_roster_bad_oob_writes_nothing(tmp_path: Path, body: str) -> None:
-    from xlfuncs.cli import cli
+    from battle_ledger.xlfuncs.cli import cli
 
     path = _csv(tmp_path, body)
     out = tmp_path / "roster.xlsx"

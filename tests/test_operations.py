@@ -8,11 +8,11 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from rulesets.errors import InvalidArgumentError
-from sheets.book import Book
-from sheets.errors import UnknownOperationError, WrongKindError
-from sheets.headless import HeadlessBook
-from sheets.operations import (
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.errors import UnknownOperationError, WrongKindError
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.operations import (
     OPERATIONS,
     OperationResult,
     find_operation,

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-import rulesets
-from rulesets.model import Kind, Ruleset, Status
+from battle_ledger import rulesets
+from battle_ledger.rulesets.model import Kind, Ruleset, Status
 
 _TAG = re.compile(r"<[^>]+>")
 

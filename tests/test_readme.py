@@ -43,8 +43,8 @@ def test_readme_links_point_at_files_that_exist() -> None:
 
 def test_the_readme_orders_of_battle_build_rosters(tmp_path: Path) -> None:
     """The CSV and YAML examples in the README are real orders of battle."""
-    from sheets.oob import read_oob
-    from templates import build
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates import build
 
     text = README.read_text(encoding="utf-8")
     examples = {

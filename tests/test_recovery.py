@@ -13,12 +13,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import recovery, registry
-from rulesets.errors import InvalidArgumentError, RulesetDataError, RulesetError, UnknownTermError
-from rulesets.model import Ruleset
-from rulesets.registry import load_file
-from xlfuncs import UDFS
+from battle_ledger import rulesets
+from battle_ledger.rulesets import recovery, registry
+from battle_ledger.rulesets.errors import (
+    InvalidArgumentError,
+    RulesetDataError,
+    RulesetError,
+    UnknownTermError,
+)
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.rulesets.registry import load_file
+from battle_ledger.xlfuncs import UDFS
 
 OUTCOMES = ["winner", "loser", "Winner", "won", "lost", "defeated"]
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import rulesets
-from rulesets.errors import (
+from battle_ledger import rulesets
+from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
     RulesetDataError,
     UnknownRulesetError,
     UnknownTermError,
 )
-from rulesets.registry import load_file
+from battle_ledger.rulesets.registry import load_file
 
 EXPECTED_IDS = {
     "eagles-to-glory": ["etg"],

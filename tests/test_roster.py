@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.worksheet import Worksheet
 
-import rulesets
-from rulesets.errors import BattleLedgerError, InvalidArgumentError
-from rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
-from sheets.oob import ROSTER_TABLE_PREFIX, SIDE_NAME, TOTAL_LABELS, read_oob
-from templates import build, save_atomic
-from templates.demo import build_demo, load_example
-from templates.roster import BLANK_ROWS, grade_header
+from battle_ledger import rulesets
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
+from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, SIDE_NAME, TOTAL_LABELS, read_oob
+from battle_ledger.templates import build, save_atomic
+from battle_ledger.templates.demo import build_demo, load_example
+from battle_ledger.templates.roster import BLANK_ROWS, grade_header
 
 RULESETS = rulesets.ruleset_ids()
 
@@ -123,7 +123,7 @@ def test_se_hit_boxes_as_many_as_the_largest_sp(tmp_path: Path) -> None:
 
 
 def test_gote_lookup_is_the_rule_data(tmp_path: Path) -> None:
-    from rulesets import glory_of_the_empire as gote
+    from battle_ledger.rulesets import glory_of_the_empire as gote
 
     wb = openpyxl.load_workbook(
         _save("glory-of-the-empire", tmp_path, load_example("glory-of-the-empire"))
@@ -246,7 +246,7 @@ def test_a_roster_for_another_rule_set(tmp_path: Path) -> None:
 
 
 def test_demo_builds_every_kind_for_every_rule_set(tmp_path: Path) -> None:
-    from templates import kinds_for
+    from battle_ledger.templates import kinds_for
 
     seen: list[Path] = []
     paths = build_demo(tmp_path / "demo", progress=seen.append)
@@ -303,8 +303,8 @@ def test_any_names_survive_the_round_trip(
 def test_cli_new_roster_and_back(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from templates.demo import example_path
-    from xlfuncs.cli import cli
+    from battle_ledger.templates.demo import example_path
+    from battle_ledger.xlfuncs.cli import cli
 
     runner = CliRunner()
     first, second = tmp_path / "roster.xlsx", tmp_path / "again.xlsx"
@@ -329,7 +329,7 @@ def test_cli_new_roster_and_back(tmp_path: Path) -> None:
 
 
 def test_a_ledger_of_another_kind_is_not_an_order_of_battle(tmp_path: Path) -> None:
-    from sheets.errors import WrongKindError
+    from battle_ledger.sheets.errors import WrongKindError
 
     out = save_atomic(build("dep-ledger", "etg", load_example("etg")), tmp_path / "dep.xlsx")
     with pytest.raises(WrongKindError):

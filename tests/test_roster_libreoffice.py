@@ -23,12 +23,12 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.worksheet import Worksheet
 
-import rulesets
-from rulesets import age_of_glaube, glory_of_the_empire, square_eagles
-from rulesets.oob import OrderOfBattle, Unit, strength_fields
-from sheets.oob import ROSTER_TABLE_PREFIX, TOTAL_LABELS
-from templates import build, save_atomic
-from templates.demo import load_example
+from battle_ledger import rulesets
+from battle_ledger.rulesets import age_of_glaube, glory_of_the_empire, square_eagles
+from battle_ledger.rulesets.oob import OrderOfBattle, Unit, strength_fields
+from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, TOTAL_LABELS
+from battle_ledger.templates import build, save_atomic
+from battle_ledger.templates.demo import load_example
 
 pytestmark = pytest.mark.libreoffice
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import rulesets
-from rulesets import square_eagles as se
-from rulesets.errors import InvalidArgumentError, UnknownTermError
+from battle_ledger import rulesets
+from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
+from battle_ledger.xlfuncs import UDFS
 from tests.golden import case_id, load_golden, run_case, run_error
-from xlfuncs import UDFS
 
 GOLDEN = load_golden("square-eagles")
 _FIRERS = ["infantry", "lights", "foot artillery", "horse artillery"]

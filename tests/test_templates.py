@@ -9,13 +9,12 @@ import openpyxl
 import pytest
 from openpyxl import Workbook
 
-import rulesets
-import templates
-from rulesets.errors import InvalidArgumentError
-from rulesets.model import Kind, Status
-from sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
-from templates import TEMPLATE_VERSION, build, kinds_for, register_kind, save_atomic
-from templates._build import (
+from battle_ledger import rulesets, templates
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Kind, Status
+from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
+from battle_ledger.templates import TEMPLATE_VERSION, build, kinds_for, register_kind, save_atomic
+from battle_ledger.templates._build import (
     LISTS_SHEET,
     Formula,
     add_table,
@@ -28,7 +27,7 @@ from templates._build import (
     protect,
     write,
 )
-from templates.rules_sheet import add_rules_sheet, constant_name
+from battle_ledger.templates.rules_sheet import add_rules_sheet, constant_name
 
 INJECTIONS = ["=1+1", "+44", "-3", "@SUM(A1)", '=HYPERLINK("http://x","y")']
 
@@ -130,7 +129,7 @@ def test_build_errors() -> None:
         build("no-such-kind", "etg")
     with pytest.raises(rulesets.UnknownRulesetError):
         build("roster", "no-such-rules")
-    from templates.demo import load_example
+    from battle_ledger.templates.demo import load_example
 
     with pytest.raises(InvalidArgumentError, match="not square-eagles"):
         build("roster", "square-eagles", load_example("eagles-to-glory"))

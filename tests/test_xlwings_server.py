@@ -26,8 +26,8 @@ from typing import Any
 import openpyxl
 import pytest
 
-from sheets.headless import HeadlessBook
-from sheets.operations import run_on_file
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.operations import run_on_file
 from tests.toybook import make_toy, register_toy_operations
 from tests.xlwings_json import apply_actions, book_json
 from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS, book_reads
@@ -76,8 +76,8 @@ def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
 
 
 def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
-    import xlfuncs  # noqa: F401 - the same registrations as in the probe
-    from xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs  # noqa: F401 - the same registrations as in the probe
+    from battle_ledger.xlfuncs._registry import UDFS
 
     assert set(server["udfs"]) == set(UDFS)
     meta = {f["id"]: f for f in server["functions"]["functions"]}
@@ -139,8 +139,8 @@ def test_the_toy_macros_are_registered_as_scripts(server: dict[str, Any]) -> Non
 def test_udfs_called_through_the_server_path_agree_with_plain_calls(
     server: dict[str, Any],
 ) -> None:
-    import xlfuncs  # noqa: F401
-    from xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs  # noqa: F401
+    from battle_ledger.xlfuncs._registry import UDFS
 
     expected = [name for name, _ in UDF_CALLS if name in UDFS]
     assert expected, "none of the UDFs the probe calls exist"

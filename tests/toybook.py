@@ -20,10 +20,10 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.table import Table, TableFormula
 
-from rulesets import registry
-from rulesets.errors import BattleLedgerError, InvalidArgumentError
-from sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Book, check_terms
-from sheets.operations import OperationResult, checker, operation, report
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Book, check_terms
+from battle_ledger.sheets.operations import OperationResult, checker, operation, report
 
 __all__ = [
     "TOY_KIND",

@@ -56,7 +56,7 @@ def _convert_name(options: dict[str, Any]) -> str | None:
 
 
 def _udfs() -> dict[str, Any]:
-    from xlfuncs._registry import UDFS
+    from battle_ledger.xlfuncs._registry import UDFS
 
     found: dict[str, Any] = {}
     for name, fn in UDFS.items():
@@ -88,7 +88,7 @@ def _udfs() -> dict[str, Any]:
 
 
 def _macros() -> dict[str, Any]:
-    from xlfuncs._registry import MACROS
+    from battle_ledger.xlfuncs._registry import MACROS
 
     found: dict[str, Any] = {}
     for name, fn in MACROS.items():
@@ -122,9 +122,9 @@ TOY_RUNS: list[tuple[str, str, dict[str, Any]]] = [
 
 def _toy_macros() -> types.ModuleType:
     """A module of toy macros registered through the project's own ``@macro``."""
-    from sheets.operations import run_on_book
-    from sheets.xlbook import XlwingsBook
-    from xlfuncs._registry import macro
+    from battle_ledger.sheets.operations import run_on_book
+    from battle_ledger.sheets.xlbook import XlwingsBook
+    from battle_ledger.xlfuncs._registry import macro
 
     module = types.ModuleType("toy_macros")
     sys.modules[module.__name__] = module
@@ -146,7 +146,7 @@ def book_reads(book: Any) -> dict[str, Any]:
 
     The test asks ``HeadlessBook`` the same questions and compares the answers.
     """
-    from rulesets.errors import BattleLedgerError
+    from battle_ledger.rulesets.errors import BattleLedgerError
 
     def attempt(fn: Any) -> Any:
         try:
@@ -173,7 +173,7 @@ def book_reads(book: Any) -> dict[str, Any]:
 
 def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
     """What ``XlwingsBook`` reads from a payload (see ``book_reads``)."""
-    from sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.xlbook import XlwingsBook
 
     return book_reads(XlwingsBook(xw.Book(json=payload)))
 
@@ -181,14 +181,16 @@ def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
 def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
     from xlwings import server
 
-    import xlfuncs
+    from battle_ledger import xlfuncs
+    from battle_ledger.xlfuncs._registry import UDFS
     from tests.toybook import register_toy_operations
-    from xlfuncs._registry import UDFS
 
     register_toy_operations()
     toy = _toy_macros()
     with contextlib.suppress(ModuleNotFoundError):
-        importlib.import_module("xlfuncs.macros")  # the ledgers' buttons, if written yet
+        importlib.import_module(
+            "battle_ledger.xlfuncs.macros"
+        )  # the ledgers' buttons, if written yet
 
     result: dict[str, Any] = {
         "on_server": xw.func is server.func,

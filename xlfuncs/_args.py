@@ -42,7 +42,7 @@ def as_column(value: Any) -> list[Any]:
 
 def as_int(value: Any, name: str) -> int:
     """A whole number from a cell (Excel sends numbers as floats)."""
-    from rulesets.errors import InvalidArgumentError
+    from battle_ledger.rulesets.errors import InvalidArgumentError
 
     if isinstance(value, bool) or value is None or value == "":
         raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
@@ -69,7 +69,7 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
     n = max(len(c) for c in columns) if columns else 1
     for c in columns:
         if len(c) not in (1, n):
-            from rulesets.errors import InvalidArgumentError
+            from battle_ledger.rulesets.errors import InvalidArgumentError
 
             raise InvalidArgumentError(
                 "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
@@ -91,7 +91,7 @@ def cell_text(value: Any) -> str:
 
 def as_number(value: Any, name: str) -> float:
     """A number from a cell; an empty cell or text is an error naming the argument."""
-    from rulesets.errors import InvalidArgumentError
+    from battle_ledger.rulesets.errors import InvalidArgumentError
 
     if isinstance(value, bool) or value is None or value == "":
         raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
@@ -114,7 +114,7 @@ _FALSE = frozenset({"false", "no", "n", "0"})
 
 def as_flag(value: Any, name: str, default: bool = False) -> bool:
     """TRUE/FALSE from a cell: a boolean, 1/0, yes/no, Y/N, x; an empty cell is ``default``."""
-    from rulesets.errors import InvalidArgumentError
+    from battle_ledger.rulesets.errors import InvalidArgumentError
 
     if value is None or value == "":
         return default

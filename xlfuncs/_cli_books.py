@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 
 import click
 
-from rulesets.errors import BattleLedgerError, InvalidArgumentError
-from sheets.errors import WorkbookSaveError
-from xlfuncs._cli_errors import os_error_line
-from xlfuncs.cli import cli
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.errors import WorkbookSaveError
+from battle_ledger.xlfuncs._cli_errors import os_error_line
+from battle_ledger.xlfuncs.cli import cli
 
 __all__ = [
     "check",
@@ -102,9 +102,9 @@ def new(
 
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
     """
-    import templates
-    from rulesets import registry
-    from sheets.headless import save_workbook
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
 
     if kind not in templates.KINDS:
         raise InvalidArgumentError(
@@ -125,7 +125,7 @@ def new(
     ruleset = registry.get(ruleset_id)
     oob = None
     if oob_file is not None:
-        from sheets.oob import read_oob
+        from battle_ledger.sheets.oob import read_oob
 
         oob = read_oob(oob_file, ruleset)
     options: dict[str, Any] = {}
@@ -184,8 +184,8 @@ def run(ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool
 
     Example: battle-ledger run end-turn ledger.xlsx --turn 3
     """
-    from sheets.headless import HeadlessBook
-    from sheets.operations import run_on_book, run_operation
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.operations import run_on_book, run_operation
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
     workbook = HeadlessBook(book)
@@ -212,9 +212,9 @@ def check(books: tuple[Path, ...]) -> None:
 
     Exits non-zero when a workbook cannot be read or has problems.
     """
-    import templates
-    from sheets.headless import HeadlessBook
-    from sheets.operations import run_check
+    from battle_ledger import templates
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.operations import run_check
 
     failed = 0
     lines: list[str] = []
@@ -244,8 +244,8 @@ def check(books: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report's data as JSON.")
 def report(book: Path, as_json: bool) -> None:
     """Print where the battle in BOOK stands (or its data, with --json)."""
-    from sheets.headless import HeadlessBook
-    from sheets.operations import run_report
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.operations import run_report
 
     result = run_report(HeadlessBook(book, writable=False))
     if as_json:
@@ -274,9 +274,9 @@ def demo(out_dir: Path) -> None:
     Excel's buttons, and saved to the folder; the paths are printed.
     """
     try:
-        from templates.demo import build_demo
+        from battle_ledger.templates.demo import build_demo
     except ModuleNotFoundError as exc:
-        if exc.name != "templates.demo":
+        if exc.name != "battle_ledger.templates.demo":
             raise
         raise InvalidArgumentError(
             "the demo is not available in this installation", expected="templates/demo.py"
@@ -294,8 +294,8 @@ def demo(out_dir: Path) -> None:
     if not sys.stdout.isatty():
         paths = build_demo(out_dir)
     else:
-        import templates
-        from rulesets import registry
+        from battle_ledger import templates
+        from battle_ledger.rulesets import registry
 
         total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
         with click.progressbar(length=total, label="building the demo", file=sys.stderr) as bar:
@@ -320,7 +320,7 @@ def _interpreter() -> str:
 def excel_setup_lines() -> list[tuple[str, str]]:
     """The xlwings settings a desktop user needs: interpreter and UDF modules."""
     key = "INTERPRETER_MAC" if sys.platform == "darwin" else "INTERPRETER_WIN"
-    return [(key, _interpreter()), ("UDF MODULES", "xlfuncs")]
+    return [(key, _interpreter()), ("UDF MODULES", "battle_ledger.xlfuncs")]
 
 
 def _config_path() -> Path:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import click
 
-from rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.errors import BattleLedgerError
 
 __all__ = ["os_error_line", "run_standalone"]
 

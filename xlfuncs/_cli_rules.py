@@ -17,10 +17,10 @@ from typing import Any
 
 import click
 
-from rulesets import registry
-from rulesets.errors import InvalidArgumentError, RulesetError
-from rulesets.model import Kind, Ruleset, Table
-from xlfuncs.cli import cli
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
+from battle_ledger.rulesets.model import Kind, Ruleset, Table
+from battle_ledger.xlfuncs.cli import cli
 
 __all__ = ["excel_argument", "format_result", "rules", "rulesets_command", "udf"]
 
@@ -98,8 +98,8 @@ def format_result(result: Any, *, as_json: bool) -> str:
 
 
 def _find_udf(name: str) -> Any:
-    import xlfuncs  # noqa: F401 - registers every UDF
-    from xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs  # noqa: F401 - registers every UDF
+    from battle_ledger.xlfuncs._registry import UDFS
 
     fn = UDFS.get(name.upper())
     if fn is None:
@@ -147,8 +147,8 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool) 
 
     Example: battle-ledger udf ETG_COMBAT Infantry "Light cavalry" C C
     """
-    import xlfuncs  # noqa: F401 - registers every UDF
-    from xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs  # noqa: F401 - registers every UDF
+    from battle_ledger.xlfuncs._registry import UDFS
 
     if list_all or name is None:
         if not list_all:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from rulesets import age_of_eagles as aoe
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_int, broadcast
-from xlfuncs._registry import udf
+from battle_ledger.rulesets import age_of_eagles as aoe
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.xlfuncs._args import as_int, broadcast
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "AOE_BAYONET",

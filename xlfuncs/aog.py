@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets import age_of_glaube as aog
-from xlfuncs._args import cell_text, each
-from xlfuncs._registry import udf
+from battle_ledger.rulesets import age_of_glaube as aog
+from battle_ledger.xlfuncs._args import cell_text, each
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "AOG_CASUALTY_PCT",

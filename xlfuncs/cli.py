@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.errors import BattleLedgerError
 
 __all__ = ["cli", "main"]
 
@@ -35,7 +35,7 @@ class _Group(click.Group):
         # Usage mistakes and OS errors on user files: one line on stderr too.
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
-        from xlfuncs._cli_errors import run_standalone
+        from battle_ledger.xlfuncs._cli_errors import run_standalone
 
         return run_standalone(
             lambda: click.Group.main(self, args, prog_name, complete_var, False, **extra)
@@ -57,7 +57,7 @@ def _register_commands() -> None:
     # ``import xlfuncs.cli`` gives the whole command set.
     import importlib
 
-    for name in ("xlfuncs._cli_rules", "xlfuncs._cli_books"):
+    for name in ("battle_ledger.xlfuncs._cli_rules", "battle_ledger.xlfuncs._cli_books"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:  # a module not written yet
@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    # Run as ``python -m xlfuncs.cli``: the commands registered themselves on the
+    # Run as ``python -m battle_ledger.xlfuncs.cli``: the commands registered themselves on the
     # imported module ``xlfuncs.cli``, not on this ``__main__`` copy of it.
-    from xlfuncs.cli import main as _main
+    from battle_ledger.xlfuncs.cli import main as _main
 
     _main()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from rulesets.dep import (
+from battle_ledger.rulesets.dep import (
     INPUT_COLUMNS,
     DepInputError,
     DepRules,
@@ -23,9 +23,9 @@ from rulesets.dep import (
     parse_yes_no,
     run_division,
 )
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_column, as_int, broadcast, is_range
-from xlfuncs._registry import udf
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.xlfuncs._args import as_column, as_int, broadcast, is_range
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = ["DEP_AFTER", "DEP_TRACK"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets import eagles_to_glory as etg
-from xlfuncs._args import as_flag, broadcast, cell_text, each
-from xlfuncs._registry import udf
+from battle_ledger.rulesets import eagles_to_glory as etg
+from battle_ledger.xlfuncs._args import as_flag, broadcast, cell_text, each
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "ETG_COMMAND_MARKERS",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulesets import glory_of_the_empire as gote
-from xlfuncs._args import (
+from battle_ledger.rulesets import glory_of_the_empire as gote
+from battle_ledger.xlfuncs._args import (
     as_flag,
     as_int,
     as_number,
@@ -22,7 +22,7 @@ from xlfuncs._args import (
     cell_text,
     each,
 )
-from xlfuncs._registry import udf
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "GOTE_ACTIONS",

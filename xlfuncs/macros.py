@@ -1,6 +1,6 @@
 """The DEP ledger's buttons: xlwings macros, thin wrappers over ``sheets.dep_ledger``.
 
-Desktop Excel runs them with ``RunPython "import xlfuncs.macros as m; m.end_turn()"``
+Desktop Excel runs them with ``RunPython "import battle_ledger.xlfuncs.macros as m; m.end_turn()"``
 (the book is ``xw.Book.caller()``); xlwings Server calls them with the book it
 hands over. Each builds an ``XlwingsBook`` and runs the same operation the
 headless ``battle-ledger run`` runs: everything is checked first and written
@@ -13,15 +13,15 @@ from typing import Any
 
 import xlwings as xw
 
-from sheets.operations import OperationResult, run_on_book, run_report
-from xlfuncs._registry import macro
+from battle_ledger.sheets.operations import OperationResult, run_on_book, run_report
+from battle_ledger.xlfuncs._registry import macro
 
 __all__ = ["check", "end_turn", "record", "report"]
 
 
 def _book(book: xw.Book | None) -> Any:
     """The ``XlwingsBook`` of the book xlwings handed over, or of the calling book."""
-    from sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.xlbook import XlwingsBook
 
     if book is None:
         book = xw.Book.caller()
@@ -120,6 +120,6 @@ def report(book: xw.Book | None = None) -> OperationResult:
 @macro
 def check(book: xw.Book | None = None) -> list[str]:
     """Every problem the ledger has (an empty list: all is well)."""
-    from sheets.operations import run_check
+    from battle_ledger.sheets.operations import run_check
 
     return run_check(_book(book))

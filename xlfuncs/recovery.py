@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets import recovery
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import as_column, broadcast, is_range
-from xlfuncs._registry import udf
+from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = ["RECOVERY", "RECOVERY_BACK_BY", "RECOVERY_STRENGTH", "RECOVERY_STRENGTH_ON"]
 

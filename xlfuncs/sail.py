@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets import age_of_sail as sail
-from xlfuncs._args import as_flag, as_int, as_number, broadcast, cell_text, each
-from xlfuncs._registry import udf
+from battle_ledger.rulesets import age_of_sail as sail
+from battle_ledger.xlfuncs._args import as_flag, as_int, as_number, broadcast, cell_text, each
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "SAIL_ANGLE_OFF_WIND",

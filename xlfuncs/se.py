@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets import square_eagles as se
-from rulesets.errors import InvalidArgumentError
-from xlfuncs._args import (
+from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.xlfuncs._args import (
     as_flag,
     as_int,
     as_number,
@@ -20,7 +20,7 @@ from xlfuncs._args import (
     cell_text,
     each,
 )
-from xlfuncs._registry import udf
+from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
     "SE_ASSAULT_DICE",
