@@ -27,42 +27,23 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 
-from battle_ledger.rulesets.dep import (
-    COUNT_COLUMNS,
-    DepRules,
-    DivisionState,
-    Status,
-    TurnInputs,
-    advance,
-    dep_after_turn,
-    initial_state,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
+
+from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
+from battle_ledger.sheets.dep_ledger import TURNS
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.ledger import Entry, Role
 from battle_ledger.sheets.operations import run_on_file, run_operation
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
+from tests.strategies import legal_turn
 
 __all__ = ["build_grand_battle", "main"]
 
 
-def _inputs(rng: random.Random, state: DivisionState, turn: int, rules: DepRules) -> TurnInputs:
-    """Random inputs the rules allow (mostly quiet turns, some fighting)."""
-    orders = rng.random() < 0.5
-    held = state.ccp
-    charges = rng.randint(0, min(held, 1)) if orders else 0
-    return TurnInputs(
-        turn=turn,
-        orders=orders,
-        rest_eligible=rng.random() < 0.4,
-        charges=charges,
-        counter_charges=rng.randint(0, min(held - charges, 1)) if rng.random() < 0.1 else 0,
-        stands_lost=1 if rng.random() < 0.08 else 0,
-        dep_markers=1 if rng.random() < 0.05 else 0,
-    )
-
-
 def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: int = 1815) -> Path:
-    """A DEP ledger with ``divisions`` divisions and ``turns`` turns closed."""
+    """A DEP ledger with ``divisions`` divisions and ``turns`` turns closed, its inputs
+    drawn by the tests' generator of legal turns (``tests/strategies.py``)."""
     rng = random.Random(seed)
     rules = DepRules.from_ruleset()
     specs = [
@@ -82,9 +63,10 @@ def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: i
         )
         for s in specs
     }
+    answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
     book = HeadlessBook(path)
     for turn in range(1, turns + 1):
-        table = book.read_table("tbl_Turns", {"Turn": int, "Division": str})
+        table = book.read_table(TURNS.name, {"Turn": int, "Division": str})
         current = table[table["Turn"] == turn]
         updates = []
         for index, row in current.iterrows():
@@ -92,32 +74,18 @@ def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: i
             state = states[name]
             if state.status is Status.REMOVED:
                 continue
-            inputs = _inputs(rng, state, turn, rules)
+            inputs = legal_turn(rng.randint, state, turn, rules)
             states[name] = advance(state, dep_after_turn(state, inputs, rules))
-            updates.append(
-                pd.Series(
-                    {
-                        "Orders": "Y" if inputs.orders else "N",
-                        "Rest eligible": "Y" if inputs.rest_eligible else "N",
-                        **{c: getattr(inputs, _FIELD[c]) for c in COUNT_COLUMNS},
-                    },
-                    name=index,
-                )
-            )
+            cells = {}
+            for column in answers:
+                value = getattr(inputs, column.field)
+                cells[column.header] = ("Y" if value else "N") if isinstance(value, bool) else value
+            updates.append(pd.Series(cells, name=index))
         if updates:
-            book.write_cells("tbl_Turns", pd.DataFrame(updates))
+            book.write_cells(TURNS.name, pd.DataFrame(updates))
         run_operation(book, "end-turn")
     book.commit()
     return path
-
-
-_FIELD = {
-    "Charges": "charges",
-    "Counter-charges": "counter_charges",
-    "Stands lost": "stands_lost",
-    "CCP bought": "ccp_bought",
-    "DEP markers": "dep_markers",
-}
 
 
 def _best(fn: object, repeat: int) -> float:

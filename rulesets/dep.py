@@ -1,7 +1,7 @@
 """Eagles to Glory: Division Effectiveness Points (DEP) and Cavalry Charge Points (CCP).
 
 One turn of one division, in the order the DEP ledger's formulas use too
-(``templates/dep_ledger.py``), so the workbook and ``report`` always agree:
+(``sheets/dep_ledger.py``), so the workbook and ``report`` always agree:
 
 1. **DEP start** is the previous turn's DEP end (turn 1: the division's Start DEP).
 2. **Orders** cost ``orders_cost`` DEP, spent even if the division does not
@@ -28,29 +28,27 @@ One turn of one division, in the order the DEP ledger's formulas use too
    ``blown_below_dep`` DEP, is ``blown`` for the rest of the game even if CCP
    are bought later; otherwise ``active``.
 
-Errors name the turn, the division and the column: a charge without orders,
-spending more CCP than held, buying CCP beyond the maximum or without cavalry
-or without the DEP to exchange, a negative count, or any input on a removed
-division.
+Errors (``DepInputError``) name the turn, the division and the input (its
+field name, ``charges``): a charge without orders, spending more CCP than
+held, buying CCP beyond the maximum or without cavalry or without the DEP to
+exchange, a negative count, or any input on a removed division. Nothing here
+knows a ledger: the workbook side reads cells into ``TurnInputs`` and adds
+where an error sits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
-
-import pandas as pd
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
-    "COUNT_COLUMNS",
-    "INPUT_COLUMNS",
-    "OUTCOME_COLUMNS",
+    "COUNT_FIELDS",
     "DepInputError",
     "DepRules",
     "DivisionState",
@@ -62,36 +60,10 @@ __all__ = [
     "initial_state",
     "initial_status",
     "maneuver_modifier",
-    "parse_yes_no",
-    "run_battle",
     "run_division",
 ]
 
 _TABLE = "dep_economy"
-
-#: Headers of the whole-number inputs of a turn (as in the ledger's tbl_Turns).
-COUNT_COLUMNS: tuple[str, ...] = (
-    "Charges",
-    "Counter-charges",
-    "Stands lost",
-    "CCP bought",
-    "DEP markers",
-)
-#: Every input header of a turn, in the ledger's order.
-INPUT_COLUMNS: tuple[str, ...] = ("Orders", "Rest eligible", *COUNT_COLUMNS)
-#: The computed headers, in the ledger's order.
-OUTCOME_COLUMNS: tuple[str, ...] = ("DEP start", "Rest point", "DEP end", "CCP end", "Status")
-
-_FIELD_OF_COLUMN: dict[str, str] = {
-    "Orders": "orders",
-    "Rest eligible": "rest_eligible",
-    "Charges": "charges",
-    "Counter-charges": "counter_charges",
-    "Stands lost": "stands_lost",
-    "CCP bought": "ccp_bought",
-    "DEP markers": "dep_markers",
-}
-_COLUMN_OF_FIELD = {v: k for k, v in _FIELD_OF_COLUMN.items()}
 
 
 class Status(StrEnum):
@@ -105,29 +77,29 @@ class Status(StrEnum):
 class DepInputError(InvalidArgumentError):
     """An input of one turn of one division that the rules do not allow.
 
-    ``turn``, ``division`` and ``column`` say where; the sheets layer adds the
-    file, table and row.
+    ``turn`` (None for a turn on its own), ``division`` and ``field`` (the
+    input: ``charges``, ``start_dep``) say where; the workbook side adds the
+    file, table, row and column with ``located``.
     """
 
     def __init__(
         self,
         reason: str,
         *,
-        turn: int,
-        division: str,
-        column: str,
+        field: str,
         value: Any,
         expected: str,
+        turn: int | None = None,
+        division: str = "",
     ) -> None:
         self.reason = reason
         self.turn = turn
         self.division = division
-        where = f"turn {turn}, division {division!r}" if division else f"turn {turn}"
+        self.field = field
+        where = [f"turn {turn}"] if turn is not None else []
+        where += [f"division {division!r}"] if division else []
         super().__init__(
-            f"{where}: {reason}",
-            column=column,
-            value=value,
-            expected=expected,
+            f"{', '.join(where)}: {reason}" if where else reason, value=value, expected=expected
         )
 
 
@@ -164,7 +136,6 @@ class DepRules:
             if isinstance(max_dep, bool) or not 0 < max_dep <= ceiling:
                 raise InvalidArgumentError(
                     "the scenario's maximum DEP is out of range",
-                    column="Maximum DEP",
                     value=max_dep,
                     expected=f"a whole number from 1 to {ceiling}",
                 )
@@ -204,9 +175,9 @@ class DivisionState:
 
 @dataclass(frozen=True)
 class TurnInputs:
-    """What the umpire records for one division in one turn."""
+    """What the umpire records for one division in one turn (``turn``: None on its own)."""
 
-    turn: int
+    turn: int | None = None
     orders: bool = False
     rest_eligible: bool = False
     charges: int = 0
@@ -214,6 +185,17 @@ class TurnInputs:
     stands_lost: int = 0
     ccp_bought: int = 0
     dep_markers: int = 0
+
+
+#: The inputs of a turn that are counts (whole numbers 0 or more).
+COUNT_FIELDS: tuple[str, ...] = (
+    "charges",
+    "counter_charges",
+    "stands_lost",
+    "ccp_bought",
+    "dep_markers",
+)
+_INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TurnInputs) if f.name != "turn")
 
 
 @dataclass(frozen=True)
@@ -244,23 +226,22 @@ def initial_state(
     division: str, start_dep: int, start_ccp: int, cavalry: bool, rules: DepRules
 ) -> DivisionState:
     """The state a division starts the battle in (checked against the rules)."""
-    where: dict[str, Any] = {"turn": 0, "division": division}
     if isinstance(start_dep, bool) or not 0 <= start_dep <= rules.max_dep:
         raise DepInputError(
             "Start DEP is out of range",
-            column="Start DEP",
+            field="start_dep",
             value=start_dep,
             expected=f"a whole number from 0 to the maximum DEP {rules.max_dep}",
-            **where,
+            division=division,
         )
     ceiling = rules.max_ccp if cavalry else 0
     if isinstance(start_ccp, bool) or not 0 <= start_ccp <= ceiling:
         raise DepInputError(
             "Start CCP is out of range" + ("" if cavalry else " for a division without cavalry"),
-            column="Start CCP",
+            field="start_ccp",
             value=start_ccp,
             expected=f"a whole number from 0 to {ceiling}",
-            **where,
+            division=division,
         )
     return DivisionState(
         division=division,
@@ -281,41 +262,41 @@ def maneuver_modifier(dep: int, status: Status | str, rules: DepRules) -> int:
 
 def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> None:
     where: dict[str, Any] = {"turn": inputs.turn, "division": state.division}
-    for name in ("charges", "counter_charges", "stands_lost", "ccp_bought", "dep_markers"):
+    for name in COUNT_FIELDS:
         value = getattr(inputs, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise DepInputError(
                 "a count must be a whole number 0 or more",
-                column=_COLUMN_OF_FIELD[name],
+                field=name,
                 value=value,
                 expected="a whole number >= 0",
                 **where,
             )
     if state.status is Status.REMOVED:
-        for name in _FIELD_OF_COLUMN.values():
+        for name in _INPUT_FIELDS:
             value = getattr(inputs, name)
             if value:
                 raise DepInputError(
                     "the division has been removed from play (DEP 0) and takes no more inputs",
-                    column=_COLUMN_OF_FIELD[name],
-                    value=_shown(value),
-                    expected="N or 0 for a removed division",
+                    field=name,
+                    value=value,
+                    expected="no orders, no rest and no counts for a removed division",
                     **where,
                 )
         return
     if inputs.charges and not inputs.orders:
         raise DepInputError(
             "a charge needs orders that turn (one DEP and one CCP are played to charge)",
-            column="Charges",
+            field="charges",
             value=inputs.charges,
-            expected="0 without orders, or Orders Y",
+            expected="no charges without orders, or orders",
             **where,
         )
     if inputs.ccp_bought:
         if not state.cavalry:
             raise DepInputError(
                 "only a division with cavalry can buy CCP",
-                column="CCP bought",
+                field="ccp_bought",
                 value=inputs.ccp_bought,
                 expected="0 for a division without cavalry",
                 **where,
@@ -323,7 +304,7 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
         if state.ccp + inputs.ccp_bought > rules.max_ccp:
             raise DepInputError(
                 f"buying would give more than {rules.max_ccp} CCP (holding {state.ccp})",
-                column="CCP bought",
+                field="ccp_bought",
                 value=inputs.ccp_bought,
                 expected=f"at most {max(rules.max_ccp - state.ccp, 0)}",
                 **where,
@@ -332,7 +313,7 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
         if cost > state.dep:
             raise DepInputError(
                 f"buying costs {cost} DEP but the division has {state.dep}",
-                column="CCP bought",
+                field="ccp_bought",
                 value=inputs.ccp_bought,
                 expected=f"at most {state.dep // rules.dep_per_ccp_bought}",
                 **where,
@@ -341,20 +322,14 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
     spent = inputs.charges * rules.charge_cost_ccp
     spent += inputs.counter_charges * rules.counter_charge_cost_ccp
     if spent > held:
-        column = "Counter-charges" if inputs.counter_charges else "Charges"
+        name = "counter_charges" if inputs.counter_charges else "charges"
         raise DepInputError(
             f"charges and counter-charges spend {spent} CCP but the division holds {held}",
-            column=column,
-            value=getattr(inputs, _FIELD_OF_COLUMN[column]),
+            field=name,
+            value=getattr(inputs, name),
             expected=f"at most {held} CCP spent",
             **where,
         )
-
-
-def _shown(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "Y" if value else "N"
-    return value
 
 
 def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> TurnOutcome:
@@ -410,155 +385,25 @@ def advance(state: DivisionState, outcome: TurnOutcome) -> DivisionState:
     )
 
 
-def parse_yes_no(value: Any, *, column: str, turn: int = 0, division: str = "") -> bool:
-    """Y or N (any case), as the ledger's drop-downs give it; blank is N; a bool as is.
-
-    Strict on purpose: the workbook's formulas test ``="Y"``, so "yes" or 1 would
-    read as N there; refusing them keeps the ledger and ``report`` in agreement.
-    """
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, float) and pd.isna(value):
-        return False
-    if isinstance(value, str):
-        folded = value.strip().casefold()
-        if folded == "y":
-            return True
-        if folded in ("n", ""):
-            return False
-    raise DepInputError(
-        "not a Y/N answer",
-        column=column,
-        value=value,
-        expected="Y or N",
-        turn=turn,
-        division=division,
-    )
-
-
-def _parse_count(value: Any, *, column: str, turn: int, division: str) -> int:
-    if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
-        return 0  # a blank count is none
-    if not isinstance(value, bool):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = float("nan")
-        if number.is_integer() and number >= 0:
-            return int(number)
-    raise DepInputError(
-        "a count must be a whole number 0 or more",
-        column=column,
-        value=value,
-        expected="a whole number >= 0",
-        turn=turn,
-        division=division,
-    )
-
-
-def _inputs_of(row: Mapping[str, Any], turn: int, division: str) -> TurnInputs:
-    where: dict[str, Any] = {"turn": turn, "division": division}
-    counts = {
-        _FIELD_OF_COLUMN[c]: _parse_count(row.get(c), column=c, **where) for c in COUNT_COLUMNS
-    }
-    return TurnInputs(
-        turn=turn,
-        orders=parse_yes_no(row.get("Orders"), column="Orders", **where),
-        rest_eligible=parse_yes_no(row.get("Rest eligible"), column="Rest eligible", **where),
-        **counts,
-    )
-
-
-def _turn_number(value: Any, division: str) -> int:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if not number.is_integer() or number < 1:
-        raise InvalidArgumentError(
-            f"division {division!r}: a turn number must be a whole number 1 or more",
-            column="Turn",
-            value=value,
-            expected="1, 2, 3, ...",
-        )
-    return int(number)
-
-
 def run_division(
-    start_dep: int,
-    start_ccp: int,
-    cavalry: bool,
-    turns: pd.DataFrame | Iterable[Mapping[str, Any]],
-    rules: DepRules | None = None,
-    *,
-    division: str = "",
-) -> pd.DataFrame:
-    """Every turn of one division: the ledger's computed columns.
+    state: DivisionState, turns: Iterable[TurnInputs], rules: DepRules
+) -> list[TurnOutcome]:
+    """Every turn of one division from ``state``: the one fold of ``dep_after_turn``.
 
-    ``turns``: one row per turn, in turn order, with a ``Turn`` column (1, 2,
-    3, ... without gaps) and the input columns ``INPUT_COLUMNS`` (Orders and
-    Rest eligible as Y/N; missing columns and blanks count as N / 0).
-    Returns a DataFrame indexed like ``turns`` with ``OUTCOME_COLUMNS``.
+    ``turns`` in order; their ``turn`` numbers (where given) must run 1, 2,
+    3, ... without gaps or repeats.
     """
-    rules = rules if rules is not None else DepRules.from_ruleset()
-    frame = turns if isinstance(turns, pd.DataFrame) else pd.DataFrame(list(turns))
-    state = initial_state(division, start_dep, start_ccp, cavalry, rules)
-    records = frame.to_dict("records")
-    turn_values = (
-        frame["Turn"].tolist() if "Turn" in frame.columns else list(range(1, len(frame) + 1))
-    )
-    rows: list[list[Any]] = []
-    for expected, (record, raw_turn) in enumerate(zip(records, turn_values, strict=True), start=1):
-        turn = _turn_number(raw_turn, division)
-        if turn != expected:
-            raise InvalidArgumentError(
-                f"division {division!r}: turns must run 1, 2, 3, ... without gaps or repeats",
-                column="Turn",
-                value=turn,
+    outcomes: list[TurnOutcome] = []
+    for expected, inputs in enumerate(turns, start=1):
+        if inputs.turn is not None and inputs.turn != expected:
+            raise DepInputError(
+                "turns must run 1, 2, 3, ... without gaps or repeats",
+                field="turn",
+                value=inputs.turn,
                 expected=str(expected),
+                division=state.division,
             )
-        outcome = dep_after_turn(
-            state, _inputs_of({str(k): v for k, v in record.items()}, turn, division), rules
-        )
-        rows.append(outcome.as_row())
+        outcome = dep_after_turn(state, inputs, rules)
+        outcomes.append(outcome)
         state = advance(state, outcome)
-    return pd.DataFrame(rows, index=frame.index, columns=list(OUTCOME_COLUMNS))
-
-
-def run_battle(
-    divisions: pd.DataFrame, turns: pd.DataFrame, rules: DepRules | None = None
-) -> pd.DataFrame:
-    """Every division's turns at once (the whole tbl_Turns).
-
-    ``divisions``: columns Division, Cavalry (Y/N), Start DEP, Start CCP.
-    ``turns``: columns Turn, Division and the inputs, in any row order.
-    Returns ``OUTCOME_COLUMNS`` indexed like ``turns``. A division of ``turns``
-    that ``divisions`` does not list raises, naming the known ones.
-    """
-    rules = rules if rules is not None else DepRules.from_ruleset()
-    known: dict[str, tuple[int, int, bool]] = {}
-    for record in divisions.to_dict("records"):
-        name = str(record["Division"])
-        known[name] = (
-            _parse_count(record.get("Start DEP"), column="Start DEP", turn=0, division=name),
-            _parse_count(record.get("Start CCP"), column="Start CCP", turn=0, division=name),
-            parse_yes_no(record.get("Cavalry"), column="Cavalry", division=name),
-        )
-    out = pd.DataFrame(index=turns.index, columns=list(OUTCOME_COLUMNS), dtype=object)
-    if turns.empty:
-        return out
-    turn_numbers = pd.to_numeric(turns["Turn"], errors="coerce")
-    for key, group in turns.assign(_turn=turn_numbers).groupby("Division", sort=False):
-        division = str(key)
-        if division not in known:
-            raise InvalidArgumentError(
-                f"tbl_Turns names a division that tbl_Divisions does not list: {division!r}",
-                column="Division",
-                value=division,
-                expected="one of " + ", ".join(repr(d) for d in known),
-            )
-        start_dep, start_ccp, cavalry = known[division]
-        ordered = group.sort_values("_turn", kind="stable")
-        result = run_division(start_dep, start_ccp, cavalry, ordered, rules, division=division)
-        out.loc[result.index, list(OUTCOME_COLUMNS)] = result.to_numpy()
-    return out
+    return outcomes

@@ -6,7 +6,7 @@ and what was expected, so a user can find and fix it without a traceback.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 __all__ = [
     "BattleLedgerError",
@@ -50,6 +50,24 @@ class BattleLedgerError(Exception):
         self.has_value = value is not _UNSET
         self.expected = expected
         super().__init__(self._render())
+
+    def located(self, **where: Any) -> Self:
+        """The same error, of the same class, with the parts of ``where`` it lacked.
+
+        ``where``: any of file, sheet, table, row, column (None: leave as is).
+        What the error already says wins: the innermost layer knows best.
+        """
+        unknown = set(where) - {"file", "sheet", "table", "row", "column"}
+        if unknown:
+            raise TypeError(f"located() takes file, sheet, table, row, column; not {unknown}")
+        # Not copy.copy: it calls __init__ again, and subclasses take other arguments.
+        found = type(self).__new__(type(self))
+        found.__dict__.update(self.__dict__)
+        for part, value in where.items():
+            if value is not None and getattr(found, part) is None:
+                setattr(found, part, value)
+        found.args = (found._render(),)
+        return found
 
     def _render(self) -> str:
         where = [

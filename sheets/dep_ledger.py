@@ -1,23 +1,21 @@
-"""Operations on the DEP ledger (Eagles to Glory): the bodies of its macros.
+"""The DEP ledger (Eagles to Glory): its declaration, its formulas and its operations.
 
-``end-turn``
-    Checks every turn's inputs (the errors of ``rulesets.dep``, naming the
-    turn, division, column and the sheet row), closes the current turn in the
-    Log, and appends the next turn's rows for every division still on the
-    table, pre-filled Orders N, Rest eligible N and zeros (the formula columns
-    are filled by the backend).
-``record``
-    Fills the current turn's inputs of one division (``--division NAME``
-    and any of ``--orders Y|N --rest-eligible Y|N --charges N
-    --counter-charges N --stands-lost N --ccp-bought N --dep-markers N
-    --note TEXT``), checked before anything is written.
-report
-    Each division's DEP, CCP, rest point and status as of the last closed
-    turn, computed by ``rulesets.dep`` from the inputs alone (never from cached
-    formula values), and the side totals.
-check
-    Every problem: unknown divisions, repeated or missing turns, inputs the
-    rules do not allow, a maximum DEP out of range.
+``KIND`` declares the ledger once: ``tbl_Divisions`` (one row per division:
+its start and, as of the last closed turn, its DEP, CCP, status and maneuver
+modifier) and ``tbl_Turns`` (one row per division per 15-minute turn: the
+umpire's inputs and the computed DEP start, Rest point, DEP end, CCP end,
+Status), the Battle sheet's named cells, the statuses, and the native
+formula of every computed column. The formulas are
+``rulesets.dep.dep_after_turn`` step for step; ``report`` and ``check``
+compute the same from the inputs with that function.
+
+Operations
+    ``end-turn``: check every turn's inputs, close the current turn in the
+    Log, add the next turn's rows for every division still on the table.
+    ``record``: fill the current turn's inputs of one division (the options
+    are the input columns of ``tbl_Turns``), checked before anything is written.
+    ``report``: each division's DEP, CCP, rest point and status as of the last
+    closed turn, and the side totals. ``check``: every problem of the ledger.
 
 The current turn is the highest Turn in ``tbl_Turns``; every turn before it
 is closed.
@@ -27,86 +25,327 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
-    COUNT_COLUMNS,
-    INPUT_COLUMNS,
-    OUTCOME_COLUMNS,
     DepInputError,
     DepRules,
+    DivisionState,
     Status,
-    initial_status,
+    TurnInputs,
+    dep_after_turn,
+    initial_state,
     maneuver_modifier,
-    parse_yes_no,
     run_division,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, Formula
+from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError
-from battle_ledger.sheets.operations import OperationResult, checker, operation, report
+from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    NamedCell,
+    Role,
+    Table,
+    Tables,
+    find_name,
+    read_tables,
+    register,
+    rows_with_formulas,
+    where_of,
+)
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    operation,
+    report,
+)
+from battle_ledger.sheets.values import yes_test
 
 __all__ = [
+    "DIVISIONS",
     "KIND",
+    "TURNS",
     "Ledger",
     "check_ledger",
     "compute_turns",
+    "division_formulas",
     "end_turn",
     "read_ledger",
     "record",
     "standing",
+    "turn_formulas",
     "where_we_stand",
 ]
 
-KIND = "dep-ledger"
-DIVISIONS = "tbl_Divisions"
-TURNS = "tbl_Turns"
+_I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 
-_DIVISION_TYPES: dict[str, type | None] = {
-    "Side": str,
-    "Corps": None,
-    "Division": str,
-    "Commander": None,
-    "Cavalry": None,
-    "Start DEP": int,
-    "Start CCP": int,
-}
-_TURN_TYPES: dict[str, type | None] = {
-    "Turn": int,
-    "Side": None,
-    "Division": str,
-    **dict.fromkeys(INPUT_COLUMNS),
-    "Note": None,
-}
+DIVISIONS = Table(
+    name="tbl_Divisions",
+    sheet="Divisions",
+    title="Divisions",
+    note="Start DEP and Start CCP are yours (cavalry, or attached cavalry, starts with "
+    "{max_ccp} CCP); DEP now, CCP now and Status are as of the last closed turn.",
+    columns=(
+        Column("Side", "side", _I, help="the army the division fights for", width=12, fixed=True),
+        Column("Corps", "corps", _I, help="its corps", width=16, fixed=True),
+        Column("Division", "division", _K, help="its name, unique in the ledger", width=24),
+        Column("Commander", "commander", _I, help="its commander", width=22, fixed=True),
+        Column("Cavalry", "cavalry", _I, Entry.YES_NO, "Y with cavalry, own or attached",
+               width=9, fixed=True),
+        Column("Start DEP", "start_dep", _I, Entry.WHOLE, "DEP at the start (48 unless less)",
+               low=0, high="max_dep"),
+        Column("Start CCP", "start_ccp", _I, Entry.WHOLE,
+               "CCP at the start (3 with cavalry, 0 without)", low=0, high="max_ccp"),
+        Column("Stands", "stands", _I, Entry.WHOLE, "stands at the start", low=0, width=9),
+        Column("DEP now", "dep_now", _O, Entry.WHOLE, "DEP as of the last closed turn"),
+        Column("CCP now", "ccp_now", _O, Entry.WHOLE, "CCP as of the last closed turn"),
+        Column("Status", "status", _O, help="active, blown or removed", width=11),
+        Column("Maneuver modifier", "maneuver_modifier", _O, Entry.WHOLE,
+               "+1 to the maneuver die at 36 DEP or more", width=11),
+        Column("Row of last closed turn", "row_of_last_closed_turn", _H),
+    ),
+)  # fmt: skip
+
+TURNS = Table(
+    name="tbl_Turns",
+    sheet="Turns",
+    title="Turns",
+    note="One row per division per 15-minute turn. Orders cost 1 DEP; two quiet turns "
+    '36" or more from the enemy give 1 DEP back; 2 DEP per stand lost. End turn adds '
+    "the next turn's rows.",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn (15 minutes each)", low=1, width=6),
+        Column("Side", "side", _I, help="the division's side", width=11, fixed=True),
+        Column("Division", "division", _K, help="the division, as in tbl_Divisions", width=24),
+        Column("Orders", "orders", _I, Entry.YES_NO,
+               "Y if orders were issued (1 DEP, even if it does not move)", width=9.5),
+        Column("Rest eligible", "rest_eligible", _I, Entry.YES_NO,
+               'Y if it did not move and is 36" or more from the enemy', width=9.5),
+        Column("Charges", "charges", _I, Entry.WHOLE, "charges (each needs orders and 1 CCP)",
+               low=0, width=9.5),
+        Column("Counter-charges", "counter_charges", _I, Entry.WHOLE,
+               "counter-charges (1 DEP and 1 CCP each)", low=0, width=9.5),
+        Column("Stands lost", "stands_lost", _I, Entry.WHOLE, "stands lost (2 DEP each)",
+               low=0, width=9.5),
+        Column("CCP bought", "ccp_bought", _I, Entry.WHOLE, "CCP bought (10 DEP each)",
+               low=0, width=9.5),
+        Column("DEP markers", "dep_markers", _I, Entry.WHOLE,
+               "DEP markers played by a commander (+1 DEP each)", low=0, width=9.5),
+        Column("DEP start", "dep_start", _O, Entry.WHOLE, "DEP at the start of the turn",
+               width=9.5),
+        Column("Rest point", "rest_point", _O, Entry.WHOLE, "a rest point held (1) or not (0)",
+               width=9.5),
+        Column("DEP end", "dep_end", _O, Entry.WHOLE, "DEP at the end of the turn", width=9.5),
+        Column("CCP end", "ccp_end", _O, Entry.WHOLE, "CCP at the end of the turn", width=9.5),
+        Column("Status", "status", _O, help="active, blown or removed", width=10),
+        Column("Note", "note", _N, help="anything worth remembering", width=36),
+        Column("Key", "key", _H),
+        Column("Previous row", "previous_row", _H),
+        Column("Division row", "division_row", _H),
+        Column("Cavalry flag", "cavalry_flag", _H),
+        Column("Previous rest point", "previous_rest_point", _H),
+        Column("Previous CCP", "previous_ccp", _H),
+        Column("Previous status", "previous_status", _H),
+    ),
+)  # fmt: skip
+
+_TOP = 3  # header row of the tables on Divisions and Turns (title and note above)
+
+#: The Rules sheet's constants the formulas use (defined names ``rule_dep_economy_*``).
+_RULE_CONSTANTS = (
+    "orders_cost",
+    "dep_per_stand_lost",
+    "rest_points_per_dep",
+    "max_rest_points_held",
+    "dep_per_ccp_bought",
+    "charge_cost_ccp",
+    "counter_charge_cost_dep",
+    "counter_charge_cost_ccp",
+    "blown_below_dep",
+    "removed_at_dep",
+    "maneuver_bonus_at_dep",
+)
+_R = {name: constant_name("dep_economy", name) for name in _RULE_CONSTANTS}
+
+
+def turn_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r`` by header: ``dep_after_turn`` step for step.
+
+    Each row finds *the row of its division's previous turn* once (MATCH of
+    "Division|Turn-1" in the key column of the rows above it) and every
+    carried value is one INDEX on that row; ranges end on the row above, so
+    there is no circular reference.
+    """
+    c = letters(TURNS.headers)
+    d = letters(DIVISIONS.headers)
+    div = sheet_name(DIVISIONS.sheet)
+    above, top = r - 1, _TOP
+
+    def prev(col: str) -> str:
+        return f"INDEX(${c[col]}${top}:${c[col]}{above},${c['Previous row']}{r})"
+
+    def start(col: str) -> str:
+        return f"INDEX({div}!${d[col]}:${d[col]},${c['Division row']}{r})"
+
+    orders = yes_test(f"${c['Orders']}{r}")
+    eligible = yes_test(f"${c['Rest eligible']}{r}")
+    removed_before = f'${c["Previous status"]}{r}="removed"'
+    rest_next = f"${c['Previous rest point']}{r}+1"
+    initial = (
+        f'IF({start("Start DEP")}<={_R["removed_at_dep"]},"removed",'
+        f"IF(AND(${c['Cavalry flag']}{r}=1,OR({start('Start CCP')}<=0,"
+        f'{start("Start DEP")}<{_R["blown_below_dep"]})),"blown","active"))'
+    )
+    dep_change = (
+        f"-IF({orders},{_R['orders_cost']},0)"
+        f"+IF(AND(NOT({orders}),{eligible},{rest_next}>={_R['rest_points_per_dep']}),1,0)"
+        f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
+        f"-${c['Stands lost']}{r}*{_R['dep_per_stand_lost']}"
+        f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
+        f"+${c['DEP markers']}{r}"
+    )
+    formulas = {
+        "DEP start": f"IF(${c['Previous row']}{r}=0,{start('Start DEP')},{prev('DEP end')})",
+        "Rest point": (
+            f"IF(OR({removed_before},{orders},NOT({eligible})),0,"
+            f"IF({rest_next}>={_R['rest_points_per_dep']},0,"
+            f"MIN({rest_next},{_R['max_rest_points_held']})))"
+        ),
+        "DEP end": (
+            f"IF({removed_before},${c['DEP start']}{r},"
+            f"MAX(0,MIN(MaxDEP,${c['DEP start']}{r}{dep_change})))"
+        ),
+        "CCP end": (
+            f"IF({removed_before},${c['Previous CCP']}{r},${c['Previous CCP']}{r}"
+            f"+${c['CCP bought']}{r}-${c['Charges']}{r}*{_R['charge_cost_ccp']}"
+            f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_ccp']})"
+        ),
+        "Status": (
+            f'IF(OR({removed_before},${c["DEP end"]}{r}<={_R["removed_at_dep"]}),"removed",'
+            f'IF(AND(${c["Cavalry flag"]}{r}=1,OR(${c["Previous status"]}{r}="blown",'
+            f"${c['CCP end']}{r}<=0,${c['DEP end']}{r}<{_R['blown_below_dep']})),"
+            f'"blown","active"))'
+        ),
+        "Key": f'${c["Division"]}{r}&"|"&${c["Turn"]}{r}',
+        "Previous row": (
+            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1),'
+            f"${c['Key']}${top}:${c['Key']}{above},0),0)"
+        ),
+        "Division row": f"MATCH(${c['Division']}{r},{div}!${d['Division']}:${d['Division']},0)",
+        "Cavalry flag": f"IF({yes_test(start('Cavalry'))},1,0)",
+        "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
+        "Previous CCP": f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})",
+        "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
+    }
+    # A row without a division (the blank row of an empty ledger) shows nothing.
+    blank = f'${c["Division"]}{r}=""'
+    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+
+
+def division_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Divisions on sheet row ``r``: values as of the last closed turn."""
+    c = letters(DIVISIONS.headers)
+    t = letters(TURNS.headers)
+    turns = sheet_name(TURNS.sheet)
+    row = f"${c['Row of last closed turn']}{r}"
+
+    def at(col: str) -> str:
+        return f"INDEX({turns}!${t[col]}:${t[col]},{row})"
+
+    closed = (
+        f"COUNTIFS({turns}!${t['Division']}:${t['Division']},${c['Division']}{r},"
+        f'{turns}!${t["Turn"]}:${t["Turn"]},"<"&CurrentTurn)'
+    )
+    cavalry = yes_test(f"${c['Cavalry']}{r}")
+    initial = (
+        f'IF(${c["Start DEP"]}{r}<={_R["removed_at_dep"]},"removed",'
+        f"IF(AND({cavalry},OR(${c['Start CCP']}{r}<=0,"
+        f'${c["Start DEP"]}{r}<{_R["blown_below_dep"]})),"blown","active"))'
+    )
+    formulas = {
+        "Row of last closed turn": (
+            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&{closed},{turns}!${t["Key"]}:${t["Key"]},0),0)'
+        ),
+        "DEP now": f"IF({row}=0,${c['Start DEP']}{r},{at('DEP end')})",
+        "CCP now": f"IF({row}=0,${c['Start CCP']}{r},{at('CCP end')})",
+        "Status": f"IF({row}=0,{initial},{at('Status')})",
+        "Maneuver modifier": (
+            f'IF(${c["Status"]}{r}="removed",0,'
+            f"IF(${c['DEP now']}{r}>={_R['maneuver_bonus_at_dep']},1,0))"
+        ),
+    }
+    blank = f'${c["Division"]}{r}=""'
+    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+
+
+KIND = register(
+    LedgerKind(
+        name="dep-ledger",
+        title="Eagles to Glory: DEP ledger",
+        description="Eagles to Glory DEP ledger: every division's DEP and CCP, turn by turn, "
+        "with a chart",
+        rulesets=frozenset({"eagles-to-glory"}),
+        things=DIVISIONS,
+        periods=TURNS,
+        thing="division",
+        period="turn",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleDate", "Date", help="its date, as ISO text (1815-06-16)"),
+            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("TurnMinutes", "Turn length (minutes)", Entry.WHOLE, computed=True),
+            NamedCell("MaxDEP", "Maximum DEP", Entry.WHOLE, "48 unless the scenario says less"),
+            NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
+            NamedCell("TimeOfDay", "Time of day", computed=True),
+            NamedCell("LastClosedTurn", "Last closed turn", Entry.WHOLE, computed=True),
+        ),
+        statuses=tuple(str(s) for s in Status),
+        off_table=frozenset({str(Status.REMOVED)}),
+        step=dep_after_turn,
+        period_formulas=turn_formulas,
+        macro_prefix="dep",
+        template_version=2,
+        extras=("side totals", "DEP by turn chart"),
+    )
+)
+
+
+# -- reading ------------------------------------------------------------------------------
 
 
 @dataclass
 class Ledger:
     """Everything an operation needs, read at once."""
 
-    divisions: pd.DataFrame
-    turns: pd.DataFrame
+    tables: Tables
     rules: DepRules
-    where_divisions: dict[str, Any]
-    where_turns: dict[str, Any]
+    starts: dict[str, DivisionState]
+    sides: dict[str, str]
+
+    @property
+    def divisions(self) -> pd.DataFrame:
+        return self.tables.things
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        return self.tables.periods
 
     @property
     def current_turn(self) -> int:
-        """The highest turn in tbl_Turns (1 for a ledger without rows yet)."""
-        if self.turns.empty:
-            return 1
-        return int(self.turns["Turn"].max())
+        return self.tables.current
 
-    def division_names(self) -> list[str]:
-        return [str(d) for d in self.divisions["Division"]]
-
-    def sheet_row(self, index: Any) -> int | None:
-        first = self.where_turns.get("first_row")
-        return None if first is None else int(first) + int(index)
+    def with_turns(self, turns: pd.DataFrame) -> Ledger:
+        """The same ledger with other turn rows (a trial before anything is written)."""
+        turns.attrs = dict(self.turns.attrs)
+        return replace(self, tables=replace(self.tables, periods=turns))
 
 
 def _rules(book: Book) -> DepRules:
@@ -117,6 +356,7 @@ def _rules(book: Book) -> DepRules:
         max_dep = None  # a ledger without the name: the rules' maximum
     if max_dep is None or max_dep == "":
         return DepRules.from_ruleset(ruleset)
+    where = {"file": book.name, "sheet": "Battle", "column": "Maximum DEP"}
     try:
         number = float(max_dep)
     except (TypeError, ValueError):
@@ -124,178 +364,115 @@ def _rules(book: Book) -> DepRules:
     if not number.is_integer():
         raise CellValueError(
             "the maximum DEP on the Battle sheet is not a whole number",
-            file=book.name,
-            sheet="Battle",
-            column="Maximum DEP",
             value=max_dep,
             expected="a whole number, 48 unless the scenario says less",
+            **where,
         )
-    return DepRules.from_ruleset(ruleset, max_dep=int(number))
+    try:
+        return DepRules.from_ruleset(ruleset, max_dep=int(number))
+    except InvalidArgumentError as exc:
+        raise exc.located(**where) from None
+
+
+def _located(exc: DepInputError, frame: pd.DataFrame, index: Any = None) -> DepInputError:
+    """``exc`` with the file, sheet, table, row and column (its field's header) added."""
+    table = DIVISIONS if exc.field.startswith("start_") else TURNS
+    header = next((c.header for c in table.columns if c.field == exc.field), exc.field)
+    return exc.located(column=header, **where_of(frame, index))
 
 
 def read_ledger(book: Book) -> Ledger:
-    """Read tbl_Divisions, tbl_Turns and the maximum DEP (checked types)."""
-    book.require_kind(KIND)
-    # Every formula column is recomputed from the inputs: no cached results needed.
-    divisions = book.read_table(DIVISIONS, _DIVISION_TYPES, cached=False)
-    turns = book.read_table(TURNS, _TURN_TYPES, cached=False)
-    turns = turns[turns["Division"].notna()]
-    missing_turn = turns[turns["Turn"].isna()]
-    if not missing_turn.empty:
-        index = missing_turn.index[0]
-        raise CellValueError(
-            "a row of tbl_Turns has no turn number",
-            column="Turn",
-            expected="1, 2, 3, ...",
-            **_where(turns, index),
-        )
-    divisions = divisions[divisions["Division"].notna()]
-    return Ledger(
-        divisions=divisions,
-        turns=turns,
-        rules=_rules(book),
-        where_divisions=dict(divisions.attrs.get("where", {})),
-        where_turns=dict(turns.attrs.get("where", {})),
-    )
-
-
-def _where(frame: pd.DataFrame, index: Any) -> dict[str, Any]:
-    where = dict(frame.attrs.get("where", {}))
-    first = where.pop("first_row", None)
-    if first is not None:
-        where["row"] = int(first) + int(index)
-    return where
-
-
-def _starts(ledger: Ledger) -> dict[str, tuple[int, int, bool, str]]:
-    """Division -> (Start DEP, Start CCP, cavalry, side), checked."""
-    found: dict[str, tuple[int, int, bool, str]] = {}
-    for index, row in ledger.divisions.iterrows():
+    """Both tables, the maximum DEP, and every division's start (checked by the rules)."""
+    tables = read_tables(book, KIND)
+    rules = _rules(book)
+    starts: dict[str, DivisionState] = {}
+    sides: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
         name = str(row["Division"])
-        where = _where(ledger.divisions, index)
-        if name.casefold() in {n.casefold() for n in found}:
+        if name.casefold() in {n.casefold() for n in starts}:
             raise CellValueError(
                 "two divisions have the same name: the ledger finds divisions by name",
                 column="Division",
                 value=name,
                 expected="unique division names",
-                **where,
+                **where_of(tables.things, index),
             )
+        dep, ccp = row["Start DEP"], row["Start CCP"]
         try:
-            cavalry = parse_yes_no(row["Cavalry"], column="Cavalry", division=name)
+            starts[name] = initial_state(
+                name,
+                0 if pd.isna(dep) else int(dep),
+                0 if pd.isna(ccp) else int(ccp),
+                bool(row["Cavalry"]),
+                rules,
+            )
         except DepInputError as exc:
-            raise CellValueError(
-                exc.reason, column="Cavalry", value=exc.value, expected="Y or N", **where
-            ) from None
-        start_dep = 0 if pd.isna(row["Start DEP"]) else int(row["Start DEP"])
-        start_ccp = 0 if pd.isna(row["Start CCP"]) else int(row["Start CCP"])
-        for column, value, ceiling in (
-            ("Start DEP", start_dep, ledger.rules.max_dep),
-            ("Start CCP", start_ccp, ledger.rules.max_ccp if cavalry else 0),
-        ):
-            if not 0 <= value <= ceiling:
-                raise CellValueError(
-                    f"division {name!r}: {column} is out of range"
-                    + (
-                        ""
-                        if cavalry or column == "Start DEP"
-                        else " for a division without cavalry"
-                    ),
-                    column=column,
-                    value=value,
-                    expected=f"a whole number from 0 to {ceiling}",
-                    **where,
-                )
-        found[name] = (
-            start_dep,
-            start_ccp,
-            cavalry,
-            "" if pd.isna(row["Side"]) else str(row["Side"]),
-        )
-    return found
+            raise _located(exc, tables.things, index) from None
+        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+    return Ledger(tables, rules, starts, sides)
 
 
-def _located(ledger: Ledger, frame: pd.DataFrame, exc: BattleLedgerError) -> CellValueError:
-    """``exc`` (from rulesets.dep) with the file, sheet, table and row added."""
-    where = {k: v for k, v in ledger.where_turns.items() if k != "first_row"}
-    if isinstance(exc, DepInputError):
-        hit = frame[(frame["Division"] == exc.division) & (frame["Turn"] == exc.turn)]
-        if not hit.empty:
-            row = ledger.sheet_row(hit.index[0])
-            if row is not None:
-                where["row"] = row
-    return CellValueError(
-        exc.message,
-        column=exc.column,
-        value=exc.value,
-        expected=exc.expected,
-        **where,
-    )
+def _inputs(row: pd.Series) -> TurnInputs:
+    values = {c.field: row[c.header] for c in TURNS.having(Role.INPUT) if c.field in _FIELDS}
+    counts = {k: 0 if pd.isna(v) else int(v) for k, v in values.items() if not isinstance(v, bool)}
+    flags = {k: v for k, v in values.items() if isinstance(v, bool)}
+    return TurnInputs(turn=int(row["Turn"]), **flags, **counts)
+
+
+_FIELDS = set(TurnInputs.__dataclass_fields__) - {"turn"}
 
 
 def compute_turns(ledger: Ledger) -> pd.DataFrame:
     """DEP start, Rest point, DEP end, CCP end and Status of every row of tbl_Turns,
     computed from the inputs by ``rulesets.dep`` (indexed like ``ledger.turns``)."""
-    starts = _starts(ledger)
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     parts: list[pd.DataFrame] = []
     for name, group in ledger.turns.groupby("Division", sort=False):
         division = str(name)
-        if division not in starts:
-            index = group.index[0]
+        if division not in ledger.starts:
             raise CellValueError(
                 f"tbl_Turns names a division that tbl_Divisions does not list: {division!r}",
                 column="Division",
                 value=division,
-                expected="one of " + ", ".join(repr(d) for d in starts),
-                **_where(ledger.turns, index),
+                expected="one of " + ", ".join(repr(d) for d in ledger.starts),
+                **where_of(ledger.turns, group.index[0]),
             )
-        start_dep, start_ccp, cavalry, _ = starts[division]
         ordered = group.sort_values("Turn", kind="stable")
+        inputs = [_inputs(row) for _, row in ordered.iterrows()]
         try:
-            result = run_division(
-                start_dep, start_ccp, cavalry, ordered, ledger.rules, division=division
-            )
+            result = run_division(ledger.starts[division], inputs, ledger.rules)
         except DepInputError as exc:
-            raise _located(ledger, ordered, exc) from None
-        except InvalidArgumentError as exc:  # turns out of sequence
-            raise CellValueError(
-                exc.message,
-                column=exc.column,
-                value=exc.value,
-                expected=exc.expected,
-                **_where(ledger.turns, ordered.index[0]),
-            ) from None
-        parts.append(result)
+            hit = ordered.index[0]
+            if exc.turn is not None:
+                hit = ordered.index[[t.turn == exc.turn for t in inputs].index(True)]
+            raise _located(exc, ledger.turns, hit) from None
+        parts.append(pd.DataFrame([o.as_row() for o in result], index=ordered.index,
+                                  columns=outcomes))  # fmt: skip
     if not parts:
-        return pd.DataFrame(index=ledger.turns.index, columns=list(OUTCOME_COLUMNS), dtype=object)
+        return pd.DataFrame(index=ledger.turns.index, columns=outcomes, dtype=object)
     return pd.concat(parts).reindex(ledger.turns.index)
 
 
 def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[str, Any]]:
     """Each division as of the end of turn ``as_of`` (0: the start)."""
-    starts = _starts(ledger)
     rows: list[dict[str, Any]] = []
     for _, division in ledger.divisions.iterrows():
         name = str(division["Division"])
-        start_dep, start_ccp, cavalry, side = starts[name]
+        start = ledger.starts[name]
         mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] <= as_of)]
-        if mine.empty:
-            dep, ccp, rest = start_dep, start_ccp, 0
-            status = initial_status(start_dep, start_ccp, cavalry, ledger.rules)
-            last_turn = 0
-        else:
+        dep, ccp, rest, status, last_turn = start.dep, start.ccp, 0, start.status, 0
+        if not mine.empty:
             last = mine["Turn"].astype(int).idxmax()
             values: dict[str, Any] = computed.loc[last].to_dict()
             dep, ccp = int(values["DEP end"]), int(values["CCP end"])
-            rest = int(values["Rest point"])
-            status = Status(str(values["Status"]))
+            rest, status = int(values["Rest point"]), Status(str(values["Status"]))
             last_turn = int(mine.loc[last, "Turn"])
         rows.append(
             {
-                "side": side,
+                "side": ledger.sides[name],
                 "corps": "" if pd.isna(division["Corps"]) else str(division["Corps"]),
                 "division": name,
-                "cavalry": cavalry,
+                "cavalry": start.cavalry,
                 "dep": dep,
                 "ccp": ccp,
                 "rest_point": rest,
@@ -344,46 +521,59 @@ def _time_of_day(book: Book, turn: int, rules: DepRules) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
+def _blank_rows(turn: int, names: list[str], ledger: Ledger) -> pd.DataFrame:
+    """New turn rows: Orders N, Rest eligible N and every count 0."""
+    answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
+    blank = {c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers}
+    return pd.DataFrame(
+        [{"Turn": turn, "Side": ledger.sides[name], "Division": name} | blank for name in names],
+        columns=["Turn", "Side", "Division", *blank],
+    )
+
+
 # -- operations ---------------------------------------------------------------------------
 
 
-@operation(KIND, "end-turn")
+@operation(KIND.name, "end-turn")
 def end_turn(book: Book) -> OperationResult:
     """Close the current turn: check its inputs, log it, add the next turn's rows.
 
     Every division still on the table (not removed) gets a row for the next
     turn, pre-filled Orders N, Rest eligible N and zeros.
+
+    Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_ledger(book)
     if ledger.divisions.empty:
         raise InvalidArgumentError(
             "the ledger lists no divisions",
-            table=DIVISIONS,
+            table=DIVISIONS.name,
             file=book.name,
             expected="one row per division in tbl_Divisions",
         )
     turn = ledger.current_turn
-    starts = _starts(ledger)
-    # A division on the table without a row for this turn gets one (all N / 0).
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Division"].astype(str))
     computed = compute_turns(ledger)
     before = {r["division"]: r for r in standing(ledger, computed, turn - 1)}
+    # A division on the table without a row for this turn gets one (all N / 0).
     filler = [
         name
-        for name in ledger.division_names()
-        if name not in have and before[name]["status"] != Status.REMOVED
+        for name in ledger.starts
+        if name not in have and before[name]["status"] not in KIND.off_table
     ]
     if filler:
-        extra = _blank_rows(turn, filler, starts)
-        extra.index = pd.RangeIndex(-len(filler), 0)
-        ledger.turns = pd.concat([ledger.turns, extra])
+        extra = _blank_rows(turn, filler, ledger).set_axis(pd.RangeIndex(-len(filler), 0))
+        extra = extra.assign(Orders=False, **{"Rest eligible": False})
+        ledger = ledger.with_turns(pd.concat([ledger.turns, extra]))
         computed = compute_turns(ledger)
     after = standing(ledger, computed, turn)
-    on_table = [r["division"] for r in after if r["status"] != Status.REMOVED]
-    rows = _blank_rows(turn, filler, starts)
-    rows = pd.concat([rows, _blank_rows(turn + 1, on_table, starts)], ignore_index=True)
+    on_table = [r["division"] for r in after if r["status"] not in KIND.off_table]
+    rows = pd.concat(
+        [_blank_rows(turn, filler, ledger), _blank_rows(turn + 1, on_table, ledger)],
+        ignore_index=True,
+    )
     if not rows.empty:
-        book.append_rows(TURNS, _with_formulas(ledger, rows))
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, rows))
     changed = {
         status: [
             r["division"]
@@ -417,170 +607,86 @@ def end_turn(book: Book) -> OperationResult:
     )
 
 
-def _with_formulas(ledger: Ledger, rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with the formula columns of the sheet rows they will take.
-
-    Both backends fill trailing blank rows first, then grow the table, so the
-    first new row is the one after the last row holding data. Writing the
-    formulas explicitly keeps Excel (which only fills *calculated* columns)
-    and the headless backend alike.
-    """
-    from battle_ledger.templates.dep_ledger import turn_row_formulas
-
-    first = ledger.where_turns.get("first_row")
-    if first is None or rows.empty:
-        return rows
-    used = [int(i) for i in ledger.turns.index if int(i) >= 0]
-    start = int(first) + (max(used) + 1 if used else 0)
-    formulas = [turn_row_formulas(start + i) for i in range(len(rows))]
-    extra = pd.DataFrame(
-        [{k: Formula(v) for k, v in f.items()} for f in formulas], index=rows.index
-    )
-    return pd.concat([rows, extra], axis=1)
+def _record_options() -> tuple[Option, ...]:
+    """``--division`` and one option per input column of tbl_Turns (and ``--note``)."""
+    named = "the division, as named on the Divisions sheet (case-blind)"
+    found = [Option("division", str, required=True, help=named)]
+    for column in TURNS.having(Role.INPUT, Role.NOTE):
+        if column.field == "side":
+            continue
+        kind = {Entry.YES_NO: bool, Entry.WHOLE: int}.get(column.entry, str)
+        found.append(Option(column.field, kind, help=column.help, low=column.low))
+    return tuple(found)
 
 
-def _blank_rows(
-    turn: int, names: list[str], starts: dict[str, tuple[int, int, bool, str]]
-) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "Turn": turn,
-                "Side": starts[name][3],
-                "Division": name,
-                "Orders": "N",
-                "Rest eligible": "N",
-                **dict.fromkeys(COUNT_COLUMNS, 0),
-            }
-            for name in names
-        ],
-        columns=["Turn", "Side", "Division", *INPUT_COLUMNS],
-    )
-
-
-def _find_division(ledger: Ledger, division: str, book: Book) -> str:
-    wanted = division.strip().casefold()
-    for name in ledger.division_names():
-        if name.strip().casefold() == wanted:
-            return name
-    raise InvalidArgumentError(
-        f"no division {division!r} in the ledger",
-        file=book.name,
-        table=DIVISIONS,
-        column="--division",
-        value=division,
-        expected="one of " + ", ".join(repr(n) for n in ledger.division_names()),
-    )
-
-
-def _yes_no_option(value: str | None, option: str) -> str | None:
-    if value is None:
-        return None
-    folded = value.strip().casefold()
-    if folded in ("y", "yes"):
-        return "Y"
-    if folded in ("n", "no"):
-        return "N"
-    raise InvalidArgumentError(
-        f"{option} takes Y or N", column=option, value=value, expected="Y or N"
-    )
-
-
-def _count_option(value: int | None, option: str) -> int | None:
-    if value is not None and value < 0:
-        raise InvalidArgumentError(
-            f"{option} must be 0 or more",
-            column=option,
-            value=value,
-            expected="a whole number >= 0",
-        )
+def _cell(value: Any) -> Any:
+    """An option's value as the ledger's cell holds it (a yes/no as Y or N)."""
+    if isinstance(value, bool):
+        return "Y" if value else "N"
     return value
 
 
-@operation(KIND, "record")
-def record(
-    book: Book,
-    *,
-    division: str,
-    orders: str | None = None,
-    rest_eligible: str | None = None,
-    charges: int | None = None,
-    counter_charges: int | None = None,
-    stands_lost: int | None = None,
-    ccp_bought: int | None = None,
-    dep_markers: int | None = None,
-    note: str | None = None,
-) -> OperationResult:
-    """Record the current turn's inputs for one division (only the options given change).
+@operation(KIND.name, "record", options=_record_options())
+def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
+    """Record the current turn's inputs of one division (only the options given change).
 
-    --division NAME (as in tbl_Divisions, case-blind); --orders Y|N;
-    --rest-eligible Y|N (did not move, 36" or more from the enemy);
-    --charges N; --counter-charges N; --stands-lost N; --ccp-bought N;
-    --dep-markers N; --note TEXT.
+    Everything is checked by the rules before anything is written (a charge
+    needs orders, CCP held, ...). In Excel the same inputs can simply be
+    typed into the Turns sheet.
+
+    Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
-    name = _find_division(ledger, division, book)
-    given: dict[str, Any] = {
-        "Orders": _yes_no_option(orders, "--orders"),
-        "Rest eligible": _yes_no_option(rest_eligible, "--rest-eligible"),
-        "Charges": _count_option(charges, "--charges"),
-        "Counter-charges": _count_option(counter_charges, "--counter-charges"),
-        "Stands lost": _count_option(stands_lost, "--stands-lost"),
-        "CCP bought": _count_option(ccp_bought, "--ccp-bought"),
-        "DEP markers": _count_option(dep_markers, "--dep-markers"),
-        "Note": note,
-    }
-    given = {k: v for k, v in given.items() if v is not None}
+    name = find_name(
+        ledger.starts, division, what="division", option="--division",
+        file=book.name, table=DIVISIONS.name,
+    )  # fmt: skip
+    given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
         raise InvalidArgumentError(
             "record needs at least one input to record",
-            expected="--orders, --rest-eligible, --charges, --counter-charges, --stands-lost, "
-            "--ccp-bought, --dep-markers or --note",
+            expected=", ".join(o.flag for o in _record_options()[1:]),
         )
     turn = ledger.current_turn
-    starts = _starts(ledger)
     mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
     if mine.empty:
         # No row yet for this turn (a ledger started without an order of battle).
-        computed = compute_turns(ledger)
-        status = {r["division"]: r["status"] for r in standing(ledger, computed, turn - 1)}
-        if status[name] == Status.REMOVED:
+        before = standing(ledger, compute_turns(ledger), turn - 1)
+        if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
             raise InvalidArgumentError(
                 f"turn {turn}, division {name!r}: the division has been removed from play "
                 "(DEP 0) and takes no more inputs",
                 file=book.name,
-                table=TURNS,
+                table=TURNS.name,
                 column="--division",
                 value=name,
                 expected="a division still on the table",
             )
-        new = _blank_rows(turn, [name], starts)
+        new = _blank_rows(turn, [name], ledger)
+        trial_row = new.assign(Orders=False, **{"Rest eligible": False}).set_axis([-1])
         for column, value in given.items():
-            new.loc[0, column] = value
-        trial = pd.concat([ledger.turns, new.set_axis([-1])])
-        compute_turns(_with_turns(ledger, trial))  # raises on inputs the rules forbid
-        book.append_rows(TURNS, _with_formulas(ledger, new))
+            trial_row.loc[-1, column] = value
+        compute_turns(ledger.with_turns(pd.concat([ledger.turns, trial_row])))
+        for column, value in given.items():
+            new.loc[0, column] = _cell(value)
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
     else:
         index = mine.index[0]
         trial = ledger.turns.copy()
         for column, value in given.items():
             trial[column] = trial[column].astype(object)
             trial.at[index, column] = value
-        compute_turns(_with_turns(ledger, trial))
-        update = pd.DataFrame([given], index=[index])
-        book.write_cells(TURNS, update)
-    shown = ", ".join(f"{k} {v}" for k, v in given.items())
-    detail = f"{name}: {shown}"
+        compute_turns(ledger.with_turns(trial))  # raises on inputs the rules forbid
+        book.write_cells(
+            TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}], index=[index])
+        )
+    shown = {k: _cell(v) for k, v in given.items()}
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
     book.log("record", detail, turn=turn)
-    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "division": name, **given})
+    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "division": name, **shown})
 
 
-def _with_turns(ledger: Ledger, turns: pd.DataFrame) -> Ledger:
-    turns.attrs = dict(ledger.turns.attrs)
-    return Ledger(ledger.divisions, turns, ledger.rules, ledger.where_divisions, ledger.where_turns)
-
-
-@report(KIND)
+@report(KIND.name)
 def where_we_stand(book: Book) -> OperationResult:
     """Each division's DEP, CCP, rest point and status as of the last closed turn,
     computed from the inputs (not cached values), with the side totals."""
@@ -591,11 +697,8 @@ def where_we_stand(book: Book) -> OperationResult:
     sides = _side_totals(rows)
     battle = _name_or_blank(book, "BattleName")
     clock = _time_of_day(book, closed + 1, ledger.rules)
-    head = (
-        f"{battle or 'DEP ledger'}: as of the end of turn {closed}"
-        if closed
-        else (f"{battle or 'DEP ledger'}: before turn 1")
-    )
+    title = battle or "DEP ledger"
+    head = f"{title}: as of the end of turn {closed}" if closed else f"{title}: before turn 1"
     if clock:
         head += f" (turn {closed + 1} starts {clock})"
     width = max([len("Division"), *(len(r["division"]) for r in rows)])
@@ -637,23 +740,18 @@ def _name_or_blank(book: Book, name: str) -> str:
     return "" if value is None else str(value)
 
 
-@checker(KIND)
+@checker(KIND.name)
 def check_ledger(book: Book) -> list[BattleLedgerError | str]:
     """Problems of a DEP ledger: unknown or repeated divisions, missing or repeated
     turns, inputs the rules forbid, a maximum DEP out of range."""
     problems: list[BattleLedgerError | str] = []
     try:
         ledger = read_ledger(book)
-        starts = _starts(ledger)
     except BattleLedgerError as exc:
         return [exc]
-    for name, group in ledger.turns.groupby("Division", sort=False):
-        one = _with_turns(ledger, group.copy())
-        one.divisions = ledger.divisions[ledger.divisions["Division"] == name]
-        if str(name) not in starts:
-            one.divisions = ledger.divisions
+    for _, group in ledger.turns.groupby("Division", sort=False):
         try:
-            compute_turns(one)
+            compute_turns(ledger.with_turns(group.copy()))
         except BattleLedgerError as exc:
             problems.append(exc)
     current = ledger.current_turn
@@ -662,12 +760,11 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
         with contextlib.suppress(BattleLedgerError):  # already reported above
             computed = compute_turns(ledger)
         if computed is not None:
-            before = standing(ledger, computed, current - 1)
             have = set(ledger.turns.loc[ledger.turns["Turn"] == current, "Division"].astype(str))
-            for r in before:
-                if r["status"] != Status.REMOVED and r["division"] not in have:
+            for r in standing(ledger, computed, current - 1):
+                if r["status"] not in KIND.off_table and r["division"] not in have:
                     problems.append(
                         f"division {r['division']!r} has no row for the current turn {current} "
-                        f"(table {TURNS}); end-turn or record adds it"
+                        f"(table {TURNS.name}); end-turn or record adds it"
                     )
     return problems

@@ -8,11 +8,12 @@ what was expected.
 
 from __future__ import annotations
 
-from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 
 __all__ = [
     "CellValueError",
     "ColumnNotFoundError",
+    "CommandError",
     "NotAWorkbookError",
     "TableNotFoundError",
     "UnknownOperationError",
@@ -60,5 +61,10 @@ class WorkbookSaveError(WorkbookError):
     """The workbook could not be saved (read-only folder, disk full, changed meanwhile)."""
 
 
-class UnknownOperationError(WorkbookError):
+class CommandError(InvalidArgumentError):
+    """A mistake in the command itself: an unknown operation or option, or an option's
+    value that is not of its type (the CLI exits 2; every other failure exits 1)."""
+
+
+class UnknownOperationError(WorkbookError, CommandError):
     """No operation (macro), report or checker of that name for this kind of workbook."""

@@ -59,20 +59,22 @@ arguments, and refuses ``**kwargs`` and keyword-only parameters;
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import pkgutil
 import random
 import types
 import typing
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
-from battle_ledger.sheets.errors import UnknownOperationError, WrongKindError
+from battle_ledger.sheets.errors import CommandError, UnknownOperationError, WrongKindError
+from battle_ledger.sheets.values import whole, yes_no
 
 __all__ = [
     "CHECKERS",
@@ -80,7 +82,9 @@ __all__ = [
     "REPORTS",
     "Operation",
     "OperationResult",
+    "Option",
     "checker",
+    "did_you_mean",
     "find_operation",
     "load_operations",
     "operation",
@@ -103,26 +107,150 @@ class OperationResult:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One option of an operation: ``--stands-lost N``, as the CLI, macros and help see it.
+
+    ``type`` is what the operation receives (``int``, ``float``, ``bool`` or
+    ``str``); text from a command line or a cell is read with the one yes/no
+    and whole-number readers (``sheets.values``). A value that does not fit is
+    a ``CommandError`` (a mistake in the command itself).
+    """
+
+    name: str
+    type: type = str
+    required: bool = False
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def metavar(self) -> str:
+        if self.choices:
+            return "|".join(self.choices)
+        return {bool: "Y|N", int: "N", float: "X"}.get(self.type, "TEXT")
+
+    def convert(self, value: Any, operation: str) -> Any:
+        """``value`` (text from a command line, or a cell's value) as this option's type."""
+        if value is None:
+            return None
+        try:
+            if self.type is bool:
+                return yes_no(value, self.flag, blank=None)
+            if self.type is int:
+                return whole(value, self.flag, low=self.low, high=self.high, blank=None)
+            if self.type is float:
+                if isinstance(value, bool):
+                    raise ValueError(value)
+                return float(value)
+        except (InvalidArgumentError, TypeError, ValueError) as exc:
+            expected = getattr(exc, "expected", None) or "a number"
+            raise CommandError(
+                f"option {self.flag} of {operation} is not {_described(self)}",
+                column=self.flag,
+                value=value,
+                expected=expected,
+            ) from None
+        text = str(value)
+        if self.choices:
+            folded = {c.casefold(): c for c in self.choices}
+            if text.strip().casefold() not in folded:
+                raise CommandError(
+                    f"option {self.flag} of {operation} takes one of {', '.join(self.choices)}",
+                    column=self.flag,
+                    value=value,
+                    expected=did_you_mean(text, self.choices)
+                    or "one of " + ", ".join(self.choices),
+                )
+            return folded[text.strip().casefold()]
+        return text
+
+
+def _described(option: Option) -> str:
+    return {int: "a whole number", float: "a number", bool: "a yes/no answer"}.get(
+        option.type, "text"
+    )
+
+
+def did_you_mean(given: str, known: Collection[str]) -> str:
+    """``did you mean 'x'?`` for the closest of ``known`` to ``given`` ('' if none is close)."""
+    close = difflib.get_close_matches(given.casefold(), [k.casefold() for k in known], n=1)
+    if not close:
+        return ""
+    match = next(k for k in known if k.casefold() == close[0])
+    return f"did you mean {match!r}?"
+
+
+@dataclass(frozen=True)
 class Operation:
-    """A registered operation: the kind of workbook it works on, its name, its body."""
+    """A registered operation: the kind of workbook it works on, its name, its body.
+
+    ``declared``: its options, when they are declared (a ledger kind's input
+    columns); otherwise they are read from the function's keyword parameters.
+    """
 
     kind: str
     name: str
     fn: Callable[..., OperationResult]
+    declared: tuple[Option, ...] | None = None
+    help: tuple[tuple[str, str], ...] = ()
 
     @property
     def doc(self) -> str:
         return inspect.getdoc(self.fn) or ""
 
     @property
-    def options(self) -> dict[str, inspect.Parameter]:
-        """The keyword options the operation takes (everything after ``book``)."""
-        params = list(inspect.signature(self.fn).parameters.values())[1:]
-        return {
-            p.name: p
-            for p in params
-            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        }
+    def summary(self) -> str:
+        """The first line of its help."""
+        return self.doc.splitlines()[0] if self.doc else ""
+
+    @property
+    def rolls_dice(self) -> bool:
+        return "rng" in inspect.signature(self.fn).parameters
+
+    @property
+    def options(self) -> dict[str, Option]:
+        """The options the operation takes, by name (``seed`` where it rolls dice)."""
+        found: dict[str, Option] = {}
+        if self.declared is not None:
+            found = {o.name: o for o in self.declared}
+        else:
+            try:
+                hints = typing.get_type_hints(self.fn)
+            except (NameError, TypeError):
+                hints = {}
+            notes = dict(self.help)
+            for p in list(inspect.signature(self.fn).parameters.values())[1:]:
+                if p.name == "rng" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                    continue
+                required = p.default is inspect.Parameter.empty
+                found[p.name] = Option(
+                    p.name,
+                    _plain_type(hints.get(p.name, p.annotation)),
+                    required=required,
+                    default=None if required else p.default,
+                    help=notes.get(p.name, ""),
+                )
+        if self.rolls_dice and "seed" not in found:
+            found["seed"] = Option("seed", int, help="repeat the dice: same seed, same rolls")
+        return found
+
+
+def _plain_type(hint: Any) -> type:
+    """The plain type an option converts to (``int | None`` -> ``int``); str otherwise."""
+    if isinstance(hint, str):
+        parts = {p.strip() for p in hint.split("|")} - {"None"}
+        names = {"int": int, "float": float, "bool": bool, "str": str}
+        return names.get(parts.pop(), str) if len(parts) == 1 else str
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        hint = args[0] if len(args) == 1 else str
+    return hint if hint in (int, float, bool, str) else str
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -140,15 +268,26 @@ def _needs_doc(fn: Callable[..., Any], what: str) -> None:
         raise TypeError(f"{what} {fn.__name__} needs a docstring: it is the help users see")
 
 
-def operation(kind: str, name: str) -> Callable[[F], F]:
-    """Register ``fn(book, **options) -> OperationResult`` as macro ``name`` of ``kind``."""
+def operation(
+    kind: str,
+    name: str,
+    *,
+    options: Sequence[Option] | None = None,
+    help: Mapping[str, str] | None = None,
+) -> Callable[[F], F]:
+    """Register ``fn(book, **options) -> OperationResult`` as macro ``name`` of ``kind``.
+
+    ``options``: declare the options (else they are ``fn``'s keyword
+    parameters); ``help``: one line of help per parameter name.
+    """
 
     def register(fn: F) -> F:
         _needs_doc(fn, "operation")
         key = (kind, name)
         if key in OPERATIONS and OPERATIONS[key].fn is not fn:
             raise TypeError(f"operation {name!r} of {kind} is registered twice")
-        OPERATIONS[key] = Operation(kind, name, fn)
+        declared = None if options is None else tuple(options)
+        OPERATIONS[key] = Operation(kind, name, fn, declared, tuple((help or {}).items()))
         return fn
 
     return register
@@ -216,8 +355,9 @@ def find_operation(kind: str, name: str, *, file: str | None = None) -> Operatio
             expected=" or ".join(elsewhere),
         )
     names = [op.name for op in operations_for(kind)]
+    hint = did_you_mean(name, names)
     raise UnknownOperationError(
-        f"no operation {name!r} for {kind} workbooks",
+        f"no operation {name!r} for {kind} workbooks" + (f"; {hint}" if hint else ""),
         file=file,
         value=name,
         expected="one of " + ", ".join(names) if names else f"an operation of {kind} (none yet)",
@@ -227,88 +367,36 @@ def find_operation(kind: str, name: str, *, file: str | None = None) -> Operatio
 # -- options ----------------------------------------------------------------------------
 
 
-def _option_type(op: Operation, param: inspect.Parameter) -> type | None:
-    """The plain type an option converts to (``int | None`` -> ``int``), if any."""
-    try:
-        hints = typing.get_type_hints(op.fn)
-    except (NameError, TypeError):
-        hints = {}
-    hint: Any = hints.get(param.name, param.annotation)
-    if isinstance(hint, str):
-        parts = {p.strip() for p in hint.split("|")} - {"None"}
-        names = {"int": int, "float": float, "bool": bool, "str": str}
-        return names.get(parts.pop()) if len(parts) == 1 else None
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        hint = args[0] if len(args) == 1 else None
-    return hint if hint in (int, float, bool, str) else None
-
-
-_TRUE = {"true", "yes", "y", "1", "on"}
-_FALSE = {"false", "no", "n", "0", "off"}
-
-
-def _convert_option(op: Operation, name: str, value: Any, kind: type | None) -> Any:
-    if kind is None or value is None or not isinstance(value, str | int | float):
-        return value
-    flag = f"--{name.replace('_', '-')}"
-    try:
-        if kind is bool:
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().casefold()
-            if text in _TRUE | _FALSE:
-                return text in _TRUE
-            raise ValueError(value)
-        if kind is int:
-            number = float(value)
-            if not number.is_integer():
-                raise ValueError(value)
-            return int(number)
-        if kind is float:
-            return float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        expected = {int: "a whole number", float: "a number", bool: "true or false"}
-        raise InvalidArgumentError(
-            f"option {flag} of {op.name} is not {expected.get(kind, kind.__name__)}",
-            column=flag,
-            value=value,
-            expected=expected.get(kind, kind.__name__),
-        ) from None
-
-
 def _bind(op: Operation, options: dict[str, Any], rng: random.Random | None) -> dict[str, Any]:
     """The keyword arguments for ``op.fn``: converted, checked, ``rng`` supplied."""
-    params = op.options
+    declared = op.options
     given = {k.replace("-", "_"): v for k, v in options.items()}
-    if "rng" in params and "rng" not in given:
-        seed = given.pop("seed", None) if "seed" not in params else None
-        if rng is None:
-            seed_value = None if seed is None else _convert_option(op, "seed", seed, int)
-            rng = random.Random(seed_value)
-        given["rng"] = rng
-    accepted = sorted(f"--{p.replace('_', '-')}" for p in params if p != "rng")
+    accepted = [o.flag for o in declared.values()]
     for key in given:
-        if key not in params:
-            raise InvalidArgumentError(
-                f"{op.name} has no option --{key.replace('_', '-')}",
-                value=f"--{key.replace('_', '-')}",
+        if key not in declared:
+            flag = f"--{key.replace('_', '-')}"
+            hint = did_you_mean(flag, accepted)
+            raise CommandError(
+                f"{op.name} has no option {flag}" + (f"; {hint}" if hint else ""),
+                value=flag,
                 expected="options " + ", ".join(accepted) if accepted else "no options",
             )
-    bound = {k: _convert_option(op, k, v, _option_type(op, params[k])) for k, v in given.items()}
-    missing = [
-        p.name
-        for p in params.values()
-        if p.default is inspect.Parameter.empty and p.name not in bound
-    ]
+    bound = {k: declared[k].convert(v, op.name) for k, v in given.items()}
+    bound = {k: v for k, v in bound.items() if v is not None}
+    missing = [o.flag for o in declared.values() if o.required and o.name not in bound]
     if missing:
-        raise InvalidArgumentError(
-            f"{op.name} needs the option(s) "
-            + ", ".join(f"--{m.replace('_', '-')}" for m in missing),
+        raise CommandError(
+            f"{op.name} needs the option(s) " + ", ".join(missing),
             expected="options " + ", ".join(accepted),
         )
+    if op.rolls_dice:
+        seed = bound.pop("seed", None) if "seed" not in _parameters(op) else None
+        bound["rng"] = rng if rng is not None else random.Random(seed)
     return bound
+
+
+def _parameters(op: Operation) -> Collection[str]:
+    return inspect.signature(op.fn).parameters.keys()
 
 
 # -- running ----------------------------------------------------------------------------

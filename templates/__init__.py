@@ -21,6 +21,7 @@ modules) is imported here, so a new kind registers itself by existing.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.ledger import LedgerKind
 
 __all__ = [
     "KINDS",
@@ -43,6 +45,7 @@ __all__ = [
     "build",
     "kinds_for",
     "register_kind",
+    "register_ledger",
     "save_atomic",
 ]
 
@@ -57,6 +60,7 @@ class TemplateKind:
     builder: Builder
     description: str
     rulesets: frozenset[str] | None = None  # None: every rule set
+    version: int = TEMPLATE_VERSION  # the layout's version, written to _meta
 
     def supports(self, ruleset: Ruleset | str) -> bool:
         rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
@@ -71,6 +75,7 @@ def register_kind(
     builder: Builder,
     description: str,
     rulesets: frozenset[str] | set[str] | list[str] | tuple[str, ...] | None = None,
+    version: int = TEMPLATE_VERSION,
 ) -> TemplateKind:
     """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``)."""
     kind = TemplateKind(
@@ -78,9 +83,18 @@ def register_kind(
         builder=builder,
         description=description,
         rulesets=None if rulesets is None else frozenset(rulesets),
+        version=version,
     )
     KINDS[name] = kind
     return kind
+
+
+def register_ledger(kind: LedgerKind, builder: Builder) -> TemplateKind:
+    """Register the builder of ledger kind ``kind``: its name, description and rule
+    sets come from the declaration."""
+    return register_kind(
+        kind.name, builder, kind.description, kind.rulesets, version=kind.template_version
+    )
 
 
 def kinds_for(ruleset: Ruleset | str) -> list[TemplateKind]:
@@ -115,9 +129,30 @@ def build(
             value=oob.ruleset_id,
             expected=rs.id,
         )
+    _check_options(entry, options)
     wb = entry.builder(rs, oob, **options)
-    finish(wb, kind, rs.id)
+    finish(wb, kind, rs.id, version=entry.version)
     return wb
+
+
+def _check_options(entry: TemplateKind, options: dict[str, Any]) -> None:
+    """Refuse an option the kind's builder does not take (never ignore it)."""
+    from battle_ledger.sheets.errors import CommandError
+
+    params = list(inspect.signature(entry.builder).parameters.values())[2:]  # ruleset, oob
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return  # the builder says it reads options of its own
+    known = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
+    for name in options:
+        if name not in known:
+            flag = "--" + name.replace("_", "-")
+            raise CommandError(
+                f"a {entry.name} has no option {flag}",
+                value=flag,
+                expected="options " + ", ".join("--" + k.replace("_", "-") for k in known)
+                if known
+                else "no options",
+            )
 
 
 _HELPERS = {"style", "rules_sheet", "demo"}

@@ -56,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,6 +76,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.templates.style import (
     FILL_ALERT,
     FMT_TEXT,
@@ -159,12 +159,6 @@ def iso_date(value: _dt.date | _dt.datetime | str) -> str:
     if isinstance(value, _dt.date):
         return value.isoformat()
     return _dt.date.fromisoformat(str(value).strip()).isoformat()
-
-
-def safe_name(text: str) -> str:
-    """``text`` made into a valid Excel defined/table name fragment (letters, digits, _)."""
-    name = re.sub(r"[^0-9A-Za-z_]+", "_", text).strip("_")
-    return name or "x"
 
 
 def define_name(wb: Workbook, name: str, ref: str) -> None:
@@ -306,6 +300,7 @@ def add_meta(
     ruleset_id: str,
     extra: Mapping[str, Any] | None = None,
     created: _dt.datetime | None = None,
+    version: int = TEMPLATE_VERSION,
 ) -> Worksheet:
     """The hidden ``_meta`` sheet: table ``tbl_Meta`` of Key/Value rows."""
     ws = wb.create_sheet(META_SHEET)
@@ -313,7 +308,7 @@ def add_meta(
     rows: list[list[Any]] = [
         ["kind", kind],
         ["ruleset", ruleset_id],
-        ["template_version", TEMPLATE_VERSION],
+        ["template_version", version],
         ["created", stamp.strftime("%Y-%m-%dT%H:%M:%SZ")],
     ]
     rows += [[str(k), v] for k, v in (extra or {}).items()]
@@ -335,13 +330,17 @@ def add_log(wb: Workbook) -> Worksheet:
 
 
 def finish(
-    wb: Workbook, kind: str, ruleset_id: str, extra: Mapping[str, Any] | None = None
+    wb: Workbook,
+    kind: str,
+    ruleset_id: str,
+    extra: Mapping[str, Any] | None = None,
+    version: int = TEMPLATE_VERSION,
 ) -> None:
     """Add the Log and _meta sheets if missing; hidden sheets last; first sheet active."""
     if LOG_SHEET not in wb.sheetnames:
         add_log(wb)
     if META_SHEET not in wb.sheetnames:
-        add_meta(wb, kind, ruleset_id, extra)
+        add_meta(wb, kind, ruleset_id, extra, version=version)
     hidden = [ws for ws in wb.worksheets if ws.sheet_state != "visible"]
     for ws in hidden:
         wb.move_sheet(ws, offset=len(wb.worksheets) - 1 - wb.worksheets.index(ws))

@@ -40,20 +40,28 @@ from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.chart import LineChart, Reference
-from openpyxl.styles import Font, PatternFill
-from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.dep import DepRules
+from battle_ledger.rulesets.dep import DepRules, initial_state
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.templates import register_kind
+from battle_ledger.sheets.dep_ledger import (
+    DIVISIONS,
+    KIND,
+    TURNS,
+    division_formulas,
+    turn_formulas,
+)
+from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.ledger import Entry, Role
+from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     Formula,
     TableRef,
     add_table,
     add_whole_validation,
-    add_yes_no_validation,
     define_name,
     freeze,
     highlight_when,
@@ -65,11 +73,10 @@ from battle_ledger.templates._build import (
     title_row,
     write,
 )
-from battle_ledger.templates.rules_sheet import add_rules_sheet, constant_name
+from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, status_formatting
+from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import (
-    FILL_ALERT,
     FILL_OK,
-    FILL_WARN,
     FMT_INT,
     FMT_TEXT,
     style_formula,
@@ -83,73 +90,13 @@ if TYPE_CHECKING:
 __all__ = [
     "BATTLE_SHEET",
     "CHART_SHEET",
-    "DIVISIONS_SHEET",
-    "DIVISIONS_TABLE",
-    "DIVISION_COLUMNS",
-    "HELPER_COLUMNS",
-    "KIND",
-    "TURNS_SHEET",
-    "TURNS_TABLE",
-    "TURN_COLUMNS",
     "DivisionSpec",
     "build_dep_ledger",
     "divisions_of",
-    "turn_row_formulas",
 ]
 
-KIND = "dep-ledger"
 BATTLE_SHEET = "Battle"
-DIVISIONS_SHEET = "Divisions"
-TURNS_SHEET = "Turns"
 CHART_SHEET = "DEP by turn"
-DIVISIONS_TABLE = "tbl_Divisions"
-TURNS_TABLE = "tbl_Turns"
-
-DIVISION_COLUMNS: tuple[str, ...] = (
-    "Side",
-    "Corps",
-    "Division",
-    "Commander",
-    "Cavalry",
-    "Start DEP",
-    "Start CCP",
-    "Stands",
-    "DEP now",
-    "CCP now",
-    "Status",
-    "Maneuver modifier",
-    "Row of last closed turn",  # hidden helper
-)
-TURN_COLUMNS: tuple[str, ...] = (
-    "Turn",
-    "Side",
-    "Division",
-    "Orders",
-    "Rest eligible",
-    "Charges",
-    "Counter-charges",
-    "Stands lost",
-    "CCP bought",
-    "DEP markers",
-    "DEP start",
-    "Rest point",
-    "DEP end",
-    "CCP end",
-    "Status",
-    "Note",
-)
-#: Hidden helper columns at the right of tbl_Turns.
-HELPER_COLUMNS: tuple[str, ...] = (
-    "Key",
-    "Previous row",
-    "Division row",
-    "Cavalry flag",
-    "Previous rest point",
-    "Previous CCP",
-    "Previous status",
-)
-
-_TOP = 3  # header row of the tables on Divisions and Turns (title and note above)
 _DEFAULT_TURNS_SHOWN = 48  # 12 hours of 15-minute turns: "48 DEPs gives us 12 hours"
 
 
@@ -229,118 +176,6 @@ def _spec(item: DivisionSpec | Mapping[str, Any]) -> DivisionSpec:
     return DivisionSpec(**item)
 
 
-def _letters(headers: Sequence[str]) -> dict[str, str]:
-    return {h: get_column_letter(i + 1) for i, h in enumerate(headers)}
-
-
-def _sheet(name: str) -> str:
-    return quote_sheetname(name)
-
-
-def _turn_formulas(r: int, rules: Mapping[str, str]) -> dict[str, Formula]:
-    """The formulas of tbl_Turns row ``r`` (a sheet row), mirroring dep_after_turn."""
-    c = _letters((*TURN_COLUMNS, *HELPER_COLUMNS))
-    d = _letters(DIVISION_COLUMNS)
-    div = _sheet(DIVISIONS_SHEET)
-    above = r - 1  # ranges end on the row above: no circular reference
-    top = _TOP
-
-    def prev(col: str) -> str:
-        return f"INDEX(${c[col]}${top}:${c[col]}{above},${c['Previous row']}{r})"
-
-    def start(col: str) -> str:
-        return f"INDEX({div}!${d[col]}:${d[col]},${c['Division row']}{r})"
-
-    blank = f'${c["Division"]}{r}=""'
-    orders = f'${c["Orders"]}{r}="Y"'
-    eligible = f'${c["Rest eligible"]}{r}="Y"'
-    removed_before = f'${c["Previous status"]}{r}="removed"'
-    rest_next = f"${c['Previous rest point']}{r}+1"
-    initial = (
-        f'IF({start("Start DEP")}<={rules["removed_at_dep"]},"removed",'
-        f"IF(AND(${c['Cavalry flag']}{r}=1,OR({start('Start CCP')}<=0,"
-        f'{start("Start DEP")}<{rules["blown_below_dep"]})),"blown","active"))'
-    )
-    dep_change = (
-        f"-IF({orders},{rules['orders_cost']},0)"
-        f"+IF(AND(NOT({orders}),{eligible},{rest_next}>={rules['rest_points_per_dep']}),1,0)"
-        f"-${c['Counter-charges']}{r}*{rules['counter_charge_cost_dep']}"
-        f"-${c['Stands lost']}{r}*{rules['dep_per_stand_lost']}"
-        f"-${c['CCP bought']}{r}*{rules['dep_per_ccp_bought']}"
-        f"+${c['DEP markers']}{r}"
-    )
-    formulas = {
-        "DEP start": (f"IF(${c['Previous row']}{r}=0,{start('Start DEP')},{prev('DEP end')})"),
-        "Rest point": (
-            f"IF(OR({removed_before},{orders},NOT({eligible})),0,"
-            f"IF({rest_next}>={rules['rest_points_per_dep']},0,"
-            f"MIN({rest_next},{rules['max_rest_points_held']})))"
-        ),
-        "DEP end": (
-            f"IF({removed_before},${c['DEP start']}{r},"
-            f"MAX(0,MIN(MaxDEP,${c['DEP start']}{r}{dep_change})))"
-        ),
-        "CCP end": (
-            f"IF({removed_before},${c['Previous CCP']}{r},${c['Previous CCP']}{r}"
-            f"+${c['CCP bought']}{r}-${c['Charges']}{r}*{rules['charge_cost_ccp']}"
-            f"-${c['Counter-charges']}{r}*{rules['counter_charge_cost_ccp']})"
-        ),
-        "Status": (
-            f'IF(OR({removed_before},${c["DEP end"]}{r}<={rules["removed_at_dep"]}),"removed",'
-            f'IF(AND(${c["Cavalry flag"]}{r}=1,OR(${c["Previous status"]}{r}="blown",'
-            f"${c['CCP end']}{r}<=0,${c['DEP end']}{r}<{rules['blown_below_dep']})),"
-            f'"blown","active"))'
-        ),
-        "Key": f'${c["Division"]}{r}&"|"&${c["Turn"]}{r}',
-        "Previous row": (
-            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1),'
-            f"${c['Key']}${top}:${c['Key']}{above},0),0)"
-        ),
-        "Division row": f"MATCH(${c['Division']}{r},{div}!${d['Division']}:${d['Division']},0)",
-        "Cavalry flag": f'IF({start("Cavalry")}="Y",1,0)',
-        "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
-        "Previous CCP": (f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})"),
-        "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
-    }
-    # A row without a division (the blank row of an empty ledger) shows nothing.
-    return {k: Formula(f'=IF({blank},"",{v})') for k, v in formulas.items()}
-
-
-def _division_formulas(r: int, rules: Mapping[str, str]) -> dict[str, Formula]:
-    """The formulas of tbl_Divisions row ``r``: values as of the last closed turn."""
-    c = _letters(DIVISION_COLUMNS)
-    t = _letters((*TURN_COLUMNS, *HELPER_COLUMNS))
-    turns = _sheet(TURNS_SHEET)
-    row = f"${c['Row of last closed turn']}{r}"
-
-    def at(col: str) -> str:
-        return f"INDEX({turns}!${t[col]}:${t[col]},{row})"
-
-    closed = (
-        f"COUNTIFS({turns}!${t['Division']}:${t['Division']},${c['Division']}{r},"
-        f'{turns}!${t["Turn"]}:${t["Turn"]},"<"&CurrentTurn)'
-    )
-    initial = (
-        f'IF(${c["Start DEP"]}{r}<={rules["removed_at_dep"]},"removed",'
-        f'IF(AND(${c["Cavalry"]}{r}="Y",OR(${c["Start CCP"]}{r}<=0,'
-        f'${c["Start DEP"]}{r}<{rules["blown_below_dep"]})),"blown","active"))'
-    )
-    formulas = {
-        "Row of last closed turn": (
-            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&{closed},{turns}!${t["Key"]}:${t["Key"]},0),0)'
-        ),
-        "DEP now": f"IF({row}=0,${c['Start DEP']}{r},{at('DEP end')})",
-        "CCP now": f"IF({row}=0,${c['Start CCP']}{r},{at('CCP end')})",
-        "Status": f"IF({row}=0,{initial},{at('Status')})",
-        "Maneuver modifier": (
-            f'IF(${c["Status"]}{r}="removed",0,'
-            f"IF(${c['DEP now']}{r}>={rules['maneuver_bonus_at_dep']},1,0))"
-        ),
-    }
-    blank = f'${c["Division"]}{r}=""'
-    return {k: Formula(f'=IF({blank},"",{v})') for k, v in formulas.items()}
-
-
 def _time_value(text: str | _dt.time) -> float:
     if isinstance(text, _dt.time):
         moment = text
@@ -357,61 +192,44 @@ def _time_value(text: str | _dt.time) -> float:
     return (moment.hour * 60 + moment.minute) / 1440
 
 
-def _battle_sheet(
-    wb: Workbook, battle: str, date: str, start_time: float, max_dep: int, ceiling: int
-) -> Worksheet:
+def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Worksheet:
+    """The front sheet: the named cells of the kind, then the side totals and the chart."""
     ws: Worksheet = wb.create_sheet(BATTLE_SHEET)
     title_row(
         ws,
         1,
-        "Eagles to Glory: DEP ledger",
+        KIND.title,
         "Yellow cells are yours to fill in; grey cells are formulas. "
         "Record each turn on the Turns sheet, then End turn.",
     )
-    turns = _sheet(TURNS_SHEET)
-    turn_col = f"{turns}!$A:$A"
-    rows: list[tuple[str, str, Any, str | None]] = [
-        ("Battle", "BattleName", battle, FMT_TEXT),
-        ("Date", "BattleDate", date, FMT_TEXT),
-        ("Start time", "StartTime", start_time, "hh:mm"),
-        (
-            "Turn length (minutes)",
-            "TurnMinutes",
-            Formula("=" + constant_name("dep_economy", "turn_minutes")),
-            FMT_INT,
-        ),
-        ("Maximum DEP", "MaxDEP", max_dep, FMT_INT),
-        (
-            "Current turn",
-            "CurrentTurn",
-            Formula(f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))"),
-            FMT_INT,
-        ),
-        (
-            "Time of day",
-            "TimeOfDay",
-            Formula("=MOD(StartTime+(CurrentTurn-1)*TurnMinutes/1440,1)"),
-            "hh:mm",
-        ),
-        ("Last closed turn", "LastClosedTurn", Formula("=CurrentTurn-1"), FMT_INT),
-    ]
-    for i, (label, name, value, fmt) in enumerate(rows):
+    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
+    formulas = {
+        "TurnMinutes": "=" + constant_name("dep_economy", "turn_minutes"),
+        "CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))",
+        "TimeOfDay": "=MOD(StartTime+(CurrentTurn-1)*TurnMinutes/1440,1)",
+        "LastClosedTurn": "=CurrentTurn-1",
+    }
+    formats = {"StartTime": "hh:mm", "TimeOfDay": "hh:mm", "BattleName": FMT_TEXT,
+               "BattleDate": FMT_TEXT}  # fmt: skip
+    for i, named in enumerate(KIND.named_cells):
         r = 3 + i
         head = ws.cell(row=r, column=1)
-        write(head, label)
+        write(head, named.label)
         style_header(head)
         cell = ws.cell(row=r, column=2)
-        write(cell, value)
-        if isinstance(value, Formula):
+        fmt = formats.get(named.name, FMT_INT)
+        if named.computed:
+            write(cell, Formula(formulas[named.name]))
             style_formula(cell, fmt)
         else:
+            write(cell, values[named.name])
             style_input(cell, fmt)
-        define_name(wb, name, f"{_sheet(BATTLE_SHEET)}!$B${r}")
-    max_row = 3 + [name for _, name, _, _ in rows].index("MaxDEP")
-    add_whole_validation(ws, f"B{max_row}", minimum=1, maximum=ceiling)
-    note = ws.cell(row=max_row, column=3)
-    write(note, f"{ceiling} unless the scenario says less")
-    note.font = Font(italic=True, size=9, color="595959")
+        define_name(wb, named.name, f"{sheet_name(BATTLE_SHEET)}!$B${r}")
+        if named.name == "MaxDEP":
+            add_whole_validation(ws, f"B{r}", minimum=1, maximum=ceiling)
+            note = ws.cell(row=r, column=3)
+            write(note, f"{ceiling} unless the scenario says less")
+            note.font = Font(italic=True, size=9, color="595959")
     set_widths(ws, {"A": 24, "B": 26, "C": 34, "D": 12, "E": 12, "F": 12, "G": 12, "H": 14})
     print_setup(ws)
     protect(ws)
@@ -419,8 +237,8 @@ def _battle_sheet(
 
 
 def _side_totals(ws: Worksheet, sides: Sequence[str], top: int) -> TableRef:
-    d = _letters(DIVISION_COLUMNS)
-    div = _sheet(DIVISIONS_SHEET)
+    d = letters(DIVISIONS.headers)
+    div = sheet_name(DIVISIONS.sheet)
 
     def col(name: str) -> str:
         return f"{div}!${d[name]}:${d[name]}"
@@ -432,164 +250,68 @@ def _side_totals(ws: Worksheet, sides: Sequence[str], top: int) -> TableRef:
             [
                 side,
                 Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Division")},"?*")'),
-                Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Status")},"active")'),
-                Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Status")},"blown")'),
-                Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Status")},"removed")'),
+                *(
+                    Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Status")},"{status}")')
+                    for status in KIND.statuses
+                ),
                 Formula(f"=SUMIFS({col('DEP now')},{col('Side')},$A{r})"),
                 Formula(f"=SUMIFS({col('CCP now')},{col('Side')},$A{r})"),
             ]
         )
-    return add_table(
-        ws,
-        "tbl_Sides",
-        ["Side", "Divisions", "Active", "Blown", "Removed", "DEP total", "CCP total"],
-        body,
-        top=top,
-        locked=["Side"],
-    )
+    headers = ["Side", "Divisions", *(s.capitalize() for s in KIND.statuses)]
+    return add_table(ws, "tbl_Sides", [*headers, "DEP total", "CCP total"], body, top=top,
+                     locked=["Side"])  # fmt: skip
 
 
-def _divisions_sheet(
-    wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules, rule_names: Mapping[str, str]
-) -> TableRef:
-    ws = wb.create_sheet(DIVISIONS_SHEET)
-    title_row(
-        ws,
-        1,
-        "Divisions",
-        "Start DEP and Start CCP are yours (cavalry, or attached cavalry, starts with "
-        f"{rules.max_ccp} CCP); DEP now, CCP now and Status are as of the last closed turn.",
-    )
-    body: list[list[Any]] = []
-    for i, spec in enumerate(specs):
-        r = _TOP + 1 + i
-        formulas = _division_formulas(r, rule_names)
-        start_dep = rules.max_dep if spec.start_dep is None else spec.start_dep
-        start_ccp = (
-            (rules.max_ccp if spec.cavalry else 0) if spec.start_ccp is None else spec.start_ccp
-        )
-        inputs = {
+def _divisions_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules,
+                     blank_rows: int) -> TableRef:  # fmt: skip
+    rows = [
+        {
             "Side": spec.side,
             "Corps": spec.corps,
             "Division": spec.division,
             "Commander": spec.commander,
             "Cavalry": "Y" if spec.cavalry else "N",
-            "Start DEP": start_dep,
-            "Start CCP": start_ccp,
+            "Start DEP": rules.max_dep if spec.start_dep is None else spec.start_dep,
+            "Start CCP": (rules.max_ccp if spec.cavalry else 0)
+            if spec.start_ccp is None
+            else spec.start_ccp,
             "Stands": spec.stands,
         }
-        body.append([inputs.get(h, formulas.get(h)) for h in DIVISION_COLUMNS])
-    if not body:
-        r = _TOP + 1
-        formulas = _division_formulas(r, rule_names)
-        body.append([formulas.get(h) for h in DIVISION_COLUMNS])
-    ref = add_table(
-        ws,
-        DIVISIONS_TABLE,
-        DIVISION_COLUMNS,
-        body,
-        top=_TOP,
-        locked=["Side", "Corps", "Division", "Commander", "Cavalry"] if specs else [],
-        formats={h: FMT_INT for h in ("Start DEP", "Start CCP", "Stands", "DEP now", "CCP now")},
-    )
-    first, last = ref.first_row, ref.last_row
-    add_yes_no_validation(ws, f"{ref.col('Cavalry')}{first}:{ref.col('Cavalry')}{last}")
-    add_whole_validation(
-        ws, f"{ref.col('Start DEP')}{first}:{ref.col('Start DEP')}{last}", 0, rules.max_dep
-    )
-    add_whole_validation(
-        ws, f"{ref.col('Start CCP')}{first}:{ref.col('Start CCP')}{last}", 0, rules.max_ccp
-    )
-    add_whole_validation(ws, f"{ref.col('Stands')}{first}:{ref.col('Stands')}{last}", 0)
-    _status_formatting(ws, ref, "Status", whole_row=True)
-    status = ref.col("Status")
+        for spec in specs
+    ]
+    rows += [{} for _ in range(blank_rows)]
+    ref = ledger_table(wb, DIVISIONS, rows if specs else [{}] * max(blank_rows, 1),
+                       division_formulas, bounds=_bounds(rules))  # fmt: skip
+    ws = wb[DIVISIONS.sheet]
+    status_formatting(ws, ref, KIND, whole_row=True)
     mod = ref.col("Maneuver modifier")
-    highlight_when(ws, f"{mod}{first}:{mod}{last}", f"${mod}{first}=1", FILL_OK)
-    ws.column_dimensions[ref.col("Row of last closed turn")].hidden = True
-    set_widths(
-        ws,
-        {
-            "A": 12, "B": 16, "C": 24, "D": 22, "E": 9, "F": 10, "G": 10, "H": 9,
-            "I": 10, "J": 10, status: 11, mod: 11,
-        },
-    )  # fmt: skip
-    ws.row_dimensions[_TOP].height = 30  # two-line headers
-    freeze(ws, f"D{first}")
-    print_setup(ws, title_rows=f"{_TOP}:{_TOP}")
-    protect(ws)
+    highlight_when(ws, f"{mod}{ref.first_row}:{mod}{ref.last_row}", f"${mod}{ref.first_row}=1",
+                   FILL_OK)  # fmt: skip
     return ref
 
 
-def _status_formatting(ws: Worksheet, ref: TableRef, header: str, whole_row: bool) -> None:
-    col = ref.col(header)
-    first, last = ref.first_row, ref.last_row
-    target = ref.body_ref if whole_row else f"{col}{first}:{col}{last}"
-    grey = PatternFill("solid", fgColor="BFBFBF", bgColor="BFBFBF")
-    highlight_when(ws, target, f'${col}{first}="removed"', grey)
-    highlight_when(ws, f"{col}{first}:{col}{last}", f'${col}{first}="removed"', FILL_ALERT, True)
-    highlight_when(ws, f"{col}{first}:{col}{last}", f'${col}{first}="blown"', FILL_WARN, True)
+def _bounds(rules: DepRules) -> dict[str, int]:
+    return {"max_dep": rules.max_dep, "max_ccp": rules.max_ccp}
 
 
-def _turns_sheet(
-    wb: Workbook, specs: Sequence[DivisionSpec], rule_names: Mapping[str, str]
-) -> TableRef:
-    ws = wb.create_sheet(TURNS_SHEET)
-    title_row(
-        ws,
-        1,
-        "Turns",
-        "One row per division per 15-minute turn. Orders cost 1 DEP; two quiet turns "
-        '36" or more from the enemy give 1 DEP back; 2 DEP per stand lost. End turn adds '
-        "the next turn's rows.",
-    )
-    headers = (*TURN_COLUMNS, *HELPER_COLUMNS)
-    body: list[list[Any]] = []
-    for i, spec in enumerate(specs or [None]):
-        r = _TOP + 1 + i
-        formulas = _turn_formulas(r, rule_names)
-        if spec is None:
-            inputs: dict[str, Any] = {}
-        else:
-            inputs = {"Turn": 1, "Side": spec.side, "Division": spec.division}
-            inputs |= {"Orders": "N", "Rest eligible": "N"}
-            inputs |= dict.fromkeys(TURN_COLUMNS[5:10], 0)
-        body.append([inputs.get(h, formulas.get(h)) for h in headers])
-    ref = add_table(
-        ws,
-        TURNS_TABLE,
-        headers,
-        body,
-        top=_TOP,
-        locked=["Turn", "Side", "Division"] if specs else [],
-        formats={
-            h: FMT_INT
-            for h in TURN_COLUMNS
-            if h not in ("Side", "Division", "Status", "Note", "Orders", "Rest eligible")
-        }
-        | {"Note": FMT_TEXT},
-    )
-    first, last = ref.first_row, ref.last_row
-    for header in ("Orders", "Rest eligible"):
-        add_yes_no_validation(ws, f"{ref.col(header)}{first}:{ref.col(header)}{last}")
-    add_whole_validation(
-        ws, f"{ref.col('Charges')}{first}:{ref.col('DEP markers')}{last}", minimum=0
-    )
-    _status_formatting(ws, ref, "Status", whole_row=False)
+def _turns_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules) -> TableRef:
+    answers = [c for c in TURNS.having(Role.INPUT) if c.field != "side"]
+    rows = [
+        {"Turn": 1, "Side": spec.side, "Division": spec.division}
+        | {c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers}
+        for spec in specs
+    ]
+    ref = ledger_table(wb, TURNS, rows, turn_formulas, bounds=_bounds(rules))
+    ws = wb[TURNS.sheet]
+    status_formatting(ws, ref, KIND, whole_row=False)
     rest = ref.col("Rest point")
-    highlight_when(ws, f"{rest}{first}:{rest}{last}", f"${rest}{first}=1", FILL_OK)
-    for header in HELPER_COLUMNS:
-        ws.column_dimensions[ref.col(header)].hidden = True
-    widths = {ref.col(h): 9.5 for h in TURN_COLUMNS}
-    widths |= {"A": 6, "B": 11, "C": 24, ref.col("Status"): 10, ref.col("Note"): 36}
-    set_widths(ws, widths)
-    ws.row_dimensions[_TOP].height = 30  # two-line headers
-    freeze(ws, f"D{first}")
-    print_setup(ws, title_rows=f"{_TOP}:{_TOP}")
-    protect(ws)
+    highlight_when(ws, f"{rest}{ref.first_row}:{rest}{ref.last_row}", f"${rest}{ref.first_row}=1",
+                   FILL_OK)  # fmt: skip
     return ref
 
 
-def _chart_sheet(wb: Workbook, count: int, turns_shown: int, rule_names: Mapping[str, str]) -> None:
+def _chart_sheet(wb: Workbook, count: int, turns_shown: int, max_dep: int) -> None:
     ws = wb.create_sheet(CHART_SHEET)
     title_row(
         ws,
@@ -598,17 +320,17 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, rule_names: Mapping
         "DEP at the end of each closed turn (turn 0: Start DEP); #N/A where the turn "
         "is not closed yet or the division has left the table.",
     )
-    d = _letters(DIVISION_COLUMNS)
-    t = _letters((*TURN_COLUMNS, *HELPER_COLUMNS))
-    div, turns = _sheet(DIVISIONS_SHEET), _sheet(TURNS_SHEET)
-    head = _TOP
+    d = letters(DIVISIONS.headers)
+    t = letters(TURNS.headers)
+    div, turns = sheet_name(DIVISIONS.sheet), sheet_name(TURNS.sheet)
+    head = TABLE_TOP
     corner = ws.cell(row=head, column=1)
     write(corner, "Turn")
     style_header(corner)
     columns = max(count, 1)
     for j in range(columns):
         cell = ws.cell(row=head, column=2 + j)
-        src = _TOP + 1 + j
+        src = TABLE_TOP + 1 + j
         write(
             cell, Formula(f'=IF({div}!${d["Division"]}${src}="","",{div}!${d["Division"]}${src})')
         )
@@ -620,7 +342,7 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, rule_names: Mapping
         style_formula(turn_cell, FMT_INT)
         for j in range(columns):
             letter = get_column_letter(2 + j)
-            src = _TOP + 1 + j
+            src = TABLE_TOP + 1 + j
             name = f"{letter}${head}"
             if i == 0:
                 value = f'IF({name}="",NA(),{div}!${d["Start DEP"]}${src})'
@@ -639,7 +361,7 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, rule_names: Mapping
     chart.y_axis.title = "DEP"
     chart.x_axis.title = "Turn"
     chart.y_axis.scaling.min = 0
-    chart.y_axis.scaling.max = int(float(rule_names["max_dep_value"]))
+    chart.y_axis.scaling.max = max_dep
     chart.height = 12
     chart.width = 26
     data = Reference(ws, min_col=2, max_col=1 + columns, min_row=head, max_row=last_row)
@@ -673,7 +395,7 @@ def build_dep_ledger(
     start_time: str | _dt.time = "08:00",
     max_dep: int | None = None,
     turns_shown: int = _DEFAULT_TURNS_SHOWN,
-    **_ignored: Any,
+    blank_rows: int = 0,
 ) -> Workbook:
     """A new DEP ledger for ``ruleset`` (Eagles to Glory), one row per division.
 
@@ -681,6 +403,7 @@ def build_dep_ledger(
     divisions themselves (``DivisionSpec`` or mappings of its fields).
     ``max_dep``: the scenario's maximum DEP (the rules' 48 unless less).
     ``turns_shown``: how many turns the DEP-by-turn sheet and chart cover.
+    ``blank_rows``: empty division rows to type more divisions into.
     """
     rules = DepRules.from_ruleset(ruleset, max_dep=max_dep)
     ceiling = int(ruleset.constant("dep_economy", "max_dep"))
@@ -700,45 +423,24 @@ def build_dep_ledger(
             "turns_shown is out of range", value=turns_shown, expected="1 to 500"
         )
     wb = new_workbook()
-    date_text = iso_date(date) if date else ""
-    _battle_sheet(wb, battle, date_text, _time_value(start_time), rules.max_dep, ceiling)
-    rule_names = _rule_names()
-    rule_names["max_dep_value"] = str(rules.max_dep)
-    _divisions_sheet(wb, specs, rules, rule_names)
-    _turns_sheet(wb, specs, rule_names)
+    values = {
+        "BattleName": battle,
+        "BattleDate": iso_date(date) if date else "",
+        "StartTime": _time_value(start_time),
+        "MaxDEP": rules.max_dep,
+    }
+    _battle_sheet(wb, values, ceiling)
+    _divisions_sheet(wb, specs, rules, blank_rows)
+    _turns_sheet(wb, specs, rules)
     sides = list(dict.fromkeys(s.side for s in specs))
-    _side_totals(wb[BATTLE_SHEET], sides, 13)
-    _chart_sheet(wb, len(specs), turns_shown, rule_names)
+    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2)
+    _chart_sheet(wb, len(specs) + blank_rows, turns_shown, rules.max_dep)
     add_rules_sheet(wb, ruleset, tables=["dep_economy"])
     return wb
 
 
-def _rule_names() -> dict[str, str]:
-    return {name: constant_name("dep_economy", name) for name in _RULE_CONSTANTS}
-
-
-def turn_row_formulas(row: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``row``, by header (computed and
-    helper columns): what a new row needs, whichever backend appends it."""
-    return {k: str(v) for k, v in _turn_formulas(row, _rule_names()).items()}
-
-
-_RULE_CONSTANTS = (
-    "orders_cost",
-    "dep_per_stand_lost",
-    "rest_points_per_dep",
-    "max_rest_points_held",
-    "dep_per_ccp_bought",
-    "charge_cost_ccp",
-    "counter_charge_cost_dep",
-    "counter_charge_cost_ccp",
-    "blown_below_dep",
-    "removed_at_dep",
-    "maneuver_bonus_at_dep",
-)
-
-
 def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
+    """Unique names, and every start as the rules allow (the one start check)."""
     seen: set[str] = set()
     for spec in specs:
         folded = spec.division.strip().casefold()
@@ -754,25 +456,7 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
         seen.add(folded)
         dep = rules.max_dep if spec.start_dep is None else spec.start_dep
         ccp = (rules.max_ccp if spec.cavalry else 0) if spec.start_ccp is None else spec.start_ccp
-        if not 0 <= dep <= rules.max_dep:
-            raise InvalidArgumentError(
-                f"division {spec.division!r}: Start DEP is out of range",
-                column="Start DEP",
-                value=dep,
-                expected=f"0 to {rules.max_dep}",
-            )
-        if not 0 <= ccp <= (rules.max_ccp if spec.cavalry else 0):
-            raise InvalidArgumentError(
-                f"division {spec.division!r}: Start CCP is out of range",
-                column="Start CCP",
-                value=ccp,
-                expected=f"0 to {rules.max_ccp if spec.cavalry else 0}",
-            )
+        initial_state(spec.division, dep, ccp, spec.cavalry, rules)
 
 
-register_kind(
-    KIND,
-    build_dep_ledger,
-    "Eagles to Glory DEP ledger: every division's DEP and CCP, turn by turn, with a chart",
-    rulesets=["eagles-to-glory"],
-)
+register_ledger(KIND, build_dep_ledger)

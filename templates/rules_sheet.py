@@ -31,6 +31,7 @@ from openpyxl.utils import quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table
+from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.templates._build import (
     TableRef,
     add_table,
@@ -67,11 +68,6 @@ class RulesSheet:
     def constant_ref(self, table: str, name: str) -> str:
         """The absolute cell (``'Rules'!$B$7``) of constant ``table.name``."""
         return self.constants[(table, name)]
-
-
-def constant_name(table: str, name: str) -> str:
-    """The defined name of a constant on the Rules sheet."""
-    return f"rule_{safe_name(table)}_{safe_name(name)}"
 
 
 def render_source(source: Provenance | dict[str, Any] | None) -> str:

@@ -285,9 +285,10 @@ def test_run_dry_run_changes_nothing(toy_book: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "parts", "code"),
     [
-        (["--unit", "1st Line", "--stands", "many"], ["--stands", "not a whole number"], 1),
-        (["--unit", "1st Line", "--colour", "red"], ["no option --colour", "--stands"], 1),
-        ([], ["needs the option(s) --unit"], 1),
+        (["--unit", "1st Line", "--stands", "many"], ["--stands", "not a whole number"], 2),
+        (["--unit", "1st Line", "--colour", "red"], ["no option --colour", "--stands"], 2),
+        (["--unit", "1st Line", "--stand", "2"], ["no option --stand", "did you mean"], 2),
+        ([], ["needs the option(s) --unit"], 2),
         (["--unit", "1st Line", "stray"], ["unexpected argument 'stray'"], 2),
         (["--unit", "a", "--unit", "b"], ["given twice"], 2),
     ],
@@ -299,7 +300,10 @@ def test_run_bad_options(toy_book: Path, extra: list[str], parts: list[str], cod
 
 
 def test_run_unknown_operation_and_missing_file(toy_book: Path, tmp_path: Path) -> None:
-    assert_one_line_error(invoke("run", "charge", str(toy_book)), "no operation 'charge'")
+    assert_one_line_error(invoke("run", "charge", str(toy_book)), "no operation 'charge'", code=2)
+    assert_one_line_error(
+        invoke("run", "lose-stand", str(toy_book)), "did you mean 'lose-stands'", code=2
+    )
     assert_one_line_error(
         invoke("run", "lose-stands", str(tmp_path / "gone.xlsx")), "no such file", "gone.xlsx"
     )

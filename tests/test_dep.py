@@ -8,14 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
-    OUTCOME_COLUMNS,
     DepInputError,
     DepRules,
     DivisionState,
@@ -26,26 +24,28 @@ from battle_ledger.rulesets.dep import (
     initial_state,
     initial_status,
     maneuver_modifier,
-    parse_yes_no,
-    run_battle,
     run_division,
 )
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from tests.strategies import dep_turns
 
 RULES = DepRules.from_ruleset(registry.get("eagles-to-glory"))
 
 
 def _state(dep: int = 40, ccp: int = 0, cavalry: bool = False, **kw: Any) -> DivisionState:
-    return DivisionState(division="2nd Division", cavalry=cavalry, dep=dep, ccp=ccp, **kw)
+    return DivisionState(**{"division": "2nd Division"} | kw, cavalry=cavalry, dep=dep, ccp=ccp)
 
 
 def _turn(turn: int = 1, **kw: Any) -> TurnInputs:
     return TurnInputs(turn=turn, **kw)
 
 
-def _frame(*turns: dict[str, Any]) -> pd.DataFrame:
-    rows = [{"Turn": i, **t} for i, t in enumerate(turns, start=1)]
-    return pd.DataFrame(rows)
+def _turns(*turns: dict[str, Any]) -> list[TurnInputs]:
+    return [TurnInputs(turn=i, **t) for i, t in enumerate(turns, start=1)]
+
+
+def _column(outcomes: list[Any], name: str) -> list[Any]:
+    return [str(getattr(o, name)) if name == "status" else getattr(o, name) for o in outcomes]
 
 
 # -- the numbers come from the data ------------------------------------------------------
@@ -215,8 +215,11 @@ def test_illegal_inputs_raise_naming_turn_division_and_column(
     with pytest.raises(DepInputError, match=words) as info:
         dep_after_turn(state, inputs, RULES)
     err = info.value
-    assert (err.turn, err.division, err.column) == (4, "2nd Division", column)
-    assert "turn 4" in str(err) and "2nd Division" in str(err) and column in str(err)
+    # The rules name the input by its field; the ledger's declaration gives its header.
+    from battle_ledger.sheets.dep_ledger import TURNS
+
+    assert (err.turn, err.division, TURNS.header(err.field)) == (4, "2nd Division", column)
+    assert "turn 4" in str(err) and "2nd Division" in str(err)
 
 
 def test_start_values_are_checked() -> None:
@@ -228,132 +231,76 @@ def test_start_values_are_checked() -> None:
         initial_state("x", 40, 4, True, RULES)
 
 
-@pytest.mark.parametrize("value", ["yes", "maybe", 1, 2.5])
-def test_yes_no_is_strictly_y_or_n_as_the_formulas_read_it(value: Any) -> None:
-    # The workbook compares with ="Y": only Y (any case) is yes, blank is no.
-    with pytest.raises(DepInputError, match="Y/N"):
-        parse_yes_no(value, column="Orders")
-
-
-def test_yes_no_accepts_y_n_blank_and_bool() -> None:
-    assert parse_yes_no("y", column="Orders") and parse_yes_no(" Y ", column="Orders")
-    assert not parse_yes_no("N", column="Orders")
-    assert not parse_yes_no(None, column="Orders") and not parse_yes_no("", column="Orders")
-    assert parse_yes_no(True, column="Orders")
-
-
 # -- many turns -------------------------------------------------------------------------
 
 
 def test_run_division_matches_turn_by_turn() -> None:
-    turns = _frame(
-        {"Orders": "N", "Rest eligible": "Y"},
-        {"Orders": "N", "Rest eligible": "Y"},
-        {"Orders": "Y", "Charges": 1, "Stands lost": 2},
-        {"Orders": "N", "Rest eligible": "N", "Counter-charges": 1},
-        {"Orders": "N", "Rest eligible": "Y", "DEP markers": 1},
+    turns = _turns(
+        {"orders": False, "rest_eligible": True},
+        {"orders": False, "rest_eligible": True},
+        {"orders": True, "charges": 1, "stands_lost": 2},
+        {"orders": False, "rest_eligible": False, "counter_charges": 1},
+        {"orders": False, "rest_eligible": True, "dep_markers": 1},
     )
-    out = run_division(30, 2, True, turns, RULES, division="Cav")
-    assert list(out.columns) == list(OUTCOME_COLUMNS)
-    assert out["DEP start"].tolist() == [30, 30, 31, 26, 25]
-    assert out["DEP end"].tolist() == [30, 31, 26, 25, 26]
-    assert out["Rest point"].tolist() == [1, 0, 0, 0, 1]
-    assert out["CCP end"].tolist() == [2, 2, 1, 0, 0]
-    assert out["Status"].tolist() == ["active", "active", "blown", "blown", "blown"]
+    out = run_division(initial_state("Cav", 30, 2, True, RULES), turns, RULES)
+    assert _column(out, "dep_start") == [30, 30, 31, 26, 25]
+    assert _column(out, "dep_end") == [30, 31, 26, 25, 26]
+    assert _column(out, "rest_point") == [1, 0, 0, 0, 1]
+    assert _column(out, "ccp_end") == [2, 2, 1, 0, 0]
+    assert _column(out, "status") == ["active", "active", "blown", "blown", "blown"]
 
 
-def test_run_division_blank_inputs_are_n_and_zero() -> None:
-    out = run_division(40, 0, False, pd.DataFrame({"Turn": [1, 2]}), RULES)
-    assert out["DEP end"].tolist() == [40, 40]
+def test_run_division_blank_inputs_are_no_and_zero() -> None:
+    out = run_division(initial_state("x", 40, 0, False, RULES), _turns({}, {}), RULES)
+    assert _column(out, "dep_end") == [40, 40]
 
 
 @pytest.mark.parametrize("turns", [[1, 3], [2], [1, 1]])
 def test_run_division_refuses_gaps_and_repeats(turns: list[int]) -> None:
-    with pytest.raises(InvalidArgumentError, match="without gaps"):
-        run_division(40, 0, False, pd.DataFrame({"Turn": turns}), RULES, division="x")
+    state = initial_state("x", 40, 0, False, RULES)
+    with pytest.raises(DepInputError, match="without gaps") as info:
+        run_division(state, [TurnInputs(turn=t) for t in turns], RULES)
+    assert info.value.field == "turn"
 
 
 def test_run_division_error_names_the_turn() -> None:
-    turns = _frame({}, {}, {"Charges": 1})
+    state = initial_state("Cav", 40, 3, True, RULES)
     with pytest.raises(DepInputError, match="turn 3, division 'Cav'") as info:
-        run_division(40, 3, True, turns, RULES, division="Cav")
-    assert info.value.column == "Charges"
+        run_division(state, _turns({}, {}, {"charges": 1}), RULES)
+    assert info.value.field == "charges" and info.value.turn == 3
 
 
-def test_run_battle_groups_by_division_in_any_row_order() -> None:
-    divisions = pd.DataFrame(
-        {
-            "Division": ["A", "B"],
-            "Cavalry": ["N", "Y"],
-            "Start DEP": [48, 30],
-            "Start CCP": [0, 3],
-        }
-    )
-    turns = pd.DataFrame(
-        {
-            "Turn": [2, 1, 1, 2],
-            "Division": ["B", "A", "B", "A"],
-            "Orders": ["N", "Y", "Y", "N"],
-            "Stands lost": [0, 0, 2, 0],
-        }
-    )
-    out = run_battle(divisions, turns, RULES)
-    assert out.loc[2, "DEP end"] == 25 and out.loc[0, "DEP start"] == 25
-    assert out.loc[0, "Status"] == "blown"
-    assert out.loc[1, "DEP end"] == 47 and out.loc[3, "DEP end"] == 47
-    with pytest.raises(InvalidArgumentError, match="does not list"):
-        run_battle(divisions.iloc[:1], turns, RULES)
+def test_a_turn_on_its_own_names_no_turn() -> None:
+    """A UDF user sees no "turn 0" or empty division in the message."""
+    with pytest.raises(DepInputError) as info:
+        dep_after_turn(_state(ccp=3, cavalry=True, division=""), TurnInputs(charges=1), RULES)
+    assert str(info.value).startswith("a charge needs orders")
+
+
+def test_errors_keep_their_class_when_located() -> None:
+    with pytest.raises(DepInputError) as info:
+        dep_after_turn(_state(), TurnInputs(turn=2, charges=1), RULES)
+    located = info.value.located(file="x.xlsx", table="tbl_Turns", row=7, column="Charges")
+    assert type(located) is DepInputError and located.field == "charges"
+    assert "file x.xlsx, table tbl_Turns, row 7, column Charges" in str(located)
 
 
 def test_grand_battle_computes_every_row() -> None:
     """48 divisions x 48 turns (its speed is measured in benchmarks/, not here)."""
-    divisions = pd.DataFrame(
-        {
-            "Division": [f"D{i}" for i in range(48)],
-            "Cavalry": ["Y" if i % 4 == 0 else "N" for i in range(48)],
-            "Start DEP": [48] * 48,
-            "Start CCP": [3 if i % 4 == 0 else 0 for i in range(48)],
-        }
-    )
-    turns = pd.DataFrame(
-        [
-            {"Turn": t, "Division": f"D{i}", "Orders": "Y" if (t + i) % 3 else "N",
-             "Rest eligible": "Y", "Stands lost": 1 if (t + i) % 23 == 0 else 0}
+    for i in range(48):
+        state = initial_state(f"D{i}", 48, 3 if i % 4 == 0 else 0, i % 4 == 0, RULES)
+        turns = [
+            TurnInputs(turn=t, orders=(t + i) % 3 != 0, rest_eligible=True,
+                       stands_lost=1 if (t + i) % 23 == 0 else 0)
             for t in range(1, 49)
-            for i in range(48)
-        ]
-    )  # fmt: skip
-    out = run_battle(divisions, turns, RULES)
-    assert len(out) == 48 * 48 and out["DEP end"].notna().all()
-    assert out["DEP end"].between(0, 48).all()
-    assert set(out["Status"]) <= {"active", "blown", "removed"}
+        ]  # fmt: skip
+        out = run_division(state, turns, RULES)
+        assert len(out) == 48
+        assert all(0 <= o.dep_end <= 48 for o in out)
+        assert {str(o.status) for o in out} <= {"active", "blown", "removed"}
 
 
 # -- properties ---------------------------------------------------------------------------
-
-
-@st.composite
-def _legal_turn(draw: st.DrawFn, state: DivisionState, turn: int) -> TurnInputs:
-    """Random inputs the rules allow for ``state`` (a removed division takes none)."""
-    if state.status is Status.REMOVED:
-        return TurnInputs(turn=turn)
-    orders = draw(st.booleans())
-    ccp_bought = 0
-    if state.cavalry and state.ccp < RULES.max_ccp and state.dep >= RULES.dep_per_ccp_bought:
-        ccp_bought = draw(st.integers(0, 1))
-    held = state.ccp + ccp_bought
-    charges = draw(st.integers(0, held)) if orders else 0
-    counter = draw(st.integers(0, held - charges))
-    return TurnInputs(
-        turn=turn,
-        orders=orders,
-        rest_eligible=draw(st.booleans()),
-        charges=charges,
-        counter_charges=counter,
-        stands_lost=draw(st.integers(0, 4)),
-        ccp_bought=ccp_bought,
-        dep_markers=draw(st.integers(0, 2)),
-    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -375,7 +322,7 @@ def test_invariants_over_random_battles(
     was_removed = was_blown = False
     rows: list[dict[str, Any]] = []
     for turn in range(1, turns + 1):
-        inputs = data.draw(_legal_turn(state, turn))
+        inputs = data.draw(dep_turns(state, turn, rules))
         out = dep_after_turn(state, inputs, rules)
         assert 0 <= out.dep_end <= max_dep
         assert out.dep_start == state.dep
@@ -390,24 +337,12 @@ def test_invariants_over_random_battles(
         assert (out.status is Status.REMOVED) == (out.dep_end == 0)
         was_removed = out.status is Status.REMOVED
         was_blown = was_blown or out.status is Status.BLOWN or state.status is Status.BLOWN
-        rows.append(
-            {
-                "Turn": turn,
-                "Orders": "Y" if inputs.orders else "N",
-                "Rest eligible": "Y" if inputs.rest_eligible else "N",
-                "Charges": inputs.charges,
-                "Counter-charges": inputs.counter_charges,
-                "Stands lost": inputs.stands_lost,
-                "CCP bought": inputs.ccp_bought,
-                "DEP markers": inputs.dep_markers,
-                "_expected": out.as_row(),
-            }
-        )
+        rows.append((inputs, out.as_row()))
         state = advance(state, out)
-    # The DataFrame form gives the same rows as turn by turn.
-    frame = pd.DataFrame(rows)
-    whole = run_division(start_dep, start_ccp, cavalry, frame, rules, division="Div")
-    assert whole.values.tolist() == frame["_expected"].tolist()
+    # The fold gives the same rows as turn by turn.
+    start = initial_state("Div", start_dep, start_ccp, cavalry, rules)
+    whole = run_division(start, [inputs for inputs, _ in rows], rules)
+    assert [o.as_row() for o in whole] == [row for _, row in rows]
 
 
 # -- the Excel functions ------------------------------------------------------------------
@@ -437,18 +372,16 @@ def test_dep_track_udf_matches_run_division() -> None:
     charges = [[0.0], [0.0], [1.0], [0.0]]
     rows = UDFS["DEP_TRACK"](30.0, 1.0, "Y", orders, rest, charges)
     expected = run_division(
-        30,
-        1,
-        True,
-        _frame(
-            {"Orders": "N", "Rest eligible": "Y"},
-            {"Orders": "N", "Rest eligible": "Y"},
-            {"Orders": "Y", "Charges": 1},
+        initial_state("", 30, 1, True, RULES),
+        _turns(
+            {"orders": False, "rest_eligible": True},
+            {"orders": False, "rest_eligible": True},
+            {"orders": True, "charges": 1},
             {},
         ),
         RULES,
     )
-    assert rows == expected.values.tolist()
+    assert rows == [o.as_row() for o in expected]
     assert rows[2] == [31, 0, 30, 0, "blown"]
     with pytest.raises(InvalidArgumentError, match="different lengths"):
         UDFS["DEP_TRACK"](30.0, 1.0, "Y", orders, [["Y"], ["N"]])

@@ -26,12 +26,15 @@ from battle_ledger.rulesets.dep import (
     initial_state,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger
+from battle_ledger.sheets.dep_ledger import DIVISIONS as DIVISIONS_TABLE
+from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.ledger import Role
 from battle_ledger.sheets.operations import run_check, run_on_file, run_operation, run_report
 from battle_ledger.templates import build
-from battle_ledger.templates.dep_ledger import HELPER_COLUMNS, TURN_COLUMNS, DivisionSpec
+from battle_ledger.templates.dep_ledger import DivisionSpec
 from battle_ledger.xlfuncs.cli import cli
+from tests.tables import column_range, find_row, named_cell, table_cell
 
 DIVISIONS = [
     DivisionSpec(side="French", corps="II Corps", division="5th Division", commander="Bachelu"),
@@ -114,17 +117,21 @@ def test_template_has_every_part(ledger: Path) -> None:
     assert meta["kind"] == "dep-ledger" and meta["ruleset"] == "eagles-to-glory"
     turns = wb["Turns"]
     assert list(turns.tables) == ["tbl_Turns"]
-    assert [c.value for c in turns[3]][: len(TURN_COLUMNS)] == list(TURN_COLUMNS)
-    for header in HELPER_COLUMNS:
-        letter = openpyxl.utils.get_column_letter([c.value for c in turns[3]].index(header) + 1)
+    headers = [c.value for c in turns[3] if c.value]
+    assert headers == list(TURNS.headers)
+    for column in TURNS.having(Role.HELPER):
+        letter = table_cell(wb, "tbl_Turns", column.header, 0).column_letter
         assert turns.column_dimensions[letter].hidden
     names = set(wb.defined_names)
     for name in ("BattleName", "BattleDate", "StartTime", "MaxDEP", "CurrentTurn", "TimeOfDay"):
         assert name in names
-    assert wb["Battle"]["B4"].value == "1815-06-16" and wb["Battle"]["B4"].data_type == "s"
-    assert wb["Battle"]["B7"].value == 48
-    divisions = wb["Divisions"]
-    rows = list(divisions.iter_rows(min_row=4, max_row=7, max_col=8, values_only=True))
+    date = named_cell(wb, "BattleDate")
+    assert date.value == "1815-06-16" and date.data_type == "s"
+    assert named_cell(wb, "MaxDEP").value == 48
+    rows = [
+        tuple(table_cell(wb, "tbl_Divisions", h, i).value for h in DIVISIONS_TABLE.headers[:8])
+        for i in range(4)
+    ]
     assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "N", 48, 0, 0)
     assert rows[1][4:7] == ("Y", 48, 3)  # cavalry starts with 3 CCP
     assert rows[3][5:7] == (30, 3)
@@ -136,17 +143,23 @@ def _assert_furniture(wb: openpyxl.Workbook, turn_rows: int) -> None:
     and the chart, all covering the ``turn_rows`` rows of tbl_Turns."""
     turns = wb["Turns"]
     table = turns.tables["tbl_Turns"]
-    last = 3 + turn_rows
-    assert table.ref == f"A3:W{last}"
+    assert len(list(turns.iter_rows(min_row=4, max_row=3 + turn_rows))) == turn_rows
+    assert table.ref.endswith(str(3 + turn_rows))
+
+    def body(header: str, last: str | None = None) -> str:
+        return column_range(wb, "tbl_Turns", header, last)
+
     lists = [dv for dv in turns.data_validations.dataValidation if dv.type == "list"]
-    assert {str(dv.sqref) for dv in lists} == {f"D4:D{last}", f"E4:E{last}"}
+    assert {str(dv.sqref) for dv in lists} == {body("Orders"), body("Rest eligible")}
     assert all(dv.formula1 == '"Y,N"' for dv in lists)
-    whole = [dv for dv in turns.data_validations.dataValidation if dv.type == "whole"]
-    assert [str(dv.sqref) for dv in whole] == [f"F4:J{last}"]
+    whole = {str(dv.sqref) for dv in turns.data_validations.dataValidation if dv.type == "whole"}
+    counts = ("Charges", "Counter-charges", "Stands lost", "CCP bought", "DEP markers")
+    assert whole == {body(h) for h in counts}
     ranges = {str(cf.sqref) for cf in turns.conditional_formatting}
-    assert f"O4:O{last}" in ranges
+    assert body("Status") in ranges
+    status = body("Status").split(":")[0]
     formulas = [rule.formula[0] for cf in turns.conditional_formatting for rule in cf.rules]
-    assert '$O4="removed"' in formulas and '$O4="blown"' in formulas
+    assert f'${status}="removed"' in formulas and f'${status}="blown"' in formulas
     for sheet in ("Battle", "Divisions", "Turns", "DEP by turn", "Rules"):
         assert wb[sheet].protection.sheet, sheet
     for sheet in ("Divisions", "Turns", "DEP by turn"):
@@ -157,10 +170,14 @@ def _assert_furniture(wb: openpyxl.Workbook, turn_rows: int) -> None:
         assert ws.freeze_panes
     charts = wb["Battle"]._charts
     assert len(charts) == 1 and len(charts[0].series) == len(DIVISIONS)
+
     # Inputs unlocked, formulas locked, in the last row too.
-    assert not turns[f"D{last}"].protection.locked and not turns[f"J{last}"].protection.locked
-    assert turns[f"K{last}"].protection.locked and turns[f"M{last}"].protection.locked
-    assert str(turns[f"M{last}"].value).startswith("=")
+    def last(header: str) -> Any:
+        return table_cell(wb, "tbl_Turns", header, -1)
+
+    assert not last("Orders").protection.locked and not last("DEP markers").protection.locked
+    assert last("DEP start").protection.locked and last("DEP end").protection.locked
+    assert str(last("DEP end").value).startswith("=")
     assert wb["Divisions"].tables["tbl_Divisions"]
 
 
@@ -174,7 +191,7 @@ def test_formulas_use_only_portable_functions(ledger: Path) -> None:
                     assert "[" not in cell.value, cell.value  # no structured references
                     used |= set(re.findall(r"([A-Z][A-Z0-9.]*)\(", cell.value))
     portable = {"IF", "AND", "OR", "NOT", "MIN", "MAX", "INDEX", "MATCH", "IFERROR", "NA",
-                "COUNT", "COUNTIFS", "SUMIFS", "MOD"}  # fmt: skip
+                "COUNT", "COUNTIFS", "SUMIFS", "MOD", "UPPER", "TRIM"}  # fmt: skip
     assert used <= portable, used - portable
 
 
@@ -192,12 +209,14 @@ def test_oob_divisions(tmp_path: Path) -> None:
     )
     oob = read_oob(csv, registry.get("etg"))
     wb = build("dep-ledger", "etg", oob)
-    rows = list(wb["Divisions"].iter_rows(min_row=4, max_row=5, max_col=8, values_only=True))
+    headers = DIVISIONS_TABLE.headers[:8]
+    rows = [tuple(table_cell(wb, "tbl_Divisions", h, i).value for h in headers) for i in (0, 1)]
     # Attached cavalry gives the division its 3 CCP.
     assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "Y", 48, 3, 10)
     assert rows[1] == ("Allied", "I Corps", "2nd Division", "Cooke", "N", 48, 0, 4)
     scenario = build("dep-ledger", "etg", oob, max_dep=40)
-    assert scenario["Divisions"]["F4"].value == 40 and scenario["Battle"]["B7"].value == 40
+    assert table_cell(scenario, "tbl_Divisions", "Start DEP", 0).value == 40
+    assert named_cell(scenario, "MaxDEP").value == 40
 
 
 def test_template_refuses_bad_divisions() -> None:
@@ -239,8 +258,10 @@ def test_record_and_end_turn_worked(ledger: Path) -> None:
     sides = {s["side"]: s for s in report["sides"]}
     assert sides["Allied"]["dep"] == 43 + 29
     wb = openpyxl.load_workbook(ledger)
-    turns = wb["Turns"]
-    assert turns["P11"].value == "=Ponsonby" and turns["P11"].data_type == "s"
+    note = table_cell(
+        wb, "tbl_Turns", "Note", find_row(wb, "tbl_Turns", Division="Union Brigade", Turn=2)
+    )
+    assert note.value == "=Ponsonby" and note.data_type == "s"
     log = [r for r in wb["Log"].iter_rows(min_row=2, values_only=True) if r[1]]
     assert [r[1] for r in log].count("end-turn") == 2
     assert any("turn 1" in r[3] for r in log if r[1] == "end-turn")
@@ -275,10 +296,19 @@ def test_removed_division_leaves_the_table(tmp_path: Path) -> None:
 def test_end_turn_appends_rows_with_formulas(ledger: Path) -> None:
     run_on_file(ledger, "end-turn")
     wb = openpyxl.load_workbook(ledger)
-    ws = wb["Turns"]
-    row = [c.value for c in ws[8]]
-    assert row[:10] == [2, "French", "5th Division", "N", "N", 0, 0, 0, 0, 0]
-    assert row[10] == '=IF($C8="","",IF($R8=0,INDEX(\'Divisions\'!$F:$F,$S8),INDEX($M$3:$M7,$R8)))'
+    index = find_row(wb, "tbl_Turns", Turn=2, Division="5th Division")
+    row = [table_cell(wb, "tbl_Turns", h, index).value for h in TURNS.headers[:10]]
+    assert row == [2, "French", "5th Division", "N", "N", 0, 0, 0, 0, 0]
+    # The new row's formulas are the declaration's for its own sheet row, as in the template.
+    from battle_ledger.sheets.dep_ledger import turn_formulas
+
+    cell = table_cell(wb, "tbl_Turns", "DEP start", index)
+    first = table_cell(wb, "tbl_Turns", "DEP start", 0)
+    assert cell.value == turn_formulas(cell.row)["DEP start"]
+    assert first.value == turn_formulas(first.row)["DEP start"]
+    formula = str(cell.value)
+    assert f"INDEX($M$3:$M{cell.row - 1},$R{cell.row})" in formula
+    assert formula.startswith(f'=IF($C{cell.row}="","",')
 
 
 # -- errors leave the file unchanged ---------------------------------------------------------
@@ -317,27 +347,28 @@ def test_record_errors_name_turn_division_column_and_row(ledger: Path) -> None:
         assert part in text
 
 
-def _type_into(path: Path, cells: dict[str, Any]) -> None:
-    """What a user typing into the Turns sheet does (openpyxl, bypassing the checks)."""
+def _type_into(path: Path, cells: dict[tuple[int, str], Any]) -> None:
+    """What a user typing into tbl_Turns does (openpyxl, bypassing the checks):
+    ``{(row index, header): value}``."""
     wb = openpyxl.load_workbook(path)
-    for address, value in cells.items():
-        wb["Turns"][address] = value
+    for (index, header), value in cells.items():
+        table_cell(wb, "tbl_Turns", header, index).value = value
     wb.save(path)
 
 
 @pytest.mark.parametrize(
     ("cells", "words"),
     [
-        ({"F4": 1}, "turn 1, division '5th Division': a charge needs orders"),
-        ({"D5": "Y", "F5": 4}, "spend 4 CCP"),
-        ({"H6": -2}, "0 or more"),
-        ({"E4": "yes"}, "Y/N"),
-        ({"C7": "Imaginary Division"}, "does not list"),
-        ({"A7": 3}, "without gaps"),
+        ({(0, "Charges"): 1}, "turn 1, division '5th Division': a charge needs orders"),
+        ({(1, "Orders"): "Y", (1, "Charges"): 4}, "spend 4 CCP"),
+        ({(2, "Stands lost"): -2}, "0 or more"),
+        ({(0, "Rest eligible"): "maybe"}, "not a yes/no answer"),
+        ({(3, "Division"): "Imaginary Division"}, "does not list"),
+        ({(3, "Turn"): 3}, "without gaps"),
     ],
 )
 def test_end_turn_errors_leave_the_file_unchanged(
-    ledger: Path, cells: dict[str, Any], words: str
+    ledger: Path, cells: dict[tuple[int, str], Any], words: str
 ) -> None:
     _type_into(ledger, cells)
     before = _digest(ledger)
@@ -357,9 +388,11 @@ def test_inputs_on_a_removed_division_typed_in_are_refused(tmp_path: Path) -> No
     wb = openpyxl.load_workbook(path)
     ws = wb["Turns"]
     table = ws.tables["tbl_Turns"]
-    for c, v in zip("ABCDEFGHIJ", [2, "A", "Doomed", "Y", "N", 0, 0, 0, 0, 0], strict=True):
-        ws[f"{c}7"] = v
-    table.ref = "A3:W7"
+    row = table_cell(wb, "tbl_Turns", "Turn", -1).row + 1
+    values = [2, "A", "Doomed", "Y", "N", 0, 0, 0, 0, 0]
+    for header, value in zip(TURNS.headers, values, strict=False):
+        ws[f"{table_cell(wb, 'tbl_Turns', header, 0).column_letter}{row}"] = value
+    table.ref = re.sub(r"\d+$", str(row), table.ref)
     wb.save(path)
     before = _digest(path)
     with pytest.raises(BattleLedgerError, match=r"removed from play.*column Orders"):
@@ -438,7 +471,7 @@ def test_cli_record_end_turn_report(ledger: Path) -> None:
     bad = runner.invoke(
         cli, ["run", "record", str(ledger), "--division", "Nobody", "--orders", "Y"]
     )
-    assert bad.exit_code == 1 and "5th Division" in bad.output
+    assert bad.exit_code == 2 and "5th Division" in bad.output  # a mistake in the command
     assert _digest(ledger) == before
 
 
@@ -450,18 +483,18 @@ def test_macros_are_thin_wrappers(ledger: Path, monkeypatch: pytest.MonkeyPatch)
     import battle_ledger.sheets.xlbook as xlbook
     from battle_ledger.xlfuncs import MACROS, macros
 
-    assert {"end_turn", "record", "report", "check"} <= set(MACROS)
+    assert {"dep_end_turn", "dep_record", "report", "check"} <= set(MACROS)
     # Stand in for Excel: the "xlwings book" is the file, opened headless.
     monkeypatch.setattr(xlbook, "XlwingsBook", lambda book: HeadlessBook(book))
-    result = macros.record(ledger, division="2nd Division", orders="Y", stands_lost=1)
+    result = macros.dep_record(ledger, "2nd Division", "Y", None, None, None, 1)
     assert result.details["Stands lost"] == 1
-    assert macros.end_turn(ledger).details["closed_turn"] == 1
+    assert macros.dep_end_turn(ledger).details["closed_turn"] == 1
     report = macros.report(ledger).details
     assert {d["division"]: d["dep"] for d in report["divisions"]}["2nd Division"] == 45
     assert macros.check(ledger) == []
     before = _digest(ledger)
     with pytest.raises(BattleLedgerError, match="charge needs orders"):
-        macros.record(ledger, division="5th Division", charges=1)
+        macros.dep_record(ledger, division="5th Division", charges=1)
     assert _digest(ledger) == before
 
 
@@ -470,9 +503,9 @@ def test_ledger_without_oob_fills_its_blank_row(tmp_path: Path) -> None:
     path = tmp_path / "empty.xlsx"
     save_workbook(build("dep-ledger", "etg"), path)
     wb = openpyxl.load_workbook(path)
-    ws = wb["Divisions"]
-    for c, v in zip("ABCDEFGH", ["French", "I", "Lone Division", "", "N", 40, 0, 6], strict=True):
-        ws[f"{c}4"] = v
+    values = ["French", "I", "Lone Division", "", "N", 40, 0, 6]
+    for header, value in zip(DIVISIONS_TABLE.headers, values, strict=False):
+        table_cell(wb, "tbl_Divisions", header, 0).value = value
     wb.save(path)
     run_on_file(path, "record", division="lone division", orders="Y")
     run_on_file(path, "end-turn")
@@ -480,11 +513,20 @@ def test_ledger_without_oob_fills_its_blank_row(tmp_path: Path) -> None:
         ("Lone Division", 1): (40, 0, 39, 0, "active"),
         ("Lone Division", 2): (39, 0, 39, 0, "active"),
     }
-    turns = openpyxl.load_workbook(path)["Turns"]
-    assert turns.tables["tbl_Turns"].ref == "A3:W5"
-    assert [turns[f"{c}4"].value for c in "ABCD"] == [1, "French", "Lone Division", "Y"]
-    assert turns["K5"].value.endswith("INDEX($M$3:$M4,$R5)))")
-    assert turns["R4"].value == '=IF($C4="","",IFERROR(MATCH($C4&"|"&($A4-1),$Q$3:$Q3,0),0))'
+    from battle_ledger.sheets.dep_ledger import turn_formulas
+
+    wb = openpyxl.load_workbook(path)
+    first, last = (table_cell(wb, "tbl_Turns", "Turn", i) for i in (0, -1))
+    assert last.row == first.row + 1  # two rows: the blank row filled, then one more
+    headers = ("Turn", "Side", "Division", "Orders")
+    assert [table_cell(wb, "tbl_Turns", h, 0).value for h in headers] == [
+        1, "French", "Lone Division", "Y"
+    ]  # fmt: skip
+    second = table_cell(wb, "tbl_Turns", "DEP start", 1)
+    assert second.value == turn_formulas(second.row)["DEP start"]
+    assert second.value.endswith(f"INDEX($M$3:$M{second.row - 1},$R{second.row})))")
+    previous = table_cell(wb, "tbl_Turns", "Previous row", 0)
+    assert previous.value == turn_formulas(previous.row)["Previous row"]
 
 
 def test_macros_let_themselves_edit_protected_sheets() -> None:
@@ -533,28 +575,28 @@ def test_oob_divisions_of_one_name_in_two_corps(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     wb = build("dep-ledger", "etg", read_oob(csv, registry.get("etg")))
-    names = [
-        r[0] for r in wb["Divisions"].iter_rows(min_row=4, min_col=3, max_col=3, values_only=True)
-    ]
+    names = [table_cell(wb, "tbl_Divisions", "Division", i).value for i in range(3)]
     assert names[:3] == ["1st Division (I Corps)", "1st Division (II Corps)", "2nd Division"]
 
 
 @pytest.mark.parametrize(
-    ("sheet", "cells", "words"),
+    ("where", "value", "words"),
     [
-        ("Battle", {"B7": 60}, "maximum DEP is out of range"),
-        ("Battle", {"B7": "lots"}, "not a whole number"),
-        ("Divisions", {"F5": 49}, "Start DEP is out of range"),
-        ("Divisions", {"G4": 2}, "without cavalry"),
-        ("Divisions", {"C5": "5th division"}, "same name"),
+        ("MaxDEP", 60, "maximum DEP is out of range"),
+        ("MaxDEP", "lots", "not a whole number"),
+        ((1, "Start DEP"), 49, "Start DEP is out of range"),
+        ((0, "Start CCP"), 2, "without cavalry"),
+        ((1, "Division"), "5th division", "same name"),
     ],
 )
 def test_bad_battle_or_division_cells_leave_the_file_unchanged(
-    ledger: Path, sheet: str, cells: dict[str, Any], words: str
+    ledger: Path, where: Any, value: Any, words: str
 ) -> None:
     wb = openpyxl.load_workbook(ledger)
-    for address, value in cells.items():
-        wb[sheet][address] = value
+    if isinstance(where, str):
+        named_cell(wb, where).value = value
+    else:
+        table_cell(wb, "tbl_Divisions", where[1], where[0]).value = value
     wb.save(ledger)
     before = _digest(ledger)
     runs: list[tuple[str, dict[str, str]]] = [
@@ -571,8 +613,9 @@ def test_bad_battle_or_division_cells_leave_the_file_unchanged(
 
 def test_a_missing_row_is_reported_and_end_turn_fills_it(ledger: Path) -> None:
     run_on_file(ledger, "end-turn")
-    # The umpire clears the turn-2 row of 2nd Division (row 10).
-    _type_into(ledger, {f"{c}10": None for c in "ABCDEFGHIJ"})
+    # The umpire clears the turn-2 row of 2nd Division.
+    index = find_row(openpyxl.load_workbook(ledger), "tbl_Turns", Turn=2, Division="2nd Division")
+    _type_into(ledger, {(index, h): None for h in TURNS.headers[:10]})
     problems = run_check(HeadlessBook(ledger, writable=False))
     assert problems == [
         "division '2nd Division' has no row for the current turn 2 (table tbl_Turns); "

@@ -1,7 +1,7 @@
 """The DEP ledger's real buttons on xlwings Server agree with the headless run.
 
 A ledger with a turn of inputs is sent as the payload the xlwings add-in sends
-(``xw.Book(json=...)``); the ``end_turn`` macro of
+(``xw.Book(json=...)``); the ``dep_end_turn`` macro of
 ``xlfuncs.macros`` run through xlwings' own ``custom_scripts_call`` in a fresh
 interpreter under ``XLWINGS_ON_SERVER=true``; the actions they emit, applied to
 a copy of the file as the add-in applies them in Excel, must leave the ledger
@@ -104,7 +104,7 @@ def test_end_turn_on_xlwings_server_matches_headless(tmp_path: Path) -> None:
     shutil.copy(ledger, served)
 
     run_on_file(headless, "end-turn")
-    actions = _on_server(served, "end_turn", tmp_path)
+    actions = _on_server(served, "dep_end_turn", tmp_path)
     assert {a["func"] for a in actions} <= {"setValues", "setFormula", "resizeTable"}
     apply_actions(served, actions)
     assert _state(served) == _state(headless)

@@ -16,8 +16,9 @@ from typing import Any, NoReturn
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.errors import CommandError
 
-__all__ = ["os_error_line", "run_standalone"]
+__all__ = ["exit_code", "os_error_line", "run_standalone"]
 
 
 def os_error_line(exc: OSError) -> str:
@@ -27,6 +28,12 @@ def os_error_line(exc: OSError) -> str:
     if where is not None:
         return f"{reason}: {where}"
     return reason
+
+
+def exit_code(exc: BattleLedgerError) -> int:
+    """2 for a mistake in the command itself (an unknown operation or option, a bad
+    option value), 1 for every other failure."""
+    return 2 if isinstance(exc, CommandError) else 1
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -50,7 +57,7 @@ def run_standalone(call: Callable[[], Any]) -> NoReturn:
     except click.exceptions.Abort:
         _fail("aborted", 1)
     except BattleLedgerError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), exit_code(exc))
     except KeyboardInterrupt:
         _fail("interrupted", 130)
     except BrokenPipeError:

@@ -21,8 +21,10 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except BattleLedgerError as exc:
+            from battle_ledger.xlfuncs._cli_errors import exit_code
+
             click.echo(f"error: {exc}", err=True)
-            ctx.exit(1)
+            ctx.exit(exit_code(exc))
 
     def main(
         self,

@@ -10,21 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from battle_ledger.rulesets.dep import (
-    INPUT_COLUMNS,
+    COUNT_FIELDS,
     DepInputError,
     DepRules,
     DivisionState,
     Status,
     TurnInputs,
     dep_after_turn,
-    parse_yes_no,
+    initial_state,
     run_division,
 )
 from battle_ledger.rulesets.errors import InvalidArgumentError
-from battle_ledger.xlfuncs._args import as_column, as_int, broadcast, is_range
+from battle_ledger.sheets.values import whole, yes_no
+from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = ["DEP_AFTER", "DEP_TRACK"]
@@ -33,11 +32,7 @@ __all__ = ["DEP_AFTER", "DEP_TRACK"]
 def _rules(max_dep: Any) -> DepRules:
     if max_dep is None or max_dep == "":
         return DepRules.from_ruleset()
-    return DepRules.from_ruleset(max_dep=as_int(max_dep, "max_dep"))
-
-
-def _count(value: Any, name: str) -> int:
-    return 0 if value is None or value == "" else as_int(value, name)
+    return DepRules.from_ruleset(max_dep=whole(max_dep, "max_dep", low=1, blank=None))
 
 
 def _status(value: Any) -> Status:
@@ -52,6 +47,22 @@ def _status(value: Any) -> Status:
             value=value,
             expected="active, blown or removed",
         ) from None
+
+
+def _turn(cells: dict[str, Any], turn: int | None = None) -> TurnInputs:
+    """One turn's inputs from the cells of its arguments (named by field)."""
+    counts = {name: whole(cells[name], name) for name in COUNT_FIELDS}
+    return TurnInputs(
+        turn=turn,
+        orders=yes_no(cells["orders"], "orders"),
+        rest_eligible=yes_no(cells["rest_eligible"], "rest_eligible"),
+        **counts,
+    )
+
+
+def _argument(exc: DepInputError) -> InvalidArgumentError:
+    """A rules refusal as Excel shows it: the argument (its field name) as the column."""
+    return exc.located(column=exc.field)
 
 
 def _one_turn(
@@ -70,37 +81,26 @@ def _one_turn(
     max_dep: Any,
 ) -> list[Any]:
     rules = _rules(max_dep)
-    state = DivisionState(
-        division="",
-        cavalry=parse_yes_no(cavalry, column="cavalry"),
-        dep=as_int(dep_start, "dep_start"),
-        ccp=_count(ccp_start, "ccp_start"),
-        rest_point=_count(rest_point, "rest_point"),
-        status=_status(status),
-    )
-    if not 0 <= state.dep <= rules.max_dep:
-        raise InvalidArgumentError(
-            "dep_start is out of range",
-            column="dep_start",
-            value=state.dep,
-            expected=f"0 to {rules.max_dep}",
-        )
-    inputs = TurnInputs(
-        turn=1,
-        orders=parse_yes_no(orders, column="orders"),
-        rest_eligible=parse_yes_no(rest_eligible, column="rest_eligible"),
-        charges=_count(charges, "charges"),
-        counter_charges=_count(counter_charges, "counter_charges"),
-        stands_lost=_count(stands_lost, "stands_lost"),
-        ccp_bought=_count(ccp_bought, "ccp_bought"),
-        dep_markers=_count(dep_markers, "dep_markers"),
-    )
+    cells = dict(locals())
     try:
-        return dep_after_turn(state, inputs, rules).as_row()
-    except DepInputError as exc:  # one turn: no turn number or division to name
-        raise InvalidArgumentError(
-            exc.reason, column=exc.column, value=exc.value, expected=exc.expected
-        ) from None
+        start = initial_state(
+            "",
+            whole(dep_start, "dep_start", blank=None),
+            whole(ccp_start, "ccp_start"),
+            yes_no(cavalry, "cavalry"),
+            rules,
+        )
+        state = DivisionState(
+            division="",
+            cavalry=start.cavalry,
+            dep=start.dep,
+            ccp=start.ccp,
+            rest_point=whole(rest_point, "rest_point", high=rules.max_rest_points_held),
+            status=_status(status),
+        )
+        return dep_after_turn(state, _turn(cells), rules).as_row()
+    except DepInputError as exc:
+        raise _argument(exc) from None
 
 
 @udf
@@ -180,33 +180,30 @@ def DEP_TRACK(
     Returns one row per turn, each starting from the one before: DEP start, Rest
     point, DEP end, CCP end, Status.
     """
-    columns = [
-        orders,
-        rest_eligible,
-        charges,
-        counter_charges,
-        stands_lost,
-        ccp_bought,
-        dep_markers,
-    ]
-    cells = [as_column(c) if is_range(c) else ([c] if c is not None else []) for c in columns]
+    names = ("orders", "rest_eligible", *COUNT_FIELDS)
+    given = [orders, rest_eligible, charges, counter_charges, stands_lost, ccp_bought, dep_markers]
+    cells = [as_column(c) if is_range(c) else ([c] if c is not None else []) for c in given]
     n = max(len(c) for c in cells)  # single cells repeat down the turns
-    data: dict[str, list[Any]] = {"Turn": list(range(1, n + 1))}
-    for header, values in zip(INPUT_COLUMNS, cells, strict=True):
+    for name, values in zip(names, cells, strict=True):
         if values and len(values) not in (1, n):
             raise InvalidArgumentError(
-                "ranges of different lengths",
-                column=header,
-                value=len(values),
+                "ranges of different lengths", column=name, value=len(values),
                 expected=f"1 or {n} cells",
-            )
-        data[header] = values * n if len(values) == 1 else (values or [None] * n)
+            )  # fmt: skip
+    column = {
+        name: values * n if len(values) == 1 else (values or [None] * n)
+        for name, values in zip(names, cells, strict=True)
+    }
     rules = _rules(max_dep)
-    out = run_division(
-        as_int(start_dep, "start_dep"),
-        _count(start_ccp, "start_ccp"),
-        parse_yes_no(cavalry, column="cavalry"),
-        pd.DataFrame(data),
-        rules,
-    )
-    return [[int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4])] for r in out.to_numpy()]
+    try:
+        state = initial_state(
+            "",
+            whole(start_dep, "start_dep", blank=None),
+            whole(start_ccp, "start_ccp"),
+            yes_no(cavalry, "cavalry"),
+            rules,
+        )
+        turns = [_turn({k: v[i] for k, v in column.items()}, i + 1) for i in range(n)]
+        return [o.as_row() for o in run_division(state, turns, rules)]
+    except DepInputError as exc:
+        raise _argument(exc) from None

@@ -1,22 +1,36 @@
-"""The DEP ledger's buttons: xlwings macros, thin wrappers over ``sheets.dep_ledger``.
+"""The ledgers' buttons: xlwings macros generated from every ledger kind's operations.
 
-Desktop Excel runs them with ``RunPython "import battle_ledger.xlfuncs.macros as m; m.end_turn()"``
+Each operation of each kind (``sheets.ledger.KINDS``) becomes one macro named
+``<prefix>_<operation>`` (``dep_end_turn``, ``dep_record``): no two kinds
+share a name, and the parameters are the operation's options, positional
+after the book, as xlwings Server requires. ``report`` and ``check`` work on
+a ledger of any kind. Desktop Excel runs them with
+``RunPython "import battle_ledger.xlfuncs.macros as m; m.dep_end_turn()"``
 (the book is ``xw.Book.caller()``); xlwings Server calls them with the book it
-hands over. Each builds an ``XlwingsBook`` and runs the same operation the
-headless ``battle-ledger run`` runs: everything is checked first and written
-at once, or nothing is written.
+hands over. Each runs the same operation ``battle-ledger run`` runs:
+everything is checked first and written at once, or nothing is written.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import xlwings as xw
 
-from battle_ledger.sheets.operations import OperationResult, run_on_book, run_report
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import (
+    Operation,
+    OperationResult,
+    load_operations,
+    operations_for,
+    run_on_book,
+    run_report,
+)
 from battle_ledger.xlfuncs._registry import macro
 
-__all__ = ["check", "end_turn", "record", "report"]
+__all__ = ["check", "macro_name", "report"]
 
 
 def _book(book: xw.Book | None) -> Any:
@@ -63,49 +77,45 @@ def _tell(book: Any, result: OperationResult) -> None:
             return
 
 
-@macro
-def end_turn(book: xw.Book | None = None) -> OperationResult:
-    """End turn: check the current turn's inputs, log it, add the next turn's rows."""
-    target = _book(book)
-    result = run_on_book(target, "end-turn")
-    _tell(target, result)
-    return result
+def macro_name(kind_prefix: str, operation: str) -> str:
+    """The macro of an operation: ``dep_end_turn`` for the DEP ledger's end-turn."""
+    return f"{kind_prefix}_{operation.replace('-', '_')}"
 
 
-@macro
-def record(
-    book: xw.Book | None = None,
-    division: str = "",
-    orders: str | None = None,
-    rest_eligible: str | None = None,
-    charges: int | None = None,
-    counter_charges: int | None = None,
-    stands_lost: int | None = None,
-    ccp_bought: int | None = None,
-    dep_markers: int | None = None,
-    note: str | None = None,
-) -> OperationResult:
-    """Record the current turn's inputs of one division (only those given change).
+def _macro_of(op: Operation) -> Callable[..., OperationResult]:
+    """A macro running ``op`` on the book, its options as positional parameters."""
+    options = list(op.options.values())
 
-    division: as in tbl_Divisions; orders, rest_eligible: Y or N; charges,
-    counter_charges, stands_lost, ccp_bought, dep_markers: whole numbers; note: text.
-    In Excel the same inputs can simply be typed into the Turns sheet.
-    """
-    given = {
-        "orders": orders,
-        "rest_eligible": rest_eligible,
-        "charges": charges,
-        "counter_charges": counter_charges,
-        "stands_lost": stands_lost,
-        "ccp_bought": ccp_bought,
-        "dep_markers": dep_markers,
-        "note": note,
-    }
-    target = _book(book)
-    options = {k: v for k, v in given.items() if v is not None}
-    result = run_on_book(target, "record", division=division, **options)
-    _tell(target, result)
-    return result
+    params = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                          annotation=hint)
+        for name, hint in [("book", xw.Book | None)] + [(o.name, o.type | None) for o in options]
+    ]  # fmt: skip
+    signature = inspect.Signature(params, return_annotation=OperationResult)
+
+    def run(*args: Any, **kwargs: Any) -> OperationResult:
+        values = signature.bind(*args, **kwargs).arguments
+        target = _book(values.pop("book", None))
+        given = {k: v for k, v in values.items() if v not in (None, "")}
+        result = run_on_book(target, op.name, **given)
+        _tell(target, result)
+        return result
+
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params} | {"return": OperationResult}
+    run.__name__ = run.__qualname__ = macro_name(KINDS[op.kind].macro_prefix, op.name)
+    lines = [op.summary, ""] + [f"{o.name}: {o.help or o.metavar}" for o in options]
+    run.__doc__ = "\n".join(lines).strip()
+    return run
+
+
+def _generate() -> None:
+    load_operations()
+    for kind in KINDS.values():
+        for op in operations_for(kind.name):
+            fn = _macro_of(op)
+            globals()[fn.__name__] = macro(fn)
+            __all__.append(fn.__name__)
 
 
 @macro
@@ -123,3 +133,6 @@ def check(book: xw.Book | None = None) -> list[str]:
     from battle_ledger.sheets.operations import run_check
 
     return run_check(_book(book))
+
+
+_generate()

@@ -1,0 +1,388 @@
+"""A ledger kind is one object: its tables and columns, named cells, periods and statuses.
+
+Every ledger has the same shape: a table of *things* (divisions, sides, units,
+formations, ships) and a table of *periods* (turns, rounds, battles) with one
+row per thing per period; the umpire types the inputs, and the outcomes are
+computed twice, identically: by native formulas in the workbook and by the
+pure step function in ``rulesets``. A ``LedgerKind`` declares all of it once
+(like python-chess's one object per variant) and everything reads it: the
+template builder (``templates/_ledger.py`` lays out tables, validations,
+protection and print setup from it), the operations and their options
+(``record``'s options are the period table's input columns), the CLI's
+help, the Excel macros (generated per kind), the catalogue and the tests
+(``tests/strategies.py`` builds legal battles from it).
+
+Adding a kind: its rules and step function in ``rulesets/``; here its
+``LedgerKind`` (tables, columns, named cells, formulas of the computed
+columns); its operations (``@operation(KIND.name, ...)``); its template
+extras in ``templates/``; its UDFs; its tests' own cases. See
+``docs/DEVELOPING.md``, "Adding a ledger kind".
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book, Formula, Meta
+from battle_ledger.sheets.errors import CellValueError, CommandError, WrongKindError
+from battle_ledger.sheets.values import is_blank, whole, yes_no
+
+__all__ = [
+    "KINDS",
+    "Column",
+    "Entry",
+    "LedgerKind",
+    "NamedCell",
+    "Role",
+    "Table",
+    "Tables",
+    "cell_value",
+    "find_name",
+    "ledger_kind",
+    "located",
+    "read_tables",
+    "register",
+    "rows_with_formulas",
+    "where_of",
+]
+
+
+class Role(StrEnum):
+    """What a column is for."""
+
+    KEY = "key"  # identifies the row: the thing's name, the period's number
+    INPUT = "input"  # typed by the umpire (unlocked, validated)
+    OUTCOME = "outcome"  # computed: a native formula, and the same by the step function
+    HELPER = "helper"  # a hidden formula column the outcomes need
+    NOTE = "note"  # free text, typed as is
+
+
+class Entry(StrEnum):
+    """What a cell of the column holds."""
+
+    TEXT = "text"
+    WHOLE = "whole number"
+    YES_NO = "Y or N"
+    CHOICE = "one of a list"
+    NUMBER = "number"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a ledger table: its header in the rules' words and what it holds.
+
+    ``low``/``high``: the bounds of a whole number; ``high`` may name a value of
+    the rules (``"max_dep"``) that the template resolves for the workbook.
+    ``choices``: a drop-down's values. ``fixed``: filled from the order of
+    battle, and then locked (keys always are).
+    """
+
+    header: str
+    field: str
+    role: Role
+    entry: Entry = Entry.TEXT
+    help: str = ""
+    low: int | None = None
+    high: int | str | None = None
+    choices: tuple[str, ...] = ()
+    width: float = 10.0
+    fixed: bool = False
+
+    @property
+    def computed(self) -> bool:
+        return self.role in (Role.OUTCOME, Role.HELPER)
+
+    @property
+    def read_type(self) -> type | None:
+        """The type ``Book.read_table`` converts the column to (None: as it is)."""
+        if self.computed or self.entry is Entry.YES_NO:
+            return None  # outcomes are recomputed; answers go through the yes/no reader
+        return {Entry.WHOLE: int, Entry.NUMBER: float}.get(self.entry, str)
+
+
+@dataclass(frozen=True)
+class Table:
+    """An Excel Table of a ledger: name, sheet, title and its columns in order."""
+
+    name: str
+    sheet: str
+    title: str
+    note: str
+    columns: tuple[Column, ...]
+
+    def __post_init__(self) -> None:
+        for attr in ("header", "field"):
+            names = [getattr(c, attr).casefold() for c in self.columns]
+            twice = {n for n in names if names.count(n) > 1}
+            if twice:
+                raise TypeError(f"table {self.name}: {attr} {sorted(twice)} declared twice")
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        return tuple(c.header for c in self.columns)
+
+    def having(self, *roles: Role) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role in roles)
+
+    def column(self, name: str) -> Column:
+        """The column whose field or header is ``name``."""
+        for c in self.columns:
+            if name in (c.field, c.header):
+                return c
+        raise KeyError(f"table {self.name} has no column {name!r}")
+
+    def header(self, field_name: str) -> str:
+        return self.column(field_name).header
+
+    def read_types(self) -> dict[str, type | None]:
+        """The columns an operation reads (every one not computed), with their types."""
+        return {c.header: c.read_type for c in self.columns if not c.computed}
+
+
+@dataclass(frozen=True)
+class NamedCell:
+    """A single-cell defined name on the ledger's front sheet (``MaxDEP``, ``StartTime``)."""
+
+    name: str
+    label: str
+    entry: Entry = Entry.TEXT
+    help: str = ""
+    computed: bool = False
+
+
+@dataclass(frozen=True)
+class LedgerKind:
+    """One kind of ledger, declared once and read by every layer.
+
+    ``period_formulas(row, kind)``: the native formulas of a new period row on
+    sheet row ``row``, by header (every computed column), what a template
+    writes and what an operation writes when it appends rows.
+    ``statuses``: the status values; ``off_table``: those that take a thing
+    off the table (no more period rows). ``step``: the pure rules function
+    computing one period of one thing (documentation and tests read it).
+    ``template_version``: the layout's version (``_meta``); workbooks of
+    ``oldest_version`` and later open, a newer one is refused.
+    """
+
+    name: str
+    title: str
+    description: str
+    rulesets: frozenset[str]
+    things: Table
+    periods: Table
+    thing: str
+    period: str
+    named_cells: tuple[NamedCell, ...]
+    statuses: tuple[str, ...]
+    off_table: frozenset[str]
+    step: Callable[..., Any]
+    period_formulas: Callable[[int], dict[str, str]]
+    macro_prefix: str
+    template_version: int = 1
+    oldest_version: int = 1
+    extras: tuple[str, ...] = field(default=())
+
+    @property
+    def thing_key(self) -> Column:
+        """The things table's name column (the thing is found by it)."""
+        return next(c for c in self.things.columns if c.role is Role.KEY)
+
+    @property
+    def period_key(self) -> Column:
+        """The periods table's period-number column."""
+        return next(c for c in self.periods.columns if c.role is Role.KEY)
+
+    def supports(self, ruleset_id: str) -> bool:
+        return ruleset_id in self.rulesets
+
+    def check_version(self, book: Book) -> Meta:
+        """The book's ``_meta``, refused unless it is this kind in a version we can read."""
+        meta = book.require_kind(self.name)
+        if not self.oldest_version <= meta.template_version <= self.template_version:
+            newer = meta.template_version > self.template_version
+            raise WrongKindError(
+                f"this {self.name} was made by "
+                + ("a newer Battle Ledger" if newer else "an older, unsupported Battle Ledger")
+                + f" (template version {meta.template_version})",
+                file=book.name,
+                sheet="_meta",
+                value=meta.template_version,
+                expected=f"template version {self.oldest_version} to {self.template_version}"
+                + ("; upgrade battle-ledger" if newer else ""),
+            )
+        return meta
+
+
+KINDS: dict[str, LedgerKind] = {}
+
+
+def register(kind: LedgerKind) -> LedgerKind:
+    """Make ``kind`` known to every layer (its module under ``sheets`` calls this once)."""
+    known = KINDS.get(kind.name)
+    if known is not None and known is not kind:
+        raise TypeError(f"ledger kind {kind.name!r} is registered twice")
+    prefixes = {k.macro_prefix: k.name for k in KINDS.values() if k.name != kind.name}
+    if kind.macro_prefix in prefixes:
+        raise TypeError(f"macro prefix {kind.macro_prefix!r} is {prefixes[kind.macro_prefix]}'s")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def ledger_kind(name: str) -> LedgerKind:
+    """The registered kind ``name``."""
+    from battle_ledger.sheets.operations import load_operations
+
+    load_operations()
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise CommandError(
+            f"no ledger kind {name!r}", value=name, expected="one of " + ", ".join(KINDS)
+        ) from None
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def where_of(frame: pd.DataFrame, index: Any = None) -> dict[str, Any]:
+    """File, sheet, table (and the sheet row of ``index``) of a frame ``read_table`` gave."""
+    where = dict(frame.attrs.get("where", {}))
+    first = where.pop("first_row", None)
+    if first is not None and isinstance(index, numbers.Real) and not isinstance(index, bool):
+        where["row"] = int(first) + int(index)
+    return where
+
+
+@dataclass
+class Tables:
+    """A ledger's two tables as read (inputs only: the outcomes are recomputed)."""
+
+    kind: LedgerKind
+    things: pd.DataFrame
+    periods: pd.DataFrame
+
+    def thing_names(self) -> list[str]:
+        return [str(n) for n in self.things[self.kind.thing_key.header]]
+
+    @property
+    def current(self) -> int:
+        """The highest period in the periods table (1 before any row)."""
+        key = self.kind.period_key.header
+        return 1 if self.periods.empty else int(self.periods[key].max())
+
+
+def read_tables(book: Book, kind: LedgerKind) -> Tables:
+    """Both tables of a ``kind`` ledger: typed, blank rows left out, each read once.
+
+    Yes/no columns are read with the one yes/no reader (a blank is N); whole
+    numbers within the declared bounds; a cell that does not fit raises
+    ``CellValueError`` naming file, sheet, table, row and column.
+    """
+    kind.check_version(book)
+    frames = []
+    for table in (kind.things, kind.periods):
+        frame = book.read_table(table.name, table.read_types(), cached=False)
+        key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
+        frame = frame[frame[key.header].notna()]
+        for column in table.having(Role.INPUT):
+            if column.entry is Entry.YES_NO:
+                frame[column.header] = [
+                    _read(frame, i, column, lambda v, c: yes_no(v, c.header))
+                    for i, v in frame[column.header].items()
+                ]
+        frames.append(frame)
+    things, periods = frames
+    period_key = kind.period_key.header
+    for index, value in periods[period_key].items():
+        if pd.isna(value) or int(value) < 1:
+            raise CellValueError(
+                f"a row of {kind.periods.name} has no {kind.period} number",
+                column=period_key,
+                value=None if pd.isna(value) else int(value),
+                expected="1, 2, 3, ...",
+                **where_of(periods, index),
+            )
+    return Tables(kind, things, periods)
+
+
+def _read(
+    frame: pd.DataFrame, index: Any, column: Column, reader: Callable[[Any, Column], Any]
+) -> Any:
+    value = frame.at[index, column.header]
+    try:
+        return reader(value, column)
+    except InvalidArgumentError as exc:
+        raise CellValueError(
+            exc.message, column=column.header, value=value, expected=exc.expected,
+            **where_of(frame, index),
+        ) from None  # fmt: skip
+
+
+def cell_value(column: Column, value: Any, *, bounds: Mapping[str, int] | None = None) -> Any:
+    """``value`` (an option, or a cell's value) as column ``column`` holds it.
+
+    ``bounds``: the rules' values a column's ``high`` may name.
+    """
+    if column.entry is Entry.YES_NO:
+        return yes_no(value, column.header)
+    if column.entry is Entry.WHOLE:
+        high = column.high
+        if isinstance(high, str):
+            high = (bounds or {})[high]
+        return whole(value, column.header, low=column.low, high=high)
+    return None if is_blank(value) else str(value)
+
+
+def find_name(names: Iterable[str], given: str, *, what: str, option: str, **where: Any) -> str:
+    """The one of ``names`` that ``given`` means (case-blind), or a ``CommandError``
+    with "did you mean" for the closest."""
+    known = list(names)
+    wanted = given.strip().casefold()
+    for name in known:
+        if name.strip().casefold() == wanted:
+            return name
+    close = difflib.get_close_matches(wanted, [n.casefold() for n in known], n=1, cutoff=0.5)
+    hint = next((f"; did you mean {n!r}?" for n in known if close and n.casefold() == close[0]), "")
+    raise CommandError(
+        f"no {what} {given!r} in the ledger{hint}",
+        column=option,
+        value=given,
+        expected="one of " + ", ".join(repr(n) for n in known),
+        **where,
+    )
+
+
+def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (new period rows) with the formulas of the sheet rows they will take.
+
+    Both backends fill trailing blank rows first, then grow the table, so the
+    first new row is the one after the last row holding data. Writing the
+    formulas explicitly keeps Excel (which fills only *calculated* columns)
+    and the headless backend alike.
+    """
+    first = periods.attrs.get("where", {}).get("first_row")
+    if first is None or rows.empty:
+        return rows
+    used = [int(i) for i in periods.index if int(i) >= 0]
+    start = int(first) + (max(used) + 1 if used else 0)
+    extra = pd.DataFrame(
+        [
+            {k: Formula(v) for k, v in kind.period_formulas(start + i).items()}
+            for i in range(len(rows))
+        ],
+        index=rows.index,
+    )
+    return pd.concat([rows, extra], axis=1)
+
+
+def located(exc: BattleLedgerError, frame: pd.DataFrame, index: Any = None) -> BattleLedgerError:
+    """``exc`` with the file, sheet, table and row of ``frame``'s row ``index`` added."""
+    return exc.located(**where_of(frame, index))

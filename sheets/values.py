@@ -1,0 +1,83 @@
+"""The readers of what people type: one yes/no reader, one whole-number reader.
+
+Every layer above the rules reads answers through these (a ledger cell, an
+Excel function's argument, a ``--orders`` option), so ``Y``, ``yes``,
+``TRUE`` and ``1`` mean the same everywhere. The ledgers' own formulas test a
+yes/no cell with ``yes_test``, which accepts exactly the same words, so a
+workbook and ``report`` never disagree about an answer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pandas import NA as _NA
+
+from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets.errors import InvalidArgumentError
+
+__all__ = ["NO_WORDS", "YES_WORDS", "is_blank", "whole", "yes_no", "yes_test"]
+
+#: What reads as yes / no (case-blind, spaces ignored); a bool or 1/0 as such.
+YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1")
+NO_WORDS: tuple[str, ...] = ("n", "no", "false", "0")
+
+
+def is_blank(value: Any) -> bool:
+    """None, NaN/NA or text of spaces: nothing typed."""
+    if value is None or value is _NA:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
+    """``value`` as a yes/no answer: Y/N, yes/no, true/false, 1/0, TRUE/FALSE.
+
+    ``blank``: what an empty value means (None: an empty value is refused).
+    A refusal is ``InvalidArgumentError`` naming ``name`` and the value.
+    """
+    if is_blank(value):
+        if blank is None:
+            raise InvalidArgumentError(f"{name} is required", column=name, expected="Y or N")
+        return blank
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        folded = value.strip().casefold()
+        if folded in YES_WORDS:
+            return True
+        if folded in NO_WORDS:
+            return False
+    raise InvalidArgumentError(
+        f"{name} is not a yes/no answer",
+        column=name,
+        value=value,
+        expected="Y or N (yes/no, true/false, 1/0)",
+    )
+
+
+def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None,
+          blank: int | None = 0) -> int:  # fmt: skip
+    """``value`` as a whole number within ``low``..``high`` (an empty value is ``blank``;
+    None: refused). The one whole-number reader of cells, arguments and options."""
+    if is_blank(value):
+        if blank is None:
+            raise InvalidArgumentError(
+                f"{name} is required", column=name, expected="a whole number"
+            )
+        return blank
+    return whole_number(value, name, low, high)
+
+
+def yes_test(ref: str) -> str:
+    """A native formula condition true where cell ``ref`` holds a yes (as ``yes_no`` reads).
+
+    ``UPPER(TRIM(TRUE))`` is "TRUE" in Excel and "1" in LibreOffice: both are listed.
+    """
+    text = f"UPPER(TRIM({ref}))"
+    return "OR(" + ",".join(f'{text}="{w.upper()}"' for w in YES_WORDS) + ")"

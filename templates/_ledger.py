@@ -1,0 +1,110 @@
+"""Lay out a ledger kind's tables from its declaration (``sheets.ledger.LedgerKind``).
+
+``ledger_table(wb, table, rows, formulas, bounds=...)`` writes one declared
+table on its own sheet: the title and note, the header row, one row per
+mapping of ``rows`` (header -> value; the computed columns from
+``formulas(sheet_row)``), and everything the declaration implies: inputs
+unlocked and yellow, keys and fixed columns locked once filled, formulas
+grey and locked, a drop-down for every yes/no and choice column, a whole
+number check with the rules' bounds for every count, helpers hidden,
+widths, number formats, frozen panes, print setup and protection.
+``status_formatting`` shades the rows of things off the table and marks
+every other status but the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.styles import PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.ledger import Entry, LedgerKind, Role, Table
+from battle_ledger.templates._build import (
+    TableRef,
+    add_list_validation,
+    add_table,
+    add_whole_validation,
+    add_yes_no_validation,
+    freeze,
+    highlight_when,
+    print_setup,
+    protect,
+    set_widths,
+    title_row,
+)
+from battle_ledger.templates.style import FILL_ALERT, FILL_WARN, FMT_INT, FMT_TEXT, style_formula
+
+__all__ = ["TABLE_TOP", "ledger_table", "status_formatting"]
+
+#: The header row of every ledger table (its sheet's title and note above it).
+TABLE_TOP = 3
+
+
+def ledger_table(
+    wb: Workbook,
+    table: Table,
+    rows: Sequence[Mapping[str, Any]],
+    formulas: Callable[[int], Mapping[str, str]],
+    *,
+    bounds: Mapping[str, int],
+    note: str | None = None,
+) -> TableRef:
+    """Table ``table`` on a new sheet, one row per ``rows`` (a blank row if none).
+
+    ``bounds``: the values a column's ``high`` names (``{"max_dep": 48}``).
+    ``note``: the sheet's note line (default: the table's, formatted with ``bounds``).
+    """
+    ws: Worksheet = wb.create_sheet(table.sheet)
+    title_row(ws, 1, table.title, note if note is not None else table.note.format(**bounds))
+    body: list[list[Any]] = []
+    for i, row in enumerate(rows or [{}]):
+        computed = {k: Formula(v) for k, v in formulas(TABLE_TOP + 1 + i).items()}
+        body.append([computed.get(h, row.get(h)) for h in table.headers])
+    formats = {c.header: FMT_INT for c in table.columns if c.entry is Entry.WHOLE}
+    formats |= {c.header: FMT_TEXT for c in table.having(Role.NOTE)}
+    ref = add_table(ws, table.name, table.headers, body, top=TABLE_TOP, formats=formats)
+    first, last = ref.first_row, ref.last_row
+    # What the order of battle filled in (keys, fixed columns) is locked; blank rows stay open.
+    for i, row in enumerate(rows):
+        for column in table.columns:
+            if (column.role is Role.KEY or column.fixed) and row.get(column.header) is not None:
+                style_formula(ws[ref.cell(column.header, i)], formats.get(column.header))
+    for column in table.having(Role.INPUT, Role.KEY):
+        cells = f"{ref.col(column.header)}{first}:{ref.col(column.header)}{last}"
+        if column.entry is Entry.YES_NO:
+            add_yes_no_validation(ws, cells)
+        elif column.entry is Entry.CHOICE and column.choices:
+            add_list_validation(ws, cells, '"' + ",".join(column.choices) + '"')
+        elif column.entry is Entry.WHOLE and column.role is Role.INPUT:
+            high = bounds[column.high] if isinstance(column.high, str) else column.high
+            add_whole_validation(ws, cells, column.low or 0, high)
+    for column in table.having(Role.HELPER):
+        ws.column_dimensions[ref.col(column.header)].hidden = True
+    set_widths(ws, {ref.col(c.header): c.width for c in table.columns if c.role is not Role.HELPER})
+    ws.row_dimensions[TABLE_TOP].height = 30  # two-line headers
+    keys = [i for i, c in enumerate(table.columns) if c.role is Role.KEY]
+    freeze(ws, f"{get_column_letter(max(keys) + 2)}{first}")
+    print_setup(ws, title_rows=f"{TABLE_TOP}:{TABLE_TOP}")
+    protect(ws)
+    return ref
+
+
+def status_formatting(ws: Worksheet, ref: TableRef, kind: LedgerKind, *, whole_row: bool) -> None:
+    """Rows of things off the table greyed (``whole_row``) with their status in red;
+    every other status but the first (the usual one) in amber."""
+    col = ref.col("Status")
+    first, last = ref.first_row, ref.last_row
+    cells = f"{col}{first}:{col}{last}"
+    grey = PatternFill("solid", fgColor="BFBFBF", bgColor="BFBFBF")
+    for status in kind.statuses[1:]:
+        test = f'${col}{first}="{status}"'
+        if status in kind.off_table:
+            highlight_when(ws, ref.body_ref if whole_row else cells, test, grey)
+            highlight_when(ws, cells, test, FILL_ALERT, True)
+        else:
+            highlight_when(ws, cells, test, FILL_WARN, True)

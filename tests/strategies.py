@@ -1,0 +1,99 @@
+"""Hypothesis strategies built from the ledger kinds' declarations and their rules.
+
+One generator of legal inputs per kind, written once over a ``pick(low, high)``
+callable so that Hypothesis (``st.integers``) and the benchmark
+(``random.Random.randint``) draw the same battles:
+
+- ``legal_turn(pick, state, turn, rules)``: one DEP turn the rules allow.
+- ``legal_battle(pick, divisions, turns, rules)``: every division's turns.
+- ``dep_turns(state, turn, rules)``: the Hypothesis strategy of one legal turn.
+- ``bad_values(column)``: values one input column of a kind must refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from battle_ledger.rulesets.dep import (
+    DepRules,
+    DivisionState,
+    Status,
+    TurnInputs,
+    advance,
+    dep_after_turn,
+)
+from battle_ledger.sheets.ledger import Column, Entry, Role, Table
+
+__all__ = ["Pick", "bad_values", "dep_turns", "legal_battle", "legal_turn"]
+
+#: ``pick(low, high)``: a whole number from low to high inclusive.
+Pick = Callable[[int, int], int]
+
+
+def legal_turn(pick: Pick, state: DivisionState, turn: int, rules: DepRules) -> TurnInputs:
+    """Inputs the rules allow for ``state`` (mostly quiet turns, some fighting)."""
+    if state.status is Status.REMOVED:
+        return TurnInputs(turn=turn)
+    orders = bool(pick(0, 1))
+    ccp_bought = 0
+    if state.cavalry and state.ccp < rules.max_ccp and state.dep >= rules.dep_per_ccp_bought:
+        ccp_bought = pick(0, 1)
+    held = state.ccp + ccp_bought
+    charges = pick(0, held) if orders else 0
+    return TurnInputs(
+        turn=turn,
+        orders=orders,
+        rest_eligible=bool(pick(0, 1)),
+        charges=charges,
+        counter_charges=pick(0, held - charges),
+        stands_lost=pick(0, 4) if pick(0, 3) == 0 else 0,
+        ccp_bought=ccp_bought,
+        dep_markers=pick(0, 2) if pick(0, 5) == 0 else 0,
+    )
+
+
+def legal_battle(
+    pick: Pick, divisions: Sequence[DivisionState], turns: int, rules: DepRules
+) -> list[list[TurnInputs]]:
+    """``turns`` legal turns of each division (a removed one takes empty turns)."""
+    battle: list[list[TurnInputs]] = []
+    for state in divisions:
+        mine: list[TurnInputs] = []
+        for turn in range(1, turns + 1):
+            inputs = legal_turn(pick, state, turn, rules)
+            state = advance(state, dep_after_turn(state, inputs, rules))
+            mine.append(inputs)
+        battle.append(mine)
+    return battle
+
+
+@st.composite
+def dep_turns(draw: st.DrawFn, state: DivisionState, turn: int, rules: DepRules) -> TurnInputs:
+    """One legal DEP turn for ``state``, drawn by Hypothesis."""
+    return legal_turn(lambda lo, hi: draw(st.integers(lo, hi)), state, turn, rules)
+
+
+def bad_values(column: Column, bounds: dict[str, int] | None = None) -> list[Any]:
+    """Values an input column must refuse: text in a number column, a negative
+    count, a count above its bound, a yes/no that is neither."""
+    if column.entry is Entry.YES_NO:
+        return ["maybe", 2, "Y N"]
+    if column.entry is Entry.WHOLE:
+        found: list[Any] = ["many", 1.5]
+        if column.low is not None:
+            found.append(column.low - 1)
+        high = column.high
+        if isinstance(high, str):
+            high = (bounds or {}).get(high)
+        if high is not None:
+            found.append(high + 1)
+        return found
+    return []
+
+
+def input_columns(table: Table) -> list[Column]:
+    """The columns of ``table`` the umpire types numbers or answers into."""
+    return [c for c in table.having(Role.INPUT) if c.entry in (Entry.WHOLE, Entry.YES_NO)]

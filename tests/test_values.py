@@ -1,0 +1,54 @@
+"""sheets.values: the one yes/no reader and the one whole-number reader."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.values import NO_WORDS, YES_WORDS, whole, yes_no, yes_test
+
+
+@pytest.mark.parametrize("value", ["y", " Y ", "yes", "YES", "true", "TRUE", "1", 1, 1.0, True])
+def test_yes(value: Any) -> None:
+    assert yes_no(value, "Orders") is True
+
+
+@pytest.mark.parametrize("value", ["n", "N", "no", "False", "0", 0, 0.0, False, None, "", "  "])
+def test_no_and_blank(value: Any) -> None:
+    assert yes_no(value, "Orders") is False
+
+
+@pytest.mark.parametrize("value", ["maybe", 2, 2.5, "Y N", "oui"])
+def test_anything_else_is_refused_naming_the_column(value: Any) -> None:
+    with pytest.raises(InvalidArgumentError, match="not a yes/no answer") as info:
+        yes_no(value, "Orders")
+    assert info.value.column == "Orders" and info.value.value == value
+
+
+def test_blank_where_not_allowed() -> None:
+    with pytest.raises(InvalidArgumentError, match="required"):
+        yes_no("", "--orders", blank=None)
+    assert yes_no(None, "x", blank=True) is True
+
+
+def test_the_formula_accepts_exactly_the_same_words() -> None:
+    formula = yes_test("$D4")
+    for word in YES_WORDS:
+        assert f'="{word.upper()}"' in formula
+    for word in NO_WORDS:
+        assert f'="{word.upper()}"' not in formula
+
+
+def test_whole_numbers() -> None:
+    assert whole("3", "Charges") == 3 and whole(2.0, "Charges") == 2
+    assert whole(None, "Charges") == 0 and whole("", "Charges", blank=5) == 5
+    with pytest.raises(InvalidArgumentError, match="cannot be negative"):
+        whole(-1, "Charges")
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        whole(49, "Start DEP", high=48)
+    with pytest.raises(InvalidArgumentError, match="whole number"):
+        whole("many", "Charges")
+    with pytest.raises(InvalidArgumentError, match="required"):
+        whole(None, "--charges", blank=None)
