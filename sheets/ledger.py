@@ -162,9 +162,12 @@ class NamedCell:
 class LedgerKind:
     """One kind of ledger, declared once and read by every layer.
 
-    ``period_formulas(row, kind)``: the native formulas of a new period row on
-    sheet row ``row``, by header (every computed column), what a template
-    writes and what an operation writes when it appends rows.
+    ``period_formulas(row)``: the native formulas of a period row on sheet row
+    ``row``, by header (every computed column): what a template writes and
+    what an operation writes when it appends rows. ``compute(book)``: the
+    same outcome columns computed by the rules from the inputs, indexed like
+    ``read_table`` (what report, check and the tests compare the workbook to).
+    ``close``: the operation that closes a period (``end-turn``).
     ``statuses``: the status values; ``off_table``: those that take a thing
     off the table (no more period rows). ``step``: the pure rules function
     computing one period of one thing (documentation and tests read it).
@@ -185,6 +188,8 @@ class LedgerKind:
     off_table: frozenset[str]
     step: Callable[..., Any]
     period_formulas: Callable[[int], dict[str, str]]
+    compute: Callable[[Book], pd.DataFrame]
+    close: str
     macro_prefix: str
     template_version: int = 1
     oldest_version: int = 1
@@ -293,11 +298,13 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         frame = frame[frame[key.header].notna()]
         for column in table.having(Role.INPUT):
-            if column.entry is Entry.YES_NO:
-                frame[column.header] = [
-                    _read(frame, i, column, lambda v, c: yes_no(v, c.header))
-                    for i, v in frame[column.header].items()
-                ]
+            reader = _reader(column)
+            if reader is not None:
+                frame[column.header] = pd.Series(
+                    [_read(frame, i, column, reader) for i in frame.index],
+                    index=frame.index,
+                    dtype=frame[column.header].dtype if column.entry is Entry.WHOLE else object,
+                )
         frames.append(frame)
     things, periods = frames
     period_key = kind.period_key.header
@@ -313,12 +320,24 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     return Tables(kind, things, periods)
 
 
-def _read(
-    frame: pd.DataFrame, index: Any, column: Column, reader: Callable[[Any, Column], Any]
-) -> Any:
+def _reader(column: Column) -> Callable[[Any], Any] | None:
+    """How a cell of an input column is read: yes/no answers by the one reader (a
+    blank is no); whole numbers checked against the declared bounds (a bound
+    named after a rule, ``max_dep``, is the kind's own check)."""
+    if column.entry is Entry.YES_NO:
+        return lambda value: yes_no(value, column.header)
+    if column.entry is Entry.WHOLE:
+        high = column.high if isinstance(column.high, int) else None
+        return lambda value: (
+            value if pd.isna(value) else whole(value, column.header, low=column.low, high=high)
+        )
+    return None
+
+
+def _read(frame: pd.DataFrame, index: Any, column: Column, reader: Callable[[Any], Any]) -> Any:
     value = frame.at[index, column.header]
     try:
-        return reader(value, column)
+        return reader(value)
     except InvalidArgumentError as exc:
         raise CellValueError(
             exc.message, column=column.header, value=value, expected=exc.expected,

@@ -8,11 +8,16 @@ callable so that Hypothesis (``st.integers``) and the benchmark
 - ``legal_battle(pick, divisions, turns, rules)``: every division's turns.
 - ``dep_turns(state, turn, rules)``: the Hypothesis strategy of one legal turn.
 - ``bad_values(column)``: values one input column of a kind must refuse.
+- ``PLAYBOOKS``: per ledger kind, how to build one from its rule set's bundled
+  order of battle and the ``record`` options of one legal period on a file
+  (every registered kind must have one: ``tests/test_ledger_kinds.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -27,7 +32,16 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.sheets.ledger import Column, Entry, Role, Table
 
-__all__ = ["Pick", "bad_values", "dep_turns", "legal_battle", "legal_turn"]
+__all__ = [
+    "PLAYBOOKS",
+    "Pick",
+    "Playbook",
+    "bad_values",
+    "dep_turns",
+    "input_columns",
+    "legal_battle",
+    "legal_turn",
+]
 
 #: ``pick(low, high)``: a whole number from low to high inclusive.
 Pick = Callable[[int, int], int]
@@ -97,3 +111,50 @@ def bad_values(column: Column, bounds: dict[str, int] | None = None) -> list[Any
 def input_columns(table: Table) -> list[Column]:
     """The columns of ``table`` the umpire types numbers or answers into."""
     return [c for c in table.having(Role.INPUT) if c.entry in (Entry.WHOLE, Entry.YES_NO)]
+
+
+@dataclass(frozen=True)
+class Playbook:
+    """How the generic tests play a ledger kind.
+
+    ``ruleset``: the rule set whose bundled order of battle builds the ledger;
+    ``records(pick, path)``: the ``record`` options (as a command line gives
+    them, text) of one legal period for every thing on the table of the
+    ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names.
+    """
+
+    kind: str
+    ruleset: str
+    records: Callable[[Pick, Path], list[dict[str, str]]]
+    bounds: dict[str, int]
+
+
+def _dep_records(pick: Pick, path: Path) -> list[dict[str, str]]:
+    from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger, standing
+    from battle_ledger.sheets.headless import HeadlessBook
+
+    ledger = read_ledger(HeadlessBook(path, writable=False))
+    turn = ledger.current_turn
+    found: list[dict[str, str]] = []
+    for row in standing(ledger, compute_turns(ledger), turn - 1):
+        if row["status"] == str(Status.REMOVED):
+            continue
+        start = ledger.starts[row["division"]]
+        state = DivisionState(row["division"], start.cavalry, row["dep"], row["ccp"],
+                              row["rest_point"], Status(row["status"]))  # fmt: skip
+        inputs = legal_turn(pick, state, turn, ledger.rules)
+        options = {"division": row["division"]}
+        for column in input_columns(TURNS):
+            value = getattr(inputs, column.field)
+            if value:
+                options[column.field] = "Y" if value is True else str(value)
+        if len(options) > 1:
+            found.append(options)
+    return found
+
+
+PLAYBOOKS: dict[str, Playbook] = {
+    "dep-ledger": Playbook(
+        "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}
+    ),
+}

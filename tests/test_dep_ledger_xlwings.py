@@ -10,12 +10,7 @@ as ``battle-ledger run`` leaves it.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -24,42 +19,13 @@ import openpyxl
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
 from tests.test_dep_ledger import make_ledger
-from tests.xlwings_json import apply_actions, book_json
+from tests.xlwings_json import apply_actions, run_on_server
 
 _REPO = Path(__file__).resolve().parent.parent
 
-_RUN_MACRO = textwrap.dedent(
-    """
-    import asyncio, json, sys
-    import xlwings as xw
-    from xlwings import server
-    import battle_ledger.xlfuncs.macros as macros
-
-    payload = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    book = xw.Book(json=payload)
-    asyncio.run(server.custom_scripts_call(macros, sys.argv[3], typehint_to_value={xw.Book: book}))
-    with open(sys.argv[2], "w", encoding="utf-8") as out:
-        json.dump(book.json()["actions"], out, default=repr)
-    """
-)
-
 
 def _on_server(path: Path, macro: str, tmp_path: Path) -> list[dict[str, Any]]:
-    payload = tmp_path / f"{macro}-payload.json"
-    payload.write_text(json.dumps(book_json(path)), encoding="utf-8")
-    out = tmp_path / f"{macro}-actions.json"
-    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_MACRO, str(payload), str(out), macro],
-        cwd=_REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    actions: list[dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
-    return actions
+    return run_on_server(path, macro, tmp_path)
 
 
 def _state(path: Path) -> dict[str, Any]:

@@ -27,6 +27,7 @@ def test_ruff_lint_and_format() -> None:
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
+@pytest.mark.slow
 def test_mypy_strict_on_the_rules_core(tmp_path: Path) -> None:
     """mypy --strict on battle_ledger.rulesets, laid out under the name it installs as.
 
@@ -49,22 +50,56 @@ def test_mypy_strict_on_the_rules_core(tmp_path: Path) -> None:
     assert typed.returncode == 0, typed.stdout + typed.stderr
 
 
-def test_the_rules_never_import_a_spreadsheet() -> None:
-    """Plain core, thin shells: rulesets/ knows nothing of cells, Excel or openpyxl."""
+#: The layers, lowest first: data flows one way (docs/DEVELOPING.md, "Layers").
+LAYERS = ("rulesets", "sheets", "templates", "xlfuncs")
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
     import ast
+
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return names
+
+
+def test_layers_import_only_downwards() -> None:
+    """rulesets -> sheets -> templates -> xlfuncs: no layer imports one above it."""
+    offenders = []
+    for rank, layer in enumerate(LAYERS):
+        for path in sorted((REPO / layer).glob("*.py")):
+            for name in _imports(path):
+                parts = [*name.split("."), ""]
+                above = parts[1] in LAYERS and LAYERS.index(parts[1]) > rank
+                if parts[0] == "battle_ledger" and above:
+                    offenders.append(f"{layer}/{path.name} imports {name}")
+    assert offenders == []
+
+
+def test_no_spreadsheet_words_in_the_rules() -> None:
+    """Table names and Y/N answers belong to the workbook side, not to rulesets/."""
+    import re
 
     offenders = []
     for path in sorted((REPO / "rulesets").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            for name in names:
-                if name.split(".")[0] in {"openpyxl", "xlwings", "sheets", "templates", "xlfuncs"}:
-                    offenders.append(f"{path.name}: {name}")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\btbl_|Y/N|\"Y\"|'Y'", line):
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_the_rules_never_import_a_spreadsheet() -> None:
+    """Plain core, thin shells: rulesets/ knows nothing of cells, Excel or openpyxl."""
+
+    offenders = []
+    for path in sorted((REPO / "rulesets").glob("*.py")):
+        for name in _imports(path):
+            if name.split(".")[0] in {"openpyxl", "xlwings"}:
+                offenders.append(f"{path.name}: {name}")
     assert offenders == []
 
 

@@ -248,6 +248,7 @@ def test_formulas_recalculate_to_the_python_values(
         assert any_reached  # the losses typed in reach a mark somewhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_each_side_prints_on_one_page_width(ruleset_id: str, pdfs: Callable[[str], Path]) -> None:
     pdf = pdfs(ruleset_id)

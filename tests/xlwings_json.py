@@ -23,7 +23,7 @@ import openpyxl
 from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.workbook.workbook import Workbook
 
-__all__ = ["apply_actions", "book_json"]
+__all__ = ["apply_actions", "book_json", "run_on_server"]
 
 
 def _cell_json(value: Any) -> Any:
@@ -149,3 +149,49 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
         else:
             raise AssertionError(f"an action the test does not know how to apply: {func}")
     wb.save(path)
+
+
+_RUN_MACRO = """
+import asyncio, json, sys
+import xlwings as xw
+from xlwings import server
+import battle_ledger.xlfuncs.macros as macros
+
+payload = json.loads(open(sys.argv[1], encoding="utf-8").read())
+args = json.loads(sys.argv[4])
+book = xw.Book(json=payload)
+asyncio.run(
+    server.custom_scripts_call(macros, sys.argv[3], typehint_to_value={xw.Book: book}, args=args)
+)
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    json.dump(book.json()["actions"], out, default=repr)
+"""
+
+
+def run_on_server(
+    path: Path, macro: str, work: Path, args: list[Any] | None = None
+) -> list[dict[str, Any]]:
+    """The actions macro ``macro`` of ``battle_ledger.xlfuncs.macros`` emits for the
+    workbook ``path``, run with xlwings' own ``custom_scripts_call`` on the payload
+    the add-in sends (``xw.Book(json=...)``), in a fresh interpreter under
+    ``XLWINGS_ON_SERVER=true``; ``args``: the button's positional arguments."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    payload = work / f"{macro}-payload.json"
+    payload.write_text(json.dumps(book_json(path)), encoding="utf-8")
+    out = work / f"{macro}-actions.json"
+    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_MACRO, str(payload), str(out), macro, json.dumps(args or [])],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    actions: list[dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    return actions

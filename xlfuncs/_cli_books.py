@@ -7,6 +7,7 @@ failed command leaves the workbook byte for byte as it was.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -28,6 +29,7 @@ __all__ = [
     "excel_setup",
     "excel_setup_lines",
     "new",
+    "operation_help",
     "parse_extra_options",
     "progress",
     "report",
@@ -100,6 +102,7 @@ def new(
 ) -> None:
     """Build a new workbook of KIND (dep-ledger, roster, ...) for a rule set.
 
+    \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
     """
     from battle_ledger import templates
@@ -166,8 +169,76 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
     return options
 
 
+def operation_help(name: str, book: Path | None = None) -> str:
+    """The help of operation ``name``: of the book's kind if ``book`` is one of ours,
+    else of every kind that has it."""
+    from battle_ledger.sheets.errors import CommandError
+    from battle_ledger.sheets.operations import OPERATIONS, did_you_mean, load_operations
+
+    load_operations()
+    wanted = name.strip().casefold().replace("_", "-")
+    found = [op for (_, n), op in sorted(OPERATIONS.items()) if n == wanted]
+    if book is not None and len(found) > 1:
+        with contextlib.suppress(BattleLedgerError, OSError):
+            from battle_ledger.sheets.headless import HeadlessBook
+
+            kind = HeadlessBook(book, writable=False).meta().kind
+            found = [op for op in found if op.kind == kind] or found
+    if not found:
+        names = sorted({n for _, n in OPERATIONS})
+        hint = did_you_mean(name, names)
+        raise CommandError(
+            f"no operation {name!r}" + (f"; {hint}" if hint else ""),
+            value=name,
+            expected="one of " + ", ".join(names),
+        )
+    parts: list[str] = []
+    for op in found:
+        options = list(op.options.values())
+        lines = [f"Usage: battle-ledger run {op.name} BOOK [OPTIONS]   ({op.kind})", ""]
+        lines += ["  " + line if line else "" for line in op.doc.splitlines()]
+        lines += ["", "Options:"]
+        width = max([len(f"{o.flag} {o.metavar}") for o in options] + [len("--dry-run")])
+        for o in options:
+            note = o.help + (" (required)" if o.required else "")
+            lines.append(f"  {o.flag + ' ' + o.metavar:<{width}}  {note}".rstrip())
+        lines.append(f"  {'--json':<{width}}  print what the operation did as JSON")
+        lines.append(f"  {'--dry-run':<{width}}  run and report, leave the file unchanged")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _operations_list() -> str:
+    from battle_ledger.sheets.operations import OPERATIONS, load_operations
+
+    load_operations()
+    rows = [(f"{op.name} ({kind})", op.summary) for (kind, _), op in sorted(OPERATIONS.items())]
+    width = max((len(a) for a, _ in rows), default=0)
+    return "\n".join(f"  {a:<{width}}  {b}" for a, b in rows)
+
+
+class _RunCommand(click.Command):
+    """``run OP BOOK --help`` is the help of that operation; ``run --help`` lists them all."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if any(a in ("-h", "--help") for a in args):
+            given = [a for a in args if not a.startswith("-")]
+            if given:
+                book = Path(given[1]) if len(given) > 1 else None
+                click.echo(operation_help(given[0], book))
+                ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        formatter.write_paragraph()
+        formatter.write_text("The operations of every kind of workbook:")
+        formatter.write("\n" + _operations_list() + "\n")
+
+
 @cli.command(
     "run",
+    cls=_RunCommand,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )
 @click.argument("macro")
@@ -178,11 +249,13 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
 def run(ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool) -> None:
     """Run ledger operation MACRO on the workbook BOOK and save it.
 
-    Further options go to the operation: --turn 3, --division "1st Division",
-    --seed 7 (for dice). The file is saved atomically (the previous version
-    kept as BOOK.bak) and left unchanged if anything goes wrong.
+    Further options go to the operation (battle-ledger run MACRO BOOK --help
+    lists them): --division "1st Division", --stands-lost 2, --seed 7 (for
+    dice). The file is saved atomically (the previous version kept as
+    BOOK.bak) and left unchanged if anything goes wrong.
 
-    Example: battle-ledger run end-turn ledger.xlsx --turn 3
+    \b
+    Example: battle-ledger run end-turn ledger.xlsx
     """
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_on_book, run_operation
@@ -211,6 +284,9 @@ def check(books: tuple[Path, ...]) -> None:
     """Check that each BOOK is a sound workbook of ours; list every problem found.
 
     Exits non-zero when a workbook cannot be read or has problems.
+
+    \b
+    Example: battle-ledger check ledger.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import HeadlessBook
@@ -243,7 +319,11 @@ def check(books: tuple[Path, ...]) -> None:
 @click.argument("book", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report's data as JSON.")
 def report(book: Path, as_json: bool) -> None:
-    """Print where the battle in BOOK stands (or its data, with --json)."""
+    """Print where the battle in BOOK stands (or its data, with --json).
+
+    \b
+    Example: battle-ledger report ledger.xlsx --json
+    """
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_report
 

@@ -145,7 +145,8 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool) 
     ('[["Infantry"],["Hussars"]]'). A result of several cells prints as
     aligned rows, or as a JSON array with --json.
 
-    Example: battle-ledger udf ETG_COMBAT Infantry "Light cavalry" C C
+    \b
+    Example: battle-ledger udf ETG_CRT "Heavy cavalry" Infantry B C charging
     """
     from battle_ledger import xlfuncs  # noqa: F401 - registers every UDF
     from battle_ledger.xlfuncs._registry import UDFS
@@ -260,6 +261,9 @@ def rules_show(ruleset_id: str, table: str | None) -> None:
 
     A table the published text refers to but does not print shows as
     'missing', with the data file to fill in.
+
+    \b
+    Example: battle-ledger rules show etg dep_economy
     """
     ruleset = registry.get(ruleset_id)
     if table is None:

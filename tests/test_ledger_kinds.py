@@ -1,0 +1,275 @@
+"""Tests written once for every ledger kind, read from its declaration.
+
+For each registered ``LedgerKind`` (``sheets.ledger.KINDS``) and its playbook
+(``tests/strategies.py``): the template has the furniture its declaration
+implies; LibreOffice's recalculation of generated battles equals the rules'
+outcome; every bad input is refused and the file stays byte for byte as it
+was; and every operation run as xlwings Server runs it leaves the workbook as
+the headless run does. Cells are addressed by table and header.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from battle_ledger import templates
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.ledger import KINDS, Entry, LedgerKind, Role, Table
+from battle_ledger.sheets.oob import read_oob
+from battle_ledger.sheets.operations import (
+    load_operations,
+    operations_for,
+    run_check,
+    run_on_file,
+    run_operation,
+)
+from battle_ledger.templates.demo import example_path
+from battle_ledger.xlfuncs.macros import macro_name
+from tests.strategies import PLAYBOOKS, bad_values, input_columns
+from tests.tables import column_range, named_cell, table_cell, table_sheet
+from tests.xlwings_json import apply_actions, run_on_server
+
+load_operations()
+ALL = sorted(KINDS)
+
+
+def _kind(name: str) -> LedgerKind:
+    return KINDS[name]
+
+
+def _build(name: str, path: Path) -> Path:
+    """A ledger of kind ``name`` from its rule set's bundled order of battle."""
+    playbook = PLAYBOOKS[name]
+    oob = read_oob(example_path(playbook.ruleset), registry.get(playbook.ruleset))
+    save_workbook(templates.build(name, playbook.ruleset, oob), path)
+    return path
+
+
+def _play(name: str, path: Path, periods: int, seed: int) -> None:
+    """``periods`` legal periods: every thing's inputs recorded, then the period closed."""
+    rng = random.Random(seed)
+    kind = _kind(name)
+    for _ in range(periods):
+        book = HeadlessBook(path)
+        for options in PLAYBOOKS[name].records(rng.randint, path):
+            run_operation(book, "record", **options)
+        run_operation(book, kind.close)
+        book.commit()
+
+
+def test_every_kind_is_declared_everywhere() -> None:
+    """A kind has a template, a playbook, its close operation and its macros."""
+    from battle_ledger.xlfuncs import MACROS
+
+    assert ALL, "no ledger kind registered"
+    for name, kind in KINDS.items():
+        assert name in templates.KINDS and name in PLAYBOOKS
+        ops = {op.name for op in operations_for(name)}
+        assert kind.close in ops and "record" in ops
+        assert {macro_name(kind.macro_prefix, op) for op in ops} <= set(MACROS)
+
+
+# -- the template ------------------------------------------------------------------------
+
+
+def _check_table(wb: openpyxl.Workbook, table: Table, bounds: dict[str, int]) -> None:
+    ws = table_sheet(wb, table.name)
+    assert ws.title == table.sheet
+    assert [table_cell(wb, table.name, h, 0).value is not None or True for h in table.headers]
+    header_row = table_cell(wb, table.name, table.headers[0], 0).row - 1
+    assert [ws.cell(header_row, 1 + i).value for i in range(len(table.headers))] == list(
+        table.headers
+    )
+    validations = {str(dv.sqref): dv for dv in ws.data_validations.dataValidation}
+    for column in table.having(Role.INPUT):
+        body = column_range(wb, table.name, column.header)
+        if column.entry is Entry.YES_NO:
+            assert validations[body].type == "list", column.header
+            assert validations[body].formula1 == '"Y,N"'
+        elif column.entry is Entry.WHOLE:
+            dv = validations[body]
+            assert dv.type == "whole" and dv.formula1 == str(column.low or 0), column.header
+            high = bounds.get(column.high) if isinstance(column.high, str) else column.high
+            assert dv.formula2 == (None if high is None else str(high)), column.header
+        first = table_cell(wb, table.name, column.header, -1)
+        if not column.fixed:
+            assert not first.protection.locked, column.header  # the umpire types here
+    for column in table.having(Role.OUTCOME, Role.HELPER):
+        cell = table_cell(wb, table.name, column.header, -1)
+        assert str(cell.value).startswith("=") and cell.protection.locked, column.header
+    for column in table.having(Role.HELPER):
+        letter = table_cell(wb, table.name, column.header, 0).column_letter
+        assert ws.column_dimensions[letter].hidden, column.header
+    if "Status" in table.headers:
+        status = column_range(wb, table.name, "Status")
+        assert status in {str(cf.sqref) for cf in ws.conditional_formatting}
+    assert ws.protection.sheet
+    assert ws.page_setup.orientation == "landscape" and ws.page_setup.fitToWidth == 1
+    assert ws.sheet_properties.pageSetUpPr.fitToPage and ws.print_title_rows and ws.freeze_panes
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_template_has_what_its_declaration_implies(name: str, tmp_path: Path) -> None:
+    kind = _kind(name)
+    wb = openpyxl.load_workbook(_build(name, tmp_path / "ledger.xlsx"))
+    for table in (kind.things, kind.periods):
+        _check_table(wb, table, PLAYBOOKS[name].bounds)
+    for named in kind.named_cells:
+        cell = named_cell(wb, named.name)
+        assert str(cell.value).startswith("=") == named.computed, named.name
+    meta = {r[0]: r[1] for r in wb["_meta"].iter_rows(min_row=2, values_only=True)}
+    assert (meta["kind"], meta["template_version"]) == (name, kind.template_version)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_newer_template_version_is_refused(name: str, tmp_path: Path) -> None:
+    path = _build(name, tmp_path / "ledger.xlsx")
+    wb = openpyxl.load_workbook(path)
+    for row in wb["_meta"].iter_rows(min_row=2):
+        if row[0].value == "template_version":
+            row[1].value = _kind(name).template_version + 1
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="newer Battle Ledger"):
+        run_on_file(path, _kind(name).close)
+    assert path.read_bytes() == before
+
+
+# -- the workbook computes what the rules compute ----------------------------------------
+
+
+def _outcomes(book: HeadlessBook, table: Table) -> pd.DataFrame:
+    frame = book.read_table(table.name)
+    return frame[[c.header for c in table.having(Role.OUTCOME)]]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_libreoffice_agrees_with_the_rules_on_generated_battles(
+    name: str, seed: int, tmp_path: Path
+) -> None:
+    from tests.libreoffice import recalculated_workbook
+
+    kind = _kind(name)
+    path = _build(name, tmp_path / "ledger.xlsx")
+    _play(name, path, periods=4, seed=seed)
+    expected = kind.compute(HeadlessBook(path, writable=False))
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    shown = _outcomes(HeadlessBook(recalculated, writable=False), kind.periods)
+    assert len(shown) == len(expected) > 0
+    for index, row in expected.iterrows():
+        for header, value in row.items():
+            assert _plain(shown.at[index, header]) == _plain(value), (index, header)
+
+
+# -- bad inputs are refused, the file left as it was ------------------------------------
+
+
+def _bad_cases() -> list[tuple[str, str, str, Any]]:
+    cases = []
+    for name in ALL:
+        kind = _kind(name)
+        for table in (kind.things, kind.periods):
+            for column in input_columns(table):
+                for value in bad_values(column, PLAYBOOKS[name].bounds):
+                    cases.append((name, table.name, column.header, value))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "table", "header", "value"), _bad_cases())
+def test_a_bad_cell_is_refused_by_every_operation(
+    name: str, table: str, header: str, value: Any, tmp_path: Path
+) -> None:
+    kind = _kind(name)
+    path = _build(name, tmp_path / "ledger.xlsx")
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, table, header, 0).value = value
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError) as info:
+        run_on_file(path, kind.close)
+    assert info.value.column == header and info.value.table == table
+    assert path.read_bytes() == before
+    assert run_check(HeadlessBook(path, writable=False)), "check must see it too"
+
+
+def _bad_options() -> list[tuple[str, str, Any]]:
+    cases = []
+    for name in ALL:
+        for column in input_columns(_kind(name).periods):
+            for value in bad_values(column, PLAYBOOKS[name].bounds):
+                cases.append((name, column.field, value))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "field", "value"), _bad_options())
+def test_a_bad_option_is_refused(name: str, field: str, value: Any, tmp_path: Path) -> None:
+    path = _build(name, tmp_path / "ledger.xlsx")
+    thing = HeadlessBook(path, writable=False).read_table(_kind(name).things.name)
+    first = str(thing[_kind(name).thing_key.header].iloc[0])
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError):
+        run_on_file(path, "record", **{_kind(name).thing: first, field: str(value)})
+    assert path.read_bytes() == before
+
+
+# -- xlwings Server runs the same operations ---------------------------------------------
+
+
+def _state(path: Path, kind: LedgerKind) -> dict[str, Any]:
+    """What an operation leaves: every table's inputs, the formulas, the Log."""
+    book = HeadlessBook(path, writable=False)
+    state: dict[str, Any] = {}
+    for table in (kind.things, kind.periods):
+        frame = book.read_table(table.name, cached=False)
+        inputs = [c.header for c in table.columns if not c.computed]
+        state[table.name] = frame[inputs].astype(str).values.tolist()
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, kind.periods.name)
+    ref = ws.tables[kind.periods.name].ref
+    state["formulas"] = [[c.value for c in row if str(c.value).startswith("=")] for row in ws[ref]]
+    state["log"] = book.read_table("tbl_Log")[["Action", "Detail"]].astype(str).values.tolist()
+    return state
+
+
+def _operation_cases() -> list[tuple[str, str]]:
+    return [(name, op.name) for name in ALL for op in operations_for(name)]
+
+
+@pytest.mark.parametrize(("name", "operation"), _operation_cases())
+def test_xlwings_server_replay_equals_the_headless_run(
+    name: str, operation: str, tmp_path: Path
+) -> None:
+    kind = _kind(name)
+    path = _build(name, tmp_path / "ledger.xlsx")
+    _play(name, path, periods=1, seed=7)
+    op = next(o for o in operations_for(name) if o.name == operation)
+    options: dict[str, str] = {}
+    if operation == "record":
+        options = PLAYBOOKS[name].records(random.Random(3).randint, path)[0]
+    headless, served = tmp_path / "headless.xlsx", tmp_path / "served.xlsx"
+    shutil.copy(path, headless)
+    shutil.copy(path, served)
+    run_on_file(headless, operation, **options)
+    args = [options.get(o) for o in op.options]
+    actions = run_on_server(served, macro_name(kind.macro_prefix, operation), tmp_path, args)
+    assert {a["func"] for a in actions} <= {"setValues", "setFormula", "resizeTable"}
+    apply_actions(served, actions)
+    assert _state(served, kind) == _state(headless, kind)
