@@ -66,7 +66,7 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 
-__all__ = ["WORKBOOK_SUFFIXES", "HeadlessBook", "check_not_locked", "save_workbook"]
+__all__ = ["WORKBOOK_SUFFIXES", "HeadlessBook", "check_not_locked", "save_workbook", "write_cell"]
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 _TEXT_TRIGGERS = ("=", "+", "-", "@")
@@ -300,8 +300,12 @@ def _missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def _set(cell: Cell | MergedCell, value: Any, where: dict[str, Any]) -> None:
-    """Write ``value`` to ``cell``; text stays text even when it looks like a formula."""
+def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None = None) -> None:
+    """The one safe-text writer: ``value`` into ``cell``, a ``Formula`` as a formula and
+    every other text as text, even when it starts with ``= + - @`` (the quote prefix
+    keeps it text when Excel or LibreOffice edits the cell). ``where`` names the
+    cell in the ``CellValueError`` for a value a cell cannot hold."""
+    where = where or {}
     if isinstance(cell, MergedCell):
         raise CellValueError(
             "cannot write into a merged cell",
@@ -563,7 +567,9 @@ class HeadlessBook(Book):
                 )
             r = geo.body_start + int(index)
             for col, c in targets.items():
-                _set(geo.ws.cell(r, c), row[col], self._where(geo) | {"row": r, "column": col})
+                write_cell(
+                    geo.ws.cell(r, c), row[col], self._where(geo) | {"row": r, "column": col}
+                )
 
     def _blank_row(self, geo: _Geometry, r: int) -> bool:
         cells = [geo.ws.cell(r, c) for c in range(geo.min_col, geo.max_col + 1)]
@@ -612,7 +618,7 @@ class HeadlessBook(Book):
                 header = next((h for h, i in targets.items() if i == c), None)
                 value = row[header] if header is not None else None
                 if header is not None and not _missing(value):
-                    _set(cell, value, where | {"row": r, "column": header})
+                    write_cell(cell, value, where | {"row": r, "column": header})
                 elif c in calculated:
                     text = calculated[c]
                     cell.value = text if text.startswith("=") else "=" + text
@@ -745,7 +751,7 @@ class HeadlessBook(Book):
 
     def write_name(self, name: str, value: Any) -> None:
         cell = self._name_cell(name)
-        _set(cell, value, {"file": self.name, "sheet": cell.parent.title, "column": name})
+        write_cell(cell, value, {"file": self.name, "sheet": cell.parent.title, "column": name})
 
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:

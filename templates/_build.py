@@ -53,10 +53,8 @@ INDEX, MATCH, VLOOKUP, ...; no XLOOKUP, LET, LAMBDA or dynamic arrays).
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +75,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
 from battle_ledger.sheets.formulas import safe_name
+from battle_ledger.sheets.headless import save_workbook, write_cell
 from battle_ledger.templates.style import (
     FILL_ALERT,
     FMT_TEXT,
@@ -127,29 +126,16 @@ LOG_SHEET = "Log"
 LISTS_SHEET = "_lists"
 META_TABLE = "tbl_Meta"
 
-_FORMULA_LEADERS = ("=", "+", "-", "@")
-
 
 def write(cell: Cell, value: Any) -> None:
-    """Write ``value``: a Formula as formula, any other str as literal text."""
-    if isinstance(value, Formula):
-        text = str(value)
-        cell.value = text if text.startswith("=") else "=" + text
-        return
+    """Write ``value`` with the one safe-text writer (``sheets.headless.write_cell``):
+    a Formula as formula, any other str as literal text; a list as "a, b"; a
+    date as ISO text."""
     if isinstance(value, list | tuple):
         value = ", ".join("" if v is None else str(v) for v in value)
-    if isinstance(value, str):
-        cell.value = value
-        # openpyxl takes a str starting with "=" as a formula: force text.
-        cell.data_type = "s"
-        if value.startswith(_FORMULA_LEADERS):
-            # Excel and LibreOffice keep the quote prefix when the cell is edited.
-            cell.quotePrefix = True
-        return
-    if isinstance(value, _dt.datetime | _dt.date):
-        write(cell, iso_date(value))
-        return
-    cell.value = value
+    elif isinstance(value, _dt.datetime | _dt.date):
+        value = iso_date(value)
+    write_cell(cell, value)
 
 
 def iso_date(value: _dt.date | _dt.datetime | str) -> str:
@@ -350,18 +336,11 @@ def finish(
 
 
 def save_atomic(wb: Workbook, path: str | os.PathLike[str]) -> Path:
-    """Save to a temporary file beside ``path``, then rename: no half-written file."""
+    """Save a new workbook with the one atomic save (``sheets.headless.save_workbook``),
+    replacing what is there; the folder is made if missing."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        wb.save(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    save_workbook(wb, target, overwrite=True, backup=False)
     return target
 
 
