@@ -49,6 +49,7 @@ from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
     "COUNT_FIELDS",
+    "RULE_NAMES",
     "DepInputError",
     "DepRules",
     "DivisionState",
@@ -130,7 +131,7 @@ class DepRules:
         than the rule set's ("maybe less depending upon the scenario"), never more.
         """
         rs = ruleset if ruleset is not None else registry.get("eagles-to-glory")
-        values = {name: int(rs.constant(_TABLE, name)) for name in _RULE_NAMES}
+        values = {name: int(rs.constant(_TABLE, name)) for name in RULE_NAMES}
         if max_dep is not None:
             ceiling = values["max_dep"]
             if isinstance(max_dep, bool) or not 0 < max_dep <= ceiling:
@@ -143,7 +144,8 @@ class DepRules:
         return cls(**values)
 
 
-_RULE_NAMES: tuple[str, ...] = (
+#: The values of the ``dep_economy`` table the rules read (the fields of ``DepRules``).
+RULE_NAMES: tuple[str, ...] = (
     "max_dep",
     "orders_cost",
     "dep_per_stand_lost",

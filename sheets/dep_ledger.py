@@ -32,6 +32,7 @@ import pandas as pd
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
+    RULE_NAMES,
     DepInputError,
     DepRules,
     DivisionState,
@@ -82,6 +83,7 @@ __all__ = [
     "record",
     "standing",
     "turn_formulas",
+    "turn_row",
     "where_we_stand",
 ]
 
@@ -159,21 +161,8 @@ TURNS = Table(
 
 _TOP = 3  # header row of the tables on Divisions and Turns (title and note above)
 
-#: The Rules sheet's constants the formulas use (defined names ``rule_dep_economy_*``).
-_RULE_CONSTANTS = (
-    "orders_cost",
-    "dep_per_stand_lost",
-    "rest_points_per_dep",
-    "max_rest_points_held",
-    "dep_per_ccp_bought",
-    "charge_cost_ccp",
-    "counter_charge_cost_dep",
-    "counter_charge_cost_ccp",
-    "blown_below_dep",
-    "removed_at_dep",
-    "maneuver_bonus_at_dep",
-)
-_R = {name: constant_name("dep_economy", name) for name in _RULE_CONSTANTS}
+#: The Rules sheet's constants by rule name (defined names ``rule_dep_economy_*``).
+_R = {name: constant_name("dep_economy", name) for name in RULE_NAMES}
 
 
 def turn_formulas(r: int) -> dict[str, str]:
@@ -523,14 +512,19 @@ def _time_of_day(book: Book, turn: int, rules: DepRules) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _blank_rows(turn: int, names: list[str], ledger: Ledger) -> pd.DataFrame:
-    """New turn rows: Orders N, Rest eligible N and every count 0."""
+def turn_row(turn: int, side: str, division: str) -> dict[str, Any]:
+    """A division's row of a new turn, by header: Orders N, Rest eligible N, every count 0."""
     answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
-    blank = {c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers}
-    return pd.DataFrame(
-        [{"Turn": turn, "Side": ledger.sides[name], "Division": name} | blank for name in names],
-        columns=["Turn", "Side", "Division", *blank],
-    )
+    return {"Turn": turn, "Side": side, "Division": division} | {
+        c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers
+    }
+
+
+def _blank_rows(turn: int, names: list[str], ledger: Ledger) -> pd.DataFrame:
+    """New turn rows of ``names`` (``turn_row``)."""
+    headers = list(turn_row(turn, "", ""))
+    rows = [turn_row(turn, ledger.sides[name], name) for name in names]
+    return pd.DataFrame(rows, columns=headers)
 
 
 # -- operations ---------------------------------------------------------------------------

@@ -53,9 +53,9 @@ from battle_ledger.sheets.dep_ledger import (
     TURNS,
     division_formulas,
     turn_formulas,
+    turn_row,
 )
 from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
-from battle_ledger.sheets.ledger import Entry, Role
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     Formula,
@@ -281,14 +281,17 @@ def _divisions_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRule
         for spec in specs
     ]
     rows += [{} for _ in range(blank_rows)]
-    ref = ledger_table(wb, DIVISIONS, rows if specs else [{}] * max(blank_rows, 1),
-                       division_formulas, bounds=_bounds(rules))  # fmt: skip
-    ws = wb[DIVISIONS.sheet]
-    status_formatting(ws, ref, KIND, whole_row=True)
-    mod = ref.col("Maneuver modifier")
-    highlight_when(ws, f"{mod}{ref.first_row}:{mod}{ref.last_row}", f"${mod}{ref.first_row}=1",
-                   FILL_OK)  # fmt: skip
+    ref = ledger_table(wb, DIVISIONS, rows, division_formulas, bounds=_bounds(rules))
+    status_formatting(wb[DIVISIONS.sheet], ref, KIND, whole_row=True)
+    _shade_ones(wb[DIVISIONS.sheet], ref, "Maneuver modifier")
     return ref
+
+
+def _shade_ones(ws: Worksheet, ref: TableRef, header: str) -> None:
+    """Green where the column holds 1 (a bonus held: the maneuver +1, a rest point)."""
+    col = ref.col(header)
+    highlight_when(ws, f"{col}{ref.first_row}:{col}{ref.last_row}", f"${col}{ref.first_row}=1",
+                   FILL_OK)  # fmt: skip
 
 
 def _bounds(rules: DepRules) -> dict[str, int]:
@@ -296,18 +299,10 @@ def _bounds(rules: DepRules) -> dict[str, int]:
 
 
 def _turns_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules) -> TableRef:
-    answers = [c for c in TURNS.having(Role.INPUT) if c.field != "side"]
-    rows = [
-        {"Turn": 1, "Side": spec.side, "Division": spec.division}
-        | {c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers}
-        for spec in specs
-    ]
+    rows = [turn_row(1, spec.side, spec.division) for spec in specs]
     ref = ledger_table(wb, TURNS, rows, turn_formulas, bounds=_bounds(rules))
-    ws = wb[TURNS.sheet]
-    status_formatting(ws, ref, KIND, whole_row=False)
-    rest = ref.col("Rest point")
-    highlight_when(ws, f"{rest}{ref.first_row}:{rest}{ref.last_row}", f"${rest}{ref.first_row}=1",
-                   FILL_OK)  # fmt: skip
+    status_formatting(wb[TURNS.sheet], ref, KIND, whole_row=False)
+    _shade_ones(wb[TURNS.sheet], ref, "Rest point")
     return ref
 
 

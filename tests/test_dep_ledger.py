@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,74 +26,15 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.dep_ledger import DIVISIONS as DIVISIONS_TABLE
-from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger
+from battle_ledger.sheets.dep_ledger import TURNS
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.ledger import Role
 from battle_ledger.sheets.operations import run_check, run_on_file, run_operation, run_report
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from battle_ledger.xlfuncs.cli import cli
+from tests.dep_ledgers import DIVISIONS, ledger_outputs, make_ledger, record_turn
 from tests.tables import column_range, find_row, named_cell, table_cell
-
-DIVISIONS = [
-    DivisionSpec(side="French", corps="II Corps", division="5th Division", commander="Bachelu"),
-    DivisionSpec(side="French", corps="III Cav", division="2nd Cavalry Division", cavalry=True),
-    DivisionSpec(side="Allied", corps="I Corps", division="2nd Division", commander="Cooke"),
-    DivisionSpec(side="Allied", corps="Cav", division="Union Brigade", cavalry=True, start_dep=30),
-]
-
-OUTPUTS = ("DEP start", "Rest point", "DEP end", "CCP end", "Status")
-
-
-def make_ledger(path: Path, divisions: Sequence[DivisionSpec] = DIVISIONS, **options: Any) -> Path:
-    """A new DEP ledger file for ``divisions``."""
-    wb = build("dep-ledger", "eagles-to-glory", divisions=list(divisions), **options)
-    save_workbook(wb, path)
-    return path
-
-
-def record_turn(book: HeadlessBook, inputs: dict[str, TurnInputs]) -> None:
-    """``record`` every division's non-default inputs of the current turn (no commit)."""
-    for division, turn in inputs.items():
-        options: dict[str, Any] = {}
-        if turn.orders:
-            options["orders"] = "Y"
-        if turn.rest_eligible:
-            options["rest_eligible"] = "Y"
-        for field in ("charges", "counter_charges", "stands_lost", "ccp_bought", "dep_markers"):
-            if getattr(turn, field):
-                options[field] = str(getattr(turn, field))
-        if options:
-            run_operation(book, "record", division=division, **options)
-
-
-def ledger_outputs(path: Path) -> dict[tuple[str, int], tuple[Any, ...]]:
-    """(division, turn) -> the computed columns, by the Python mechanics (report's way)."""
-    book = HeadlessBook(path, writable=False)
-    ledger = read_ledger(book)
-    computed = compute_turns(ledger)
-    out: dict[tuple[str, int], tuple[Any, ...]] = {}
-    for index, row in ledger.turns.iterrows():
-        values = computed.loc[index, list(OUTPUTS)].tolist()
-        out[(str(row["Division"]), int(row["Turn"]))] = tuple(
-            str(v) if k == "Status" else int(v) for k, v in zip(OUTPUTS, values, strict=True)
-        )
-    return out
-
-
-def sheet_outputs(wb: openpyxl.Workbook) -> dict[tuple[str, int], tuple[Any, ...]]:
-    """(division, turn) -> the computed columns as a workbook (recalculated) shows them."""
-    ws = wb["Turns"]
-    header = [c.value for c in ws[3]]
-    col = {h: header.index(h) for h in ("Turn", "Division", *OUTPUTS)}
-    out: dict[tuple[str, int], tuple[Any, ...]] = {}
-    for row in ws.iter_rows(min_row=4, values_only=True):
-        if row[col["Division"]] in (None, ""):
-            continue
-        out[(str(row[col["Division"]]), int(row[col["Turn"]]))] = tuple(
-            row[col[h]] if h == "Status" else int(row[col[h]]) for h in OUTPUTS
-        )
-    return out
 
 
 def _digest(path: Path) -> bytes:

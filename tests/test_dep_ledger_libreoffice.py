@@ -28,9 +28,10 @@ from battle_ledger.rulesets.dep import (
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_operation, run_report
 from battle_ledger.templates.dep_ledger import DivisionSpec
+from tests.dep_ledgers import ledger_outputs, make_ledger, record_turn, sheet_outputs
 from tests.libreoffice import recalculated_workbook, require_soffice
+from tests.strategies import dep_turns
 from tests.tables import named_cell
-from tests.test_dep_ledger import ledger_outputs, make_ledger, record_turn, sheet_outputs
 
 pytestmark = pytest.mark.libreoffice
 
@@ -168,30 +169,10 @@ def _battle(draw: st.DrawFn) -> tuple[list[DivisionSpec], int, list[dict[str, Tu
         for name, state in states.items():
             if state.status is Status.REMOVED:
                 continue
-            inputs[name] = draw(_legal_turn(state, turn, rules))
+            inputs[name] = draw(dep_turns(state, turn, rules))
             states[name] = advance(state, dep_after_turn(state, inputs[name], rules))
         turns.append(inputs)
     return specs, max_dep, turns
-
-
-@st.composite
-def _legal_turn(draw: st.DrawFn, state: DivisionState, turn: int, rules: DepRules) -> TurnInputs:
-    orders = draw(st.booleans())
-    ccp_bought = 0
-    if state.cavalry and state.ccp < rules.max_ccp and state.dep >= rules.dep_per_ccp_bought:
-        ccp_bought = draw(st.sampled_from([0, 0, 0, 1]))
-    held = state.ccp + ccp_bought
-    charges = draw(st.integers(0, held)) if orders else 0
-    return TurnInputs(
-        turn=turn,
-        orders=orders,
-        rest_eligible=draw(st.booleans()),
-        charges=charges,
-        counter_charges=draw(st.integers(0, held - charges)),
-        stands_lost=draw(st.sampled_from([0, 0, 0, 1, 2, 5])),
-        ccp_bought=ccp_bought,
-        dep_markers=draw(st.sampled_from([0, 0, 0, 0, 1, 2])),
-    )
 
 
 @settings(

@@ -18,7 +18,7 @@ import openpyxl
 
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
-from tests.test_dep_ledger import make_ledger
+from tests.dep_ledgers import make_ledger
 from tests.xlwings_json import apply_actions, run_on_server
 
 _REPO = Path(__file__).resolve().parent.parent

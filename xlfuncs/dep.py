@@ -10,17 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from battle_ledger.rulesets.dep import (
-    COUNT_FIELDS,
-    DepInputError,
-    DepRules,
-    DivisionState,
-    Status,
-    TurnInputs,
-    dep_after_turn,
-    initial_state,
-    run_division,
-)
+from battle_ledger.rulesets import dep
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.sheets.values import whole, yes_no
 from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
@@ -29,17 +19,17 @@ from battle_ledger.xlfuncs._registry import udf
 __all__ = ["DEP_AFTER", "DEP_TRACK"]
 
 
-def _rules(max_dep: Any) -> DepRules:
+def _rules(max_dep: Any) -> dep.DepRules:
     if max_dep is None or max_dep == "":
-        return DepRules.from_ruleset()
-    return DepRules.from_ruleset(max_dep=whole(max_dep, "max_dep", low=1, blank=None))
+        return dep.DepRules.from_ruleset()
+    return dep.DepRules.from_ruleset(max_dep=whole(max_dep, "max_dep", low=1, blank=None))
 
 
-def _status(value: Any) -> Status:
+def _status(value: Any) -> dep.Status:
     if value is None or value == "":
-        return Status.ACTIVE
+        return dep.Status.ACTIVE
     try:
-        return Status(str(value).strip().casefold())
+        return dep.Status(str(value).strip().casefold())
     except ValueError:
         raise InvalidArgumentError(
             "status must be active, blown or removed",
@@ -49,10 +39,10 @@ def _status(value: Any) -> Status:
         ) from None
 
 
-def _turn(cells: dict[str, Any], turn: int | None = None) -> TurnInputs:
+def _turn(cells: dict[str, Any], turn: int | None = None) -> dep.TurnInputs:
     """One turn's inputs from the cells of its arguments (named by field)."""
-    counts = {name: whole(cells[name], name) for name in COUNT_FIELDS}
-    return TurnInputs(
+    counts = {name: whole(cells[name], name) for name in dep.COUNT_FIELDS}
+    return dep.TurnInputs(
         turn=turn,
         orders=yes_no(cells["orders"], "orders"),
         rest_eligible=yes_no(cells["rest_eligible"], "rest_eligible"),
@@ -60,7 +50,20 @@ def _turn(cells: dict[str, Any], turn: int | None = None) -> TurnInputs:
     )
 
 
-def _argument(exc: DepInputError) -> InvalidArgumentError:
+def _start(
+    dep_cell: Any, ccp_cell: Any, cavalry: Any, rules: dep.DepRules, names: tuple[str, str]
+) -> dep.DivisionState:
+    """A division's state from the cells of its start (the rules' one start check)."""
+    return dep.initial_state(
+        "",
+        whole(dep_cell, names[0], blank=None),
+        whole(ccp_cell, names[1]),
+        yes_no(cavalry, "cavalry"),
+        rules,
+    )
+
+
+def _argument(exc: dep.DepInputError) -> InvalidArgumentError:
     """A rules refusal as Excel shows it: the argument (its field name) as the column."""
     return exc.located(column=exc.field)
 
@@ -83,14 +86,8 @@ def _one_turn(
     rules = _rules(max_dep)
     cells = dict(locals())
     try:
-        start = initial_state(
-            "",
-            whole(dep_start, "dep_start", blank=None),
-            whole(ccp_start, "ccp_start"),
-            yes_no(cavalry, "cavalry"),
-            rules,
-        )
-        state = DivisionState(
+        start = _start(dep_start, ccp_start, cavalry, rules, ("dep_start", "ccp_start"))
+        state = dep.DivisionState(
             division="",
             cavalry=start.cavalry,
             dep=start.dep,
@@ -98,8 +95,8 @@ def _one_turn(
             rest_point=whole(rest_point, "rest_point", high=rules.max_rest_points_held),
             status=_status(status),
         )
-        return dep_after_turn(state, _turn(cells), rules).as_row()
-    except DepInputError as exc:
+        return dep.dep_after_turn(state, _turn(cells), rules).as_row()
+    except dep.DepInputError as exc:
         raise _argument(exc) from None
 
 
@@ -180,7 +177,7 @@ def DEP_TRACK(
     Returns one row per turn, each starting from the one before: DEP start, Rest
     point, DEP end, CCP end, Status.
     """
-    names = ("orders", "rest_eligible", *COUNT_FIELDS)
+    names = ("orders", "rest_eligible", *dep.COUNT_FIELDS)
     given = [orders, rest_eligible, charges, counter_charges, stands_lost, ccp_bought, dep_markers]
     cells = [as_column(c) if is_range(c) else ([c] if c is not None else []) for c in given]
     n = max(len(c) for c in cells)  # single cells repeat down the turns
@@ -196,14 +193,8 @@ def DEP_TRACK(
     }
     rules = _rules(max_dep)
     try:
-        state = initial_state(
-            "",
-            whole(start_dep, "start_dep", blank=None),
-            whole(start_ccp, "start_ccp"),
-            yes_no(cavalry, "cavalry"),
-            rules,
-        )
+        state = _start(start_dep, start_ccp, cavalry, rules, ("start_dep", "start_ccp"))
         turns = [_turn({k: v[i] for k, v in column.items()}, i + 1) for i in range(n)]
-        return [o.as_row() for o in run_division(state, turns, rules)]
-    except DepInputError as exc:
+        return [o.as_row() for o in dep.run_division(state, turns, rules)]
+    except dep.DepInputError as exc:
         raise _argument(exc) from None
