@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from battle_ledger.rulesets import registry
+from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import OPERATIONS, load_operations
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
@@ -55,13 +58,46 @@ def test_example_runs(
     unless the example writes it, ledger.xlsx (a DEP ledger built from it)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     args = shlex.split(example)
-    if "ledger.xlsx" not in args[args.index("-o") + 1 :] if "-o" in args else True:
-        from battle_ledger.rulesets import registry
-        from battle_ledger.sheets.headless import save_workbook
-        from battle_ledger.sheets.oob import read_oob
-
+    writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
+    if not writes_ledger:
         oob = read_oob(tmp_path / "army.csv", registry.get("etg"))
         save_workbook(build("dep-ledger", "etg", oob), tmp_path / "ledger.xlsx")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"{where}: battle-ledger {example}\n{result.output}"
+
+
+def test_record_help_lists_every_input_option(tmp_path: Path) -> None:
+    """``run record BOOK --help`` shows the operation's own options, from the declaration."""
+    book = tmp_path / "ledger.xlsx"
+    save_workbook(build("dep-ledger", "etg"), book)
+    shown = CliRunner().invoke(cli, ["run", "record", str(book), "--help"])
+    assert shown.exit_code == 0
+    for flag in ("--division", "--orders", "--rest-eligible", "--charges", "--counter-charges",
+                 "--stands-lost", "--ccp-bought", "--dep-markers", "--note"):  # fmt: skip
+        assert flag in shown.output, flag
+    assert "--orders Y|N" in shown.output and "--stands-lost N" in shown.output
+    listed = CliRunner().invoke(cli, ["run", "--help"])
+    assert "end-turn (dep-ledger)" in listed.output and "record (dep-ledger)" in listed.output
+
+
+def test_a_mistake_in_the_command_exits_2_with_did_you_mean(tmp_path: Path) -> None:
+    book = tmp_path / "ledger.xlsx"
+    save_workbook(build("dep-ledger", "etg", read_oob(example_path("etg"), registry.get("etg"))),
+                  book)  # fmt: skip
+    before = book.read_bytes()
+    for args, words in [
+        (["run", "end-trun", str(book)], "did you mean 'end-turn'"),
+        (["run", "record", str(book), "--division", "5e Divison", "--orders", "Y"],
+         "did you mean '5e Division'"),
+        (["run", "record", str(book), "--division", "5e Division", "--order", "Y"],
+         "did you mean '--orders'"),
+        (["run", "record", str(book), "--division", "5e Division", "--orders", "perhaps"],
+         "not a yes/no answer"),
+        (["new", "dep-ledger", "--ruleset", "etg", "-o", str(tmp_path / "x.xlsx"),
+          "--blank-rows", "-1"], "-1"),
+    ]:  # fmt: skip
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert words in result.output, (args, result.output)
+    assert book.read_bytes() == before
