@@ -19,8 +19,8 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = ["NO_WORDS", "YES_WORDS", "is_blank", "whole", "yes_no", "yes_test"]
 
-#: What reads as yes / no (case-blind, spaces ignored); a bool or 1/0 as such.
-YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1")
+#: What reads as yes / no (case-blind, spaces ignored; "x" is a ticked box); a bool or 1/0 as such.
+YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1", "x")
 NO_WORDS: tuple[str, ...] = ("n", "no", "false", "0")
 
 
@@ -57,7 +57,7 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
         f"{name} is not a yes/no answer",
         column=name,
         value=value,
-        expected="Y or N (yes/no, true/false, 1/0)",
+        expected="Y or N, yes or no, TRUE or FALSE, 1 or 0",
     )
 
 

@@ -41,22 +41,10 @@ def as_column(value: Any) -> list[Any]:
 
 
 def as_int(value: Any, name: str) -> int:
-    """A whole number from a cell (Excel sends numbers as floats)."""
-    from battle_ledger.rulesets.errors import InvalidArgumentError
+    """A whole number from a cell (Excel sends numbers as floats): the one reader."""
+    from battle_ledger.sheets.values import whole
 
-    if isinstance(value, bool) or value is None or value == "":
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a whole number")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        ) from None
-    if not number.is_integer():
-        raise InvalidArgumentError(
-            f"{name} must be a whole number", column=name, value=value, expected="a whole number"
-        )
-    return int(number)
+    return whole(value, name, low=None, blank=None)
 
 
 def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
@@ -108,25 +96,9 @@ def as_optional_int(value: Any, name: str) -> int | None:
     return None if value is None or value == "" else as_int(value, name)
 
 
-_TRUE = frozenset({"true", "yes", "y", "1", "x"})
-_FALSE = frozenset({"false", "no", "n", "0"})
-
-
 def as_flag(value: Any, name: str, default: bool = False) -> bool:
-    """TRUE/FALSE from a cell: a boolean, 1/0, yes/no, Y/N, x; an empty cell is ``default``."""
-    from battle_ledger.rulesets.errors import InvalidArgumentError
+    """TRUE/FALSE from a cell, read by the one yes/no reader (``sheets.values.yes_no``):
+    a boolean, 1/0, yes/no, Y/N, x; an empty cell is ``default``."""
+    from battle_ledger.sheets.values import yes_no
 
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in _TRUE:
-        return True
-    if folded in _FALSE:
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
+    return yes_no(value, name, blank=default)

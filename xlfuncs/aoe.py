@@ -12,7 +12,7 @@ from typing import Any
 
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import InvalidArgumentError
-from battle_ledger.xlfuncs._args import as_int, broadcast
+from battle_ledger.xlfuncs._args import as_flag, as_int, broadcast
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
@@ -52,24 +52,6 @@ def _number(value: Any, name: str) -> Fraction:
 def _text(value: Any) -> str | None:
     """A text cell; a blank cell is None."""
     return None if value is None or value == "" else str(value)
-
-
-def _flag(value: Any, name: str) -> bool:
-    """TRUE/FALSE from a cell; a blank cell is FALSE."""
-    if value is None or value == "":
-        return False
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float) and value in (0, 1):
-        return bool(value)
-    folded = str(value).strip().casefold()
-    if folded in ("true", "yes", "y"):
-        return True
-    if folded in ("false", "no", "n"):
-        return False
-    raise InvalidArgumentError(
-        f"{name} must be TRUE or FALSE", column=name, value=value, expected="TRUE or FALSE"
-    )
 
 
 def _fire_row(result: aoe.FireResult) -> list[Any]:
@@ -408,8 +390,8 @@ def AOE_MOVE(
                 aoe.movement_allowance(
                     str(u),
                     _text(t) or "basic",
-                    half=_flag(h, "half"),
-                    fording=_flag(f, "fording"),
+                    half=as_flag(h, "half"),
+                    fording=as_flag(f, "fording"),
                     deployments=_text(d),
                 )
             )
