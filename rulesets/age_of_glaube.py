@@ -48,9 +48,14 @@ __all__ = [
     "DEFAULT_RULESET",
     "ERAS",
     "FAMILY",
+    "CrossedWhen",
     "Margin",
+    "MarkRules",
+    "PartInputs",
+    "PartOutcome",
     "RandomCheck",
     "ResultCode",
+    "SideState",
     "casualty_pct",
     "check_passes",
     "combat_potential",
@@ -64,7 +69,9 @@ __all__ = [
     "random_number_modifier",
     "random_number_outcomes",
     "result_code",
+    "run_side",
     "shift_odds",
+    "victory_after_part",
     "victory_marks",
     "victory_points",
     "victory_table",
@@ -350,6 +357,162 @@ def victory_table(
         "victory_points",
     ]
     return pd.DataFrame(rows, columns=columns)
+
+
+# -- the victory table as a ledger keeps it: one side, part by part -----------------
+
+
+class CrossedWhen:
+    """When losses cross a mark: ``reached`` (the base units needed to reach it, 3.2)
+    or ``exceeded`` (casualties exceeding the level, 9.2); ``victory_table.mark_crossed_when``."""
+
+    REACHED = "reached"
+    EXCEEDED = "exceeded"
+    ALL = (REACHED, EXCEEDED)
+
+
+@dataclass(frozen=True)
+class MarkRules:
+    """The numbers of the victory table's marks, from the era's ``victory_table`` table."""
+
+    first_mark_pct: int
+    mark_interval_pct: int
+    last_mark_pct: int
+    crisis_majority_above_pct: int
+    crossed_when: str
+
+    @classmethod
+    def from_ruleset(
+        cls, ruleset: _RulesetArg = DEFAULT_RULESET, crossed_when: str | None = None
+    ) -> MarkRules:
+        """The era's marks; ``crossed_when`` overrides the data's setting (a workbook's)."""
+        rs = era(ruleset)
+        when = crossed_when or str(rs.constant("victory_table", "mark_crossed_when"))
+        if when not in CrossedWhen.ALL:
+            raise InvalidArgumentError(
+                "a mark is crossed when the losses reach it or exceed it",
+                column="mark crossed when",
+                value=when,
+                expected=" or ".join(CrossedWhen.ALL),
+            )
+        return cls(
+            first_mark_pct=int(rs.constant("victory_table", "first_mark_pct")),
+            mark_interval_pct=int(rs.constant("victory_table", "mark_interval_pct")),
+            last_mark_pct=int(rs.constant("victory_table", "last_mark_pct")),
+            crisis_majority_above_pct=int(
+                rs.constant("victory_table", "crisis_majority_above_pct")
+            ),
+            crossed_when=when,
+        )
+
+    def highest_mark(self, lost: int, total: int) -> int:
+        """The highest mark (percent) ``lost`` of ``total`` has crossed (0: none)."""
+        highest = 0
+        for pct in range(self.first_mark_pct, self.last_mark_pct + 1, self.mark_interval_pct):
+            over = lost * 100 - total * pct
+            if over > 0 or (over == 0 and self.crossed_when == CrossedWhen.REACHED):
+                highest = pct
+        return highest
+
+    def base_units_for(self, pct: int, total: int) -> int:
+        """The base units lost that cross mark ``pct`` of ``total``: the fewest that
+        reach it (reached) or that exceed it (exceeded)."""
+        if self.crossed_when == CrossedWhen.REACHED:
+            return -(-total * pct // 100)
+        return total * pct // 100 + 1
+
+    def marks_between(self, above: int, up_to: int) -> list[int]:
+        """The marks above ``above`` and up to ``up_to`` (percent)."""
+        first, step = self.first_mark_pct, self.mark_interval_pct
+        return [p for p in range(first, self.last_mark_pct + 1, step) if above < p <= up_to]
+
+
+@dataclass(frozen=True)
+class SideState:
+    """One side between parts of turns: its total, its losses, the highest mark tested."""
+
+    side: str
+    total: int
+    lost: int = 0
+    highest_mark: int = 0  # every mark up to it has had its crisis test (9.2: once)
+
+
+@dataclass(frozen=True)
+class PartInputs:
+    """What the umpire records for one side in one part of a turn."""
+
+    turn: int | None = None
+    part: int | None = None
+    reinforcements: int = 0  # base units arriving: the total rises from now (3.2)
+    lost: int = 0  # base units removed from play
+
+
+@dataclass(frozen=True)
+class PartOutcome:
+    """One part of a turn of one side, as the victory table shows it."""
+
+    total: int
+    lost: int
+    percent: Fraction
+    highest_mark: int
+    crossed: tuple[int, ...]  # a crisis-of-morale test is due for each (9.2)
+    majority_crisis: bool  # above 40%: "an immediate crisis is likely to occur for a majority"
+
+    @property
+    def crossed_text(self) -> str:
+        """The marks crossed as the ledger shows them: "", "15%" or "15%-25%"."""
+        if not self.crossed:
+            return ""
+        if len(self.crossed) == 1:
+            return f"{self.crossed[0]}%"
+        return f"{self.crossed[0]}%-{self.crossed[-1]}%"
+
+
+def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -> PartOutcome:
+    """One part of a turn of one side: reinforcements raise the total first, then the
+    losses count; each mark is tested the first time it is crossed, never again,
+    even after reinforcements lower the % below it and losses bring it back (9.2)."""
+    where = [f"turn {inputs.turn}"] if inputs.turn is not None else []
+    where += [f"part {inputs.part}"] if inputs.part is not None else []
+    where += [f"side {state.side!r}"] if state.side else []
+    prefix = f"{', '.join(where)}: " if where else ""
+    for name in ("reinforcements", "lost"):
+        value = getattr(inputs, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidArgumentError(
+                f"{prefix}{name} must be a whole number 0 or more",
+                value=value,
+                expected="a whole number >= 0",
+            )
+    total = state.total + inputs.reinforcements
+    lost = state.lost + inputs.lost
+    if lost > total:
+        raise InvalidArgumentError(
+            f"{prefix}more base units lost than the side has",
+            value=inputs.lost,
+            expected=f"at most {total - state.lost} (the side has {total}, lost {state.lost})",
+        )
+    reached = rules.highest_mark(lost, total)
+    highest = max(state.highest_mark, reached)
+    percent = Fraction(lost * 100, total)
+    return PartOutcome(
+        total=total,
+        lost=lost,
+        percent=percent,
+        highest_mark=highest,
+        crossed=tuple(rules.marks_between(state.highest_mark, reached)),
+        majority_crisis=percent > rules.crisis_majority_above_pct,
+    )
+
+
+def run_side(state: SideState, parts: Sequence[PartInputs], rules: MarkRules) -> list[PartOutcome]:
+    """Every part of one side from ``state``: the one fold of ``victory_after_part``."""
+    outcomes: list[PartOutcome] = []
+    for inputs in parts:
+        outcome = victory_after_part(state, inputs, rules)
+        outcomes.append(outcome)
+        state = SideState(state.side, outcome.total, outcome.lost, outcome.highest_mark)
+    return outcomes
 
 
 # -- winning the battle -----------------------------------------------------------

@@ -24,7 +24,6 @@ is closed.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -55,10 +54,12 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     Tables,
+    clock_text,
     find_name,
     read_tables,
     register,
     rows_with_formulas,
+    start_minutes,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -492,24 +493,8 @@ def _side_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _time_of_day(book: Book, turn: int, rules: DepRules) -> str:
     """The time turn ``turn`` starts, from the Battle sheet's start time ('' if unknown)."""
-    try:
-        start = book.read_name("StartTime")
-    except BattleLedgerError:
-        return ""
-    if isinstance(start, _dt.time | _dt.datetime):
-        minutes = start.hour * 60 + start.minute
-    elif isinstance(start, int | float):
-        minutes = round(float(start) * 1440)
-    elif isinstance(start, str):
-        try:
-            moment = _dt.time.fromisoformat(start.strip())
-        except ValueError:
-            return ""
-        minutes = moment.hour * 60 + moment.minute
-    else:
-        return ""
-    minutes = (minutes + (turn - 1) * rules.turn_minutes) % 1440
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+    start = start_minutes(book)
+    return "" if start is None else clock_text(start + (turn - 1) * rules.turn_minutes)
 
 
 def turn_row(turn: int, side: str, division: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ extras in ``templates/``; its UDFs; its tests' own cases. See
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 import numbers
 from collections.abc import Callable, Iterable, Mapping
@@ -45,12 +46,14 @@ __all__ = [
     "Table",
     "Tables",
     "cell_value",
+    "clock_text",
     "find_name",
     "ledger_kind",
     "located",
     "read_tables",
     "register",
     "rows_with_formulas",
+    "start_minutes",
     "where_of",
 ]
 
@@ -358,6 +361,32 @@ def cell_value(column: Column, value: Any, *, bounds: Mapping[str, int] | None =
             high = (bounds or {})[high]
         return whole(value, column.header, low=column.low, high=high)
     return None if is_blank(value) else str(value)
+
+
+def start_minutes(book: Book) -> int | None:
+    """The time of day the battle starts (named cell ``StartTime``), in minutes after
+    midnight; None where the workbook does not say (no name, blank, not a time)."""
+    try:
+        start = book.read_name("StartTime")
+    except BattleLedgerError:
+        return None
+    if isinstance(start, _dt.time | _dt.datetime):
+        return start.hour * 60 + start.minute
+    if isinstance(start, int | float) and not isinstance(start, bool):
+        return round(float(start) * 1440) % 1440
+    if isinstance(start, str):
+        try:
+            moment = _dt.time.fromisoformat(start.strip())
+        except ValueError:
+            return None
+        return moment.hour * 60 + moment.minute
+    return None
+
+
+def clock_text(minutes: int) -> str:
+    """``HH:MM`` of ``minutes`` after midnight (past midnight wraps)."""
+    minutes %= 1440
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def find_name(names: Iterable[str], given: str, *, what: str, option: str, **where: Any) -> str:

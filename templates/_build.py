@@ -114,6 +114,7 @@ __all__ = [
     "safe_name",
     "save_atomic",
     "set_widths",
+    "time_value",
     "title_row",
     "vocabulary_source",
     "write",
@@ -136,6 +137,23 @@ def write(cell: Cell, value: Any) -> None:
     elif isinstance(value, _dt.datetime | _dt.date):
         value = iso_date(value)
     write_cell(cell, value)
+
+
+def time_value(text: str | _dt.time) -> float:
+    """A time of day (``"08:00"``) as the fraction of a day a spreadsheet stores."""
+    if isinstance(text, _dt.time):
+        moment = text
+    else:
+        try:
+            moment = _dt.time.fromisoformat(str(text).strip())
+        except ValueError:
+            raise InvalidArgumentError(
+                "the start time is not a time of day",
+                column="Start time",
+                value=text,
+                expected="HH:MM, e.g. 08:00",
+            ) from None
+    return (moment.hour * 60 + moment.minute) / 1440
 
 
 def iso_date(value: _dt.date | _dt.datetime | str) -> str:

@@ -66,6 +66,7 @@ def ledger_table(
         computed = {k: Formula(v) for k, v in formulas(TABLE_TOP + 1 + i).items()}
         body.append([computed.get(h, row.get(h)) for h in table.headers])
     formats = {c.header: FMT_INT for c in table.columns if c.entry is Entry.WHOLE}
+    formats |= {c.header: "0.0" for c in table.columns if c.entry is Entry.NUMBER}
     formats |= {c.header: FMT_TEXT for c in table.having(Role.NOTE)}
     ref = add_table(ws, table.name, table.headers, body, top=TABLE_TOP, formats=formats)
     first, last = ref.first_row, ref.last_row

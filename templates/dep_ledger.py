@@ -70,6 +70,7 @@ from battle_ledger.templates._build import (
     print_setup,
     protect,
     set_widths,
+    time_value,
     title_row,
     write,
 )
@@ -174,22 +175,6 @@ def _spec(item: DivisionSpec | Mapping[str, Any]) -> DivisionSpec:
     if isinstance(item, DivisionSpec):
         return item
     return DivisionSpec(**item)
-
-
-def _time_value(text: str | _dt.time) -> float:
-    if isinstance(text, _dt.time):
-        moment = text
-    else:
-        try:
-            moment = _dt.time.fromisoformat(str(text).strip())
-        except ValueError:
-            raise InvalidArgumentError(
-                "the start time is not a time of day",
-                column="Start time",
-                value=text,
-                expected="HH:MM, e.g. 08:00",
-            ) from None
-    return (moment.hour * 60 + moment.minute) / 1440
 
 
 def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Worksheet:
@@ -421,7 +406,7 @@ def build_dep_ledger(
     values = {
         "BattleName": battle,
         "BattleDate": iso_date(date) if date else "",
-        "StartTime": _time_value(start_time),
+        "StartTime": time_value(start_time),
         "MaxDEP": rules.max_dep,
     }
     _battle_sheet(wb, values, ceiling)

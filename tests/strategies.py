@@ -118,24 +118,24 @@ class Playbook:
     """How the generic tests play a ledger kind.
 
     ``ruleset``: the rule set whose bundled order of battle builds the ledger;
-    ``records(pick, path)``: the ``record`` options (as a command line gives
-    them, text) of one legal period for every thing on the table of the
-    ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names.
+    ``records(pick, path)``: the operations (``record``, ``reinforce``, ...) and
+    their options (as a command line gives them, text) of one legal period of
+    the ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names.
     """
 
     kind: str
     ruleset: str
-    records: Callable[[Pick, Path], list[dict[str, str]]]
+    records: Callable[[Pick, Path], list[tuple[str, dict[str, str]]]]
     bounds: dict[str, int]
 
 
-def _dep_records(pick: Pick, path: Path) -> list[dict[str, str]]:
+def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger, standing
     from battle_ledger.sheets.headless import HeadlessBook
 
     ledger = read_ledger(HeadlessBook(path, writable=False))
     turn = ledger.current_turn
-    found: list[dict[str, str]] = []
+    found: list[tuple[str, dict[str, str]]] = []
     for row in standing(ledger, compute_turns(ledger), turn - 1):
         if row["status"] == str(Status.REMOVED):
             continue
@@ -149,7 +149,31 @@ def _dep_records(pick: Pick, path: Path) -> list[dict[str, str]]:
             if value:
                 options[column.field] = "Y" if value is True else str(value)
         if len(options) > 1:
-            found.append(options)
+            found.append(("record", options))
+    return found
+
+
+def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Losses for each side in each part (now and then none, now and then heavy), and
+    reinforcements now and then: what a Glaube-family battle gives a victory table."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.victory_table import read_victory_table, standings
+
+    ledger = read_victory_table(HeadlessBook(path, writable=False))
+    found: list[tuple[str, dict[str, str]]] = []
+    for side in standings(ledger):
+        left = side["total"] - side["lost"]
+        if pick(0, 5) == 0:
+            arrived = pick(1, 12)
+            found.append(("reinforce", {"side": side["side"], "base_units": str(arrived)}))
+            left += arrived
+        for part in range(1, ledger.parts + 1):
+            lost = min(left, pick(0, 2) if pick(0, 3) else pick(3, 9))
+            left -= lost
+            if lost or pick(0, 4) == 0:
+                found.append(
+                    ("record", {"side": side["side"], "lost": str(lost), "part": str(part)})
+                )
     return found
 
 
@@ -157,4 +181,5 @@ PLAYBOOKS: dict[str, Playbook] = {
     "dep-ledger": Playbook(
         "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}
     ),
+    "victory-table": Playbook("victory-table", "age-of-glaube", _victory_records, {"parts": 2}),
 }

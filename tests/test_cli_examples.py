@@ -16,29 +16,34 @@ from battle_ledger.sheets.operations import OPERATIONS, load_operations
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
+from tests.strategies import PLAYBOOKS
 
 
-def _helps() -> dict[str, str]:
-    """Every help text: the program's, each command's, each operation's."""
+def _helps() -> dict[str, tuple[str, str]]:
+    """Every help text, and the kind of ledger its examples run on: the program's,
+    each command's, and each operation's (as ``run OP BOOK --help`` prints it)."""
     runner = CliRunner()
-    texts = {"battle-ledger": runner.invoke(cli, ["--help"]).output}
+    texts = {"battle-ledger": ("dep-ledger", runner.invoke(cli, ["--help"]).output)}
     for name, command in cli.commands.items():
-        texts[name] = runner.invoke(cli, [name, "--help"]).output
+        texts[name] = ("dep-ledger", runner.invoke(cli, [name, "--help"]).output)
         for sub in getattr(command, "commands", {}):
-            texts[f"{name} {sub}"] = runner.invoke(cli, [name, sub, "--help"]).output
+            shown = runner.invoke(cli, [name, sub, "--help"]).output
+            texts[f"{name} {sub}"] = ("dep-ledger", shown)
     load_operations()
-    for _, op in sorted(OPERATIONS):
-        texts[f"run {op}"] = runner.invoke(cli, ["run", op, "--help"]).output
+    for (kind, op), operation in sorted(OPERATIONS.items()):
+        shown = runner.invoke(cli, ["run", op, "--help"]).output
+        assert operation.doc.splitlines()[0] in shown  # the help prints the operation's doc
+        texts[f"run {op} ({kind})"] = (kind, operation.doc)
     return texts
 
 
-def _examples() -> list[tuple[str, str]]:
+def _examples() -> list[tuple[str, str, str]]:
     found = []
-    for where, text in _helps().items():
+    for where, (kind, text) in _helps().items():
         for line in text.splitlines():
             line = line.strip()
             if line.startswith("Example: battle-ledger "):
-                found.append((where, line.removeprefix("Example: battle-ledger ")))
+                found.append((where, kind, line.removeprefix("Example: battle-ledger ")))
     return found
 
 
@@ -46,22 +51,26 @@ EXAMPLES = _examples()
 
 
 def test_the_helps_have_examples() -> None:
-    where = {w for w, _ in EXAMPLES}
+    where = {w.split(" (")[0] for w, _, _ in EXAMPLES}
     assert {"new", "run", "udf", "rules show", "run record", "run end-turn"} <= where
 
 
-@pytest.mark.parametrize(("where", "example"), EXAMPLES, ids=[e for _, e in EXAMPLES])
+@pytest.mark.parametrize(
+    ("where", "kind", "example"), EXAMPLES, ids=[f"{k}: {e}" for _, k, e in EXAMPLES]
+)
 def test_example_runs(
-    where: str, example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    where: str, kind: str, example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In a folder with army.csv (the bundled Eagles to Glory order of battle) and,
-    unless the example writes it, ledger.xlsx (a DEP ledger built from it)."""
+    unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
+    from its rule set's bundled order of battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     args = shlex.split(example)
     writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
     if not writes_ledger:
-        oob = read_oob(tmp_path / "army.csv", registry.get("etg"))
-        save_workbook(build("dep-ledger", "etg", oob), tmp_path / "ledger.xlsx")
+        ruleset = PLAYBOOKS[kind].ruleset
+        oob = read_oob(example_path(ruleset), registry.get(ruleset))
+        save_workbook(build(kind, ruleset, oob), tmp_path / "ledger.xlsx")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"{where}: battle-ledger {example}\n{result.output}"

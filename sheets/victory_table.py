@@ -1,0 +1,703 @@
+"""The victory table (the Age of Glaube family): its declaration, formulas and operations.
+
+``tbl_Sides``: one row per army (its base units at the start; its total, losses,
+% lost, highest mark tested and victory points so far). ``tbl_Turns``: one row
+per side per part of a 5-minute turn (a turn has two player parts, and the
+crisis of morale is tested "At the end of each move", 9.2): the umpire's
+reinforcements and base units lost, and the computed total, losses, %, the
+marks crossed and the crisis-of-morale tests due. The formulas are
+``rulesets.age_of_glaube.victory_after_part`` step for step; a mark is tested
+once, even after reinforcements lower the % below it (9.2: "exceeds for the
+first time"). Whether losses cross a mark when they *reach* its base units
+(3.2) or *exceed* its level (9.2) is the workbook's setting ``MarkCrossedWhen``.
+
+Operations: ``record`` (base units lost by a side in a part), ``reinforce``
+(base units arriving for a side this turn), ``end-turn`` (close the turn, list
+the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
+``check``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import age_of_glaube as aog
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.errors import CellValueError, CommandError
+from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    NamedCell,
+    Role,
+    Table,
+    Tables,
+    clock_text,
+    find_name,
+    read_tables,
+    register,
+    rows_with_formulas,
+    start_minutes,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+__all__ = [
+    "KIND",
+    "SIDES",
+    "TURNS",
+    "VictoryLedger",
+    "check_victory_table",
+    "compute_parts",
+    "end_turn",
+    "read_victory_table",
+    "record",
+    "reinforce",
+    "side_formulas",
+    "standings",
+    "turn_formulas",
+    "turn_rows",
+]
+
+_I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
+
+SIDES = Table(
+    name="tbl_Sides",
+    sheet="Sides",
+    title="Sides",
+    note="Base units at the start are yours (counted from the order of battle: foot and "
+    "horse, not batteries or generals); the rest is as recorded so far.",
+    columns=(
+        Column("Side", "side", _K, help="the army", width=18),
+        Column("Base units at start", "base_units", _I, Entry.WHOLE,
+               "the army's base units before the battle (3.2)", low=1, width=12),
+        Column("Reinforcements", "reinforcements", _O, Entry.WHOLE,
+               "base units arrived so far", width=14),
+        Column("Total", "total", _O, Entry.WHOLE, "base units at start and arrived", width=9),
+        Column("Lost", "lost", _O, Entry.WHOLE, "base units removed from play", width=9),
+        Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / total", width=9),
+        Column("Highest mark", "highest_mark", _O, Entry.WHOLE,
+               "the highest mark tested (%)", width=10),
+        Column("Victory points", "victory_points", _O, Entry.WHOLE,
+               "one per enemy base unit removed from play (9.1)", width=10),
+        Column("Crisis for a majority", "majority", _O,
+               help="above 40%: 'an immediate crisis is likely to occur for a majority'",
+               width=14),
+        Column("Last row", "last_row", _H),
+    ),
+)  # fmt: skip
+
+TURNS = Table(
+    name="tbl_Turns",
+    sheet="Turns",
+    title="Turns",
+    note="One row per side per part of each 5-minute turn. Type the base units lost "
+    "(and arriving); a crisis-of-morale test is due for each mark crossed the first time.",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn (5 minutes each)", low=1, width=6),
+        Column("Part", "part", _K, Entry.WHOLE, "the player part of the turn (1 or 2)",
+               low=1, high="parts", width=6),
+        Column("Clock", "clock", _O, help="the time the turn starts", width=8),
+        Column("Side", "side", _K, help="the army, as in tbl_Sides", width=18),
+        Column("Reinforcements", "reinforcements", _I, Entry.WHOLE,
+               "base units arriving (they join the total now, 3.2)", low=0, width=14),
+        Column("Base units lost", "lost", _I, Entry.WHOLE,
+               "base units removed from play in this part", low=0, width=11),
+        Column("Total", "total", _O, Entry.WHOLE, "the army's base units now", width=9),
+        Column("Lost so far", "lost_so_far", _O, Entry.WHOLE, "base units lost in all", width=9),
+        Column("% lost", "percent", _O, Entry.NUMBER, "lost so far x 100 / total", width=9),
+        Column("Highest mark", "highest_mark", _O, Entry.WHOLE,
+               "the highest mark tested so far (%)", width=10),
+        Column("Marks crossed", "marks_crossed", _O, help="marks crossed the first time",
+               width=12),
+        Column("Crisis tests due", "tests_due", _O, Entry.WHOLE,
+               "crisis-of-morale tests due now (9.2)", width=10),
+        Column("Note", "note", _N, help="anything worth remembering", width=30),
+        Column("Key", "key", _H),
+        Column("Sequence", "sequence", _H),
+        Column("Previous row", "previous_row", _H),
+        Column("Side row", "side_row", _H),
+        Column("Previous total", "previous_total", _H),
+        Column("Previous lost", "previous_lost", _H),
+        Column("Previous highest", "previous_highest", _H),
+        Column("Reached", "reached", _H),
+    ),
+)  # fmt: skip
+
+_TOP = 3
+_C = {
+    name: constant_name("victory_table", name)
+    for name in ("first_mark_pct", "mark_interval_pct", "last_mark_pct",
+                 "crisis_majority_above_pct", "victory_points_per_base_unit")
+}  # fmt: skip
+_PARTS = constant_name("scale", "player_parts_per_turn")
+_MINUTES = constant_name("scale", "turn_minutes")
+
+
+def turn_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``victory_after_part`` step for step."""
+    c = letters(TURNS.headers)
+    s = letters(SIDES.headers)
+    sides = sheet_name(SIDES.sheet)
+    above, top = r - 1, _TOP
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def prev(header: str) -> str:
+        return f"INDEX(${c[header]}${top}:${c[header]}{above},{cell('Previous row')})"
+
+    first, step, last = _C["first_mark_pct"], _C["mark_interval_pct"], _C["last_mark_pct"]
+    total, lost = cell("Total"), cell("Lost so far")
+    # Losses x 100 against total x p: "reached" at equality, "exceeded" only above it.
+    over = f'({lost}*100-IF(MarkCrossedWhen="exceeded",1,0))'
+    due = f"({cell('Reached')}-MAX({cell('Previous highest')},{first}-{step}))/{step}"
+    formulas = {
+        "Clock": f'TEXT(MOD(StartTime+({cell("Turn")}-1)*{_MINUTES}/1440,1),"hh:mm")',
+        "Total": f"{cell('Previous total')}+{cell('Reinforcements')}",
+        "Lost so far": f"{cell('Previous lost')}+{cell('Base units lost')}",
+        "% lost": f"IF({total}=0,0,{lost}*100/{total})",
+        "Highest mark": f"MAX({cell('Previous highest')},{cell('Reached')})",
+        "Marks crossed": (
+            f'IF({cell("Crisis tests due")}=0,"",IF({cell("Crisis tests due")}=1,'
+            f'{cell("Reached")}&"%",({cell("Reached")}-({cell("Crisis tests due")}-1)*{step})'
+            f'&"%-"&{cell("Reached")}&"%"))'
+        ),
+        "Crisis tests due": f"IF({cell('Reached')}>{cell('Previous highest')},{due},0)",
+        "Key": f'{cell("Side")}&"|"&{cell("Sequence")}',
+        "Sequence": f"({cell('Turn')}-1)*{_PARTS}+{cell('Part')}",
+        "Previous row": (
+            f'IFERROR(MATCH({cell("Side")}&"|"&({cell("Sequence")}-1),'
+            f"${c['Key']}${top}:${c['Key']}{above},0),0)"
+        ),
+        "Side row": f"MATCH({cell('Side')},{sides}!${s['Side']}:${s['Side']},0)",
+        "Previous total": (
+            f"IF({cell('Previous row')}=0,INDEX({sides}!${s['Base units at start']}:"
+            f"${s['Base units at start']},{cell('Side row')}),{prev('Total')})"
+        ),
+        "Previous lost": f"IF({cell('Previous row')}=0,0,{prev('Lost so far')})",
+        "Previous highest": f"IF({cell('Previous row')}=0,0,{prev('Highest mark')})",
+        "Reached": (
+            f"IF({over}<{first}*{total},0,MIN({last},"
+            f"{first}+{step}*INT(({over}-{first}*{total})/({step}*{total}))))"
+        ),
+    }
+    blank = f'{cell("Side")}=""'
+    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+
+
+def side_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Sides on sheet row ``r``: the side as recorded so far."""
+    c = letters(SIDES.headers)
+    t = letters(TURNS.headers)
+    turns = sheet_name(TURNS.sheet)
+
+    def col(header: str) -> str:
+        return f"{turns}!${t[header]}:${t[header]}"
+
+    side = f"${c['Side']}{r}"
+    row = f"${c['Last row']}{r}"
+    total_lost = f"SUM({col('Base units lost')})"
+    formulas = {
+        "Reinforcements": f"SUMIFS({col('Reinforcements')},{col('Side')},{side})",
+        "Total": f"${c['Base units at start']}{r}+${c['Reinforcements']}{r}",
+        "Lost": f"SUMIFS({col('Base units lost')},{col('Side')},{side})",
+        "% lost": f"IF(${c['Total']}{r}=0,0,${c['Lost']}{r}*100/${c['Total']}{r})",
+        "Highest mark": f"IF({row}=0,0,INDEX({col('Highest mark')},{row}))",
+        "Victory points": (f"({total_lost}-${c['Lost']}{r})*{_C['victory_points_per_base_unit']}"),
+        "Crisis for a majority": (
+            f'IF(${c["% lost"]}{r}>{_C["crisis_majority_above_pct"]},"likely","")'
+        ),
+        "Last row": (f'IFERROR(MATCH({side}&"|"&COUNTIFS({col("Side")},{side}),{col("Key")},0),0)'),
+    }
+    blank = f'{side}=""'
+    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+
+
+KIND = register(
+    LedgerKind(
+        name="victory-table",
+        title="Victory table",
+        description="Age of Glaube family victory table: base units lost per side per part "
+        "of each turn, the marks at 15% and every 5% after, crisis-of-morale tests due, the "
+        "extent of victory",
+        rulesets=frozenset(aog.ERAS),
+        things=SIDES,
+        periods=TURNS,
+        thing="side",
+        period="turn",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell(
+                "MarkCrossedWhen",
+                "Mark crossed when",
+                Entry.CHOICE,
+                "reached: at the base units needed to reach it (3.2); exceeded: "
+                "above its level (9.2)",
+            ),
+            NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
+            NamedCell("Clock", "Clock", computed=True),
+            NamedCell("Difference", "Difference of % lost", Entry.NUMBER, computed=True),
+            NamedCell("Extent", "Extent of victory", computed=True),
+            NamedCell("Winner", "Winner (lower % lost)", computed=True),
+        ),
+        statuses=(),
+        off_table=frozenset(),
+        step=aog.victory_after_part,
+        period_formulas=turn_formulas,
+        compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
+        close="end-turn",
+        macro_prefix="victory",
+        template_version=1,
+        extras=("marks", "% lost chart", "result"),
+    )
+)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@dataclass
+class VictoryLedger:
+    """Everything an operation needs, read at once."""
+
+    tables: Tables
+    rules: aog.MarkRules
+    starts: dict[str, int]  # side -> base units at the start
+    parts: int
+    turn_minutes: int
+    start_minutes: int  # the time turn 1 starts, in minutes after midnight
+    points_per_base_unit: int  # victory points for each enemy base unit removed (9.1)
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        return self.tables.periods
+
+    @property
+    def current_turn(self) -> int:
+        return self.tables.current
+
+    def with_turns(self, turns: pd.DataFrame) -> VictoryLedger:
+        turns.attrs = dict(self.turns.attrs)
+        return replace(self, tables=replace(self.tables, periods=turns))
+
+
+def _crossed_when(book: Book) -> str | None:
+    try:
+        value = book.read_name("MarkCrossedWhen")
+    except BattleLedgerError:
+        return None
+    text = "" if value is None else str(value).strip().casefold()
+    if text and text not in aog.CrossedWhen.ALL:
+        raise CellValueError(
+            "the setting 'mark crossed when' is neither reached nor exceeded",
+            file=book.name,
+            sheet="Battle",
+            column="Mark crossed when",
+            value=value,
+            expected=" or ".join(aog.CrossedWhen.ALL),
+        )
+    return text or None
+
+
+def read_victory_table(book: Book) -> VictoryLedger:
+    """Both tables, the era's marks and the workbook's setting, every side checked."""
+    tables = read_tables(book, KIND)
+    ruleset = registry.get(book.meta().ruleset)
+    rules = aog.MarkRules.from_ruleset(ruleset, _crossed_when(book))
+    starts: dict[str, int] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Side"])
+        if name.casefold() in {n.casefold() for n in starts}:
+            raise CellValueError(
+                "two sides have the same name: the table finds sides by name",
+                column="Side",
+                value=name,
+                expected="unique side names",
+                **where_of(tables.things, index),
+            )
+        if pd.isna(row["Base units at start"]):
+            raise CellValueError(
+                f"side {name!r} has no base units at the start",
+                column="Base units at start",
+                expected="a whole number 1 or more",
+                **where_of(tables.things, index),
+            )
+        starts[name] = int(row["Base units at start"])
+    parts = int(ruleset.constant("scale", "player_parts_per_turn"))
+    for index, value in tables.periods["Part"].items():
+        if pd.isna(value) or not 1 <= int(value) <= parts:
+            raise CellValueError(
+                "a part of a turn is 1 or 2 (the first and second player phase)",
+                column="Part",
+                value=None if pd.isna(value) else int(value),
+                expected=f"1 to {parts}",
+                **where_of(tables.periods, index),
+            )
+    minutes = int(ruleset.constant("scale", "turn_minutes"))
+    points = int(ruleset.constant("victory_table", "victory_points_per_base_unit"))
+    return VictoryLedger(tables, rules, starts, parts, minutes, start_minutes(book) or 0, points)
+
+
+def _sequence(row: pd.Series, parts: int) -> int:
+    return (int(row["Turn"]) - 1) * parts + int(row["Part"])
+
+
+def _fold(ledger: VictoryLedger) -> dict[str, list[tuple[Any, pd.Series, aog.PartOutcome]]]:
+    """Side -> its rows in order (index, row, outcome): the rules run part by part."""
+    folded: dict[str, list[tuple[Any, pd.Series, aog.PartOutcome]]] = {}
+    for name, group in ledger.turns.groupby("Side", sort=False):
+        side = str(name)
+        if side not in ledger.starts:
+            raise CellValueError(
+                f"tbl_Turns names a side that tbl_Sides does not list: {side!r}",
+                column="Side",
+                value=side,
+                expected="one of " + ", ".join(repr(s) for s in ledger.starts),
+                **where_of(ledger.turns, group.index[0]),
+            )
+        order = sorted(group.index, key=lambda i: _sequence(group.loc[i], ledger.parts))
+        state = aog.SideState(side, ledger.starts[side])
+        mine = folded.setdefault(side, [])
+        for expected, index in enumerate(order, start=1):
+            row = group.loc[index]
+            if _sequence(row, ledger.parts) != expected:
+                raise CellValueError(
+                    f"side {side!r}: the parts must run turn 1 part 1, part 2, turn 2 part 1, "
+                    "... without gaps or repeats",
+                    column="Turn",
+                    value=f"turn {int(row['Turn'])} part {int(row['Part'])}",
+                    expected=f"turn {(expected - 1) // ledger.parts + 1} part "
+                    f"{(expected - 1) % ledger.parts + 1}",
+                    **where_of(ledger.turns, index),
+                )
+            inputs = aog.PartInputs(
+                turn=int(row["Turn"]),
+                part=int(row["Part"]),
+                reinforcements=_count(row["Reinforcements"]),
+                lost=_count(row["Base units lost"]),
+            )
+            try:
+                out = aog.victory_after_part(state, inputs, ledger.rules)
+            except InvalidArgumentError as exc:
+                where = where_of(ledger.turns, index)
+                raise exc.located(column="Base units lost", **where) from None
+            state = aog.SideState(side, out.total, out.lost, out.highest_mark)
+            mine.append((index, row, out))
+    return folded
+
+
+def _count(value: Any) -> int:
+    return 0 if pd.isna(value) else int(value)
+
+
+def compute_parts(ledger: VictoryLedger) -> pd.DataFrame:
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    rows = {
+        index: [_clock(ledger, int(row["Turn"])), out.total, out.lost, float(out.percent),
+                out.highest_mark, out.crossed_text, len(out.crossed)]
+        for parts in _fold(ledger).values()
+        for index, row, out in parts
+    }  # fmt: skip
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(ledger.turns.index)
+
+
+def _clock(ledger: VictoryLedger, turn: int) -> str:
+    """The time turn ``turn`` starts, as the Clock column shows it."""
+    return clock_text(ledger.start_minutes + (turn - 1) * ledger.turn_minutes)
+
+
+# -- where the battle stands ----------------------------------------------------------------
+
+
+def turn_rows(turn: int, sides: list[str], parts: int) -> list[dict[str, Any]]:
+    """The rows of a new turn, part by part, side by side: nothing arrived, nothing lost."""
+    return [
+        {"Turn": turn, "Part": part, "Side": side, "Reinforcements": 0, "Base units lost": 0}
+        for part in range(1, parts + 1)
+        for side in sides
+    ]
+
+
+def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
+    """Each side as recorded so far: totals, %, victory points, marks, the tests due."""
+    folded = _fold(ledger)
+    lost = {side: (parts[-1][2].lost if parts else 0) for side, parts in folded.items()}
+    rows = []
+    for side, start in ledger.starts.items():
+        parts = folded.get(side, [])
+        last = parts[-1][2] if parts else None
+        total = start if last is None else last.total
+        marks = []
+        for pct in ledger.rules.marks_between(0, ledger.rules.last_mark_pct):
+            first = next(((r, o) for _, r, o in parts if o.highest_mark >= pct), None)
+            marks.append(
+                {
+                    "percent": pct,
+                    "base_units": ledger.rules.base_units_for(pct, total),
+                    "crossed_turn": None if first is None else int(first[0]["Turn"]),
+                    "crossed_part": None if first is None else int(first[0]["Part"]),
+                }
+            )
+        percent = Fraction(lost.get(side, 0) * 100, total)
+        enemy = sum(n for s, n in lost.items() if s != side)
+        rows.append(
+            {
+                "side": side,
+                "base_units": start,
+                "reinforcements": total - start,
+                "total": total,
+                "lost": lost.get(side, 0),
+                "percent": float(percent),
+                "highest_mark": 0 if last is None else last.highest_mark,
+                "victory_points": enemy * ledger.points_per_base_unit,
+                "crisis_for_a_majority": percent > ledger.rules.crisis_majority_above_pct,
+                "marks": marks,
+                "crisis_tests": [
+                    {"turn": int(r["Turn"]), "part": int(r["Part"]), "percent": pct}
+                    for _, r, o in parts
+                    for pct in o.crossed
+                ],
+            }
+        )
+    return rows
+
+
+def _result(ledger: VictoryLedger, sides: list[dict[str, Any]], ruleset: Any) -> dict[str, Any]:
+    """The extent of victory (10) between two armies; None for other numbers of sides."""
+    if len(sides) != 2:
+        return {"extent": None, "winner": None, "difference": None}
+    a, b = sides
+    margin = aog.win_margin(Fraction(a["lost"] * 100, a["total"]),
+                            Fraction(b["lost"] * 100, b["total"]), ruleset)  # fmt: skip
+    winner = None if margin.winner is None else (a if margin.winner == "A" else b)["side"]
+    return {"extent": margin.name, "winner": winner, "difference": float(margin.difference)}
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["Turn", "Part", "Side", "Reinforcements", "Base units lost"])
+
+
+def _set_inputs(
+    book: Book, ledger: VictoryLedger, turn: int, part: int, side: str, given: dict[str, Any]
+) -> None:
+    """Write ``given`` (header -> value) into the row of (turn, part, side), adding the
+    turn's missing rows first; checked by the rules before anything is written."""
+    turns = ledger.turns
+    mine = turns[(turns["Turn"] == turn) & (turns["Part"] == part) & (turns["Side"] == side)]
+    if mine.empty:
+        have = {
+            (int(r["Part"]), str(r["Side"])) for _, r in turns[turns["Turn"] == turn].iterrows()
+        }
+        new = _frame([r for r in turn_rows(turn, list(ledger.starts), ledger.parts)
+                      if (r["Part"], r["Side"]) not in have])  # fmt: skip
+        at = new[(new["Part"] == part) & (new["Side"] == side)].index[0]
+        for header, value in given.items():
+            new[header] = new[header].astype(object)
+            new.at[at, header] = value
+        trial = new.set_axis(pd.RangeIndex(-len(new), 0))
+        compute_parts(ledger.with_turns(pd.concat([turns, trial])))
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, turns, new))
+        return
+    index = mine.index[0]
+    trial = turns.copy()
+    for header, value in given.items():
+        trial[header] = trial[header].astype(object)
+        trial.at[index, header] = value
+    compute_parts(ledger.with_turns(trial))  # raises on losses the side does not have
+    book.write_cells(TURNS.name, pd.DataFrame([given], index=[index]))
+
+
+def _side(ledger: VictoryLedger, book: Book, side: str) -> str:
+    return find_name(ledger.starts, side, what="side", option="--side", file=book.name,
+                     table=SIDES.name)  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "record",
+    options=(
+        Option("side", str, required=True, help="the side that lost them (Sides sheet)"),
+        Option("lost", int, required=True, low=0, help="base units removed from play"),
+        Option(
+            "part", int, default=1, low=1, high=2, help="the part of the turn: 1 or 2 (default 1)"
+        ),
+        Option("note", str, help="anything worth remembering"),
+    ),
+)
+def record(
+    book: Book, *, side: str, lost: int, part: int = 1, note: str | None = None
+) -> OperationResult:
+    """Record the base units a side lost in a part of the current turn.
+
+    Checked before anything is written: a side cannot lose more than it has.
+
+    Example: battle-ledger run record ledger.xlsx --side Swedish --lost 2 --part 1
+    """
+    ledger = read_victory_table(book)
+    name = _side(ledger, book, side)
+    if part > ledger.parts:
+        raise CommandError(f"a turn has {ledger.parts} parts", column="--part", value=part,
+                           expected=f"1 to {ledger.parts}")  # fmt: skip
+    turn = ledger.current_turn
+    given: dict[str, Any] = {"Base units lost": lost} | ({"Note": note} if note else {})
+    _set_inputs(book, ledger, turn, part, name, given)
+    detail = f"{name} lost {lost} base unit{'s' if lost != 1 else ''} in part {part}"
+    book.log("record", detail, turn=turn)
+    return OperationResult(f"turn {turn}, {detail}",
+                           {"turn": turn, "part": part, "side": name, "lost": lost})  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "reinforce",
+    options=(
+        Option("side", str, required=True, help="the side the base units join"),
+        Option("base_units", int, required=True, low=0, help="base units arriving (3.2)"),
+        Option("turn", int, low=1, help="the turn they arrive: the current one (the default)"),
+    ),
+)
+def reinforce(
+    book: Book, *, side: str, base_units: int, turn: int | None = None
+) -> OperationResult:
+    """Record reinforcements arriving at the start of the current turn: the side's total
+    rises from this turn and its marks are recalculated (3.2).
+
+    Example: battle-ledger run reinforce ledger.xlsx --side Swedish --base-units 6
+    """
+    ledger = read_victory_table(book)
+    name = _side(ledger, book, side)
+    current = ledger.current_turn
+    if turn is not None and turn != current:
+        raise InvalidArgumentError(
+            f"turn {turn} is closed: reinforcements count from the turn they arrive"
+            if turn < current
+            else f"turn {turn} has not begun: record reinforcements when they arrive",
+            file=book.name,
+            column="--turn",
+            value=turn,
+            expected=f"the current turn, {current}",
+        )
+    _set_inputs(book, ledger, current, 1, name, {"Reinforcements": base_units})
+    detail = f"{name}: {base_units} base unit{'s' if base_units != 1 else ''} arrive"
+    book.log("reinforce", detail, turn=current)
+    return OperationResult(f"turn {current}, {detail}",
+                           {"turn": current, "side": name, "base_units": base_units})  # fmt: skip
+
+
+@operation(KIND.name, "end-turn")
+def end_turn(book: Book) -> OperationResult:
+    """Close the current turn: check it, list the crisis-of-morale tests due in it (9.2),
+    and add the next turn's rows (both parts, every side).
+
+    Example: battle-ledger run end-turn ledger.xlsx
+    """
+    ledger = read_victory_table(book)
+    if not ledger.starts:
+        raise InvalidArgumentError("the table lists no sides", file=book.name,
+                                   table=SIDES.name, expected="one row per army")  # fmt: skip
+    turn = ledger.current_turn
+    have = {(int(r["Part"]), str(r["Side"]))
+            for _, r in ledger.turns[ledger.turns["Turn"] == turn].iterrows()}  # fmt: skip
+    filler = [r for r in turn_rows(turn, list(ledger.starts), ledger.parts)
+              if (r["Part"], r["Side"]) not in have]  # fmt: skip
+    if filler:
+        trial = _frame(filler).set_axis(pd.RangeIndex(-len(filler), 0))
+        ledger = ledger.with_turns(pd.concat([ledger.turns, trial]))
+    sides = standings(ledger)
+    due = [{"side": s["side"], **t} for s in sides for t in s["crisis_tests"] if t["turn"] == turn]
+    rows = filler + turn_rows(turn + 1, list(ledger.starts), ledger.parts)
+    book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, _frame(rows)))
+    clock = _clock(ledger, turn)
+    detail = f"turn {turn} ({clock}) closed: " + "; ".join(
+        f"{s['side']} {s['percent']:.1f}% lost" for s in sides
+    )
+    if due:
+        detail += "; crisis-of-morale tests due: " + ", ".join(
+            f"{d['side']} {d['percent']}% (part {d['part']})" for d in due
+        )
+    book.log("end-turn", detail, turn=turn)
+    return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "tests_due": due, "sides": sides})  # fmt: skip
+
+
+@report(KIND.name)
+def where_we_stand(book: Book) -> OperationResult:
+    """Each side's total, losses, % lost, victory points, marks and crisis tests, and the
+    extent of victory if the battle ended now (10). Its --json keys are a contract:
+    docs/victory-table.md."""
+    ledger = read_victory_table(book)
+    ruleset = registry.get(book.meta().ruleset)
+    sides = standings(ledger)
+    result = _result(ledger, sides, ruleset)
+    turn = ledger.current_turn
+    clock = _clock(ledger, turn)
+    battle = ""
+    with contextlib.suppress(BattleLedgerError):
+        battle = str(book.read_name("BattleName") or "")
+    lines = [f"{battle or 'Victory table'}: turn {turn} ({clock}), marks crossed when "
+             f"{ledger.rules.crossed_when}"]  # fmt: skip
+    for s in sides:
+        tested = ", ".join(f"{t['percent']}% (turn {t['turn']})" for t in s["crisis_tests"])
+        lines.append(
+            f"{s['side']}: {s['lost']} of {s['total']} base units lost ({s['percent']:.1f}%), "
+            f"{s['victory_points']} victory points; crisis tests: {tested or 'none yet'}"
+            + (
+                "; above 40%: a crisis is likely for a majority"
+                if s["crisis_for_a_majority"]
+                else ""
+            )
+        )
+    if result["extent"] is not None:
+        lines.append(
+            f"If the battle ended now: {result['extent']}"
+            + (f" for {result['winner']}" if result["winner"] else "")
+            + f" (difference {result['difference']:.1f}%)"
+        )
+    return OperationResult(
+        "\n".join(lines),
+        {
+            "kind": KIND.name,
+            "ruleset": book.meta().ruleset,
+            "battle": battle,
+            "turn": turn,
+            "clock": clock,
+            "mark_crossed_when": ledger.rules.crossed_when,
+            "sides": sides,
+            "result": result,
+        },
+    )
+
+
+@checker(KIND.name)
+def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
+    """Problems of a victory table: unknown or repeated sides, missing or repeated parts,
+    more base units lost than a side has, a bad setting."""
+    try:
+        ledger = read_victory_table(book)
+        compute_parts(ledger)
+    except BattleLedgerError as exc:
+        return [exc]
+    turn = ledger.current_turn
+    have = {(int(r["Part"]), str(r["Side"]))
+            for _, r in ledger.turns[ledger.turns["Turn"] == turn].iterrows()}  # fmt: skip
+    return [
+        f"side {r['Side']!r} has no row for part {r['Part']} of the current turn {turn} "
+        f"(table {TURNS.name}); end-turn or record adds it"
+        for r in turn_rows(turn, list(ledger.starts), ledger.parts)
+        if (r["Part"], r["Side"]) not in have
+    ]

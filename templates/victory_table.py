@@ -1,0 +1,276 @@
+"""The victory table (the Age of Glaube family), laid out from its declaration.
+
+``battle-ledger new victory-table --ruleset age-of-glaube --oob OOB -o battle.xlsx``
+
+Sheets: ``Battle`` (the battle, start time, the reach/exceed setting, the clock,
+and the extent of victory if the battle ended now), ``Sides`` (``tbl_Sides``),
+``Turns`` (``tbl_Turns``: one row per side per part), ``Marks`` (``tbl_Marks``:
+the base units needed for every mark of every side, for its current total,
+and when each was first crossed), ``% by turn`` (the grid the chart on the
+Battle sheet draws), ``Rules`` (``victory_table``, ``win_margins``, ``scale``),
+``Log``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from openpyxl import Workbook
+from openpyxl.chart import LineChart, Reference
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from battle_ledger.rulesets import age_of_glaube as aog
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.victory_table import (
+    KIND,
+    SIDES,
+    TURNS,
+    side_formulas,
+    turn_formulas,
+    turn_rows,
+)
+from battle_ledger.templates import register_ledger
+from battle_ledger.templates._build import (
+    Formula,
+    TableRef,
+    add_list_validation,
+    add_table,
+    define_name,
+    freeze,
+    new_workbook,
+    print_setup,
+    protect,
+    set_widths,
+    time_value,
+    title_row,
+    write,
+)
+from battle_ledger.templates._ledger import TABLE_TOP, ledger_table
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.style import (
+    FMT_INT,
+    FMT_TEXT,
+    style_formula,
+    style_header,
+    style_input,
+)
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.oob import OrderOfBattle
+
+__all__ = ["build_victory_table", "sides_of"]
+
+BATTLE_SHEET = "Battle"
+MARKS_SHEET = "Marks"
+GRID_SHEET = "% by turn"
+_FMT_PCT = "0.0"
+_TURNS_SHOWN = 36  # three hours of 5-minute turns
+
+
+def sides_of(oob: OrderOfBattle) -> list[tuple[str, int]]:
+    """(side, base units) of an order of battle: its foot and horse (``base_units``)."""
+    return [(side, oob.total("base_units", side)) for side in oob.sides()]
+
+
+def _extent_formula(ruleset: Ruleset, difference: str) -> str:
+    """The extent of victory of a difference of % lost, from the ``win_margins`` rows."""
+    rows = sorted(ruleset.rows("win_margins"), key=lambda r: float(r["from_pct"]))
+    formula = f'"{rows[-1]["margin"]}"'
+    for row in reversed(rows[:-1]):
+        test = "<=" if row["upper_included"] else "<"
+        formula = f'IF({difference}{test}{row["to_pct"]},"{row["margin"]}",{formula})'
+    return formula
+
+
+def _battle_sheet(
+    wb: Workbook, ruleset: Ruleset, values: Mapping[str, Any], sides: TableRef
+) -> Worksheet:
+    ws: Worksheet = wb.create_sheet(BATTLE_SHEET, 0)
+    title_row(ws, 1, f"{ruleset.name}: victory table",
+              "Yellow cells are yours; grey cells are formulas. Record each part's losses on "
+              "the Turns sheet, then End turn.")  # fmt: skip
+    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
+    pct = sides.sheet_range("% lost")
+    names = sides.sheet_range("Side")
+    two = f'COUNTIFS({names},"?*")=2'
+    first, second = (f"INDEX({pct},{i})" for i in (1, 2))
+    formulas = {
+        "CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))",
+        "Clock": (
+            f"=TEXT(MOD(StartTime+(CurrentTurn-1)*{constant_name('scale', 'turn_minutes')}"
+            '/1440,1),"hh:mm")'
+        ),
+        "Difference": f'=IF({two},ABS({first}-{second}),"")',
+        "Extent": f'=IF(Difference="","",{_extent_formula(ruleset, "Difference")})',
+        "Winner": (
+            f'=IF(OR(Extent="",Extent="draw"),"",'
+            f"IF({first}<{second},INDEX({names},1),INDEX({names},2)))"
+        ),
+    }
+    formats = {"StartTime": "hh:mm", "Difference": _FMT_PCT, "CurrentTurn": FMT_INT}
+    for i, named in enumerate(KIND.named_cells):
+        r = 3 + i
+        head = ws.cell(row=r, column=1)
+        write(head, named.label)
+        style_header(head)
+        cell = ws.cell(row=r, column=2)
+        fmt = formats.get(named.name, FMT_TEXT)
+        if named.computed:
+            write(cell, Formula(formulas[named.name]))
+            style_formula(cell, fmt)
+        else:
+            write(cell, values[named.name])
+            style_input(cell, fmt)
+        define_name(wb, named.name, f"{sheet_name(BATTLE_SHEET)}!$B${r}")
+        if named.name == "MarkCrossedWhen":
+            add_list_validation(ws, f"B{r}", '"' + ",".join(aog.CrossedWhen.ALL) + '"',
+                                title="Mark crossed when", prompt=named.help)  # fmt: skip
+    set_widths(ws, {"A": 26, "B": 22, "C": 16, "D": 12, "E": 12, "F": 12, "G": 12})
+    print_setup(ws)
+    protect(ws)
+    return ws
+
+
+def _marks_sheet(wb: Workbook, sides: Sequence[str], rules: aog.MarkRules) -> TableRef:
+    """Every mark of every side: base units needed for its current total, first crossed."""
+    ws = wb.create_sheet(MARKS_SHEET)
+    note = ("The base units lost that cross each mark, for the side's total now; the turn "
+            "and part each was first crossed (a crisis test then).")  # fmt: skip
+    title_row(ws, 1, "Marks", note)
+    s, t = letters(SIDES.headers), letters(TURNS.headers)
+    side_sheet, turns = sheet_name(SIDES.sheet), sheet_name(TURNS.sheet)
+    parts = constant_name("scale", "player_parts_per_turn")
+    body: list[list[Any]] = []
+    marks = rules.marks_between(0, rules.last_mark_pct)
+    for i, (side, pct) in enumerate((side, pct) for side in sides or [""] for pct in marks):
+        r = TABLE_TOP + 1 + i
+        total = (f"INDEX({side_sheet}!${s['Total']}:${s['Total']},"
+                 f"MATCH($A{r},{side_sheet}!${s['Side']}:${s['Side']},0))")  # fmt: skip
+        below = (f"COUNTIFS({turns}!${t['Side']}:${t['Side']},$A{r},"
+                 f'{turns}!${t["Highest mark"]}:${t["Highest mark"]},"<"&$B{r})')  # fmt: skip
+        crossed = (f"COUNTIFS({turns}!${t['Side']}:${t['Side']},$A{r},"
+                   f'{turns}!${t["Highest mark"]}:${t["Highest mark"]},">="&$B{r})>0')  # fmt: skip
+        blank = f'$A{r}=""'
+        body.append([
+            side,
+            pct,
+            Formula(f'=IF({blank},"",IF(MarkCrossedWhen="exceeded",INT({total}*$B{r}/100)+1,'
+                    f"ROUNDUP({total}*$B{r}/100,0)))"),
+            Formula(f'=IF(OR({blank},NOT({crossed})),"",INT({below}/{parts})+1)'),
+            Formula(f'=IF(OR({blank},NOT({crossed})),"",MOD({below},{parts})+1)'),
+        ])  # fmt: skip
+    ref = add_table(ws, "tbl_Marks", ["Side", "Mark %", "Base units needed", "First crossed turn",
+                                      "Part"], body, top=TABLE_TOP, locked=["Side", "Mark %"],
+                    formats={h: FMT_INT for h in ("Mark %", "Base units needed",
+                                                  "First crossed turn", "Part")})  # fmt: skip
+    set_widths(ws, {"A": 18, "B": 9, "C": 12, "D": 12, "E": 8})
+    ws.row_dimensions[TABLE_TOP].height = 30
+    freeze(ws, f"B{TABLE_TOP + 1}")
+    print_setup(ws, title_rows=f"{TABLE_TOP}:{TABLE_TOP}", landscape=False)
+    protect(ws)
+    return ref
+
+
+def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
+    """% lost by each side at the end of each turn, and the chart of it on the Battle sheet."""
+    ws = wb.create_sheet(GRID_SHEET)
+    title_row(ws, 1, "% lost by turn", "Each side's % lost at the end of each closed turn; "
+              "#N/A where the turn is not closed yet.")  # fmt: skip
+    t = letters(TURNS.headers)
+    turns = sheet_name(TURNS.sheet)
+    parts = constant_name("scale", "player_parts_per_turn")
+    head = TABLE_TOP
+    write(ws.cell(row=head, column=1), "Turn")
+    style_header(ws.cell(row=head, column=1))
+    for j, side in enumerate(sides):
+        write(ws.cell(row=head, column=2 + j), side)
+        style_header(ws.cell(row=head, column=2 + j))
+    for i in range(turns_shown + 1):
+        r = head + 1 + i
+        write(ws.cell(row=r, column=1), i)
+        style_formula(ws.cell(row=r, column=1), FMT_INT)
+        for j in range(len(sides)):
+            name = f"{get_column_letter(2 + j)}${head}"
+            value = (
+                "=0"
+                if i == 0
+                else f"=IF($A{r}>=CurrentTurn,NA(),IFERROR(INDEX({turns}!${t['% lost']}:"
+                f'${t["% lost"]},MATCH({name}&"|"&($A{r}*{parts}),{turns}!${t["Key"]}:'
+                f"${t['Key']},0)),NA()))"
+            )
+            write(ws.cell(row=r, column=2 + j), Formula(value))
+            style_formula(ws.cell(row=r, column=2 + j), _FMT_PCT)
+    chart = LineChart()
+    chart.title = "% lost by each side"
+    chart.y_axis.title = "% lost"
+    chart.x_axis.title = "Turn (5 minutes)"
+    chart.y_axis.scaling.min = 0
+    chart.height, chart.width = 10, 22
+    last = head + 1 + turns_shown
+    chart.add_data(Reference(ws, min_col=2, max_col=1 + max(len(sides), 1), min_row=head,
+                             max_row=last), titles_from_data=True)  # fmt: skip
+    chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last))
+    chart.display_blanks = "gap"
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    battle: Worksheet = wb[BATTLE_SHEET]
+    battle.add_chart(chart, f"A{battle.max_row + 3}")
+    set_widths(ws, {"A": 6} | {get_column_letter(2 + j): 14 for j in range(len(sides))})
+    freeze(ws, f"B{head + 1}")
+    print_setup(ws, title_rows=f"{head}:{head}")
+    protect(ws)
+
+
+def build_victory_table(
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None = None,
+    *,
+    sides: Sequence[tuple[str, int]] | None = None,
+    battle: str = "",
+    start_time: str | _dt.time = "13:00",
+    mark_crossed_when: str | None = None,
+    turns_shown: int = _TURNS_SHOWN,
+) -> Workbook:
+    """A new victory table for an era of the Age of Glaube family.
+
+    ``oob`` (or ``sides``: (name, base units) pairs): the armies and their base
+    units at the start. ``mark_crossed_when``: ``reached`` or ``exceeded``
+    (default: the era's data). ``turns_shown``: turns the chart covers.
+    """
+    rules = aog.MarkRules.from_ruleset(ruleset, mark_crossed_when)
+    armies = list(sides) if sides is not None else (sides_of(oob) if oob is not None else [])
+    names = [name.strip().casefold() for name, _ in armies]
+    for name, units in armies:
+        if not name.strip() or names.count(name.strip().casefold()) > 1:
+            raise InvalidArgumentError("every side needs a name of its own", column="Side",
+                                       value=name, expected="unique side names")  # fmt: skip
+        if units < 1:
+            raise InvalidArgumentError(
+                f"side {name!r} has no base units (foot and horse) in the order of battle",
+                column="Base units at start",
+                value=units,
+                expected="1 or more (give each unit its base_units)",
+            )
+    parts = int(ruleset.constant("scale", "player_parts_per_turn"))
+    wb = new_workbook()
+    bounds = {"parts": parts}
+    side_ref = ledger_table(
+        wb, SIDES, [{"Side": n, "Base units at start": u} for n, u in armies], side_formulas,
+        bounds=bounds,
+    )  # fmt: skip
+    ledger_table(wb, TURNS, turn_rows(1, [n for n, _ in armies], parts), turn_formulas,
+                 bounds=bounds)  # fmt: skip
+    _battle_sheet(wb, ruleset, {"BattleName": battle, "StartTime": time_value(start_time),
+                                "MarkCrossedWhen": rules.crossed_when}, side_ref)  # fmt: skip
+    _marks_sheet(wb, [n for n, _ in armies], rules)
+    _chart(wb, [n for n, _ in armies], turns_shown)
+    add_rules_sheet(wb, ruleset, tables=["victory_table", "win_margins", "scale"])
+    return wb
+
+
+register_ledger(KIND, build_victory_table)
