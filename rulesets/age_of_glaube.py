@@ -178,10 +178,6 @@ def victory_marks(
     return [(pct, -(-total * pct // 100)) for pct in range(first, last + 1, step)]
 
 
-def _reached(lost: int, total: int, pct: int) -> bool:
-    return lost * 100 >= total * pct
-
-
 def marks_crossed(
     total_base_units: int,
     lost_before: int,
@@ -189,16 +185,20 @@ def marks_crossed(
     ruleset: _RulesetArg = DEFAULT_RULESET,
     *,
     total_before: int | None = None,
+    highest_tested: int | None = None,
+    crossed_when: str | None = None,
 ) -> list[tuple[int, int]]:
     """The victory-table marks (percent, base units) this turn's losses cross.
 
-    A crisis-of-morale test is due for each (9.2). ``lost_before`` and
-    ``lost_after`` are the army's base units lost in all before and after the
-    turn. If reinforcements arrived (3.2: they raise the total), give the old
-    total as ``total_before``: the losses before the turn are measured against it.
-    A mark is crossed when the losses reach its base units (house default).
+    A crisis-of-morale test is due for each (9.2), the first time only.
+    ``lost_before`` and ``lost_after`` are the army's base units lost in all
+    before and after the turn. If reinforcements arrived (3.2: they raise the
+    total), give the old total as ``total_before``, or, better, the highest mark
+    already tested as ``highest_tested`` (a mark tested once is never due
+    again, even after reinforcements lower the % below it). ``crossed_when``:
+    ``reached`` or ``exceeded`` (default: the era's ``mark_crossed_when``).
     """
-    rs = era(ruleset)
+    rules = MarkRules.from_ruleset(ruleset, crossed_when)
     total = _whole(total_base_units, "total base units", minimum=1)
     previous_total = total if total_before is None else _whole(total_before, "total before", 1)
     before = _whole(lost_before, "base units lost before")
@@ -224,11 +224,12 @@ def marks_crossed(
             value=lost_before,
             expected=f"at most {previous_total}",
         )
-    return [
-        (pct, units)
-        for pct, units in victory_marks(total, rs)
-        if _reached(after, total, pct) and not _reached(before, previous_total, pct)
-    ]
+    if highest_tested is None:
+        tested = rules.highest_mark(before, previous_total)
+    else:
+        tested = _whole(highest_tested, "highest mark tested")
+    reached = rules.highest_mark(after, total)
+    return [(pct, rules.base_units_for(pct, total)) for pct in rules.marks_between(tested, reached)]
 
 
 def casualty_pct(lost: int, total: int) -> Fraction:
@@ -312,38 +313,26 @@ def victory_table(
             )
     first_minute = _start_minutes(start)
     total = _whole(start_total, "total base units", minimum=1)
-    lost = 0
-    tested: set[int] = set()  # each mark is tested the first time only (9.2)
+    parts = [
+        PartInputs(turn=turn, reinforcements=extra, lost=loss)
+        for turn, (loss, extra) in enumerate(zip(lost_list, arriving, strict=True), start=1)
+    ]
+    outcomes = run_side(SideState("", total), parts, MarkRules.from_ruleset(rs))
     rows: list[dict[str, Any]] = []
-    for turn, (loss, extra) in enumerate(zip(lost_list, arriving, strict=True), start=1):
-        total += extra
-        if lost + loss > total:
-            raise InvalidArgumentError(
-                f"turn {turn}: more base units lost than the army has",
-                column="lost",
-                value=lost + loss,
-                expected=f"at most {total}",
-            )
-        lost += loss
-        crossed = [
-            pct
-            for pct, _ in victory_marks(total, rs)
-            if pct not in tested and _reached(lost, total, pct)
-        ]
-        tested.update(crossed)
-        minutes = turn * turn_minutes
-        row: dict[str, Any] = {"turn": turn, "minutes": minutes}
+    for inputs, out in zip(parts, outcomes, strict=True):
+        minutes = (inputs.turn or 0) * turn_minutes
+        row: dict[str, Any] = {"turn": inputs.turn, "minutes": minutes}
         if first_minute is not None:
             clock = (first_minute + minutes) % (24 * 60)
             row["clock"] = f"{clock // 60:02d}:{clock % 60:02d}"
         row.update(
-            total=total,
-            lost_this_turn=loss,
-            lost=lost,
-            casualty_pct=float(casualty_pct(lost, total)),
-            marks_crossed=", ".join(f"{pct}%" for pct in crossed),
-            crisis_test_due=bool(crossed),
-            victory_points=victory_points(lost, rs),
+            total=out.total,
+            lost_this_turn=inputs.lost,
+            lost=out.lost,
+            casualty_pct=float(out.percent),
+            marks_crossed=", ".join(f"{pct}%" for pct in out.crossed),
+            crisis_test_due=bool(out.crossed),
+            victory_points=victory_points(out.lost, rs),
         )
         rows.append(row)
     columns = ["turn", "minutes", *(["clock"] if first_minute is not None else [])]

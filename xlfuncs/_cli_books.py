@@ -81,6 +81,13 @@ def _dumps(value: Any) -> str:
     type=click.IntRange(min=0, max=10_000),
     help="Blank input rows to add to the tables (default: the template's).",
 )
+@click.option("--battle", help="The battle's name (ledgers).")
+@click.option("--start", "start_time", metavar="HH:MM", help="The time turn 1 starts (ledgers).")
+@click.option(
+    "--mark-crossed-when",
+    type=click.Choice(["reached", "exceeded"]),
+    help="Victory table: a mark is crossed when losses reach it (3.2) or exceed it (9.2).",
+)
 @click.option(
     "-o",
     "--output",
@@ -97,6 +104,9 @@ def new(
     ruleset_id: str,
     oob_file: Path | None,
     blank_rows: int | None,
+    battle: str | None,
+    start_time: str | None,
+    mark_crossed_when: str | None,
     out: Path,
     force: bool,
 ) -> None:
@@ -104,6 +114,9 @@ def new(
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
+
+    \b
+    Example: battle-ledger new victory-table --ruleset glaube --battle Breitenfeld -o vt.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
@@ -131,9 +144,9 @@ def new(
         from battle_ledger.sheets.oob import read_oob
 
         oob = read_oob(oob_file, ruleset)
-    options: dict[str, Any] = {}
-    if blank_rows is not None:
-        options["blank_rows"] = blank_rows
+    given = {"blank_rows": blank_rows, "battle": battle, "start_time": start_time,
+             "mark_crossed_when": mark_crossed_when}  # fmt: skip
+    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, **options)
     save_workbook(wb, out, overwrite=force)
     click.echo(f"wrote {out} ({kind}, {ruleset.id})")

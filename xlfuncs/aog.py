@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from battle_ledger.rulesets import age_of_glaube as aog
-from battle_ledger.xlfuncs._args import cell_text, each
+from battle_ledger.xlfuncs._args import as_int, cell_text, each
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
@@ -59,7 +59,11 @@ def AOG_MARKS(total_base_units: Any, ruleset: Any = None) -> list[list[int]]:
 
 @udf
 def AOG_MARKS_CROSSED(
-    total_base_units: Any, lost_before: Any, lost_now: Any, ruleset: Any = None
+    total_base_units: Any,
+    lost_before: Any,
+    lost_now: Any,
+    ruleset: Any = None,
+    highest_tested: Any = None,
 ) -> Any:
     """The victory-table marks this turn crosses (a crisis-of-morale test is due for each).
 
@@ -67,16 +71,19 @@ def AOG_MARKS_CROSSED(
     lost_before: base units lost in all before this turn.
     lost_now: base units lost in all at the end of this turn.
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
+    highest_tested: optional, the highest mark (in %) already tested: a mark is tested
+    once only, even after reinforcements lower the % below it (blank: the marks
+    lost_before reached at today's total).
     Returns text such as "15%, 20%", or "" when no mark is crossed; given ranges, one
     row per turn.
     """
-    return each(
-        lambda t, b, n, r: ", ".join(f"{pct}%" for pct, _ in aog.marks_crossed(t, b, n, _era(r))),
-        total_base_units,
-        lost_before,
-        lost_now,
-        ruleset,
-    )
+
+    def crossed(t: Any, b: Any, n: Any, r: Any, h: Any) -> str:
+        tested = None if h is None or h == "" else as_int(h, "highest_tested")
+        marks = aog.marks_crossed(t, b, n, _era(r), highest_tested=tested)
+        return ", ".join(f"{pct}%" for pct, _ in marks)
+
+    return each(crossed, total_base_units, lost_before, lost_now, ruleset, highest_tested)
 
 
 @udf

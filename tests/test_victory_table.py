@@ -1,0 +1,259 @@
+"""The victory table (Age of Glaube family): its rules, worked battles, and its own cases.
+
+What every ledger kind must do (furniture, LibreOffice against the rules on
+generated battles, bad cells refused, the xlwings replay) is in
+``tests/test_ledger_kinds.py``; here: the marks and crisis tests as the text
+has them (3.2, 9.1, 9.2, 10), one worked battle per era with reinforcements,
+each extent of victory, both reach/exceed settings in LibreOffice, the
+``report --json`` contract, and the mistakes a user makes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets import age_of_glaube as aog
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.operations import run_check, run_on_file, run_report
+from battle_ledger.templates import build
+from battle_ledger.xlfuncs import UDFS
+from battle_ledger.xlfuncs.cli import cli
+from tests.tables import named_cell
+
+REACHED = aog.MarkRules.from_ruleset("age-of-glaube", "reached")
+EXCEEDED = aog.MarkRules.from_ruleset("age-of-glaube", "exceeded")
+
+
+def _fold(rules: aog.MarkRules, total: int, *parts: tuple[int, int]) -> list[aog.PartOutcome]:
+    """(reinforcements, lost) per part."""
+    inputs = [aog.PartInputs(reinforcements=r, lost=lost) for r, lost in parts]
+    return aog.run_side(aog.SideState("A", total), inputs, rules)
+
+
+# -- the rules ----------------------------------------------------------------------------
+
+
+def test_marks_reached_or_exceeded() -> None:
+    """3.2: "base units ... needed to reach 15% of the total"; 9.2: "exceeds for the first
+    time the levels". 60 base units: 9 reach 15%, 10 exceed it."""
+    assert [o.crossed for o in _fold(REACHED, 60, (0, 9))] == [(15,)]
+    assert [o.crossed for o in _fold(EXCEEDED, 60, (0, 9), (0, 1))] == [(), (15,)]
+    assert REACHED.base_units_for(15, 60) == 9 and EXCEEDED.base_units_for(15, 60) == 10
+    assert REACHED.base_units_for(15, 50) == 8 and EXCEEDED.base_units_for(15, 50) == 8
+
+
+def test_a_mark_is_tested_once_even_after_reinforcements() -> None:
+    """9.2 "for the first time"; 3.2 reinforcements raise the total and the marks."""
+    out = _fold(REACHED, 60, (0, 12), (20, 0), (0, 4), (0, 4))
+    assert [o.total for o in out] == [60, 80, 80, 80]
+    assert [o.crossed for o in out] == [(15, 20), (), (), (25,)]  # 16/80 = 20%: tested already
+    assert [o.highest_mark for o in out] == [20, 20, 20, 25]
+    assert out[-1].crossed_text == "25%" and out[0].crossed_text == "15%-20%"
+
+
+def test_marks_crossed_udf_knows_what_was_tested() -> None:
+    """AOG_MARKS_CROSSED(80, 9, 12) alone cannot know 15% was tested at the old total of 60;
+    given the highest mark tested, it agrees with the ledger."""
+    assert UDFS["AOG_MARKS_CROSSED"](80.0, 9.0, 12.0) == "15%"
+    assert UDFS["AOG_MARKS_CROSSED"](80.0, 9.0, 12.0, None, 15.0) == ""
+    assert UDFS["AOG_MARKS_CROSSED"](80.0, 12.0, 20.0, None, 20.0) == "25%"
+
+
+def test_majority_crisis_above_40() -> None:
+    """9.2: "for a % casualty level above 40%, an immediate crisis is likely"."""
+    out = _fold(REACHED, 50, (0, 20), (0, 1))
+    assert [o.majority_crisis for o in out] == [False, True]
+
+
+def test_more_lost_than_the_side_has_is_refused() -> None:
+    with pytest.raises(BattleLedgerError, match="more base units lost than the side has"):
+        _fold(REACHED, 10, (0, 8), (0, 3))
+
+
+# -- worked battles -------------------------------------------------------------------------
+
+
+def _ledger(tmp_path: Path, era: str, sides: list[tuple[str, int]], **options: Any) -> Path:
+    path = tmp_path / f"{era}.xlsx"
+    save_workbook(build("victory-table", era, sides=sides, **options), path)
+    return path
+
+
+@pytest.mark.parametrize("era", aog.ERAS)
+def test_worked_battle_with_reinforcements(era: str, tmp_path: Path) -> None:
+    """Two armies of 60 and 40 base units; the smaller is reinforced by 20 in turn 2."""
+    path = _ledger(tmp_path, era, [("Blue", 60), ("Red", 40)], battle="Test", start_time="13:00")
+    run_on_file(path, "record", side="Blue", lost="5")
+    run_on_file(path, "record", side="Red", lost="6", part="2")  # 15% of 40
+    run_on_file(path, "end-turn")
+    run_on_file(path, "reinforce", side="Red", base_units="20")  # 6 of 60: 10%
+    run_on_file(path, "record", side="Red", lost="3", part="1")  # 9 of 60: 15%, tested
+    run_on_file(path, "record", side="Blue", lost="4", part="2")  # 9 of 60: 15%
+    done = run_on_file(path, "end-turn")
+    assert done.details["tests_due"] == [{"side": "Blue", "turn": 2, "part": 2, "percent": 15}]
+    report = run_report(HeadlessBook(path, writable=False)).details
+    blue, red = report["sides"]
+    assert (blue["total"], blue["lost"], blue["percent"]) == (60, 9, 15.0)
+    assert (red["total"], red["lost"], red["percent"]) == (60, 9, 15.0)
+    assert red["crisis_tests"] == [{"turn": 1, "part": 2, "percent": 15}]
+    assert blue["victory_points"] == 9 and red["victory_points"] == 9
+    marks = {m["percent"]: m for m in red["marks"]}
+    assert marks[15]["base_units"] == 9 and marks[15]["crossed_turn"] == 1
+    assert marks[20]["base_units"] == 12 and marks[20]["crossed_turn"] is None
+    assert (report["turn"], report["clock"]) == (3, "13:10")
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize(
+    ("blue_lost", "red_lost", "extent", "winner"),
+    [
+        (10, 12, "draw", None),  # 10% against 12%
+        (10, 15, "marginal victory", "Blue"),  # exactly 5: marginal (house reading)
+        (30, 20, "major victory", "Red"),  # exactly 10: major
+        (5, 30, "major victory", "Blue"),  # exactly 25: still major ("> 25%" is decisive)
+        (5, 40, "decisive victory", "Blue"),
+    ],
+)
+def test_each_extent_of_victory_at_dusk(
+    blue_lost: int, red_lost: int, extent: str, winner: str | None, tmp_path: Path
+) -> None:
+    """10: 0-5 draw, 5-10 marginal, 10-25 major, > 25 decisive, for the lower % lost."""
+    path = _ledger(tmp_path, "age-of-reason", [("Blue", 100), ("Red", 100)])
+    run_on_file(path, "record", side="Blue", lost=str(blue_lost))
+    run_on_file(path, "record", side="Red", lost=str(red_lost))
+    run_on_file(path, "end-turn")
+    result = run_report(HeadlessBook(path, writable=False)).details["result"]
+    assert (result["extent"], result["winner"]) == (extent, winner)
+    assert result["difference"] == abs(blue_lost - red_lost)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_result_and_marks_as_the_report(tmp_path: Path) -> None:
+    from tests.libreoffice import recalculated_workbook
+
+    path = _ledger(tmp_path, "age-of-gloire", [("Blue", 100), ("Red", 80)])
+    run_on_file(path, "record", side="Blue", lost="5")
+    run_on_file(path, "record", side="Red", lost="20", part="2")
+    run_on_file(path, "end-turn")
+    report = run_report(HeadlessBook(path, writable=False)).details
+    wb = recalculated_workbook(path)
+    assert named_cell(wb, "Extent").value == report["result"]["extent"] == "major victory"
+    assert named_cell(wb, "Winner").value == report["result"]["winner"] == "Blue"
+    assert named_cell(wb, "Clock").value == report["clock"]
+    marks = [r for r in wb["Marks"].iter_rows(min_row=4, values_only=True) if r[0] == "Red"]
+    expected = {m["percent"]: m for m in report["sides"][1]["marks"]}
+    for _, pct, needed, turn, part in marks:
+        assert needed == expected[pct]["base_units"], pct
+        assert (turn or None) == expected[pct]["crossed_turn"], pct
+        assert (part or None) == expected[pct]["crossed_part"], pct
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("when", aog.CrossedWhen.ALL)
+def test_libreoffice_agrees_with_either_setting(when: str, tmp_path: Path) -> None:
+    """The same battle, marks crossed when reached or when exceeded."""
+    from tests.libreoffice import recalculated_workbook
+
+    path = _ledger(tmp_path, "age-of-destiny", [("Blue", 60), ("Red", 40)],
+                   mark_crossed_when=when)  # fmt: skip
+    for side, lost, part in [("Blue", 9, 1), ("Red", 6, 2), ("Blue", 3, 2)]:
+        run_on_file(path, "record", side=side, lost=str(lost), part=str(part))
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", side="Blue", lost="1")
+    run_on_file(path, "end-turn")
+    computed = run_report(HeadlessBook(path, writable=False)).details
+    wb = recalculated_workbook(path)
+    shown = [r for r in wb["Turns"].iter_rows(min_row=4, values_only=True) if r[3]]
+    header = [c.value for c in wb["Turns"][3]]
+    col = {h: header.index(h) for h in ("Turn", "Part", "Side", "Marks crossed")}
+    crossed = {(r[col["Side"]], r[col["Turn"]], r[col["Part"]]): r[col["Marks crossed"]] or ""
+               for r in shown}  # fmt: skip
+    tests = {
+        (s["side"], t["turn"], t["part"]) for s in computed["sides"] for t in s["crisis_tests"]
+    }
+    assert {k for k, v in crossed.items() if v} == tests
+    if when == "reached":
+        assert crossed[("Blue", 1, 1)] == "15%" and crossed[("Red", 1, 2)] == "15%"
+    else:
+        # 12 of 60 exceed 15% but only reach 20%.
+        assert crossed[("Blue", 1, 1)] == "" and crossed[("Blue", 1, 2)] == "15%"
+
+
+# -- the --json contract and the user's mistakes --------------------------------------------
+
+
+def test_report_json_contract(tmp_path: Path) -> None:
+    """The keys scripts rely on (docs/victory-table.md)."""
+    path = _ledger(tmp_path, "age-of-glaube", [("Blue", 60), ("Red", 40)])
+    run_on_file(path, "record", side="Blue", lost="9")
+    shown = CliRunner().invoke(cli, ["report", str(path), "--json"])
+    data = json.loads(shown.output)["details"]
+    assert {"kind", "ruleset", "turn", "clock", "sides", "result"} <= set(data)
+    side = data["sides"][0]
+    assert {"side", "total", "lost", "percent", "victory_points", "marks", "crisis_tests"} <= set(
+        side
+    )
+    assert {"percent", "base_units", "crossed_turn"} <= set(side["marks"][0])
+    assert side["crisis_tests"] == [{"turn": 1, "part": 1, "percent": 15}]
+    assert set(data["result"]) >= {"extent", "winner", "difference"}
+
+
+@pytest.mark.parametrize(
+    ("args", "words", "code"),
+    [
+        (["record", "--side", "Green", "--lost", "1"], "no side 'Green'", 2),
+        (["record", "--side", "Blu", "--lost", "1"], "did you mean 'Blue'", 2),
+        (["record", "--side", "Blue", "--lost", "-1"], "--lost", 2),
+        (["record", "--side", "Blue", "--lost", "1", "--part", "3"], "--part", 2),
+        (["record", "--side", "Red", "--lost", "41"], "more base units lost than the side has", 1),
+        (["reinforce", "--side", "Red", "--base-units", "5", "--turn", "1"], "is closed", 1),
+        (["reinforce", "--side", "Red", "--base-units", "5", "--turn", "9"], "has not begun", 1),
+    ],
+)
+def test_mistakes_are_refused_and_the_file_unchanged(
+    args: list[str], words: str, code: int, tmp_path: Path
+) -> None:
+    path = _ledger(tmp_path, "age-of-glaube", [("Blue", 60), ("Red", 40)])
+    run_on_file(path, "end-turn")
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
+    assert result.exit_code == code, result.output
+    assert words in result.output
+    assert path.read_bytes() == before
+
+
+def test_the_setting_in_the_workbook_is_read(tmp_path: Path) -> None:
+    path = _ledger(tmp_path, "age-of-glaube", [("Blue", 60), ("Red", 40)])
+    wb = openpyxl.load_workbook(path)
+    named_cell(wb, "MarkCrossedWhen").value = "exceeded"
+    wb.save(path)
+    run_on_file(path, "record", side="Blue", lost="9")
+    assert run_report(HeadlessBook(path, writable=False)).details["sides"][0]["crisis_tests"] == []
+    named = openpyxl.load_workbook(path)
+    named_cell(named, "MarkCrossedWhen").value = "sometimes"
+    named.save(path)
+    with pytest.raises(BattleLedgerError, match="neither reached nor exceeded"):
+        run_report(HeadlessBook(path, writable=False))
+
+
+def test_sides_from_the_order_of_battle(tmp_path: Path) -> None:
+    """Base units: foot and horse (batteries and generals are not base units of troops)."""
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    oob = read_oob(example_path("age-of-glaube"), registry.get("age-of-glaube"))
+    path = tmp_path / "breitenfeld.xlsx"
+    save_workbook(build("victory-table", "age-of-glaube", oob), path)
+    sides = run_report(HeadlessBook(path, writable=False)).details["sides"]
+    assert [(s["side"], s["total"]) for s in sides] == [
+        (side, oob.total("base_units", side)) for side in oob.sides()
+    ]
+    assert all(s["total"] > 0 for s in sides)
