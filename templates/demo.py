@@ -6,11 +6,14 @@ nothing but the installed package is needed), builds every registered kind
 that supports the rule set (the roster for all; the DEP ledger for Eagles to
 Glory; whatever else is registered), saves each atomically as
 ``<out_dir>/<ruleset-id>-<kind>.xlsx`` and returns the paths written.
-``progress(path)`` is called after each file (the CLI prints it).
+``progress(path)`` is called after each file (the CLI prints it). Ledgers are
+played a few turns (the same operations as the buttons, dice seeded so the
+demo is the same each time): the DEP ledger 6 turns, the victory table 8.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -19,7 +22,9 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.oob import OrderOfBattle
 from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import build, kinds_for, save_atomic
 
 __all__ = ["build_demo", "example_path", "load_example"]
@@ -60,7 +65,55 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
         for kind in kinds_for(ruleset):
             wb = build(kind.name, ruleset, oob)
             path = save_atomic(wb, out / f"{ruleset.id}-{kind.name}.xlsx")
+            play = _PLAYS.get(kind.name)
+            if play is not None:
+                _played(path, play, random.Random(f"{ruleset.id}-{kind.name}"))
             written.append(path)
             if progress is not None:
                 progress(path)
     return written
+
+
+def _played(path: Path, play: Callable[[HeadlessBook, random.Random], None],
+            rng: random.Random) -> None:  # fmt: skip
+    """Play ``path`` with ``play``, saved once (the demo keeps no .bak)."""
+    book = HeadlessBook(path)
+    play(book, rng)
+    book.commit()
+    path.with_name(path.name + ".bak").unlink(missing_ok=True)
+
+
+def _play_dep(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns: most divisions take orders, some rest, now and then a stand is lost."""
+    from battle_ledger.sheets.dep_ledger import read_ledger
+
+    names = list(read_ledger(book).starts)
+    for _ in range(6):
+        for name in names:
+            if rng.random() < 0.6:
+                lost = 1 if rng.random() < 0.25 else 0
+                run_operation(book, "record", division=name, orders="Y", stands_lost=str(lost))
+            elif rng.random() < 0.5:
+                run_operation(book, "record", division=name, rest_eligible="Y")
+        run_operation(book, "end-turn")
+
+
+def _play_victory(book: HeadlessBook, rng: random.Random) -> None:
+    """Eight turns of losses in both parts, and a reinforcement in turn 4."""
+    from battle_ledger.sheets.victory_table import read_victory_table
+
+    sides = list(read_victory_table(book).starts)
+    for turn in range(1, 9):
+        if turn == 4:
+            run_operation(book, "reinforce", side=sides[0], base_units="4")
+        for part in (1, 2):
+            for side in sides:
+                run_operation(book, "record", side=side, lost=str(rng.randint(0, 1)),
+                              part=str(part))  # fmt: skip
+        run_operation(book, "end-turn")
+
+
+_PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "dep-ledger": _play_dep,
+    "victory-table": _play_victory,
+}

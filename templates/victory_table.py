@@ -214,6 +214,8 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
     last = head + 1 + turns_shown
     chart.add_data(Reference(ws, min_col=2, max_col=1 + max(len(sides), 1), min_row=head,
                              max_row=last), titles_from_data=True)  # fmt: skip
+    for series in chart.series:
+        series.smooth = False  # losses come in steps: straight lines, no overshoot
     chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last))
     chart.display_blanks = "gap"
     chart.x_axis.delete = False

@@ -37,10 +37,12 @@ __all__ = [
     "Pick",
     "Playbook",
     "bad_values",
+    "build_from_example",
     "dep_turns",
     "input_columns",
     "legal_battle",
     "legal_turn",
+    "play_periods",
 ]
 
 #: ``pick(low, high)``: a whole number from low to high inclusive.
@@ -183,3 +185,34 @@ PLAYBOOKS: dict[str, Playbook] = {
     ),
     "victory-table": Playbook("victory-table", "age-of-glaube", _victory_records, {"parts": 2}),
 }
+
+
+def build_from_example(kind: str, path: Path, **options: Any) -> Path:
+    """A ledger of ``kind`` from its playbook's rule set's bundled order of battle."""
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    ruleset = PLAYBOOKS[kind].ruleset
+    oob = read_oob(example_path(ruleset), registry.get(ruleset))
+    save_workbook(templates.build(kind, ruleset, oob, **options), path)
+    return path
+
+
+def play_periods(kind: str, path: Path, periods: int, seed: int) -> None:
+    """``periods`` legal periods of the playbook, each closed, committed once."""
+    import random
+
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import run_operation
+
+    rng = random.Random(seed)
+    for _ in range(periods):
+        book = HeadlessBook(path)
+        for operation, options in PLAYBOOKS[kind].records(rng.randint, path):
+            run_operation(book, operation, **options)
+        run_operation(book, KINDS[kind].close)
+        book.commit()

@@ -21,21 +21,17 @@ import pandas as pd
 import pytest
 
 from battle_ledger import templates
-from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS, Entry, LedgerKind, Role, Table
-from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import (
     load_operations,
     operations_for,
     run_check,
     run_on_file,
-    run_operation,
 )
-from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.macros import macro_name
-from tests.strategies import PLAYBOOKS, bad_values, input_columns
+from tests.strategies import PLAYBOOKS, bad_values, build_from_example, input_columns, play_periods
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import apply_actions, run_on_server
 
@@ -48,23 +44,11 @@ def _kind(name: str) -> LedgerKind:
 
 
 def _build(name: str, path: Path) -> Path:
-    """A ledger of kind ``name`` from its rule set's bundled order of battle."""
-    playbook = PLAYBOOKS[name]
-    oob = read_oob(example_path(playbook.ruleset), registry.get(playbook.ruleset))
-    save_workbook(templates.build(name, playbook.ruleset, oob), path)
-    return path
+    return build_from_example(name, path)
 
 
 def _play(name: str, path: Path, periods: int, seed: int) -> None:
-    """``periods`` legal periods: every thing's inputs recorded, then the period closed."""
-    rng = random.Random(seed)
-    kind = _kind(name)
-    for _ in range(periods):
-        book = HeadlessBook(path)
-        for operation, options in PLAYBOOKS[name].records(rng.randint, path):
-            run_operation(book, operation, **options)
-        run_operation(book, kind.close)
-        book.commit()
+    play_periods(name, path, periods, seed)
 
 
 def test_every_kind_is_declared_everywhere() -> None:

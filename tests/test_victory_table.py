@@ -257,3 +257,24 @@ def test_sides_from_the_order_of_battle(tmp_path: Path) -> None:
         (side, oob.total("base_units", side)) for side in oob.sides()
     ]
     assert all(s["total"] > 0 for s in sides)
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("seed", [11, 12])
+def test_libreoffice_agrees_on_generated_battles_when_marks_must_be_exceeded(
+    seed: int, tmp_path: Path
+) -> None:
+    """The generated battles of tests/test_ledger_kinds.py, with the other setting."""
+    from battle_ledger.sheets.victory_table import KIND
+    from tests.libreoffice import recalculated_workbook
+    from tests.strategies import build_from_example, play_periods
+
+    path = build_from_example("victory-table", tmp_path / "vt.xlsx", mark_crossed_when="exceeded")
+    play_periods("victory-table", path, periods=5, seed=seed)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in ("Total", "Lost so far", "Highest mark", "Crisis tests due"):
+        assert shown[header].astype(int).tolist() == expected[header].astype(int).tolist()
+    assert shown["Marks crossed"].fillna("").tolist() == expected["Marks crossed"].tolist()
