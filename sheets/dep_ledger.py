@@ -381,14 +381,6 @@ def read_ledger(book: Book) -> Ledger:
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Division"])
-        if name.casefold() in {n.casefold() for n in starts}:
-            raise CellValueError(
-                "two divisions have the same name: the ledger finds divisions by name",
-                column="Division",
-                value=name,
-                expected="unique division names",
-                **where_of(tables.things, index),
-            )
         dep, ccp = row["Start DEP"], row["Start CCP"]
         try:
             starts[name] = initial_state(

@@ -159,6 +159,7 @@ class NamedCell:
     entry: Entry = Entry.TEXT
     help: str = ""
     computed: bool = False
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -310,6 +311,17 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
                 )
         frames.append(frame)
     things, periods = frames
+    seen: set[str] = set()
+    for index, name in things[kind.thing_key.header].items():
+        if str(name).strip().casefold() in seen:
+            raise CellValueError(
+                f"two {kind.thing}s have the same name: the ledger finds {kind.thing}s by name",
+                column=kind.thing_key.header,
+                value=name,
+                expected=f"unique {kind.thing} names",
+                **where_of(things, index),
+            )
+        seen.add(str(name).strip().casefold())
     period_key = kind.period_key.header
     for index, value in periods[period_key].items():
         if pd.isna(value) or int(value) < 1:

@@ -317,14 +317,6 @@ def read_victory_table(book: Book) -> VictoryLedger:
     starts: dict[str, int] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Side"])
-        if name.casefold() in {n.casefold() for n in starts}:
-            raise CellValueError(
-                "two sides have the same name: the table finds sides by name",
-                column="Side",
-                value=name,
-                expected="unique side names",
-                **where_of(tables.things, index),
-            )
         if pd.isna(row["Base units at start"]):
             raise CellValueError(
                 f"side {name!r} has no base units at the start",

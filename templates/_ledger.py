@@ -19,7 +19,7 @@ from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.styles import PatternFill
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.sheets.book import Formula
@@ -30,16 +30,26 @@ from battle_ledger.templates._build import (
     add_table,
     add_whole_validation,
     add_yes_no_validation,
+    define_name,
     freeze,
     highlight_when,
     print_setup,
     protect,
     set_widths,
     title_row,
+    write,
 )
-from battle_ledger.templates.style import FILL_ALERT, FILL_WARN, FMT_INT, FMT_TEXT, style_formula
+from battle_ledger.templates.style import (
+    FILL_ALERT,
+    FILL_WARN,
+    FMT_INT,
+    FMT_TEXT,
+    style_formula,
+    style_header,
+    style_input,
+)
 
-__all__ = ["TABLE_TOP", "ledger_table", "status_formatting"]
+__all__ = ["TABLE_TOP", "ledger_table", "named_cells", "status_formatting"]
 
 #: The header row of every ledger table (its sheet's title and note above it).
 TABLE_TOP = 3
@@ -109,3 +119,38 @@ def status_formatting(ws: Worksheet, ref: TableRef, kind: LedgerKind, *, whole_r
             highlight_when(ws, cells, test, FILL_ALERT, True)
         else:
             highlight_when(ws, cells, test, FILL_WARN, True)
+
+
+def named_cells(
+    wb: Workbook,
+    ws: Worksheet,
+    kind: LedgerKind,
+    values: Mapping[str, Any],
+    formulas: Mapping[str, str],
+    formats: Mapping[str, str],
+    *,
+    top: int = 3,
+) -> dict[str, int]:
+    """The kind's named cells down columns A (label) and B (value or formula) from row
+    ``top``, each a workbook-level defined name; a drop-down for a choice. Returns the
+    row of each name (for the kind's own extras beside it)."""
+    rows: dict[str, int] = {}
+    for i, named in enumerate(kind.named_cells):
+        r = top + i
+        head = ws.cell(row=r, column=1)
+        write(head, named.label)
+        style_header(head)
+        cell = ws.cell(row=r, column=2)
+        fmt = formats.get(named.name, FMT_INT if named.entry is Entry.WHOLE else FMT_TEXT)
+        if named.computed:
+            write(cell, Formula(formulas[named.name]))
+            style_formula(cell, fmt)
+        else:
+            write(cell, values[named.name])
+            style_input(cell, fmt)
+        define_name(wb, named.name, f"{quote_sheetname(ws.title)}!$B${r}")
+        if named.choices:
+            add_list_validation(ws, f"B{r}", '"' + ",".join(named.choices) + '"',
+                                title=named.label, prompt=named.help)  # fmt: skip
+        rows[named.name] = r
+    return rows

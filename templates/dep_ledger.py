@@ -62,7 +62,6 @@ from battle_ledger.templates._build import (
     TableRef,
     add_table,
     add_whole_validation,
-    define_name,
     freeze,
     highlight_when,
     iso_date,
@@ -74,15 +73,18 @@ from battle_ledger.templates._build import (
     title_row,
     write,
 )
-from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, status_formatting
+from battle_ledger.templates._ledger import (
+    TABLE_TOP,
+    ledger_table,
+    named_cells,
+    status_formatting,
+)
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import (
     FILL_OK,
     FMT_INT,
-    FMT_TEXT,
     style_formula,
     style_header,
-    style_input,
 )
 
 if TYPE_CHECKING:
@@ -194,27 +196,12 @@ def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Work
         "TimeOfDay": "=MOD(StartTime+(CurrentTurn-1)*TurnMinutes/1440,1)",
         "LastClosedTurn": "=CurrentTurn-1",
     }
-    formats = {"StartTime": "hh:mm", "TimeOfDay": "hh:mm", "BattleName": FMT_TEXT,
-               "BattleDate": FMT_TEXT}  # fmt: skip
-    for i, named in enumerate(KIND.named_cells):
-        r = 3 + i
-        head = ws.cell(row=r, column=1)
-        write(head, named.label)
-        style_header(head)
-        cell = ws.cell(row=r, column=2)
-        fmt = formats.get(named.name, FMT_INT)
-        if named.computed:
-            write(cell, Formula(formulas[named.name]))
-            style_formula(cell, fmt)
-        else:
-            write(cell, values[named.name])
-            style_input(cell, fmt)
-        define_name(wb, named.name, f"{sheet_name(BATTLE_SHEET)}!$B${r}")
-        if named.name == "MaxDEP":
-            add_whole_validation(ws, f"B{r}", minimum=1, maximum=ceiling)
-            note = ws.cell(row=r, column=3)
-            write(note, f"{ceiling} unless the scenario says less")
-            note.font = Font(italic=True, size=9, color="595959")
+    formats = {"StartTime": "hh:mm", "TimeOfDay": "hh:mm"}
+    r = named_cells(wb, ws, KIND, values, formulas, formats)["MaxDEP"]
+    add_whole_validation(ws, f"B{r}", minimum=1, maximum=ceiling)
+    note = ws.cell(row=r, column=3)
+    write(note, f"{ceiling} unless the scenario says less")
+    note.font = Font(italic=True, size=9, color="595959")
     set_widths(ws, {"A": 24, "B": 26, "C": 34, "D": 12, "E": 12, "F": 12, "G": 12, "H": 14})
     print_setup(ws)
     protect(ws)

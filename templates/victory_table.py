@@ -38,9 +38,7 @@ from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     Formula,
     TableRef,
-    add_list_validation,
     add_table,
-    define_name,
     freeze,
     new_workbook,
     print_setup,
@@ -50,14 +48,12 @@ from battle_ledger.templates._build import (
     title_row,
     write,
 )
-from battle_ledger.templates._ledger import TABLE_TOP, ledger_table
+from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, named_cells
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import (
     FMT_INT,
-    FMT_TEXT,
     style_formula,
     style_header,
-    style_input,
 )
 
 if TYPE_CHECKING:
@@ -112,24 +108,8 @@ def _battle_sheet(
             f"IF({first}<{second},INDEX({names},1),INDEX({names},2)))"
         ),
     }
-    formats = {"StartTime": "hh:mm", "Difference": _FMT_PCT, "CurrentTurn": FMT_INT}
-    for i, named in enumerate(KIND.named_cells):
-        r = 3 + i
-        head = ws.cell(row=r, column=1)
-        write(head, named.label)
-        style_header(head)
-        cell = ws.cell(row=r, column=2)
-        fmt = formats.get(named.name, FMT_TEXT)
-        if named.computed:
-            write(cell, Formula(formulas[named.name]))
-            style_formula(cell, fmt)
-        else:
-            write(cell, values[named.name])
-            style_input(cell, fmt)
-        define_name(wb, named.name, f"{sheet_name(BATTLE_SHEET)}!$B${r}")
-        if named.name == "MarkCrossedWhen":
-            add_list_validation(ws, f"B{r}", '"' + ",".join(aog.CrossedWhen.ALL) + '"',
-                                title="Mark crossed when", prompt=named.help)  # fmt: skip
+    formats = {"StartTime": "hh:mm", "Difference": _FMT_PCT}
+    named_cells(wb, ws, KIND, values, formulas, formats)
     set_widths(ws, {"A": 26, "B": 22, "C": 16, "D": 12, "E": 12, "F": 12, "G": 12})
     print_setup(ws)
     protect(ws)
