@@ -20,6 +20,7 @@ the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
 from __future__ import annotations
 
 import contextlib
+import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -28,7 +29,11 @@ import pandas as pd
 
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    MissingTableError,
+)
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError, CommandError
 from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
@@ -79,6 +84,9 @@ SIDES = Table(
         Column("Side", "side", _K, help="the army", width=18),
         Column("Base units at start", "base_units", _I, Entry.WHOLE,
                "the army's base units before the battle (3.2)", low=1, width=12),
+        Column("Units", "units", _I, Entry.WHOLE,
+               "units of foot and horse: each rolls a random number in a crisis test (9.2)",
+               low=0, width=8),
         Column("Reinforcements", "reinforcements", _O, Entry.WHOLE,
                "base units arrived so far", width=14),
         Column("Total", "total", _O, Entry.WHOLE, "base units at start and arrived", width=9),
@@ -273,6 +281,7 @@ class VictoryLedger:
     tables: Tables
     rules: aog.MarkRules
     starts: dict[str, int]  # side -> base units at the start
+    units: dict[str, int]  # side -> units that roll in a crisis of morale test
     parts: int
     turn_minutes: int
     start_minutes: int  # the time turn 1 starts, in minutes after midnight
@@ -315,6 +324,7 @@ def read_victory_table(book: Book) -> VictoryLedger:
     ruleset = registry.get(book.meta().ruleset)
     rules = aog.MarkRules.from_ruleset(ruleset, _crossed_when(book))
     starts: dict[str, int] = {}
+    units: dict[str, int] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Side"])
         if pd.isna(row["Base units at start"]):
@@ -325,6 +335,7 @@ def read_victory_table(book: Book) -> VictoryLedger:
                 **where_of(tables.things, index),
             )
         starts[name] = int(row["Base units at start"])
+        units[name] = 0 if pd.isna(row["Units"]) else int(row["Units"])
     parts = int(ruleset.constant("scale", "player_parts_per_turn"))
     for index, value in tables.periods["Part"].items():
         if pd.isna(value) or not 1 <= int(value) <= parts:
@@ -337,7 +348,9 @@ def read_victory_table(book: Book) -> VictoryLedger:
             )
     minutes = int(ruleset.constant("scale", "turn_minutes"))
     points = int(ruleset.constant("victory_table", "victory_points_per_base_unit"))
-    return VictoryLedger(tables, rules, starts, parts, minutes, start_minutes(book) or 0, points)
+    return VictoryLedger(
+        tables, rules, starts, units, parts, minutes, start_minutes(book) or 0, points
+    )
 
 
 def _sequence(row: pd.Series, parts: int) -> int:
@@ -591,12 +604,17 @@ def reinforce(
                            {"turn": current, "side": name, "base_units": base_units})  # fmt: skip
 
 
-@operation(KIND.name, "end-turn")
-def end_turn(book: Book) -> OperationResult:
+@operation(
+    KIND.name,
+    "end-turn",
+    help={"seed": "roll the crisis tests due: one random number per unit (9.2), repeatable"},
+)
+def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
     """Close the current turn: check it, list the crisis-of-morale tests due in it (9.2),
-    and add the next turn's rows (both parts, every side).
+    and add the next turn's rows (both parts, every side). With --seed, roll each test
+    due: one random number 0.000-0.999 for every unit of the army, in the Log.
 
-    Example: battle-ledger run end-turn ledger.xlsx
+    Example: battle-ledger run end-turn ledger.xlsx --seed 1631
     """
     ledger = read_victory_table(book)
     if not ledger.starts:
@@ -623,8 +641,37 @@ def end_turn(book: Book) -> OperationResult:
             f"{d['side']} {d['percent']}% (part {d['part']})" for d in due
         )
     book.log("end-turn", detail, turn=turn)
+    rolls = [] if seed is None else _roll(book, ledger, due, turn, random.Random(seed))
+    if rolls:
+        detail += "; " + rolls[0]["reading"]
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
-                                    "tests_due": due, "sides": sides})  # fmt: skip
+                                    "tests_due": due, "sides": sides, "rolls": rolls})  # fmt: skip
+
+
+def _roll(
+    book: Book, ledger: VictoryLedger, due: list[dict[str, Any]], turn: int, rng: random.Random
+) -> list[dict[str, Any]]:
+    """One random number per unit of the army for each test due, each test a Log line.
+
+    What a number means is in the crisis-of-morale table, which the texts do not
+    print: the reading says so, naming the table and the file to fill in.
+    """
+    ruleset = registry.get(book.meta().ruleset)
+    try:
+        ruleset.require("crisis_of_morale_table")
+        reading = "read each number in the crisis-of-morale table (Rules sheet)"
+    except MissingTableError as exc:
+        reading = f"to read them: {exc.message}"
+    rolls = []
+    for test in due:
+        count = ledger.units.get(test["side"], 0)
+        numbers = [f"{float(aog.random_number(rng, ruleset)):.3f}" for _ in range(count)]
+        what = f"crisis of morale, {test['side']} {test['percent']}% (part {test['part']})"
+        if not numbers:
+            what += ": no units on the Sides sheet to roll for"
+        book.log("crisis roll", what, turn=turn, dice=" ".join(numbers))
+        rolls.append({**test, "numbers": numbers, "reading": reading})
+    return rolls
 
 
 @report(KIND.name)

@@ -68,9 +68,14 @@ _FMT_PCT = "0.0"
 _TURNS_SHOWN = 36  # three hours of 5-minute turns
 
 
-def sides_of(oob: OrderOfBattle) -> list[tuple[str, int]]:
-    """(side, base units) of an order of battle: its foot and horse (``base_units``)."""
-    return [(side, oob.total("base_units", side)) for side in oob.sides()]
+def sides_of(oob: OrderOfBattle) -> list[tuple[str, int, int]]:
+    """(side, base units, units) of an order of battle: its foot and horse, the units
+    that have base units."""
+    return [
+        (side, oob.total("base_units", side),
+         sum(1 for u in oob.units_of(side) if u.strength("base_units")))
+        for side in oob.sides()
+    ]  # fmt: skip
 
 
 def _extent_formula(ruleset: Ruleset, difference: str) -> str:
@@ -212,7 +217,7 @@ def build_victory_table(
     ruleset: Ruleset,
     oob: OrderOfBattle | None = None,
     *,
-    sides: Sequence[tuple[str, int]] | None = None,
+    sides: Sequence[tuple[str, int] | tuple[str, int, int]] | None = None,
     battle: str = "",
     start_time: str | _dt.time = "13:00",
     mark_crossed_when: str | None = None,
@@ -220,14 +225,16 @@ def build_victory_table(
 ) -> Workbook:
     """A new victory table for an era of the Age of Glaube family.
 
-    ``oob`` (or ``sides``: (name, base units) pairs): the armies and their base
-    units at the start. ``mark_crossed_when``: ``reached`` or ``exceeded``
-    (default: the era's data). ``turns_shown``: turns the chart covers.
+    ``oob`` (or ``sides``: (name, base units[, units]) tuples): the armies, their
+    base units at the start and the units that roll in a crisis of morale test.
+    ``mark_crossed_when``: ``reached`` or ``exceeded`` (default: the era's data).
+    ``turns_shown``: turns the chart covers.
     """
     rules = aog.MarkRules.from_ruleset(ruleset, mark_crossed_when)
-    armies = list(sides) if sides is not None else (sides_of(oob) if oob is not None else [])
-    names = [name.strip().casefold() for name, _ in armies]
-    for name, units in armies:
+    given = list(sides) if sides is not None else (sides_of(oob) if oob is not None else [])
+    armies = [(s[0], s[1], s[2] if len(s) > 2 else 0) for s in given]
+    names = [name.strip().casefold() for name, _, _ in armies]
+    for name, units, _ in armies:
         if not name.strip() or names.count(name.strip().casefold()) > 1:
             raise InvalidArgumentError("every side needs a name of its own", column="Side",
                                        value=name, expected="unique side names")  # fmt: skip
@@ -242,15 +249,16 @@ def build_victory_table(
     wb = new_workbook()
     bounds = {"parts": parts}
     side_ref = ledger_table(
-        wb, SIDES, [{"Side": n, "Base units at start": u} for n, u in armies], side_formulas,
+        wb, SIDES, [{"Side": n, "Base units at start": b, "Units": u} for n, b, u in armies],
+        side_formulas,
         bounds=bounds,
     )  # fmt: skip
-    ledger_table(wb, TURNS, turn_rows(1, [n for n, _ in armies], parts), turn_formulas,
+    ledger_table(wb, TURNS, turn_rows(1, [n for n, _, _ in armies], parts), turn_formulas,
                  bounds=bounds)  # fmt: skip
     _battle_sheet(wb, ruleset, {"BattleName": battle, "StartTime": time_value(start_time),
                                 "MarkCrossedWhen": rules.crossed_when}, side_ref)  # fmt: skip
-    _marks_sheet(wb, [n for n, _ in armies], rules)
-    _chart(wb, [n for n, _ in armies], turns_shown)
+    _marks_sheet(wb, [n for n, _, _ in armies], rules)
+    _chart(wb, [n for n, _, _ in armies], turns_shown)
     add_rules_sheet(wb, ruleset, tables=["victory_table", "win_margins", "scale"])
     return wb
 

@@ -278,3 +278,25 @@ def test_libreoffice_agrees_on_generated_battles_when_marks_must_be_exceeded(
     for header in ("Total", "Lost so far", "Highest mark", "Crisis tests due"):
         assert shown[header].astype(int).tolist() == expected[header].astype(int).tolist()
     assert shown["Marks crossed"].fillna("").tolist() == expected["Marks crossed"].tolist()
+
+
+def test_crisis_rolls_one_number_per_unit_and_repeat_with_the_seed(tmp_path: Path) -> None:
+    """9.2: "a random number must be rolled for all troops in the army"; the table that
+    reads them is not printed, and the message says which table to fill in, where."""
+    results = []
+    for copy in ("a", "b"):
+        (tmp_path / copy).mkdir()
+        path = _ledger(tmp_path / copy, "age-of-glaube", [("Blue", 60, 5), ("Red", 40, 4)])
+        run_on_file(path, "record", side="Red", lost="7")
+        results.append(run_on_file(path, "end-turn", seed="1631").details["rolls"])
+    assert results[0] == results[1]
+    (roll,) = results[0]
+    assert (roll["side"], roll["percent"], len(roll["numbers"])) == ("Red", 15, 4)
+    assert all(0 <= float(n) <= 0.999 for n in roll["numbers"])
+    assert "crisis_of_morale_table" in roll["reading"] and "age-of-glaube.yaml" in roll["reading"]
+    log = HeadlessBook(path, writable=False).read_table("tbl_Log")
+    assert log["Dice"].iloc[-1] == " ".join(roll["numbers"])
+    # Without a seed nothing is rolled.
+    path = _ledger(tmp_path, "age-of-reason", [("Blue", 60, 5), ("Red", 40, 4)])
+    run_on_file(path, "record", side="Red", lost="7")
+    assert run_on_file(path, "end-turn").details["rolls"] == []
