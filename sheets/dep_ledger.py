@@ -305,7 +305,6 @@ KIND = register(
         close="end-turn",
         macro_prefix="dep",
         template_version=2,
-        extras=("side totals", "DEP by turn chart"),
     )
 )
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import numbers
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -34,7 +34,7 @@ import pandas as pd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Formula, Meta
 from battle_ledger.sheets.errors import CellValueError, CommandError, WrongKindError
-from battle_ledger.sheets.values import is_blank, whole, yes_no
+from battle_ledger.sheets.values import whole, yes_no
 
 __all__ = [
     "KINDS",
@@ -45,11 +45,8 @@ __all__ = [
     "Role",
     "Table",
     "Tables",
-    "cell_value",
     "clock_text",
     "find_name",
-    "ledger_kind",
-    "located",
     "read_tables",
     "register",
     "rows_with_formulas",
@@ -197,7 +194,6 @@ class LedgerKind:
     macro_prefix: str
     template_version: int = 1
     oldest_version: int = 1
-    extras: tuple[str, ...] = field(default=())
 
     @property
     def thing_key(self) -> Column:
@@ -208,9 +204,6 @@ class LedgerKind:
     def period_key(self) -> Column:
         """The periods table's period-number column."""
         return next(c for c in self.periods.columns if c.role is Role.KEY)
-
-    def supports(self, ruleset_id: str) -> bool:
-        return ruleset_id in self.rulesets
 
     def check_version(self, book: Book) -> Meta:
         """The book's ``_meta``, refused unless it is this kind in a version we can read."""
@@ -245,19 +238,6 @@ def register(kind: LedgerKind) -> LedgerKind:
     return kind
 
 
-def ledger_kind(name: str) -> LedgerKind:
-    """The registered kind ``name``."""
-    from battle_ledger.sheets.operations import load_operations
-
-    load_operations()
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise CommandError(
-            f"no ledger kind {name!r}", value=name, expected="one of " + ", ".join(KINDS)
-        ) from None
-
-
 # -- reading ------------------------------------------------------------------------------
 
 
@@ -277,9 +257,6 @@ class Tables:
     kind: LedgerKind
     things: pd.DataFrame
     periods: pd.DataFrame
-
-    def thing_names(self) -> list[str]:
-        return [str(n) for n in self.things[self.kind.thing_key.header]]
 
     @property
     def current(self) -> int:
@@ -360,21 +337,6 @@ def _read(frame: pd.DataFrame, index: Any, column: Column, reader: Callable[[Any
         ) from None  # fmt: skip
 
 
-def cell_value(column: Column, value: Any, *, bounds: Mapping[str, int] | None = None) -> Any:
-    """``value`` (an option, or a cell's value) as column ``column`` holds it.
-
-    ``bounds``: the rules' values a column's ``high`` may name.
-    """
-    if column.entry is Entry.YES_NO:
-        return yes_no(value, column.header)
-    if column.entry is Entry.WHOLE:
-        high = column.high
-        if isinstance(high, str):
-            high = (bounds or {})[high]
-        return whole(value, column.header, low=column.low, high=high)
-    return None if is_blank(value) else str(value)
-
-
 def start_minutes(book: Book) -> int | None:
     """The time of day the battle starts (named cell ``StartTime``), in minutes after
     midnight; None where the workbook does not say (no name, blank, not a time)."""
@@ -441,8 +403,3 @@ def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFra
         index=rows.index,
     )
     return pd.concat([rows, extra], axis=1)
-
-
-def located(exc: BattleLedgerError, frame: pd.DataFrame, index: Any = None) -> BattleLedgerError:
-    """``exc`` with the file, sheet, table and row of ``frame``'s row ``index`` added."""
-    return exc.located(**where_of(frame, index))

@@ -266,7 +266,6 @@ KIND = register(
         close="end-turn",
         macro_prefix="victory",
         template_version=1,
-        extras=("marks", "% lost chart", "result"),
     )
 )
 

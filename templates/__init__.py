@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -106,9 +106,15 @@ def build(
     kind: str,
     ruleset: str | Ruleset,
     oob: OrderOfBattle | None = None,
+    *,
+    flags: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Workbook:
-    """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle)."""
+    """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle).
+
+    An option the kind's builder does not take is refused (``CommandError``),
+    named as ``flags`` spells it (the CLI's ``--start`` for ``start_time``).
+    """
     try:
         entry = KINDS[kind]
     except KeyError:
@@ -129,13 +135,13 @@ def build(
             value=oob.ruleset_id,
             expected=rs.id,
         )
-    _check_options(entry, options)
+    _check_options(entry, options, flags or {})
     wb = entry.builder(rs, oob, **options)
     finish(wb, kind, rs.id, version=entry.version)
     return wb
 
 
-def _check_options(entry: TemplateKind, options: dict[str, Any]) -> None:
+def _check_options(entry: TemplateKind, options: dict[str, Any], flags: Mapping[str, str]) -> None:
     """Refuse an option the kind's builder does not take (never ignore it)."""
     from battle_ledger.sheets.errors import CommandError
 
@@ -145,7 +151,7 @@ def _check_options(entry: TemplateKind, options: dict[str, Any]) -> None:
     known = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
     for name in options:
         if name not in known:
-            flag = "--" + name.replace("_", "-")
+            flag = flags.get(name, "--" + name.replace("_", "-"))
             raise CommandError(
                 f"a {entry.name} has no option {flag}",
                 value=flag,

@@ -62,15 +62,14 @@ def ledger_table(
     formulas: Callable[[int], Mapping[str, str]],
     *,
     bounds: Mapping[str, int],
-    note: str | None = None,
 ) -> TableRef:
     """Table ``table`` on a new sheet, one row per ``rows`` (a blank row if none).
 
-    ``bounds``: the values a column's ``high`` names (``{"max_dep": 48}``).
-    ``note``: the sheet's note line (default: the table's, formatted with ``bounds``).
+    ``bounds``: the values a column's ``high`` names (``{"max_dep": 48}``); the
+    table's note may name them too (``{max_ccp}``).
     """
     ws: Worksheet = wb.create_sheet(table.sheet)
-    title_row(ws, 1, table.title, note if note is not None else table.note.format(**bounds))
+    title_row(ws, 1, table.title, table.note.format(**bounds))
     body: list[list[Any]] = []
     for i, row in enumerate(rows or [{}]):
         computed = {k: Formula(v) for k, v in formulas(TABLE_TOP + 1 + i).items()}

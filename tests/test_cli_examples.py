@@ -110,3 +110,16 @@ def test_a_mistake_in_the_command_exits_2_with_did_you_mean(tmp_path: Path) -> N
         assert result.exit_code == 2, (args, result.output)
         assert words in result.output, (args, result.output)
     assert book.read_bytes() == before
+
+
+def test_new_refuses_an_option_its_kind_does_not_take(tmp_path: Path) -> None:
+    """Never ignored: a roster has no start time, a DEP ledger no reach/exceed setting."""
+    for args, flag in [
+        (["new", "roster", "--ruleset", "etg", "--start", "10:00"], "--start"),
+        (["new", "dep-ledger", "--ruleset", "etg", "--mark-crossed-when", "exceeded"],
+         "--mark-crossed-when"),
+    ]:  # fmt: skip
+        out = tmp_path / "x.xlsx"
+        result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+        assert result.exit_code == 2 and f"has no option {flag}" in result.output
+        assert not out.exists()

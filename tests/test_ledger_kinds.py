@@ -60,6 +60,7 @@ def test_every_kind_is_declared_everywhere() -> None:
         assert name in templates.KINDS and name in PLAYBOOKS
         ops = {op.name for op in operations_for(name)}
         assert kind.close in ops and "record" in ops
+        assert kind.step.__module__.startswith("battle_ledger.rulesets.")  # the rules' own
         assert {macro_name(kind.macro_prefix, op) for op in ops} <= set(MACROS)
 
 

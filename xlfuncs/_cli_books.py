@@ -147,7 +147,7 @@ def new(
     given = {"blank_rows": blank_rows, "battle": battle, "start_time": start_time,
              "mark_crossed_when": mark_crossed_when}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    wb = templates.build(kind, ruleset, oob=oob, **options)
+    wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
     save_workbook(wb, out, overwrite=force)
     click.echo(f"wrote {out} ({kind}, {ruleset.id})")
 
