@@ -45,7 +45,14 @@ from battle_ledger.rulesets.dep import (
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError
-from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    letters,
+    match_above,
+    row_above,
+    sheet_name,
+    unless_blank,
+)
 from battle_ledger.sheets.ledger import (
     Column,
     Entry,
@@ -177,10 +184,10 @@ def turn_formulas(r: int) -> dict[str, str]:
     c = letters(TURNS.headers)
     d = letters(DIVISIONS.headers)
     div = sheet_name(DIVISIONS.sheet)
-    above, top = r - 1, _TOP
+    top = _TOP
 
     def prev(col: str) -> str:
-        return f"INDEX(${c[col]}${top}:${c[col]}{above},${c['Previous row']}{r})"
+        return row_above(c[col], top, r, f"${c['Previous row']}{r}")
 
     def start(col: str) -> str:
         return f"INDEX({div}!${d[col]}:${d[col]},${c['Division row']}{r})"
@@ -225,9 +232,8 @@ def turn_formulas(r: int) -> dict[str, str]:
             f'"blown","active"))'
         ),
         "Key": f'${c["Division"]}{r}&"|"&${c["Turn"]}{r}',
-        "Previous row": (
-            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1),'
-            f"${c['Key']}${top}:${c['Key']}{above},0),0)"
+        "Previous row": match_above(
+            f'${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1)', c["Key"], top, r
         ),
         "Division row": f"MATCH(${c['Division']}{r},{div}!${d['Division']}:${d['Division']},0)",
         "Cavalry flag": f"IF({yes_test(start('Cavalry'))},1,0)",
@@ -236,8 +242,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
     }
     # A row without a division (the blank row of an empty ledger) shows nothing.
-    blank = f'${c["Division"]}{r}=""'
-    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+    return unless_blank(f"${c['Division']}{r}", formulas)
 
 
 def division_formulas(r: int) -> dict[str, str]:
@@ -272,8 +277,7 @@ def division_formulas(r: int) -> dict[str, str]:
             f"IF(${c['DEP now']}{r}>={_R['maneuver_bonus_at_dep']},1,0))"
         ),
     }
-    blank = f'${c["Division"]}{r}=""'
-    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+    return unless_blank(f"${c['Division']}{r}", formulas)
 
 
 KIND = register(

@@ -9,11 +9,19 @@ template building them both write the same formulas from these.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-__all__ = ["constant_name", "letters", "safe_name", "sheet_name"]
+__all__ = [
+    "constant_name",
+    "letters",
+    "match_above",
+    "row_above",
+    "safe_name",
+    "sheet_name",
+    "unless_blank",
+]
 
 
 def safe_name(text: str) -> str:
@@ -30,6 +38,23 @@ def constant_name(table: str, name: str) -> str:
 def letters(headers: Sequence[str]) -> dict[str, str]:
     """Header -> column letter of a table whose first column is A."""
     return {h: get_column_letter(i + 1) for i, h in enumerate(headers)}
+
+
+def unless_blank(ref: str, formulas: Mapping[str, str]) -> dict[str, str]:
+    """Each formula shown only where ``ref`` is filled in (a table's blank row shows nothing)."""
+    return {k: f'=IF({ref}="","",{v})' for k, v in formulas.items()}
+
+
+def match_above(key: str, column: str, top: int, row: int) -> str:
+    """The position of ``key`` among the cells of ``column`` from ``top`` to the row above
+    ``row`` (0 if none): how a period row finds its thing's previous period without
+    a circular reference."""
+    return f"IFERROR(MATCH({key},${column}${top}:${column}{row - 1},0),0)"
+
+
+def row_above(column: str, top: int, row: int, position: str) -> str:
+    """The cell of ``column`` at ``position`` (from ``match_above``) in the rows above ``row``."""
+    return f"INDEX(${column}${top}:${column}{row - 1},{position})"
 
 
 def sheet_name(name: str) -> str:

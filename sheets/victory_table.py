@@ -36,7 +36,14 @@ from battle_ledger.rulesets.errors import (
 )
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError, CommandError
-from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    letters,
+    match_above,
+    row_above,
+    sheet_name,
+    unless_blank,
+)
 from battle_ledger.sheets.ledger import (
     Column,
     Entry,
@@ -155,13 +162,13 @@ def turn_formulas(r: int) -> dict[str, str]:
     c = letters(TURNS.headers)
     s = letters(SIDES.headers)
     sides = sheet_name(SIDES.sheet)
-    above, top = r - 1, _TOP
+    top = _TOP
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
 
     def prev(header: str) -> str:
-        return f"INDEX(${c[header]}${top}:${c[header]}{above},{cell('Previous row')})"
+        return row_above(c[header], top, r, cell("Previous row"))
 
     first, step, last = _C["first_mark_pct"], _C["mark_interval_pct"], _C["last_mark_pct"]
     total, lost = cell("Total"), cell("Lost so far")
@@ -182,10 +189,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Crisis tests due": f"IF({cell('Reached')}>{cell('Previous highest')},{due},0)",
         "Key": f'{cell("Side")}&"|"&{cell("Sequence")}',
         "Sequence": f"({cell('Turn')}-1)*{_PARTS}+{cell('Part')}",
-        "Previous row": (
-            f'IFERROR(MATCH({cell("Side")}&"|"&({cell("Sequence")}-1),'
-            f"${c['Key']}${top}:${c['Key']}{above},0),0)"
-        ),
+        "Previous row": match_above(f'{cell("Side")}&"|"&({cell("Sequence")}-1)', c["Key"], top, r),
         "Side row": f"MATCH({cell('Side')},{sides}!${s['Side']}:${s['Side']},0)",
         "Previous total": (
             f"IF({cell('Previous row')}=0,INDEX({sides}!${s['Base units at start']}:"
@@ -198,8 +202,7 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"{first}+{step}*INT(({over}-{first}*{total})/({step}*{total}))))"
         ),
     }
-    blank = f'{cell("Side")}=""'
-    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+    return unless_blank(cell("Side"), formulas)
 
 
 def side_formulas(r: int) -> dict[str, str]:
@@ -226,8 +229,7 @@ def side_formulas(r: int) -> dict[str, str]:
         ),
         "Last row": (f'IFERROR(MATCH({side}&"|"&COUNTIFS({col("Side")},{side}),{col("Key")},0),0)'),
     }
-    blank = f'{side}=""'
-    return {k: f'=IF({blank},"",{v})' for k, v in formulas.items()}
+    return unless_blank(side, formulas)
 
 
 KIND = register(
