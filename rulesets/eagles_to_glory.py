@@ -767,7 +767,12 @@ def _table_die(rs: Ruleset, table: str) -> int:
 
 
 def stand_victory_points(unit_type: str, grade: str) -> int:
-    """Victory points for eliminating one enemy stand: its type plus its class."""
+    """Victory points for eliminating one enemy stand: its type plus its class.
+
+    Squared infantry is infantry (20, a house reading: the table is not printed).
+    The text adds the class points to infantry ("infantry 20 + Class A 20");
+    adding them to every type is a house reading (``victory_points_per_grade``).
+    """
     rs = ruleset()
     unit = rs.term("unit_types", unit_type)
     cls = rs.term("grades", grade)
