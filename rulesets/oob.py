@@ -273,14 +273,13 @@ _GOTE = (
 
 
 def _troops(ruleset: Ruleset, unit_type: Term) -> bool:
-    """Foot and horse: the troops whose base units make the victory table's total.
-
-    A battery is "one cannon" representing 8-10 guns (2.4.3), and generals and
-    messengers are command units, not troops (3.2 counts "the total number of
-    troops on the battlefield")."""
+    """The troops whose base units make the victory table's total: the arms the era's
+    ``victory_table.base_unit_arms`` names (foot and horse, a marked house reading:
+    a battery is "one cannon", generals and messengers are command units)."""
     arm = unit_type.attrs.get("arm")
     if isinstance(arm, str):
-        return arm.casefold() in ("infantry", "cavalry")
+        arms = ruleset.constant("victory_table", "base_unit_arms")
+        return arm.casefold() in {str(a).casefold() for a in arms}
     return _not_artillery(ruleset, unit_type)
 
 

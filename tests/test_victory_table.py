@@ -300,3 +300,20 @@ def test_crisis_rolls_one_number_per_unit_and_repeat_with_the_seed(tmp_path: Pat
     path = _ledger(tmp_path, "age-of-reason", [("Blue", 60, 5), ("Red", 40, 4)])
     run_on_file(path, "record", side="Red", lost="7")
     assert run_on_file(path, "end-turn").details["rolls"] == []
+
+
+@pytest.mark.parametrize("era", aog.ERAS)
+def test_the_counting_rule_is_in_the_data_as_a_house_reading(era: str) -> None:
+    """Which base units count is written into each era's data, with its source, marked
+    a house reading (generals "comprise 1 base units" but are not troops)."""
+    from battle_ledger.rulesets.oob import strength_fields
+
+    rs = registry.get(era)
+    table = rs.table("victory_table")
+    const = table.values["base_unit_arms"]
+    assert const.house_default and const.source is not None
+    assert [str(a) for a in const.value] == ["infantry", "cavalry"]
+    field = next(f for f in strength_fields(rs) if f.name == "base_units")
+    for term in rs.vocabulary("unit_types").terms:
+        arm = str(term.attrs.get("arm", ""))
+        assert field.applies(rs, term) == (arm in ("infantry", "cavalry")), term.id
