@@ -33,7 +33,7 @@ from battle_ledger.sheets.operations import run_check, run_on_file, run_operatio
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from battle_ledger.xlfuncs.cli import cli
-from tests.dep_ledgers import DIVISIONS, ledger_outputs, make_ledger, record_turn
+from tests.dep_ledgers import DIVISIONS, ledger_outputs, make_ledger, record_turn, sheet_outputs
 from tests.tables import column_range, find_row, named_cell, table_cell
 
 
@@ -567,3 +567,40 @@ def test_a_missing_row_is_reported_and_end_turn_fills_it(ledger: Path) -> None:
     assert outputs[("2nd Division", 2)] == (48, 0, 48, 0, "active")
     assert ("2nd Division", 3) in outputs
     assert run_check(HeadlessBook(ledger, writable=False)) == []
+
+
+# -- a ledger built before the ledger kind (template version 1) ------------------------------
+
+V1 = Path(__file__).parent / "fixtures" / "dep-ledger-v1.xlsx"
+
+
+def test_a_version_1_ledger_still_opens_and_works(tmp_path: Path) -> None:
+    """tests/fixtures/dep-ledger-v1.xlsx was built and played one turn by Battle Ledger
+    before the ledger kinds (its formulas test ="Y"); today's operations go on with it."""
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes(V1.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 1
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    run_on_file(path, "record", division="9e Division", orders="Y", stands_lost="2")
+    run_on_file(path, "end-turn")
+    rows = {
+        d["division"]: d
+        for d in run_report(HeadlessBook(path, writable=False)).details["divisions"]
+    }
+    assert rows["5e Division"]["dep"] == 48 - 1 - 2  # turn 1, recorded by the old version
+    assert rows["9e Division"]["dep"] == 48 - 1 - 4
+    assert rows["2e Division de cavalerie"]["ccp"] == 2
+
+
+@pytest.mark.libreoffice
+def test_a_version_1_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds compute the same in LibreOffice."""
+    from tests.libreoffice import recalculated_workbook
+
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes(V1.read_bytes())
+    run_on_file(path, "record", division="9e Division", orders="Y", stands_lost="2")
+    run_on_file(path, "end-turn")
+    python = ledger_outputs(path)
+    shown = sheet_outputs(recalculated_workbook(path))
+    assert shown == python
