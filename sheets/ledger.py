@@ -168,7 +168,8 @@ class LedgerKind:
     what an operation writes when it appends rows. ``compute(book)``: the
     same outcome columns computed by the rules from the inputs, indexed like
     ``read_table`` (what report, check and the tests compare the workbook to).
-    ``close``: the operation that closes a period (``end-turn``).
+    ``close``: the operation that closes a period (``end-turn``); ``record``: the
+    one that records a period's inputs (``record``, ``eliminate``).
     ``statuses``: the status values; ``off_table``: those that take a thing
     off the table (no more period rows). ``step``: the pure rules function
     computing one period of one thing (documentation and tests read it).
@@ -192,6 +193,7 @@ class LedgerKind:
     compute: Callable[[Book], pd.DataFrame]
     close: str
     macro_prefix: str
+    record: str = "record"
     template_version: int = 1
     oldest_version: int = 1
 

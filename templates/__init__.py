@@ -44,8 +44,10 @@ __all__ = [
     "TemplateKind",
     "build",
     "kinds_for",
+    "known",
     "register_kind",
     "register_ledger",
+    "resolve",
     "save_atomic",
 ]
 
@@ -61,6 +63,7 @@ class TemplateKind:
     description: str
     rulesets: frozenset[str] | None = None  # None: every rule set
     version: int = TEMPLATE_VERSION  # the layout's version, written to _meta
+    aliases: frozenset[str] = frozenset()  # other names users build it by, for its rule sets
 
     def supports(self, ruleset: Ruleset | str) -> bool:
         rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
@@ -76,24 +79,54 @@ def register_kind(
     description: str,
     rulesets: frozenset[str] | set[str] | list[str] | tuple[str, ...] | None = None,
     version: int = TEMPLATE_VERSION,
+    aliases: frozenset[str] | tuple[str, ...] = (),
 ) -> TemplateKind:
-    """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``)."""
+    """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``); ``aliases``:
+    other names users build it by for its rule sets (``victory-table`` for Eagles to
+    Glory's victory points)."""
     kind = TemplateKind(
         name=name,
         builder=builder,
         description=description,
         rulesets=None if rulesets is None else frozenset(rulesets),
         version=version,
+        aliases=frozenset(aliases),
     )
     KINDS[name] = kind
     return kind
 
 
-def register_ledger(kind: LedgerKind, builder: Builder) -> TemplateKind:
+def register_ledger(
+    kind: LedgerKind, builder: Builder, aliases: tuple[str, ...] = ()
+) -> TemplateKind:
     """Register the builder of ledger kind ``kind``: its name, description and rule
     sets come from the declaration."""
-    return register_kind(
-        kind.name, builder, kind.description, kind.rulesets, version=kind.template_version
+    return register_kind(kind.name, builder, kind.description, kind.rulesets,
+                         version=kind.template_version, aliases=aliases)  # fmt: skip
+
+
+def known(name: str) -> bool:
+    """Whether ``name`` is a kind users can build (a kind's name or alias)."""
+    return name in KINDS or any(name in k.aliases for k in KINDS.values())
+
+
+def resolve(name: str, ruleset: Ruleset) -> TemplateKind:
+    """The kind ``name`` means for ``ruleset``: the kind itself, or the one it is an
+    alias of for that rule set (``victory-table`` for Eagles to Glory)."""
+    candidates = [k for k in KINDS.values() if name == k.name or name in k.aliases]
+    if not candidates:
+        names = sorted(set(KINDS) | {a for k in KINDS.values() for a in k.aliases})
+        raise InvalidArgumentError(
+            f"unknown workbook kind {name!r}", value=name, expected="one of " + ", ".join(names)
+        )
+    for entry in candidates:
+        if entry.supports(ruleset):
+            return entry
+    supported = sorted({r for k in candidates for r in (k.rulesets or ())})
+    raise InvalidArgumentError(
+        f"a {name} is not made for {ruleset.name}",
+        value=ruleset.id,
+        expected="one of " + ", ".join(supported),
     )
 
 
@@ -115,19 +148,8 @@ def build(
     An option the kind's builder does not take is refused (``CommandError``),
     named as ``flags`` spells it (the CLI's ``--start`` for ``start_time``).
     """
-    try:
-        entry = KINDS[kind]
-    except KeyError:
-        raise InvalidArgumentError(
-            f"unknown workbook kind {kind!r}", value=kind, expected="one of " + ", ".join(KINDS)
-        ) from None
     rs = ruleset if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset)
-    if not entry.supports(rs):
-        raise InvalidArgumentError(
-            f"a {kind} is not made for {rs.name}",
-            value=rs.id,
-            expected="one of " + ", ".join(sorted(entry.rulesets or ())),
-        )
+    entry = resolve(kind, rs)
     if oob is not None and oob.ruleset_id != rs.id:
         raise InvalidArgumentError(
             f"the order of battle is for {oob.ruleset_id}, not {rs.id}",
@@ -137,7 +159,7 @@ def build(
         )
     _check_options(entry, options, flags or {})
     wb = entry.builder(rs, oob, **options)
-    finish(wb, kind, rs.id, version=entry.version)
+    finish(wb, entry.name, rs.id, version=entry.version)
     return wb
 
 

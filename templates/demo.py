@@ -8,7 +8,8 @@ Glory; whatever else is registered), saves each atomically as
 ``<out_dir>/<ruleset-id>-<kind>.xlsx`` and returns the paths written.
 ``progress(path)`` is called after each file (the CLI prints it). Ledgers are
 played a few turns (the same operations as the buttons, dice seeded so the
-demo is the same each time): the DEP ledger 6 turns, the victory table 8.
+demo is the same each time): the DEP ledger 6 turns, the victory table 8, the
+victory points 6.
 """
 
 from __future__ import annotations
@@ -113,7 +114,26 @@ def _play_victory(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
+def _play_points(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns of stands eliminated, an objective taken, a wagon captured."""
+    from battle_ledger.sheets.victory_points import read_points
+
+    sides = read_points(book).sides
+    for turn in range(1, 7):
+        for side in sides:
+            unit = rng.choice(["infantry", "infantry", "heavy cavalry"])
+            grade, count = rng.choice(["A", "C", "C"]), str(rng.randint(1, 2))
+            run_operation(book, "eliminate", side=side, type=unit, grade=grade, count=count)
+        if turn == 3:
+            run_operation(book, "objective", name="the village", points="150",
+                          held_by=sides[0])  # fmt: skip
+        if turn == 5:
+            run_operation(book, "wagon", side=sides[-1], captured_by=sides[0])
+        run_operation(book, "end-turn")
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
     "dep-ledger": _play_dep,
     "victory-table": _play_victory,
+    "victory-points": _play_points,
 }

@@ -179,7 +179,32 @@ def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
     return found
 
 
+def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Stands eliminated on each side (types and classes whose points the text prints),
+    now and then at 0 DEP, an objective changing hands, a wagon captured."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.victory_points import read_points
+
+    sides = read_points(HeadlessBook(path, writable=False)).sides
+    kinds = [("infantry", "C"), ("infantry", "A"), ("heavy cavalry", "C"),
+             ("squared infantry", "Guard"), ("heavy cavalry", "A")]  # fmt: skip
+    found: list[tuple[str, dict[str, str]]] = []
+    for side in sides:
+        for _ in range(pick(1, 3)):
+            unit, grade = kinds[pick(0, len(kinds) - 1)]
+            options = {"side": side, "type": unit, "grade": grade, "count": str(pick(1, 3))}
+            if pick(0, 4) == 0:
+                options["at_zero_dep"] = "Y"
+            found.append(("eliminate", options))
+    holder = sides[pick(0, len(sides) - 1)]
+    found.append(("objective", {"name": "the hill top", "points": "50", "held_by": holder}))
+    if pick(0, 2) == 0:
+        found.append(("wagon", {"side": sides[0], "captured_by": sides[-1]}))
+    return found
+
+
 PLAYBOOKS: dict[str, Playbook] = {
+    "victory-points": Playbook("victory-points", "eagles-to-glory", _points_records, {}),
     "dep-ledger": Playbook(
         "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}
     ),

@@ -53,10 +53,13 @@ def table_cell(wb: Workbook, table: str, header: str, index: int) -> Cell:
 
 
 def column_range(wb: Workbook, table: str, header: str, last: str | None = None) -> str:
-    """``D4:D7``: the body of ``header`` (through ``last``'s column if given)."""
+    """``D4:D7``: the body of ``header`` (through ``last``'s column if given), as
+    openpyxl writes a range (one cell alone: ``D4``)."""
     _, _, min_row, _, max_row = _bounds(wb, table)
     first = column_letter(wb, table, header)
     end = column_letter(wb, table, last) if last else first
+    if (first, min_row + 1) == (end, max_row):
+        return f"{first}{max_row}"
     return f"{first}{min_row + 1}:{end}{max_row}"
 
 

@@ -39,6 +39,10 @@ load_operations()
 ALL = sorted(KINDS)
 
 
+def operation_options(name: str, operation: str) -> set[str]:
+    return set(next(o for o in operations_for(name) if o.name == operation).options)
+
+
 def _kind(name: str) -> LedgerKind:
     return KINDS[name]
 
@@ -59,7 +63,7 @@ def test_every_kind_is_declared_everywhere() -> None:
     for name, kind in KINDS.items():
         assert name in templates.KINDS and name in PLAYBOOKS
         ops = {op.name for op in operations_for(name)}
-        assert kind.close in ops and "record" in ops
+        assert kind.close in ops and kind.record in ops
         assert kind.step.__module__.startswith("battle_ledger.rulesets.")  # the rules' own
         assert {macro_name(kind.macro_prefix, op) for op in ops} <= set(MACROS)
 
@@ -192,6 +196,7 @@ def test_a_bad_cell_is_refused_by_every_operation(
 ) -> None:
     kind = _kind(name)
     path = _build(name, tmp_path / "ledger.xlsx")
+    _play(name, path, periods=1, seed=5)  # every table has rows
     wb = openpyxl.load_workbook(path)
     table_cell(wb, table, header, 0).value = value
     wb.save(path)
@@ -204,9 +209,11 @@ def test_a_bad_cell_is_refused_by_every_operation(
 
 
 def _bad_options() -> list[tuple[str, str, Any]]:
+    """Every bad value of every input column that the kind's record operation takes."""
     cases = []
     for name in ALL:
-        for column in input_columns(_kind(name).periods):
+        takes = operation_options(name, _kind(name).record)
+        for column in [c for c in input_columns(_kind(name).periods) if c.field in takes]:
             for value in bad_values(column, PLAYBOOKS[name].bounds):
                 cases.append((name, column.field, value))
     return cases
@@ -214,12 +221,15 @@ def _bad_options() -> list[tuple[str, str, Any]]:
 
 @pytest.mark.parametrize(("name", "field", "value"), _bad_options())
 def test_a_bad_option_is_refused(name: str, field: str, value: Any, tmp_path: Path) -> None:
+    """The playbook's first record of a period, one option made bad."""
+    kind = _kind(name)
     path = _build(name, tmp_path / "ledger.xlsx")
-    thing = HeadlessBook(path, writable=False).read_table(_kind(name).things.name)
-    first = str(thing[_kind(name).thing_key.header].iloc[0])
+    planned = PLAYBOOKS[name].records(random.Random(1).randint, path)
+    options = next(o for op, o in planned if op == kind.record)
     before = path.read_bytes()
-    with pytest.raises(BattleLedgerError):
-        run_on_file(path, "record", **{_kind(name).thing: first, field: str(value)})
+    with pytest.raises(BattleLedgerError) as info:
+        run_on_file(path, kind.record, **(options | {field: str(value)}))
+    assert info.value.column in (f"--{field.replace('_', '-')}", None) or field in str(info.value)
     assert path.read_bytes() == before
 
 

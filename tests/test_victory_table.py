@@ -317,3 +317,83 @@ def test_the_counting_rule_is_in_the_data_as_a_house_reading(era: str) -> None:
     for term in rs.vocabulary("unit_types").terms:
         arm = str(term.attrs.get("arm", ""))
         assert field.applies(rs, term) == (arm in ("infantry", "cavalry")), term.id
+
+
+# -- Eagles to Glory: victory points -----------------------------------------------------------
+
+
+def _points(tmp_path: Path, **options: Any) -> Path:
+    path = tmp_path / "points.xlsx"
+    save_workbook(build("victory-table", "etg", sides=["French", "Allied"], **options), path)
+    return path
+
+
+def test_etg_victory_table_is_the_victory_points(tmp_path: Path) -> None:
+    """``new victory-table --ruleset etg`` builds Eagles to Glory's victory points: 'for
+    each enemy stand you eliminate you will acquire points', objectives, wagons."""
+    path = _points(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().kind == "victory-points"
+    run_on_file(path, "eliminate", side="Allied", type="infantry", grade="Guard", count="2")
+    run_on_file(path, "eliminate", side="French", type="cuirassiers", grade="C")
+    run_on_file(path, "eliminate", side="French", type="squared infantry", grade="C")
+    run_on_file(path, "eliminate", side="French", type="infantry", grade="C",
+                at_zero_dep="Y")  # fmt: skip
+    run_on_file(path, "objective", name="the town", points="150", held_by="French")
+    run_on_file(path, "wagon", side="French", captured_by="Allied")
+    run_on_file(path, "end-turn")
+    data = run_report(HeadlessBook(path, writable=False)).details
+    points = {s["side"]: s for s in data["sides"]}
+    # French: 2 Guard infantry battalions (40 each) and the town.
+    assert points["French"]["victory_points"] == 80 + 150
+    # Allied: heavy cavalry 100, squared infantry 20; the stand removed at 0 DEP scores
+    # nothing (the default); a French wagon 200.
+    assert points["Allied"]["victory_points"] == 100 + 20 + 200
+    assert (data["turn"], data["result"]["winner"]) == (2, "Allied")
+    assert data["result"]["extent"] is None
+
+
+def test_etg_stands_at_zero_dep_score_when_the_workbook_says_so(tmp_path: Path) -> None:
+    path = _points(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    named_cell(wb, "ScoreRemovedAtZeroDEP").value = "Y"
+    wb.save(path)
+    run_on_file(path, "eliminate", side="French", type="infantry", grade="C", at_zero_dep="Y")
+    sides = run_report(HeadlessBook(path, writable=False)).details["sides"]
+    assert sides[1]["stand_points"] == 20
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"side": "French", "type": "light cavalry", "grade": "C"}, "victory_points_per_stand"),
+        ({"side": "French", "type": "infantry", "grade": "B"}, "victory_points_per_grade"),
+        ({"side": "French", "type": "camels", "grade": "C"}, "camels"),
+        ({"side": "Prussians", "type": "infantry", "grade": "C"}, "no side 'Prussians'"),
+    ],
+)
+def test_etg_points_the_text_does_not_print_are_refused(
+    options: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    """Never guessed: the message names the table and the file to fill in."""
+    path = _points(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(path, "eliminate", **options)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_etg_points_in_libreoffice_as_in_the_report(tmp_path: Path) -> None:
+    from tests.libreoffice import recalculated_workbook
+
+    path = _points(tmp_path)
+    run_on_file(path, "eliminate", side="Allied", type="heavy cavalry", grade="A")
+    run_on_file(path, "objective", name="the hill top", points="50", held_by="Allied")
+    run_on_file(path, "wagon", side="Allied", captured_by="French")
+    report = run_report(HeadlessBook(path, writable=False)).details
+    wb = recalculated_workbook(path)
+    shown = {r[0]: r[1:5] for r in wb["Sides"].iter_rows(min_row=4, values_only=True) if r[0]}
+    keys = ("stand_points", "objective_points", "wagon_points", "victory_points")
+    for side in report["sides"]:
+        assert list(shown[side["side"]]) == [side[k] for k in keys]
+    assert named_cell(wb, "Leader").value == report["result"]["winner"] == "French"

@@ -122,7 +122,7 @@ def new(
     from battle_ledger.rulesets import registry
     from battle_ledger.sheets.headless import save_workbook
 
-    if kind not in templates.KINDS:
+    if not templates.known(kind):
         raise InvalidArgumentError(
             f"unknown workbook kind {kind!r}",
             value=kind,

@@ -1,0 +1,138 @@
+"""Eagles to Glory's victory points, laid out from its declaration.
+
+``battle-ledger new victory-table --ruleset etg --oob OOB -o points.xlsx``
+
+Sheets: ``Battle`` (battle, current turn, the 0-DEP setting, who is ahead),
+``Sides`` (``tbl_Sides``), ``Eliminated`` (``tbl_Eliminated``), ``Objectives``
+(``tbl_Objectives`` and ``tbl_Wagons``), ``Rules`` (the Point Values tables:
+what the text prints, and ``missing`` where it does not), ``Log``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from openpyxl import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.victory_points import (
+    ELIMINATED,
+    EXTRAS_SHEET,
+    GRADE_POINTS,
+    KIND,
+    OBJECTIVES,
+    SIDES,
+    STAND_POINTS,
+    WAGONS,
+    eliminated_formulas,
+    side_formulas,
+)
+from battle_ledger.templates import register_ledger
+from battle_ledger.templates._build import (
+    add_list_validation,
+    add_table,
+    add_vocabulary_validation,
+    add_whole_validation,
+    define_name,
+    list_source,
+    lookup_block,
+    new_workbook,
+    print_setup,
+    protect,
+    set_widths,
+    title_row,
+)
+from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, named_cells
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.style import FMT_INT
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.oob import OrderOfBattle
+
+__all__ = ["build_victory_points"]
+
+_BLANK_ROWS = 6  # objectives and wagons to type in
+
+
+def _points_block(wb: Workbook, ruleset: Ruleset, vocabulary: str, table: str, key: str,
+                  name: str) -> None:  # fmt: skip
+    """Every spelling of each term and its points ("missing" where the text prints none),
+    on the hidden _lists sheet, as defined name ``name`` for the formulas' VLOOKUP."""
+    rows: list[list[Any]] = []
+    for term in ruleset.vocabulary(vocabulary).terms:
+        row = next((r for r in ruleset.rows(table) if str(r[key]) == term.id), None)
+        points = "missing" if row is None or row.get("points") is None else row["points"]
+        rows += [[spelling, points] for spelling in term.spellings()]
+    define_name(wb, name, lookup_block(wb, name, [name, "Points"], rows))
+
+
+def build_victory_points(
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None = None,
+    *,
+    sides: Sequence[str] | None = None,
+    battle: str = "",
+) -> Workbook:
+    """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
+    ``sides``)."""
+    names = list(sides) if sides is not None else (oob.sides() if oob is not None else [])
+    wb = new_workbook()
+    side_ref = ledger_table(wb, SIDES, [{"Side": n} for n in names], side_formulas, bounds={})
+    ref = ledger_table(wb, ELIMINATED, [], eliminated_formulas, bounds={})
+    ws = wb[ELIMINATED.sheet]
+    for header, vocabulary in (("Type", "unit_types"), ("Class", "grades")):
+        cells = f"{ref.col(header)}{ref.first_row}:{ref.col(header)}{ref.last_row}"
+        add_vocabulary_validation(ws, cells, wb, ruleset, vocabulary)
+    _points_block(wb, ruleset, "unit_types", "victory_points_per_stand", "unit", STAND_POINTS)
+    _points_block(wb, ruleset, "grades", "victory_points_per_grade", "grade", GRADE_POINTS)
+    _extras(wb, names)
+    battle_sheet: Worksheet = wb.create_sheet("Battle", 0)
+    title_row(battle_sheet, 1, KIND.title, "Yellow cells are yours; record stands eliminated "
+              "on the Eliminated sheet (the points go to the enemy).")  # fmt: skip
+    vp = side_ref.sheet_range("Victory points")
+    side_col = side_ref.sheet_range("Side")
+    two = f'COUNTIFS({side_col},"?*")=2'
+    first, second = (f"INDEX({vp},{i})" for i in (1, 2))
+    leader = (f'=IF({two},IF({first}>{second},INDEX({side_col},1),IF({second}>{first},'
+              f'INDEX({side_col},2),"")),"")')  # fmt: skip
+    values = {"BattleName": battle, "CurrentTurn": 1, "ScoreRemovedAtZeroDEP": "N"}
+    named_cells(wb, battle_sheet, KIND, values, {"Leader": leader}, {})
+    set_widths(battle_sheet, {"A": 30, "B": 22})
+    print_setup(battle_sheet)
+    protect(battle_sheet)
+    add_rules_sheet(
+        wb, ruleset, tables=["victory_points_per_stand", "victory_points_per_grade",
+                             "victory_points_other"],
+    )  # fmt: skip
+    return wb
+
+
+def _extras(wb: Workbook, sides: Sequence[str]) -> None:
+    """The objectives (points set by the scenario, held by) and the wagons captured."""
+    ws = wb.create_sheet(EXTRAS_SHEET)
+    title_row(
+        ws,
+        1,
+        "Objectives and wagons",
+        "Objectives: the points the scenario gives "
+        "them and who holds them. Wagons: 200 points each to the side that captures it.",
+    )
+    blank: list[list[Any]] = [[None] * 3 for _ in range(_BLANK_ROWS)]
+    objectives = add_table(ws, OBJECTIVES[0], OBJECTIVES[1], blank, top=TABLE_TOP)
+    wagons = add_table(ws, WAGONS[0], WAGONS[1], blank, top=TABLE_TOP, left=5)
+    source = list_source(wb, "sides", list(sides) or [""])
+    last = TABLE_TOP + _BLANK_ROWS
+    add_list_validation(ws, f"C{TABLE_TOP + 1}:C{last}", source, title="Held by")
+    add_list_validation(ws, f"F{TABLE_TOP + 1}:G{last}", source, title="Side")
+    add_whole_validation(ws, f"B{TABLE_TOP + 1}:B{last}", minimum=0)
+    for row in range(TABLE_TOP + 1, last + 1):
+        ws[f"B{row}"].number_format = FMT_INT
+    assert objectives.col("Held by") == "C" and wagons.col("Captured by") == "G"  # the formulas'
+    set_widths(ws, {"A": 22, "B": 9, "C": 18, "D": 3, "E": 22, "F": 18, "G": 18})
+    print_setup(ws, title_rows=f"{TABLE_TOP}:{TABLE_TOP}")
+    protect(ws)
+
+
+register_ledger(KIND, build_victory_points, aliases=("victory-table",))
