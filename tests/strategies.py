@@ -226,18 +226,19 @@ def build_from_example(kind: str, path: Path, **options: Any) -> Path:
     return path
 
 
-def play_periods(kind: str, path: Path, periods: int, seed: int) -> None:
-    """``periods`` legal periods of the playbook, each closed, committed once."""
+def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
+    """``periods`` legal periods of the playbook, each closed and committed; drawn
+    from a seed, or by ``pick`` (Hypothesis: ``lambda lo, hi: data.draw(...)``)."""
     import random
 
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.ledger import KINDS
     from battle_ledger.sheets.operations import run_operation
 
-    rng = random.Random(seed)
+    pick = random.Random(seed).randint if isinstance(seed, int) else seed
     for _ in range(periods):
         book = HeadlessBook(path)
-        for operation, options in PLAYBOOKS[kind].records(rng.randint, path):
+        for operation, options in PLAYBOOKS[kind].records(pick, path):
             run_operation(book, operation, **options)
         run_operation(book, KINDS[kind].close)
         book.commit()

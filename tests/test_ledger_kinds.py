@@ -19,6 +19,8 @@ from typing import Any
 import openpyxl
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from battle_ledger import templates
 from battle_ledger.rulesets.errors import BattleLedgerError
@@ -31,7 +33,14 @@ from battle_ledger.sheets.operations import (
     run_on_file,
 )
 from battle_ledger.xlfuncs.macros import macro_name
-from tests.strategies import PLAYBOOKS, bad_values, build_from_example, input_columns, play_periods
+from tests.strategies import (
+    PLAYBOOKS,
+    Pick,
+    bad_values,
+    build_from_example,
+    input_columns,
+    play_periods,
+)
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import apply_actions, run_on_server
 
@@ -51,7 +60,7 @@ def _build(name: str, path: Path) -> Path:
     return build_from_example(name, path)
 
 
-def _play(name: str, path: Path, periods: int, seed: int) -> None:
+def _play(name: str, path: Path, periods: int, seed: int | Pick) -> None:
     play_periods(name, path, periods, seed)
 
 
@@ -152,15 +161,24 @@ def _plain(value: Any) -> Any:
 
 @pytest.mark.libreoffice
 @pytest.mark.parametrize("name", ALL)
-@pytest.mark.parametrize("seed", [1, 2])
+@settings(
+    max_examples=2,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
 def test_libreoffice_agrees_with_the_rules_on_generated_battles(
-    name: str, seed: int, tmp_path: Path
+    name: str, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    """Battles Hypothesis draws through the kind's playbook (each example is one
+    LibreOffice recalculation, so few)."""
     from tests.libreoffice import recalculated_workbook
 
     kind = _kind(name)
+    tmp_path = tmp_path_factory.mktemp(name)
     path = _build(name, tmp_path / "ledger.xlsx")
-    _play(name, path, periods=4, seed=seed)
+    _play(name, path, periods=4, seed=lambda lo, hi: data.draw(st.integers(lo, hi)))
     expected = kind.compute(HeadlessBook(path, writable=False))
     recalculated = tmp_path / "recalculated.xlsx"
     recalculated_workbook(path).save(recalculated)

@@ -17,6 +17,8 @@ from typing import Any
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets import registry
@@ -260,24 +262,33 @@ def test_sides_from_the_order_of_battle(tmp_path: Path) -> None:
 
 
 @pytest.mark.libreoffice
-@pytest.mark.parametrize("seed", [11, 12])
+@settings(max_examples=2, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(data=st.data())
 def test_libreoffice_agrees_on_generated_battles_when_marks_must_be_exceeded(
-    seed: int, tmp_path: Path
+    data: st.DataObject,
 ) -> None:
-    """The generated battles of tests/test_ledger_kinds.py, with the other setting."""
+    """The Hypothesis battles of tests/test_ledger_kinds.py, with the other setting."""
+    import tempfile
+
     from battle_ledger.sheets.victory_table import KIND
     from tests.libreoffice import recalculated_workbook
     from tests.strategies import build_from_example, play_periods
 
-    path = build_from_example("victory-table", tmp_path / "vt.xlsx", mark_crossed_when="exceeded")
-    play_periods("victory-table", path, periods=5, seed=seed)
-    expected = KIND.compute(HeadlessBook(path, writable=False))
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
-    for header in ("Total", "Lost so far", "Highest mark", "Crisis tests due"):
-        assert shown[header].astype(int).tolist() == expected[header].astype(int).tolist()
-    assert shown["Marks crossed"].fillna("").tolist() == expected["Marks crossed"].tolist()
+    with tempfile.TemporaryDirectory(prefix="vt-exceeded-") as folder:
+        tmp_path = Path(folder)
+        path = build_from_example(
+            "victory-table", tmp_path / "vt.xlsx", mark_crossed_when="exceeded"
+        )
+        play_periods("victory-table", path, periods=5,
+                     seed=lambda lo, hi: data.draw(st.integers(lo, hi)))  # fmt: skip
+        expected = KIND.compute(HeadlessBook(path, writable=False))
+        recalculated = Path(folder) / "recalculated.xlsx"
+        recalculated_workbook(path).save(recalculated)
+        shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+        for header in ("Total", "Lost so far", "Highest mark", "Crisis tests due"):
+            assert shown[header].astype(int).tolist() == expected[header].astype(int).tolist()
+        assert shown["Marks crossed"].fillna("").tolist() == expected["Marks crossed"].tolist()
 
 
 def test_crisis_rolls_one_number_per_unit_and_repeat_with_the_seed(tmp_path: Path) -> None:
