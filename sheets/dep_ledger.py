@@ -62,7 +62,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     Tables,
     clock_text,
-    find_name,
+    find_thing,
     read_tables,
     register,
     rows_with_formulas,
@@ -613,10 +613,7 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
-    name = find_name(
-        ledger.starts, division, what="division", option="--division",
-        file=book.name, table=DIVISIONS.name,
-    )  # fmt: skip
+    name = find_thing(book, KIND, ledger.starts, division)
     given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
         raise InvalidArgumentError(

@@ -47,6 +47,7 @@ __all__ = [
     "Tables",
     "clock_text",
     "find_name",
+    "find_thing",
     "read_tables",
     "register",
     "rows_with_formulas",
@@ -363,6 +364,15 @@ def clock_text(minutes: int) -> str:
     """``HH:MM`` of ``minutes`` after midnight (past midnight wraps)."""
     minutes %= 1440
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def find_thing(book: Book, kind: LedgerKind, names: Iterable[str], given: str,
+               option: str | None = None) -> str:  # fmt: skip
+    """The thing of ``kind`` (a division, a side) that ``given`` names, or a
+    ``CommandError`` with "did you mean" (``option``: the option it came in, by
+    default ``--<thing>``)."""
+    return find_name(names, given, what=kind.thing, option=option or f"--{kind.thing}",
+                     file=book.name, table=kind.things.name)  # fmt: skip
 
 
 def find_name(names: Iterable[str], given: str, *, what: str, option: str, **where: Any) -> str:

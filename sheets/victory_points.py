@@ -36,7 +36,7 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     Tables,
-    find_name,
+    find_thing,
     read_tables,
     register,
     rows_with_formulas,
@@ -266,11 +266,6 @@ def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
 # -- operations -------------------------------------------------------------------------------
 
 
-def _side(ledger: PointsLedger, book: Book, side: str, option: str) -> str:
-    return find_name(ledger.sides, side, what="side", option=option, file=book.name,
-                     table=SIDES.name)  # fmt: skip
-
-
 @operation(
     KIND.name,
     "eliminate",
@@ -293,7 +288,7 @@ def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,
     Example: battle-ledger run eliminate ledger.xlsx --side French --type infantry --grade C
     """
     ledger = read_points(book)
-    name = _side(ledger, book, side, "--side")
+    name = find_thing(book, KIND, ledger.sides, side)
     rs = etg.ruleset()
     try:
         unit, cls = rs.term("unit_types", type), rs.term("grades", grade)
@@ -330,7 +325,7 @@ def objective(book: Book, *, name: str, points: int | None = None,
     Example: battle-ledger run objective ledger.xlsx --name Gemioncourt --points 150
     """
     ledger = read_points(book)
-    holder = _side(ledger, book, held_by, "--held-by") if held_by else ""
+    holder = find_thing(book, KIND, ledger.sides, held_by, "--held-by") if held_by else ""
     table = ledger.objectives
     match = table[table["Objective"].str.casefold() == name.strip().casefold()]
     if match.empty:
@@ -363,8 +358,8 @@ def wagon(book: Book, *, side: str, captured_by: str, name: str | None = None) -
     Example: battle-ledger run wagon ledger.xlsx --side Anglo-Allied --captured-by French
     """
     ledger = read_points(book)
-    owner = _side(ledger, book, side, "--side")
-    taker = _side(ledger, book, captured_by, "--captured-by")
+    owner = find_thing(book, KIND, ledger.sides, side)
+    taker = find_thing(book, KIND, ledger.sides, captured_by, "--captured-by")
     if owner == taker:
         raise InvalidArgumentError("a side does not capture its own wagon",
                                    column="--captured-by", value=captured_by,

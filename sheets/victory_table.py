@@ -53,7 +53,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     Tables,
     clock_text,
-    find_name,
+    find_thing,
     read_tables,
     register,
     rows_with_formulas,
@@ -528,11 +528,6 @@ def _set_inputs(
     book.write_cells(TURNS.name, pd.DataFrame([given], index=[index]))
 
 
-def _side(ledger: VictoryLedger, book: Book, side: str) -> str:
-    return find_name(ledger.starts, side, what="side", option="--side", file=book.name,
-                     table=SIDES.name)  # fmt: skip
-
-
 @operation(
     KIND.name,
     "record",
@@ -555,7 +550,7 @@ def record(
     Example: battle-ledger run record ledger.xlsx --side Swedish --lost 2 --part 1
     """
     ledger = read_victory_table(book)
-    name = _side(ledger, book, side)
+    name = find_thing(book, KIND, ledger.starts, side)
     if part > ledger.parts:
         raise CommandError(f"a turn has {ledger.parts} parts", column="--part", value=part,
                            expected=f"1 to {ledger.parts}")  # fmt: skip
@@ -586,7 +581,7 @@ def reinforce(
     Example: battle-ledger run reinforce ledger.xlsx --side Swedish --base-units 6
     """
     ledger = read_victory_table(book)
-    name = _side(ledger, book, side)
+    name = find_thing(book, KIND, ledger.starts, side)
     current = ledger.current_turn
     if turn is not None and turn != current:
         raise InvalidArgumentError(

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from openpyxl import Workbook
+from openpyxl.chart import LineChart, Reference
 from openpyxl.styles import PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
@@ -49,7 +50,7 @@ from battle_ledger.templates.style import (
     style_input,
 )
 
-__all__ = ["TABLE_TOP", "ledger_table", "named_cells", "status_formatting"]
+__all__ = ["TABLE_TOP", "grid_chart", "ledger_table", "named_cells", "status_formatting"]
 
 #: The header row of every ledger table (its sheet's title and note above it).
 TABLE_TOP = 3
@@ -153,3 +154,39 @@ def named_cells(
                                 title=named.label, prompt=named.help)  # fmt: skip
         rows[named.name] = r
     return rows
+
+
+def grid_chart(
+    grid: Worksheet,
+    front: Worksheet,
+    *,
+    series: int,
+    head: int,
+    last: int,
+    title: str,
+    y_title: str,
+    x_title: str,
+    y_max: int | None = None,
+    size: tuple[float, float] = (12, 26),
+) -> None:
+    """A line chart of ``grid`` (periods down column A from ``head + 1`` to ``last``,
+    one series per column from B, named in row ``head``) on the ``front`` sheet,
+    under what is there: straight lines (values change in steps), gaps for #N/A."""
+    chart = LineChart()
+    chart.title, chart.y_axis.title, chart.x_axis.title = title, y_title, x_title
+    chart.y_axis.scaling.min = 0
+    if y_max is not None:
+        chart.y_axis.scaling.max = y_max
+    chart.height, chart.width = size
+    data = Reference(grid, min_col=2, max_col=1 + max(series, 1), min_row=head, max_row=last)
+    chart.add_data(data, titles_from_data=True)
+    for line in chart.series:
+        line.smooth = False
+    chart.set_categories(Reference(grid, min_col=1, min_row=head + 1, max_row=last))
+    chart.display_blanks = "gap"
+    # openpyxl hides axes by default (delete=True): show them.
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    if chart.legend is not None:
+        chart.legend.position = "r"
+    front.add_chart(chart, f"A{front.max_row + 3}")

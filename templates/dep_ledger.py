@@ -39,7 +39,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
-from openpyxl.chart import LineChart, Reference
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -75,6 +74,7 @@ from battle_ledger.templates._build import (
 )
 from battle_ledger.templates._ledger import (
     TABLE_TOP,
+    grid_chart,
     ledger_table,
     named_cells,
     status_formatting,
@@ -322,29 +322,10 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, max_dep: int) -> No
             cell = ws.cell(row=r, column=2 + j)
             write(cell, Formula("=" + value))
             style_formula(cell, FMT_INT)
-    last_row = head + 1 + turns_shown
-    chart = LineChart()
-    chart.title = "DEP of every division"
-    chart.y_axis.title = "DEP"
-    chart.x_axis.title = "Turn"
-    chart.y_axis.scaling.min = 0
-    chart.y_axis.scaling.max = max_dep
-    chart.height = 12
-    chart.width = 26
-    data = Reference(ws, min_col=2, max_col=1 + columns, min_row=head, max_row=last_row)
-    chart.add_data(data, titles_from_data=True)
-    for series in chart.series:
-        series.smooth = False  # DEP moves in steps: straight lines, no overshoot
-    chart.display_blanks = "gap"
-    chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last_row))
-    # openpyxl hides axes by default (delete=True): show them.
-    chart.x_axis.delete = False
-    chart.y_axis.delete = False
-    if chart.legend is not None:
-        chart.legend.position = "r"
     # On the Battle sheet, the umpire's front page, under the side totals.
-    battle: Worksheet = wb[BATTLE_SHEET]
-    battle.add_chart(chart, f"A{battle.max_row + 3}")
+    grid_chart(ws, wb[BATTLE_SHEET], series=columns, head=head, last=head + 1 + turns_shown,
+               title="DEP of every division", y_title="DEP", x_title="Turn",
+               y_max=max_dep)  # fmt: skip
     set_widths(ws, {"A": 6} | {get_column_letter(2 + j): 13 for j in range(columns)})
     ws.row_dimensions[head].height = 30
     freeze(ws, f"B{head + 1}")

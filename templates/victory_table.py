@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
-from openpyxl.chart import LineChart, Reference
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -48,7 +47,7 @@ from battle_ledger.templates._build import (
     title_row,
     write,
 )
-from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, named_cells
+from battle_ledger.templates._ledger import TABLE_TOP, grid_chart, ledger_table, named_cells
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import (
     FMT_INT,
@@ -190,23 +189,9 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
             )
             write(ws.cell(row=r, column=2 + j), Formula(value))
             style_formula(ws.cell(row=r, column=2 + j), _FMT_PCT)
-    chart = LineChart()
-    chart.title = "% lost by each side"
-    chart.y_axis.title = "% lost"
-    chart.x_axis.title = "Turn (5 minutes)"
-    chart.y_axis.scaling.min = 0
-    chart.height, chart.width = 10, 22
-    last = head + 1 + turns_shown
-    chart.add_data(Reference(ws, min_col=2, max_col=1 + max(len(sides), 1), min_row=head,
-                             max_row=last), titles_from_data=True)  # fmt: skip
-    for series in chart.series:
-        series.smooth = False  # losses come in steps: straight lines, no overshoot
-    chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last))
-    chart.display_blanks = "gap"
-    chart.x_axis.delete = False
-    chart.y_axis.delete = False
-    battle: Worksheet = wb[BATTLE_SHEET]
-    battle.add_chart(chart, f"A{battle.max_row + 3}")
+    grid_chart(ws, wb[BATTLE_SHEET], series=len(sides), head=head, last=head + 1 + turns_shown,
+               title="% lost by each side", y_title="% lost", x_title="Turn (5 minutes)",
+               size=(10, 22))  # fmt: skip
     set_widths(ws, {"A": 6} | {get_column_letter(2 + j): 14 for j in range(len(sides))})
     freeze(ws, f"B{head + 1}")
     print_setup(ws, title_rows=f"{head}:{head}")
