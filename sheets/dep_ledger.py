@@ -399,14 +399,16 @@ def read_ledger(book: Book) -> Ledger:
     return Ledger(tables, rules, starts, sides)
 
 
-def _inputs(row: pd.Series) -> TurnInputs:
-    values = {c.field: row[c.header] for c in TURNS.having(Role.INPUT) if c.field in _FIELDS}
+_FIELDS = set(TurnInputs.__dataclass_fields__) - {"turn"}
+_INPUTS = [(c.field, c.header) for c in TURNS.having(Role.INPUT) if c.field in _FIELDS]
+
+
+def _inputs(row: dict[str, Any]) -> TurnInputs:
+    """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
+    values = {field: row[header] for field, header in _INPUTS}
     counts = {k: 0 if pd.isna(v) else int(v) for k, v in values.items() if not isinstance(v, bool)}
     flags = {k: v for k, v in values.items() if isinstance(v, bool)}
     return TurnInputs(turn=int(row["Turn"]), **flags, **counts)
-
-
-_FIELDS = set(TurnInputs.__dataclass_fields__) - {"turn"}
 
 
 def compute_turns(ledger: Ledger) -> pd.DataFrame:
@@ -425,7 +427,7 @@ def compute_turns(ledger: Ledger) -> pd.DataFrame:
                 **where_of(ledger.turns, group.index[0]),
             )
         ordered = group.sort_values("Turn", kind="stable")
-        inputs = [_inputs(row) for _, row in ordered.iterrows()]
+        inputs = [_inputs(row) for row in ordered.to_dict("records")]
         try:
             result = run_division(ledger.starts[division], inputs, ledger.rules)
         except DepInputError as exc:

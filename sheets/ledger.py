@@ -285,7 +285,7 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
             reader = _reader(column)
             if reader is not None:
                 frame[column.header] = pd.Series(
-                    [_read(frame, i, column, reader) for i in frame.index],
+                    [_read(frame, i, v, column, reader) for i, v in frame[column.header].items()],
                     index=frame.index,
                     dtype=frame[column.header].dtype if column.entry is Entry.WHOLE else object,
                 )
@@ -329,8 +329,10 @@ def _reader(column: Column) -> Callable[[Any], Any] | None:
     return None
 
 
-def _read(frame: pd.DataFrame, index: Any, column: Column, reader: Callable[[Any], Any]) -> Any:
-    value = frame.at[index, column.header]
+def _read(
+    frame: pd.DataFrame, index: Any, value: Any, column: Column, reader: Callable[[Any], Any]
+) -> Any:
+    """``reader(value)``, a refusal located at ``frame``'s row ``index``."""
     try:
         return reader(value)
     except InvalidArgumentError as exc:
