@@ -36,10 +36,12 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     Tables,
+    clock_text,
     find_thing,
     read_tables,
     register,
     rows_with_formulas,
+    start_minutes,
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
@@ -163,7 +165,9 @@ KIND = register(
         period="turn",
         named_cells=(
             NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, "end-turn moves it on"),
+            NamedCell("Clock", "Clock", computed=True),
             NamedCell(
                 "ScoreRemovedAtZeroDEP",
                 "Stands removed at 0 DEP score",
@@ -399,7 +403,11 @@ def where_we_stand(book: Book) -> OperationResult:
     ahead = None
     if len(ranked) > 1 and ranked[0]["victory_points"] > ranked[1]["victory_points"]:
         ahead = ranked[0]["side"]
-    lines = [f"{_named(book, 'BattleName') or 'Victory points'}: turn {ledger.turn}"]
+    start = start_minutes(book)
+    minutes = int(etg.ruleset().constant("dep_economy", "turn_minutes"))
+    clock = None if start is None else clock_text(start + (ledger.turn - 1) * minutes)
+    title = _named(book, "BattleName") or "Victory points"
+    lines = [f"{title}: turn {ledger.turn}" + (f" ({clock})" if clock else "")]
     lines += [f"{s['side']}: {s['victory_points']} victory points (stands {s['stand_points']}, "
               f"objectives {s['objective_points']}, wagons {s['wagon_points']})"
               for s in sides]  # fmt: skip
@@ -407,7 +415,7 @@ def where_we_stand(book: Book) -> OperationResult:
     difference = ranked[0]["victory_points"] - ranked[1]["victory_points"] if ranked[1:] else 0
     return OperationResult(
         "\n".join(lines),
-        {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.turn, "clock": None,
+        {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.turn, "clock": clock,
          "sides": sides, "result": {"extent": None, "winner": ahead, "difference": difference}},
     )  # fmt: skip
 

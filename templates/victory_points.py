@@ -10,6 +10,7 @@ what the text prints, and ``missing`` where it does not), ``Log``.
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from openpyxl import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.sheets.victory_points import (
     ELIMINATED,
     EXTRAS_SHEET,
@@ -42,6 +44,7 @@ from battle_ledger.templates._build import (
     print_setup,
     protect,
     set_widths,
+    time_value,
     title_row,
 )
 from battle_ledger.templates._ledger import TABLE_TOP, ledger_table, named_cells
@@ -74,6 +77,7 @@ def build_victory_points(
     *,
     sides: Sequence[str] | None = None,
     battle: str = "",
+    start_time: str | _dt.time = "08:00",
 ) -> Workbook:
     """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
     ``sides``)."""
@@ -97,14 +101,18 @@ def build_victory_points(
     first, second = (f"INDEX({vp},{i})" for i in (1, 2))
     leader = (f'=IF({two},IF({first}>{second},INDEX({side_col},1),IF({second}>{first},'
               f'INDEX({side_col},2),"")),"")')  # fmt: skip
-    values = {"BattleName": battle, "CurrentTurn": 1, "ScoreRemovedAtZeroDEP": "N"}
-    named_cells(wb, battle_sheet, KIND, values, {"Leader": leader}, {})
+    values = {"BattleName": battle, "StartTime": time_value(start_time), "CurrentTurn": 1,
+              "ScoreRemovedAtZeroDEP": "N"}  # fmt: skip
+    minutes = constant_name("dep_economy", "turn_minutes")
+    clock = f'=TEXT(MOD(StartTime+(CurrentTurn-1)*{minutes}/1440,1),"hh:mm")'
+    named_cells(wb, battle_sheet, KIND, values, {"Leader": leader, "Clock": clock},
+                {"StartTime": "hh:mm"})  # fmt: skip
     set_widths(battle_sheet, {"A": 30, "B": 22})
     print_setup(battle_sheet)
     protect(battle_sheet)
     add_rules_sheet(
         wb, ruleset, tables=["victory_points_per_stand", "victory_points_per_grade",
-                             "victory_points_other"],
+                             "victory_points_other", "dep_economy"],
     )  # fmt: skip
     return wb
 

@@ -397,8 +397,9 @@ def test_etg_points_the_text_does_not_print_are_refused(
 def test_etg_points_in_libreoffice_as_in_the_report(tmp_path: Path) -> None:
     from tests.libreoffice import recalculated_workbook
 
-    path = _points(tmp_path)
+    path = _points(tmp_path, start_time="14:00")
     run_on_file(path, "eliminate", side="Allied", type="heavy cavalry", grade="A")
+    run_on_file(path, "end-turn")
     run_on_file(path, "objective", name="the hill top", points="50", held_by="Allied")
     run_on_file(path, "wagon", side="Allied", captured_by="French")
     report = run_report(HeadlessBook(path, writable=False)).details
@@ -408,3 +409,4 @@ def test_etg_points_in_libreoffice_as_in_the_report(tmp_path: Path) -> None:
     for side in report["sides"]:
         assert list(shown[side["side"]]) == [side[k] for k in keys]
     assert named_cell(wb, "Leader").value == report["result"]["winner"] == "French"
+    assert named_cell(wb, "Clock").value == report["clock"] == "14:15"
