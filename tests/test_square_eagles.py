@@ -304,3 +304,14 @@ def test_se_udf_errors_name_value_and_what_is_allowed() -> None:
         UDFS["SE_TARGET"]("guns", "bombard")
     with pytest.raises(InvalidArgumentError, match="dice"):
         UDFS["SE_HITS_ODDS"](2.5, 4.0)
+
+
+def test_a_square_has_no_flanks_to_fire_into() -> None:
+    """ "Squares have no flanks": Foot Artillery at 2 boxes into a square's flank gets its
+    base dice and the +1 at a Square, not the flank's +1 (4 dice, not 5); a Column has
+    flanks."""
+    assert se.fire_dice("foot artillery", 2, "target square, flank") == 4
+    assert se.fire_dice("foot artillery", 2, "target column, flank") == 5
+    from battle_ledger.xlfuncs import UDFS
+
+    assert UDFS["SE_FIRE_DICE"]("Foot Artillery", 2.0, "target square, flank") == 4

@@ -120,7 +120,8 @@ def SE_FIRE_DICE(unit_type: Any, range_boxes: Any, conditions: Any = "") -> Any:
     unit_type: the firing unit: Infantry, Lights, Foot Artillery (Guns) or Horse Artillery.
     range_boxes: the range in boxes (diagonals count 1.5); beyond the longest range: 0.
     conditions: optional, comma-separated: "target in cover", "target lights", "flank",
-    "unused order", "target column or square" (Artillery), "firer column or square" (Infantry).
+    "unused order", "target column" or "target square" (Artillery +1; a Square has no
+    flanks), "firer column or square" (Infantry).
     Returns the number of dice; given ranges, one row per shot.
     """
     return each(
