@@ -11,7 +11,7 @@ Odds are exact (``fractions.Fraction``), never sampled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -31,6 +31,10 @@ __all__ = [
     "LeaderCasualtyResult",
     "MeleeOutcome",
     "MeleeResult",
+    "UnitOutcome",
+    "UnitState",
+    "UnitStatus",
+    "UnitTurn",
     "actions_allowed",
     "ambulance_chance",
     "army_ranks",
@@ -72,7 +76,9 @@ __all__ = [
     "rally_chance",
     "range_band",
     "ruleset",
+    "run_unit",
     "shift_grade",
+    "unit_after_turn",
 ]
 
 RULESET_ID = "glory-of-the-empire"
@@ -677,6 +683,135 @@ def rally_chance(
     return _check_chance(
         "rally_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
     )
+
+
+# -- a unit's turn, as the casualty-brackets ledger keeps it ------------------------------------
+
+
+class UnitStatus:
+    """A unit's state in the ledger, in the text's words."""
+
+    FORMED = "formed"
+    DISORDERED = "disordered"
+    ROUTED = "routed"
+    ALL = (FORMED, DISORDERED, ROUTED)
+
+
+@dataclass(frozen=True)
+class UnitState:
+    """One unit between turns: its grade, figures at the start, lost so far, status."""
+
+    unit: str
+    grade: str
+    start: int
+    lost: int = 0
+    status: str = UnitStatus.FORMED
+
+
+@dataclass(frozen=True)
+class UnitTurn:
+    """What the umpire records for one unit in one turn (rolls: None, not rolled yet)."""
+
+    turn: int | None = None
+    fire: int = 0
+    melee: int = 0
+    leader_attached: bool = False
+    morale_roll: int | None = None
+    rally_roll: int | None = None
+
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """One turn of one unit, as the ledger shows it."""
+
+    lost: int
+    percent: Fraction
+    over_quarter: bool
+    crossed: tuple[int, ...]
+    check_due: bool
+    chance: int | None  # to pass the morale check, when one is due
+    passed: bool | None  # None: due but not rolled yet, or not due
+    rally_chance: int | None  # a routed or disordered unit's chance to rally
+    rallied: bool | None
+    status: str
+
+
+def unit_after_turn(state: UnitState, turn: UnitTurn) -> UnitOutcome:
+    """One turn of one unit: losses, the brackets first exceeded, the morale check.
+
+    A routed or disordered unit rolls to rally (50% + the rally modifiers) and
+    does not check ("These checks are for units that are not routed or
+    disordered"); a formed unit whose losses first exceed a bracket of its
+    grade checks once (house reading: one check however many brackets), at 50%
+    + the morale modifiers; a roll at or under the chance passes (house
+    reading), otherwise it routs 14". Percentages are of the figures at the
+    start of the battle.
+    """
+    where = [f"turn {turn.turn}"] if turn.turn is not None else []
+    where += [f"unit {state.unit!r}"] if state.unit else []
+    prefix = f"{', '.join(where)}: " if where else ""
+    fire = _whole(turn.fire, f"{prefix}figures lost to fire")
+    melee = _whole(turn.melee, f"{prefix}figures lost in melee")
+    lost = state.lost + fire + melee
+    if lost > state.start:
+        raise InvalidArgumentError(
+            f"{prefix}more figures lost than the unit has",
+            value=fire + melee,
+            expected=f"at most {state.start - state.lost} (the figures left)",
+        )
+    if state.status not in UnitStatus.ALL:
+        raise InvalidArgumentError(
+            f"{prefix}a unit is formed, disordered or routed",
+            value=state.status,
+            expected=", ".join(UnitStatus.ALL),
+        )
+    this_turn = fire + melee
+    conditions = "leader" if turn.leader_attached else ""
+    crossed = tuple(brackets_crossed(state.grade, state.start, state.lost, lost))
+    status, rally, rallied = state.status, None, None
+    if state.status != UnitStatus.FORMED:
+        only_disordered = state.status == UnitStatus.DISORDERED
+        terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
+        rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
+        if turn.rally_roll is not None:
+            rallied = _passes(_percent_roll(turn.rally_roll, "rally roll"), rally)
+            status = UnitStatus.FORMED if rallied else state.status
+    due = morale_check_due(state.grade, state.start, state.lost, lost,
+                           routed_or_disordered=state.status != UnitStatus.FORMED)  # fmt: skip
+    chance = passed = None
+    if due:
+        chance = morale_check_chance(state.grade, conditions, lost, state.start, this_turn)
+        if turn.morale_roll is not None:
+            passed = _passes(_percent_roll(turn.morale_roll, "morale roll"), chance)
+            if not passed:
+                status = UnitStatus.ROUTED
+    return UnitOutcome(
+        lost=lost,
+        percent=casualty_percent(state.start, lost),
+        over_quarter=lost_over_quarter_this_turn(state.start, this_turn),
+        crossed=crossed,
+        check_due=due,
+        chance=chance,
+        passed=passed,
+        rally_chance=rally,
+        rallied=rallied,
+        status=status,
+    )
+
+
+def _passes(roll: int, chance: int) -> bool:
+    at_or_under = bool(ruleset().constant("morale_check_rules", "roll_passes_at_or_under"))
+    return roll <= chance if at_or_under else roll < chance
+
+
+def run_unit(state: UnitState, turns: Sequence[UnitTurn]) -> list[UnitOutcome]:
+    """Every turn of one unit: the one fold of ``unit_after_turn``."""
+    outcomes: list[UnitOutcome] = []
+    for turn in turns:
+        out = unit_after_turn(state, turn)
+        outcomes.append(out)
+        state = UnitState(state.unit, state.grade, state.start, out.lost, out.status)
+    return outcomes
 
 
 # -- leaders --------------------------------------------------------------------------------------

@@ -641,3 +641,67 @@ def test_udf_bad_input() -> None:
         GOTE_MELEE_RESULT("high")
     with pytest.raises(UnknownTermError):
         GOTE_BRACKETS("recruit")
+
+
+# -- a unit's turn, as the casualty-brackets ledger keeps it ----------------------------------
+
+
+def _unit(grade_name: str = "conscript", start: int = 20, **kw: Any) -> Any:
+    return gote.UnitState("1st Line", grade_name, start, **kw)
+
+
+def test_a_unit_crossing_two_brackets_in_one_turn_checks_once() -> None:
+    """ "Any conscript or militia unit that has exceeded 25% or 50% or 75%": 4 of 20
+    lost (20%) then 7 more (55%) crosses 25% and 50%: one check (house reading), at 50%
+    - 5 per casting lost (11) - 20 for more than 25% this turn = 0."""
+    out = gote.run_unit(_unit(), [gote.UnitTurn(1, fire=4), gote.UnitTurn(2, fire=4, melee=3)])
+    assert out[0].crossed == () and not out[0].check_due
+    assert out[1].crossed == (25, 50) and out[1].check_due
+    assert out[1].over_quarter and out[1].chance == 0
+
+
+def test_the_roll_decides_at_or_under_the_chance() -> None:
+    """Guard checks only over 75%: 7 of 8 lost (87.5%), 2 this turn (25%: not more than
+    25%); with a leader, 50 + 30 + 10 - 5 x 7 castings = 55: 55 passes, 56 routs."""
+    assert gote.casualty_brackets("guard") == (75,)
+    state = gote.UnitState("Old Guard", "guard", 8, lost=5)
+
+    def rolled(roll: int) -> Any:
+        return gote.unit_after_turn(state, gote.UnitTurn(fire=2, leader_attached=True,
+                                                         morale_roll=roll))  # fmt: skip
+
+    assert (rolled(55).chance, rolled(55).passed, rolled(55).status) == (55, True, "formed")
+    assert (rolled(56).passed, rolled(56).status) == (False, "routed")
+    unrolled = gote.unit_after_turn(state, gote.UnitTurn(fire=2))
+    assert unrolled.check_due and unrolled.passed is None and unrolled.chance == 45
+
+
+def test_guard_checks_and_routs_on_a_high_roll() -> None:
+    state = gote.UnitState("Old Guard", "guard", 4, lost=2)
+    out = gote.unit_after_turn(state, gote.UnitTurn(fire=2, leader_attached=True, morale_roll=96))
+    # 4 of 4 lost: 100% exceeds 75%; 50 + 30 + 10 - 5 x 4 - 20 (2 of 4 this turn) = 50.
+    assert out.check_due and out.chance == 50
+    assert (out.passed, out.status) == (False, "routed")
+    ok = gote.unit_after_turn(state, gote.UnitTurn(fire=2, leader_attached=True, morale_roll=50))
+    assert (ok.passed, ok.status) == (True, "formed")
+
+
+def test_a_routed_unit_does_not_check_and_may_rally() -> None:
+    """ "These checks are for units that are not routed or disordered"; a bracket crossed
+    while routed is not owed after the rally (house reading)."""
+    routed = _unit(lost=4, status="routed")
+    out = gote.unit_after_turn(routed, gote.UnitTurn(fire=2, rally_roll=10))
+    assert out.crossed == (25,) and not out.check_due
+    # Rally: 50 - 5 x 6 castings = 20; 10 rallies.
+    assert (out.rally_chance, out.rallied, out.status) == (20, True, "formed")
+    later = gote.unit_after_turn(
+        gote.UnitState("1st Line", "conscript", 20, 6), gote.UnitTurn(fire=1)
+    )
+    assert later.crossed == () and not later.check_due
+    disordered = gote.unit_after_turn(_unit(status="disordered"), gote.UnitTurn())
+    assert disordered.rally_chance == 50 + 30  # "Unit is only broken or disordered +30%"
+
+
+def test_a_unit_cannot_lose_more_than_it_has() -> None:
+    with pytest.raises(InvalidArgumentError, match="more figures lost than the unit has"):
+        gote.unit_after_turn(_unit(start=5, lost=4), gote.UnitTurn(turn=3, fire=2))
