@@ -203,7 +203,32 @@ def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     return found
 
 
+def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Losses by fire and melee within what each unit has left, a leader now and then,
+    and percentile rolls typed for some units (the rest thrown or left open)."""
+    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
+    from battle_ledger.sheets.headless import HeadlessBook
+
+    found: list[tuple[str, dict[str, str]]] = []
+    for unit in standings(read_brackets(HeadlessBook(path, writable=False))):
+        left = unit["start"] - unit["lost"]
+        fire = min(left, pick(0, 2))
+        melee = min(left - fire, pick(0, 1) * pick(0, 2))
+        options = {"unit": unit["unit"], "fire": str(fire), "melee": str(melee)}
+        if pick(0, 3) == 0:
+            options["leader_attached"] = "Y"
+        if pick(0, 1):
+            options["morale_roll"] = str(pick(1, 100))
+        if pick(0, 1):
+            options["rally_roll"] = str(pick(1, 100))
+        found.append(("record", options))
+    return found
+
+
 PLAYBOOKS: dict[str, Playbook] = {
+    "casualty-brackets": Playbook(
+        "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
+    ),
     "victory-points": Playbook("victory-points", "eagles-to-glory", _points_records, {}),
     "dep-ledger": Playbook(
         "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}

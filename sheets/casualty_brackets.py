@@ -1,0 +1,594 @@
+"""Casualty brackets (Glory of the Empire): declaration, formulas and operations.
+
+``tbl_Units``: one row per unit (grade, figures at the start; its losses, % lost
+and status so far). ``tbl_Turns``: one row per unit per turn: figures lost to
+fire and in melee, a leader attached, the percentile rolls (morale, rally) as
+the umpire throws them; computed: losses so far, %, more than 25% this turn,
+the brackets first exceeded, whether a morale check is due and the chance to
+pass, the result, a routed or disordered unit's chance to rally, and the
+status. The formulas are ``rulesets.glory_of_the_empire.unit_after_turn`` step
+for step; the modifiers come from the Rules sheet and a hidden block of the
+grades' brackets and modifiers.
+
+Operations: ``record`` (a unit's losses and rolls this turn), ``end-turn``
+(close the turn, list the checks due; ``--seed`` throws the rolls not typed),
+``report`` (``--json``: docs/casualty-brackets.md), ``check``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import glory_of_the_empire as gote
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book, check_terms
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    letters,
+    match_above,
+    row_above,
+    sheet_name,
+    unless_blank,
+)
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    NamedCell,
+    Role,
+    Table,
+    Tables,
+    find_thing,
+    read_tables,
+    register,
+    rows_with_formulas,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.values import yes_test
+
+__all__ = [
+    "GRADES",
+    "KIND",
+    "MODIFIERS",
+    "TURNS",
+    "UNITS",
+    "compute_turns",
+    "end_turn",
+    "read_brackets",
+    "record",
+    "standings",
+    "turn_formulas",
+    "turn_row",
+    "unit_formulas",
+]
+
+_I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
+#: Defined names of the hidden blocks the formulas look up: every spelling of a grade
+#: with its brackets and modifiers; the check and rally modifiers by name.
+GRADES, MODIFIERS = "gote_grades", "gote_modifiers"
+_TOP = 3
+
+UNITS = Table(
+    name="tbl_Units",
+    sheet="Units",
+    title="Units",
+    note="Grade and figures at the start are yours; losses, % lost and status are as "
+    "recorded so far. Brackets: the casualty % a unit of that grade checks morale at.",
+    columns=(
+        Column("Side", "side", _I, help="the unit's side", width=14, fixed=True),
+        Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
+        Column("Grade", "grade", _I, Entry.CHOICE, "militia, conscript, veteran, elite or guard",
+               width=11),
+        Column("Figures at start", "start", _I, Entry.WHOLE, "figures at the start of the battle",
+               low=1, width=9),
+        Column("Brackets", "brackets", _O, help="the grade's casualty brackets (%)", width=10),
+        Column("Lost", "lost", _O, Entry.WHOLE, "figures lost so far", width=7),
+        Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / figures at start", width=8),
+        Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Last row", "last_row", _H),
+    ),
+)  # fmt: skip
+
+TURNS = Table(
+    name="tbl_Turns",
+    sheet="Turns",
+    title="Turns",
+    note="One row per unit per turn. Type the figures lost and, when a check or a rally is "
+    "due, the percentile roll (01-00; 00 is 100).",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
+        Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
+        Column("Unit", "unit", _K, help="the unit, as in tbl_Units", width=26),
+        Column("Lost to fire", "fire", _I, Entry.WHOLE, "figures lost to fire", low=0, width=8),
+        Column("Lost in melee", "melee", _I, Entry.WHOLE, "figures lost in melee", low=0,
+               width=8),
+        Column("Leader attached", "leader_attached", _I, Entry.YES_NO,
+               "Y if a leader is attached (+10%)", width=8),
+        Column("Morale roll", "morale_roll", _I, Entry.WHOLE,
+               "the percentile roll of a check due", low=1, high=100, width=8),
+        Column("Rally roll", "rally_roll", _I, Entry.WHOLE,
+               "the percentile roll to rally a routed or disordered unit", low=1, high=100,
+               width=8),
+        Column("Lost so far", "lost", _O, Entry.WHOLE, "figures lost in all", width=8),
+        Column("% lost", "percent", _O, Entry.NUMBER, "of the figures at the start", width=8),
+        Column("Over 25% this turn", "over_quarter", _O,
+               help="Y: more than 25% lost in this turn alone (-20%)", width=9),
+        Column("Brackets crossed", "crossed", _O, help="brackets first exceeded this turn",
+               width=10),
+        Column("Check due", "check_due", _O, help="Y: a morale check is due", width=8),
+        Column("Chance to pass", "chance", _O, help="50% + modifiers (%)", width=8),
+        Column("Result", "result", _O, help="passes, or routs 14\"", width=9),
+        Column("Rally chance", "rally_chance", _O, help="a routed or disordered unit's (%)",
+               width=8),
+        Column("Rallied", "rallied", _O, help="Y or N, once rolled", width=8),
+        Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Note", "note", _N, help="anything worth remembering", width=28),
+        Column("Key", "key", _H),
+        Column("Previous row", "previous_row", _H),
+        Column("Unit row", "unit_row", _H),
+        Column("Start", "start_figures", _H),
+        Column("Grade", "grade", _H),
+        Column("Previous lost", "previous_lost", _H),
+        Column("Previous status", "previous_status", _H),
+        Column("This turn", "this_turn", _H),
+        Column("Crossed 1", "crossed_1", _H),
+        Column("Crossed 2", "crossed_2", _H),
+        Column("Crossed 3", "crossed_3", _H),
+    ),
+)  # fmt: skip
+
+#: The columns of the grades block (after the spelling): the brackets' text, up to three
+#: brackets (0: none), the morale and rally modifiers of the grade.
+GRADE_BLOCK = ("Brackets", "Bracket 1", "Bracket 2", "Bracket 3", "Morale", "Rally")
+#: The rows of the modifiers block: (name, morale %, rally %).
+MODIFIER_ROWS = ("leader", "casualties", "lost over 25% this turn", "broken or disordered")
+
+
+def _rule(table: str, name: str) -> str:
+    return constant_name(table, name)
+
+
+def turn_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step."""
+    c = letters(TURNS.headers)
+    u = letters(UNITS.headers)
+    units = sheet_name(UNITS.sheet)
+    top = _TOP
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def prev(header: str) -> str:
+        return row_above(c[header], top, r, cell("Previous row"))
+
+    def grade(column: str) -> str:
+        return f"VLOOKUP({cell('Grade')},{GRADES},{GRADE_BLOCK.index(column) + 2},0)"
+
+    def modifier(name: str, which: int) -> str:
+        return f'VLOOKUP("{name}",{MODIFIERS},{which},0)'
+
+    start, lost, before = cell("Start"), cell("Lost so far"), cell("Previous lost")
+    leader = yes_test(cell("Leader attached"))
+    over = f'{cell("Over 25% this turn")}="Y"'
+
+    def chance(which: int, base: str, extra: str = "") -> str:
+        total = (
+            f"{base}+IF({leader},{modifier('leader', which)},0)"
+            f"+{grade('Morale' if which == 2 else 'Rally')}"
+            f"+{modifier('casualties', which)}*{lost}"
+            f"+IF({over},{modifier('lost over 25% this turn', which)},0){extra}"
+        )
+        return f"MAX(0,MIN(100,{total}))"
+
+    passes_at = f'{_rule("morale_check_rules", "roll_passes_at_or_under")}="yes"'
+
+    def passes(roll: str, odds: str) -> str:
+        return f"IF({passes_at},{roll}<={odds},{roll}<{odds})"
+
+    count = "+".join(f"({cell(f'Crossed {k}')}>0)" for k in (1, 2, 3))
+    highest = f"MAX({cell('Crossed 1')},{cell('Crossed 2')},{cell('Crossed 3')})"
+    lowest = (f"IF({cell('Crossed 1')}>0,{cell('Crossed 1')},IF({cell('Crossed 2')}>0,"
+              f"{cell('Crossed 2')},{cell('Crossed 3')}))")  # fmt: skip
+    formed = f'{cell("Previous status")}="formed"'
+    quarter = _rule("morale_check_rules", "lost_over_percent_this_turn")
+    rally_base = _rule("rally_chance", "rally_base_percent")
+    figures = f"${u['Figures at start']}:${u['Figures at start']}"
+    disordered = (
+        f'IF({cell("Previous status")}="disordered",{modifier("broken or disordered", 3)},0)'
+    )
+    formulas = {
+        "Lost so far": f"{before}+{cell('This turn')}",
+        "% lost": f"{lost}*100/{start}",
+        "Over 25% this turn": (f'IF({cell("This turn")}*100>{quarter}*{start},"Y","")'),
+        "Brackets crossed": (
+            f'IF({count}=0,"",IF({count}=1,{highest}&"%",{lowest}&"%-"&{highest}&"%"))'
+        ),
+        "Check due": f'IF(AND({count}>0,{formed}),"Y","")',
+        "Chance to pass": (
+            f'IF({cell("Check due")}="Y",'
+            f'{chance(2, _rule("rally_chance", "morale_check_base_percent"))},"")'
+        ),
+        "Result": (
+            f'IF(OR({cell("Check due")}<>"Y",{cell("Morale roll")}=""),"",'
+            f'IF({passes(cell("Morale roll"), cell("Chance to pass"))},"passes","routs"))'
+        ),
+        "Rally chance": (f'IF({formed},"",{chance(3, rally_base, "+" + disordered)})'),
+        "Rallied": (
+            f'IF(OR({cell("Rally chance")}="",{cell("Rally roll")}=""),"",'
+            f'IF({passes(cell("Rally roll"), cell("Rally chance"))},"Y","N"))'
+        ),
+        "Status": (
+            f'IF({cell("Result")}="routs","routed",IF({cell("Rallied")}="Y","formed",'
+            f"{cell('Previous status')}))"
+        ),
+        "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
+        "Previous row": match_above(f'{cell("Unit")}&"|"&({cell("Turn")}-1)', c["Key"], top, r),
+        "Unit row": f"MATCH({cell('Unit')},{units}!${u['Unit']}:${u['Unit']},0)",
+        "Start": f"INDEX({units}!{figures},{cell('Unit row')})",
+        "Grade": f"INDEX({units}!${u['Grade']}:${u['Grade']},{cell('Unit row')})",
+        "Previous lost": f"IF({cell('Previous row')}=0,0,{prev('Lost so far')})",
+        "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
+        "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
+    }
+    for k in (1, 2, 3):
+        b = grade(f"Bracket {k}")
+        formulas[f"Crossed {k}"] = (
+            f"IF(AND({b}>0,{before}*100<={b}*{start},{b}*{start}<{lost}*100),{b},0)"
+        )
+    return unless_blank(cell("Unit"), formulas)
+
+
+def unit_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: the unit as recorded so far."""
+    c = letters(UNITS.headers)
+    t = letters(TURNS.headers)
+    turns = sheet_name(TURNS.sheet)
+    unit = f"${c['Unit']}{r}"
+    row = f"${c['Last row']}{r}"
+
+    def at(header: str) -> str:
+        return f"INDEX({turns}!${t[header]}:${t[header]},{row})"
+
+    return unless_blank(unit, {
+        "Brackets": f"VLOOKUP(${c['Grade']}{r},{GRADES},2,0)",
+        "Lost": f"IF({row}=0,0,{at('Lost so far')})",
+        "% lost": f"${c['Lost']}{r}*100/${c['Figures at start']}{r}",
+        "Status": f'IF({row}=0,"formed",{at("Status")})',
+        "Last row": (f'IFERROR(MATCH({unit}&"|"&COUNTIFS({turns}!${t["Unit"]}:${t["Unit"]},'
+                     f'{unit}),{turns}!${t["Key"]}:${t["Key"]},0),0)'),
+    })  # fmt: skip
+
+
+KIND = register(
+    LedgerKind(
+        name="casualty-brackets",
+        title="Glory of the Empire: casualty brackets",
+        description="Glory of the Empire casualty brackets: every unit's losses turn by "
+        "turn, the brackets of its grade, the morale checks due and their chances",
+        rulesets=frozenset({"glory-of-the-empire"}),
+        things=UNITS,
+        periods=TURNS,
+        thing="unit",
+        period="turn",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
+        ),
+        statuses=gote.UnitStatus.ALL,
+        off_table=frozenset(),
+        step=gote.unit_after_turn,
+        period_formulas=turn_formulas,
+        compute=lambda book: compute_turns(read_brackets(book)),  # defined below
+        close="end-turn",
+        macro_prefix="cb",
+    )
+)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@dataclass
+class BracketsLedger:
+    """Everything an operation needs, read at once."""
+
+    tables: Tables
+    starts: dict[str, gote.UnitState]
+    sides: dict[str, str]
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        return self.tables.periods
+
+    @property
+    def current_turn(self) -> int:
+        return self.tables.current
+
+    def with_turns(self, turns: pd.DataFrame) -> BracketsLedger:
+        turns.attrs = dict(self.turns.attrs)
+        return replace(self, tables=replace(self.tables, periods=turns))
+
+
+def read_brackets(book: Book) -> BracketsLedger:
+    """Both tables; every unit's grade checked against the rules."""
+    tables = read_tables(book, KIND)
+    grades = check_terms(tables.things, "Grade", gote.ruleset(), "grades", allow_blank=False)
+    starts: dict[str, gote.UnitState] = {}
+    sides: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Unit"])
+        if pd.isna(row["Figures at start"]):
+            raise CellValueError(
+                f"unit {name!r} has no figures at the start",
+                column="Figures at start",
+                expected="a whole number 1 or more",
+                **where_of(tables.things, index),
+            )
+        starts[name] = gote.UnitState(name, str(grades[index]), int(row["Figures at start"]))
+        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+    return BracketsLedger(tables, starts, sides)
+
+
+def _roll(value: Any) -> int | None:
+    return None if pd.isna(value) else int(value)
+
+
+def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
+    folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
+    for name, group in ledger.turns.groupby("Unit", sort=False):
+        unit = str(name)
+        if unit not in ledger.starts:
+            raise CellValueError(
+                f"tbl_Turns names a unit that tbl_Units does not list: {unit!r}",
+                column="Unit", value=unit,
+                expected="one of " + ", ".join(repr(u) for u in ledger.starts),
+                **where_of(ledger.turns, group.index[0]),
+            )  # fmt: skip
+        state = ledger.starts[unit]
+        mine = folded.setdefault(unit, [])
+        ordered = group.sort_values("Turn", kind="stable")
+        for expected, (index, row) in enumerate(zip(ordered.index, ordered.to_dict("records"),
+                                                    strict=True), start=1):  # fmt: skip
+            if int(row["Turn"]) != expected:
+                raise CellValueError(
+                    f"unit {unit!r}: turns must run 1, 2, 3, ... without gaps or repeats",
+                    column="Turn", value=int(row["Turn"]), expected=str(expected),
+                    **where_of(ledger.turns, index),
+                )  # fmt: skip
+            turn = gote.UnitTurn(
+                turn=expected,
+                fire=0 if pd.isna(row["Lost to fire"]) else int(row["Lost to fire"]),
+                melee=0 if pd.isna(row["Lost in melee"]) else int(row["Lost in melee"]),
+                leader_attached=bool(row["Leader attached"]),
+                morale_roll=_roll(row["Morale roll"]),
+                rally_roll=_roll(row["Rally roll"]),
+            )
+            try:
+                out = gote.unit_after_turn(state, turn)
+            except InvalidArgumentError as exc:
+                raise exc.located(column="Lost to fire", **where_of(ledger.turns, index)) from None
+            state = replace(state, lost=out.lost, status=out.status)
+            mine.append((index, row, out))
+    return folded
+
+
+def _text(crossed: tuple[int, ...]) -> str:
+    if not crossed:
+        return ""
+    return f"{crossed[0]}%" if len(crossed) == 1 else f"{crossed[0]}%-{crossed[-1]}%"
+
+
+def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    rows = {}
+    for parts in _fold(ledger).values():
+        for index, _, out in parts:
+            rows[index] = [
+                out.lost, float(out.percent), "Y" if out.over_quarter else "",
+                _text(out.crossed), "Y" if out.check_due else "",
+                "" if out.chance is None else out.chance,
+                "" if out.passed is None else ("passes" if out.passed else "routs"),
+                "" if out.rally_chance is None else out.rally_chance,
+                "" if out.rallied is None else ("Y" if out.rallied else "N"),
+                out.status,
+            ]  # fmt: skip
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(ledger.turns.index)
+
+
+def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
+    """Each unit as recorded so far, with every check it has had (the ``--json`` units)."""
+    folded = _fold(ledger)
+    found = []
+    for unit, start in ledger.starts.items():
+        parts = folded.get(unit, [])
+        last = parts[-1][2] if parts else None
+        found.append({
+            "side": ledger.sides[unit], "unit": unit, "grade": start.grade,
+            "start": start.start, "lost": 0 if last is None else last.lost,
+            "percent": 0.0 if last is None else float(last.percent),
+            "status": start.status if last is None else last.status,
+            "checks": [
+                {"turn": int(row["Turn"]), "bracket": out.crossed[-1], "chance": out.chance,
+                 "roll": _roll(row["Morale roll"]), "passed": out.passed}
+                for _, row, out in parts if out.check_due
+            ],
+        })  # fmt: skip
+    return found
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
+    """A unit's row of a new turn: nothing lost, no leader, nothing rolled."""
+    return {"Turn": turn, "Side": side, "Unit": unit, "Lost to fire": 0, "Lost in melee": 0,
+            "Leader attached": "N"}  # fmt: skip
+
+
+def _rows(turn: int, units: list[str], ledger: BracketsLedger) -> pd.DataFrame:
+    return pd.DataFrame([turn_row(turn, ledger.sides[u], u) for u in units],
+                        columns=list(turn_row(turn, "", "")))  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "record",
+    options=(
+        Option("unit", str, required=True, help="the unit, as on the Units sheet"),
+        Option("fire", int, low=0, help="figures lost to fire this turn"),
+        Option("melee", int, low=0, help="figures lost in melee this turn"),
+        Option("leader_attached", bool, help="Y if a leader is attached (+10%)"),
+        Option("morale_roll", int, low=1, high=100, help="the percentile roll of a check due"),
+        Option("rally_roll", int, low=1, high=100, help="the percentile roll to rally"),
+        Option("note", str, help="anything worth remembering"),
+    ),
+)
+def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
+    """Record a unit's losses (and rolls) this turn; only the options given change.
+
+    Checked before anything is written: a unit cannot lose more figures than it has.
+
+    Example: battle-ledger run record ledger.xlsx --unit "89th Regiment of Foot" --fire 2
+    """
+    ledger = read_brackets(book)
+    name = find_thing(book, KIND, ledger.starts, unit)
+    headers = {"fire": "Lost to fire", "melee": "Lost in melee", "leader_attached":
+               "Leader attached", "morale_roll": "Morale roll", "rally_roll": "Rally roll",
+               "note": "Note"}  # fmt: skip
+    cells = {headers[k]: ("Y" if v else "N") if isinstance(v, bool) else v
+             for k, v in given.items()}  # fmt: skip
+    if not cells:
+        raise InvalidArgumentError("record needs at least one input to record",
+                                   expected="--fire, --melee, --leader-attached, ...")  # fmt: skip
+    turn = ledger.current_turn
+    turns = ledger.turns
+    mine = turns[(turns["Unit"] == name) & (turns["Turn"] == turn)]
+    trial_value = {k: (v == "Y") if k == "Leader attached" else v for k, v in cells.items()}
+    if mine.empty:
+        new = _rows(turn, [name], ledger)
+        trial = new.assign(**{"Leader attached": False}).set_axis([-1])
+        for header, value in trial_value.items():
+            trial[header] = trial[header].astype(object)
+            trial.at[-1, header] = value
+        compute_turns(ledger.with_turns(pd.concat([turns, trial])))
+        for header, value in cells.items():
+            new[header] = new[header].astype(object) if header in new else None
+            new.at[0, header] = value
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, turns, new))
+    else:
+        index = mine.index[0]
+        trial = turns.copy()
+        for header, value in trial_value.items():
+            trial[header] = trial[header].astype(object)
+            trial.at[index, header] = value
+        compute_turns(ledger.with_turns(trial))
+        book.write_cells(TURNS.name, pd.DataFrame([cells], index=[index]))
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    book.log("record", detail, turn=turn)
+    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+
+
+@operation(
+    KIND.name,
+    "end-turn",
+    help={"seed": "throw the percentile rolls not typed yet (checks due, rallies), repeatable"},
+)
+def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
+    """Close the current turn: every unit gets its row (nothing lost if none), the checks
+    due are listed with their chances; with --seed the rolls not typed are thrown and
+    logged, and routs and rallies follow. Then the next turn's rows.
+
+    Example: battle-ledger run end-turn ledger.xlsx --seed 1813
+    """
+    ledger = read_brackets(book)
+    turn = ledger.current_turn
+    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
+    filler = [u for u in ledger.starts if u not in have]
+    turns = ledger.turns
+    if filler:
+        extra = _rows(turn, filler, ledger).assign(**{"Leader attached": False})
+        turns = pd.concat([turns, extra.set_axis(pd.RangeIndex(-len(filler), 0))])
+        ledger = ledger.with_turns(turns)
+    rolls: dict[Any, dict[str, int]] = {}
+    if seed is not None:
+        rng = random.Random(seed)
+        computed = compute_turns(ledger)
+        now = ledger.turns[ledger.turns["Turn"] == turn]
+        for index, row in now.iterrows():
+            out = computed.loc[index]
+            thrown = {}
+            if out["Check due"] == "Y" and pd.isna(row["Morale roll"]):
+                thrown["Morale roll"] = rng.randint(1, 100)
+            if out["Rally chance"] != "" and pd.isna(row["Rally roll"]):
+                thrown["Rally roll"] = rng.randint(1, 100)
+            if thrown:
+                rolls[index] = thrown
+                for header, value in thrown.items():
+                    ledger.turns[header] = ledger.turns[header].astype(object)
+                    ledger.turns.at[index, header] = value
+    computed = compute_turns(ledger)
+    due = []
+    for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
+        out = computed.loc[index]
+        if out["Check due"] == "Y":
+            due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
+                        "chance": int(out["Chance to pass"]),
+                        "result": out["Result"] or None})  # fmt: skip
+    for index, thrown in rolls.items():
+        if int(index) >= 0:
+            book.write_cells(TURNS.name, pd.DataFrame([thrown], index=[index]))
+    following = _rows(turn + 1, list(ledger.starts), ledger)
+    new_rows = pd.concat([_rows(turn, filler, ledger), following], ignore_index=True)
+    for i in range(len(filler)):
+        index = -len(filler) + i
+        for header, value in rolls.get(index, {}).items():
+            new_rows[header] = new_rows[header].astype(object) if header in new_rows else None
+            new_rows.at[i, header] = value
+    real = ledger.turns[ledger.turns.index >= 0]
+    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, new_rows))
+    detail = f"turn {turn} closed: " + (
+        "; ".join(f"{d['unit']} check at {d['brackets']} ({d['chance']}%)"
+                  + (f": {d['result']}" if d["result"] else "") for d in due)
+        or "no morale checks due"
+    )  # fmt: skip
+    dice = " ".join(f"{v}" for thrown in rolls.values() for v in thrown.values())
+    book.log("end-turn", detail, turn=turn, dice=dice)
+    return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "checks_due": due})  # fmt: skip
+
+
+@report(KIND.name)
+def where_we_stand(book: Book) -> OperationResult:
+    """Every unit's losses, % lost, status and checks (docs/casualty-brackets.md)."""
+    ledger = read_brackets(book)
+    units = standings(ledger)
+    battle = ""
+    with contextlib.suppress(BattleLedgerError):
+        battle = str(book.read_name("BattleName") or "")
+    lines = [f"{battle or 'Casualty brackets'}: turn {ledger.current_turn}"]
+    for u in units:
+        lines.append(f"{u['unit']} ({u['grade']}): {u['lost']} of {u['start']} lost "
+                     f"({u['percent']:.0f}%), {u['status']}, "
+                     f"{len(u['checks'])} check(s)")  # fmt: skip
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
+               "units": units}  # fmt: skip
+    return OperationResult("\n".join(lines), details)
+
+
+@checker(KIND.name)
+def check_brackets(book: Book) -> list[BattleLedgerError | str]:
+    """Problems: unknown units or grades, gaps in the turns, more lost than a unit has."""
+    try:
+        compute_turns(read_brackets(book))
+    except BattleLedgerError as exc:
+        return [exc]
+    return []

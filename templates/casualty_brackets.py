@@ -1,0 +1,131 @@
+"""Casualty brackets (Glory of the Empire), laid out from its declaration.
+
+``battle-ledger new casualty-brackets --ruleset gote --oob OOB -o battle.xlsx``
+
+Sheets: ``Battle`` (battle, current turn), ``Units`` (``tbl_Units``), ``Turns``
+(``tbl_Turns``), ``Rules`` (the brackets, the modifiers, the readings), ``Log``;
+the grades' brackets and modifiers sit on the hidden ``_lists`` sheet for the
+formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from openpyxl import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from battle_ledger.rulesets import glory_of_the_empire as gote
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.casualty_brackets import (
+    GRADE_BLOCK,
+    GRADES,
+    KIND,
+    MODIFIER_ROWS,
+    MODIFIERS,
+    TURNS,
+    UNITS,
+    turn_formulas,
+    turn_row,
+    unit_formulas,
+)
+from battle_ledger.sheets.formulas import sheet_name
+from battle_ledger.templates import register_ledger
+from battle_ledger.templates._build import (
+    add_vocabulary_validation,
+    define_name,
+    lookup_block,
+    new_workbook,
+    print_setup,
+    protect,
+    set_widths,
+    title_row,
+)
+from battle_ledger.templates._ledger import ledger_table, named_cells, status_formatting
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.oob import OrderOfBattle
+
+__all__ = ["build_casualty_brackets", "units_of"]
+
+
+def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
+    """(side, unit, grade, figures) of every unit with figures (batteries count guns)."""
+    rs = gote.ruleset()
+    return [
+        (u.side, u.unit, rs.term("grades", u.grade).name if u.grade else "", figures)
+        for u in oob.units
+        if (figures := u.strength("figures"))
+    ]
+
+
+def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
+    """The grades (every spelling: brackets, morale and rally modifiers) and the named
+    modifiers, for the formulas' VLOOKUP."""
+    morale = {str(r["modifier"]): int(r["percent"]) for r in ruleset.rows("morale_check_modifiers")}
+    rally = {str(r["modifier"]): int(r["percent"]) for r in ruleset.rows("rally_modifiers")}
+    rows: list[list[Any]] = []
+    for term in ruleset.vocabulary("grades").terms:
+        brackets = list(gote.casualty_brackets(term.id))
+        padded = [*brackets, 0, 0, 0][:3]
+        text = "/".join(str(b) for b in brackets)
+        for spelling in term.spellings():
+            rows.append([spelling, text, *padded, morale.get(term.id, 0), rally.get(term.id, 0)])
+    define_name(wb, GRADES, lookup_block(wb, GRADES, [GRADES, *GRADE_BLOCK], rows))
+    mods = [[name, morale.get(name, 0), rally.get(name, 0)] for name in MODIFIER_ROWS]
+    define_name(wb, MODIFIERS, lookup_block(wb, MODIFIERS, [MODIFIERS, "Morale", "Rally"], mods))
+
+
+def build_casualty_brackets(
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None = None,
+    *,
+    units: Sequence[tuple[str, str, str, int]] | None = None,
+    battle: str = "",
+    blank_rows: int = 0,
+) -> Workbook:
+    """A new casualty-brackets ledger for Glory of the Empire, one row per unit
+    (``oob``'s, or ``units``: (side, unit, grade, figures)); ``blank_rows`` more to type."""
+    given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
+    names = [u[1].strip().casefold() for u in given]
+    for _, name, grade_name, figures in given:
+        if names.count(name.strip().casefold()) > 1:
+            raise InvalidArgumentError("two units have the same name: the ledger finds units "
+                                       "by name", column="Unit", value=name,
+                                       expected="unique unit names")  # fmt: skip
+        gote.grade(grade_name)  # a grade the rules know
+        if figures < 1:
+            raise InvalidArgumentError(f"unit {name!r} has no figures", column="Figures at start",
+                                       value=figures, expected="1 or more")  # fmt: skip
+    wb = new_workbook()
+    rows = [{"Side": s, "Unit": n, "Grade": g, "Figures at start": f} for s, n, g, f in given]
+    ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
+                       bounds={})  # fmt: skip
+    add_vocabulary_validation(
+        wb[UNITS.sheet], f"{ref.col('Grade')}{ref.first_row}:{ref.col('Grade')}{ref.last_row}",
+        wb, ruleset, "grades",
+    )  # fmt: skip
+    status_formatting(wb[UNITS.sheet], ref, KIND, whole_row=False)
+    turns = ledger_table(wb, TURNS, [turn_row(1, s, n) for s, n, _, _ in given], turn_formulas,
+                         bounds={})  # fmt: skip
+    status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
+    _blocks(wb, ruleset)
+    front: Worksheet = wb.create_sheet("Battle", 0)
+    title_row(front, 1, KIND.title, "Record each unit's losses on the Turns sheet; a check is "
+              "due when a bracket of its grade is first exceeded.")  # fmt: skip
+    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
+    named_cells(wb, front, KIND, {"BattleName": battle},
+                {"CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))"}, {})  # fmt: skip
+    set_widths(front, {"A": 24, "B": 30})
+    print_setup(front)
+    protect(front)
+    add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
+                                         "morale_check_modifiers", "rally_modifiers",
+                                         "rally_chance"])  # fmt: skip
+    return wb
+
+
+register_ledger(KIND, build_casualty_brackets)
