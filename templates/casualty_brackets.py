@@ -36,6 +36,7 @@ from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
     define_name,
+    highlight_when,
     lookup_block,
     new_workbook,
     print_setup,
@@ -45,6 +46,7 @@ from battle_ledger.templates._build import (
 )
 from battle_ledger.templates._ledger import ledger_table, named_cells, status_formatting
 from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
@@ -112,6 +114,12 @@ def build_casualty_brackets(
     turns = ledger_table(wb, TURNS, [turn_row(1, s, n) for s, n, _, _ in given], turn_formulas,
                          bounds={})  # fmt: skip
     status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
+    for header, fill in (("Brackets crossed", FILL_WARN), ("Check due", FILL_WARN),
+                         ("Result", FILL_ALERT)):  # fmt: skip
+        col = turns.col(header)
+        test = f'AND(${col}{turns.first_row}<>"",${col}{turns.first_row}<>"passes")'
+        highlight_when(wb[TURNS.sheet], f"{col}{turns.first_row}:{col}{turns.last_row}", test,
+                       fill, True)  # fmt: skip
     _blocks(wb, ruleset)
     front: Worksheet = wb.create_sheet("Battle", 0)
     title_row(front, 1, KIND.title, "Record each unit's losses on the Turns sheet; a check is "

@@ -9,7 +9,7 @@ Glory; whatever else is registered), saves each atomically as
 ``progress(path)`` is called after each file (the CLI prints it). Ledgers are
 played a few turns (the same operations as the buttons, dice seeded so the
 demo is the same each time): the DEP ledger 6 turns, the victory table 8, the
-victory points 6.
+victory points 6, the casualty brackets 5.
 """
 
 from __future__ import annotations
@@ -132,7 +132,21 @@ def _play_points(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
+def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of fire and melee; the checks and rallies rolled with the demo's dice."""
+    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
+
+    for turn in range(1, 6):
+        for unit in standings(read_brackets(book)):
+            left = unit["start"] - unit["lost"]
+            lost = min(left, rng.choice([0, 0, 1, 1, 2]))
+            if lost:
+                run_operation(book, "record", unit=unit["unit"], fire=str(lost))
+        run_operation(book, "end-turn", seed=str(turn))
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "casualty-brackets": _play_brackets,
     "dep-ledger": _play_dep,
     "victory-table": _play_victory,
     "victory-points": _play_points,
