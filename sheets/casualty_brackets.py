@@ -40,10 +40,10 @@ from battle_ledger.sheets.ledger import (
     Column,
     Entry,
     LedgerKind,
+    LedgerState,
     NamedCell,
     Role,
     Table,
-    Tables,
     find_thing,
     read_tables,
     register,
@@ -296,24 +296,11 @@ KIND = register(
 
 
 @dataclass
-class BracketsLedger:
+class BracketsLedger(LedgerState):
     """Everything an operation needs, read at once."""
 
-    tables: Tables
     starts: dict[str, gote.UnitState]
     sides: dict[str, str]
-
-    @property
-    def turns(self) -> pd.DataFrame:
-        return self.tables.periods
-
-    @property
-    def current_turn(self) -> int:
-        return self.tables.current
-
-    def with_turns(self, turns: pd.DataFrame) -> BracketsLedger:
-        turns.attrs = dict(self.turns.attrs)
-        return replace(self, tables=replace(self.tables, periods=turns))
 
 
 def read_brackets(book: Book) -> BracketsLedger:

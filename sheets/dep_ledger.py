@@ -24,7 +24,7 @@ is closed.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -57,10 +57,10 @@ from battle_ledger.sheets.ledger import (
     Column,
     Entry,
     LedgerKind,
+    LedgerState,
     NamedCell,
     Role,
     Table,
-    Tables,
     clock_text,
     find_thing,
     read_tables,
@@ -317,10 +317,9 @@ KIND = register(
 
 
 @dataclass
-class Ledger:
+class Ledger(LedgerState):
     """Everything an operation needs, read at once."""
 
-    tables: Tables
     rules: DepRules
     starts: dict[str, DivisionState]
     sides: dict[str, str]
@@ -328,19 +327,6 @@ class Ledger:
     @property
     def divisions(self) -> pd.DataFrame:
         return self.tables.things
-
-    @property
-    def turns(self) -> pd.DataFrame:
-        return self.tables.periods
-
-    @property
-    def current_turn(self) -> int:
-        return self.tables.current
-
-    def with_turns(self, turns: pd.DataFrame) -> Ledger:
-        """The same ledger with other turn rows (a trial before anything is written)."""
-        turns.attrs = dict(self.turns.attrs)
-        return replace(self, tables=replace(self.tables, periods=turns))
 
 
 def _rules(book: Book) -> DepRules:

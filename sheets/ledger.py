@@ -25,9 +25,9 @@ import datetime as _dt
 import difflib
 import numbers
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
 import pandas as pd
 
@@ -41,6 +41,7 @@ __all__ = [
     "Column",
     "Entry",
     "LedgerKind",
+    "LedgerState",
     "NamedCell",
     "Role",
     "Table",
@@ -266,6 +267,28 @@ class Tables:
         """The highest period in the periods table (1 before any row)."""
         key = self.kind.period_key.header
         return 1 if self.periods.empty else int(self.periods[key].max())
+
+
+@dataclass
+class LedgerState:
+    """What a kind's operations read at once: its tables (more fields in each kind's
+    subclass), with the period rows at hand and a trial copy with other rows."""
+
+    tables: Tables
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        """The period rows (inputs only)."""
+        return self.tables.periods
+
+    @property
+    def current_turn(self) -> int:
+        return self.tables.current
+
+    def with_turns(self, turns: pd.DataFrame) -> Self:
+        """The same, with other period rows (a trial before anything is written)."""
+        turns.attrs = dict(self.turns.attrs)
+        return replace(self, tables=replace(self.tables, periods=turns))
 
 
 def read_tables(book: Book, kind: LedgerKind) -> Tables:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -48,10 +48,10 @@ from battle_ledger.sheets.ledger import (
     Column,
     Entry,
     LedgerKind,
+    LedgerState,
     NamedCell,
     Role,
     Table,
-    Tables,
     clock_text,
     find_thing,
     read_tables,
@@ -276,10 +276,9 @@ KIND = register(
 
 
 @dataclass
-class VictoryLedger:
+class VictoryLedger(LedgerState):
     """Everything an operation needs, read at once."""
 
-    tables: Tables
     rules: aog.MarkRules
     starts: dict[str, int]  # side -> base units at the start
     units: dict[str, int]  # side -> units that roll in a crisis of morale test
@@ -287,18 +286,6 @@ class VictoryLedger:
     turn_minutes: int
     start_minutes: int  # the time turn 1 starts, in minutes after midnight
     points_per_base_unit: int  # victory points for each enemy base unit removed (9.1)
-
-    @property
-    def turns(self) -> pd.DataFrame:
-        return self.tables.periods
-
-    @property
-    def current_turn(self) -> int:
-        return self.tables.current
-
-    def with_turns(self, turns: pd.DataFrame) -> VictoryLedger:
-        turns.attrs = dict(self.turns.attrs)
-        return replace(self, tables=replace(self.tables, periods=turns))
 
 
 def _crossed_when(book: Book) -> str | None:
