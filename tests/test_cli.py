@@ -349,6 +349,7 @@ def test_progress_is_quiet_when_piped_and_shown_on_a_terminal(
 # -- demo / excel-setup -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_builds_workbooks_that_check_clean(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     result = invoke("demo", "-o", str(out))

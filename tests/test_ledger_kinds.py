@@ -159,6 +159,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.libreoffice
 @pytest.mark.parametrize("name", ALL)
 @settings(

@@ -245,6 +245,7 @@ def test_a_roster_for_another_rule_set(tmp_path: Path) -> None:
         read_oob(out, "square-eagles")
 
 
+@pytest.mark.slow
 def test_demo_builds_every_kind_for_every_rule_set(tmp_path: Path) -> None:
     from battle_ledger.templates import kinds_for
 

@@ -261,6 +261,7 @@ def test_sides_from_the_order_of_battle(tmp_path: Path) -> None:
     assert all(s["total"] > 0 for s in sides)
 
 
+@pytest.mark.slow
 @pytest.mark.libreoffice
 @settings(max_examples=2, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
