@@ -29,6 +29,8 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "RULESET_ID",
     "AssaultResult",
+    "HitsOutcome",
+    "HitsTurn",
     "RallyResult",
     "assault_dice",
     "assault_odds",
@@ -38,6 +40,7 @@ __all__ = [
     "expected_hits",
     "fire_dice",
     "fire_target",
+    "hits_after_turn",
     "hits_odds",
     "initiative_switch_odds",
     "initiative_switches",
@@ -332,6 +335,57 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
     return _whole(hits, "hits") >= int(rules().constant("withdraw", "hits"))
+
+
+# -- a unit's turn, as the casualty ledger keeps it -----------------------------------------
+
+
+@dataclass(frozen=True)
+class HitsTurn:
+    """One unit's turn: Hits taken (fire, and the most from one Fire Action for
+    Withdraw!, and assault), and a Rally's d6 if one was made."""
+
+    turn: int | None = None
+    fire_hits: int = 0
+    most_from_one_fire: int = 0
+    assault_hits: int = 0
+    rally_roll: int | None = None
+
+
+@dataclass(frozen=True)
+class HitsOutcome:
+    """One unit's turn as the ledger shows it."""
+
+    hits_taken: int  # Hits after this turn's fire and assault, before any Rally
+    withdraw: bool  # 3+ Hits from one Fire Action: retreat 1 Box
+    regained: int | None  # Hits a Rally regained (None: no Rally)
+    hits: int  # Hits at the end of the turn
+    removed: bool  # Hits reached its Strength Points
+
+
+def hits_after_turn(unit: str, strength: int, hits_before: int, turn: HitsTurn) -> HitsOutcome:
+    """Hits taken, Withdraw!, a Rally (4+ one Hit back, 6+ two; the first Hit stays), and
+    removal when the Hits reach the Strength Points (a removed unit cannot rally)."""
+    prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
+        f"unit {unit!r}: " if unit else "")  # fmt: skip
+    sp = _whole(strength, "strength points", 1)
+    fire = _whole(turn.fire_hits, "fire hits")
+    most = _whole(turn.most_from_one_fire, "hits from one fire action", high=fire)
+    assault = _whole(turn.assault_hits, "assault hits")
+    taken = _whole(hits_before, "hits before", high=sp) + fire + assault
+    if taken > sp:
+        raise InvalidArgumentError(
+            f"{prefix}more Hits than the unit's Strength Points",
+            value=taken - hits_before,
+            expected=f"at most {sp - hits_before} (its Strength Points left)",
+        )
+    removed = is_removed(taken, sp)
+    regained = None
+    hits = taken
+    if turn.rally_roll is not None and not removed:
+        result = rally_result(turn.rally_roll, "", taken)
+        regained, hits = result.hits_regained, taken - result.hits_regained
+    return HitsOutcome(taken, must_withdraw(most), regained, hits, removed)
 
 
 # -- assault -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ Glory; whatever else is registered), saves each atomically as
 ``progress(path)`` is called after each file (the CLI prints it). Ledgers are
 played a few turns (the same operations as the buttons, dice seeded so the
 demo is the same each time): the DEP ledger 6 turns, the victory table 8, the
-victory points 6, the casualty brackets 5.
+victory points 6, the casualty brackets and Square Eagles' Hits 5.
 """
 
 from __future__ import annotations
@@ -145,7 +145,25 @@ def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn", seed=str(turn))
 
 
+def _play_hits(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of fire, a Rally now and then (Square Eagles)."""
+    from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
+
+    for _ in range(5):
+        for unit in standings(read_hits(book)):
+            if unit["status"] != IN_PLAY:
+                continue
+            hits = min(unit["sp_left"], rng.choice([0, 0, 1, 1, 2, 3]))
+            if hits:
+                run_operation(book, "record", unit=unit["unit"], fire_hits=str(hits),
+                              most_from_one_fire=str(hits))  # fmt: skip
+            elif unit["hits"] > 1 and rng.random() < 0.5:
+                run_operation(book, "record", unit=unit["unit"], rally_roll=str(rng.randint(1, 6)))
+        run_operation(book, "end-turn")
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "unit-hits": _play_hits,
     "casualty-brackets": _play_brackets,
     "dep-ledger": _play_dep,
     "victory-table": _play_victory,

@@ -225,7 +225,30 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
     return found
 
 
+def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Fire and assault Hits within the Strength Points left, the most from one Fire
+    Action, now and then a Rally's d6."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
+
+    found: list[tuple[str, dict[str, str]]] = []
+    for unit in standings(read_hits(HeadlessBook(path, writable=False))):
+        if unit["status"] != IN_PLAY:
+            continue
+        left = unit["sp_left"]
+        fire = min(left, pick(0, 3) if pick(0, 1) else 0)
+        assault = min(left - fire, pick(0, 2) if pick(0, 3) == 0 else 0)
+        most = str(pick(0, fire))
+        options = {"unit": unit["unit"], "fire_hits": str(fire), "most_from_one_fire": most,
+                   "assault_hits": str(assault)}  # fmt: skip
+        if pick(0, 2) == 0:
+            options["rally_roll"] = str(pick(1, 6))
+        found.append(("record", options))
+    return found
+
+
 PLAYBOOKS: dict[str, Playbook] = {
+    "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
     "casualty-brackets": Playbook(
         "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
     ),

@@ -128,3 +128,51 @@ def test_a_grade_the_rules_do_not_know_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BattleLedgerError, match="'Grenadier'") as info:
         run_on_file(path, "end-turn")
     assert info.value.column == "Grade" and path.read_bytes() == before
+
+
+# -- Square Eagles: Hits ------------------------------------------------------------------
+
+
+def _hits(tmp_path: Path) -> Path:
+    path = tmp_path / "hits.xlsx"
+    units = [("British", "Lights", "Lights", 5), ("French", "1er Léger", "Infantry", 7)]
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    return path
+
+
+def test_square_eagles_hits_withdraw_rally_and_removal(tmp_path: Path) -> None:
+    """ "Units that take 3+ Hits from one Fire Action immediately retreat 1 Box"; Rally 4+
+    one Hit back, 6+ two, "the first Hit is permanent"; Hits equal to SP: removed."""
+    path = _hits(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().kind == "unit-hits"
+    run_on_file(path, "record", unit="Lights", fire_hits="2", most_from_one_fire="2")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="4", most_from_one_fire="3")
+    done = run_on_file(path, "end-turn")
+    assert done.details["withdraw"] == ["1er Léger"] and done.details["removed"] == []
+    run_on_file(path, "record", unit="Lights", rally_roll="6")  # 2 Hits: only 1 back
+    run_on_file(path, "record", unit="1er Léger", assault_hits="3")  # 7 of 7: removed
+    done = run_on_file(path, "end-turn")
+    assert done.details["removed"] == ["1er Léger"]
+    units = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    assert (units["Lights"]["hits"], units["Lights"]["status"]) == (1, "in play")
+    assert (units["1er Léger"]["sp_left"], units["1er Léger"]["status"]) == (0, "removed")
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"unit": "Lights", "fire_hits": "6"}, "more Hits than the unit's Strength Points"),
+        ({"unit": "Lights", "rally_roll": "7"}, "--rally-roll"),
+        ({"unit": "Lights", "fire_hits": "1", "most_from_one_fire": "2"}, "one fire action"),
+        ({"unit": "Dragoons", "fire_hits": "1"}, "no unit 'Dragoons'"),
+    ],
+)
+def test_square_eagles_mistakes_are_refused(
+    options: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    path = _hits(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(path, "record", **options)
+    assert path.read_bytes() == before

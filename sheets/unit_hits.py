@@ -1,0 +1,404 @@
+"""Square Eagles' casualty ledger: every unit's Hits, turn by turn (declaration,
+formulas, operations).
+
+``tbl_Units``: one row per unit (type, Strength Points; its Hits, SP left and
+status so far). ``tbl_Turns``: one row per unit per turn: Hits from fire (and
+the most from one Fire Action: 3 or more, Withdraw!), Hits in assault, a
+Rally's d6; computed: Hits taken, Withdraw!, Hits regained (4+ one, 6+ two;
+"Units may not rally to less than 1 Hit"), Hits at the end, and removal when the
+Hits reach the Strength Points. The formulas are
+``rulesets.square_eagles.hits_after_turn`` step for step.
+
+Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book, check_terms
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    letters,
+    match_above,
+    row_above,
+    sheet_name,
+    unless_blank,
+)
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    LedgerState,
+    NamedCell,
+    Role,
+    Table,
+    find_thing,
+    read_tables,
+    register,
+    rows_with_formulas,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+__all__ = [
+    "KIND",
+    "RALLY",
+    "TURNS",
+    "UNITS",
+    "compute_turns",
+    "end_turn",
+    "read_hits",
+    "record",
+    "standings",
+    "turn_formulas",
+    "turn_row",
+    "unit_formulas",
+]
+
+_I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
+#: Defined name of the Rally results block (modified d6 from -> Hits regained).
+RALLY = "se_rally_results"
+_TOP = 3
+IN_PLAY, REMOVED = "in play", "removed"
+
+UNITS = Table(
+    name="tbl_Units",
+    sheet="Units",
+    title="Units",
+    note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
+    "type's); Hits, SP left and status are as recorded so far.",
+    columns=(
+        Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
+        Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
+        Column("Type", "type", _I, Entry.CHOICE, "Infantry, Lights, Cavalry, ...", width=14),
+        Column("Strength Points", "sp", _I, Entry.WHOLE, "SP at the start", low=1, width=10),
+        Column("Hits", "hits", _O, Entry.WHOLE, "Hits now", width=7),
+        Column("SP left", "sp_left", _O, Entry.WHOLE, "Strength Points less Hits", width=8),
+        Column("Status", "status", _O, help="in play, or removed", width=10),
+        Column("Last row", "last_row", _H),
+    ),
+)  # fmt: skip
+
+TURNS = Table(
+    name="tbl_Turns",
+    sheet="Turns",
+    title="Turns",
+    note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied.",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
+        Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
+        Column("Unit", "unit", _K, help="the unit, as in tbl_Units", width=26),
+        Column("Fire hits", "fire_hits", _I, Entry.WHOLE, "Hits taken from fire", low=0,
+               width=8),
+        Column("Most from one fire", "most_from_one_fire", _I, Entry.WHOLE,
+               "the most Hits from one Fire Action (3+: Withdraw!)", low=0, width=9),
+        Column("Assault hits", "assault_hits", _I, Entry.WHOLE, "Hits taken in assault",
+               low=0, width=8),
+        Column("Rally roll", "rally_roll", _I, Entry.WHOLE, "a Rally's d6", low=1, high=6,
+               width=7),
+        Column("Hits taken", "hits_taken", _O, Entry.WHOLE, "Hits before any Rally", width=8),
+        Column("Withdraw!", "withdraw", _O, help="Y: retreat 1 Box", width=9),
+        Column("Regained", "regained", _O, help="Hits a Rally regained", width=8),
+        Column("Hits", "hits", _O, Entry.WHOLE, "Hits at the end of the turn", width=7),
+        Column("Status", "status", _O, help="in play, or removed", width=9),
+        Column("Note", "note", _N, help="anything worth remembering", width=28),
+        Column("Key", "key", _H),
+        Column("Previous row", "previous_row", _H),
+        Column("Unit row", "unit_row", _H),
+        Column("SP", "sp", _H),
+        Column("Hits before", "hits_before", _H),
+    ),
+)  # fmt: skip
+
+
+def turn_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step."""
+    c = letters(TURNS.headers)
+    u = letters(UNITS.headers)
+    units = sheet_name(UNITS.sheet)
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    taken, sp, roll = cell("Hits taken"), cell("SP"), cell("Rally roll")
+    floor = constant_name("rally_limits", "min_hits_after_rally")
+    sp_col = f"${u['Strength Points']}:${u['Strength Points']}"
+    return unless_blank(cell("Unit"), {
+        "Hits taken": f"{cell('Hits before')}+{cell('Fire hits')}+{cell('Assault hits')}",
+        "Withdraw!": (f"IF({cell('Most from one fire')}>={constant_name('withdraw', 'hits')},"
+                      '"Y","")'),
+        "Regained": (f'IF(OR({roll}="",{taken}>={sp}),"",'
+                     f"MAX(0,MIN(VLOOKUP({roll},{RALLY},2,TRUE),{taken}-{floor})))"),
+        "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
+        "Status": f'IF({taken}>={sp},"{REMOVED}","{IN_PLAY}")',
+        "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
+        "Previous row": match_above(f'{cell("Unit")}&"|"&({cell("Turn")}-1)', c["Key"], _TOP, r),
+        "Unit row": f"MATCH({cell('Unit')},{units}!${u['Unit']}:${u['Unit']},0)",
+        "SP": f"INDEX({units}!{sp_col},{cell('Unit row')})",
+        "Hits before": (f"IF({cell('Previous row')}=0,0,"
+                        f"{row_above(c['Hits'], _TOP, r, cell('Previous row'))})"),
+    })  # fmt: skip
+
+
+def unit_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: the unit as recorded so far."""
+    c = letters(UNITS.headers)
+    t = letters(TURNS.headers)
+    turns = sheet_name(TURNS.sheet)
+    unit, row = f"${c['Unit']}{r}", f"${c['Last row']}{r}"
+
+    def at(header: str) -> str:
+        return f"INDEX({turns}!${t[header]}:${t[header]},{row})"
+
+    return unless_blank(unit, {
+        "Hits": f"IF({row}=0,0,{at('Hits')})",
+        "SP left": f"${c['Strength Points']}{r}-${c['Hits']}{r}",
+        "Status": f'IF({row}=0,"{IN_PLAY}",{at("Status")})',
+        "Last row": (f'IFERROR(MATCH({unit}&"|"&COUNTIFS({turns}!${t["Unit"]}:${t["Unit"]},'
+                     f'{unit}),{turns}!${t["Key"]}:${t["Key"]},0),0)'),
+    })  # fmt: skip
+
+
+KIND = register(
+    LedgerKind(
+        name="unit-hits",
+        title="Square Eagles: Hits",
+        description="Square Eagles Hits: every unit's Hits turn by turn, Withdraw!, Rally, removal",
+        rulesets=frozenset({"square-eagles"}),
+        things=UNITS,
+        periods=TURNS,
+        thing="unit",
+        period="turn",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
+        ),
+        statuses=(IN_PLAY, REMOVED),
+        off_table=frozenset({REMOVED}),
+        step=se.hits_after_turn,
+        period_formulas=turn_formulas,
+        compute=lambda book: compute_turns(read_hits(book)),  # defined below
+        close="end-turn",
+        macro_prefix="se",
+    )
+)
+
+
+@dataclass
+class HitsLedger(LedgerState):
+    """Everything an operation needs, read at once."""
+
+    strengths: dict[str, int]
+    sides: dict[str, str]
+
+
+def read_hits(book: Book) -> HitsLedger:
+    """Both tables; every unit's type checked against the rules."""
+    tables = read_tables(book, KIND)
+    check_terms(tables.things, "Type", se.rules(), "unit_types")
+    strengths: dict[str, int] = {}
+    sides: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Unit"])
+        if pd.isna(row["Strength Points"]):
+            raise CellValueError(f"unit {name!r} has no Strength Points",
+                                 column="Strength Points", expected="a whole number 1 or more",
+                                 **where_of(tables.things, index))  # fmt: skip
+        strengths[name] = int(row["Strength Points"])
+        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+    return HitsLedger(tables, strengths, sides)
+
+
+def _count(value: Any) -> int:
+    return 0 if pd.isna(value) else int(value)
+
+
+def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
+    folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
+    for name, group in ledger.turns.groupby("Unit", sort=False):
+        unit = str(name)
+        if unit not in ledger.strengths:
+            raise CellValueError(
+                f"tbl_Turns names a unit that tbl_Units does not list: {unit!r}",
+                column="Unit", value=unit,
+                expected="one of " + ", ".join(repr(u) for u in ledger.strengths),
+                **where_of(ledger.turns, group.index[0]),
+            )  # fmt: skip
+        ordered = group.sort_values("Turn", kind="stable")
+        hits, mine = 0, folded.setdefault(unit, [])
+        for expected, (index, row) in enumerate(zip(ordered.index, ordered.to_dict("records"),
+                                                    strict=True), start=1):  # fmt: skip
+            if int(row["Turn"]) != expected or (mine and mine[-1][2].removed):
+                raise CellValueError(
+                    f"unit {unit!r}: turns run 1, 2, 3, ... until the unit is removed",
+                    column="Turn", value=int(row["Turn"]), expected=str(expected),
+                    **where_of(ledger.turns, index),
+                )  # fmt: skip
+            turn = se.HitsTurn(
+                turn=expected, fire_hits=_count(row["Fire hits"]),
+                most_from_one_fire=_count(row["Most from one fire"]),
+                assault_hits=_count(row["Assault hits"]),
+                rally_roll=None if pd.isna(row["Rally roll"]) else int(row["Rally roll"]),
+            )  # fmt: skip
+            try:
+                out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn)
+            except InvalidArgumentError as exc:
+                raise exc.located(column="Fire hits", **where_of(ledger.turns, index)) from None
+            hits = out.hits
+            mine.append((index, row, out))
+    return folded
+
+
+def compute_turns(ledger: HitsLedger) -> pd.DataFrame:
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    rows = {
+        index: [out.hits_taken, "Y" if out.withdraw else "",
+                "" if out.regained is None else out.regained, out.hits,
+                REMOVED if out.removed else IN_PLAY]
+        for parts in _fold(ledger).values()
+        for index, _, out in parts
+    }  # fmt: skip
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(ledger.turns.index)
+
+
+def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
+    """Each unit as recorded so far (the ``--json`` units)."""
+    folded = _fold(ledger)
+    found = []
+    for unit, sp in ledger.strengths.items():
+        last = folded[unit][-1][2] if folded.get(unit) else None
+        hits = 0 if last is None else last.hits
+        gone = last is not None and last.removed
+        found.append({"side": ledger.sides[unit], "unit": unit, "strength_points": sp,
+                      "hits": hits, "sp_left": sp - hits,
+                      "status": REMOVED if gone else IN_PLAY})  # fmt: skip
+    return found
+
+
+def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
+    """A unit's row of a new turn: no Hits, no Rally."""
+    return {"Turn": turn, "Side": side, "Unit": unit, "Fire hits": 0, "Most from one fire": 0,
+            "Assault hits": 0}  # fmt: skip
+
+
+def _rows(turn: int, units: list[str], ledger: HitsLedger) -> pd.DataFrame:
+    return pd.DataFrame([turn_row(turn, ledger.sides[u], u) for u in units],
+                        columns=list(turn_row(turn, "", "")))  # fmt: skip
+
+
+_HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire",
+            "assault_hits": "Assault hits", "rally_roll": "Rally roll", "note": "Note"}  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "record",
+    options=(
+        Option("unit", str, required=True, help="the unit, as on the Units sheet"),
+        Option("fire_hits", int, low=0, help="Hits from fire this turn"),
+        Option("most_from_one_fire", int, low=0, help="the most from one Fire Action"),
+        Option("assault_hits", int, low=0, help="Hits in assault this turn"),
+        Option("rally_roll", int, low=1, high=6, help="a Rally's d6"),
+        Option("note", str, help="anything worth remembering"),
+    ),
+)
+def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
+    """Record a unit's Hits (and a Rally) this turn; only the options given change.
+
+    Example: battle-ledger run record ledger.xlsx --unit "Kempt's Light Battalion" --fire-hits 2
+    """
+    ledger = read_hits(book)
+    name = find_thing(book, KIND, ledger.strengths, unit)
+    cells = {_HEADERS[k]: v for k, v in given.items()}
+    if not cells:
+        raise InvalidArgumentError(
+            "record needs at least one input to record",
+            expected="--fire-hits, --assault-hits, --rally-roll, ...",
+        )
+    turn = ledger.current_turn
+    mine = ledger.turns[(ledger.turns["Unit"] == name) & (ledger.turns["Turn"] == turn)]
+    if mine.empty:
+        new = _rows(turn, [name], ledger)
+        for header, value in cells.items():
+            new[header] = new[header].astype(object) if header in new else None
+            new.at[0, header] = value
+        compute_turns(ledger.with_turns(pd.concat([ledger.turns, new.set_axis([-1])])))
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
+    else:
+        index = mine.index[0]
+        trial = ledger.turns.copy()
+        for header, value in cells.items():
+            trial[header] = trial[header].astype(object)
+            trial.at[index, header] = value
+        compute_turns(ledger.with_turns(trial))
+        book.write_cells(TURNS.name, pd.DataFrame([cells], index=[index]))
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    book.log("record", detail, turn=turn)
+    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+
+
+@operation(KIND.name, "end-turn")
+def end_turn(book: Book) -> OperationResult:
+    """Close the current turn: every unit in play gets its row, Withdraw! and removals are
+    listed, and the next turn's rows are added for the units still in play.
+
+    Example: battle-ledger run end-turn ledger.xlsx
+    """
+    ledger = read_hits(book)
+    turn = ledger.current_turn
+    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
+    before = {u["unit"]: u["status"] for u in standings(ledger)}
+    filler = [u for u in ledger.strengths if u not in have and before[u] == IN_PLAY]
+    if filler:
+        extra = _rows(turn, filler, ledger).set_axis(pd.RangeIndex(-len(filler), 0))
+        ledger = ledger.with_turns(pd.concat([ledger.turns, extra]))
+    computed = compute_turns(ledger)
+    now = ledger.turns["Turn"] == turn
+    withdraw = [str(u) for u in ledger.turns.loc[now & (computed["Withdraw!"] == "Y"), "Unit"]]
+    removed = [str(u) for u in ledger.turns.loc[now & (computed["Status"] == REMOVED), "Unit"]]
+    in_play = [u for u in ledger.strengths if before[u] == IN_PLAY and u not in removed]
+    rows = pd.concat([_rows(turn, filler, ledger), _rows(turn + 1, in_play, ledger)],
+                     ignore_index=True)  # fmt: skip
+    real = ledger.turns[ledger.turns.index >= 0]
+    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, rows))
+    detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
+              f"{', '.join(removed) or 'none'}; {len(in_play)} units go on")  # fmt: skip
+    book.log("end-turn", detail, turn=turn)
+    return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "withdraw": withdraw, "removed": removed})  # fmt: skip
+
+
+@report(KIND.name)
+def where_we_stand(book: Book) -> OperationResult:
+    """Every unit's Hits, SP left and status (docs/casualty-brackets.md)."""
+    ledger = read_hits(book)
+    units = standings(ledger)
+    battle = ""
+    with contextlib.suppress(BattleLedgerError):
+        battle = str(book.read_name("BattleName") or "")
+    lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
+    lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
+              for u in units]  # fmt: skip
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
+               "units": units}  # fmt: skip
+    return OperationResult("\n".join(lines), details)
+
+
+@checker(KIND.name)
+def check_hits(book: Book) -> list[BattleLedgerError | str]:
+    """Problems: unknown units or types, gaps in the turns, more Hits than SP."""
+    try:
+        compute_turns(read_hits(book))
+    except BattleLedgerError as exc:
+        return [exc]
+    return []

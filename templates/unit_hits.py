@@ -1,0 +1,109 @@
+"""Square Eagles' Hits ledger, laid out from its declaration.
+
+``battle-ledger new casualty-brackets --ruleset square-eagles --oob OOB -o maida.xlsx``
+
+Sheets: ``Battle``, ``Units`` (``tbl_Units``), ``Turns`` (``tbl_Turns``), ``Rules``
+(Rally results and limits, Withdraw!), ``Log``; the Rally results sit on the
+hidden ``_lists`` sheet for the formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from openpyxl import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.formulas import sheet_name
+from battle_ledger.sheets.unit_hits import (
+    KIND,
+    RALLY,
+    TURNS,
+    UNITS,
+    turn_formulas,
+    turn_row,
+    unit_formulas,
+)
+from battle_ledger.templates import register_ledger
+from battle_ledger.templates._build import (
+    add_vocabulary_validation,
+    define_name,
+    lookup_block,
+    new_workbook,
+    print_setup,
+    protect,
+    set_widths,
+    title_row,
+)
+from battle_ledger.templates._ledger import ledger_table, named_cells, status_formatting
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.oob import OrderOfBattle
+
+__all__ = ["build_unit_hits", "units_of"]
+
+
+def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
+    """(side, unit, type, Strength Points) of every unit of an order of battle."""
+    return [
+        (u.side, u.unit, se.unit_type(u.type).name, u.strength("sp") or se.strength_points(u.type))
+        for u in oob.units
+    ]
+
+
+def build_unit_hits(
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None = None,
+    *,
+    units: Sequence[tuple[str, str, str, int]] | None = None,
+    battle: str = "",
+    blank_rows: int = 0,
+) -> Workbook:
+    """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
+    (side, unit, type, SP)); ``blank_rows`` more to type."""
+    given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
+    names = [u[1].strip().casefold() for u in given]
+    for _, name, unit_type, sp in given:
+        if names.count(name.strip().casefold()) > 1 or sp < 1:
+            raise InvalidArgumentError(
+                "every unit needs a name of its own and 1 or more SP",
+                column="Unit",
+                value=name,
+                expected="unique names, Strength Points 1 or more",
+            )
+        se.unit_type(unit_type)
+    wb = new_workbook()
+    rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp} for s, n, t, sp in given]
+    ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
+                       bounds={})  # fmt: skip
+    add_vocabulary_validation(
+        wb[UNITS.sheet], f"{ref.col('Type')}{ref.first_row}:{ref.col('Type')}{ref.last_row}",
+        wb, ruleset, "unit_types",
+    )  # fmt: skip
+    status_formatting(wb[UNITS.sheet], ref, KIND, whole_row=True)
+    turns = ledger_table(wb, TURNS, [turn_row(1, s, n) for s, n, _, _ in given], turn_formulas,
+                         bounds={})  # fmt: skip
+    status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
+    results = sorted(ruleset.rows("rally_results"), key=lambda r: int(r["roll_low"]))
+    block = [[int(r["roll_low"]), int(r["hits_regained"])] for r in results]
+    define_name(wb, RALLY, lookup_block(wb, RALLY, [RALLY, "Hits regained"], block))
+    front: Worksheet = wb.create_sheet("Battle", 0)
+    title_row(front, 1, KIND.title, "Record each unit's Hits on the Turns sheet; 3+ Hits "
+              "from one Fire Action: Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip
+    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
+    named_cells(wb, front, KIND, {"BattleName": battle},
+                {"CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))"}, {})  # fmt: skip
+    set_widths(front, {"A": 24, "B": 30})
+    print_setup(front)
+    protect(front)
+    add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_limits", "withdraw",
+                                         "strength_points"])  # fmt: skip
+    return wb
+
+
+register_ledger(KIND, build_unit_hits, aliases=("casualty-brackets",))
