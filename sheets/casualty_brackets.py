@@ -46,6 +46,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     find_thing,
     read_tables,
+    record_inputs,
     register,
     rows_with_formulas,
     where_of,
@@ -457,28 +458,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         raise InvalidArgumentError("record needs at least one input to record",
                                    expected="--fire, --melee, --leader-attached, ...")  # fmt: skip
     turn = ledger.current_turn
-    turns = ledger.turns
-    mine = turns[(turns["Unit"] == name) & (turns["Turn"] == turn)]
-    trial_value = {k: (v == "Y") if k == "Leader attached" else v for k, v in cells.items()}
-    if mine.empty:
-        new = _rows(turn, [name], ledger)
-        trial = new.assign(**{"Leader attached": False}).set_axis([-1])
-        for header, value in trial_value.items():
-            trial[header] = trial[header].astype(object)
-            trial.at[-1, header] = value
-        compute_turns(ledger.with_turns(pd.concat([turns, trial])))
-        for header, value in cells.items():
-            new[header] = new[header].astype(object) if header in new else None
-            new.at[0, header] = value
-        book.append_rows(TURNS.name, rows_with_formulas(KIND, turns, new))
-    else:
-        index = mine.index[0]
-        trial = turns.copy()
-        for header, value in trial_value.items():
-            trial[header] = trial[header].astype(object)
-            trial.at[index, header] = value
-        compute_turns(ledger.with_turns(trial))
-        book.write_cells(TURNS.name, pd.DataFrame([cells], index=[index]))
+    new = turn_row(turn, ledger.sides[name], name)
+    record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Self
@@ -50,6 +50,7 @@ __all__ = [
     "find_name",
     "find_thing",
     "read_tables",
+    "record_inputs",
     "register",
     "rows_with_formulas",
     "start_minutes",
@@ -289,6 +290,46 @@ class LedgerState:
         """The same, with other period rows (a trial before anything is written)."""
         turns.attrs = dict(self.turns.attrs)
         return replace(self, tables=replace(self.tables, periods=turns))
+
+
+def record_inputs(
+    book: Book,
+    kind: LedgerKind,
+    state: LedgerState,
+    thing: str,
+    cells: Mapping[str, Any],
+    new_row: Mapping[str, Any],
+    compute: Callable[[Any], Any],
+) -> None:
+    """Write ``cells`` (header -> value as the sheet holds it) into the current period's
+    row of ``thing``, appending that row (``new_row``) if it has none; ``compute``
+    (the kind's rules over a trial ledger) must accept the result first, so a
+    refusal writes nothing."""
+    periods = state.turns
+    key = next(
+        c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
+    )
+    turn = kind.period_key.header
+
+    def as_read(values: Mapping[str, Any]) -> dict[str, Any]:
+        """Values as ``read_tables`` gives them (a yes/no as a bool)."""
+        return {h: yes_no(v, h) if kind.periods.column(h).entry is Entry.YES_NO else v
+                for h, v in values.items()}  # fmt: skip
+
+    mine = periods[(periods[key] == thing) & (periods[turn] == state.current_turn)]
+    if mine.empty:
+        row = dict(new_row) | dict(cells)
+        trial = pd.DataFrame([as_read(row)], index=[-1])
+        compute(state.with_turns(pd.concat([periods, trial])))
+        book.append_rows(kind.periods.name, rows_with_formulas(kind, periods, pd.DataFrame([row])))
+        return
+    index = mine.index[0]
+    trial = periods.copy()
+    for header, value in as_read(cells).items():
+        trial[header] = trial[header].astype(object)
+        trial.at[index, header] = value
+    compute(state.with_turns(trial))
+    book.write_cells(kind.periods.name, pd.DataFrame([dict(cells)], index=[index]))
 
 
 def read_tables(book: Book, kind: LedgerKind) -> Tables:

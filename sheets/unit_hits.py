@@ -42,6 +42,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     find_thing,
     read_tables,
+    record_inputs,
     register,
     rows_with_formulas,
     where_of,
@@ -326,22 +327,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
             expected="--fire-hits, --assault-hits, --rally-roll, ...",
         )
     turn = ledger.current_turn
-    mine = ledger.turns[(ledger.turns["Unit"] == name) & (ledger.turns["Turn"] == turn)]
-    if mine.empty:
-        new = _rows(turn, [name], ledger)
-        for header, value in cells.items():
-            new[header] = new[header].astype(object) if header in new else None
-            new.at[0, header] = value
-        compute_turns(ledger.with_turns(pd.concat([ledger.turns, new.set_axis([-1])])))
-        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
-    else:
-        index = mine.index[0]
-        trial = ledger.turns.copy()
-        for header, value in cells.items():
-            trial[header] = trial[header].astype(object)
-            trial.at[index, header] = value
-        compute_turns(ledger.with_turns(trial))
-        book.write_cells(TURNS.name, pd.DataFrame([cells], index=[index]))
+    new = turn_row(turn, ledger.sides[name], name)
+    record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
