@@ -45,6 +45,7 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     find_thing,
+    periods_of,
     read_tables,
     record_inputs,
     register,
@@ -330,26 +331,10 @@ def _roll(value: Any) -> int | None:
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
-    for name, group in ledger.turns.groupby("Unit", sort=False):
-        unit = str(name)
-        if unit not in ledger.starts:
-            raise CellValueError(
-                f"tbl_Turns names a unit that tbl_Units does not list: {unit!r}",
-                column="Unit", value=unit,
-                expected="one of " + ", ".join(repr(u) for u in ledger.starts),
-                **where_of(ledger.turns, group.index[0]),
-            )  # fmt: skip
+    for unit, rows in periods_of(ledger, KIND, ledger.starts):
         state = ledger.starts[unit]
         mine = folded.setdefault(unit, [])
-        ordered = group.sort_values("Turn", kind="stable")
-        for expected, (index, row) in enumerate(zip(ordered.index, ordered.to_dict("records"),
-                                                    strict=True), start=1):  # fmt: skip
-            if int(row["Turn"]) != expected:
-                raise CellValueError(
-                    f"unit {unit!r}: turns must run 1, 2, 3, ... without gaps or repeats",
-                    column="Turn", value=int(row["Turn"]), expected=str(expected),
-                    **where_of(ledger.turns, index),
-                )  # fmt: skip
+        for expected, (index, row) in enumerate(rows, start=1):
             turn = gote.UnitTurn(
                 turn=expected,
                 fire=0 if pd.isna(row["Lost to fire"]) else int(row["Lost to fire"]),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Self
@@ -49,6 +49,7 @@ __all__ = [
     "clock_text",
     "find_name",
     "find_thing",
+    "periods_of",
     "read_tables",
     "record_inputs",
     "register",
@@ -290,6 +291,44 @@ class LedgerState:
         """The same, with other period rows (a trial before anything is written)."""
         turns.attrs = dict(self.turns.attrs)
         return replace(self, tables=replace(self.tables, periods=turns))
+
+
+def periods_of(
+    state: LedgerState, kind: LedgerKind, known: Iterable[str]
+) -> Iterator[tuple[str, list[tuple[Any, dict[str, Any]]]]]:
+    """Each thing's period rows in order, as (row index, record): checked that the
+    things table lists the thing, and that its periods run 1, 2, 3, ... without gaps
+    or repeats (each error names the sheet row)."""
+    listed = list(known)
+    periods = state.turns
+    key = next(
+        c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
+    )
+    number = kind.period_key.header
+    for name, group in periods.groupby(key, sort=False):
+        thing = str(name)
+        if thing not in listed:
+            raise CellValueError(
+                f"{kind.periods.name} names a {kind.thing} that {kind.things.name} does not "
+                f"list: {thing!r}",
+                column=key,
+                value=thing,
+                expected="one of " + ", ".join(repr(t) for t in listed),
+                **where_of(periods, group.index[0]),
+            )
+        ordered = group.sort_values(number, kind="stable")
+        rows = list(zip(ordered.index, ordered.to_dict("records"), strict=True))
+        for expected, (index, row) in enumerate(rows, start=1):
+            if int(row[number]) != expected:
+                raise CellValueError(
+                    f"{kind.thing} {thing!r}: {kind.period}s must run 1, 2, 3, ... without "
+                    "gaps or repeats",
+                    column=number,
+                    value=int(row[number]),
+                    expected=str(expected),
+                    **where_of(periods, index),
+                )
+        yield thing, rows
 
 
 def record_inputs(

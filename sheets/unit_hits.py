@@ -41,6 +41,7 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     find_thing,
+    periods_of,
     read_tables,
     record_inputs,
     register,
@@ -224,23 +225,13 @@ def _count(value: Any) -> int:
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
-    for name, group in ledger.turns.groupby("Unit", sort=False):
-        unit = str(name)
-        if unit not in ledger.strengths:
-            raise CellValueError(
-                f"tbl_Turns names a unit that tbl_Units does not list: {unit!r}",
-                column="Unit", value=unit,
-                expected="one of " + ", ".join(repr(u) for u in ledger.strengths),
-                **where_of(ledger.turns, group.index[0]),
-            )  # fmt: skip
-        ordered = group.sort_values("Turn", kind="stable")
+    for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
-        for expected, (index, row) in enumerate(zip(ordered.index, ordered.to_dict("records"),
-                                                    strict=True), start=1):  # fmt: skip
-            if int(row["Turn"]) != expected or (mine and mine[-1][2].removed):
+        for expected, (index, row) in enumerate(rows, start=1):
+            if mine and mine[-1][2].removed:
                 raise CellValueError(
-                    f"unit {unit!r}: turns run 1, 2, 3, ... until the unit is removed",
-                    column="Turn", value=int(row["Turn"]), expected=str(expected),
+                    f"unit {unit!r} was removed in turn {expected - 1} and takes no more turns",
+                    column="Turn", value=expected, expected=f"no turn after {expected - 1}",
                     **where_of(ledger.turns, index),
                 )  # fmt: skip
             turn = se.HitsTurn(

@@ -50,7 +50,15 @@ from battle_ledger.templates.style import (
     style_input,
 )
 
-__all__ = ["TABLE_TOP", "grid_chart", "ledger_table", "named_cells", "status_formatting"]
+__all__ = [
+    "TABLE_TOP",
+    "current_turn_formula",
+    "front_sheet",
+    "grid_chart",
+    "ledger_table",
+    "named_cells",
+    "status_formatting",
+]
 
 #: The header row of every ledger table (its sheet's title and note above it).
 TABLE_TOP = 3
@@ -190,3 +198,28 @@ def grid_chart(
     if chart.legend is not None:
         chart.legend.position = "r"
     front.add_chart(chart, f"A{front.max_row + 3}")
+
+
+def current_turn_formula(kind: LedgerKind) -> str:
+    """The current period: the highest in the periods table's key column (1 before any)."""
+    letter = get_column_letter(kind.periods.headers.index(kind.period_key.header) + 1)
+    column = f"{quote_sheetname(kind.periods.sheet)}!${letter}:${letter}"
+    return f"=IF(COUNT({column})=0,1,MAX({column}))"
+
+
+def front_sheet(
+    wb: Workbook,
+    kind: LedgerKind,
+    note: str,
+    values: Mapping[str, Any],
+    formulas: Mapping[str, str],
+    formats: Mapping[str, str] | None = None,
+) -> Worksheet:
+    """The ``Battle`` sheet, first: the kind's title, a note, its named cells."""
+    ws: Worksheet = wb.create_sheet("Battle", 0)
+    title_row(ws, 1, kind.title, note)
+    named_cells(wb, ws, kind, values, formulas, formats or {})
+    set_widths(ws, {"A": 24, "B": 30})
+    print_setup(ws)
+    protect(ws)
+    return ws

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import InvalidArgumentError
@@ -31,7 +30,6 @@ from battle_ledger.sheets.casualty_brackets import (
     turn_row,
     unit_formulas,
 )
-from battle_ledger.sheets.formulas import sheet_name
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
@@ -39,12 +37,13 @@ from battle_ledger.templates._build import (
     highlight_when,
     lookup_block,
     new_workbook,
-    print_setup,
-    protect,
-    set_widths,
-    title_row,
 )
-from battle_ledger.templates._ledger import ledger_table, named_cells, status_formatting
+from battle_ledger.templates._ledger import (
+    current_turn_formula,
+    front_sheet,
+    ledger_table,
+    status_formatting,
+)
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 
@@ -121,15 +120,9 @@ def build_casualty_brackets(
         highlight_when(wb[TURNS.sheet], f"{col}{turns.first_row}:{col}{turns.last_row}", test,
                        fill, True)  # fmt: skip
     _blocks(wb, ruleset)
-    front: Worksheet = wb.create_sheet("Battle", 0)
-    title_row(front, 1, KIND.title, "Record each unit's losses on the Turns sheet; a check is "
-              "due when a bracket of its grade is first exceeded.")  # fmt: skip
-    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
-    named_cells(wb, front, KIND, {"BattleName": battle},
-                {"CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))"}, {})  # fmt: skip
-    set_widths(front, {"A": 24, "B": 30})
-    print_setup(front)
-    protect(front)
+    front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
+              "due when a bracket of its grade is first exceeded.", {"BattleName": battle},
+                {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",
                                          "rally_chance"])  # fmt: skip

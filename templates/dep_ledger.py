@@ -74,6 +74,7 @@ from battle_ledger.templates._build import (
 )
 from battle_ledger.templates._ledger import (
     TABLE_TOP,
+    current_turn_formula,
     grid_chart,
     ledger_table,
     named_cells,
@@ -189,10 +190,9 @@ def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Work
         "Yellow cells are yours to fill in; grey cells are formulas. "
         "Record each turn on the Turns sheet, then End turn.",
     )
-    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
     formulas = {
         "TurnMinutes": "=" + constant_name("dep_economy", "turn_minutes"),
-        "CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))",
+        "CurrentTurn": current_turn_formula(KIND),
         "TimeOfDay": "=MOD(StartTime+(CurrentTurn-1)*TurnMinutes/1440,1)",
         "LastClosedTurn": "=CurrentTurn-1",
     }

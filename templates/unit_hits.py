@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from openpyxl import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.formulas import sheet_name
 from battle_ledger.sheets.unit_hits import (
     KIND,
     RALLY,
@@ -34,12 +32,13 @@ from battle_ledger.templates._build import (
     define_name,
     lookup_block,
     new_workbook,
-    print_setup,
-    protect,
-    set_widths,
-    title_row,
 )
-from battle_ledger.templates._ledger import ledger_table, named_cells, status_formatting
+from battle_ledger.templates._ledger import (
+    current_turn_formula,
+    front_sheet,
+    ledger_table,
+    status_formatting,
+)
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 
 if TYPE_CHECKING:
@@ -92,15 +91,9 @@ def build_unit_hits(
     results = sorted(ruleset.rows("rally_results"), key=lambda r: int(r["roll_low"]))
     block = [[int(r["roll_low"]), int(r["hits_regained"])] for r in results]
     define_name(wb, RALLY, lookup_block(wb, RALLY, [RALLY, "Hits regained"], block))
-    front: Worksheet = wb.create_sheet("Battle", 0)
-    title_row(front, 1, KIND.title, "Record each unit's Hits on the Turns sheet; 3+ Hits "
-              "from one Fire Action: Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip
-    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
-    named_cells(wb, front, KIND, {"BattleName": battle},
-                {"CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))"}, {})  # fmt: skip
-    set_widths(front, {"A": 24, "B": 30})
-    print_setup(front)
-    protect(front)
+    note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
+            "Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip
+    front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_limits", "withdraw",
                                          "strength_points"])  # fmt: skip
     return wb

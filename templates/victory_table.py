@@ -47,7 +47,13 @@ from battle_ledger.templates._build import (
     title_row,
     write,
 )
-from battle_ledger.templates._ledger import TABLE_TOP, grid_chart, ledger_table, named_cells
+from battle_ledger.templates._ledger import (
+    TABLE_TOP,
+    current_turn_formula,
+    grid_chart,
+    ledger_table,
+    named_cells,
+)
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import (
     FMT_INT,
@@ -94,13 +100,12 @@ def _battle_sheet(
     title_row(ws, 1, f"{ruleset.name}: victory table",
               "Yellow cells are yours; grey cells are formulas. Record each part's losses on "
               "the Turns sheet, then End turn.")  # fmt: skip
-    turn_col = f"{sheet_name(TURNS.sheet)}!$A:$A"
     pct = sides.sheet_range("% lost")
     names = sides.sheet_range("Side")
     two = f'COUNTIFS({names},"?*")=2'
     first, second = (f"INDEX({pct},{i})" for i in (1, 2))
     formulas = {
-        "CurrentTurn": f"=IF(COUNT({turn_col})=0,1,MAX({turn_col}))",
+        "CurrentTurn": current_turn_formula(KIND),
         "Clock": (
             f"=TEXT(MOD(StartTime+(CurrentTurn-1)*{constant_name('scale', 'turn_minutes')}"
             '/1440,1),"hh:mm")'
