@@ -37,14 +37,21 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "RULESET_ID",
     "BayonetResult",
+    "BrigadeOutcome",
+    "BrigadeState",
+    "BrigadeStatus",
+    "BrigadeTurn",
+    "ChargeRole",
     "FallenLeaderResult",
     "FireResult",
     "InitiativeOdds",
     "MarchResult",
+    "SpentCounts",
     "bayonet_modifier",
     "bayonet_odds",
     "bayonet_result",
     "bayonet_results",
+    "brigade_after_turn",
     "die_sides",
     "fallen_leader_modifier",
     "fallen_leader_odds",
@@ -858,3 +865,163 @@ def movement_allowance(
                 )
             cost += move * _fraction(spec["move_fraction"], "deployment_costs")
     return max(Fraction(0), move - cost)
+
+
+# -- a brigade's turn, as the stand-losses ledger keeps it ---------------------------------
+
+
+class BrigadeStatus:
+    """A brigade's state in the ledger: fresh (no stand lost), worn, spent, removed."""
+
+    FRESH = "fresh"
+    WORN = "worn"  # the rule book's word between fresh and spent (a house reading)
+    SPENT = "spent"
+    REMOVED = "removed"  # no stands left, or Routs on the March table
+    ALL = (FRESH, WORN, SPENT, REMOVED)
+
+
+class SpentCounts:
+    """What a brigade's spent point counts (the ledger's setting; the charts are silent)."""
+
+    STANDS_LOST = "stands lost"  # spent once its stands lost reach the spent point
+    STANDS_LEFT = "stands left"  # spent once its stands left fall to the spent point
+    ALL = (STANDS_LOST, STANDS_LEFT)
+
+    @staticmethod
+    def default() -> str:
+        """The data's house reading (``brigade_losses.spent_point_counts``)."""
+        return str(ruleset().constant("brigade_losses", "spent_point_counts"))
+
+
+class ChargeRole:
+    """A brigade's side of a Bayonet & Sabre (the difference is always the attacker's die
+    minus the defender's)."""
+
+    ATTACKER = "attacker"
+    DEFENDER = "defender"
+    ALL = (ATTACKER, DEFENDER)
+
+
+@dataclass(frozen=True)
+class BrigadeState:
+    """One brigade between turns: stands at the start, its spent point, lost so far."""
+
+    brigade: str
+    stands: int
+    spent_point: int
+    lost: int = 0
+    status: str = BrigadeStatus.FRESH
+
+
+@dataclass(frozen=True)
+class BrigadeTurn:
+    """What the umpire records for one brigade in one turn (None: nothing of that kind).
+
+    ``fire_die`` is the die as rolled (1-10) and ``fire_modifier`` the die roll
+    modifiers' total; ``charge_difference`` the attacker's modified die minus the
+    defender's; ``march_die`` the modified die on the March table. ``stands_lost``
+    and ``captured`` are losses the umpire resolved himself.
+    """
+
+    turn: int | None = None
+    fire_points: Number | None = None
+    fire_die: int | None = None
+    fire_modifier: int = 0
+    charge: str | None = None
+    charge_difference: int | None = None
+    march_status: str | None = None
+    march_die: int | None = None
+    stands_lost: int = 0
+    captured: int = 0
+
+
+@dataclass(frozen=True)
+class BrigadeOutcome:
+    """One turn of one brigade, as the ledger shows it."""
+
+    fire: FireResult | None
+    charge: BayonetResult | None
+    charge_stands: int | None  # what the charge costs this brigade (None: no charge)
+    march: MarchResult | None
+    lost_this_turn: int  # every loss, never more than the stands left
+    lost: int
+    left: int
+    status: str
+
+
+def _spent(state: BrigadeState, lost: int, counts: str) -> bool:
+    if counts == SpentCounts.STANDS_LOST:
+        return lost >= state.spent_point
+    return state.stands - lost <= state.spent_point
+
+
+def brigade_after_turn(
+    state: BrigadeState, turn: BrigadeTurn, *, spent_counts: str | None = None
+) -> BrigadeOutcome:
+    """One turn of one brigade: the March table, Volley & Cannonade and Bayonet & Sabre
+    results it suffered, and the stands each costs.
+
+    Stands the umpire types (``stands_lost``, ``captured``) beyond the stands left
+    are refused; what the tables take is capped at the stands left (house reading).
+    A brigade with no stands left, or routed off by the March table, is removed;
+    otherwise spent at its spent point (``spent_counts``: stands lost reach it, the
+    data's reading, or stands left fall to it), fresh while it has lost nothing,
+    worn in between.
+    """
+    where = [f"turn {turn.turn}"] if turn.turn is not None else []
+    where += [f"brigade {state.brigade!r}"] if state.brigade else []
+    prefix = f"{', '.join(where)}: " if where else ""
+    counts = SpentCounts.default() if spent_counts is None else spent_counts
+    if counts not in SpentCounts.ALL:
+        raise InvalidArgumentError(f"{prefix}a spent point counts stands lost or stands left",
+                                   value=counts, expected=" or ".join(SpentCounts.ALL))  # fmt: skip
+    if state.status == BrigadeStatus.REMOVED:
+        raise InvalidArgumentError(
+            f"{prefix}the brigade was removed from play",
+            value=state.brigade,
+            expected="a brigade still in play",
+        )
+    left_before = state.stands - state.lost
+    typed = _count(turn.stands_lost, f"{prefix}stands lost") + _count(
+        turn.captured, f"{prefix}stands captured"
+    )
+    if typed > left_before:
+        raise InvalidArgumentError(
+            f"{prefix}more stands lost than the brigade has",
+            value=typed,
+            expected=f"at most {left_before} (the stands left)",
+        )
+    fire = None
+    if turn.fire_points is not None and turn.fire_die is not None:
+        face = _natural_die(turn.fire_die, f"{prefix}fire die")
+        fire = fire_result(turn.fire_points, face + _whole(turn.fire_modifier, "fire modifier"))
+    charge = charge_stands = None
+    if turn.charge is not None and turn.charge_difference is not None:
+        role = str(turn.charge).strip().casefold()
+        if role not in ChargeRole.ALL:
+            raise InvalidArgumentError(
+                f"{prefix}a brigade charges as attacker or defender",
+                value=turn.charge,
+                expected=" or ".join(ChargeRole.ALL),
+            )
+        charge = bayonet_result(turn.charge_difference)
+        lost_it = charge.loser in (role, "both")
+        charge_stands = charge.stands_lost + charge.extra_captured if lost_it else 0
+    march = None
+    if turn.march_status is not None and turn.march_die is not None:
+        march = march_result(turn.march_status, turn.march_die)
+    from_tables = (
+        (0 if fire is None else fire.stands_lost)
+        + (charge_stands or 0)
+        + (0 if march is None else march.stands_lost)
+    )
+    lost_this_turn = min(left_before, typed + from_tables)
+    lost = state.lost + lost_this_turn
+    left = state.stands - lost
+    if left == 0 or (march is not None and march.removed):
+        status = BrigadeStatus.REMOVED
+    elif _spent(state, lost, counts):
+        status = BrigadeStatus.SPENT
+    else:
+        status = BrigadeStatus.FRESH if lost == 0 else BrigadeStatus.WORN
+    return BrigadeOutcome(fire, charge, charge_stands, march, lost_this_turn, lost, left, status)

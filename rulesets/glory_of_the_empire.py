@@ -29,8 +29,10 @@ __all__ = [
     "RULESET_ID",
     "ChartResult",
     "LeaderCasualtyResult",
+    "LeaderOutcome",
     "MeleeOutcome",
     "MeleeResult",
+    "RollPasses",
     "UnitOutcome",
     "UnitState",
     "UnitStatus",
@@ -697,9 +699,39 @@ class UnitStatus:
     ALL = (FORMED, DISORDERED, ROUTED)
 
 
+class RollPasses:
+    """How a percentile roll meets a chance: the text gives the chance and the roll,
+    not which side of it wins (house reading ``roll_passes_at_or_under``; a setting
+    of each ledger, since umpires differ)."""
+
+    AT_OR_UNDER = "at or under"
+    UNDER = "under"
+    ALL = (AT_OR_UNDER, UNDER)
+
+    @staticmethod
+    def default() -> str:
+        """The data's reading: at or under."""
+        at_or_under = bool(ruleset().constant("morale_check_rules", "roll_passes_at_or_under"))
+        return RollPasses.AT_OR_UNDER if at_or_under else RollPasses.UNDER
+
+    @staticmethod
+    def passes(roll: int, chance: int, reading: str | None = None) -> bool:
+        """True when ``roll`` (01-100) succeeds against ``chance`` (%)."""
+        reading = RollPasses.default() if reading is None else reading
+        if reading not in RollPasses.ALL:
+            raise InvalidArgumentError(
+                "a roll passes at or under the chance, or under it",
+                column="roll passes",
+                value=reading,
+                expected=" or ".join(RollPasses.ALL),
+            )
+        return roll <= chance if reading == RollPasses.AT_OR_UNDER else roll < chance
+
+
 @dataclass(frozen=True)
 class UnitState:
-    """One unit between turns: its grade, figures at the start, lost so far, status."""
+    """One unit between turns: its grade (raised by a leader's last words), figures at
+    the start, lost so far, status."""
 
     unit: str
     grade: str
@@ -718,6 +750,23 @@ class UnitTurn:
     leader_attached: bool = False
     morale_roll: int | None = None
     rally_roll: int | None = None
+    leader_roll: int | None = None  # does the attached leader become a casualty
+    leader_result_roll: int | None = None  # the Results of Leader Casualties
+
+
+@dataclass(frozen=True)
+class LeaderOutcome:
+    """The check for an attached leader after a turn with losses."""
+
+    chance: int  # 5% per casting lost this turn
+    hit: bool | None  # None: not rolled yet
+    result: LeaderCasualtyResult | None  # on a hit, once the result is rolled
+    returns_turn: int | None  # a minor wound: the turn he is back
+
+    @property
+    def out_of_game(self) -> bool:
+        """Killed, gravely wounded, retired ...: not back this battle."""
+        return self.result is not None and self.result.out_of_game
 
 
 @dataclass(frozen=True)
@@ -734,18 +783,27 @@ class UnitOutcome:
     rally_chance: int | None  # a routed or disordered unit's chance to rally
     rallied: bool | None
     status: str
+    leader: LeaderOutcome | None = None  # None: no leader attached, or nothing lost
+    grade: str = ""  # the grade from the next turn on (a leader's last words raise it)
 
 
-def unit_after_turn(state: UnitState, turn: UnitTurn) -> UnitOutcome:
-    """One turn of one unit: losses, the brackets first exceeded, the morale check.
+def unit_after_turn(
+    state: UnitState, turn: UnitTurn, *, roll_passes: str | None = None
+) -> UnitOutcome:
+    """One turn of one unit: losses, the brackets first exceeded, the morale check,
+    the rally, the attached leader.
 
     A routed or disordered unit rolls to rally (50% + the rally modifiers) and
     does not check ("These checks are for units that are not routed or
     disordered"); a formed unit whose losses first exceed a bracket of its
     grade checks once (house reading: one check however many brackets), at 50%
-    + the morale modifiers; a roll at or under the chance passes (house
-    reading), otherwise it routs 14". Percentages are of the figures at the
-    start of the battle.
+    + the morale modifiers; failing, it routs 14". A leader attached to a unit
+    that lost figures becomes a casualty on 5% per casting lost this turn, and a
+    second roll on the Results of Leader Casualties says what befell him; a
+    minor wound brings him back after N turns, and his last words raise the
+    unit one grade from the next turn (not Guards). Every roll passes as
+    ``roll_passes`` says (default: the data's reading, at or under).
+    Percentages are of the figures at the start of the battle.
     """
     where = [f"turn {turn.turn}"] if turn.turn is not None else []
     where += [f"unit {state.unit!r}"] if state.unit else []
@@ -765,6 +823,12 @@ def unit_after_turn(state: UnitState, turn: UnitTurn) -> UnitOutcome:
             value=state.status,
             expected=", ".join(UnitStatus.ALL),
         )
+
+    def passes(roll: int | None, chance: int, what: str) -> bool | None:
+        if roll is None:
+            return None
+        return RollPasses.passes(_percent_roll(roll, what), chance, roll_passes)
+
     this_turn = fire + melee
     conditions = "leader" if turn.leader_attached else ""
     crossed = tuple(brackets_crossed(state.grade, state.start, state.lost, lost))
@@ -773,18 +837,29 @@ def unit_after_turn(state: UnitState, turn: UnitTurn) -> UnitOutcome:
         only_disordered = state.status == UnitStatus.DISORDERED
         terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
         rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
-        if turn.rally_roll is not None:
-            rallied = _passes(_percent_roll(turn.rally_roll, "rally roll"), rally)
-            status = UnitStatus.FORMED if rallied else state.status
+        rallied = passes(turn.rally_roll, rally, "rally roll")
+        status = UnitStatus.FORMED if rallied else state.status
     due = morale_check_due(state.grade, state.start, state.lost, lost,
                            routed_or_disordered=state.status != UnitStatus.FORMED)  # fmt: skip
     chance = passed = None
     if due:
         chance = morale_check_chance(state.grade, conditions, lost, state.start, this_turn)
-        if turn.morale_roll is not None:
-            passed = _passes(_percent_roll(turn.morale_roll, "morale roll"), chance)
-            if not passed:
-                status = UnitStatus.ROUTED
+        passed = passes(turn.morale_roll, chance, "morale roll")
+        if passed is False:
+            status = UnitStatus.ROUTED
+    leader = None
+    grade_after = grade(state.grade).id
+    if turn.leader_attached and this_turn > 0:
+        odds = leader_casualty_chance(this_turn)
+        hit = passes(turn.leader_roll, odds, "leader roll")
+        result = returns = None
+        if hit and turn.leader_result_roll is not None:
+            result = leader_casualty_result(turn.leader_result_roll)
+            if not result.out_of_game and result.returns_in_turns and turn.turn is not None:
+                returns = turn.turn + result.returns_in_turns
+            if result.grade_change:
+                grade_after = shift_grade(grade_after, result.grade_change)
+        leader = LeaderOutcome(odds, hit, result, returns)
     return UnitOutcome(
         lost=lost,
         percent=casualty_percent(state.start, lost),
@@ -796,21 +871,20 @@ def unit_after_turn(state: UnitState, turn: UnitTurn) -> UnitOutcome:
         rally_chance=rally,
         rallied=rallied,
         status=status,
+        leader=leader,
+        grade=grade_after,
     )
 
 
-def _passes(roll: int, chance: int) -> bool:
-    at_or_under = bool(ruleset().constant("morale_check_rules", "roll_passes_at_or_under"))
-    return roll <= chance if at_or_under else roll < chance
-
-
-def run_unit(state: UnitState, turns: Sequence[UnitTurn]) -> list[UnitOutcome]:
+def run_unit(
+    state: UnitState, turns: Sequence[UnitTurn], *, roll_passes: str | None = None
+) -> list[UnitOutcome]:
     """Every turn of one unit: the one fold of ``unit_after_turn``."""
     outcomes: list[UnitOutcome] = []
     for turn in turns:
-        out = unit_after_turn(state, turn)
+        out = unit_after_turn(state, turn, roll_passes=roll_passes)
         outcomes.append(out)
-        state = UnitState(state.unit, state.grade, state.start, out.lost, out.status)
+        state = UnitState(state.unit, out.grade, state.start, out.lost, out.status)
     return outcomes
 
 

@@ -17,7 +17,6 @@ Operations: ``record`` (a unit's losses and rolls this turn), ``end-turn``
 
 from __future__ import annotations
 
-import contextlib
 import random
 from dataclasses import dataclass, replace
 from typing import Any
@@ -44,8 +43,14 @@ from battle_ledger.sheets.ledger import (
     NamedCell,
     Role,
     Table,
+    battle_name,
+    closing_rows,
     find_thing,
+    latest_period,
+    period_rows,
     periods_of,
+    problems_computing,
+    read_setting,
     read_tables,
     record_inputs,
     register,
@@ -75,6 +80,8 @@ _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 #: Defined names of the hidden blocks the formulas look up: every spelling of a grade
 #: with its brackets and modifiers; the check and rally modifiers by name.
 GRADES, MODIFIERS = "gote_grades", "gote_modifiers"
+#: The workbook's setting: a percentile roll passes at or under the chance, or under it.
+ROLL_PASSES = "RollPasses"
 _TOP = 3
 
 UNITS = Table(
@@ -94,6 +101,8 @@ UNITS = Table(
         Column("Lost", "lost", _O, Entry.WHOLE, "figures lost so far", width=7),
         Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / figures at start", width=8),
         Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Grade now", "grade_now", _O,
+               help="raised one grade by a leader's last words (not Guards)", width=10),
         Column("Last row", "last_row", _H),
     ),
 )  # fmt: skip
@@ -118,6 +127,12 @@ TURNS = Table(
         Column("Rally roll", "rally_roll", _I, Entry.WHOLE,
                "the percentile roll to rally a routed or disordered unit", low=1, high=100,
                width=8),
+        Column("Leader roll", "leader_roll", _I, Entry.WHOLE,
+               "the percentile roll: does the attached leader become a casualty", low=1,
+               high=100, width=8),
+        Column("Leader result roll", "leader_result_roll", _I, Entry.WHOLE,
+               "the percentile roll on the Results of Leader Casualties", low=1, high=100,
+               width=8),
         Column("Lost so far", "lost", _O, Entry.WHOLE, "figures lost in all", width=8),
         Column("% lost", "percent", _O, Entry.NUMBER, "of the figures at the start", width=8),
         Column("Over 25% this turn", "over_quarter", _O,
@@ -131,12 +146,22 @@ TURNS = Table(
                width=8),
         Column("Rallied", "rallied", _O, help="Y or N, once rolled", width=8),
         Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Leader chance", "leader_chance", _O,
+               help="a leader attached to a unit that lost figures: 5% per casting (%)",
+               width=8),
+        Column("Leader hit", "leader_hit", _O, help="Y: the leader became a casualty",
+               width=7),
+        Column("Leader result", "leader_result", _O,
+               help="the Results of Leader Casualties", width=22),
+        Column("Leader back", "leader_back", _O,
+               help="the turn a wounded leader is back, or never", width=8),
         Column("Note", "note", _N, help="anything worth remembering", width=28),
         Column("Key", "key", _H),
         Column("Previous row", "previous_row", _H),
         Column("Unit row", "unit_row", _H),
         Column("Start", "start_figures", _H),
         Column("Grade", "grade", _H),
+        Column("Grade after", "grade_after", _H),
         Column("Previous lost", "previous_lost", _H),
         Column("Previous status", "previous_status", _H),
         Column("This turn", "this_turn", _H),
@@ -147,8 +172,23 @@ TURNS = Table(
 )  # fmt: skip
 
 #: The columns of the grades block (after the spelling): the brackets' text, up to three
-#: brackets (0: none), the morale and rally modifiers of the grade.
-GRADE_BLOCK = ("Brackets", "Bracket 1", "Bracket 2", "Bracket 3", "Morale", "Rally")
+#: brackets (0: none), the morale and rally modifiers of the grade, the grade one up (a
+#: leader's last words; Guards stay Guards) and the grade's own name.
+GRADE_BLOCK = (
+    "Brackets",
+    "Bracket 1",
+    "Bracket 2",
+    "Bracket 3",
+    "Morale",
+    "Rally",
+    "Raised",
+    "Name",
+)
+#: Defined name of the hidden block of the Results of Leader Casualties (by the roll's
+#: low end): the result, the turns a wounded leader is away (0: none), 1 when out of the
+#: game, the grades his last words raise the unit.
+LEADER_RESULTS = "gote_leader_results"
+LEADER_BLOCK = ("Result", "Away", "Out", "Raise")
 #: The rows of the modifiers block: (name, morale %, rally %).
 MODIFIER_ROWS = ("leader", "casualties", "lost over 25% this turn", "broken or disordered")
 
@@ -189,7 +229,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         )
         return f"MAX(0,MIN(100,{total}))"
 
-    passes_at = f'{_rule("morale_check_rules", "roll_passes_at_or_under")}="yes"'
+    passes_at = f'{ROLL_PASSES}="{gote.RollPasses.AT_OR_UNDER}"'
 
     def passes(roll: str, odds: str) -> str:
         return f"IF({passes_at},{roll}<={odds},{roll}<{odds})"
@@ -202,6 +242,12 @@ def turn_formulas(r: int) -> dict[str, str]:
     quarter = _rule("morale_check_rules", "lost_over_percent_this_turn")
     rally_base = _rule("rally_chance", "rally_base_percent")
     figures = f"${u['Figures at start']}:${u['Figures at start']}"
+
+    def casualty(column: str) -> str:
+        index = LEADER_BLOCK.index(column) + 2
+        return f"VLOOKUP({cell('Leader result roll')},{LEADER_RESULTS},{index},TRUE)"
+
+    per_casting = _rule("leader_casualty", "percent_per_casting")
     disordered = (
         f'IF({cell("Previous status")}="disordered",{modifier("broken or disordered", 3)},0)'
     )
@@ -234,7 +280,29 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous row": match_above(f'{cell("Unit")}&"|"&({cell("Turn")}-1)', c["Key"], top, r),
         "Unit row": f"MATCH({cell('Unit')},{units}!${u['Unit']}:${u['Unit']},0)",
         "Start": f"INDEX({units}!{figures},{cell('Unit row')})",
-        "Grade": f"INDEX({units}!${u['Grade']}:${u['Grade']},{cell('Unit row')})",
+        "Leader chance": (
+            f'IF(AND({leader},{cell("This turn")}>0),MIN(100,{per_casting}*{cell("This turn")}),"")'
+        ),
+        "Leader hit": (
+            f'IF(OR({cell("Leader chance")}="",{cell("Leader roll")}=""),"",'
+            f'IF({passes(cell("Leader roll"), cell("Leader chance"))},"Y","N"))'
+        ),
+        "Leader result": (
+            f'IF(OR({cell("Leader hit")}<>"Y",{cell("Leader result roll")}=""),'
+            f'"",{casualty("Result")})'
+        ),
+        "Leader back": (
+            f'IF({cell("Leader result")}="","",IF({casualty("Out")}=1,"never",'
+            f'IF({casualty("Away")}>0,{cell("Turn")}+{casualty("Away")},"")))'
+        ),
+        "Grade": (
+            f"IF({cell('Previous row')}=0,INDEX({units}!${u['Grade']}:${u['Grade']},"
+            f"{cell('Unit row')}),{prev('Grade after')})"
+        ),
+        "Grade after": (
+            f'IF({cell("Leader result")}="",{grade("Name")},'
+            f"IF({casualty('Raise')}>0,{grade('Raised')},{grade('Name')}))"
+        ),
         "Previous lost": f"IF({cell('Previous row')}=0,0,{prev('Lost so far')})",
         "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
         "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
@@ -250,21 +318,16 @@ def turn_formulas(r: int) -> dict[str, str]:
 def unit_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: the unit as recorded so far."""
     c = letters(UNITS.headers)
-    t = letters(TURNS.headers)
-    turns = sheet_name(TURNS.sheet)
-    unit = f"${c['Unit']}{r}"
-    row = f"${c['Last row']}{r}"
-
-    def at(header: str) -> str:
-        return f"INDEX({turns}!${t[header]}:${t[header]},{row})"
-
-    return unless_blank(unit, {
+    last = latest_period(KIND, r)
+    row, at = last.row, last.at
+    return unless_blank(last.name, {
         "Brackets": f"VLOOKUP(${c['Grade']}{r},{GRADES},2,0)",
         "Lost": f"IF({row}=0,0,{at('Lost so far')})",
         "% lost": f"${c['Lost']}{r}*100/${c['Figures at start']}{r}",
         "Status": f'IF({row}=0,"formed",{at("Status")})',
-        "Last row": (f'IFERROR(MATCH({unit}&"|"&COUNTIFS({turns}!${t["Unit"]}:${t["Unit"]},'
-                     f'{unit}),{turns}!${t["Key"]}:${t["Key"]},0),0)'),
+        "Grade now": (f"IF({row}=0,VLOOKUP(${c['Grade']}{r},{GRADES},"
+                      f"{GRADE_BLOCK.index('Name') + 2},0),{at('Grade after')})"),
+        "Last row": last.formula,
     })  # fmt: skip
 
 
@@ -281,6 +344,14 @@ KIND = register(
         period="turn",
         named_cells=(
             NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell(
+                ROLL_PASSES,
+                "A roll passes",
+                Entry.CHOICE,
+                "at or under the chance (01-50 passes at 50%), or under it: the text "
+                "does not say (a house reading)",
+                choices=gote.RollPasses.ALL,
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=gote.UnitStatus.ALL,
@@ -290,6 +361,8 @@ KIND = register(
         compute=lambda book: compute_turns(read_brackets(book)),  # defined below
         close="end-turn",
         macro_prefix="cb",
+        template_version=2,  # 2: leader casualties, the roll-passes setting, grade now
+        oldest_version=2,
     )
 )
 
@@ -303,6 +376,7 @@ class BracketsLedger(LedgerState):
 
     starts: dict[str, gote.UnitState]
     sides: dict[str, str]
+    roll_passes: str | None  # the workbook's setting (None: the rules' reading)
 
 
 def read_brackets(book: Book) -> BracketsLedger:
@@ -322,7 +396,7 @@ def read_brackets(book: Book) -> BracketsLedger:
             )
         starts[name] = gote.UnitState(name, str(grades[index]), int(row["Figures at start"]))
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
-    return BracketsLedger(tables, starts, sides)
+    return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES))
 
 
 def _roll(value: Any) -> int | None:
@@ -342,12 +416,14 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 leader_attached=bool(row["Leader attached"]),
                 morale_roll=_roll(row["Morale roll"]),
                 rally_roll=_roll(row["Rally roll"]),
+                leader_roll=_roll(row["Leader roll"]),
+                leader_result_roll=_roll(row["Leader result roll"]),
             )
             try:
-                out = gote.unit_after_turn(state, turn)
+                out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes)
             except InvalidArgumentError as exc:
                 raise exc.located(column="Lost to fire", **where_of(ledger.turns, index)) from None
-            state = replace(state, lost=out.lost, status=out.status)
+            state = replace(state, lost=out.lost, status=out.status, grade=out.grade)
             mine.append((index, row, out))
     return folded
 
@@ -356,6 +432,19 @@ def _text(crossed: tuple[int, ...]) -> str:
     if not crossed:
         return ""
     return f"{crossed[0]}%" if len(crossed) == 1 else f"{crossed[0]}%-{crossed[-1]}%"
+
+
+def _yes(flag: bool | None) -> str:
+    return "" if flag is None else ("Y" if flag else "N")
+
+
+def _leader_cells(leader: gote.LeaderOutcome | None) -> list[Any]:
+    """Leader chance, hit, result, back (the turn, or never)."""
+    if leader is None:
+        return ["", "", "", ""]
+    result = "" if leader.result is None else leader.result.result
+    back: Any = "never" if leader.out_of_game else leader.returns_turn
+    return [leader.chance, _yes(leader.hit), result, "" if back is None else back]
 
 
 def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
@@ -371,7 +460,7 @@ def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
                 "" if out.passed is None else ("passes" if out.passed else "routs"),
                 "" if out.rally_chance is None else out.rally_chance,
                 "" if out.rallied is None else ("Y" if out.rallied else "N"),
-                out.status,
+                out.status, *_leader_cells(out.leader),
             ]  # fmt: skip
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
     return frame.reindex(ledger.turns.index)
@@ -384,8 +473,10 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
     for unit, start in ledger.starts.items():
         parts = folded.get(unit, [])
         last = parts[-1][2] if parts else None
+        now = start.grade if last is None else last.grade
         found.append({
             "side": ledger.sides[unit], "unit": unit, "grade": start.grade,
+            "grade_now": now,
             "start": start.start, "lost": 0 if last is None else last.lost,
             "percent": 0.0 if last is None else float(last.percent),
             "status": start.status if last is None else last.status,
@@ -393,6 +484,15 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
                 {"turn": int(row["Turn"]), "bracket": out.crossed[-1], "chance": out.chance,
                  "roll": _roll(row["Morale roll"]), "passed": out.passed}
                 for _, row, out in parts if out.check_due
+            ],
+            "leader_casualties": [
+                {"turn": int(row["Turn"]), "chance": out.leader.chance,
+                 "roll": _roll(row["Leader roll"]), "hit": out.leader.hit,
+                 "result_roll": _roll(row["Leader result roll"]),
+                 "result": None if out.leader.result is None else out.leader.result.result,
+                 "out_of_game": out.leader.out_of_game,
+                 "returns_turn": out.leader.returns_turn}
+                for _, row, out in parts if out.leader is not None
             ],
         })  # fmt: skip
     return found
@@ -407,11 +507,6 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
             "Leader attached": "N"}  # fmt: skip
 
 
-def _rows(turn: int, units: list[str], ledger: BracketsLedger) -> pd.DataFrame:
-    return pd.DataFrame([turn_row(turn, ledger.sides[u], u) for u in units],
-                        columns=list(turn_row(turn, "", "")))  # fmt: skip
-
-
 @operation(
     KIND.name,
     "record",
@@ -422,6 +517,20 @@ def _rows(turn: int, units: list[str], ledger: BracketsLedger) -> pd.DataFrame:
         Option("leader_attached", bool, help="Y if a leader is attached (+10%)"),
         Option("morale_roll", int, low=1, high=100, help="the percentile roll of a check due"),
         Option("rally_roll", int, low=1, high=100, help="the percentile roll to rally"),
+        Option(
+            "leader_roll",
+            int,
+            low=1,
+            high=100,
+            help="the percentile roll: does the attached leader become a casualty",
+        ),
+        Option(
+            "leader_result_roll",
+            int,
+            low=1,
+            high=100,
+            help="the percentile roll on the Results of Leader Casualties",
+        ),
         Option("note", str, help="anything worth remembering"),
     ),
 )
@@ -436,6 +545,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     name = find_thing(book, KIND, ledger.starts, unit)
     headers = {"fire": "Lost to fire", "melee": "Lost in melee", "leader_attached":
                "Leader attached", "morale_roll": "Morale roll", "rally_roll": "Rally roll",
+               "leader_roll": "Leader roll", "leader_result_roll": "Leader result roll",
                "note": "Note"}  # fmt: skip
     cells = {headers[k]: ("Y" if v else "N") if isinstance(v, bool) else v
              for k, v in given.items()}  # fmt: skip
@@ -448,6 +558,35 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+
+
+#: The percentile rolls a turn can call for: (the roll's column, is it called for).
+_ROLLS: tuple[tuple[str, Any], ...] = (
+    ("Morale roll", lambda out: out["Check due"] == "Y"),
+    ("Rally roll", lambda out: out["Rally chance"] != ""),
+    ("Leader roll", lambda out: out["Leader chance"] != ""),
+    ("Leader result roll", lambda out: out["Leader hit"] == "Y"),
+)
+
+
+def _throw(ledger: BracketsLedger, turn: int, rng: random.Random) -> dict[Any, dict[str, int]]:
+    """Throw every roll of ``turn`` called for and not typed, into ``ledger.turns``; a
+    leader's result roll comes once his first roll hit, so throw until none is left."""
+    rolls: dict[Any, dict[str, int]] = {}
+    for header, _ in _ROLLS:
+        ledger.turns[header] = ledger.turns[header].astype(object)
+    while True:
+        computed = compute_turns(ledger)
+        thrown = 0
+        for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
+            for header, called_for in _ROLLS:
+                if called_for(computed.loc[index]) and pd.isna(row[header]):
+                    value = rng.randint(1, 100)
+                    rolls.setdefault(index, {})[header] = value
+                    ledger.turns.at[index, header] = value
+                    thrown += 1
+        if not thrown:
+            return rolls
 
 
 @operation(
@@ -466,41 +605,29 @@ def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
     turn = ledger.current_turn
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
     filler = [u for u in ledger.starts if u not in have]
-    turns = ledger.turns
-    if filler:
-        extra = _rows(turn, filler, ledger).assign(**{"Leader attached": False})
-        turns = pd.concat([turns, extra.set_axis(pd.RangeIndex(-len(filler), 0))])
-        ledger = ledger.with_turns(turns)
+    filler_rows = period_rows(turn_row, turn, filler, ledger.sides)
+    ledger = ledger.with_filler(filler_rows.assign(**{"Leader attached": False}))
     rolls: dict[Any, dict[str, int]] = {}
     if seed is not None:
-        rng = random.Random(seed)
-        computed = compute_turns(ledger)
-        now = ledger.turns[ledger.turns["Turn"] == turn]
-        for index, row in now.iterrows():
-            out = computed.loc[index]
-            thrown = {}
-            if out["Check due"] == "Y" and pd.isna(row["Morale roll"]):
-                thrown["Morale roll"] = rng.randint(1, 100)
-            if out["Rally chance"] != "" and pd.isna(row["Rally roll"]):
-                thrown["Rally roll"] = rng.randint(1, 100)
-            if thrown:
-                rolls[index] = thrown
-                for header, value in thrown.items():
-                    ledger.turns[header] = ledger.turns[header].astype(object)
-                    ledger.turns.at[index, header] = value
+        rolls = _throw(ledger, turn, random.Random(seed))
     computed = compute_turns(ledger)
-    due = []
+    due: list[dict[str, Any]] = []
+    leaders: list[dict[str, Any]] = []
     for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
         out = computed.loc[index]
         if out["Check due"] == "Y":
             due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
                         "chance": int(out["Chance to pass"]),
                         "result": out["Result"] or None})  # fmt: skip
+        if out["Leader chance"] != "":
+            leaders.append({"unit": str(row["Unit"]), "chance": int(out["Leader chance"]),
+                            "hit": {"Y": True, "N": False}.get(out["Leader hit"]),
+                            "result": out["Leader result"] or None,
+                            "back": out["Leader back"] or None})  # fmt: skip
     for index, thrown in rolls.items():
         if int(index) >= 0:
             book.write_cells(TURNS.name, pd.DataFrame([thrown], index=[index]))
-    following = _rows(turn + 1, list(ledger.starts), ledger)
-    new_rows = pd.concat([_rows(turn, filler, ledger), following], ignore_index=True)
+    new_rows = closing_rows(turn_row, turn, filler, list(ledger.starts), ledger.sides)
     for i in range(len(filler)):
         index = -len(filler) + i
         for header, value in rolls.get(index, {}).items():
@@ -508,15 +635,35 @@ def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
             new_rows.at[i, header] = value
     real = ledger.turns[ledger.turns.index >= 0]
     book.append_rows(TURNS.name, rows_with_formulas(KIND, real, new_rows))
-    detail = f"turn {turn} closed: " + (
-        "; ".join(f"{d['unit']} check at {d['brackets']} ({d['chance']}%)"
-                  + (f": {d['result']}" if d["result"] else "") for d in due)
-        or "no morale checks due"
-    )  # fmt: skip
+    detail = (
+        f"turn {turn} closed: "
+        + (
+            "; ".join(
+                f"{d['unit']} check at {d['brackets']} ({d['chance']}%)"
+                + (f": {d['result']}" if d["result"] else "")
+                for d in due
+            )
+            or "no morale checks due"
+        )
+        + "".join(f"; {d['unit']}'s leader at {d['chance']}%" + _leader_news(d) for d in leaders)
+    )
     dice = " ".join(f"{v}" for thrown in rolls.values() for v in thrown.values())
     book.log("end-turn", detail, turn=turn, dice=dice)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
-                                    "checks_due": due})  # fmt: skip
+                                    "checks_due": due, "leader_checks": leaders})  # fmt: skip
+
+
+def _leader_news(check: dict[str, Any]) -> str:
+    if check["hit"] is None:
+        return ""
+    if not check["hit"]:
+        return ": unhurt"
+    back = check["back"]
+    return f": {check['result'] or 'a casualty'}" + (
+        ""
+        if back is None
+        else (" (out of the game)" if back == "never" else f" (back turn {back})")
+    )
 
 
 @report(KIND.name)
@@ -524,9 +671,7 @@ def where_we_stand(book: Book) -> OperationResult:
     """Every unit's losses, % lost, status and checks (docs/casualty-brackets.md)."""
     ledger = read_brackets(book)
     units = standings(ledger)
-    battle = ""
-    with contextlib.suppress(BattleLedgerError):
-        battle = str(book.read_name("BattleName") or "")
+    battle = battle_name(book)
     lines = [f"{battle or 'Casualty brackets'}: turn {ledger.current_turn}"]
     for u in units:
         lines.append(f"{u['unit']} ({u['grade']}): {u['lost']} of {u['start']} lost "
@@ -540,8 +685,4 @@ def where_we_stand(book: Book) -> OperationResult:
 @checker(KIND.name)
 def check_brackets(book: Book) -> list[BattleLedgerError | str]:
     """Problems: unknown units or grades, gaps in the turns, more lost than a unit has."""
-    try:
-        compute_turns(read_brackets(book))
-    except BattleLedgerError as exc:
-        return [exc]
-    return []
+    return problems_computing(KIND, book)

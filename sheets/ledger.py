@@ -34,12 +34,14 @@ import pandas as pd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Formula, Meta
 from battle_ledger.sheets.errors import CellValueError, CommandError, WrongKindError
-from battle_ledger.sheets.values import whole, yes_no
+from battle_ledger.sheets.formulas import letters, sheet_name
+from battle_ledger.sheets.values import choice, number, whole, yes_no
 
 __all__ = [
     "KINDS",
     "Column",
     "Entry",
+    "LatestPeriod",
     "LedgerKind",
     "LedgerState",
     "NamedCell",
@@ -47,9 +49,14 @@ __all__ = [
     "Table",
     "Tables",
     "clock_text",
+    "closing_rows",
     "find_name",
     "find_thing",
+    "latest_period",
+    "period_rows",
     "periods_of",
+    "problems_computing",
+    "read_setting",
     "read_tables",
     "record_inputs",
     "register",
@@ -292,6 +299,14 @@ class LedgerState:
         turns.attrs = dict(self.turns.attrs)
         return replace(self, tables=replace(self.tables, periods=turns))
 
+    def with_filler(self, rows: pd.DataFrame) -> Self:
+        """The same, with ``rows`` added as not yet on the sheet (indexed -n ... -1): the
+        rows closing a period gives the things that had none in it."""
+        if rows.empty:
+            return self
+        extra = rows.set_axis(pd.RangeIndex(-len(rows), 0))
+        return self.with_turns(pd.concat([self.turns, extra]))
+
 
 def periods_of(
     state: LedgerState, kind: LedgerKind, known: Iterable[str]
@@ -375,7 +390,8 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     """Both tables of a ``kind`` ledger: typed, blank rows left out, each read once.
 
     Yes/no columns are read with the one yes/no reader (a blank is N); whole
-    numbers within the declared bounds; a cell that does not fit raises
+    numbers and numbers within the declared bounds; a choice as one of its declared
+    choices (blank: None); a cell that does not fit raises
     ``CellValueError`` naming file, sheet, table, row and column.
     """
     kind.check_version(book)
@@ -429,6 +445,10 @@ def _reader(column: Column) -> Callable[[Any], Any] | None:
         return lambda value: (
             value if pd.isna(value) else whole(value, column.header, low=column.low, high=high)
         )
+    if column.entry is Entry.NUMBER:
+        return lambda value: number(value, column.header, low=column.low)
+    if column.entry is Entry.CHOICE and column.choices:
+        return lambda value: choice(value, column.header, column.choices)
     return None
 
 
@@ -443,6 +463,105 @@ def _read(
             exc.message, column=column.header, value=value, expected=exc.expected,
             **where_of(frame, index),
         ) from None  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LatestPeriod:
+    """A things-table row's view of its thing's latest period row, for its formulas:
+    ``row`` (the hidden Last row cell, 0 while there is none), ``at(header)`` a
+    column on that row, ``formula`` what finds it (the key ``name|count``)."""
+
+    name: str  # the thing's name cell
+    row: str  # the Last row cell
+    _sheet: str
+    _letters: Mapping[str, str]
+    _name_header: str
+
+    def at(self, header: str) -> str:
+        """Column ``header`` of the periods table on the latest period row."""
+        return f"INDEX({self.column(header)},{self.row})"
+
+    def column(self, header: str) -> str:
+        """The whole column ``header`` of the periods table."""
+        return f"{self._sheet}!${self._letters[header]}:${self._letters[header]}"
+
+    @property
+    def formula(self) -> str:
+        """The Last row: where the key of the thing's count of periods stands."""
+        count = f"COUNTIFS({self.column(self._name_header)},{self.name})"
+        return f'IFERROR(MATCH({self.name}&"|"&{count},{self.column("Key")},0),0)'
+
+
+def latest_period(kind: LedgerKind, r: int) -> LatestPeriod:
+    """The latest period of the thing on sheet row ``r`` of the kind's things table."""
+    c = letters(kind.things.headers)
+    key = kind.thing_key.header
+    return LatestPeriod(f"${c[key]}{r}", f"${c['Last row']}{r}", sheet_name(kind.periods.sheet),
+                        letters(kind.periods.headers), key)  # fmt: skip
+
+
+def battle_name(book: Book) -> str:
+    """The battle's name (named cell ``BattleName``); empty where the workbook has none."""
+    try:
+        return str(book.read_name("BattleName") or "")
+    except BattleLedgerError:
+        return ""
+
+
+def period_rows(
+    turn_row: Callable[[int, str, str], dict[str, Any]],
+    turn: int,
+    names: Iterable[str],
+    sides: Mapping[str, str],
+) -> pd.DataFrame:
+    """New period rows (``turn_row(turn, side, name)``) for ``names``, in that order."""
+    return pd.DataFrame([turn_row(turn, sides[n], n) for n in names],
+                        columns=list(turn_row(turn, "", "")))  # fmt: skip
+
+
+def closing_rows(
+    turn_row: Callable[[int, str, str], dict[str, Any]],
+    turn: int,
+    filler: Iterable[str],
+    going_on: Iterable[str],
+    sides: Mapping[str, str],
+) -> pd.DataFrame:
+    """What closing period ``turn`` appends: the rows of the things that had none in it
+    (``filler``), then the next period's rows of the things ``going_on``."""
+    closing = period_rows(turn_row, turn, filler, sides)
+    following = period_rows(turn_row, turn + 1, going_on, sides)
+    return pd.concat([closing, following], ignore_index=True)
+
+
+def problems_computing(kind: LedgerKind, book: Book) -> list[BattleLedgerError | str]:
+    """What stops ``kind.compute`` on ``book`` (a checker's core): none, or the one error."""
+    try:
+        kind.compute(book)
+    except BattleLedgerError as exc:
+        return [exc]
+    return []
+
+
+def read_setting(book: Book, kind: LedgerKind, name: str) -> str | None:
+    """The workbook's choice in the named cell ``name`` (one of its declared choices,
+    case-blind); None where the workbook has no such cell or it is blank (the rules'
+    default applies). Anything else is refused, naming the cell."""
+    named = next(n for n in kind.named_cells if n.name == name)
+    try:
+        value = book.read_name(name)
+    except BattleLedgerError:
+        return None
+    text = "" if value is None else " ".join(str(value).split()).casefold()
+    if text and text not in named.choices:
+        raise CellValueError(
+            f"the setting {named.label.casefold()!r} is not one of its choices",
+            file=book.name,
+            sheet="Battle",
+            column=named.label,
+            value=value,
+            expected=" or ".join(named.choices),
+        )
+    return text or None
 
 
 def start_minutes(book: Book) -> int | None:

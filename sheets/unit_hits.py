@@ -14,7 +14,6 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +39,13 @@ from battle_ledger.sheets.ledger import (
     NamedCell,
     Role,
     Table,
+    battle_name,
+    closing_rows,
     find_thing,
+    latest_period,
+    period_rows,
     periods_of,
+    problems_computing,
     read_tables,
     record_inputs,
     register,
@@ -153,19 +157,12 @@ def turn_formulas(r: int) -> dict[str, str]:
 def unit_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: the unit as recorded so far."""
     c = letters(UNITS.headers)
-    t = letters(TURNS.headers)
-    turns = sheet_name(TURNS.sheet)
-    unit, row = f"${c['Unit']}{r}", f"${c['Last row']}{r}"
-
-    def at(header: str) -> str:
-        return f"INDEX({turns}!${t[header]}:${t[header]},{row})"
-
-    return unless_blank(unit, {
-        "Hits": f"IF({row}=0,0,{at('Hits')})",
+    last = latest_period(KIND, r)
+    return unless_blank(last.name, {
+        "Hits": f"IF({last.row}=0,0,{last.at('Hits')})",
         "SP left": f"${c['Strength Points']}{r}-${c['Hits']}{r}",
-        "Status": f'IF({row}=0,"{IN_PLAY}",{at("Status")})',
-        "Last row": (f'IFERROR(MATCH({unit}&"|"&COUNTIFS({turns}!${t["Unit"]}:${t["Unit"]},'
-                     f'{unit}),{turns}!${t["Key"]}:${t["Key"]},0),0)'),
+        "Status": f'IF({last.row}=0,"{IN_PLAY}",{last.at("Status")})',
+        "Last row": last.formula,
     })  # fmt: skip
 
 
@@ -283,11 +280,6 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
             "Assault hits": 0}  # fmt: skip
 
 
-def _rows(turn: int, units: list[str], ledger: HitsLedger) -> pd.DataFrame:
-    return pd.DataFrame([turn_row(turn, ledger.sides[u], u) for u in units],
-                        columns=list(turn_row(turn, "", "")))  # fmt: skip
-
-
 _HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire",
             "assault_hits": "Assault hits", "rally_roll": "Rally roll", "note": "Note"}  # fmt: skip
 
@@ -337,16 +329,13 @@ def end_turn(book: Book) -> OperationResult:
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
     before = {u["unit"]: u["status"] for u in standings(ledger)}
     filler = [u for u in ledger.strengths if u not in have and before[u] == IN_PLAY]
-    if filler:
-        extra = _rows(turn, filler, ledger).set_axis(pd.RangeIndex(-len(filler), 0))
-        ledger = ledger.with_turns(pd.concat([ledger.turns, extra]))
+    ledger = ledger.with_filler(period_rows(turn_row, turn, filler, ledger.sides))
     computed = compute_turns(ledger)
     now = ledger.turns["Turn"] == turn
     withdraw = [str(u) for u in ledger.turns.loc[now & (computed["Withdraw!"] == "Y"), "Unit"]]
     removed = [str(u) for u in ledger.turns.loc[now & (computed["Status"] == REMOVED), "Unit"]]
     in_play = [u for u in ledger.strengths if before[u] == IN_PLAY and u not in removed]
-    rows = pd.concat([_rows(turn, filler, ledger), _rows(turn + 1, in_play, ledger)],
-                     ignore_index=True)  # fmt: skip
+    rows = closing_rows(turn_row, turn, filler, in_play, ledger.sides)
     real = ledger.turns[ledger.turns.index >= 0]
     book.append_rows(TURNS.name, rows_with_formulas(KIND, real, rows))
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
@@ -361,9 +350,7 @@ def where_we_stand(book: Book) -> OperationResult:
     """Every unit's Hits, SP left and status (docs/casualty-brackets.md)."""
     ledger = read_hits(book)
     units = standings(ledger)
-    battle = ""
-    with contextlib.suppress(BattleLedgerError):
-        battle = str(book.read_name("BattleName") or "")
+    battle = battle_name(book)
     lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
     lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
               for u in units]  # fmt: skip
@@ -375,8 +362,4 @@ def where_we_stand(book: Book) -> OperationResult:
 @checker(KIND.name)
 def check_hits(book: Book) -> list[BattleLedgerError | str]:
     """Problems: unknown units or types, gaps in the turns, more Hits than SP."""
-    try:
-        compute_turns(read_hits(book))
-    except BattleLedgerError as exc:
-        return [exc]
-    return []
+    return problems_computing(KIND, book)

@@ -17,7 +17,7 @@ from pandas import NA as _NA
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
-__all__ = ["NO_WORDS", "YES_WORDS", "is_blank", "whole", "yes_no", "yes_test"]
+__all__ = ["NO_WORDS", "YES_WORDS", "choice", "is_blank", "number", "whole", "yes_no", "yes_test"]
 
 #: What reads as yes / no (case-blind, spaces ignored; "x" is a ticked box); a bool or 1/0 as such.
 YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1", "x")
@@ -72,6 +72,43 @@ def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None
             )
         return blank
     return whole_number(value, name, low, high)
+
+
+def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
+    """``value`` as a number, ``low`` or more (an empty value is None). Text that reads as
+    a number is taken; a yes/no (TRUE) is not a number."""
+    if is_blank(value):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        found = None
+    else:
+        try:
+            found = float(value)
+        except ValueError:
+            found = None
+    if found is None or found != found or (low is not None and found < low):
+        raise InvalidArgumentError(
+            f"{name} is not a number" + ("" if low is None else f" {low:g} or more"),
+            column=name,
+            value=value,
+            expected="a number" + ("" if low is None else f", {low:g} or more"),
+        )
+    return found
+
+
+def choice(value: Any, name: str, choices: tuple[str, ...]) -> str | None:
+    """``value`` as one of ``choices`` (case-blind, spaces ignored), in the choice's own
+    spelling; an empty value is None."""
+    if is_blank(value):
+        return None
+    text = " ".join(str(value).split()).casefold()
+    for known in choices:
+        if known.casefold() == text:
+            return known
+    raise InvalidArgumentError(
+        f"{name} is not one of its choices", column=name, value=value,
+        expected=" or ".join(choices),
+    )  # fmt: skip
 
 
 def yes_test(ref: str) -> str:

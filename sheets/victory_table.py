@@ -19,7 +19,6 @@ the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
 
 from __future__ import annotations
 
-import contextlib
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -52,8 +51,11 @@ from battle_ledger.sheets.ledger import (
     NamedCell,
     Role,
     Table,
+    battle_name,
     clock_text,
     find_thing,
+    latest_period,
+    read_setting,
     read_tables,
     register,
     rows_with_formulas,
@@ -227,7 +229,7 @@ def side_formulas(r: int) -> dict[str, str]:
         "Crisis for a majority": (
             f'IF(${c["% lost"]}{r}>{_C["crisis_majority_above_pct"]},"likely","")'
         ),
-        "Last row": (f'IFERROR(MATCH({side}&"|"&COUNTIFS({col("Side")},{side}),{col("Key")},0),0)'),
+        "Last row": latest_period(KIND, r).formula,
     }
     return unless_blank(side, formulas)
 
@@ -253,6 +255,7 @@ KIND = register(
                 Entry.CHOICE,
                 "reached: at the base units needed to reach it (3.2); exceeded: "
                 "above its level (9.2)",
+                choices=aog.CrossedWhen.ALL,
             ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
             NamedCell("Clock", "Clock", computed=True),
@@ -288,29 +291,11 @@ class VictoryLedger(LedgerState):
     points_per_base_unit: int  # victory points for each enemy base unit removed (9.1)
 
 
-def _crossed_when(book: Book) -> str | None:
-    try:
-        value = book.read_name("MarkCrossedWhen")
-    except BattleLedgerError:
-        return None
-    text = "" if value is None else str(value).strip().casefold()
-    if text and text not in aog.CrossedWhen.ALL:
-        raise CellValueError(
-            "the setting 'mark crossed when' is neither reached nor exceeded",
-            file=book.name,
-            sheet="Battle",
-            column="Mark crossed when",
-            value=value,
-            expected=" or ".join(aog.CrossedWhen.ALL),
-        )
-    return text or None
-
-
 def read_victory_table(book: Book) -> VictoryLedger:
     """Both tables, the era's marks and the workbook's setting, every side checked."""
     tables = read_tables(book, KIND)
     ruleset = registry.get(book.meta().ruleset)
-    rules = aog.MarkRules.from_ruleset(ruleset, _crossed_when(book))
+    rules = aog.MarkRules.from_ruleset(ruleset, read_setting(book, KIND, "MarkCrossedWhen"))
     starts: dict[str, int] = {}
     units: dict[str, int] = {}
     for index, row in tables.things.iterrows():
@@ -668,9 +653,7 @@ def where_we_stand(book: Book) -> OperationResult:
     result = _result(ledger, sides, ruleset)
     turn = ledger.current_turn
     clock = _clock(ledger, turn)
-    battle = ""
-    with contextlib.suppress(BattleLedgerError):
-        battle = str(book.read_name("BattleName") or "")
+    battle = battle_name(book)
     lines = [f"{battle or 'Victory table'}: turn {turn} ({clock}), marks crossed when "
              f"{ledger.rules.crossed_when}"]  # fmt: skip
     for s in sides:

@@ -22,6 +22,8 @@ from battle_ledger.sheets.casualty_brackets import (
     GRADE_BLOCK,
     GRADES,
     KIND,
+    LEADER_BLOCK,
+    LEADER_RESULTS,
     MODIFIER_ROWS,
     MODIFIERS,
     TURNS,
@@ -73,9 +75,18 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
         brackets = list(gote.casualty_brackets(term.id))
         padded = [*brackets, 0, 0, 0][:3]
         text = "/".join(str(b) for b in brackets)
+        raised = ruleset.term("grades", gote.shift_grade(term.id, 1)).name
         for spelling in term.spellings():
-            rows.append([spelling, text, *padded, morale.get(term.id, 0), rally.get(term.id, 0)])
+            rows.append([spelling, text, *padded, morale.get(term.id, 0), rally.get(term.id, 0),
+                         raised, term.name])  # fmt: skip
     define_name(wb, GRADES, lookup_block(wb, GRADES, [GRADES, *GRADE_BLOCK], rows))
+    results = [
+        [int(r["low"]), str(r["result"]), int(r.get("returns_in_turns") or 0),
+         1 if r["out_of_game"] else 0, int(r.get("grade_change") or 0)]
+        for r in sorted(ruleset.rows("leader_casualty_results"), key=lambda r: int(r["low"]))
+    ]  # fmt: skip
+    block = lookup_block(wb, LEADER_RESULTS, [LEADER_RESULTS, *LEADER_BLOCK], results)
+    define_name(wb, LEADER_RESULTS, block)
     mods = [[name, morale.get(name, 0), rally.get(name, 0)] for name in MODIFIER_ROWS]
     define_name(wb, MODIFIERS, lookup_block(wb, MODIFIERS, [MODIFIERS, "Morale", "Rally"], mods))
 
@@ -86,10 +97,17 @@ def build_casualty_brackets(
     *,
     units: Sequence[tuple[str, str, str, int]] | None = None,
     battle: str = "",
+    roll_passes: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
     """A new casualty-brackets ledger for Glory of the Empire, one row per unit
-    (``oob``'s, or ``units``: (side, unit, grade, figures)); ``blank_rows`` more to type."""
+    (``oob``'s, or ``units``: (side, unit, grade, figures)); ``blank_rows`` more to type.
+    ``roll_passes``: ``at or under`` (the data's reading) or ``under``."""
+    passes = gote.RollPasses.default() if roll_passes is None else roll_passes
+    if passes not in gote.RollPasses.ALL:
+        raise InvalidArgumentError("a roll passes at or under the chance, or under it",
+                                   column="roll passes", value=roll_passes,
+                                   expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
     for _, name, grade_name, figures in given:
@@ -114,18 +132,21 @@ def build_casualty_brackets(
                          bounds={})  # fmt: skip
     status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
     for header, fill in (("Brackets crossed", FILL_WARN), ("Check due", FILL_WARN),
-                         ("Result", FILL_ALERT)):  # fmt: skip
+                         ("Result", FILL_ALERT), ("Leader hit", FILL_ALERT)):  # fmt: skip
         col = turns.col(header)
-        test = f'AND(${col}{turns.first_row}<>"",${col}{turns.first_row}<>"passes")'
+        first = f"${col}{turns.first_row}"
+        test = f'AND({first}<>"",{first}<>"passes",{first}<>"N")'
         highlight_when(wb[TURNS.sheet], f"{col}{turns.first_row}:{col}{turns.last_row}", test,
                        fill, True)  # fmt: skip
     _blocks(wb, ruleset)
     front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
-              "due when a bracket of its grade is first exceeded.", {"BattleName": battle},
+                "due when a bracket of its grade is first exceeded.",
+                {"BattleName": battle, "RollPasses": passes},
                 {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",
-                                         "rally_chance"])  # fmt: skip
+                                         "rally_chance", "leader_casualty",
+                                         "leader_casualty_results"])  # fmt: skip
     return wb
 
 

@@ -141,7 +141,9 @@ def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
             left = unit["start"] - unit["lost"]
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
             if lost:
-                run_operation(book, "record", unit=unit["unit"], fire=str(lost))
+                leader = "Y" if rng.random() < 0.3 else "N"
+                run_operation(book, "record", unit=unit["unit"], fire=str(lost),
+                              leader_attached=leader)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))
 
 
@@ -162,7 +164,29 @@ def _play_hits(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
+def _play_stands(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of Volley & Cannonade across the field, a Bayonet & Sabre each turn,
+    the dice thrown with the demo's seed (Age of Eagles)."""
+    from battle_ledger.sheets.stand_losses import read_stands, standings
+
+    for _ in range(5):
+        brigades = [b for b in standings(read_stands(book)) if b["status"] != "removed"]
+        for brigade in brigades:
+            if rng.random() < 0.5:
+                points, die = rng.choice([2, 4, 6, 8, 12]), rng.randint(1, 10)
+                run_operation(book, "record", unit=brigade["unit"], fire_points=str(points),
+                              die=str(die), modifiers=str(rng.randint(-2, 1)))  # fmt: skip
+        french = [b["unit"] for b in brigades if b["side"] == "French"]
+        prussian = [b["unit"] for b in brigades if b["side"] != "French"]
+        if french and prussian:
+            attacker, defender = rng.choice(prussian), rng.choice(french)
+            run_operation(book, "charge", attacker=attacker, defender=defender,
+                          seed=str(rng.randint(1, 10_000)))  # fmt: skip
+        run_operation(book, "end-turn")
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "stand-losses": _play_stands,
     "unit-hits": _play_hits,
     "casualty-brackets": _play_brackets,
     "dep-ledger": _play_dep,

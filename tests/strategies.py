@@ -204,8 +204,9 @@ def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 
 
 def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
-    """Losses by fire and melee within what each unit has left, a leader now and then,
-    and percentile rolls typed for some units (the rest thrown or left open)."""
+    """Losses by fire and melee within what each unit has left, a leader now and then
+    (his rolls typed for some), and percentile rolls typed for some units (the rest
+    thrown or left open)."""
     from battle_ledger.sheets.casualty_brackets import read_brackets, standings
     from battle_ledger.sheets.headless import HeadlessBook
 
@@ -215,8 +216,12 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
         fire = min(left, pick(0, 2))
         melee = min(left - fire, pick(0, 1) * pick(0, 2))
         options = {"unit": unit["unit"], "fire": str(fire), "melee": str(melee)}
-        if pick(0, 3) == 0:
+        if pick(0, 2) == 0:
             options["leader_attached"] = "Y"
+            if pick(0, 1):  # low rolls often, so leaders fall and come back
+                options["leader_roll"] = str(pick(1, 100) if pick(0, 1) else pick(1, 15))
+            if pick(0, 1):
+                options["leader_result_roll"] = str(pick(1, 100))
         if pick(0, 1):
             options["morale_roll"] = str(pick(1, 100))
         if pick(0, 1):
@@ -247,8 +252,42 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     return found
 
 
+def _stands_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Fire (fire points, the die, modifiers as a number) on some brigades, a charge now
+    and then (its difference at times beyond 10), a March roll now and then (Routs
+    included), stands typed within those left."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.stand_losses import read_stands, standings
+
+    found: list[tuple[str, dict[str, str]]] = []
+    brigades = [b for b in standings(read_stands(HeadlessBook(path, writable=False)))
+                if b["status"] != "removed"]  # fmt: skip
+    for brigade in brigades:
+        options = {"unit": brigade["unit"]}
+        if pick(0, 1):
+            options |= {"fire_points": str(pick(0, 40) / 2), "die": str(pick(1, 10)),
+                        "modifiers": str(pick(-3, 3))}  # fmt: skip
+        if pick(0, 5) == 0:
+            options |= {"march_status": ("Disorder", "Good Order", "Reserve Movement")[pick(0, 2)],
+                        "march_die": str(pick(-2, 11))}  # fmt: skip
+        if pick(0, 3) == 0:
+            options["stands_lost"] = str(pick(0, brigade["left"]))
+        if len(options) > 1:
+            found.append(("record", options))
+    if len(brigades) > 1 and pick(0, 1):
+        a, d = pick(0, len(brigades) - 1), pick(0, len(brigades) - 1)
+        if a != d:
+            found.append(("charge", {
+                "attacker": brigades[a]["unit"], "defender": brigades[d]["unit"],
+                "attacker_die": str(pick(1, 10)), "defender_die": str(pick(1, 10)),
+                "attacker_modifiers": str(pick(-4, 8)), "defender_modifiers": str(pick(-4, 4)),
+            }))  # fmt: skip
+    return found
+
+
 PLAYBOOKS: dict[str, Playbook] = {
     "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
+    "stand-losses": Playbook("stand-losses", "age-of-eagles", _stands_records, {}),
     "casualty-brackets": Playbook(
         "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
     ),

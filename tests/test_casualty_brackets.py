@@ -19,7 +19,7 @@ from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
-from tests.tables import table_cell
+from tests.tables import named_cell, table_cell
 
 UNITS = [
     ("Blue", "1st Line", "Conscript", 20),
@@ -94,7 +94,18 @@ def test_report_json_contract(tmp_path: Path) -> None:
     data = json.loads(shown.output)["details"]
     assert {"kind", "ruleset", "turn", "units"} <= set(data)
     unit = data["units"][0]
-    assert {"side", "unit", "grade", "start", "lost", "percent", "status", "checks"} <= set(unit)
+    assert {
+        "side",
+        "unit",
+        "grade",
+        "start",
+        "lost",
+        "percent",
+        "status",
+        "checks",
+        "grade_now",
+        "leader_casualties",
+    } <= set(unit)
     assert unit["checks"] == [{"turn": 1, "bracket": 25, "chance": 0, "roll": 50,
                                "passed": False}]  # fmt: skip
 
@@ -128,6 +139,93 @@ def test_a_grade_the_rules_do_not_know_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BattleLedgerError, match="'Grenadier'") as info:
         run_on_file(path, "end-turn")
     assert info.value.column == "Grade" and path.read_bytes() == before
+
+
+# -- leader casualties ------------------------------------------------------------------
+
+
+def _leader_battle(tmp_path: Path, **options: str) -> Path:
+    """Turn 1: the 1st Line (conscripts, 20) loses 3 with a leader attached: 15%; a 12
+    hits him, a 45 on the Results is "a minor wound. He will return in 3 turns" (back
+    turn 4). Turn 2: the Militia (10) loses 2 with a leader: 10%; a 3 hits, a 95 beheads
+    him and "they will permanently be elevated one morale grade": militia to conscript
+    from turn 3. Turn 3: the Militia loses 2 more (40%): a conscript's check at 25%,
+    50% + leader 10 - 5 x 4 - 20 (more than 25% this turn alone? 2 of 10 is not) = 40;
+    as militia it would have been 30."""
+    path = tmp_path / "leaders.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=UNITS, **options), path)
+    run_on_file(path, "record", unit="1st Line", fire="3", leader_attached="Y",
+                leader_roll="12", leader_result_roll="45")  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Militia", melee="2", leader_attached="Y",
+                leader_roll="3", leader_result_roll="95", morale_roll="40")  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Militia", fire="2", leader_attached="Y")
+    return path
+
+
+def test_a_leader_wounded_returns_and_one_beheaded_raises_the_unit(tmp_path: Path) -> None:
+    """ "There is a five percent chance for every casting a unit lost that the leader
+    became a casualty"; the Results of Leader Casualties, 41-50% and 91-100%."""
+    path = _leader_battle(tmp_path)
+    units = _units(path)
+    wounded = units["1st Line"]["leader_casualties"]
+    assert wounded == [
+        {"turn": 1, "chance": 15, "roll": 12, "hit": True, "result_roll": 45,
+         "result": "Minor wound", "out_of_game": False, "returns_turn": 4}
+    ]  # fmt: skip
+    militia = units["Militia"]
+    assert militia["leader_casualties"][0]["out_of_game"] is True
+    assert (militia["grade"], militia["grade_now"]) == ("militia", "conscript")
+    # Turn 2's check: militia, 20% lost: none due (conscripts and militia check above 25%).
+    # Turn 3: 4 of 10 = 40%: the 25% bracket exceeded, checked as a conscript.
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == [
+        {"unit": "Militia", "brackets": "25%", "chance": 40, "result": None}
+    ]
+    assert done.details["leader_checks"] == [
+        {"unit": "Militia", "chance": 10, "hit": None, "result": None, "back": None}
+    ]
+    wb = openpyxl.load_workbook(path)
+    assert table_cell(wb, "tbl_Turns", "Leader back", 0).value is not None  # a formula
+
+
+def test_the_roll_passes_setting_changes_the_workbook_and_the_report(tmp_path: Path) -> None:
+    """At 10% chance a roll of 10 hits "at or under" and misses "under"."""
+    (tmp_path / "under").mkdir()
+    under = _leader_battle(tmp_path / "under", roll_passes="under")
+    (tmp_path / "at").mkdir()
+    at = _leader_battle(tmp_path / "at")
+    for path in (under, at):
+        run_on_file(path, "record", unit="Militia", leader_roll="10")
+    assert _units(at)["Militia"]["leader_casualties"][1]["hit"] is True
+    assert _units(under)["Militia"]["leader_casualties"][1]["hit"] is False
+    wb = openpyxl.load_workbook(under)
+    named_cell(wb, "RollPasses").value = "sometimes"
+    wb.save(under)
+    before = under.read_bytes()
+    with pytest.raises(BattleLedgerError, match="'a roll passes' is not one of its choices"):
+        run_on_file(under, "end-turn")
+    assert under.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_leaders_and_the_raised_grade(tmp_path: Path) -> None:
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _leader_battle(tmp_path, roll_passes="under")
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in ("Leader chance", "Leader hit", "Leader result", "Leader back", "Chance to pass",
+                   "Status", "Brackets crossed"):  # fmt: skip
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        want = list(expected[header])
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in want], header
+    units = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
+    assert list(units["Grade now"]) == ["Conscript", "Guard", "Conscript"]
 
 
 # -- Square Eagles: Hits ------------------------------------------------------------------
@@ -176,3 +274,115 @@ def test_square_eagles_mistakes_are_refused(
     with pytest.raises(BattleLedgerError, match=words):
         run_on_file(path, "record", **options)
     assert path.read_bytes() == before
+
+
+# -- Age of Eagles: stands lost -------------------------------------------------------------
+
+BRIGADES = [("French", "Bony", 5, 2), ("Prussian", "Losthin", 10, 4), ("French", "Tromelin", 2, 1)]
+
+
+def _stands(tmp_path: Path, **options: str) -> Path:
+    path = tmp_path / "stands.xlsx"
+    save_workbook(build("casualty-brackets", "aoe", brigades=BRIGADES, **options), path)
+    return path
+
+
+def test_age_of_eagles_fire_bayonet_and_march_cost_stands(tmp_path: Path) -> None:
+    """The fire table at 8 fire points ("8, 9" row): a 9 + 1 is Telling Fire, one stand.
+    A charge won by 13 ("7 or more Shattered! ... Two troop stands rout ... One
+    additional troop stand ... for each die result point difference over 10"): 2 + 3 =
+    5 stands, more than Tromelin's 2: it loses the 2 it has and is removed. Losthin
+    loses nothing (the winner). "0 or less Routs. Entire brigade removed from play."."""
+    path = _stands(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().kind == "stand-losses"
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    done = run_on_file(path, "charge", attacker="Losthin", defender="Tromelin",
+                       attacker_die="10", defender_die="1", attacker_modifiers="4")  # fmt: skip
+    assert (done.details["difference"], done.details["result"]) == (13, "Shattered!")
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["removed"] == ["Tromelin"] and closed.details["stands_lost"] == 3
+    units = _units(path)
+    assert (units["Bony"]["lost"], units["Bony"]["status"]) == (1, "worn")
+    assert units["Bony"]["turns"][0]["fire"] == "Telling Fire"
+    assert (units["Tromelin"]["lost"], units["Tromelin"]["left"]) == (2, 0)
+    assert (units["Losthin"]["lost"], units["Losthin"]["status"]) == (0, "fresh")
+    run_on_file(path, "record", unit="Bony", stands_lost="1")  # 2 lost: the spent point
+    run_on_file(path, "record", unit="Losthin", march_status="Disorder", march_die="0")
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["spent"] == ["Bony"] and closed.details["removed"] == ["Losthin"]
+    rows = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    assert list(rows.loc[rows["Turn"] == 3, "Brigade"]) == ["Bony"]  # the others are gone
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_age_of_eagles_spent_point_setting(tmp_path: Path) -> None:
+    """Losthin (10 stands, spent point 4) after losing 4: spent if the point counts
+    stands lost; 6 left is not yet 4 left if it counts stands left."""
+    for counts, status in (("stands lost", "spent"), ("stands left", "worn")):
+        (tmp_path / counts).mkdir()
+        path = _stands(tmp_path / counts, spent_point_counts=counts)
+        run_on_file(path, "record", unit="Losthin", stands_lost="4")
+        report = run_report(HeadlessBook(path, writable=False)).details
+        assert report["spent_point_counts"] == counts
+        assert _units(path)["Losthin"]["status"] == status
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_stands_lost(tmp_path: Path) -> None:
+    from battle_ledger.sheets.stand_losses import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _stands(tmp_path, spent_point_counts="stands left")
+    run_on_file(path, "record", unit="Bony", fire_points="8.5", die="9", modifiers="1")
+    run_on_file(path, "charge", attacker="Losthin", defender="Tromelin", attacker_die="10",
+                defender_die="1", attacker_modifiers="4")  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Bony", fire_points="0.5", die="10", stands_lost="1")
+    run_on_file(path, "record", unit="Losthin", march_status="Good Order", march_die="-3",
+                fire_points="30", die="1", modifiers="-3")  # fmt: skip
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]], (
+            header
+        )
+
+
+@pytest.mark.parametrize(
+    ("operation", "options", "words"),
+    [
+        ("record", {"unit": "Blücher", "stands_lost": "1"}, "no brigade 'Blücher'"),
+        ("record", {"unit": "Bony", "stands_lost": "-1"}, "--stands-lost"),
+        ("record", {"unit": "Bony", "stands_lost": "1.5"}, "--stands-lost"),
+        ("record", {"unit": "Bony", "stands_lost": "4", "captured": "2"},
+         "more stands lost than the brigade has"),
+        ("record", {"unit": "Bony", "die": "11"}, "--die"),
+        ("record", {"unit": "Bony", "march_status": "Panic", "march_die": "3"}, "--march-status"),
+        ("record", {"unit": "Bony", "modifiers": "a good breakfast"}, "breakfast"),
+        ("charge", {"attacker": "Bony", "defender": "Bony", "attacker_die": "3",
+                    "defender_die": "4"}, "cannot charge itself"),
+        ("charge", {"attacker": "Bony", "defender": "Losthin"}, "die is missing"),
+    ],
+)  # fmt: skip
+def test_age_of_eagles_mistakes_are_refused(
+    operation: str, options: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    path = _stands(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(path, operation, **options)
+    assert path.read_bytes() == before
+
+
+def test_age_of_eagles_brigade_without_a_spent_point_is_refused(tmp_path: Path) -> None:
+    path = _stands(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Brigades", "Spent point", 1).value = None
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="no spent point") as info:
+        run_on_file(path, "end-turn")
+    assert info.value.column == "Spent point" and path.read_bytes() == before

@@ -300,7 +300,7 @@ def test_run_bad_options(toy_book: Path, extra: list[str], parts: list[str], cod
 
 
 def test_run_unknown_operation_and_missing_file(toy_book: Path, tmp_path: Path) -> None:
-    assert_one_line_error(invoke("run", "charge", str(toy_book)), "no operation 'charge'", code=2)
+    assert_one_line_error(invoke("run", "gallop", str(toy_book)), "no operation 'gallop'", code=2)
     assert_one_line_error(
         invoke("run", "lose-stand", str(toy_book)), "did you mean 'lose-stands'", code=2
     )

@@ -124,7 +124,7 @@ def test_operations_refuse_other_kinds_and_unknown_names(tmp_path: Path) -> None
     assert _digest(other) == before
     toy = make_toy(tmp_path / "toy.xlsx")
     with pytest.raises(UnknownOperationError) as err:
-        run_on_file(toy, "charge")
+        run_on_file(toy, "gallop")
     assert "lose-stands" in str(err.value)  # what there is
 
 

@@ -89,6 +89,18 @@ def _dumps(value: Any) -> str:
     help="Victory table: a mark is crossed when losses reach it (3.2) or exceed it (9.2).",
 )
 @click.option(
+    "--roll-passes",
+    type=click.Choice(["at or under", "under"]),
+    help="Casualty brackets (Glory of the Empire): a percentile roll passes at or under "
+    "the chance (the data's reading) or under it.",
+)
+@click.option(
+    "--spent-point-counts",
+    type=click.Choice(["stands lost", "stands left"]),
+    help="Age of Eagles stands lost: a brigade is spent once its stands lost reach its spent "
+    "point (the data's reading) or once its stands left fall to it.",
+)
+@click.option(
     "-o",
     "--output",
     "out",
@@ -107,6 +119,8 @@ def new(
     battle: str | None,
     start_time: str | None,
     mark_crossed_when: str | None,
+    roll_passes: str | None,
+    spent_point_counts: str | None,
     out: Path,
     force: bool,
 ) -> None:
@@ -145,7 +159,8 @@ def new(
 
         oob = read_oob(oob_file, ruleset)
     given = {"blank_rows": blank_rows, "battle": battle, "start_time": start_time,
-             "mark_crossed_when": mark_crossed_when}  # fmt: skip
+             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
+             "spent_point_counts": spent_point_counts}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
     save_workbook(wb, out, overwrite=force)

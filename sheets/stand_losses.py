@@ -1,0 +1,582 @@
+"""Age of Eagles' casualty ledger: every brigade's stands, turn by turn (declaration,
+formulas, operations).
+
+``tbl_Brigades``: one row per brigade (stands at the start and its spent point, a
+scenario value the charts do not print; its stands lost, left and status so
+far). ``tbl_Turns``: one row per brigade per turn: the fire it suffered (fire
+points, the die, its modifiers), a Bayonet & Sabre (its side and the difference
+of the modified dice), a March table roll (status and modified die), stands lost
+or captured as the umpire resolved them; computed: each result and the stands
+it costs, the stands lost this turn (never more than are left), lost so far,
+left, and the status (fresh, worn, spent, removed). The formulas are
+``rulesets.age_of_eagles.brigade_after_turn`` step for step.
+
+Users build it as ``battle-ledger new casualty-brackets --ruleset age-of-eagles``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import age_of_eagles as aoe
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.formulas import letters, match_above, row_above, sheet_name, unless_blank
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    LedgerState,
+    NamedCell,
+    Role,
+    Table,
+    battle_name,
+    closing_rows,
+    find_thing,
+    latest_period,
+    period_rows,
+    periods_of,
+    problems_computing,
+    read_setting,
+    read_tables,
+    record_inputs,
+    register,
+    rows_with_formulas,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+__all__ = [
+    "BAYONET",
+    "BRIGADES",
+    "FIRE",
+    "FIRE_RESULTS",
+    "KIND",
+    "MARCH",
+    "MARCH_STATUSES",
+    "SPENT_COUNTS",
+    "TURNS",
+    "brigade_formulas",
+    "charge",
+    "compute_turns",
+    "end_turn",
+    "read_stands",
+    "record",
+    "standings",
+    "turn_formulas",
+    "turn_row",
+]
+
+_I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
+#: Defined names of the hidden blocks the formulas look up: the fire table as the least
+#: modified die for each result (by fire points), the results by severity, the Bayonet &
+#: Sabre table (by difference), the March table (by modified die, three columns per status).
+FIRE, FIRE_RESULTS, BAYONET, MARCH = "aoe_fire", "aoe_fire_results", "aoe_bayonet", "aoe_march"
+#: The brigade statuses of the March table, in the order of the MARCH block's columns.
+MARCH_STATUSES = ("Disorder", "Good Order", "Reserve Movement")
+#: The workbook's setting: what a brigade's spent point counts.
+SPENT_COUNTS = "SpentPointCounts"
+_TOP = 3
+_S = aoe.BrigadeStatus
+
+BRIGADES = Table(
+    name="tbl_Brigades",
+    sheet="Brigades",
+    title="Brigades",
+    note="Stands and the spent point are the scenario's: the charts print no Fresh / Worn / "
+    "Spent thresholds, so type each brigade's. Lost, left and status are as recorded so far.",
+    columns=(
+        Column("Side", "side", _I, help="the brigade's side", width=12, fixed=True),
+        Column("Brigade", "brigade", _K, help="its name, unique in the ledger", width=28),
+        Column("Stands at start", "stands", _I, Entry.WHOLE, "troop stands at the start",
+               low=1, width=9),
+        Column("Spent point", "spent_point", _I, Entry.WHOLE,
+               "the scenario's spent point (not in the charts)", low=1, width=8),
+        Column("Lost", "lost", _O, Entry.WHOLE, "stands lost so far", width=7),
+        Column("Left", "left", _O, Entry.WHOLE, "stands left", width=7),
+        Column("Status", "status", _O, help="fresh, worn, spent or removed", width=9),
+        Column("Last row", "last_row", _H),
+    ),
+)  # fmt: skip
+
+TURNS = Table(
+    name="tbl_Turns",
+    sheet="Turns",
+    title="Turns",
+    note="One row per brigade per turn. Fire: its fire points, the die as rolled and the "
+    "die roll modifiers. Bayonet & Sabre: its side and the attacker's modified die minus "
+    "the defender's. March: its status and the modified die.",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
+        Column("Side", "side", _I, help="the brigade's side", width=10, fixed=True),
+        Column("Brigade", "brigade", _K, help="the brigade, as in tbl_Brigades", width=24),
+        Column("Fire points", "fire_points", _I, Entry.NUMBER,
+               "total fire points against it", low=0, width=7),
+        Column("Fire die", "fire_die", _I, Entry.WHOLE, "the die as rolled (1-10)", low=1,
+               high=10, width=6),
+        Column("Fire DRM", "fire_modifier", _I, Entry.WHOLE, "the die roll modifiers' total",
+               low=-20, high=20, width=6),
+        Column("Charge", "charge", _I, Entry.CHOICE, "attacker or defender in a Bayonet & Sabre",
+               width=9, choices=aoe.ChargeRole.ALL),
+        Column("B&S difference", "charge_difference", _I, Entry.WHOLE,
+               "attacker's modified die minus the defender's", low=-40, high=40, width=10),
+        Column("March status", "march_status", _I, Entry.CHOICE,
+               "Disorder, Good Order or Reserve Movement", width=11, choices=MARCH_STATUSES),
+        Column("March die", "march_die", _I, Entry.WHOLE, "the modified die on the March table",
+               low=-30, high=40, width=6),
+        Column("Stands lost", "stands_lost", _I, Entry.WHOLE,
+               "stands lost otherwise (resolved by the umpire)", low=0, width=7),
+        Column("Captured", "captured", _I, Entry.WHOLE, "stands captured otherwise", low=0,
+               width=9),
+        Column("Fire result", "fire_result", _O, help="the fire table's result", width=13),
+        Column("Fire stands", "fire_stands", _O, help="stands the fire costs", width=6),
+        Column("B&S result", "charge_result", _O, help="the result, and who lost it",
+               width=18),
+        Column("B&S stands", "charge_stands", _O,
+               help="stands the charge costs this brigade (routed and captured)", width=6),
+        Column("March result", "march_result", _O, help="the March table's result", width=12),
+        Column("March stands", "march_stands", _O, help="stands the March table costs",
+               width=6),
+        Column("Lost this turn", "lost_this_turn", _O, Entry.WHOLE,
+               "every loss, never more than the stands left", width=7),
+        Column("Lost so far", "lost", _O, Entry.WHOLE, "stands lost in all", width=7),
+        Column("Left", "left", _O, Entry.WHOLE, "stands left", width=6),
+        Column("Status", "status", _O, help="fresh, worn, spent or removed", width=9),
+        Column("Note", "note", _N, help="anything worth remembering", width=24),
+        Column("Key", "key", _H),
+        Column("Previous row", "previous_row", _H),
+        Column("Brigade row", "brigade_row", _H),
+        Column("Start", "start", _H),
+        Column("Spent", "spent", _H),
+        Column("Previous lost", "previous_lost", _H),
+        Column("Fire severity", "fire_severity", _H),
+        Column("B&S loser", "charge_loser", _H),
+        Column("March column", "march_column", _H),
+    ),
+)  # fmt: skip
+
+#: The columns of the FIRE block after the fire points: the least modified die for each
+#: result from Desultory Fire on (99: never at these fire points).
+FIRE_BLOCK = tuple(aoe.fire_result_names()[1:])
+
+
+def turn_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``brigade_after_turn`` step for step."""
+    c = letters(TURNS.headers)
+    b = letters(BRIGADES.headers)
+    brigades = sheet_name(BRIGADES.sheet)
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def on_brigade(header: str) -> str:
+        return f"INDEX({brigades}!${b[header]}:${b[header]},{cell('Brigade row')})"
+
+    points, die = cell("Fire points"), cell("Fire die")
+    modified = f"({die}+{cell('Fire DRM')})"
+    severity = "+".join(
+        f"({modified}>=VLOOKUP(INT({points}),{FIRE},{k + 2},TRUE))" for k in range(len(FIRE_BLOCK))
+    )
+    diff = cell("B&S difference")
+
+    def bayonet(column: int) -> str:
+        return f"VLOOKUP({diff},{BAYONET},{column},TRUE)"
+
+    def march(offset: int) -> str:
+        return f"VLOOKUP({cell('March die')},{MARCH},{cell('March column')}+{offset},TRUE)"
+
+    def stands(header: str) -> str:
+        return f'IF({cell(header)}="",0,{cell(header)})'
+
+    left_before = f"({cell('Start')}-{cell('Previous lost')})"
+    lost, left, spent = cell("Lost so far"), cell("Left"), cell("Spent")
+    removed = f'OR({left}=0,IF({cell("March column")}="",FALSE,{march(2)}=1))'
+    is_spent = (f'IF({SPENT_COUNTS}="{aoe.SpentCounts.STANDS_LEFT}",{left}<={spent},'
+                f"{lost}>={spent})")  # fmt: skip
+    return unless_blank(cell("Brigade"), {
+        "Fire result": (f'IF({cell("Fire severity")}="","",'
+                        f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},2,FALSE))'),
+        "Fire stands": (f'IF({cell("Fire severity")}="","",'
+                        f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},3,FALSE))'),
+        "B&S result": (f'IF({cell("B&S loser")}="","",{bayonet(2)}&" ("&{cell("B&S loser")}'
+                       '&")")'),
+        "B&S stands": (f'IF({cell("B&S loser")}="","",IF(OR({cell("B&S loser")}='
+                       f'{cell("Charge")},{cell("B&S loser")}="both"),{bayonet(4)}'
+                       f"+IF({bayonet(5)}>0,MAX(0,ABS({diff})-{bayonet(5)}),0),0))"),
+        "March result": f'IF({cell("March column")}="","",{march(0)})',
+        "March stands": f'IF({cell("March column")}="","",{march(1)})',
+        "Lost this turn": (f"MIN({left_before},{cell('Stands lost')}+{cell('Captured')}"
+                           f"+{stands('Fire stands')}+{stands('B&S stands')}"
+                           f"+{stands('March stands')})"),
+        "Lost so far": f"{cell('Previous lost')}+{cell('Lost this turn')}",
+        "Left": f"{cell('Start')}-{lost}",
+        "Status": (f'IF({removed},"{_S.REMOVED}",IF({is_spent},"{_S.SPENT}",'
+                   f'IF({lost}=0,"{_S.FRESH}","{_S.WORN}")))'),
+        "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
+        "Previous row": match_above(f'{cell("Brigade")}&"|"&({cell("Turn")}-1)', c["Key"],
+                                    _TOP, r),
+        "Brigade row": f"MATCH({cell('Brigade')},{brigades}!${b['Brigade']}:${b['Brigade']},0)",
+        "Start": on_brigade("Stands at start"),
+        "Spent": on_brigade("Spent point"),
+        "Previous lost": (f"IF({cell('Previous row')}=0,0,"
+                          f"{row_above(c['Lost so far'], _TOP, r, cell('Previous row'))})"),
+        "Fire severity": f'IF(OR({points}="",{die}=""),"",{severity})',
+        "B&S loser": f'IF(OR({cell("Charge")}="",{diff}=""),"",{bayonet(3)})',
+        "March column": (f'IF(OR({cell("March status")}="",{cell("March die")}=""),"",'
+                         f'IF({cell("March status")}="{MARCH_STATUSES[0]}",2,'
+                         f'IF({cell("March status")}="{MARCH_STATUSES[1]}",5,8)))'),
+    })  # fmt: skip
+
+
+def brigade_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Brigades on sheet row ``r``: the brigade as recorded so far."""
+    c = letters(BRIGADES.headers)
+    last = latest_period(KIND, r)
+    return unless_blank(last.name, {
+        "Lost": f"IF({last.row}=0,0,{last.at('Lost so far')})",
+        "Left": f"${c['Stands at start']}{r}-${c['Lost']}{r}",
+        "Status": f'IF({last.row}=0,"{_S.FRESH}",{last.at("Status")})',
+        "Last row": last.formula,
+    })  # fmt: skip
+
+
+KIND = register(
+    LedgerKind(
+        name="stand-losses",
+        title="Age of Eagles: stands lost",
+        description="Age of Eagles stands lost: every brigade's fire, Bayonet & Sabre and "
+        "March results turn by turn, the stands each costs, spent and removed brigades",
+        rulesets=frozenset({aoe.RULESET_ID}),
+        things=BRIGADES,
+        periods=TURNS,
+        thing="brigade",
+        period="turn",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell(
+                SPENT_COUNTS,
+                "Spent point counts",
+                Entry.CHOICE,
+                "stands lost: spent once its losses reach the spent point; stands left: "
+                "once the stands left fall to it (the charts do not say)",
+                choices=aoe.SpentCounts.ALL,
+            ),
+            NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
+        ),
+        statuses=_S.ALL,
+        off_table=frozenset({_S.REMOVED}),
+        step=aoe.brigade_after_turn,
+        period_formulas=turn_formulas,
+        compute=lambda book: compute_turns(read_stands(book)),  # defined below
+        close="end-turn",
+        macro_prefix="aoe",
+    )
+)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@dataclass
+class StandsLedger(LedgerState):
+    """Everything an operation needs, read at once."""
+
+    starts: dict[str, aoe.BrigadeState]
+    sides: dict[str, str]
+    spent_counts: str | None  # the workbook's setting (None: the data's reading)
+
+
+def read_stands(book: Book) -> StandsLedger:
+    """Both tables; every brigade with its stands and spent point."""
+    tables = read_tables(book, KIND)
+    starts: dict[str, aoe.BrigadeState] = {}
+    sides: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Brigade"])
+        for header in ("Stands at start", "Spent point"):
+            if pd.isna(row[header]):
+                raise CellValueError(
+                    f"brigade {name!r} has no {header.casefold()}",
+                    column=header,
+                    expected="a whole number 1 or more"
+                    + (" (the scenario's: the charts print none)" if "Spent" in header else ""),
+                    **where_of(tables.things, index),
+                )
+        starts[name] = aoe.BrigadeState(name, int(row["Stands at start"]), int(row["Spent point"]))
+        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+    return StandsLedger(tables, starts, sides, read_setting(book, KIND, SPENT_COUNTS))
+
+
+def _value(value: Any) -> Any:
+    return None if value is None or pd.isna(value) else value
+
+
+def _count(value: Any) -> int:
+    return 0 if _value(value) is None else int(value)
+
+
+def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
+    return aoe.BrigadeTurn(
+        turn=number,
+        fire_points=_value(row["Fire points"]),
+        fire_die=_value(row["Fire die"]),
+        fire_modifier=_count(row["Fire DRM"]),
+        charge=_value(row["Charge"]),
+        charge_difference=_value(row["B&S difference"]),
+        march_status=_value(row["March status"]),
+        march_die=_value(row["March die"]),
+        stands_lost=_count(row["Stands lost"]),
+        captured=_count(row["Captured"]),
+    )
+
+
+def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
+    folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
+    for brigade, rows in periods_of(ledger, KIND, ledger.starts):
+        state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
+        for expected, (index, row) in enumerate(rows, start=1):
+            if state.status == _S.REMOVED:
+                raise CellValueError(
+                    f"brigade {brigade!r} was removed in turn {expected - 1} and takes no "
+                    "more turns", column="Turn", value=expected,
+                    expected=f"no turn after {expected - 1}", **where_of(ledger.turns, index),
+                )  # fmt: skip
+            try:
+                out = aoe.brigade_after_turn(state, _turn(expected, row),
+                                             spent_counts=ledger.spent_counts)  # fmt: skip
+            except InvalidArgumentError as exc:
+                raise exc.located(column="Stands lost", **where_of(ledger.turns, index)) from None
+            state = replace(state, lost=out.lost, status=out.status)
+            mine.append((index, row, out))
+    return folded
+
+
+def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
+    fire, charge, march = out.fire, out.charge, out.march
+    return [
+        "" if fire is None else fire.name, "" if fire is None else fire.stands_lost,
+        "" if charge is None else charge.label,
+        "" if out.charge_stands is None else out.charge_stands,
+        "" if march is None else march.name, "" if march is None else march.stands_lost,
+        out.lost_this_turn, out.lost, out.left, out.status,
+    ]  # fmt: skip
+
+
+def compute_turns(ledger: StandsLedger) -> pd.DataFrame:
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    rows = {index: _cells(out) for parts in _fold(ledger).values() for index, _, out in parts}
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(ledger.turns.index)
+
+
+def standings(ledger: StandsLedger) -> list[dict[str, Any]]:
+    """Each brigade as recorded so far, with what each turn cost it (the ``--json`` units)."""
+    folded = _fold(ledger)
+    found = []
+    for brigade, start in ledger.starts.items():
+        parts = folded.get(brigade, [])
+        last = parts[-1][2] if parts else None
+        lost = 0 if last is None else last.lost
+        found.append({
+            "side": ledger.sides[brigade], "unit": brigade, "start": start.stands,
+            "spent_point": start.spent_point, "lost": lost, "left": start.stands - lost,
+            "percent": round(100 * lost / start.stands, 2),
+            "status": start.status if last is None else last.status,
+            "turns": [
+                {"turn": int(row["Turn"]), "fire": None if out.fire is None else out.fire.name,
+                 "charge": None if out.charge is None else out.charge.label,
+                 "march": None if out.march is None else out.march.name,
+                 "lost": out.lost_this_turn}
+                for _, row, out in parts if out.lost_this_turn or out.fire or out.charge
+                or out.march
+            ],
+        })  # fmt: skip
+    return found
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+def turn_row(turn: int, side: str, brigade: str) -> dict[str, Any]:
+    """A brigade's row of a new turn: nothing suffered yet."""
+    return {"Turn": turn, "Side": side, "Brigade": brigade}
+
+
+def _modifier(given: Any, what: str, table: str) -> int:
+    """A die roll modifier: a whole number, or the charts' conditions in their words."""
+    text = str(given).strip()
+    with contextlib.suppress(ValueError):
+        return int(text)
+    try:
+        return aoe.bayonet_modifier(text, what) if table == "bayonet" else (
+            aoe.fire_die_modifier(text))  # fmt: skip
+    except InvalidArgumentError as exc:
+        where = f"--{what}-modifiers" if table == "bayonet" else "--modifiers"
+        raise exc.located(column=where) from None
+
+
+_HEADERS = {"fire_points": "Fire points", "die": "Fire die", "march_status": "March status",
+            "march_die": "March die", "stands_lost": "Stands lost", "captured": "Captured",
+            "note": "Note"}  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "record",
+    options=(
+        Option("unit", str, required=True, help="the brigade, as on the Brigades sheet"),
+        Option("fire_points", float, low=0, help="total fire points against it"),
+        Option("die", int, low=1, high=10, help="the fire die as rolled (1-10)"),
+        Option("modifiers", str, help="the fire die roll modifiers: a number, or the charts' "
+               "words (\"in cover, unsecured flanks\")"),
+        Option("march_status", str, choices=MARCH_STATUSES, help="its March table status"),
+        Option("march_die", int, low=-30, high=40, help="the modified die on the March table"),
+        Option("stands_lost", int, low=0, help="stands lost otherwise (resolved by you)"),
+        Option("captured", int, low=0, help="stands captured otherwise"),
+        Option("note", str, help="anything worth remembering"),
+    ),
+)  # fmt: skip
+def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
+    """Record a brigade's losses this turn: the fire it suffered (the ledger looks the
+    result up), a March table roll, or stands lost as you resolved them; only the
+    options given change. Stands typed beyond those left are refused.
+
+    Example: battle-ledger run record ledger.xlsx --unit "Bellair's brigade" --fire-points 8 --die 7
+    """
+    ledger = read_stands(book)
+    name = find_thing(book, KIND, ledger.starts, unit)
+    modifiers = given.pop("modifiers", None)
+    cells = {_HEADERS[k]: v for k, v in given.items()}
+    if modifiers is not None:
+        cells["Fire DRM"] = _modifier(modifiers, "fire", "fire")
+    if not cells:
+        raise InvalidArgumentError(
+            "record needs at least one input to record",
+            expected="--fire-points and --die, --stands-lost, ...",
+        )
+    turn = ledger.current_turn
+    record_inputs(book, KIND, ledger, name, cells, turn_row(turn, ledger.sides[name], name),
+                  compute_turns)  # fmt: skip
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    book.log("record", detail, turn=turn)
+    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+
+
+@operation(
+    KIND.name,
+    "charge",
+    options=(
+        Option("attacker", str, required=True, help="the charging brigade"),
+        Option("defender", str, required=True, help="the brigade charged"),
+        Option("attacker_die", int, low=1, high=10, help="the attacker's die (1-10)"),
+        Option("defender_die", int, low=1, high=10, help="the defender's die (1-10)"),
+        Option("attacker_modifiers", str, help="the attacker's modifiers: a number or words"),
+        Option("defender_modifiers", str, help="the defender's modifiers: a number or words"),
+        Option("seed", int, help="throw the dice not given, repeatable"),
+    ),
+)
+def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
+           **given: Any) -> OperationResult:  # fmt: skip
+    """A Bayonet & Sabre between two brigades this turn: both dice with each side's
+    modifiers give the difference; the result and the stands it costs go on both rows.
+
+    Example: battle-ledger run charge ledger.xlsx --attacker "Bony's brigade" --defender "15th Brigade infantry" --attacker-die 8 --defender-die 4
+    """  # noqa: E501
+    ledger = read_stands(book)
+    first = find_thing(book, KIND, ledger.starts, attacker)
+    second = find_thing(book, KIND, ledger.starts, defender)
+    if first == second:
+        raise InvalidArgumentError("a brigade cannot charge itself", column="--defender",
+                                   value=defender, expected="another brigade")  # fmt: skip
+    rng = random.Random(seed)
+    dice = {}
+    for who in ("attacker", "defender"):
+        die = given.get(f"{who}_die")
+        if die is None:
+            if seed is None:
+                raise InvalidArgumentError(
+                    f"the {who}'s die is missing",
+                    column=f"--{who}-die",
+                    expected="a die 1-10, or --seed to throw it",
+                )
+            die = aoe.roll_die(rng)
+        modifiers = given.get(f"{who}_modifiers")
+        dice[who] = (die, 0 if modifiers is None else _modifier(modifiers, who, "bayonet"))
+    difference = (dice["attacker"][0] + dice["attacker"][1]) - (
+        dice["defender"][0] + dice["defender"][1])  # fmt: skip
+    turn = ledger.current_turn
+    for name, role in ((first, aoe.ChargeRole.ATTACKER), (second, aoe.ChargeRole.DEFENDER)):
+        cells = {"Charge": role, "B&S difference": difference}
+        record_inputs(book, KIND, ledger, name, cells,
+                      turn_row(turn, ledger.sides[name], name), compute_turns)  # fmt: skip
+        ledger = read_stands(book)
+    result = aoe.bayonet_result(difference)
+    detail = (f"{first} charges {second}: {dice['attacker'][0]}{dice['attacker'][1]:+d} against "
+              f"{dice['defender'][0]}{dice['defender'][1]:+d}, difference {difference:+d}: "
+              f"{result.label}")  # fmt: skip
+    book.log("charge", detail, turn=turn,
+             dice=f"{dice['attacker'][0]} {dice['defender'][0]}")  # fmt: skip
+    return OperationResult(f"turn {turn}, {detail}", {
+        "turn": turn, "attacker": first, "defender": second, "difference": difference,
+        "result": result.name, "loser": result.loser})  # fmt: skip
+
+
+@operation(KIND.name, "end-turn")
+def end_turn(book: Book) -> OperationResult:
+    """Close the current turn: every brigade in play gets its row, the spent and removed
+    are listed, and the next turn's rows are added for the brigades still in play.
+
+    Example: battle-ledger run end-turn ledger.xlsx
+    """
+    ledger = read_stands(book)
+    turn = ledger.current_turn
+    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Brigade"].astype(str))
+    before = {u["unit"]: u["status"] for u in standings(ledger)}
+    filler = [b for b in ledger.starts if b not in have and before[b] != _S.REMOVED]
+    ledger = ledger.with_filler(period_rows(turn_row, turn, filler, ledger.sides))
+    computed = compute_turns(ledger)
+    now = ledger.turns["Turn"] == turn
+    status = computed.loc[now, "Status"]
+    names = ledger.turns.loc[now, "Brigade"].astype(str)
+    removed = [n for n, s in zip(names, status, strict=True) if s == _S.REMOVED]
+    spent = [n for n, s in zip(names, status, strict=True) if s == _S.SPENT]
+    lost = int(computed.loc[now, "Lost this turn"].sum())
+    going_on = [b for b in ledger.starts if before[b] != _S.REMOVED and b not in removed]
+    rows = closing_rows(turn_row, turn, filler, going_on, ledger.sides)
+    real = ledger.turns[ledger.turns.index >= 0]
+    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, rows))
+    detail = (f"turn {turn} closed: {lost} stands lost; spent {', '.join(spent) or 'none'}; "
+              f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
+    book.log("end-turn", detail, turn=turn)
+    return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "stands_lost": lost, "spent": spent,
+                                    "removed": removed})  # fmt: skip
+
+
+@report(KIND.name)
+def where_we_stand(book: Book) -> OperationResult:
+    """Every brigade's stands lost and left, and its status (docs/casualty-brackets.md)."""
+    ledger = read_stands(book)
+    units = standings(ledger)
+    battle = battle_name(book)
+    lines = [f"{battle or 'Stands lost'}: turn {ledger.current_turn}"]
+    lines += [f"{u['unit']}: {u['lost']} of {u['start']} stands lost, {u['left']} left, "
+              f"spent at {u['spent_point']} ({u['status']})" for u in units]  # fmt: skip
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
+               "spent_point_counts": ledger.spent_counts or aoe.SpentCounts.default(),
+               "units": units}  # fmt: skip
+    return OperationResult("\n".join(lines), details)
+
+
+@checker(KIND.name)
+def check_stands(book: Book) -> list[BattleLedgerError | str]:
+    """Problems: unknown brigades, gaps in the turns, turns after removal, more typed
+    stands lost than a brigade has."""
+    return problems_computing(KIND, book)
