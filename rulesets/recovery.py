@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -33,7 +33,15 @@ from battle_ledger.rulesets.model import Ruleset
 __all__ = [
     "DEFAULT_RULESET",
     "Battle",
+    "DrawCounts",
+    "FormationBattle",
+    "FormationBattleOutcome",
     "Recovery",
+    "Rounding",
+    "day_number",
+    "formation_battles",
+    "formation_strength",
+    "recovery_days",
     "returning_frame",
     "stands_back_by",
     "stands_returning",
@@ -45,7 +53,7 @@ DEFAULT_RULESET = "eagles-to-glory"
 
 _PERCENT_COLUMNS = ("next_day_pct", "week_pct", "month_pct")
 _DAY_NAMES = ("next_day", "week", "month")
-_METHODS = ("cumulative-half-up",)
+_METHODS = ("cumulative-half-up", "cumulative-down")
 
 
 class Battle(NamedTuple):
@@ -103,8 +111,44 @@ def _cumulative_shares(rs: Ruleset, outcome: str) -> list[Fraction]:
     return shares
 
 
-def _round(rs: Ruleset, share: Fraction) -> int:
+class Rounding:
+    """How the running total of returning stands is rounded (a setting of each campaign):
+    half up (the data's house default) or down, so that no more than the printed
+    share ever returns."""
+
+    HALF_UP = "half up"
+    DOWN = "down"
+    ALL = (HALF_UP, DOWN)
+
+    @staticmethod
+    def default(ruleset: str = DEFAULT_RULESET) -> str:
+        """The data's method (``recovery_rounding.method``) in the setting's words."""
+        method = registry.get(ruleset).constant("recovery_rounding", "method")
+        return Rounding.DOWN if method == "cumulative-down" else Rounding.HALF_UP
+
+
+class DrawCounts:
+    """Which outcome both sides of a drawn battle recover as (a setting of each
+    campaign; the text names only winner and loser)."""
+
+    LOSERS = "both losers"
+    WINNERS = "both winners"
+    ALL = (LOSERS, WINNERS)
+
+    @staticmethod
+    def outcome(draw_counts: str | None) -> str:
+        """``loser`` or ``winner`` for a draw (default: the house reading, losers)."""
+        return "winner" if draw_counts == DrawCounts.WINNERS else "loser"
+
+
+def _round(rs: Ruleset, share: Fraction, rounding: str | None = None) -> int:
     method = rs.constant("recovery_rounding", "method")
+    if rounding is not None:
+        if rounding not in Rounding.ALL:
+            raise InvalidArgumentError("returning stands round half up or down",
+                                       column="rounding", value=rounding,
+                                       expected=" or ".join(Rounding.ALL))  # fmt: skip
+        method = "cumulative-down" if rounding == Rounding.DOWN else "cumulative-half-up"
     if method not in _METHODS:
         raise RulesetDataError(
             f"unknown recovery rounding {method!r}",
@@ -112,33 +156,44 @@ def _round(rs: Ruleset, share: Fraction) -> int:
             table="recovery_rounding",
             expected="one of " + ", ".join(_METHODS),
         )
+    if method == "cumulative-down":
+        return math.floor(share)
     return math.floor(share + Fraction(1, 2))  # half up
 
 
-def _returned_by_step(stands_lost: int, outcome: str, ruleset: str) -> tuple[Ruleset, list[int]]:
+def _returned_by_step(
+    stands_lost: int, outcome: str, ruleset: str, rounding: str | None = None
+) -> tuple[Ruleset, list[int]]:
     rs = registry.get(ruleset)
     lost = _count(stands_lost, "stands_lost")
-    back = [_round(rs, lost * share) for share in _cumulative_shares(rs, outcome)]
+    back = [_round(rs, lost * share, rounding) for share in _cumulative_shares(rs, outcome)]
     return rs, back
 
 
-def stands_returning(stands_lost: int, outcome: str, ruleset: str = DEFAULT_RULESET) -> Recovery:
+def stands_returning(
+    stands_lost: int, outcome: str, ruleset: str = DEFAULT_RULESET, *, rounding: str | None = None
+) -> Recovery:
     """Stands that return the next day, after a week, after a month, and gone for good.
 
     ``outcome`` is the side's result: "winner" or "loser" (or "won", "lost"...).
     Each number is the increment of that step; the four add up to stands_lost.
     10 lost by a winner -> 5, 2, 1, gone 2; 7 lost by a loser -> 3, 1, 1, gone 2.
     """
-    _rs, back = _returned_by_step(stands_lost, outcome, ruleset)
+    _rs, back = _returned_by_step(stands_lost, outcome, ruleset, rounding)
     lost = int(stands_lost)
     return Recovery(back[0], back[1] - back[0], back[2] - back[1], lost - back[2])
 
 
 def stands_back_by(
-    stands_lost: int, outcome: str, days_after: int, ruleset: str = DEFAULT_RULESET
+    stands_lost: int,
+    outcome: str,
+    days_after: int,
+    ruleset: str = DEFAULT_RULESET,
+    *,
+    rounding: str | None = None,
 ) -> int:
     """How many of the stands lost are back by ``days_after`` days after the battle."""
-    rs, back = _returned_by_step(stands_lost, outcome, ruleset)
+    rs, back = _returned_by_step(stands_lost, outcome, ruleset, rounding)
     days = _count(days_after, "days_after")
     returned = 0
     for name, count in zip(_DAY_NAMES, back, strict=True):
@@ -247,3 +302,101 @@ def returning_frame(
         columns=["Next day", "After a week", "After a month", "Gone for good"],
         dtype="int64",
     )
+
+
+# -- a campaign: one formation's battles, and its strength on any date -------------------
+
+
+def day_number(date: dt.date | str) -> int:
+    """Days since 0000-03-01 of the proleptic Gregorian calendar: the same number the
+    campaign ledger's formulas compute from the ISO text (no spreadsheet date serial,
+    which has nothing before 1900)."""
+    day = _date(date, "date")
+    y = day.year - (1 if day.month <= 2 else 0)
+    mp = day.month + (-3 if day.month > 2 else 9)
+    return 365 * y + y // 4 - y // 100 + y // 400 + (153 * mp + 2) // 5 + day.day - 1
+
+
+def recovery_days(ruleset: str = DEFAULT_RULESET) -> tuple[int, int, int]:
+    """Days after a battle at which the next day's, the week's and the month's stands
+    are back (1, 7, 30 in Eagles to Glory)."""
+    rs = registry.get(ruleset)
+    days = [int(rs.constant("campaign_recovery_days", n)) for n in _DAY_NAMES]
+    return days[0], days[1], days[2]
+
+
+class FormationBattle(NamedTuple):
+    """One battle of one formation in a campaign: its number (the order of battles on
+    one day), date, stands lost and its side's outcome (winner or loser)."""
+
+    number: int
+    date: dt.date
+    lost: int
+    outcome: str
+
+
+class FormationBattleOutcome(NamedTuple):
+    """What one battle did to one formation."""
+
+    strength_before: int  # stands on the battle's day before it
+    recovery: Recovery
+    returns: tuple[dt.date, dt.date, dt.date]  # when each share is back
+
+
+def _back_by(recovery: Recovery, days: int, steps: tuple[int, int, int]) -> int:
+    shares = (recovery.next_day, recovery.after_week, recovery.after_month)
+    return sum(share for share, step in zip(shares, steps, strict=True) if days >= step)
+
+
+def formation_battles(
+    start: int,
+    battles: Sequence[FormationBattle],
+    *,
+    ruleset: str = DEFAULT_RULESET,
+    rounding: str | None = None,
+) -> list[FormationBattleOutcome]:
+    """Each battle of a formation (in the order given): its strength before the battle
+    and the stands coming back. Battles count in date order (on one day, by number);
+    a battle may not cost more stands than the formation had that day."""
+    begin = _count(start, "start")
+    steps = recovery_days(ruleset)
+    ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
+    done: list[tuple[FormationBattle, Recovery]] = []
+    found: dict[int, FormationBattleOutcome] = {}
+    for i in ordered:
+        battle = battles[i]
+        lost = _count(battle.lost, "stands lost")
+        had = begin - sum(b.lost - _back_by(r, (battle.date - b.date).days, steps) for b, r in done)
+        if lost > had:
+            raise InvalidArgumentError(
+                f"the battle of {battle.date.isoformat()} costs more stands than the "
+                "formation had that day",
+                column="stands lost",
+                value=lost,
+                expected=f"at most {had}",
+            )
+        recovery = stands_returning(lost, battle.outcome, ruleset, rounding=rounding)
+        returns = tuple(battle.date + dt.timedelta(days=d) for d in steps)
+        found[i] = FormationBattleOutcome(had, recovery, (returns[0], returns[1], returns[2]))
+        done.append((battle, recovery))
+    return [found[i] for i in range(len(battles))]
+
+
+def formation_strength(
+    start: int,
+    battles: Sequence[FormationBattle],
+    on: dt.date | str,
+    *,
+    ruleset: str = DEFAULT_RULESET,
+    rounding: str | None = None,
+) -> int:
+    """Stands of a formation on a date: battles on or before it cost their losses, and
+    their stands come back as the days pass."""
+    day = _date(on, "on")
+    outcomes = formation_battles(start, battles, ruleset=ruleset, rounding=rounding)
+    steps = recovery_days(ruleset)
+    total = _count(start, "start")
+    for battle, out in zip(battles, outcomes, strict=True):
+        if battle.date <= day:
+            total -= battle.lost - _back_by(out.recovery, (day - battle.date).days, steps)
+    return total

@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 __all__ = [
+    "ISO_DATE_HELPERS",
     "constant_name",
+    "day_number",
+    "iso_date",
     "letters",
     "match_above",
     "row_above",
@@ -60,3 +63,37 @@ def row_above(column: str, top: int, row: int, position: str) -> str:
 def sheet_name(name: str) -> str:
     """A sheet name as a formula writes it (quoted where it must be)."""
     return quote_sheetname(name)
+
+
+def day_number(iso: str) -> str:
+    """A native formula of the day number of the ISO date text in ``iso`` (1812-02-29):
+    days since 0000-03-01, plain arithmetic on the text (``rulesets.recovery.day_number``),
+    since a spreadsheet's date serials start in 1900 and campaigns do not."""
+    y, m, d = f"VALUE(LEFT({iso},4))", f"VALUE(MID({iso},6,2))", f"VALUE(MID({iso},9,2))"
+    year = f"({y}-IF({m}<=2,1,0))"
+    shifted = f"({m}+IF({m}>2,-3,9))"
+    return (f"365*{year}+INT({year}/4)-INT({year}/100)+INT({year}/400)"
+            f"+INT((153*{shifted}+2)/5)+{d}-1")  # fmt: skip
+
+
+#: The helpers of ``iso_date``, in order: day of the 400-year era, year of it, day of year.
+ISO_DATE_HELPERS = ("era day", "era year", "year day")
+
+
+def iso_date(day: str, helpers: Sequence[str]) -> dict[str, str]:
+    """The native formulas turning day number ``day`` (``day_number``'s) back into ISO
+    text: the three ``helpers`` cells (``ISO_DATE_HELPERS``) and the text itself
+    (key ``"date"``), each empty while ``day`` is."""
+    doe, yoe, doy = helpers
+    mp = f"INT((5*{doy}+2)/153)"
+    month = f"({mp}+IF({mp}<10,3,-9))"
+    year = f"({yoe}+400*INT({day}/146097)+IF({month}<=2,1,0))"
+    blank = f'{day}=""'
+    return {
+        ISO_DATE_HELPERS[0]: f'IF({blank},"",{day}-146097*INT({day}/146097))',
+        ISO_DATE_HELPERS[1]: (f'IF({blank},"",INT(({doe}-INT({doe}/1460)+INT({doe}/36524)'
+                              f"-INT({doe}/146096))/365))"),
+        ISO_DATE_HELPERS[2]: f'IF({blank},"",{doe}-(365*{yoe}+INT({yoe}/4)-INT({yoe}/100)))',
+        "date": (f'IF({blank},"",{year}&"-"&TEXT({month},"00")&"-"'
+                 f'&TEXT({doy}-INT((153*{mp}+2)/5)+1,"00"))'),
+    }  # fmt: skip

@@ -354,11 +354,13 @@ def record_inputs(
     cells: Mapping[str, Any],
     new_row: Mapping[str, Any],
     compute: Callable[[Any], Any],
+    *,
+    period: int | None = None,
 ) -> None:
     """Write ``cells`` (header -> value as the sheet holds it) into the current period's
-    row of ``thing``, appending that row (``new_row``) if it has none; ``compute``
-    (the kind's rules over a trial ledger) must accept the result first, so a
-    refusal writes nothing."""
+    (or ``period``'s) row of ``thing``, appending that row (``new_row``) if it has none;
+    ``compute`` (the kind's rules over a trial ledger) must accept the result first, so
+    a refusal writes nothing."""
     periods = state.turns
     key = next(
         c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
@@ -370,7 +372,8 @@ def record_inputs(
         return {h: yes_no(v, h) if kind.periods.column(h).entry is Entry.YES_NO else v
                 for h, v in values.items()}  # fmt: skip
 
-    mine = periods[(periods[key] == thing) & (periods[turn] == state.current_turn)]
+    wanted = state.current_turn if period is None else period
+    mine = periods[(periods[key] == thing) & (periods[turn] == wanted)]
     if mine.empty:
         row = dict(new_row) | dict(cells)
         trial = pd.DataFrame([as_read(row)], index=[-1])

@@ -124,10 +124,11 @@ class Option:
     choices: tuple[str, ...] = ()
     low: int | None = None
     high: int | None = None
+    word: str = ""  # the command line's word where the name cannot be it (``--from``)
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return "--" + (self.word or self.name).replace("_", "-")
 
     @property
     def metavar(self) -> str:
@@ -370,7 +371,8 @@ def find_operation(kind: str, name: str, *, file: str | None = None) -> Operatio
 def _bind(op: Operation, options: dict[str, Any], rng: random.Random | None) -> dict[str, Any]:
     """The keyword arguments for ``op.fn``: converted, checked, ``rng`` supplied."""
     declared = op.options
-    given = {k.replace("-", "_"): v for k, v in options.items()}
+    words = {o.word.replace("-", "_"): o.name for o in declared.values() if o.word}
+    given = {words.get(k.replace("-", "_"), k.replace("-", "_")): v for k, v in options.items()}
     accepted = [o.flag for o in declared.values()]
     for key in given:
         if key not in declared:
@@ -482,13 +484,26 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
     return problems
 
 
-def run_report(book: Book) -> OperationResult:
-    """Where the workbook stands: the kind's report, or its tables and row counts."""
+def run_report(book: Book, **options: Any) -> OperationResult:
+    """Where the workbook stands: the kind's report, or its tables and row counts.
+
+    ``options`` (``on`` for a campaign) go to a report that takes them; given to one
+    that does not, they are a ``CommandError``."""
     load_operations()
     meta = book.meta()
     fn = REPORTS.get(meta.kind)
+    given = {k: v for k, v in options.items() if v is not None}
+    takes = set(inspect.signature(fn).parameters) - {"book"} if fn is not None else set()
+    for name in given:
+        if name not in takes:
+            raise CommandError(
+                f"--{name.replace('_', '-')} is not an option of the report of "
+                f"{meta.kind} workbooks",
+                column=f"--{name}",
+                expected=", ".join(f"--{t}" for t in sorted(takes)) or "no options",
+            )
     if fn is not None:
-        result = fn(book)
+        result = fn(book, **given)
         if not isinstance(result, OperationResult):
             raise TypeError(f"report of {meta.kind} returned {type(result).__name__}")
         return result

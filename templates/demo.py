@@ -63,7 +63,8 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
     written: list[Path] = []
     for ruleset in all_rulesets():
         oob = load_example(ruleset.id)
-        for kind in kinds_for(ruleset):
+        # A campaign takes its battles' losses from the ledgers built before it.
+        for kind in sorted(kinds_for(ruleset), key=lambda k: k.name == "campaign"):
             wb = build(kind.name, ruleset, oob)
             path = save_atomic(wb, out / f"{ruleset.id}-{kind.name}.xlsx")
             play = _PLAYS.get(kind.name)
@@ -185,7 +186,26 @@ def _play_stands(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
+def _play_campaign(book: HeadlessBook, rng: random.Random) -> None:
+    """Two battles: the demo's DEP ledger (Quatre Bras, 16 June 1815, the Anglo-Allies
+    hold) and a second day's (18 June, a French win) played from the same order of
+    battle into a throw-away ledger; the strengths a week after."""
+    import tempfile
+
+    day_one = book.path.with_name("eagles-to-glory-dep-ledger.xlsx")
+    run_operation(book, "add-battle", name="Quatre Bras", date="1815-06-16",
+                  winner="Anglo-Allied", ledgers=str(day_one))  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="bl-demo-") as tmp:
+        day_two = save_atomic(build("dep-ledger", "eagles-to-glory", load_example("etg")),
+                              Path(tmp) / "second-day.xlsx")  # fmt: skip
+        _played(day_two, _play_dep, rng)
+        run_operation(book, "add-battle", name="The second day", date="1815-06-18",
+                      winner="French", ledgers=str(day_two))  # fmt: skip
+    book.write_name("StrengthOn", "1815-06-25")
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "campaign": _play_campaign,
     "stand-losses": _play_stands,
     "unit-hits": _play_hits,
     "casualty-brackets": _play_brackets,

@@ -122,13 +122,22 @@ class Playbook:
     ``ruleset``: the rule set whose bundled order of battle builds the ledger;
     ``records(pick, path)``: the operations (``record``, ``reinforce``, ...) and
     their options (as a command line gives them, text) of one legal period of
-    the ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names.
+    the ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names;
+    ``closing(pick, path)``: the options of the close operation (the campaign's
+    ``add-battle`` needs a name, a date and a winner; a turn closes without any).
     """
 
     kind: str
     ruleset: str
     records: Callable[[Pick, Path], list[tuple[str, dict[str, str]]]]
     bounds: dict[str, int]
+    closing: Callable[[Pick, Path], dict[str, str]] = lambda pick, path: {}
+
+    def close_options(self, path: Path, seed: int = 1) -> dict[str, str]:
+        """The options of the kind's close operation on the ledger at ``path``."""
+        import random
+
+        return self.closing(random.Random(seed).randint, path)
 
 
 def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
@@ -285,9 +294,48 @@ def _stands_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     return found
 
 
+def _campaign_losses(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Stands lost by some formations in the latest battle, within what each had."""
+    from battle_ledger.sheets.campaign import compute_losses, read_campaign
+    from battle_ledger.sheets.headless import HeadlessBook
+
+    ledger = read_campaign(HeadlessBook(path, writable=False))
+    if not ledger.battles:
+        return []
+    latest = max(ledger.battles)
+    computed = compute_losses(ledger)
+    found: list[tuple[str, dict[str, str]]] = []
+    for index, row in ledger.turns[ledger.turns["Battle"] == latest].iterrows():
+        had = int(computed.at[index, "Strength before"])
+        if had and pick(0, 2):
+            lost = min(had, pick(0, 3) if pick(0, 3) else pick(4, 9))
+            found.append(("losses", {"battle": str(latest), "formation": str(row["Formation"]),
+                                     "lost": str(lost)}))  # fmt: skip
+    return found
+
+
+def _campaign_battle(pick: Pick, path: Path) -> dict[str, str]:
+    """The next battle: a few days to weeks after the last (from 1812-02-20, so leap days
+    come), won by a side or drawn."""
+    import datetime as dt
+
+    from battle_ledger.sheets.campaign import DRAW, read_campaign
+    from battle_ledger.sheets.headless import HeadlessBook
+
+    ledger = read_campaign(HeadlessBook(path, writable=False))
+    last = max((b.date for b in ledger.battles.values()), default=dt.date(1812, 2, 20))
+    day = last + dt.timedelta(days=pick(0, 3) if pick(0, 1) else pick(4, 40))
+    sides = [*sorted({s for s in ledger.sides.values() if s}), DRAW]
+    return {"name": f"Battle {len(ledger.battles) + 1}", "date": day.isoformat(),
+            "winner": sides[pick(0, len(sides) - 1)]}  # fmt: skip
+
+
 PLAYBOOKS: dict[str, Playbook] = {
     "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
     "stand-losses": Playbook("stand-losses", "age-of-eagles", _stands_records, {}),
+    "campaign": Playbook(
+        "campaign", "eagles-to-glory", _campaign_losses, {}, closing=_campaign_battle
+    ),
     "casualty-brackets": Playbook(
         "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
     ),
@@ -327,5 +375,5 @@ def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
         book = HeadlessBook(path)
         for operation, options in PLAYBOOKS[kind].records(pick, path):
             run_operation(book, operation, **options)
-        run_operation(book, KINDS[kind].close)
+        run_operation(book, KINDS[kind].close, **PLAYBOOKS[kind].closing(pick, path))
         book.commit()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shlex
 import shutil
 from pathlib import Path
@@ -16,7 +17,7 @@ from battle_ledger.sheets.operations import OPERATIONS, load_operations
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
-from tests.strategies import PLAYBOOKS
+from tests.strategies import PLAYBOOKS, play_periods
 
 
 def _helps() -> dict[str, tuple[str, str]]:
@@ -63,7 +64,7 @@ def test_example_runs(
 ) -> None:
     """In a folder with army.csv (the bundled Eagles to Glory order of battle) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
-    from its rule set's bundled order of battle)."""
+    from its rule set's bundled order of battle; a campaign with its first battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     args = shlex.split(example)
     writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
@@ -71,6 +72,8 @@ def test_example_runs(
         ruleset = PLAYBOOKS[kind].ruleset
         oob = read_oob(example_path(ruleset), registry.get(ruleset))
         save_workbook(build(kind, ruleset, oob), tmp_path / "ledger.xlsx")
+        if not PLAYBOOKS[kind].records(random.Random(1).randint, tmp_path / "ledger.xlsx"):
+            play_periods(kind, tmp_path / "ledger.xlsx", 1, seed=1)  # a campaign's first battle
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"{where}: battle-ledger {example}\n{result.output}"

@@ -82,6 +82,18 @@ def _dumps(value: Any) -> str:
     help="Blank input rows to add to the tables (default: the template's).",
 )
 @click.option("--battle", help="The battle's name (ledgers).")
+@click.option("--name", help="The campaign's name (campaign).")
+@click.option("--starts-on", metavar="YYYY-MM-DD", help="Campaign: its first date.")
+@click.option(
+    "--rounding",
+    type=click.Choice(["half up", "down"]),
+    help="Campaign: stands coming back rounded half up (the house default) or down.",
+)
+@click.option(
+    "--draw-counts",
+    type=click.Choice(["both losers", "both winners"]),
+    help="Campaign: a drawn battle's sides recover as losers (the house default) or winners.",
+)
 @click.option("--start", "start_time", metavar="HH:MM", help="The time turn 1 starts (ledgers).")
 @click.option(
     "--mark-crossed-when",
@@ -117,6 +129,10 @@ def new(
     oob_file: Path | None,
     blank_rows: int | None,
     battle: str | None,
+    name: str | None,
+    starts_on: str | None,
+    rounding: str | None,
+    draw_counts: str | None,
     start_time: str | None,
     mark_crossed_when: str | None,
     roll_passes: str | None,
@@ -131,6 +147,9 @@ def new(
 
     \b
     Example: battle-ledger new victory-table --ruleset glaube --battle Breitenfeld -o vt.xlsx
+
+    \b
+    Example: battle-ledger new campaign --ruleset etg --oob army.csv --name "Hundred Days" -o c.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
@@ -158,7 +177,8 @@ def new(
         from battle_ledger.sheets.oob import read_oob
 
         oob = read_oob(oob_file, ruleset)
-    given = {"blank_rows": blank_rows, "battle": battle, "start_time": start_time,
+    given = {"blank_rows": blank_rows, "battle": battle, "name": name, "starts_on": starts_on,
+             "rounding": rounding, "draw_counts": draw_counts, "start_time": start_time,
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
              "spent_point_counts": spent_point_counts}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
@@ -346,7 +366,8 @@ def check(books: tuple[Path, ...]) -> None:
 @cli.command("report")
 @click.argument("book", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report's data as JSON.")
-def report(book: Path, as_json: bool) -> None:
+@click.option("--on", metavar="YYYY-MM-DD", help="Campaign: the strengths on this date.")
+def report(book: Path, as_json: bool, on: str | None) -> None:
     """Print where the battle in BOOK stands (or its data, with --json).
 
     \b
@@ -355,7 +376,7 @@ def report(book: Path, as_json: bool) -> None:
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_report
 
-    result = run_report(HeadlessBook(book, writable=False))
+    result = run_report(HeadlessBook(book, writable=False), on=on)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:

@@ -1,0 +1,700 @@
+"""The campaign ledger: battles on dates, each formation's losses, the stands coming
+back, and every formation's strength on any date (declaration, formulas, operations).
+
+``tbl_Formations``: one row per formation (divisions for Eagles to Glory), its side
+and stands at the start of the campaign; computed for the date typed in
+``StrengthOn``: stands lost by then, back by then, gone for good, strength.
+``tbl_Battles``: name, date (ISO text: campaigns are before 1900, where a
+spreadsheet has no dates), winner (a side, or ``draw``); computed: the dates
+each share of the losses is back. ``tbl_Losses`` (the periods: one row per
+formation per battle, the battle's number as the period): stands lost; computed:
+the formation's outcome, its strength before the battle, the stands back the
+next day, after a week, after a month, and gone for good.
+
+Every date is turned into a day number by plain arithmetic on its text
+(``sheets.formulas.day_number``) and back (``iso_date``): no formula depends on a
+date serial. The rules are ``rulesets.recovery.formation_battles`` and
+``formation_strength``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.formulas import (
+    ISO_DATE_HELPERS,
+    constant_name,
+    day_number,
+    iso_date,
+    letters,
+    sheet_name,
+    unless_blank,
+)
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    LedgerState,
+    NamedCell,
+    Role,
+    Table,
+    battle_name,
+    find_name,
+    find_thing,
+    period_rows,
+    periods_of,
+    problems_computing,
+    read_setting,
+    read_tables,
+    record_inputs,
+    register,
+    rows_with_formulas,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+__all__ = [
+    "BATTLES",
+    "DRAW",
+    "EVENT_DAYS",
+    "FORMATIONS",
+    "KIND",
+    "LOSSES",
+    "RECOVERY",
+    "CampaignLedger",
+    "add_battle",
+    "battle_formulas",
+    "compute_losses",
+    "date_option",
+    "formation_formulas",
+    "loss_row",
+    "losses",
+    "read_campaign",
+    "standings",
+    "strength_formula",
+]
+
+_I, _O, _H, _K = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY
+#: Defined name of the hidden block of cumulative recovery percentages by outcome.
+RECOVERY = "campaign_recovery"
+#: What the winner column holds for a drawn battle.
+DRAW = "draw"
+#: The day-number helper columns of tbl_Battles: the battle's day and each return's.
+EVENT_DAYS = ("Day", "Day next", "Day week", "Day month")
+_RETURNS = ("Next day", "After a week", "After a month")
+_TOP = 3
+
+FORMATIONS = Table(
+    name="tbl_Formations",
+    sheet="Formations",
+    title="Formations",
+    note="Stands at the start of the campaign are yours; the rest is as on the date typed "
+    "on the Campaign sheet (Strength on).",
+    columns=(
+        Column("Side", "side", _I, help="the formation's side", width=14, fixed=True),
+        Column("Formation", "formation", _K, help="its name, unique in the campaign", width=30),
+        Column("Stands at start", "start", _I, Entry.WHOLE, "stands at the start of the campaign",
+               low=1, width=10),
+        Column("Lost", "lost", _O, Entry.WHOLE, "stands lost in the battles up to the date",
+               width=8),
+        Column("Back", "back", _O, Entry.WHOLE, "stands back by the date", width=8),
+        Column("Gone for good", "gone", _O, Entry.WHOLE,
+               "stands of those battles that never come back", width=9),
+        Column("Strength", "strength", _O, Entry.WHOLE, "stands on the date", width=9),
+    ),
+)  # fmt: skip
+
+BATTLES = Table(
+    name="tbl_Battles",
+    sheet="Battles",
+    title="Battles",
+    note="Dates as text, year-month-day (1805-12-02): a spreadsheet has no dates before "
+    "1900. The winner is a side, or draw.",
+    columns=(
+        Column("Battle", "number", _K, Entry.WHOLE, "the battle's number (the order of "
+               "battles on one day)", low=1, width=7),
+        Column("Name", "name", _I, help="the battle's name, unique in the campaign", width=24),
+        Column("Date", "date", _I, help="year-month-day, e.g. 1805-12-02", width=11),
+        Column("Winner", "winner", _I, help="the winning side, or draw", width=14),
+        *(Column(h, h.casefold().replace(" ", "_"), _O, help=f"the date stands are back: {h}",
+                 width=11) for h in _RETURNS),
+        *(Column(h, h.casefold().replace(" ", "_"), _H) for h in EVENT_DAYS),
+        *(Column(f"{r} {h}", f"{r}_{h}".casefold().replace(" ", "_"), _H)
+          for r in _RETURNS for h in ISO_DATE_HELPERS),
+    ),
+)  # fmt: skip
+
+LOSSES = Table(
+    name="tbl_Losses",
+    sheet="Losses",
+    title="Losses",
+    note="One row per formation per battle: the stands it lost. What comes back, and when, "
+    "follows from the battle's winner.",
+    columns=(
+        Column("Battle", "battle", _K, Entry.WHOLE, "the battle's number, as on Battles",
+               low=1, width=7),
+        Column("Side", "side", _I, help="the formation's side", width=14, fixed=True),
+        Column("Formation", "formation", _K, help="the formation, as on Formations", width=28),
+        Column("Stands lost", "lost", _I, Entry.WHOLE, "stands lost in this battle", low=0,
+               width=8),
+        Column("Outcome", "outcome", _O, help="winner or loser (a draw: the setting)", width=9),
+        Column("Strength before", "strength_before", _O, Entry.WHOLE,
+               "stands on the battle's day, before it", width=9),
+        Column("Next day", "next_day", _O, Entry.WHOLE, "stands back the next day", width=8),
+        Column("After a week", "after_week", _O, Entry.WHOLE, "more back after a week",
+               width=8),
+        Column("After a month", "after_month", _O, Entry.WHOLE, "more back after a month",
+               width=8),
+        Column("Gone for good", "gone", _O, Entry.WHOLE, "never back", width=8),
+        Column("Battle row", "battle_row", _H),
+        Column("Day", "day", _H),
+        Column("Winner", "winner", _H),
+        Column("Start", "start", _H),
+    ),
+)  # fmt: skip
+
+
+def _constant(name: str) -> str:
+    return constant_name("campaign_recovery_days", name)
+
+
+def _losses_column(header: str) -> str:
+    c = letters(LOSSES.headers)
+    return f"{sheet_name(LOSSES.sheet)}!${c[header]}:${c[header]}"
+
+
+def _summed(header: str, formation: str, days: str) -> str:
+    """The formation's ``header`` (Losses) summed over the battles up to day ``days``."""
+    f, day = _losses_column("Formation"), _losses_column("Day")
+    return f'SUMIFS({_losses_column(header)},{f},{formation},{day},"<="&({days}))'
+
+
+def _back(formation: str, day: str) -> str:
+    """The stands of the formation's battles back by day ``day``."""
+    return "+".join(
+        _summed(header, formation, f"{day}-{_constant(days)}")
+        for header, days in zip(_RETURNS, ("next_day", "week", "month"), strict=True)
+    )
+
+
+def strength_formula(formation: str, start: str, day: str, *, before: str = "") -> str:
+    """A formation's stands on day number ``day``: its ``start`` less what the battles
+    up to that day cost, plus what has come back. ``before``: a battle's number, to count
+    only the battles before it on that day (the strength before that battle)."""
+    f, col = _losses_column("Formation"), _losses_column
+    if before:
+        lost = (f'SUMIFS({col("Stands lost")},{f},{formation},{col("Day")},"<"&{day})'
+                f'+SUMIFS({col("Stands lost")},{f},{formation},{col("Day")},{day},'
+                f'{col("Battle")},"<"&{before})')  # fmt: skip
+    else:
+        lost = _summed("Stands lost", formation, day)
+    return f"{start}-({lost})+{_back(formation, day)}"
+
+
+def loss_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Losses on sheet row ``r``: ``formation_battles`` step for step."""
+    c = letters(LOSSES.headers)
+    b = letters(BATTLES.headers)
+    f = letters(FORMATIONS.headers)
+    battles, formations = sheet_name(BATTLES.sheet), sheet_name(FORMATIONS.sheet)
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def on_battle(header: str) -> str:
+        return f"INDEX({battles}!${b[header]}:${b[header]},{cell('Battle row')})"
+
+    lost, outcome = cell("Stands lost"), cell("Outcome")
+    half_up = f'RecoveryRounding="{recovery.Rounding.HALF_UP}"'
+
+    def back_by(step: int) -> str:  # cumulative stands back by the step (1, 2, 3)
+        percent = f"VLOOKUP({outcome},{RECOVERY},{step + 1},0)"
+        return f"INT(({lost}*{percent}+IF({half_up},50,0))/100)"
+
+    draw = f'IF(DrawCounts="{recovery.DrawCounts.WINNERS}","winner","loser")'
+    return unless_blank(cell("Formation"), {
+        "Outcome": (f'IF({cell("Winner")}="{DRAW}",{draw},'
+                    f'IF({cell("Winner")}={cell("Side")},"winner","loser"))'),
+        "Strength before": strength_formula(cell("Formation"), cell("Start"), cell("Day"),
+                                            before=cell("Battle")),
+        "Next day": back_by(1),
+        "After a week": f"{back_by(2)}-{back_by(1)}",
+        "After a month": f"{back_by(3)}-{back_by(2)}",
+        "Gone for good": f"{lost}-{back_by(3)}",
+        "Battle row": f"MATCH({cell('Battle')},{battles}!${b['Battle']}:${b['Battle']},0)",
+        "Day": on_battle("Day"),
+        "Winner": on_battle("Winner"),
+        "Start": (f"INDEX({formations}!${f['Stands at start']}:${f['Stands at start']},"
+                  f"MATCH({cell('Formation')},{formations}!${f['Formation']}:"
+                  f"${f['Formation']},0))"),
+    })  # fmt: skip
+
+
+def battle_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Battles on sheet row ``r``: the day numbers and return dates."""
+    c = letters(BATTLES.headers)
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    formulas = {"Day": day_number(cell("Date"))}
+    for ret, day_header, days in zip(_RETURNS, EVENT_DAYS[1:], ("next_day", "week", "month"),
+                                     strict=True):  # fmt: skip
+        formulas[day_header] = f"{cell('Day')}+{_constant(days)}"
+        helpers = [cell(f"{ret} {h}") for h in ISO_DATE_HELPERS]
+        for header, formula in iso_date(cell(day_header), helpers).items():
+            formulas[ret if header == "date" else f"{ret} {header}"] = formula
+    return unless_blank(cell("Date"), formulas)
+
+
+def formation_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Formations on sheet row ``r``: the formation on the date typed
+    in ``StrengthOn`` (its day number: ``StrengthOnDay``)."""
+    c = letters(FORMATIONS.headers)
+    name, day = f"${c['Formation']}{r}", "StrengthOnDay"
+    formulas = {
+        "Lost": _summed("Stands lost", name, day),
+        "Back": _back(name, day),
+        "Gone for good": _summed("Gone for good", name, day),
+        "Strength": strength_formula(name, f"${c['Stands at start']}{r}", day),
+    }
+    dated = {h: f'IF({day}="","",{f})' for h, f in formulas.items()}
+    return unless_blank(name, dated)
+
+
+KIND = register(
+    LedgerKind(
+        name="campaign",
+        title="Campaign",
+        description="Campaign ledger: battles on dates, each formation's losses, the stands "
+        "back the next day, after a week and after a month, every formation's strength on "
+        "any date",
+        rulesets=frozenset({"eagles-to-glory"}),
+        things=FORMATIONS,
+        periods=LOSSES,
+        thing="formation",
+        period="battle",
+        named_cells=(
+            NamedCell("BattleName", "Campaign", help="the campaign's name"),
+            NamedCell("StartsOn", "Starts on", help="the campaign's first date, year-month-day "
+                      "(blank: its first battle's)"),
+            NamedCell("StrengthOn", "Strength on", help="a date, year-month-day: every "
+                      "formation's strength on it (Formations sheet)"),
+            NamedCell("RecoveryRounding", "Stands back rounded", Entry.CHOICE,
+                      "half up (the house default) or down, so that no more than the printed "
+                      "share ever returns", choices=recovery.Rounding.ALL),
+            NamedCell("DrawCounts", "A draw counts as", Entry.CHOICE,
+                      "both losers (the house default) or both winners",
+                      choices=recovery.DrawCounts.ALL),
+            NamedCell("StrengthOnDay", "Day number of Strength on", Entry.WHOLE,
+                      computed=True),
+            NamedCell("BattlesFought", "Battles", Entry.WHOLE, computed=True),
+        ),
+        statuses=(),
+        off_table=frozenset(),
+        step=recovery.formation_battles,
+        period_formulas=loss_formulas,
+        compute=lambda book: compute_losses(read_campaign(book)),  # defined below
+        close="add-battle",
+        record="losses",
+        macro_prefix="campaign",
+    )
+)  # fmt: skip
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CampaignBattle:
+    """One row of tbl_Battles, checked."""
+
+    number: int
+    name: str
+    date: dt.date
+    winner: str  # a side, or DRAW
+
+
+@dataclass
+class CampaignLedger(LedgerState):
+    """Everything an operation needs, read at once."""
+
+    starts: dict[str, int]
+    sides: dict[str, str]
+    battles: dict[int, CampaignBattle]
+    starts_on: dt.date | None
+    rounding: str | None
+    draw_counts: str | None
+    ruleset: str
+
+    def outcome(self, battle: CampaignBattle, side: str) -> str:
+        """``winner`` or ``loser`` for ``side`` in ``battle``."""
+        if battle.winner == DRAW:
+            return recovery.DrawCounts.outcome(self.draw_counts)
+        return "winner" if battle.winner.casefold() == side.casefold() else "loser"
+
+    @property
+    def first_date(self) -> dt.date | None:
+        """The campaign's first date: typed, or its first battle's."""
+        if self.starts_on is not None:
+            return self.starts_on
+        return min((b.date for b in self.battles.values()), default=None)
+
+
+def _iso(value: Any, what: str, **where: Any) -> dt.date:
+    """A date typed as ISO text (a spreadsheet date is refused: the formulas read text)."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                return dt.date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise CellValueError(f"{what} is not a date written year-month-day", value=value,
+                         expected="text such as 1805-12-02 (a real date: no spreadsheet "
+                         "date serials before 1900)", **where)  # fmt: skip
+
+
+def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
+    frame = book.read_table(BATTLES.name, {"Battle": "Int64", "Name": str, "Date": None,
+                                           "Winner": str}, cached=False)  # fmt: skip
+    frame = frame[frame["Battle"].notna()]
+    found: dict[int, CampaignBattle] = {}
+    names: set[str] = set()
+    for index, row in frame.iterrows():
+        where = where_of(frame, index)
+        number, name = int(row["Battle"]), str(row["Name"] or "").strip()
+        if number in found or not name or name.casefold() in names:
+            raise CellValueError("every battle needs a number and a name of its own",
+                                 column="Name" if number not in found else "Battle",
+                                 value=name if number not in found else number,
+                                 expected="unique battle numbers and names", **where)  # fmt: skip
+        date = _iso(row["Date"], f"the date of {name!r}", column="Date", **where)
+        winner = str(row["Winner"] or "").strip()
+        known = {s.casefold(): s for s in sides} | {DRAW: DRAW}
+        if winner.casefold() not in known:
+            raise CellValueError(f"the winner of {name!r} is not a side", column="Winner",
+                                 value=winner, expected=" or ".join([*sorted(sides), DRAW]),
+                                 **where)  # fmt: skip
+        names.add(name.casefold())
+        found[number] = CampaignBattle(number, name, date, known[winner.casefold()])
+    return found
+
+
+def read_campaign(book: Book) -> CampaignLedger:
+    """The three tables and the settings, every battle and formation checked."""
+    tables = read_tables(book, KIND)
+    starts: dict[str, int] = {}
+    sides: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Formation"])
+        if pd.isna(row["Stands at start"]):
+            raise CellValueError(f"formation {name!r} has no stands at the start",
+                                 column="Stands at start", expected="a whole number 1 or more",
+                                 **where_of(tables.things, index))  # fmt: skip
+        starts[name] = int(row["Stands at start"])
+        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+    battles = _battles(book, {s for s in sides.values() if s})
+    starts_on = None
+    try:
+        typed = book.read_name("StartsOn")
+    except BattleLedgerError:
+        typed = None
+    if typed not in (None, ""):
+        starts_on = _iso(typed, "the campaign's first date", file=book.name, sheet="Campaign",
+                         column="Starts on")  # fmt: skip
+    return CampaignLedger(tables, starts, sides, battles, starts_on,
+                          read_setting(book, KIND, "RecoveryRounding"),
+                          read_setting(book, KIND, "DrawCounts"), book.meta().ruleset)  # fmt: skip
+
+
+_Part = tuple[Any, Any, recovery.FormationBattle, recovery.FormationBattleOutcome]
+
+
+def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
+    folded: dict[str, list[_Part]] = {}
+    for formation, rows in periods_of(ledger, KIND, ledger.starts):
+        fought = []
+        for index, row in rows:
+            number = int(row["Battle"])
+            battle = ledger.battles.get(number)
+            if battle is None:
+                raise CellValueError(f"no battle number {number} on the Battles sheet",
+                                     column="Battle", value=number,
+                                     expected="a battle of tbl_Battles",
+                                     **where_of(ledger.turns, index))  # fmt: skip
+            lost = 0 if pd.isna(row["Stands lost"]) else int(row["Stands lost"])
+            outcome = ledger.outcome(battle, ledger.sides[formation])
+            fought.append(recovery.FormationBattle(number, battle.date, lost, outcome))
+        start = ledger.starts[formation]
+        try:
+            outs = recovery.formation_battles(start, fought, ruleset=ledger.ruleset,
+                                              rounding=ledger.rounding)  # fmt: skip
+        except InvalidArgumentError as exc:
+            raise exc.located(
+                column="Stands lost",
+                **where_of(ledger.turns, rows[_first_refused(ledger, start, fought)][0]),
+            ) from None
+        folded[formation] = [(i, r, b, o) for (i, r), b, o in zip(rows, fought, outs,
+                                                                  strict=True)]  # fmt: skip
+    return folded
+
+
+def _first_refused(ledger: CampaignLedger, start: int,
+                   fought: list[recovery.FormationBattle]) -> int:  # fmt: skip
+    """The battle (its place in ``fought``) that first costs more than the formation had."""
+    order = sorted(range(len(fought)), key=lambda i: (fought[i].date, fought[i].number))
+    for k in range(1, len(order) + 1):
+        try:
+            recovery.formation_battles(
+                start,
+                [fought[i] for i in order[:k]],
+                ruleset=ledger.ruleset,
+                rounding=ledger.rounding,
+            )
+        except InvalidArgumentError:
+            return order[k - 1]
+    return order[-1]
+
+
+def compute_losses(ledger: CampaignLedger) -> pd.DataFrame:
+    """The computed columns of every row of tbl_Losses, by the rules (indexed like it)."""
+    outcomes = [c.header for c in LOSSES.having(Role.OUTCOME)]
+    rows = {
+        index: [battle.outcome, out.strength_before, out.recovery.next_day,
+                out.recovery.after_week, out.recovery.after_month, out.recovery.gone_for_good]
+        for parts in _fold(ledger).values()
+        for index, _, battle, out in parts
+    }  # fmt: skip
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(ledger.turns.index)
+
+
+def standings(ledger: CampaignLedger, on: dt.date) -> list[dict[str, Any]]:
+    """Each formation on date ``on`` (the ``--json`` formations)."""
+    folded = _fold(ledger)
+    found = []
+    for formation, start in ledger.starts.items():
+        parts = folded.get(formation, [])
+        fought = [b for _, _, b, _ in parts]
+        strength = recovery.formation_strength(start, fought, on, ruleset=ledger.ruleset,
+                                               rounding=ledger.rounding)  # fmt: skip
+        past = [(b, o) for _, _, b, o in parts if b.date <= on]
+        returning: dict[dt.date, int] = {}
+        for _, out in past:
+            shares = (out.recovery.next_day, out.recovery.after_week, out.recovery.after_month)
+            for when, stands in zip(out.returns, shares, strict=True):
+                if when > on and stands:
+                    returning[when] = returning.get(when, 0) + stands
+        found.append({
+            "side": ledger.sides[formation], "formation": formation, "start": start,
+            "strength": strength, "lost": sum(b.lost for b, _ in past),
+            "returning": [{"date": d.isoformat(), "stands": n}
+                          for d, n in sorted(returning.items())],
+            "gone": sum(o.recovery.gone_for_good for _, o in past),
+        })  # fmt: skip
+    return found
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+def loss_row(battle: int, side: str, formation: str) -> dict[str, Any]:
+    """A formation's row of a new battle: nothing lost."""
+    return {"Battle": battle, "Side": side, "Formation": formation, "Stands lost": 0}
+
+
+def _losses_from(path: Path, formations: dict[str, int]) -> dict[str, int]:
+    """Stands lost per formation in a battle ledger of ours (the DEP ledger's stands lost
+    per division), every name matched to the campaign's formations first."""
+    from battle_ledger.sheets.headless import HeadlessBook
+
+    ledger = HeadlessBook(path, writable=False)
+    kind = ledger.meta().kind
+    if kind != "dep-ledger":
+        raise InvalidArgumentError(
+            f"{path.name} is a {kind}: losses come from DEP ledgers",
+            column="--from",
+            value=str(path),
+            expected="a DEP ledger (battle-ledger new dep-ledger)",
+        )
+    from battle_ledger.sheets.dep_ledger import read_ledger
+
+    turns = read_ledger(ledger).turns
+    lost = turns.groupby("Division")["Stands lost"].sum()
+    unknown = [str(n) for n in lost.index if str(n) not in formations]
+    if unknown:
+        raise InvalidArgumentError(
+            f"{path.name} names divisions the campaign does not have: " + ", ".join(unknown),
+            column="--from", value=str(path),
+            expected="formations of the campaign: " + ", ".join(formations),
+        )  # fmt: skip
+    return {str(n): int(v) for n, v in lost.items() if int(v)}
+
+
+def date_option(text: str, option: str) -> dt.date:
+    """A date given on the command line as year-month-day."""
+    try:
+        return dt.date.fromisoformat(str(text).strip())
+    except ValueError:
+        raise InvalidArgumentError(
+            f"{option} is not a date",
+            column=option,
+            value=text,
+            expected="year-month-day, e.g. 1805-12-02",
+        ) from None
+
+
+@operation(
+    KIND.name,
+    "add-battle",
+    options=(
+        Option("name", str, required=True, help="the battle's name, unique in the campaign"),
+        Option("date", str, required=True, help="year-month-day, e.g. 1805-12-02"),
+        Option("winner", str, required=True, help="the winning side, or draw"),
+        Option("ledgers", str, word="from", help="battle ledgers of ours to take the losses from "
+               "(several: separated by ;)"),
+    ),
+)  # fmt: skip
+def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -> OperationResult:
+    """Add a battle: its name, date and winner, a row for every formation, and with --from
+    the stands each lost, read out of DEP ledgers of ours (every division name must be a
+    formation of the campaign: those that are not are listed, and nothing is written).
+
+    Example: battle-ledger run add-battle ledger.xlsx --name Ligny --date 1815-06-16 --winner French
+    """
+    ledger = read_campaign(book)
+    day = date_option(date, "--date")
+    title = " ".join(name.split())
+    if not title or any(b.name.casefold() == title.casefold() for b in ledger.battles.values()):
+        raise InvalidArgumentError("the campaign has a battle of that name already",
+                                   column="--name", value=name,
+                                   expected="a new battle name")  # fmt: skip
+    first = ledger.first_date
+    if first is not None and day < first:
+        raise InvalidArgumentError("the battle is before the campaign's first date",
+                                   column="--date", value=date,
+                                   expected=f"{first.isoformat()} or later")  # fmt: skip
+    sides = sorted({s for s in ledger.sides.values() if s})
+    side = DRAW if winner.strip().casefold() == DRAW else find_name(
+        sides, winner, what="side", option="--winner")  # fmt: skip
+    lost: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in str(given.get("ledgers") or "").split(";"))):
+        for formation, stands in _losses_from(Path(part), ledger.starts).items():
+            lost[formation] = lost.get(formation, 0) + stands
+    number = max(ledger.battles, default=0) + 1
+    battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}
+    rows = period_rows(loss_row, number, ledger.starts, ledger.sides)
+    rows["Stands lost"] = [lost.get(f, 0) for f in ledger.starts]
+    trial = replace_battles(ledger, CampaignBattle(number, title, day, side))
+    compute_losses(trial.with_turns(pd.concat(
+        [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
+    book.append_rows(BATTLES.name, _with_battle_formulas(book, battle))
+    book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
+    detail = (f"battle {number}, {title} ({day.isoformat()}), won by {side}: "
+              f"{sum(lost.values())} stands lost")  # fmt: skip
+    book.log("add-battle", detail, turn=number)
+    return OperationResult(detail, {"battle": number, "name": title, "date": day.isoformat(),
+                                    "winner": side, "lost": lost})  # fmt: skip
+
+
+def replace_battles(ledger: CampaignLedger, battle: CampaignBattle) -> CampaignLedger:
+    """The same ledger with ``battle`` added (a trial before anything is written)."""
+    from dataclasses import replace as _replace
+
+    return _replace(ledger, battles={**ledger.battles, battle.number: battle})
+
+
+def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
+    """The new Battles row with its formulas (on the sheet row it will take)."""
+    from battle_ledger.sheets.book import Formula
+
+    existing = book.read_table(BATTLES.name, {"Battle": "Int64"}, cached=False)
+    r = _TOP + 1 + int(existing["Battle"].notna().sum())
+    row = dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
+    return pd.DataFrame([row])
+
+
+@operation(
+    KIND.name,
+    "losses",
+    options=(
+        Option("battle", str, required=True, help="the battle, by name or number"),
+        Option("formation", str, required=True, help="the formation, as on Formations"),
+        Option("lost", int, required=True, low=0, help="stands it lost in that battle"),
+    ),
+)
+def losses(book: Book, *, battle: str, formation: str, lost: int) -> OperationResult:
+    """Type the stands a formation lost in a battle (refused beyond what it had that day).
+
+    Example: battle-ledger run losses ledger.xlsx --battle 1 --formation "5e Division" --lost 3
+    """
+    ledger = read_campaign(book)
+    by_name = {b.name: n for n, b in ledger.battles.items()}
+    number = int(battle) if battle.strip().isdigit() and int(battle) in ledger.battles else (
+        by_name[find_name(by_name, battle, what="battle", option="--battle")])  # fmt: skip
+    name = find_thing(book, KIND, ledger.starts, formation)
+    record_inputs(
+        book,
+        KIND,
+        ledger,
+        name,
+        {"Stands lost": lost},
+        loss_row(number, ledger.sides[name], name),
+        compute_losses,
+        period=number,
+    )
+    detail = f"{ledger.battles[number].name}: {name} lost {lost} stands"
+    book.log("losses", detail, turn=number)
+    return OperationResult(detail, {"battle": number, "formation": name, "lost": lost})
+
+
+@report(KIND.name)
+def where_we_stand(book: Book, on: str | None = None) -> OperationResult:
+    """Every formation's strength on a date (the one typed on the Campaign sheet, or the
+    day after the last battle), what is still to come back, and the battles."""
+    ledger = read_campaign(book)
+    day = _report_date(book, ledger, on)
+    units = standings(ledger, day)
+    title = battle_name(book) or "Campaign"
+    lines = [f"{title}: strength on {day.isoformat()}"]
+    lines += [f"{u['formation']} ({u['side']}): {u['strength']} of {u['start']} stands"
+              + ("; back " + ", ".join(f"{r['stands']} on {r['date']}" for r in u["returning"])
+                 if u["returning"] else "") for u in units]  # fmt: skip
+    battles = [
+        {"name": b.name, "date": b.date.isoformat(), "winner": b.winner}
+        for b in sorted(ledger.battles.values(), key=lambda b: (b.date, b.number))
+    ]
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "on": day.isoformat(),
+               "formations": units, "battles": battles}  # fmt: skip
+    return OperationResult("\n".join(lines), details)
+
+
+def _report_date(book: Book, ledger: CampaignLedger, on: str | None) -> dt.date:
+    if on:
+        return date_option(on, "--on")
+    try:
+        typed = book.read_name("StrengthOn")
+    except BattleLedgerError:
+        typed = None
+    if typed not in (None, ""):
+        return _iso(typed, "the date of Strength on", file=book.name, sheet="Campaign",
+                    column="Strength on")  # fmt: skip
+    last = max((b.date for b in ledger.battles.values()), default=None)
+    return (last + dt.timedelta(days=1)) if last else (ledger.first_date or dt.date.today())
+
+
+@checker(KIND.name)
+def check_campaign(book: Book) -> list[BattleLedgerError | str]:
+    """Problems: unknown formations, battles or sides, dates not written year-month-day,
+    gaps in the battles, more stands lost than a formation had that day."""
+    return problems_computing(KIND, book)

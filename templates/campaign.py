@@ -1,0 +1,237 @@
+"""The campaign ledger, laid out from its declaration.
+
+``battle-ledger new campaign --ruleset etg --oob OOB --name "The Hundred Days" -o campaign.xlsx``
+
+Sheets: ``Campaign`` (name, first date, the date to show strengths on, the
+settings), ``Formations`` (``tbl_Formations``), ``Battles`` (``tbl_Battles``),
+``Losses`` (``tbl_Losses``), ``Timeline`` (formations down, the campaign's dates
+across: every battle's day and the days its stands come back, in date order, and
+each side's strength with a chart), ``Rules``, ``Log``; the recovery percentages
+sit on the hidden ``_lists`` sheet and the chart's data on ``_chart``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from openpyxl import Workbook
+from openpyxl.utils import get_column_letter, quote_sheetname
+
+from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.campaign import (
+    BATTLES,
+    EVENT_DAYS,
+    FORMATIONS,
+    KIND,
+    LOSSES,
+    RECOVERY,
+    battle_formulas,
+    date_option,
+    formation_formulas,
+    loss_formulas,
+    strength_formula,
+)
+from battle_ledger.sheets.formulas import ISO_DATE_HELPERS, day_number, iso_date, letters
+from battle_ledger.templates import register_ledger
+from battle_ledger.templates._build import (
+    define_name,
+    lookup_block,
+    new_workbook,
+    print_setup,
+    protect,
+    set_widths,
+    title_row,
+    write,
+)
+from battle_ledger.templates._ledger import TABLE_TOP, front_sheet, grid_chart, ledger_table
+from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, style_header
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.oob import OrderOfBattle
+
+__all__ = ["TIMELINE", "build_campaign", "formations_of"]
+
+TIMELINE = "Timeline"
+_DAY_ROW, _HEAD_ROW = 4, 8  # the day numbers (hidden, with the date helpers), the dates
+
+
+def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, int]]:
+    """(side, formation, stands) of the level that loses and recovers stands: the
+    divisions (their units' stands summed), as the DEP ledger names them."""
+    from battle_ledger.templates.dep_ledger import divisions_of
+
+    return [(d.side, d.division, d.stands) for d in divisions_of(oob, ruleset) if d.stands]
+
+
+def _recovery_block(wb: Workbook, ruleset: Ruleset) -> None:
+    """Cumulative percentages back by the next day, a week, a month, by outcome."""
+    rows = []
+    for outcome in ("winner", "loser"):
+        row = ruleset.lookup("campaign_recovery", side=outcome)
+        total, cumulative = 0, []
+        for column in ("next_day_pct", "week_pct", "month_pct"):
+            total += int(row[column])
+            cumulative.append(total)
+        rows.append([outcome, *cumulative])
+    block = lookup_block(wb, RECOVERY, [RECOVERY, "By next day", "By a week", "By a month"], rows)
+    define_name(wb, RECOVERY, block)
+
+
+def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -> None:
+    """Formations down, the campaign's dates across (each battle's day and the days its
+    stands come back, in order, each once), each side's total, and its chart."""
+    ws = wb.create_sheet(TIMELINE)
+    title_row(ws, 1, "Timeline", "Every formation's stands on each date of the campaign: "
+              "the battles' days and the days stands come back.")  # fmt: skip
+    b = letters(BATTLES.headers)
+    first, last = b[EVENT_DAYS[0]], b[EVENT_DAYS[-1]]
+    events = f"{quote_sheetname(BATTLES.sheet)}!${first}:${last}"
+    f = letters(FORMATIONS.headers)
+    source = quote_sheetname(FORMATIONS.sheet)
+    top, bottom = _HEAD_ROW + 1, _HEAD_ROW + formations
+    for label, col in (("Side", 1), ("Formation", 2)):
+        style_header(ws.cell(row=_HEAD_ROW, column=col, value=label))
+    write(ws.cell(row=_DAY_ROW, column=2), "Day number")
+    for k, helper in enumerate(ISO_DATE_HELPERS, start=1):
+        write(ws.cell(row=_DAY_ROW + k, column=2), helper)
+    for j in range(dates):
+        col = get_column_letter(3 + j)
+        day = f"{col}${_DAY_ROW}"
+        if j == 0:
+            found = f'IF(COUNT({events})=0,"",MIN({events}))'
+        else:
+            prev = f"{get_column_letter(2 + j)}${_DAY_ROW}"
+            found = (f'IF({prev}="","",IF(COUNTIF({events},">"&{prev})=0,"",'
+                     f'SMALL({events},COUNTIF({events},"<="&{prev})+1)))')  # fmt: skip
+        ws[f"{col}{_DAY_ROW}"] = Formula("=" + found)
+        helpers = [f"{col}${_DAY_ROW + k}" for k in range(1, len(ISO_DATE_HELPERS) + 1)]
+        for k, (header, formula) in enumerate(iso_date(day, helpers).items(), start=1):
+            row = _HEAD_ROW if header == "date" else _DAY_ROW + k
+            ws[f"{col}{row}"] = Formula("=" + formula)
+        style_header(ws[f"{col}{_HEAD_ROW}"])
+        for i in range(formations):
+            r, fr = top + i, TABLE_TOP + 1 + i  # the Formations table's rows
+            name = f"$B{r}"
+            start = f"{source}!${f['Stands at start']}{fr}"
+            cell = ws[f"{col}{r}"]
+            cell.value = Formula(f'=IF(OR({name}="",{day}=""),"",'
+                                 f"{strength_formula(name, start, day)})")  # fmt: skip
+            style_formula(cell, FMT_INT)
+    for i in range(formations):
+        r, fr = top + i, TABLE_TOP + 1 + i
+        for col, header in (("A", "Side"), ("B", "Formation")):
+            ref = f"{source}!${f[header]}{fr}"
+            ws[f"{col}{r}"] = Formula(f'=IF({source}!${f["Formation"]}{fr}="","",{ref})')
+            style_formula(ws[f"{col}{r}"], FMT_TEXT)
+    totals = bottom + 2
+    for s, side in enumerate(sides):
+        r = totals + s
+        write(ws.cell(row=r, column=1), side)
+        style_header(ws.cell(row=r, column=1))
+        write(ws.cell(row=r, column=2), "Total")
+        for j in range(dates):
+            col = get_column_letter(3 + j)
+            ws[f"{col}{r}"] = Formula(f'=IF({col}${_DAY_ROW}="","",SUMIF($A${top}:$A${bottom},'
+                                      f"$A{r},{col}${top}:{col}${bottom}))")  # fmt: skip
+            style_formula(ws[f"{col}{r}"], FMT_INT)
+    for row in range(_DAY_ROW, _HEAD_ROW):
+        ws.row_dimensions[row].hidden = True
+    set_widths(ws, {"A": 14, "B": 28} | {get_column_letter(3 + j): 11 for j in range(dates)})
+    ws.freeze_panes = f"C{top}"
+    print_setup(ws)
+    protect(ws)
+    # The chart reads the side totals turned on their side: dates down, one column a side.
+    # Past the last date a side's strength stays as it was (the line goes on flat: an
+    # error value for a gap draws as 0 in some spreadsheets).
+    chart = wb.create_sheet("_chart")
+    chart.sheet_state = "hidden"
+    chart["A1"] = "Date"
+    for s, side in enumerate(sides):
+        chart.cell(row=1, column=2 + s, value=side)
+    timeline = quote_sheetname(TIMELINE)
+    for j in range(dates):
+        col = get_column_letter(3 + j)
+        chart[f"A{2 + j}"] = Formula(f'=IF({timeline}!{col}${_DAY_ROW}="","",'
+                                     f"{timeline}!{col}${_HEAD_ROW})")  # fmt: skip
+        for s in range(len(sides)):
+            r, here = totals + s, get_column_letter(2 + s)
+            before = f"{here}{1 + j}" if j else "0"
+            chart.cell(row=2 + j, column=2 + s).value = Formula(
+                f'=IF({timeline}!{col}${_DAY_ROW}="",{before},{timeline}!{col}{r})')  # fmt: skip
+    grid_chart(chart, ws, series=len(sides), head=1, last=1 + dates,
+               title="Each side's stands over the campaign", y_title="Stands",
+               x_title="Date")  # fmt: skip
+
+
+def build_campaign(
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None = None,
+    *,
+    formations: Sequence[tuple[str, str, int]] | None = None,
+    name: str = "",
+    starts_on: str = "",
+    rounding: str | None = None,
+    draw_counts: str | None = None,
+    blank_rows: int = 0,
+    timeline_dates: int = 24,
+) -> Workbook:
+    """A new campaign ledger: one row per formation (``oob``'s divisions, or
+    ``formations``: (side, formation, stands)); ``blank_rows`` more to type.
+    ``rounding``: stands back rounded ``half up`` (the data's) or ``down``;
+    ``draw_counts``: ``both losers`` (the house reading) or ``both winners``;
+    ``timeline_dates``: the dates the Timeline sheet has room for."""
+    given = list(formations) if formations is not None else (
+        formations_of(oob, ruleset) if oob is not None else [])  # fmt: skip
+    names = [g[1].strip().casefold() for g in given]
+    for side, formation, stands in given:
+        if names.count(formation.strip().casefold()) > 1 or stands < 1 or not side.strip():
+            raise InvalidArgumentError(
+                "every formation needs a side, a name of its own and 1 or more stands",
+                column="Formation", value=formation,
+                expected="unique names, a side, stands 1 or more",
+            )  # fmt: skip
+    for value, allowed, what in (
+        (rounding, recovery.Rounding.ALL, "rounding"),
+        (draw_counts, recovery.DrawCounts.ALL, "draw counts"),
+    ):
+        if value is not None and value not in allowed:
+            raise InvalidArgumentError(f"unknown {what}", column=what, value=value,
+                                       expected=" or ".join(allowed))  # fmt: skip
+    if starts_on:
+        starts_on = date_option(starts_on, "--starts-on").isoformat()
+    wb = new_workbook()
+    rows = [{"Side": s, "Formation": n, "Stands at start": st} for s, n, st in given]
+    ledger_table(wb, FORMATIONS, rows + [{} for _ in range(blank_rows)], formation_formulas,
+                 bounds={})  # fmt: skip
+    battles = ledger_table(wb, BATTLES, [], battle_formulas, bounds={})
+    dates = wb[BATTLES.sheet]
+    for r in range(battles.first_row, battles.last_row + 200):
+        dates[f"{battles.col('Date')}{r}"].number_format = FMT_TEXT  # stays text in Excel
+    ledger_table(wb, LOSSES, [], loss_formulas, bounds={})
+    _recovery_block(wb, ruleset)
+    sides = list(dict.fromkeys(s for s, _, _ in given))
+    front = front_sheet(
+        wb, KIND, "Add each battle (run add-battle, or type it on Battles with its losses); "
+        "type a date in Strength on to see every formation's strength that day.",
+        {"BattleName": name, "StartsOn": starts_on, "StrengthOn": "",
+         "RecoveryRounding": rounding or recovery.Rounding.default(ruleset.id),
+         "DrawCounts": draw_counts or recovery.DrawCounts.LOSERS},
+        {"StrengthOnDay": f'=IF(StrengthOn="","",{day_number("StrengthOn")})',
+         "BattlesFought": f"=COUNT({quote_sheetname(BATTLES.sheet)}!$A:$A)"},
+        sheet="Campaign",
+    )  # fmt: skip
+    for named in ("StartsOn", "StrengthOn"):
+        front[wb.defined_names[named].attr_text.split("!")[1].replace("$", "")].number_format = (
+            FMT_TEXT)  # fmt: skip
+    _timeline(wb, len(given) + blank_rows, sides, timeline_dates)
+    add_rules_sheet(wb, ruleset, tables=["campaign_recovery", "campaign_recovery_days",
+                                         "recovery_rounding"])  # fmt: skip
+    return wb
+
+
+register_ledger(KIND, build_campaign)

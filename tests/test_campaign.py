@@ -1,0 +1,247 @@
+"""The campaign ledger: a campaign played as an organiser would, its readings, its
+mistakes, and LibreOffice against the rules on generated campaigns.
+
+The generic cases (furniture, LibreOffice on the Losses rows, bad cells and options,
+the xlwings Server replay) are in ``tests/test_ledger_kinds.py``. Numbers from Eagles
+to Glory's "Campaign Casualties": winner 50% the next day, 20% after a week, 10% after
+a month; loser 40%, 20%, 10%.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.campaign import read_campaign
+from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.operations import run_check, run_on_file, run_report
+from battle_ledger.templates import build
+from battle_ledger.xlfuncs.cli import cli
+from tests.tables import named_cell, table_cell
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "eagles-to-glory.csv"
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _dep_ledger(path: Path, turns: list[dict[str, int]]) -> Path:
+    """A DEP ledger of the example's divisions, played turn by turn through the CLI."""
+    _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", str(EXAMPLE), "-o", str(path))
+    for turn in turns:
+        for division, lost in turn.items():
+            _cli("run", "record", str(path), "--division", division, "--stands-lost", str(lost))
+        _cli("run", "end-turn", str(path))
+    return path
+
+
+def _strengths(path: Path, on: str) -> dict[str, int]:
+    data = json.loads(_cli("report", str(path), "--on", on, "--json"))["details"]
+    assert data["on"] == on
+    return {f["formation"]: f["strength"] for f in data["formations"]}
+
+
+def test_an_organiser_plays_a_small_campaign(tmp_path: Path) -> None:
+    """Quatre Bras (1815-06-16, the Anglo-Allies win): the 5e Division loses 3 + 2, the
+    5th Division 4. Then a second battle (1815-06-18, the French win): the 5e loses 6,
+    the 5th 3, the Brunswickers 2. Worked by hand, rounding the running total half up:
+    5e as loser of 5: 2 / 1 / 1 back, 1 gone; as winner of 6 (it had 15 - 5 + 2 = 12):
+    3 / 1 / 1, 1 gone. 5th as winner of 4: 2 / 1 / 0, 1 gone; as loser of 3 (it had 15):
+    1 / 1 / 0, 1 gone. Brunswick as loser of 2: 1 / 0 / 0, 1 gone."""
+    first = _dep_ledger(tmp_path / "quatre-bras.xlsx",
+                        [{"5e Division": 3, "5th Division": 4}, {"5e Division": 2}])  # fmt: skip
+    second = _dep_ledger(
+        tmp_path / "second.xlsx", [{"5e Division": 6, "5th Division": 3, "Brunswick Division": 2}]
+    )
+    campaign = tmp_path / "campaign.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--oob", str(EXAMPLE), "--name", "June 1815",
+         "-o", str(campaign))  # fmt: skip
+    _cli("run", "add-battle", str(campaign), "--name", "Quatre Bras", "--date", "1815-06-16",
+         "--winner", "Anglo-Allied", "--from", str(first))  # fmt: skip
+    assert _strengths(campaign, "1815-06-16")["5e Division"] == 10
+    assert _strengths(campaign, "1815-06-17")["5e Division"] == 12
+    _cli("run", "add-battle", str(campaign), "--name", "Genappe", "--date", "1815-06-18",
+         "--winner", "French", "--from", str(second))  # fmt: skip
+    expected = {  # 5e Division, 5th Division, Brunswick Division
+        "1815-06-17": (12, 15, 7), "1815-06-19": (9, 13, 6), "1815-06-23": (10, 14, 6),
+        "1815-06-25": (11, 15, 6), "1815-07-16": (12, 15, 6), "1815-07-18": (13, 15, 6),
+    }  # fmt: skip
+    for on, (fifth_fr, fifth_uk, brunswick) in expected.items():
+        shown = _strengths(campaign, on)
+        assert (shown["5e Division"], shown["5th Division"], shown["Brunswick Division"]) == (
+            fifth_fr, fifth_uk, brunswick), on  # fmt: skip
+        assert shown["9e Division"] == 13  # never fought
+    data = json.loads(_cli("report", str(campaign), "--on", "1815-06-19", "--json"))["details"]
+    fifth = next(f for f in data["formations"] if f["formation"] == "5e Division")
+    assert fifth["lost"] == 11 and fifth["gone"] == 2
+    assert fifth["returning"] == [{"date": "1815-06-23", "stands": 1},
+                                  {"date": "1815-06-25", "stands": 1},
+                                  {"date": "1815-07-16", "stands": 1},
+                                  {"date": "1815-07-18", "stands": 1}]  # fmt: skip
+    assert [b["name"] for b in data["battles"]] == ["Quatre Bras", "Genappe"]
+    assert run_check(HeadlessBook(campaign, writable=False)) == []
+
+
+def _campaign(tmp_path: Path, **options: str) -> Path:
+    path = tmp_path / "campaign.xlsx"
+    formations = [("French", "1er Corps", 20), ("French", "Garde", 10), ("Allies", "Prussians", 30)]
+    save_workbook(build("campaign", "etg", formations=formations, **options), path)
+    run_on_file(path, "add-battle", name="Ligny", date="1815-06-16", winner="French")
+    return path
+
+
+def test_the_rounding_and_draw_settings(tmp_path: Path) -> None:
+    """7 lost by a loser: half up 3 / 1 / 1 (2.8, 4.2, 4.9), gone 2; down 2 / 2 / 0
+    (no more than the printed share), gone 3. A draw: both losers by default."""
+    for rounding, shares in (("half up", (3, 1, 1, 2)), ("down", (2, 2, 0, 3))):
+        (tmp_path / rounding).mkdir()
+        path = _campaign(tmp_path / rounding, rounding=rounding)
+        run_on_file(path, "losses", battle="Ligny", formation="Prussians", lost="7")
+        rows = read_campaign(HeadlessBook(path, writable=False))
+        from battle_ledger.sheets.campaign import compute_losses
+
+        row = compute_losses(rows).iloc[2]
+        assert tuple(row[["Next day", "After a week", "After a month", "Gone for good"]]) == shares
+    (tmp_path / "draw").mkdir()
+    path = _campaign(tmp_path / "draw", draw_counts="both winners")
+    run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="draw")
+    run_on_file(path, "losses", battle="Wavre", formation="Garde", lost="4")
+    assert _strengths(path, "1815-06-19")["Garde"] == 8  # 50% of 4 back: counted as a winner
+
+
+@pytest.mark.parametrize(
+    ("operation", "options", "words"),
+    [
+        ("add-battle", {"name": "Wavre", "date": "1815-06-31", "winner": "French"},
+         "--date is not a date"),
+        ("add-battle", {"name": "Wavre", "date": "18 June 1815", "winner": "French"},
+         "--date is not a date"),
+        ("add-battle", {"name": "Fleurus", "date": "1815-06-15", "winner": "French"},
+         "before the campaign's first date"),
+        ("add-battle", {"name": "Wavre", "date": "1815-06-18", "winner": "Dutch"}, "--winner"),
+        ("add-battle", {"name": "ligny", "date": "1815-06-18", "winner": "French"},
+         "a battle of that name"),
+        ("losses", {"battle": "Ligny", "formation": "Austrians", "lost": "1"}, "Austrians"),
+        ("losses", {"battle": "Waterloo", "formation": "Garde", "lost": "1"}, "Waterloo"),
+        ("losses", {"battle": "Ligny", "formation": "Garde", "lost": "11"},
+         "more stands than the formation had"),
+        ("losses", {"battle": "Ligny", "formation": "Garde", "lost": "-1"}, "--lost"),
+    ],
+)  # fmt: skip
+def test_mistakes_are_refused_and_the_file_unchanged(
+    operation: str, options: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    path = _campaign(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(path, operation, **options)
+    assert path.read_bytes() == before
+
+
+def test_a_later_battle_cannot_take_stands_not_yet_back(tmp_path: Path) -> None:
+    """The Garde loses all 10 at Ligny (a winner: 5 back the next day); two days later it
+    has 5, and a battle that costs it 6 is refused."""
+    path = _campaign(tmp_path)
+    run_on_file(path, "losses", battle="Ligny", formation="Garde", lost="10")
+    run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="French")
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="at most 5"):
+        run_on_file(path, "losses", battle="Wavre", formation="Garde", lost="6")
+    assert path.read_bytes() == before
+
+
+def test_losses_from_a_ledger_with_unknown_names_are_refused(tmp_path: Path) -> None:
+    ledger = _dep_ledger(tmp_path / "dep.xlsx", [{"5e Division": 1}])
+    path = _campaign(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="5e Division, 5th Division, 9e Division"):
+        run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="French",
+                    ledgers=str(ledger))  # fmt: skip
+    assert path.read_bytes() == before
+
+
+def test_a_date_typed_wrong_in_the_sheet_is_refused(tmp_path: Path) -> None:
+    path = _campaign(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Battles", "Date", 0).value = "16/06/1815"
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="year-month-day") as info:
+        run_on_file(path, "losses", battle="Ligny", formation="Garde", lost="1")
+    assert info.value.column == "Date" and path.read_bytes() == before
+    assert run_check(HeadlessBook(path, writable=False))
+
+
+# -- LibreOffice computes every strength on every date the rules do ------------------------
+
+_DATES = st.dates(min_value=dt.date(1700, 1, 1), max_value=dt.date(1815, 12, 31))
+
+
+@pytest.mark.slow
+@pytest.mark.libreoffice
+@settings(max_examples=3, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(data=st.data())
+def test_libreoffice_agrees_on_every_strength_on_every_date(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Campaigns Hypothesis draws: several battles from a date in 1700-1815 (some across
+    1812-02-29), the same formation losing in more than one; the Timeline, each
+    formation's strength on a typed date, and the rules' ``formation_strength``."""
+    from tests.libreoffice import recalculated_workbook
+
+    tmp = tmp_path_factory.mktemp("campaign")
+    path = tmp / "campaign.xlsx"
+    formations = [("Blue", "Left", 12), ("Blue", "Centre", 9), ("Red", "Right", 15)]
+    rounding = data.draw(st.sampled_from(recovery.Rounding.ALL))
+    save_workbook(build("campaign", "etg", formations=formations, rounding=rounding), path)
+    day = data.draw(st.sampled_from([dt.date(1812, 2, 27), dt.date(1812, 2, 1)]) | _DATES)
+    for n in range(data.draw(st.integers(2, 4))):
+        winner = data.draw(st.sampled_from(["Blue", "Red", "draw"]))
+        run_on_file(path, "add-battle", name=f"B{n}", date=day.isoformat(), winner=winner)
+        ledger = read_campaign(HeadlessBook(path, writable=False))
+        from battle_ledger.sheets.campaign import compute_losses
+
+        had = compute_losses(ledger)
+        for index, row in ledger.turns[ledger.turns["Battle"] == n + 1].iterrows():
+            most = int(had.at[index, "Strength before"])
+            lost = data.draw(st.integers(0, most))
+            if lost:
+                run_on_file(path, "losses", battle=f"B{n}", formation=str(row["Formation"]),
+                            lost=str(lost))  # fmt: skip
+        day += dt.timedelta(days=data.draw(st.integers(0, 40)))
+    on = day - dt.timedelta(days=data.draw(st.integers(0, 20)))
+    wb = openpyxl.load_workbook(path)
+    named_cell(wb, "StrengthOn").value = on.isoformat()
+    wb.save(path)
+    ledger = read_campaign(HeadlessBook(path, writable=False))
+    from battle_ledger.sheets.campaign import standings
+
+    shown = recalculated_workbook(path)
+    timeline = shown["Timeline"]
+    dates = [c.value for c in timeline[8][2:] if c.value]
+    assert dates == sorted(dates) and len(set(dates)) == len(dates)
+    for when in dates:
+        expected = {
+            u["formation"]: u["strength"] for u in standings(ledger, dt.date.fromisoformat(when))
+        }
+        column = next(c.column for c in timeline[8] if c.value == when)
+        for r in range(9, 9 + len(formations)):
+            name = timeline.cell(row=r, column=2).value
+            assert timeline.cell(row=r, column=column).value == expected[name], (when, name)
+    typed = {u["formation"]: u["strength"] for u in standings(ledger, on)}
+    assert typed == {r[1].value: r[6].value for r in shown["Formations"].iter_rows(min_row=4)
+                     if r[1].value}  # fmt: skip
+    assert run_report(HeadlessBook(path, writable=False)).details["on"] == on.isoformat()
