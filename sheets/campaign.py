@@ -55,7 +55,6 @@ from battle_ledger.sheets.ledger import (
     problems_computing,
     read_setting,
     read_tables,
-    record_inputs,
     register,
     rows_with_formulas,
     where_of,
@@ -595,6 +594,7 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}
     rows = period_rows(loss_row, number, ledger.starts, ledger.sides)
     rows["Stands lost"] = [lost.get(f, 0) for f in ledger.starts]
+    rows = pd.concat([_backfill(ledger), rows], ignore_index=True)
     trial = replace_battles(ledger, CampaignBattle(number, title, day, side))
     compute_losses(trial.with_turns(pd.concat(
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
@@ -605,6 +605,16 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     book.log("add-battle", detail, turn=number)
     return OperationResult(detail, {"battle": number, "name": title, "date": day.isoformat(),
                                     "winner": side, "lost": lost})  # fmt: skip
+
+
+def _backfill(ledger: CampaignLedger) -> pd.DataFrame:
+    """Rows (nothing lost) for the battles fought before a formation joined the campaign
+    (typed into Formations later): every formation has a row in every battle."""
+    have = set(zip(ledger.turns["Battle"].astype(int), ledger.turns["Formation"].astype(str),
+                   strict=True))  # fmt: skip
+    missing = [loss_row(n, ledger.sides[f], f) for n in sorted(ledger.battles)
+               for f in ledger.starts if (n, f) not in have]  # fmt: skip
+    return pd.DataFrame(missing, columns=list(loss_row(0, "", "")))
 
 
 def replace_battles(ledger: CampaignLedger, battle: CampaignBattle) -> CampaignLedger:
@@ -628,34 +638,105 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     KIND.name,
     "losses",
     options=(
-        Option("battle", str, required=True, help="the battle, by name or number"),
-        Option("formation", str, required=True, help="the formation, as on Formations"),
-        Option("lost", int, required=True, low=0, help="stands it lost in that battle"),
+        Option("battle", str, help="the battle, by name or number"),
+        Option("formation", str, help="the formation, as on Formations"),
+        Option("lost", int, low=0, help="stands it lost in that battle"),
+        Option("from_csv", str, help="a CSV file (- for standard input) of many: columns "
+               "battle, formation, lost"),
     ),
-)
-def losses(book: Book, *, battle: str, formation: str, lost: int) -> OperationResult:
-    """Type the stands a formation lost in a battle (refused beyond what it had that day).
+)  # fmt: skip
+def losses(book: Book, **given: Any) -> OperationResult:
+    """Type the stands a formation lost in a battle, or many at once from a CSV (every
+    row checked before anything is written); refused beyond what a formation had that
+    day, every later battle checked again.
 
     Example: battle-ledger run losses ledger.xlsx --battle 1 --formation "5e Division" --lost 3
     """
     ledger = read_campaign(book)
-    by_name = {b.name: n for n, b in ledger.battles.items()}
-    number = int(battle) if battle.strip().isdigit() and int(battle) in ledger.battles else (
-        by_name[find_name(by_name, battle, what="battle", option="--battle")])  # fmt: skip
-    name = find_thing(book, KIND, ledger.starts, formation)
-    record_inputs(
-        book,
-        KIND,
-        ledger,
-        name,
-        {"Stands lost": lost},
-        loss_row(number, ledger.sides[name], name),
-        compute_losses,
-        period=number,
-    )
-    detail = f"{ledger.battles[number].name}: {name} lost {lost} stands"
-    book.log("losses", detail, turn=number)
-    return OperationResult(detail, {"battle": number, "formation": name, "lost": lost})
+    csv_file = given.pop("from_csv", None)
+    if csv_file is not None:
+        if given:
+            raise InvalidArgumentError("--from-csv goes alone", column="--from-csv",
+                                       expected="--from-csv FILE, or --battle, --formation "
+                                       "and --lost")  # fmt: skip
+        entries = [_entry(ledger, book, row, where) for row, where in _csv_rows(csv_file)]
+    else:
+        missing = [f"--{k}" for k in ("battle", "formation", "lost") if given.get(k) is None]
+        if missing:
+            raise InvalidArgumentError("losses needs " + ", ".join(missing),
+                                       column=missing[0],
+                                       expected="--battle, --formation and --lost, or "
+                                       "--from-csv FILE")  # fmt: skip
+        entries = [_entry(ledger, book, given, {})]
+    trial = ledger.turns.copy()
+    trial["Stands lost"] = trial["Stands lost"].astype(object)
+    changed: dict[Any, int] = {}
+    for number, name, lost in entries:
+        rows = trial[(trial["Battle"] == number) & (trial["Formation"] == name)]
+        if rows.empty:
+            raise InvalidArgumentError(f"{name} has no row in battle {number}",
+                                       column="--formation", value=name,
+                                       expected="a formation that was in the campaign "
+                                       "then (add-battle gives each one its row)")  # fmt: skip
+        trial.at[rows.index[0], "Stands lost"] = lost
+        changed[rows.index[0]] = lost
+    compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
+    book.write_cells(LOSSES.name, pd.DataFrame({"Stands lost": changed}))
+    detail = "; ".join(f"{ledger.battles[n].name}: {f} lost {lost}" for n, f, lost in entries)
+    book.log("losses", detail, turn=max(n for n, _, _ in entries))
+    one = entries[0]
+    return OperationResult(detail, {"battle": one[0], "formation": one[1], "lost": one[2],
+                                    "entries": [{"battle": n, "formation": f, "lost": lost}
+                                                for n, f, lost in entries]})  # fmt: skip
+
+
+def _csv_rows(source: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The rows of a CSV of losses (headers case-blind), each with where it stands."""
+    import csv
+    import io
+    import sys
+
+    name = "standard input" if source == "-" else source
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InvalidArgumentError(
+            f"cannot read the CSV: {exc.strerror}",
+            file=name,
+            column="--from-csv",
+            expected="a CSV file",
+        ) from None
+    reader = csv.DictReader(io.StringIO(text))
+    heads = {(h or "").strip().casefold(): h for h in reader.fieldnames or []}
+    wanted = {"battle": ("battle",), "formation": ("formation", "division", "unit"),
+              "lost": ("lost", "stands lost", "stands")}  # fmt: skip
+    found = {k: next((heads[a] for a in names if a in heads), None) for k, names in wanted.items()}
+    if None in found.values():
+        raise InvalidArgumentError("the CSV needs the columns battle, formation and lost",
+                                   file=name, value=", ".join(reader.fieldnames or []),
+                                   expected="battle, formation, lost")  # fmt: skip
+    rows = [({k: row[h] for k, h in found.items() if h is not None}, {"file": name, "row": i})
+            for i, row in enumerate(reader, start=2)]  # fmt: skip
+    if not rows:
+        raise InvalidArgumentError("the CSV has no rows", file=name, expected="one row a loss")
+    return rows
+
+
+def _entry(ledger: CampaignLedger, book: Book, row: dict[str, Any],
+           where: dict[str, Any]) -> tuple[int, str, int]:  # fmt: skip
+    """(battle number, formation, stands lost) of one loss, every part checked."""
+    from battle_ledger.sheets.values import whole
+
+    try:
+        battle = str(row["battle"]).strip()
+        by_name = {b.name: n for n, b in ledger.battles.items()}
+        number = int(battle) if battle.isdigit() and int(battle) in ledger.battles else (
+            by_name[find_name(by_name, battle, what="battle", option="--battle")])  # fmt: skip
+        name = find_thing(book, KIND, ledger.starts, str(row["formation"]))
+        lost = whole(row["lost"], "lost", low=0, blank=None)
+    except BattleLedgerError as exc:
+        raise exc.located(**where) if where else exc from None
+    return number, name, lost
 
 
 @report(KIND.name)

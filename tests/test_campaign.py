@@ -245,3 +245,37 @@ def test_libreoffice_agrees_on_every_strength_on_every_date(
     assert typed == {r[1].value: r[6].value for r in shown["Formations"].iter_rows(min_row=4)
                      if r[1].value}  # fmt: skip
     assert run_report(HeadlessBook(path, writable=False)).details["on"] == on.isoformat()
+
+
+def test_many_losses_from_a_csv_all_checked_first(tmp_path: Path) -> None:
+    path = _campaign(tmp_path)
+    good = tmp_path / "losses.csv"
+    good.write_text("Battle,Formation,Stands lost\nLigny,1er Corps,4\n1,Garde,2\n", "utf-8")
+    _cli("run", "losses", str(path), "--from-csv", str(good))
+    shown = _strengths(path, "1815-06-16")
+    assert (shown["1er Corps"], shown["Garde"], shown["Prussians"]) == (16, 8, 30)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Garde,99\n", "utf-8")
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="more stands than the formation had"):
+        run_on_file(path, "losses", from_csv=str(bad))
+    bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Austrians,1\n", "utf-8")
+    with pytest.raises(BattleLedgerError, match="Austrians") as info:
+        run_on_file(path, "losses", from_csv=str(bad))
+    assert info.value.row == 3 and path.read_bytes() == before
+
+
+def test_a_formation_typed_in_later_joins_the_next_battle(tmp_path: Path) -> None:
+    """A formation added to Formations after Ligny: add-battle gives it a row in Ligny
+    (nothing lost) and one in the new battle."""
+    path = _campaign(tmp_path)
+    book = HeadlessBook(path)
+    import pandas as pd
+
+    book.append_rows("tbl_Formations", pd.DataFrame([{"Side": "Allies", "Formation": "Saxons",
+                                                      "Stands at start": 8}]))  # fmt: skip
+    book.commit()
+    run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="Allies")
+    run_on_file(path, "losses", battle="Wavre", formation="Saxons", lost="3")
+    assert _strengths(path, "1815-06-18")["Saxons"] == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
