@@ -65,6 +65,13 @@ from battle_ledger.sheets.errors import (
     WorkbookSaveError,
     WrongKindError,
 )
+from battle_ledger.sheets.writer import (
+    DEFAULT_WAIT,
+    TEMP_PREFIX,
+    WriterLock,
+    remove_leftovers,
+    writable_target,
+)
 
 __all__ = ["WORKBOOK_SUFFIXES", "HeadlessBook", "check_not_locked", "save_workbook", "write_cell"]
 
@@ -176,19 +183,49 @@ def save_workbook(
     overwrite: bool = False,
     backup: bool = True,
     expect_digest: str | None = None,
+    lock: WriterLock | None = None,
 ) -> str:
     """Save ``wb`` to ``path`` atomically; return the sha256 of the saved bytes.
 
-    The workbook goes to a temporary file in the same folder, which then
-    replaces ``path`` in one step (``os.replace``), so a reader sees either the
-    old file or the new one, never half of either. With ``backup`` the
-    previous version is kept as ``<name>.bak`` (one, overwritten each time).
-    ``expect_digest``: refuse if the file changed on disk since it was read.
-    On any failure the file at ``path`` is left as it was.
+    The workbook goes to a temporary file in the same folder (written and
+    fsynced), which then replaces ``path`` in one step (``os.replace``; the
+    folder fsynced after), so a reader sees either the old file or the new one,
+    never half of either. Through a symlink the real file is replaced; a
+    read-only ledger or one with hard links is refused (``writable_target``).
+    With ``backup`` the previous version is kept as ``<name>.bak`` (one,
+    overwritten each time). ``expect_digest``: refuse if the file changed on disk
+    since it was read. ``lock``: the writer lock the caller holds (else one is
+    taken for the save). On any failure the file at ``path`` is left as it was.
     """
-    target = Path(path)
-    label = str(target)
-    check_not_locked(target)
+    label = str(path)
+    check_not_locked(Path(path))
+    target = writable_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise WorkbookSaveError(
+            "cannot save: the folder does not exist",
+            file=label,
+            value=str(folder),
+            expected="an existing folder",
+        )
+    own = lock is None or not lock.held
+    held = WriterLock(target).acquire() if own else lock
+    try:
+        return _save(wb, target, label, overwrite, backup, expect_digest)
+    finally:
+        if own and held is not None:
+            held.release()
+
+
+def _save(
+    wb: Workbook,
+    target: Path,
+    label: str,
+    overwrite: bool,
+    backup: bool,
+    expect_digest: str | None,
+) -> str:
+    remove_leftovers(target)
     folder = target.parent if str(target.parent) else Path(".")
     if target.exists() and not target.is_file():
         raise WorkbookSaveError(
@@ -197,13 +234,6 @@ def save_workbook(
     if target.exists() and not overwrite and expect_digest is None:
         raise WorkbookSaveError(
             "the file exists already", file=label, expected="a new file name, or --force"
-        )
-    if not folder.is_dir():
-        raise WorkbookSaveError(
-            "cannot save: the folder does not exist",
-            file=label,
-            value=str(folder),
-            expected="an existing folder",
         )
     buffer = io.BytesIO()
     try:
@@ -221,7 +251,8 @@ def save_workbook(
                 file=label,
                 expected="run the command again on the new version",
             )
-        fd, tmp_name = tempfile.mkstemp(prefix=".~bl-", suffix=target.suffix, dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}-",
+                                        suffix=target.suffix, dir=folder)  # fmt: skip
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -236,6 +267,7 @@ def save_workbook(
             os.chmod(tmp_name, 0o666 & ~umask)
         os.replace(tmp_name, target)
         tmp_name = None
+        _fsync_folder(folder)
     except OSError as exc:
         raise WorkbookSaveError(
             f"cannot save: {exc.strerror or exc}",
@@ -249,10 +281,22 @@ def save_workbook(
     return _digest(data)
 
 
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX; Windows has no folder handles to sync)."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _write_backup(target: Path) -> None:
     """Copy ``target`` to ``<name>.bak`` (atomically, replacing the old one)."""
     backup = target.with_name(target.name + ".bak")
-    fd, tmp = tempfile.mkstemp(prefix=".~bl-", suffix=".bak", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}-", suffix=".bak",
+                               dir=target.parent)  # fmt: skip
     os.close(fd)
     try:
         shutil.copy2(target, tmp)
@@ -407,35 +451,53 @@ class HeadlessBook(Book):
     ``writable=False``: for reading only (check, report); ``commit`` refuses.
     """
 
-    def __init__(self, path: Path | str, *, kind: str | None = None, writable: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        kind: str | None = None,
+        writable: bool = True,
+        wait: float = DEFAULT_WAIT,
+    ) -> None:
         self.path = Path(path)
         self.name = str(path)
         self.writable = writable
+        self._lock: WriterLock | None = None
         if self.path.suffix.lower() not in WORKBOOK_SUFFIXES:
             raise NotAWorkbookError(
                 f"not an Excel workbook (a {self.path.suffix or 'suffix-less'} file)",
                 file=self.name,
                 expected="an " + ", ".join(WORKBOOK_SUFFIXES) + " file",
             )
+        if writable and self.path.exists():
+            # One writer at a time, from this read to the save's rename.
+            check_not_locked(self.path)
+            writable_target(self.path)
+            self._lock = WriterLock(self.path, wait).acquire()
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
+            self._release()
             raise NotAWorkbookError(
                 "no such file", file=self.name, expected="the path of a workbook"
             ) from None
         except IsADirectoryError:
+            self._release()
             raise NotAWorkbookError(
                 "this is a folder", file=self.name, expected="the path of a workbook"
             ) from None
         except OSError as exc:
+            self._release()
             raise NotAWorkbookError(
                 f"cannot read the file: {exc.strerror or exc}", file=self.name
             ) from None
-        if writable:
-            check_not_locked(self.path)
         self._data = data
         self._digest = _digest(data)
-        self.wb = _load(data, self.path, data_only=False)
+        try:
+            self.wb = _load(data, self.path, data_only=False)
+        except BaseException:
+            self._release()
+            raise
         self._values: dict[str, list[tuple[Any, ...]]] = {}
         self._closed = False
         self._meta: Meta | None = None
@@ -759,10 +821,23 @@ class HeadlessBook(Book):
             raise WorkbookSaveError("this workbook was opened for reading only", file=self.name)
         if self._closed:
             raise WorkbookSaveError("this workbook was discarded", file=self.name)
-        self._digest = save_workbook(self.wb, self.path, expect_digest=self._digest)
-        self._data = self.path.read_bytes()
+        if self._lock is None:
+            self._lock = WriterLock(self.path).acquire()
+        try:
+            self._digest = save_workbook(self.wb, self.path, expect_digest=self._digest,
+                                         lock=self._lock)  # fmt: skip
+            self._data = self.path.read_bytes()
+        finally:
+            self._release()
         self._values = {}
 
     def discard(self) -> None:
         self._closed = True
         self._values = {}
+        self._release()
+
+    def _release(self) -> None:
+        """Let the next writer in."""
+        lock, self._lock = getattr(self, "_lock", None), None
+        if lock is not None:
+            lock.release()

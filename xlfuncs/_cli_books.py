@@ -293,14 +293,25 @@ class _RunCommand(click.Command):
 @click.argument("book", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print what the operation did as JSON.")
 @click.option("--dry-run", is_flag=True, help="Run, report, and leave the file unchanged.")
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another battle-ledger command writes BOOK.",
+)
 @click.pass_context
-def run(ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool) -> None:
+def run(
+    ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool, wait: float
+) -> None:
     """Run ledger operation MACRO on the workbook BOOK and save it.
 
     Further options go to the operation (battle-ledger run MACRO BOOK --help
     lists them): --division "1st Division", --stands-lost 2, --seed 7 (for
     dice). The file is saved atomically (the previous version kept as
-    BOOK.bak) and left unchanged if anything goes wrong.
+    BOOK.bak) and left unchanged if anything goes wrong; one command writes a
+    ledger at a time (another waits up to --wait seconds, then is refused).
 
     \b
     Example: battle-ledger run end-turn ledger.xlsx
@@ -309,7 +320,7 @@ def run(ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool
     from battle_ledger.sheets.operations import run_on_book, run_operation
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
-    workbook = HeadlessBook(book)
+    workbook = HeadlessBook(book, wait=wait)
     if dry_run:
         try:
             result = run_operation(workbook, macro, **options)
