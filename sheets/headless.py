@@ -566,7 +566,7 @@ class HeadlessBook(Book):
     ) -> pd.DataFrame:
         geo = self._find(table)
         headers = geo.headers
-        text_columns = self._text_columns(headers, columns)
+        typed_columns = self._typed_columns(headers, columns)
         body: list[list[Any]] = []
         keep: list[bool] = []
         columns_at = range(geo.min_col, geo.max_col + 1)
@@ -581,14 +581,17 @@ class HeadlessBook(Book):
             keep.append(
                 any(not f and not _blank(c.value) for c, f in zip(cells, formulas, strict=True))
             )
-            for i, name in text_columns.items():
-                if formulas[i] and cells[i].protection.locked is False:
-                    # A formula in an input cell (unlocked) where a name belongs:
-                    # injected, or typed by mistake. Locked cells are the template's.
+            for i, (name, kind) in typed_columns.items():
+                if formulas[i]:
+                    # A formula in a column an operation reads: injected, or typed by
+                    # mistake; the report would read it otherwise than the workbook
+                    # computes it (the templates put formulas only in computed columns).
                     raise CellValueError(
                         f"the {name} column holds a formula",
                         value=str(cells[i].value),
-                        expected="text (a name or a note, typed as is)",
+                        expected="text (a name or a note, typed as is)"
+                        if kind is str
+                        else "a value typed as is, not a formula (the report reads what is typed)",
                         row=r,
                         column=name,
                         **self._where(geo),
@@ -597,16 +600,19 @@ class HeadlessBook(Book):
         return build_frame(headers, body, keep=keep, columns=columns, where=where)
 
     @staticmethod
-    def _text_columns(headers: list[str], columns: ColumnTypes | None) -> dict[int, str]:
-        """Positions of the columns read as ``str`` (they must not hold formulas)."""
+    def _typed_columns(
+        headers: list[str], columns: ColumnTypes | None
+    ) -> dict[int, tuple[str, type | None]]:
+        """Positions of the columns an operation reads: an input cell of theirs must not
+        hold a formula."""
         if not isinstance(columns, Mapping):
             return {}
         folded = [h.casefold() for h in headers]
-        found: dict[int, str] = {}
+        found: dict[int, tuple[str, type | None]] = {}
         for name, kind in columns.items():
             key = name.strip().casefold()
-            if kind is str and key in folded:
-                found[folded.index(key)] = name
+            if key in folded:
+                found[folded.index(key)] = (name, kind)
         return found
 
     # -- writing ------------------------------------------------------------------------

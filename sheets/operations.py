@@ -74,7 +74,7 @@ from typing import Any, TypeVar
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import CommandError, UnknownOperationError, WrongKindError
-from battle_ledger.sheets.values import whole, yes_no
+from battle_ledger.sheets.values import number, whole, yes_no
 
 __all__ = [
     "CHECKERS",
@@ -146,9 +146,10 @@ class Option:
             if self.type is int:
                 return whole(value, self.flag, low=self.low, high=self.high, blank=None)
             if self.type is float:
-                if isinstance(value, bool):
+                found = number(value, self.flag, low=self.low)
+                if found is None:
                     raise ValueError(value)
-                return float(value)
+                return found
         except (InvalidArgumentError, TypeError, ValueError) as exc:
             expected = getattr(exc, "expected", None) or "a number"
             raise CommandError(

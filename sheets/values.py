@@ -86,7 +86,7 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
             found = float(value)
         except ValueError:
             found = None
-    if found is None or found != found or (low is not None and found < low):
+    if found is None or not math.isfinite(found) or (low is not None and found < low):
         raise InvalidArgumentError(
             f"{name} is not a number" + ("" if low is None else f" {low:g} or more"),
             column=name,

@@ -94,11 +94,13 @@ def dep_turns(draw: st.DrawFn, state: DivisionState, turn: int, rules: DepRules)
 
 def bad_values(column: Column, bounds: dict[str, int] | None = None) -> list[Any]:
     """Values an input column must refuse: text in a number column, a negative
-    count, a count above its bound, a yes/no that is neither."""
+    count, a count above its bound, a yes/no that is neither, a word not among the
+    choices, and a formula (the report would read otherwise than the workbook computes)."""
+    formula = "=5*2"
     if column.entry is Entry.YES_NO:
-        return ["maybe", 2, "Y N"]
+        return ["maybe", 2, "Y N", formula]
     if column.entry is Entry.WHOLE:
-        found: list[Any] = ["many", 1.5]
+        found: list[Any] = ["many", 1.5, formula]
         if column.low is not None:
             found.append(column.low - 1)
         high = column.high
@@ -107,12 +109,18 @@ def bad_values(column: Column, bounds: dict[str, int] | None = None) -> list[Any
         if high is not None:
             found.append(high + 1)
         return found
+    if column.entry is Entry.NUMBER:
+        return ["lots", formula] + ([column.low - 1] if column.low is not None else [])
+    if column.entry is Entry.CHOICE and column.choices:
+        return ["sideways", formula]
     return []
 
 
 def input_columns(table: Table) -> list[Column]:
-    """The columns of ``table`` the umpire types numbers or answers into."""
-    return [c for c in table.having(Role.INPUT) if c.entry in (Entry.WHOLE, Entry.YES_NO)]
+    """The columns of ``table`` the umpire types numbers, answers or choices into."""
+    return [c for c in table.having(Role.INPUT)
+            if c.entry in (Entry.WHOLE, Entry.YES_NO, Entry.NUMBER)
+            or (c.entry is Entry.CHOICE and c.choices)]  # fmt: skip
 
 
 @dataclass(frozen=True)
