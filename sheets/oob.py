@@ -121,8 +121,21 @@ def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ru
     return rs
 
 
+#: The largest order of battle read (bytes), and how deep a YAML one may nest: an army of
+#: thousands of units is a few hundred KB and five levels deep.
+MAX_OOB_BYTES = 10 * 1024 * 1024
+MAX_YAML_DEPTH = 40
+
+
 def _read_text(path: Path) -> str:
     try:
+        size = path.stat().st_size
+        if size > MAX_OOB_BYTES:
+            raise InvalidArgumentError(
+                f"the order of battle is too large ({size:,} bytes)",
+                file=str(path),
+                expected=f"at most {MAX_OOB_BYTES:,} bytes",
+            )
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidArgumentError(
@@ -222,7 +235,28 @@ _LINE = "__line__"
 
 
 class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records the line of every mapping (for error messages)."""
+    """SafeLoader that records the line of every mapping (for error messages) and
+    refuses what an order of battle never needs and a bomb does: aliases (``*name``:
+    a few KB of them grow to gigabytes) and nesting deeper than ``MAX_YAML_DEPTH``."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):  # type: ignore[no-untyped-call]
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None, None, "an alias (*name): an order of battle spells every unit out", mark
+            )
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+                )
+            return super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -259,7 +293,11 @@ def read_yaml(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise InvalidArgumentError(f"{where}not valid YAML ({exc})", file=str(p)) from None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InvalidArgumentError(f"{where}not valid YAML ({problem})", file=str(p)) from None
+    except ValueError as exc:  # a number of thousands of digits, and the like
+        raise InvalidArgumentError(f"not a usable YAML value ({exc})", file=str(p),
+                                   expected="numbers of a sensible size") from None  # fmt: skip
     if not isinstance(doc, dict) or "sides" not in doc:
         raise InvalidArgumentError(
             "an order of battle in YAML is a mapping with 'sides'",

@@ -309,3 +309,47 @@ def test_control_characters_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentError, match="control character") as caught:
         read_oob(path, "etg")
     assert "line 2" in str(caught.value) and str(path) in str(caught.value)
+
+
+# -- bombs: refused at once, one line ---------------------------------------------------
+
+
+def _alias_bomb() -> str:
+    """Nine levels of nine aliases each: 7 KB that a loader following aliases grows to
+    9^9 items (gigabytes)."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, 9):
+        items = ", ".join([f"*a{level - 1}"] * 9)
+        lines.append(f"a{level}: &a{level} [{items}]")
+    lines.append("sides: [*a8]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (_alias_bomb(), "an alias"),
+        ("sides: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than"),
+        ("sides:\n  - side: A\n    dep: " + "9" * 5000 + "\n", "digits"),
+    ],
+    ids=["alias bomb", "20,000 deep", "5,000 digits"],
+)
+def test_yaml_bombs_are_refused_at_once(text: str, words: str, tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text, encoding="utf-8")
+    began = time.monotonic()
+    with pytest.raises(InvalidArgumentError, match=words):
+        read_oob(path, "etg")
+    assert time.monotonic() - began < 1.0
+
+
+def test_an_order_of_battle_too_large_is_refused_unread(tmp_path: Path) -> None:
+    from battle_ledger.sheets import oob
+
+    path = tmp_path / "huge.csv"
+    with path.open("wb") as handle:
+        handle.truncate(oob.MAX_OOB_BYTES + 1)  # sparse: nothing is written, nothing read
+    with pytest.raises(InvalidArgumentError, match="too large"):
+        read_oob(path, "etg")

@@ -6,6 +6,7 @@ read to its rename, and the checks of the file a save replaces.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import time
@@ -64,6 +65,7 @@ def test_two_simultaneous_writers_never_lose_an_update(tmp_path: Path) -> None:
             outcome = results.get(timeout=5)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             saved += outcome == "saved"
+    print(f"race outcomes: {outcomes}")
     assert set(outcomes) <= {"saved", "refused"}, outcomes
     assert _lost(path) - first == saved == 100, outcomes  # the second waits, nothing lost
     log = HeadlessBook(path, writable=False).read_table("tbl_Log")
@@ -127,3 +129,55 @@ def test_leftovers_of_an_interrupted_save_are_removed(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [path.name, path.name + ".bak", others.name]
     )
+
+
+def _operate(path: str, operation: str, options: dict[str, str]) -> None:
+    """A process running one operation on the ledger (killed at a random moment)."""
+    run_on_file(path, operation, **options)
+
+
+@pytest.mark.slow
+def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path: Path) -> None:
+    """100 kill -9 at random moments of record and end-turn on a DEP ledger: the file is
+    always the old version or the new one, opens, passes check; the next operation
+    runs and leaves nothing of ours behind."""
+    import random
+    import signal
+
+    from battle_ledger.sheets.operations import run_check
+    from tests.strategies import build_from_example
+
+    context = multiprocessing.get_context("fork")
+    path = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
+    rng = random.Random(1815)
+    operations = [("record", {"division": "5e Division", "note": "held"}), ("end-turn", {})]
+    began = time.monotonic()
+    run_on_file(path, operations[0][0], **operations[0][1])
+    took = time.monotonic() - began
+    outcomes = {"old": 0, "new": 0}
+    for kill in range(100):
+        operation, options = operations[kill % 2]
+        before = path.read_bytes()
+        logged = len(HeadlessBook(path, writable=False).read_table("tbl_Log"))
+        worker = context.Process(target=_operate, args=(str(path), operation, options))
+        worker.start()
+        time.sleep(rng.uniform(0, took * 1.5))
+        if worker.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+        worker.join(30)
+        book = HeadlessBook(path, writable=False)  # opens: never half a workbook
+        now = len(book.read_table("tbl_Log"))
+        if path.read_bytes() == before:
+            outcomes["old"] += 1
+        else:
+            assert now == logged + 1, kill
+            outcomes["new"] += 1
+        assert run_check(book) == [], kill
+        began = time.monotonic()
+        run_on_file(path, operation, **options)  # the next one runs, and cleans up
+        took = time.monotonic() - began  # kill within the time an operation takes now
+        leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(TEMP_PREFIX)]
+        assert leftovers == [], (kill, leftovers)
+    print(f"kill -9 outcomes: {outcomes}")
+    assert outcomes["old"] and outcomes["new"], outcomes  # both moments were hit
