@@ -342,7 +342,7 @@ def test_yaml_bombs_are_refused_at_once(text: str, words: str, tmp_path: Path) -
     began = time.monotonic()
     with pytest.raises(InvalidArgumentError, match=words):
         read_oob(path, "etg")
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < 5.0  # about 0.3 s here; the bomb once took 191 s
 
 
 def test_an_order_of_battle_too_large_is_refused_unread(tmp_path: Path) -> None:
