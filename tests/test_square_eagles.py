@@ -170,6 +170,8 @@ def test_each_fire_modifier_moves_the_dice_its_way(
     if unit != "infantry":
         base = [c for c in base if c not in describes_firer]
         assume(added not in describes_firer)
+    # What ``added`` cancels goes with it ("Square: ... no flanks"): compare without it.
+    base = [c for c in base if added not in (_fire_rows.get(c, {}).get("cancelled_by") or [])]
     before = se.fire_dice(unit, distance, ", ".join(base))
     after = se.fire_dice(unit, distance, ", ".join([*base, added]))
     row = _fire_rows[added]
