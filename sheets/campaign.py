@@ -53,6 +53,7 @@ from battle_ledger.sheets.ledger import (
     period_rows,
     periods_of,
     problems_computing,
+    read_named,
     read_setting,
     read_tables,
     register,
@@ -306,6 +307,7 @@ KIND = register(
         close="add-battle",
         record="losses",
         macro_prefix="campaign",
+        front="Campaign",
     )
 )  # fmt: skip
 
@@ -363,6 +365,15 @@ def _iso(value: Any, what: str, **where: Any) -> dt.date:
                          "date serials before 1900)", **where)  # fmt: skip
 
 
+def _named_date(book: Book, name: str) -> dt.date | None:
+    """The date typed in the named cell ``name`` (StartsOn, StrengthOn); None if blank."""
+    typed = read_named(book, name)
+    if typed in (None, ""):
+        return None
+    label = next(n.label for n in KIND.named_cells if n.name == name)
+    return _iso(typed, f"the date of {label}", file=book.name, sheet=KIND.front, column=label)
+
+
 def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
     frame = book.read_table(BATTLES.name, {"Battle": "Int64", "Name": str, "Date": None,
                                            "Winner": str}, cached=False)  # fmt: skip
@@ -403,15 +414,7 @@ def read_campaign(book: Book) -> CampaignLedger:
         starts[name] = int(row["Stands at start"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
     battles = _battles(book, {s for s in sides.values() if s})
-    starts_on = None
-    try:
-        typed = book.read_name("StartsOn")
-    except BattleLedgerError:
-        typed = None
-    if typed not in (None, ""):
-        starts_on = _iso(typed, "the campaign's first date", file=book.name, sheet="Campaign",
-                         column="Starts on")  # fmt: skip
-    return CampaignLedger(tables, starts, sides, battles, starts_on,
+    return CampaignLedger(tables, starts, sides, battles, _named_date(book, "StartsOn"),
                           read_setting(book, KIND, "RecoveryRounding"),
                           read_setting(book, KIND, "DrawCounts"), book.meta().ruleset)  # fmt: skip
 
@@ -763,13 +766,9 @@ def where_we_stand(book: Book, on: str | None = None) -> OperationResult:
 def _report_date(book: Book, ledger: CampaignLedger, on: str | None) -> dt.date:
     if on:
         return date_option(on, "--on")
-    try:
-        typed = book.read_name("StrengthOn")
-    except BattleLedgerError:
-        typed = None
-    if typed not in (None, ""):
-        return _iso(typed, "the date of Strength on", file=book.name, sheet="Campaign",
-                    column="Strength on")  # fmt: skip
+    typed = _named_date(book, "StrengthOn")
+    if typed is not None:
+        return typed
     last = max((b.date for b in ledger.battles.values()), default=None)
     return (last + dt.timedelta(days=1)) if last else (ledger.first_date or dt.date.today())
 

@@ -61,6 +61,7 @@ from battle_ledger.sheets.ledger import (
     NamedCell,
     Role,
     Table,
+    battle_name,
     clock_text,
     find_thing,
     read_tables,
@@ -656,7 +657,7 @@ def where_we_stand(book: Book) -> OperationResult:
     closed = ledger.current_turn - 1
     rows = standing(ledger, computed, closed)
     sides = _side_totals(rows)
-    battle = _name_or_blank(book, "BattleName")
+    battle = battle_name(book)
     clock = _time_of_day(book, closed + 1, ledger.rules)
     title = battle or "DEP ledger"
     head = f"{title}: as of the end of turn {closed}" if closed else f"{title}: before turn 1"
@@ -691,14 +692,6 @@ def where_we_stand(book: Book) -> OperationResult:
             "sides": sides,
         },
     )
-
-
-def _name_or_blank(book: Book, name: str) -> str:
-    try:
-        value = book.read_name(name)
-    except BattleLedgerError:
-        return ""
-    return "" if value is None else str(value)
 
 
 @checker(KIND.name)

@@ -39,6 +39,7 @@ from battle_ledger.sheets.values import choice, number, whole, yes_no
 
 __all__ = [
     "KINDS",
+    "ClosedPeriod",
     "Column",
     "Entry",
     "LatestPeriod",
@@ -49,6 +50,7 @@ __all__ = [
     "Table",
     "Tables",
     "clock_text",
+    "close_period",
     "closing_rows",
     "find_name",
     "find_thing",
@@ -56,6 +58,7 @@ __all__ = [
     "period_rows",
     "periods_of",
     "problems_computing",
+    "read_named",
     "read_setting",
     "read_tables",
     "record_inputs",
@@ -185,7 +188,8 @@ class LedgerKind:
     off the table (no more period rows). ``step``: the pure rules function
     computing one period of one thing (documentation and tests read it).
     ``template_version``: the layout's version (``_meta``); workbooks of
-    ``oldest_version`` and later open, a newer one is refused.
+    ``oldest_version`` and later open, a newer one is refused. ``front``: the
+    sheet of its named cells (``Battle``; a campaign's is ``Campaign``).
     """
 
     name: str
@@ -207,6 +211,7 @@ class LedgerKind:
     record: str = "record"
     template_version: int = 1
     oldest_version: int = 1
+    front: str = "Battle"  # the sheet holding its named cells
 
     @property
     def thing_key(self) -> Column:
@@ -503,12 +508,17 @@ def latest_period(kind: LedgerKind, r: int) -> LatestPeriod:
                         letters(kind.periods.headers), key)  # fmt: skip
 
 
+def read_named(book: Book, name: str) -> Any:
+    """The value of the named cell ``name``; None where the workbook has no such name."""
+    try:
+        return book.read_name(name)
+    except BattleLedgerError:
+        return None
+
+
 def battle_name(book: Book) -> str:
     """The battle's name (named cell ``BattleName``); empty where the workbook has none."""
-    try:
-        return str(book.read_name("BattleName") or "")
-    except BattleLedgerError:
-        return ""
+    return str(read_named(book, "BattleName") or "")
 
 
 def period_rows(
@@ -536,6 +546,54 @@ def closing_rows(
     return pd.concat([closing, following], ignore_index=True)
 
 
+@dataclass(frozen=True)
+class ClosedPeriod:
+    """What closing a period found, for the kind's own summary: the period, the
+    ledger with the rows of the things that had none (``outcomes``: its computed
+    columns, ``now``: which rows are the closed period's), the things it took off the
+    table and those going on."""
+
+    turn: int
+    state: LedgerState
+    outcomes: pd.DataFrame
+    now: pd.Series
+    removed: list[str]
+    going_on: list[str]
+
+
+def close_period(
+    book: Book,
+    kind: LedgerKind,
+    state: LedgerState,
+    compute: Callable[[Any], pd.DataFrame],
+    turn_row: Callable[[int, str, str], dict[str, Any]],
+    sides: Mapping[str, str],
+) -> ClosedPeriod:
+    """Close the current period of a kind whose statuses take things off the table
+    (``kind.off_table``): the things still in play without a row get one (nothing
+    happened to them), and the next period's rows go to those the period left in play.
+    ``compute(state)``: the kind's outcomes over a ledger; ``sides``: every thing."""
+    turn, key = state.current_turn, kind.thing_key.header
+    period, status = kind.period_key.header, kind.periods.column("Status").header
+    outcomes = compute(state)
+    earlier = state.turns[period] < turn
+    last = outcomes.loc[earlier, status].groupby(state.turns.loc[earlier, key]).last()
+    off = {str(t) for t, s in last.items() if s in kind.off_table}
+    have = set(state.turns.loc[state.turns[period] == turn, key].astype(str))
+    filler = [t for t in sides if t not in have and t not in off]
+    state = state.with_filler(period_rows(turn_row, turn, filler, sides))
+    outcomes = compute(state)
+    now = state.turns[period] == turn
+    names = state.turns.loc[now, key].astype(str)
+    removed = [n for n, s in zip(names, outcomes.loc[now, status], strict=True)
+               if s in kind.off_table]  # fmt: skip
+    going_on = [t for t in sides if t not in off and t not in removed]
+    rows = closing_rows(turn_row, turn, filler, going_on, sides)
+    written = state.turns[state.turns.index >= 0]
+    book.append_rows(kind.periods.name, rows_with_formulas(kind, written, rows))
+    return ClosedPeriod(turn, state, outcomes, now, removed, going_on)
+
+
 def problems_computing(kind: LedgerKind, book: Book) -> list[BattleLedgerError | str]:
     """What stops ``kind.compute`` on ``book`` (a checker's core): none, or the one error."""
     try:
@@ -550,16 +608,13 @@ def read_setting(book: Book, kind: LedgerKind, name: str) -> str | None:
     case-blind); None where the workbook has no such cell or it is blank (the rules'
     default applies). Anything else is refused, naming the cell."""
     named = next(n for n in kind.named_cells if n.name == name)
-    try:
-        value = book.read_name(name)
-    except BattleLedgerError:
-        return None
+    value = read_named(book, name)
     text = "" if value is None else " ".join(str(value).split()).casefold()
     if text and text not in named.choices:
         raise CellValueError(
             f"the setting {named.label.casefold()!r} is not one of its choices",
             file=book.name,
-            sheet="Battle",
+            sheet=kind.front,
             column=named.label,
             value=value,
             expected=" or ".join(named.choices),
@@ -570,10 +625,7 @@ def read_setting(book: Book, kind: LedgerKind, name: str) -> str | None:
 def start_minutes(book: Book) -> int | None:
     """The time of day the battle starts (named cell ``StartTime``), in minutes after
     midnight; None where the workbook does not say (no name, blank, not a time)."""
-    try:
-        start = book.read_name("StartTime")
-    except BattleLedgerError:
-        return None
+    start = read_named(book, "StartTime")
     if isinstance(start, _dt.time | _dt.datetime):
         return start.hour * 60 + start.minute
     if isinstance(start, int | float) and not isinstance(start, bool):

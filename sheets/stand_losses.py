@@ -37,17 +37,15 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     battle_name,
-    closing_rows,
+    close_period,
     find_thing,
     latest_period,
-    period_rows,
     periods_of,
     problems_computing,
     read_setting,
     read_tables,
     record_inputs,
     register,
-    rows_with_formulas,
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
@@ -536,22 +534,12 @@ def end_turn(book: Book) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_stands(book)
-    turn = ledger.current_turn
-    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Brigade"].astype(str))
-    before = {u["unit"]: u["status"] for u in standings(ledger)}
-    filler = [b for b in ledger.starts if b not in have and before[b] != _S.REMOVED]
-    ledger = ledger.with_filler(period_rows(turn_row, turn, filler, ledger.sides))
-    computed = compute_turns(ledger)
-    now = ledger.turns["Turn"] == turn
-    status = computed.loc[now, "Status"]
-    names = ledger.turns.loc[now, "Brigade"].astype(str)
-    removed = [n for n, s in zip(names, status, strict=True) if s == _S.REMOVED]
+    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
+    turn, now, removed, going_on = closed.turn, closed.now, closed.removed, closed.going_on
+    names = closed.state.turns.loc[now, "Brigade"].astype(str)
+    status = closed.outcomes.loc[now, "Status"]
     spent = [n for n, s in zip(names, status, strict=True) if s == _S.SPENT]
-    lost = int(computed.loc[now, "Lost this turn"].sum())
-    going_on = [b for b in ledger.starts if before[b] != _S.REMOVED and b not in removed]
-    rows = closing_rows(turn_row, turn, filler, going_on, ledger.sides)
-    real = ledger.turns[ledger.turns.index >= 0]
-    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, rows))
+    lost = int(closed.outcomes.loc[now, "Lost this turn"].sum())
     detail = (f"turn {turn} closed: {lost} stands lost; spent {', '.join(spent) or 'none'}; "
               f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
     book.log("end-turn", detail, turn=turn)

@@ -40,16 +40,14 @@ from battle_ledger.sheets.ledger import (
     Role,
     Table,
     battle_name,
-    closing_rows,
+    close_period,
     find_thing,
     latest_period,
-    period_rows,
     periods_of,
     problems_computing,
     read_tables,
     record_inputs,
     register,
-    rows_with_formulas,
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
@@ -325,19 +323,10 @@ def end_turn(book: Book) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_hits(book)
-    turn = ledger.current_turn
-    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
-    before = {u["unit"]: u["status"] for u in standings(ledger)}
-    filler = [u for u in ledger.strengths if u not in have and before[u] == IN_PLAY]
-    ledger = ledger.with_filler(period_rows(turn_row, turn, filler, ledger.sides))
-    computed = compute_turns(ledger)
-    now = ledger.turns["Turn"] == turn
-    withdraw = [str(u) for u in ledger.turns.loc[now & (computed["Withdraw!"] == "Y"), "Unit"]]
-    removed = [str(u) for u in ledger.turns.loc[now & (computed["Status"] == REMOVED), "Unit"]]
-    in_play = [u for u in ledger.strengths if before[u] == IN_PLAY and u not in removed]
-    rows = closing_rows(turn_row, turn, filler, in_play, ledger.sides)
-    real = ledger.turns[ledger.turns.index >= 0]
-    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, rows))
+    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
+    turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
+    turns = closed.state.turns
+    withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
               f"{', '.join(removed) or 'none'}; {len(in_play)} units go on")  # fmt: skip
     book.log("end-turn", detail, turn=turn)

@@ -16,7 +16,6 @@ Users build it as ``battle-ledger new victory-table --ruleset etg``.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +37,7 @@ from battle_ledger.sheets.ledger import (
     Tables,
     clock_text,
     find_thing,
+    read_named,
     read_tables,
     register,
     rows_with_formulas,
@@ -207,25 +207,19 @@ class PointsLedger:
         return [str(s) for s in self.tables.things["Side"]]
 
 
-def _named(book: Book, name: str) -> Any:
-    with contextlib.suppress(BattleLedgerError):
-        return book.read_name(name)
-    return None
-
-
 def read_points(book: Book) -> PointsLedger:
     """The sides, the stands eliminated, the objectives and wagons, the turn and setting."""
     tables = read_tables(book, KIND)
     objectives = book.read_table(OBJECTIVES[0], {"Objective": str, "Points": int, "Held by": str})
     wagons = book.read_table(WAGONS[0], {"Wagon": str, "Side": str, "Captured by": str})
-    turn = _named(book, "CurrentTurn")
+    turn = read_named(book, "CurrentTurn")
     try:
         current = int(float(turn)) if turn not in (None, "") else 1
     except (TypeError, ValueError):
         raise CellValueError("the current turn is not a whole number", file=book.name,
                              sheet="Battle", column="Current turn", value=turn,
                              expected="1, 2, 3, ...") from None  # fmt: skip
-    setting = _named(book, "ScoreRemovedAtZeroDEP")
+    setting = read_named(book, "ScoreRemovedAtZeroDEP")
     try:
         removed = yes_no(setting, "Stands removed at 0 DEP score")
     except InvalidArgumentError as exc:
@@ -406,7 +400,7 @@ def where_we_stand(book: Book) -> OperationResult:
     start = start_minutes(book)
     minutes = int(etg.ruleset().constant("dep_economy", "turn_minutes"))
     clock = None if start is None else clock_text(start + (ledger.turn - 1) * minutes)
-    title = _named(book, "BattleName") or "Victory points"
+    title = read_named(book, "BattleName") or "Victory points"
     lines = [f"{title}: turn {ledger.turn}" + (f" ({clock})" if clock else "")]
     lines += [f"{s['side']}: {s['victory_points']} victory points (stands {s['stand_points']}, "
               f"objectives {s['objective_points']}, wagons {s['wagon_points']})"

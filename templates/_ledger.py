@@ -214,11 +214,9 @@ def front_sheet(
     values: Mapping[str, Any],
     formulas: Mapping[str, str],
     formats: Mapping[str, str] | None = None,
-    *,
-    sheet: str = "Battle",
 ) -> Worksheet:
-    """The ``Battle`` sheet (``sheet``), first: the kind's title, a note, its named cells."""
-    ws: Worksheet = wb.create_sheet(sheet, 0)
+    """The kind's front sheet (``kind.front``), first: its title, a note, its named cells."""
+    ws: Worksheet = wb.create_sheet(kind.front, 0)
     title_row(ws, 1, kind.title, note)
     named_cells(wb, ws, kind, values, formulas, formats or {})
     set_widths(ws, {"A": 24, "B": 30})

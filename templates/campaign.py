@@ -223,7 +223,6 @@ def build_campaign(
          "DrawCounts": draw_counts or recovery.DrawCounts.LOSERS},
         {"StrengthOnDay": f'=IF(StrengthOn="","",{day_number("StrengthOn")})',
          "BattlesFought": f"=COUNT({quote_sheetname(BATTLES.sheet)}!$A:$A)"},
-        sheet="Campaign",
     )  # fmt: skip
     for named in ("StartsOn", "StrengthOn"):
         front[wb.defined_names[named].attr_text.split("!")[1].replace("$", "")].number_format = (
