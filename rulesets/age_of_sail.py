@@ -140,6 +140,13 @@ def mast_units(masts: int, kind: str | None = None, main_mast: bool = True) -> i
     standing = _whole(masts, "masts", 0, int(record["masts"]))
     if standing == 0:
         return 0
+    if not main_mast and standing == int(record["masts"]):
+        raise InvalidArgumentError(
+            f"all {standing} masts stand, so the main mast cannot be among those lost",
+            column="main mast",
+            value=main_mast,
+            expected=f"the main mast standing, or fewer than {standing} masts",
+        )
     extra = int(record["main_mast_units"]) - int(record["mast_units"]) if main_mast else 0
     return standing * int(record["mast_units"]) + extra
 
@@ -342,18 +349,25 @@ def _target(text: str) -> str:
     return rules().term("fire_targets", str(text)).id
 
 
-def hit_on(range_cm: Any, target: str = "hull") -> int | None:
+def hit_on(range_cm: Any, target: str = "hull", *, farther: bool = False) -> int | None:
     """The score a die needs to hit at a range (cm): hull 3/4/5+, sails 4/5/6+.
 
-    A range on a band's edge (4 or 8 cm) counts in the closer band; beyond 12 cm
-    there is no hit (None).
+    A range on a band's edge (4 or 8 cm) counts in the closer band (the house
+    reading), or with ``farther`` in the farther one; beyond 12 cm there is no hit
+    (None).
     """
     ruleset = rules()
     distance = _number(range_cm, "range")
     column = _target(target)
-    for row in ruleset.rows("hit_scores"):
-        low = float(row["range_over_cm"])
-        if (low < distance or (low == 0 and distance == 0)) and distance <= row["range_to_cm"]:
+    rows = ruleset.rows("hit_scores")
+    last = max(float(r["range_to_cm"]) for r in rows)
+    for row in rows:
+        low, high = float(row["range_over_cm"]), float(row["range_to_cm"])
+        if farther:
+            inside = low <= distance < high or distance == high == last
+        else:
+            inside = (low < distance or (low == 0 and distance == 0)) and distance <= high
+        if inside:
             return int(row[column])
     return None
 

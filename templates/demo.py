@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.oob import OrderOfBattle
@@ -204,7 +205,48 @@ def _play_campaign(book: HeadlessBook, rng: random.Random) -> None:
     book.write_name("StrengthOn", "1815-06-25")
 
 
+#: Trafalgar's broadsides: (ship, her broadside, target, side struck, aim, range in cm).
+_TRAFALGAR = (
+    ("Victory", "port", "Bucentaure", "stern", "hull", 2),
+    ("Royal Sovereign", "starboard", "Santa Ana", "port", "hull", 3),
+    ("Redoutable", "starboard", "Victory", "port", "sails", 4),
+    ("Santísima Trinidad", "port", "Neptune (British)", "bow", "sails", 7),
+    ("Téméraire", "port", "Redoutable", "starboard", "hull", 5),
+    ("Fougueux", "port", "Belleisle", "starboard", "hull", 6),
+    ("Belleisle", "port", "Fougueux", "port", "hull", 6),
+    ("Mars", "starboard", "Monarca", "port", "sails", 9),
+    ("Euryalus", "starboard", "Hortense", "port", "sails", 11),
+)
+
+
+def _play_ships(book: HeadlessBook, rng: random.Random) -> None:
+    """Four rounds of Trafalgar: Victory rakes Bucentaure's stern, Royal Sovereign engages
+    Santa Ana, Téméraire fires into and then boards Redoutable, the frigates exchange at
+    long range; at each round's end the fires, the repairs of dismasted ships, the wind."""
+    from battle_ledger.sheets.ship_records import read_ships
+
+    def states() -> dict[str, Any]:
+        return read_ships(book).fold()[1]
+
+    for round_ in range(1, 5):
+        for ship, side, target, struck, aim, cm in _TRAFALGAR:
+            now = states()
+            if now[ship].state.value != "afloat" or getattr(now[ship], side) == 0 or now[
+                    target].state.value in ("blown up", "sunk"):  # fmt: skip
+                continue
+            run_operation(book, "fire", ship=ship, from_side=side, target=target, side=struck,
+                          aim=aim, range=str(cm), seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        now = states()
+        if round_ == 3 and all(now[s].state.value == "afloat" for s in ("Téméraire", "Redoutable")):
+            run_operation(book, "board", ship="Téméraire", target="Redoutable",
+                          seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        dismasted = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
+        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)),
+                      **({"repair": ";".join(dismasted)} if dismasted else {}))  # fmt: skip
+
+
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
+    "ship-records": _play_ships,
     "campaign": _play_campaign,
     "stand-losses": _play_stands,
     "unit-hits": _play_hits,

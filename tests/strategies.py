@@ -338,6 +338,177 @@ def _campaign_battle(pick: Pick, path: Path) -> dict[str, str]:
             "winner": sides[pick(0, len(sides) - 1)]}  # fmt: skip
 
 
+def _sail_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """A round of a fleet battle the records allow: broadsides at ranges 0-12 cm (edges
+    4 and 8 included) on every side, hull and sails; now and then a boarding, a die for
+    shoals, fire, repairs, separating or sinking, an anchor dropped or weighed, a box
+    corrected. Each planned action is checked against the log so far (``sail_damage``)."""
+    from battle_ledger.rulesets import sail_damage as sd
+    from battle_ledger.rulesets.errors import InvalidArgumentError
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.ship_records import read_ships
+
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    events = [e for _, e in ledger.events]
+    found: list[tuple[str, dict[str, str]]] = []
+    names = list(ledger.ships)
+    now = ledger.round
+
+    def states() -> dict[str, sd.ShipState]:
+        return ledger.fold(events)[1]
+
+    start = list(events)
+
+    def attempt(event: sd.Event, op: str, options: dict[str, str]) -> bool:
+        """Plan ``event`` if the records allow it after what is planned, and on its own
+        (the tests run an operation's first planned options alone)."""
+        try:
+            ledger.fold([*events, event])
+            ledger.fold([*start, event])
+        except InvalidArgumentError:
+            return False
+        events.append(event)
+        found.append((op, options))
+        return True
+
+    def fire_once() -> bool:
+        have = states()
+        afloat = [n for n in names if have[n].state.value not in ("blown up", "sunk")]
+        armed = [n for n in afloat if have[n].gun_decks]
+        if not armed or len(afloat) < 2:
+            return False
+        ship = armed[pick(0, len(armed) - 1)]
+        targets = [n for n in afloat if n != ship]
+        target = targets[pick(0, len(targets) - 1)]
+        sides = [s for s in ("port", "starboard") if getattr(have[ship], s)]
+        side = sides[pick(0, len(sides) - 1)]
+        left = getattr(have[ship], side)
+        decks = left if pick(0, 3) else pick(1, left)
+        dice = tuple(pick(1, 6) for _ in range(decks))
+        hit = ("port", "starboard", "bow", "stern")[pick(0, 3)]
+        aim = ("hull", "sails")[pick(0, 1)]
+        cm = pick(0, 24) / 2
+        options = {
+            "ship": ship,
+            "from_side": side,
+            "target": target,
+            "side": hit,
+            "aim": aim,
+            "range": f"{cm:g}",
+            "dice": ",".join(map(str, dice)),
+        }
+        first = ""
+        if hit in ("port", "starboard") and aim == "sails" and pick(0, 2) == 0:
+            first = sd.MASTS[pick(0, 2)]
+            options["masts_first"] = first
+        if decks != left:
+            options["decks"] = str(decks)
+        event = sd.Event(
+            now,
+            sd.Action.FIRE,
+            ship,
+            1,
+            target,
+            side,
+            hit,
+            aim,
+            cm,
+            decks if decks != left else None,
+            first,
+            dice=dice,
+        )
+        return attempt(event, "fire", options)
+
+    for _ in range(40):  # every round fires at least once
+        if fire_once():
+            break
+    for _ in range(pick(1, 4)):
+        what = pick(0, 11)
+        have = states()
+        ship = names[pick(0, len(names) - 1)]
+        others = [n for n in names if n != ship]
+        other = others[pick(0, len(others) - 1)]
+        if what <= 4:
+            fire_once()
+        elif what == 5:
+            mine = tuple(pick(1, 6) for _ in range(have[ship].gun_decks))
+            theirs = tuple(pick(1, 6) for _ in range(have[other].gun_decks))
+            crew = pick(1, 2)
+            attempt(
+                sd.Event(
+                    now,
+                    sd.Action.BOARD,
+                    ship,
+                    1,
+                    other,
+                    prize_crew=crew,
+                    dice=mine,
+                    their_dice=theirs,
+                ),
+                "board",
+                {
+                    "ship": ship,
+                    "target": other,
+                    "prize_crew": str(crew),
+                    "dice": ",".join(map(str, mine)),
+                    "target_dice": ",".join(map(str, theirs)),
+                },
+            )
+        elif what in (6, 7):
+            check = ("founder", "refloat", "repair", "fire out", "separate", "sink", "catch fire")[
+                pick(0, 6)
+            ]
+            die = pick(1, 6)
+            options = {"ship": ship, "check": check, "die": str(die)}
+            target, cm = "", None
+            if check in ("separate", "catch fire"):
+                target = other
+                options["target"] = other
+            if check == "catch fire":
+                cm = pick(0, 24) / 2
+                options["range"] = f"{cm:g}"
+            attempt(
+                sd.Event(now, sd.Action(check), ship, 1, target, range_cm=cm, dice=(die,)),
+                "roll",
+                options,
+            )
+        elif what in (8, 9):
+            weigh = bool(have[ship].anchored)
+            attempt(
+                sd.Event(now, sd.Action.WEIGH if weigh else sd.Action.ANCHOR, ship, 1),
+                "anchor",
+                {"ship": ship} | ({"weigh": "Y"} if weigh else {}),
+            )
+        else:
+            box = sd.BOXES[pick(0, len(sd.BOXES) - 1)]
+            restore = bool(pick(0, 1))
+            attempt(
+                sd.Event(now, sd.Action.RESTORE if restore else sd.Action.STRIKE, ship, box=box),
+                "correct",
+                {"ship": ship, "box": box} | ({"restore": "Y"} if restore else {}),
+            )
+    return found
+
+
+def _sail_round_end(pick: Pick, path: Path) -> dict[str, str]:
+    """The dice of the round's end (a seed), and now and then a repair or separation asked."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.ship_records import read_ships
+
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    options = {"seed": str(pick(0, 10_000))}
+    states = ledger.fold()[1]
+    dismasted = [n for n, s in states.items() if s.masts < 3 and s.state.value == "afloat"]
+    gone = ("sunk", "blown up")
+    entangled = [n for n, s in states.items() if s.entangled_with and s.state.value not in gone
+                 and states[s.entangled_with].state.value not in gone]  # fmt: skip
+    if dismasted and pick(0, 1):
+        options["repair"] = dismasted[pick(0, len(dismasted) - 1)]
+    if entangled and pick(0, 1):
+        options["separate"] = entangled[pick(0, len(entangled) - 1)]
+    return options
+
+
 PLAYBOOKS: dict[str, Playbook] = {
     "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
     "stand-losses": Playbook("stand-losses", "age-of-eagles", _stands_records, {}),
@@ -352,6 +523,9 @@ PLAYBOOKS: dict[str, Playbook] = {
         "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}
     ),
     "victory-table": Playbook("victory-table", "age-of-glaube", _victory_records, {"parts": 2}),
+    "ship-records": Playbook(
+        "ship-records", "age-of-sail", _sail_records, {}, closing=_sail_round_end
+    ),
 }
 
 

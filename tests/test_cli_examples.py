@@ -62,10 +62,12 @@ def test_the_helps_have_examples() -> None:
 def test_example_runs(
     where: str, kind: str, example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In a folder with army.csv (the bundled Eagles to Glory order of battle) and,
+    """In a folder with army.csv (the bundled Eagles to Glory order of battle), fleet.csv
+    (the bundled Age of Sail one) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
     from its rule set's bundled order of battle; a campaign with its first battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
+    shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
     args = shlex.split(example)
     writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
     if not writes_ledger:

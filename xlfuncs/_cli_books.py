@@ -113,6 +113,38 @@ def _dumps(value: Any) -> str:
     "point (the data's reading) or once its stands left fall to it.",
 )
 @click.option(
+    "--wind",
+    type=click.Choice(["N", "NE", "E", "SE", "S", "SW", "W", "NW"], case_sensitive=False),
+    help="Ship records: the way the wind blows at the start (default W).",
+)
+@click.option(
+    "--wind-speed",
+    type=click.IntRange(1, 7),
+    help="Ship records: the wind speed at the start, 1-7 (the text: 4).",
+)
+@click.option(
+    "--band-edges",
+    type=click.Choice(["closer band", "farther band"]),
+    help="Ship records: a range of exactly 4 or 8 cm is in the closer band (the house "
+    "reading) or the farther.",
+)
+@click.option(
+    "--burning-ships-fire",
+    type=click.Choice(["yes", "no"]),
+    help="Ship records: whether a burning ship may fire (the house reading: yes).",
+)
+@click.option(
+    "--damage-counts",
+    type=click.Choice(["all boxes of a ship lost", "boxes struck only"]),
+    help="Ship records: what 'most damage' counts (the house reading: a ship lost counts "
+    "all her boxes).",
+)
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"], case_sensitive=False),
+    help="Ship records: the record cards' paper (default a4).",
+)
+@click.option(
     "-o",
     "--output",
     "out",
@@ -137,6 +169,12 @@ def new(
     mark_crossed_when: str | None,
     roll_passes: str | None,
     spent_point_counts: str | None,
+    wind: str | None,
+    wind_speed: int | None,
+    band_edges: str | None,
+    burning_ships_fire: str | None,
+    damage_counts: str | None,
+    paper: str | None,
     out: Path,
     force: bool,
 ) -> None:
@@ -150,6 +188,9 @@ def new(
 
     \b
     Example: battle-ledger new campaign --ruleset etg --oob army.csv --name "Hundred Days" -o c.xlsx
+
+    \b
+    Example: battle-ledger new ship-records --ruleset sail --oob fleet.csv --wind SW -o ships.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
@@ -180,7 +221,9 @@ def new(
     given = {"blank_rows": blank_rows, "battle": battle, "name": name, "starts_on": starts_on,
              "rounding": rounding, "draw_counts": draw_counts, "start_time": start_time,
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
-             "spent_point_counts": spent_point_counts}  # fmt: skip
+             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
+             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
+             "damage_counts": damage_counts, "paper": paper}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
     save_workbook(wb, out, overwrite=force)

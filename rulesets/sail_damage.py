@@ -1,0 +1,682 @@
+"""Age of Sail damage records: every ship's boxes and state through a battle, action by action.
+
+A ship's record (the text's "damage records for each ship") is boxes to strike
+off: gun decks port and starboard (3 each, 2 for frigates and pirates), the
+fore, main and mizzen masts, and 3 hull integrity units. A battle is a list of
+``Action``s in the order they happen (a broadside, a boarding, a die for fire,
+shoals, separating, sinking or repairs, an anchor, a correction); ``resolve``
+gives what one action does to the two ships it concerns, and ``fold`` plays a
+battle through. Every number is the rules' (``rulesets/data/age-of-sail.yaml``);
+where the text is silent the house readings are in its ``damage_record_readings``.
+
+The ship records ledger computes the same in native formulas, column for column:
+each ship's state before an action is her record at the start plus the changes
+(``ShipState.FIELDS``) of every earlier action, so ``Outcome`` keeps the changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from battle_ledger.rulesets import age_of_sail as sail
+from battle_ledger.rulesets.errors import InvalidArgumentError
+
+__all__ = [
+    "BOXES",
+    "MASTS",
+    "Action",
+    "Event",
+    "Outcome",
+    "Readings",
+    "Ship",
+    "ShipState",
+    "State",
+    "boxes_lost",
+    "check_event",
+    "fold",
+    "mast_order",
+    "resolve",
+    "wind_after_rounds",
+]
+
+#: The masts, fore to aft.
+MASTS = ("fore", "main", "mizzen")
+#: The parts of a record a box belongs to.
+BOXES = ("port", "starboard", "fore", "main", "mizzen", "hull")
+_SIDES = ("port", "starboard")
+
+
+class Action(StrEnum):
+    """What a row of the damage log records."""
+
+    FIRE = "fire"
+    BOARD = "board"
+    FOUNDER = "founder"
+    REFLOAT = "refloat"
+    SEPARATE = "separate"
+    REPAIR = "repair"
+    FIRE_OUT = "fire out"
+    SINK = "sink"
+    CATCH_FIRE = "catch fire"
+    ANCHOR = "anchor"
+    WEIGH = "weigh"
+    STRIKE = "strike"
+    RESTORE = "restore"
+
+
+#: The actions that concern a second ship (the target, or the one entangled with).
+TWO_SHIPS = frozenset({Action.FIRE, Action.BOARD, Action.SEPARATE})
+#: The checks of one die.
+_ONE_DIE = frozenset(
+    {
+        Action.FOUNDER,
+        Action.REFLOAT,
+        Action.SEPARATE,
+        Action.REPAIR,
+        Action.FIRE_OUT,
+        Action.SINK,
+        Action.CATCH_FIRE,
+    }
+)
+
+
+class State(StrEnum):
+    """Where a ship is: afloat, or out of the battle."""
+
+    AFLOAT = "afloat"
+    BLOWN_UP = "blown up"
+    SUNK = "sunk"
+    CAPTURED = "captured"
+
+
+def _reading(name: str) -> Any:
+    return sail.rules().constant("damage_record_readings", name)
+
+
+@dataclass(frozen=True)
+class Readings:
+    """The per-workbook settings where umpires differ (the house readings by default)."""
+
+    farther_band: bool = False  # a range of 4 or 8 cm in the farther band
+    burning_ships_fire: bool = True
+    struck_only: bool = False  # "most damage": boxes struck only, not all of a ship lost
+
+
+@dataclass(frozen=True)
+class Ship:
+    """A ship as the order of battle gives her: her record at the start."""
+
+    name: str
+    fleet: str
+    type: str = "ship of the line"
+    gun_decks: int = 0  # per side; 0: her type's
+    hull: int = 0  # 0: her type's
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return sail.ship_record(self.type)
+
+    @property
+    def decks(self) -> int:
+        return self.gun_decks or int(self.record["gun_decks_per_side"])
+
+    @property
+    def hull_units(self) -> int:
+        return self.hull or int(self.record["hull_integrity_units"])
+
+    @property
+    def boxes(self) -> int:
+        return 2 * self.decks + len(MASTS) + self.hull_units
+
+    def start(self) -> ShipState:
+        return ShipState(port=self.decks, starboard=self.decks, hull=self.hull_units)
+
+
+@dataclass(frozen=True)
+class ShipState:
+    """A ship's record now: boxes left and her state, as counts the ledger sums."""
+
+    FIELDS = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground",
+              "anchored", "entangled", "captured", "blown_up", "sunk")  # fmt: skip
+
+    port: int = 3
+    starboard: int = 3
+    fore: int = 1
+    main: int = 1
+    mizzen: int = 1
+    hull: int = 3
+    fire: int = 0  # 0 not burning; 1 the fire's first round of removal; 2 its second
+    aground: int = 0
+    anchored: int = 0  # the round she dropped anchor (0: under way)
+    entangled: int = 0  # ships she is entangled with
+    captured: int = 0
+    blown_up: int = 0
+    sunk: int = 0
+    captured_by: str = ""
+    entangled_with: str = ""  # the ship of her last boarding, while entangled
+
+    @property
+    def masts(self) -> int:
+        return self.fore + self.main + self.mizzen
+
+    @property
+    def gun_decks(self) -> int:
+        return self.port + self.starboard
+
+    @property
+    def state(self) -> State:
+        if self.sunk:
+            return State.SUNK
+        if self.blown_up:
+            return State.BLOWN_UP
+        return State.CAPTURED if self.captured else State.AFLOAT
+
+    @property
+    def wreck(self) -> bool:
+        """No gun decks and no hull left: she may sink in high seas."""
+        return self.gun_decks == 0 and self.hull == 0
+
+    def changed(self, change: Mapping[str, int]) -> ShipState:
+        return replace(self, **{k: getattr(self, k) + v for k, v in change.items() if v})
+
+    def standing(self) -> tuple[str, ...]:
+        return tuple(m for m in MASTS if getattr(self, m))
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of the damage log: what the umpire records (dice included)."""
+
+    round: int
+    action: Action
+    ship: str
+    part: int = 1
+    target: str = ""
+    from_side: str = ""  # the firing ship's broadside
+    side: str = ""  # where the shot strikes the target: port, starboard, bow, stern
+    aim: str = ""  # hull or sails
+    range_cm: float | None = None
+    decks: int | None = None  # gun decks firing (None: all on that side)
+    masts_first: str = ""  # the target owner's first choice of mast, on a broadside
+    prize_crew: int | None = None  # gun decks the winner sends across (None: 1)
+    box: str = ""  # strike / restore: port, starboard, fore, main, mizzen, hull
+    dice: tuple[int, ...] = ()
+    their_dice: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action did: the score needed, hits, fire, a line of result, the boxes
+    struck, and the change to each ship's record (``ShipState.FIELDS``)."""
+
+    needed: str = ""
+    hits: int | None = None
+    sets_fire: bool = False
+    result: str = ""
+    struck: str = ""
+    ship: dict[str, int] = field(default_factory=dict)
+    target: dict[str, int] = field(default_factory=dict)
+    captor: str = ""  # a boarding's winner
+    prize: str = ""  # and the ship she took
+
+
+def mast_order(side: str, masts_first: str = "") -> tuple[str, ...]:
+    """The order masts fall to sails hits: from the bow or stern along the ship; on a
+    broadside the owner's first choice, then those costing least movement, main last."""
+    if side in ("bow", "stern"):
+        return tuple(str(_reading(f"{side}_mast_order")).split())
+    default = tuple(str(_reading("broadside_mast_order")).split())
+    if masts_first in MASTS:
+        return (masts_first, *(m for m in default if m != masts_first))
+    return default
+
+
+def _needed_text(action: Action, event: Event, readings: Readings, before: ShipState) -> str:
+    """The score the action's die needs, as the ledger shows it."""
+    ruleset = sail.rules()
+    if action in (Action.FIRE, Action.CATCH_FIRE):
+        aim = event.aim if action is Action.FIRE else "hull"
+        score = _score(event, aim, readings)
+        return "" if score is None else f"{score}+"
+    if action is Action.FIRE_OUT:
+        which = "put_out_first_round" if before.fire <= 1 else "put_out_second_round"
+        return f"{int(ruleset.constant('fire', which))}+"
+    if action is Action.FOUNDER:
+        return f"1-{int(ruleset.constant('shoals', 'founder_on_or_below'))}"
+    if action is Action.SINK:
+        return f"1-{int(ruleset.constant('high_seas', 'sinks_on_or_below'))}"
+    ons = {Action.REFLOAT: ("shoals", "refloat_on"),
+           Action.SEPARATE: ("boarding", "disentangle_on"),
+           Action.REPAIR: ("mast_repair", "repair_on")}  # fmt: skip
+    if action in ons:
+        return f"{int(ruleset.constant(*ons[action]))}+"
+    return ""
+
+
+def _score(event: Event, aim: str, readings: Readings) -> int | None:
+    if event.range_cm is None:
+        return None
+    return sail.hit_on(event.range_cm, aim, farther=readings.farther_band)
+
+
+def _struck_text(change: Mapping[str, int]) -> str:
+    """``port 2; hull 1; fore``: what a change took off a record (masts by name)."""
+    parts = [f"{b} {-change[b]}" for b in ("port", "starboard", "hull") if change.get(b, 0) < 0]
+    parts += [m for m in MASTS if change.get(m, 0) < 0]
+    return "; ".join(parts)
+
+
+def _hull_hits(hits: int, side: str, t: ShipState) -> dict[str, int]:
+    """Gun decks on the side fired at, then hull units (the readings for bow and stern)."""
+    p, s = t.port, t.starboard
+    if side == "stern":
+        kp, ks = min(hits, p), min(hits, s)
+        hull = min(t.hull, max(0, hits - max(p, s)))
+    elif side == "bow":
+        total = min(hits, p + s)
+        gap = abs(p - s)
+        if total <= gap:
+            kp, ks = (total, 0) if p > s else (0, total)
+        else:
+            low = min(p, s)
+            kp, ks = p - (low - (total - gap + 1) // 2), s - (low - (total - gap) // 2)
+        hull = min(t.hull, hits - total)
+    else:
+        k = min(hits, p if side == "port" else s)
+        kp, ks = (k, 0) if side == "port" else (0, k)
+        hull = min(t.hull, hits - k)
+    return {"port": -kp, "starboard": -ks, "hull": -hull}
+
+
+def _sails_hits(hits: int, order: Sequence[str], t: ShipState) -> dict[str, int]:
+    down = min(hits, t.masts)
+    change: dict[str, int] = {}
+    for mast in order:
+        if getattr(t, mast) and down > 0:
+            change[mast] = -1
+            down -= 1
+    return change
+
+
+def _prize(crew: int, w: ShipState, loser: ShipState) -> tuple[dict[str, int], dict[str, int]]:
+    """The winner's deck(s) marked off (the side with more left, port when equal) and the
+    prize's decks: those the prize crew mans, port first."""
+    side = "port" if w.port >= w.starboard else "starboard"
+    other = "starboard" if side == "port" else "port"
+    first = min(crew, getattr(w, side))
+    win = {side: -first, other: -(crew - first)}
+    port = min(crew, loser.port)
+    starboard = min(crew - port, loser.starboard)
+    return win, {"port": port - loser.port, "starboard": starboard - loser.starboard}
+
+
+def resolve(
+    event: Event,
+    ship: ShipState,
+    target: ShipState | None = None,
+    *,
+    wind_speed: int = 4,
+    pair_entangled: int = 0,
+    readings: Readings = Readings(),
+) -> Outcome:
+    """What ``event`` does to its ship (and target), given their records before it.
+
+    ``pair_entangled``: whether ship and target are entangled with each other already
+    (1) or not (0). Checks nothing (``check_event`` does): the arithmetic the ledger's
+    formulas do, step for step.
+    """
+    a = Action(event.action)
+    t = target or ShipState()
+    ruleset = sail.rules()
+    needed = _needed_text(a, event, readings, ship)
+    die = event.dice[0] if event.dice else 0
+    if a is Action.FIRE:
+        score = _score(event, event.aim, readings)
+        hits = 0 if score is None else sum(1 for d in event.dice if d >= score)
+        sixes = sum(1 for d in event.dice if d == 6)
+        fire = sixes >= int(ruleset.constant("fire", "sixes_to_catch_fire"))
+        if event.aim == "sails":
+            change = _sails_hits(hits, mast_order(event.side, event.masts_first), t)
+        else:
+            change = _hull_hits(hits, event.side, t)
+        change = {k: v for k, v in change.items() if v}
+        if fire and t.fire == 0:
+            change["fire"] = 1
+        result = ("no hit" if hits == 0 else f"{hits} hit" + ("s" if hits > 1 else "")) + (
+            ", on fire" if fire else "")  # fmt: skip
+        return Outcome(needed, hits, fire, result, _struck_text(change), {}, change)
+    if a is Action.BOARD:
+        mine, theirs = sum(event.dice), sum(event.their_dice)
+        new = 0 if pair_entangled else 1
+        ship_change, target_change = {"entangled": new}, {"entangled": new}
+        crew = event.prize_crew or int(ruleset.constant("boarding", "prize_crew_gun_decks"))
+        captor = prize = ""
+        if mine != theirs:
+            win, lose = (ship, t) if mine > theirs else (t, ship)
+            win_change, prize_change = _prize(crew, win, lose)
+            prize_change["captured"] = 1
+            if mine > theirs:
+                ship_change |= win_change
+                target_change |= prize_change
+                captor, prize = event.ship, event.target
+            else:
+                target_change |= win_change
+                ship_change |= prize_change
+                captor, prize = event.target, event.ship
+            result = f"{captor} captures {prize} ({max(mine, theirs)} to {min(mine, theirs)})"
+        else:
+            result = f"tie ({mine} to {theirs}): no capture"
+        return Outcome(needed, None, False, result, "", _nonzero(ship_change),
+                       _nonzero(target_change), captor, prize)  # fmt: skip
+    if a is Action.FIRE_OUT:
+        if ship.fire <= 1:
+            out = sail.fire_outcome(1, die) == "out"
+            change = {"fire": -1} if out else {"fire": 1}
+            return Outcome(needed, None, False, "fire out" if out else "the fire grows", "",
+                           change)  # fmt: skip
+        if sail.fire_outcome(2, die) == "out":
+            return Outcome(needed, None, False, "fire out", "", {"fire": -2})
+        return Outcome(needed, None, False, "blows up", "", {"fire": -2, "blown_up": 1})
+    if a is Action.CATCH_FIRE:
+        score = _score(event, "hull", readings)
+        catches = score is not None and die >= score
+        change = {"fire": 1} if catches and ship.fire == 0 else {}
+        return Outcome(needed, None, False, "catches fire" if catches else "no fire", "", change)
+    if a is Action.FOUNDER:
+        aground = sail.founders(die)
+        change = {"aground": 1} if aground and not ship.aground else {}
+        return Outcome(needed, None, False, "founders" if aground else "clear", "", change)
+    if a is Action.REFLOAT:
+        afloat = sail.refloats(die)
+        change = {"aground": -1} if afloat and ship.aground else {}
+        return Outcome(needed, None, False, "refloated" if afloat else "still aground", "",
+                       change)  # fmt: skip
+    if a is Action.SEPARATE:
+        apart = sail.disentangles(die) and pair_entangled > 0
+        change = {"entangled": -1} if apart else {}
+        return Outcome(needed, None, False, "separated" if apart else "still entangled", "",
+                       change, dict(change))  # fmt: skip
+    if a is Action.REPAIR:
+        if sail.mast_repaired(die):
+            fallen = [m for m in str(_reading("repair_order")).split() if not getattr(ship, m)]
+            if fallen:
+                return Outcome(needed, None, False, f"{fallen[0]} mast repaired", "",
+                               {fallen[0]: 1})  # fmt: skip
+        return Outcome(needed, None, False, "not repaired", "", {})
+    if a is Action.SINK:
+        high = wind_speed >= int(ruleset.constant("high_seas", "wind_speed"))
+        sinks = high and ship.wreck and sail.sinks_in_high_seas(die, wind_speed)
+        return Outcome(needed, None, False, "sinks" if sinks else "stays afloat", "",
+                       {"sunk": 1} if sinks else {})  # fmt: skip
+    if a is Action.ANCHOR:
+        return Outcome(needed, None, False, "anchored", "",
+                       _nonzero({"anchored": event.round - ship.anchored}))  # fmt: skip
+    if a is Action.WEIGH:
+        return Outcome(needed, None, False, "weighs anchor", "",
+                       _nonzero({"anchored": -ship.anchored}))  # fmt: skip
+    step = -1 if a is Action.STRIKE else 1
+    change = {event.box: step}
+    return Outcome(needed, None, False, "box struck" if step < 0 else "box restored",
+                   _struck_text(change), change)  # fmt: skip
+
+
+def _nonzero(change: Mapping[str, int]) -> dict[str, int]:
+    return {k: v for k, v in change.items() if v}
+
+
+def boxes_lost(ship: Ship, now: ShipState, readings: Readings = Readings()) -> int:
+    """The boxes a ship has lost ("most damage", the house reading): all of them when she
+    is blown up, sunk or captured (unless the setting counts boxes struck only)."""
+    if now.state is not State.AFLOAT and not readings.struck_only:
+        return ship.boxes
+    return ship.boxes - (now.gun_decks + now.masts + now.hull)
+
+
+# -- checking an action against the records ----------------------------------------------
+
+
+def _refuse(message: str, column: str, value: Any, expected: str) -> InvalidArgumentError:
+    return InvalidArgumentError(message, column=column, value=value, expected=expected)
+
+
+def _roll_dice(dice: Iterable[int], column: str) -> None:
+    for d in dice:
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+            raise _refuse("dice are d6", column, d, "whole numbers 1 to 6")
+
+
+def check_event(
+    event: Event,
+    ships: Mapping[str, Ship],
+    states: Mapping[str, ShipState],
+    *,
+    pair_entangled: int = 0,
+    repairing: Iterable[tuple[int, str]] = (),
+    readings: Readings = Readings(),
+) -> None:
+    """Refuse an action the records do not allow (``InvalidArgumentError`` naming the
+    part of the action at fault): an unknown ship, a ship out of the battle, firing from
+    a side with no gun decks or beyond 12 cm, dice that are not d6 or not one per gun
+    deck, a check for a ship it does not concern."""
+    a = Action(event.action)
+    if event.ship not in ships:
+        raise _refuse("no such ship", "ship", event.ship, "a ship of the battle")
+    me = states[event.ship]
+    if me.state in (State.BLOWN_UP, State.SUNK):
+        raise _refuse(f"{event.ship} is {me.state}", "ship", event.ship, "a ship still afloat")
+    _roll_dice(event.dice, "dice")
+    _roll_dice(event.their_dice, "their dice")
+    other: ShipState | None = None
+    if a in TWO_SHIPS or (a is Action.CATCH_FIRE and event.target):
+        if event.target not in ships:
+            raise _refuse("no such ship", "target", event.target, "a ship of the battle")
+        if event.target == event.ship:
+            raise _refuse("a ship cannot do that to herself", "target", event.target,
+                          "another ship")  # fmt: skip
+        other = states[event.target]
+        if a is not Action.CATCH_FIRE and other.state in (State.BLOWN_UP, State.SUNK):
+            raise _refuse(f"{event.target} is {other.state}", "target", event.target,
+                          "a ship still afloat")  # fmt: skip
+    if a is Action.FIRE:
+        _check_fire(event, me, repairing, readings)
+    elif a is Action.BOARD:
+        _check_board(event, ships, me, other, repairing)
+    elif a in _ONE_DIE:
+        _check_die(event, me)
+    if a is Action.SEPARATE and not pair_entangled:
+        raise _refuse(f"{event.ship} and {event.target} are not entangled", "target",
+                      event.target, "a ship she is entangled with")  # fmt: skip
+    if a in (Action.STRIKE, Action.RESTORE):
+        _check_box(event, ships[event.ship], me)
+    if a is Action.ANCHOR and me.anchored:
+        raise _refuse(f"{event.ship} is at anchor already", "ship", event.ship,
+                      "a ship under way")  # fmt: skip
+    if a is Action.WEIGH:
+        wait = int(_reading("weigh_after_rounds"))
+        if not me.anchored or event.round < me.anchored + wait:
+            raise _refuse(
+                f"{event.ship} " + ("is not at anchor" if not me.anchored else
+                                    f"anchored in round {me.anchored}: an entire move must pass"),
+                "ship", event.ship,
+                "a ship at anchor" if not me.anchored else f"round {me.anchored + wait} or later",
+            )  # fmt: skip
+
+
+def _check_die(event: Event, me: ShipState) -> None:
+    a = Action(event.action)
+    if len(event.dice) != 1:
+        raise _refuse(f"a {a} check is one die", "dice", ",".join(map(str, event.dice)),
+                      "one die, 1 to 6")  # fmt: skip
+    due = {
+        Action.FIRE_OUT: (me.fire > 0, "is not on fire"),
+        Action.REFLOAT: (me.aground > 0, "is not aground"),
+        Action.FOUNDER: (me.aground == 0, "is aground already"),
+        Action.REPAIR: (me.masts < len(MASTS), "has every mast standing"),
+        Action.SINK: (me.wreck, "has gun decks or hull left (only a wreck may sink)"),
+        Action.CATCH_FIRE: (event.range_cm is not None, "needs the range to the explosion"),
+    }
+    ok, why = due.get(a, (True, ""))
+    if not ok:
+        raise _refuse(f"{event.ship} {why}", "ship", event.ship, f"a ship a {a} check concerns")
+    if a is Action.CATCH_FIRE:
+        _check_range(event, explosion=True)
+
+
+def _check_range(event: Event, *, explosion: bool = False) -> None:
+    most = float(sail.rules().constant("fire", "explosion_radius_cm"))
+    if event.range_cm is None or not 0 <= event.range_cm <= most:
+        raise _refuse(
+            "beyond 12 cm " + ("an explosion sets no fire" if explosion else "there is no hit"),
+            "range", event.range_cm, f"a range in cm, 0 to {most:g}",
+        )  # fmt: skip
+
+
+def _check_fire(
+    event: Event, me: ShipState, repairing: Iterable[tuple[int, str]], readings: Readings
+) -> None:
+    if event.from_side not in _SIDES:
+        raise _refuse("a ship fires from a broadside", "from", event.from_side,
+                      "port or starboard")  # fmt: skip
+    if event.side not in (*_SIDES, "bow", "stern"):
+        raise _refuse("the shot strikes a side, the bow or the stern", "side", event.side,
+                      "port, starboard, bow or stern")  # fmt: skip
+    if event.aim not in ("hull", "sails"):
+        raise _refuse("aim at the hull (gun decks) or the sails", "aim", event.aim,
+                      "hull or sails")  # fmt: skip
+    _check_range(event)
+    if (event.round, event.ship) in set(repairing):
+        raise _refuse(f"{event.ship} is repairing her masts this round: her crew cannot man "
+                      "the guns", "ship", event.ship, "a ship not repairing")  # fmt: skip
+    if me.fire and not readings.burning_ships_fire:
+        raise _refuse(f"{event.ship} is on fire (this ledger's setting: a burning ship does "
+                      "not fire)", "ship", event.ship, "a ship not on fire")  # fmt: skip
+    if me.captured:
+        raise _refuse(f"{event.ship} is a prize: she takes no further part in the fight "
+                      "(house reading)", "ship", event.ship, "a ship not captured")  # fmt: skip
+    left = getattr(me, event.from_side)
+    if left == 0:
+        raise _refuse(f"{event.ship} has no gun decks left on her {event.from_side} side",
+                      "from", event.from_side, "a side with gun decks left")  # fmt: skip
+    firing = left if event.decks is None else event.decks
+    if not 1 <= firing <= left:
+        raise _refuse(f"{event.ship} has {left} gun decks left on her {event.from_side} side",
+                      "decks", event.decks, f"1 to {left}")  # fmt: skip
+    if len(event.dice) != firing:
+        raise _refuse(f"{firing} gun decks fire: one die each", "dice",
+                      ",".join(map(str, event.dice)), f"{firing} dice")  # fmt: skip
+    if event.masts_first and event.masts_first not in MASTS:
+        raise _refuse("the first mast is fore, main or mizzen", "masts first",
+                      event.masts_first, "fore, main or mizzen")  # fmt: skip
+
+
+def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
+                 other: ShipState | None,
+                 repairing: Iterable[tuple[int, str]]) -> None:  # fmt: skip
+    assert other is not None
+    if ships[event.ship].fleet == ships[event.target].fleet:
+        raise _refuse(f"{event.target} is of {event.ship}'s own fleet", "target", event.target,
+                      "a ship of another fleet")  # fmt: skip
+    for name, state in ((event.ship, me), (event.target, other)):
+        if state.captured:
+            raise _refuse(f"{name} is a prize: she neither boards nor is boarded again "
+                          "(house reading)", "target" if name == event.target else "ship",
+                          name, "a ship not captured")  # fmt: skip
+        if (event.round, name) in set(repairing):
+            raise _refuse(f"{name} is repairing her masts this round: her crew cannot board",
+                          "ship", name, "a ship not repairing")  # fmt: skip
+    for dice, state, column in ((event.dice, me, "dice"), (event.their_dice, other, "their dice")):
+        if len(dice) != state.gun_decks:
+            raise _refuse(f"one die per gun deck left: {state.gun_decks}", column,
+                          ",".join(map(str, dice)), f"{state.gun_decks} dice")  # fmt: skip
+    crew = event.prize_crew or 1
+    most = min(me.gun_decks, other.gun_decks)
+    if not crew >= 1 or crew > max(me.gun_decks, other.gun_decks):
+        raise _refuse("the prize crew is at least one gun deck of the winner", "prize crew",
+                      event.prize_crew, f"1 to {max(most, 1)}")  # fmt: skip
+    if sum(event.dice) != sum(event.their_dice):
+        winner = me if sum(event.dice) > sum(event.their_dice) else other
+        if crew > winner.gun_decks:
+            raise _refuse(f"the winner has {winner.gun_decks} gun decks to send across",
+                          "prize crew", crew, f"1 to {winner.gun_decks}")  # fmt: skip
+
+
+def _check_box(event: Event, ship: Ship, me: ShipState) -> None:
+    if event.box not in BOXES:
+        raise _refuse("a box of the record", "box", event.box, ", ".join(BOXES))
+    have = {"port": ship.decks, "starboard": ship.decks, "hull": ship.hull_units}.get(event.box, 1)
+    left = getattr(me, event.box)
+    if Action(event.action) is Action.STRIKE and left == 0:
+        raise _refuse(f"{event.ship} has no {event.box} box left to strike", "box", event.box,
+                      "a box not yet struck")  # fmt: skip
+    if Action(event.action) is Action.RESTORE and left >= have:
+        raise _refuse(f"{event.ship} has no {event.box} box struck", "box", event.box,
+                      "a box struck by mistake")  # fmt: skip
+
+
+# -- a battle -----------------------------------------------------------------------------
+
+
+def fold(
+    ships: Mapping[str, Ship],
+    events: Sequence[Event],
+    *,
+    wind: Mapping[int, int] | None = None,
+    readings: Readings = Readings(),
+    check: bool = True,
+) -> tuple[list[Outcome], dict[str, ShipState]]:
+    """Every action's outcome in order, and each ship's record after the last.
+
+    ``wind``: the wind speed in each round (4 where not given). ``check``: refuse an
+    action the records do not allow (``InvalidArgumentError`` with ``index``: the
+    action's place in ``events``).
+    """
+    states = {name: ship.start() for name, ship in ships.items()}
+    pairs: dict[frozenset[str], int] = {}
+    repairing: set[tuple[int, str]] = set()
+    last_board: dict[str, str] = {}
+    outcomes: list[Outcome] = []
+    for index, event in enumerate(events):
+        pair = frozenset((event.ship, event.target))
+        if check:
+            try:
+                check_event(event, ships, states, pair_entangled=pairs.get(pair, 0),
+                            repairing=repairing, readings=readings)  # fmt: skip
+            except InvalidArgumentError as exc:
+                exc.index = index  # type: ignore[attr-defined]
+                raise
+        me = states[event.ship]
+        them = states.get(event.target)
+        speed = (wind or {}).get(event.round, 4)
+        out = resolve(event, me, them, wind_speed=speed, pair_entangled=pairs.get(pair, 0),
+                      readings=readings)  # fmt: skip
+        a = Action(event.action)
+        if a is Action.REPAIR:
+            repairing.add((event.round, event.ship))
+        if a in (Action.BOARD, Action.SEPARATE):
+            pairs[pair] = pairs.get(pair, 0) + out.ship.get("entangled", 0)
+        if a is Action.BOARD:
+            last_board[event.ship], last_board[event.target] = event.target, event.ship
+        states[event.ship] = me.changed(out.ship)
+        if them is not None and event.target in states and a in TWO_SHIPS:
+            states[event.target] = them.changed(out.target)
+        if out.prize:
+            states[out.prize] = replace(states[out.prize], captured_by=out.captor)
+        for name in {event.ship, event.target} & set(states):
+            s = states[name]
+            states[name] = replace(s, entangled_with=last_board.get(name, "") if s.entangled
+                                   else "")  # fmt: skip
+        outcomes.append(out)
+    return outcomes, states
+
+
+def wind_after_rounds(direction: str, speed: int,
+                      rolls: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:  # fmt: skip
+    """The wind after each round's two dice (direction die, speed die), from the start."""
+    found: list[tuple[str, int]] = []
+    for d, s in rolls:
+        direction, speed = sail.wind_drift(direction, speed, d, s)
+        found.append((direction, speed))
+    return found

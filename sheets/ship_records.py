@@ -1,0 +1,1285 @@
+"""Age of Sail ship damage records: every ship's boxes, fire, entanglement and fate,
+action by action, and the wind round by round (declaration, formulas, operations).
+
+``tbl_Ships``: one row per ship (fleet, squadron, type, gun decks a side and hull
+units at the start); computed: the boxes left (port and starboard gun decks, the
+fore, main and mizzen masts, hull units), fire, aground, at anchor, entangled
+with, captured by, state, her speed at the current wind on three points of sail,
+and the boxes she has lost. ``tbl_Damage`` (the damage log; rounds are its
+periods): one row per action (a broadside, a boarding, a die for fire, shoals,
+separating, sinking or a repair, an anchor, a correction), its dice typed or
+rolled; computed: the score needed, the hits, fire, the result and the boxes
+struck. ``tbl_Wind``: one row per round closed, its two dice and the new wind.
+
+The rules are ``rulesets.sail_damage``: each ship's record before an action is
+her record at the start plus the changes of every earlier action (hidden
+columns ``S ...`` for the acting ship, ``T ...`` for the target), the same sums
+in the formulas and in ``resolve``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from battle_ledger.rulesets import age_of_sail as sail
+from battle_ledger.rulesets import sail_damage as sd
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.book import Book, Formula
+from battle_ledger.sheets.errors import CellValueError, CommandError
+from battle_ledger.sheets.formulas import letters, sheet_name
+from battle_ledger.sheets.ledger import (
+    Column,
+    Entry,
+    LedgerKind,
+    LedgerState,
+    NamedCell,
+    Role,
+    Table,
+    battle_name,
+    find_thing,
+    problems_computing,
+    read_named,
+    read_setting,
+    read_tables,
+    register,
+    where_of,
+)
+from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+__all__ = [
+    "COMPASS",
+    "DAMAGE",
+    "DICE",
+    "KIND",
+    "SHIPS",
+    "THEIR_DICE",
+    "WIND",
+    "ShipLedger",
+    "compute_damage",
+    "damage_formulas",
+    "read_ships",
+    "ship_formulas",
+    "standings",
+    "wind_formulas",
+]
+
+_I, _O, _H, _K = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY
+_TOP = 3  # the header row of every table
+#: Defined name of the hidden 8-point compass (N, NE, ... NW), for the wind's formulas.
+COMPASS = "sail_compass"
+#: Defined name of the hidden block: ship type -> movement of the main mast.
+MAIN_MAST = "sail_main_mast_units"
+DICE = tuple(f"Die {i}" for i in range(1, 7))
+THEIR_DICE = tuple(f"Their die {i}" for i in range(1, 7))
+_SHIP_TYPES = ("ship of the line", "frigate", "pirate")
+_BANDS = ("closer band", "farther band")
+_YES_NO = ("yes", "no")
+_COUNTS = ("all boxes of a ship lost", "boxes struck only")
+#: What each ship's before/change columns track (``sail_damage.ShipState.FIELDS``).
+_S_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground", "anchored")
+_T_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire")
+_S_CHANGE = sd.ShipState.FIELDS
+_T_CHANGE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "entangled",
+             "captured")  # fmt: skip
+_SPEEDS = (("Speed running", 180), ("Speed beam reach", 90), ("Speed close hauled", 45))
+
+SHIPS = Table(
+    name="tbl_Ships",
+    sheet="Ships",
+    title="Ships",
+    note="Each ship's record: the boxes she has left, and her state, after every action of "
+    "the damage log. Speeds in cm at the current wind (0: dismasted, she drifts 1 downwind).",
+    columns=(
+        Column("Fleet", "fleet", _I, help="the ship's fleet", width=16, fixed=True),
+        Column("Squadron", "squadron", _I, help="her squadron", width=14, fixed=True),
+        Column("Ship", "ship", _K, help="her name, unique in the battle", width=20),
+        Column("Type", "type", _I, Entry.CHOICE, "ship of the line, frigate or pirate",
+               choices=_SHIP_TYPES, width=14, fixed=True),
+        Column("Gun decks", "gun_decks", _I, Entry.WHOLE, "gun decks a side at the start",
+               low=1, high=3, width=7, fixed=True),
+        Column("Hull units", "hull_units", _I, Entry.WHOLE, "hull integrity units at the "
+               "start", low=1, high=3, width=7, fixed=True),
+        Column("Port", "port", _O, Entry.WHOLE, "port gun decks left", width=6),
+        Column("Starboard", "starboard", _O, Entry.WHOLE, "starboard gun decks left", width=7),
+        Column("Fore", "fore", _O, Entry.WHOLE, "1: the fore mast stands", width=5),
+        Column("Main", "main", _O, Entry.WHOLE, "1: the main mast stands", width=5),
+        Column("Mizzen", "mizzen", _O, Entry.WHOLE, "1: the mizzen mast stands", width=6),
+        Column("Masts", "masts", _O, Entry.WHOLE, "masts standing", width=6),
+        Column("Hull", "hull", _O, Entry.WHOLE, "hull units left", width=5),
+        Column("On fire", "on_fire", _O, Entry.WHOLE, "the round of fire she is in (1: 5-6 "
+               "puts it out, 2: 6), 0 not on fire", width=6),
+        Column("Aground", "aground", _O, help="Y: foundered on a shoal", width=7),
+        Column("At anchor since", "anchored", _O, help="the round she dropped anchor", width=8),
+        Column("Entangled with", "entangled_with", _O, help="the ship she boarded or was "
+               "boarded by last, while entangled", width=16),
+        Column("Captured by", "captured_by", _O, help="the ship that took her", width=14),
+        Column("State", "state", _O, help="afloat, captured, blown up or sunk", width=10),
+        *(Column(h, h.casefold().replace(" ", "_"), _O, Entry.WHOLE,
+                 f"cm a move at the current wind ({a} degrees off it)", width=8)
+          for h, a in _SPEEDS),
+        Column("Boxes lost", "boxes_lost", _O, Entry.WHOLE, "boxes struck (a ship blown up, "
+               "sunk or captured: all, unless the setting counts boxes struck only)", width=7),
+    ),
+)  # fmt: skip
+
+
+def _change(who: str, field: str) -> str:
+    return f"{who} change {field}"
+
+
+def _before(who: str, field: str) -> str:
+    return f"{who} {field}"
+
+
+DAMAGE = Table(
+    name="tbl_Damage",
+    sheet="Damage log",
+    title="Damage log",
+    note="One row per action, in the order they happen: a broadside, a boarding, a die for "
+    "fire, shoals, separating, sinking or a repair, an anchor, a correction. Dice typed "
+    "(or rolled by the buttons); the rest is computed.",
+    columns=(
+        Column("Round", "round", _K, Entry.WHOLE, "the round", low=1, width=6),
+        Column("Part", "part", _I, Entry.WHOLE, "the player's part of the round: 1 or 2",
+               low=1, high=2, width=5),
+        Column("Action", "action", _I, Entry.CHOICE, "fire, board, a check, anchor, strike "
+               "or restore", choices=tuple(a.value for a in sd.Action), width=9),
+        Column("Ship", "ship", _K, help="the ship acting (firing, boarding, rolling)", width=18),
+        Column("From", "from_side", _I, Entry.CHOICE, "her broadside firing",
+               choices=("port", "starboard"), width=9),
+        Column("Target", "target", _I, help="the ship fired at or boarded (separate: the one "
+               "entangled with; catch fire: the one that blew up)", width=18),
+        Column("Side", "side", _I, Entry.CHOICE, "where the shot strikes the target",
+               choices=("port", "starboard", "bow", "stern"), width=9),
+        Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails",
+               choices=("hull", "sails"), width=6),
+        Column("Range", "range", _I, Entry.NUMBER, "cm", low=0, width=6),
+        Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all on that side)",
+               low=1, high=3, width=6),
+        Column("Masts first", "masts_first", _I, Entry.CHOICE, "on a broadside, the mast "
+               "the target's owner gives up first", choices=sd.MASTS, width=8),
+        Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "gun decks the winner sends "
+               "across (blank: 1)", low=1, high=3, width=6),
+        Column("Box", "box", _I, Entry.CHOICE, "strike or restore: the box", choices=sd.BOXES,
+               width=8),
+        *(Column(h, h.casefold().replace(" ", "_"), _I, Entry.WHOLE, "a d6", low=1, high=6,
+                 width=4) for h in (*DICE, *THEIR_DICE)),
+        Column("Needed", "needed", _O, help="the score the dice need", width=7),
+        Column("Hits", "hits", _O, Entry.WHOLE, "dice at or above the score needed", width=5),
+        Column("Sets fire", "sets_fire", _O, help="Y: a pair of sixes sets the target on fire",
+               width=6),
+        Column("Result", "result", _O, help="what the action did", width=26),
+        Column("Struck", "struck", _O, help="the boxes struck off the target's record",
+               width=18),
+        Column("S row", "s_row", _H),
+        Column("T row", "t_row", _H),
+        Column("Wind speed", "wind_speed", _H),
+        Column("Pair", "pair", _H),
+        Column("Score", "score", _H),
+        Column("Sixes", "sixes", _H),
+        Column("Mast order", "mast_order", _H),
+        Column("Winner", "winner", _H),
+        Column("Crew", "crew", _H),
+        Column("Hit port", "hit_port", _H),
+        Column("Hit starboard", "hit_starboard", _H),
+        Column("Hit hull", "hit_hull", _H),
+        Column("Captor", "captor", _H),
+        Column("Prize", "prize", _H),
+        Column("Board key S", "board_key_s", _H),
+        Column("Board key T", "board_key_t", _H),
+        *(Column(_before("S", f), f"s_{f}", _H) for f in _S_BEFORE),
+        *(Column(_before("T", f), f"t_{f}", _H) for f in _T_BEFORE),
+        *(Column(_change("S", f), f"s_change_{f}", _H) for f in _S_CHANGE),
+        *(Column(_change("T", f), f"t_change_{f}", _H) for f in _T_CHANGE),
+    ),
+)  # fmt: skip
+
+WIND = Table(
+    name="tbl_Wind",
+    sheet="Wind",
+    title="Wind",
+    note="At the end of each round a die moves the wind (1: one point anticlockwise, 6: "
+    "clockwise) and a die its speed (1: down one, 6: up one, within 1 to 7).",
+    columns=(
+        Column("Round", "round", _K, Entry.WHOLE, "the round that ended", low=1, width=7),
+        Column("Direction die", "direction_die", _I, Entry.WHOLE, "a d6", low=1, high=6,
+               width=9),
+        Column("Speed die", "speed_die", _I, Entry.WHOLE, "a d6", low=1, high=6, width=9),
+        Column("Direction", "direction", _O, help="the way the wind blows now", width=9),
+        Column("Speed", "speed", _O, Entry.WHOLE, "the wind speed now", width=7),
+    ),
+)  # fmt: skip
+
+
+# -- formulas ---------------------------------------------------------------------------------
+
+
+def _hit_score(range_ref: str, aim: str) -> str:
+    """The score a die needs at the range in ``range_ref``: the hit_scores bands, a range on
+    an edge in the band the setting says (``BandEdges``); "" beyond 12 cm."""
+    rows = sorted(sail.rules().rows("hit_scores"), key=lambda r: float(r["range_to_cm"]))
+    last = float(rows[-1]["range_to_cm"])
+    column = sail.rules().term("fire_targets", aim).id
+
+    def bands(op: str) -> str:
+        found = '""'
+        for row in reversed(rows):
+            high = float(row["range_to_cm"])
+            test = f"{range_ref}<={high:g}" if high == last else f"{range_ref}{op}{high:g}"
+            found = f"IF({test},{int(row[column])},{found})"
+        return found
+
+    return f'IF({range_ref}="","",IF(BandEdges="{_BANDS[1]}",{bands("<")},{bands("<=")}))'
+
+
+def damage_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Damage on sheet row ``r``: ``sail_damage.resolve`` step for step."""
+    c = letters(DAMAGE.headers)
+    s = letters(SHIPS.headers)
+    ships = sheet_name(SHIPS.sheet)
+    ruleset = sail.rules()
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def above(header: str) -> str:  # the column from the header row to the row above
+        return f"${c[header]}${_TOP}:${c[header]}{r - 1}"
+
+    def upto(header: str) -> str:  # the column from the header row to this row
+        return f"${c[header]}${_TOP}:${c[header]}{r}"
+
+    def ships_col(header: str) -> str:
+        return f"{ships}!${s[header]}:${s[header]}"
+
+    act = cell("Action")
+
+    def is_(*actions: sd.Action) -> str:
+        tests = [f'{act}="{a.value}"' for a in actions]
+        return tests[0] if len(tests) == 1 else f"OR({','.join(tests)})"
+
+    die, h = cell("Die 1"), f"N({cell('Hits')})"
+    dice = f"{cell(DICE[0])}:{cell(DICE[-1])}"
+    their = f"{cell(THEIR_DICE[0])}:{cell(THEIR_DICE[-1])}"
+    f: dict[str, str] = {
+        "S row": f"MATCH({cell('Ship')},{ships_col('Ship')},0)",
+        "T row": f"IFERROR(MATCH({cell('Target')},{ships_col('Ship')},0),0)",
+        "Wind speed": (
+            f"IF({cell('Round')}<=1,WindSpeedStart,IFERROR(INDEX({sheet_name(WIND.sheet)}"
+            f"!$E:$E,MATCH({cell('Round')}-1,{sheet_name(WIND.sheet)}!$A:$A,0)),"
+            "WindSpeedStart))"
+        ),
+        "Pair": (
+            f"SUMIFS({above(_change('S', 'entangled'))},{above('Ship')},{cell('Ship')},"
+            f"{above('Target')},{cell('Target')})+SUMIFS({above(_change('S', 'entangled'))},"
+            f"{above('Ship')},{cell('Target')},{above('Target')},{cell('Ship')})"
+        ),
+        "Sixes": f"COUNTIF({dice},6)",
+    }
+    f["Score"] = (
+        f'IF({is_(sd.Action.FIRE)},IF({cell("Aim")}="sails",'
+        f"{_hit_score(cell('Range'), 'sails')},{_hit_score(cell('Range'), 'hull')}),"
+        f'IF({is_(sd.Action.CATCH_FIRE)},{_hit_score(cell("Range"), "hull")},""))'
+    )
+    start = {"port": f"INDEX({ships_col('Gun decks')},{{row}})",
+             "starboard": f"INDEX({ships_col('Gun decks')},{{row}})",
+             "hull": f"INDEX({ships_col('Hull units')},{{row}})",
+             "fore": "1", "main": "1", "mizzen": "1"}  # fmt: skip
+    for who, name, fields, row in (("S", "Ship", _S_BEFORE, "S row"),
+                                   ("T", "Target", _T_BEFORE, "T row")):  # fmt: skip
+        for field in fields:
+            sums = f"SUMIFS({above(_change('S', field))},{above('Ship')},{cell(name)})"
+            if field in _T_CHANGE:
+                sums += f"+SUMIFS({above(_change('T', field))},{above('Target')},{cell(name)})"
+            base = start.get(field, "0").format(row=cell(row))
+            formula = f"{base}+{sums}"
+            f[_before(who, field)] = formula if who == "S" else f"IF({cell(row)}=0,0,{formula})"
+    S = {k: cell(_before("S", k)) for k in _S_BEFORE}  # noqa: N806 - the rules' S and T
+    T = {k: cell(_before("T", k)) for k in _T_BEFORE}  # noqa: N806
+    score = cell("Score")
+    fire_rules = ("put_out_first_round", "put_out_second_round")
+    out1, out2 = (int(ruleset.constant("fire", k)) for k in fire_rules)
+    founder = int(ruleset.constant("shoals", "founder_on_or_below"))
+    refloat = int(ruleset.constant("shoals", "refloat_on"))
+    apart = int(ruleset.constant("boarding", "disentangle_on"))
+    repair = int(ruleset.constant("mast_repair", "repair_on"))
+    sink = int(ruleset.constant("high_seas", "sinks_on_or_below"))
+    high_seas = int(ruleset.constant("high_seas", "wind_speed"))
+    pair_of = int(ruleset.constant("fire", "sixes_to_catch_fire"))
+    f["Needed"] = (
+        f'IF({is_(sd.Action.FIRE, sd.Action.CATCH_FIRE)},IF({score}="","",{score}&"+"),'
+        f'IF({is_(sd.Action.FIRE_OUT)},IF({S["fire"]}<=1,"{out1}+","{out2}+"),'
+        f'IF({is_(sd.Action.FOUNDER)},"1-{founder}",IF({is_(sd.Action.SINK)},"1-{sink}",'
+        f'IF({is_(sd.Action.REFLOAT)},"{refloat}+",IF({is_(sd.Action.SEPARATE)},"{apart}+",'
+        f'IF({is_(sd.Action.REPAIR)},"{repair}+","")))))))'
+    )
+    f["Hits"] = f'IF({is_(sd.Action.FIRE)},IF({score}="",0,COUNTIF({dice},">="&{score})),"")'
+    f["Sets fire"] = f'IF(AND({is_(sd.Action.FIRE)},{cell("Sixes")}>={pair_of}),"Y","")'
+    hull_aim = f'AND({is_(sd.Action.FIRE)},{cell("Aim")}="hull")'
+    side = cell("Side")
+    p, st = T["port"], T["starboard"]
+    total, gap = f"MIN({h},{p}+{st})", f"ABS({p}-{st})"
+    bow_p = (
+        f"IF({total}<={gap},IF({p}>{st},{total},0),{p}-(MIN({p},{st})-INT(({total}-{gap}+1)/2)))"
+    )
+    bow_s = f"IF({total}<={gap},IF({p}>{st},0,{total}),{st}-(MIN({p},{st})-INT(({total}-{gap})/2)))"
+    f["Hit port"] = (
+        f'IF(NOT({hull_aim}),0,IF(OR({side}="stern",{side}="port"),MIN({h},{p}),'
+        f'IF({side}="bow",{bow_p},0)))'
+    )
+    f["Hit starboard"] = (
+        f'IF(NOT({hull_aim}),0,IF(OR({side}="stern",{side}="starboard"),'
+        f'MIN({h},{st}),IF({side}="bow",{bow_s},0)))'
+    )
+    f["Hit hull"] = (
+        f'IF(NOT({hull_aim}),0,MIN({T["hull"]},IF({side}="stern",MAX(0,{h}-MAX({p},'
+        f"{st})),{h}-{cell('Hit port')}-{cell('Hit starboard')})))"
+    )
+    orders = {k: " ".join(sd.mast_order(k)) for k in ("bow", "stern", "port")}
+    first = cell("Masts first")
+    f["Mast order"] = (
+        f'IF({side}="bow","{orders["bow"]}",IF({side}="stern","{orders["stern"]}",'
+        f'IF({first}="main","{" ".join(sd.mast_order("port", "main"))}",'
+        f'IF({first}="mizzen","{" ".join(sd.mast_order("port", "mizzen"))}",'
+        f'"{orders["port"]}"))))'
+    )
+    masts_down = f"MIN({h},{T['fore']}+{T['main']}+{T['mizzen']})"
+    sails_aim = f'AND({is_(sd.Action.FIRE)},{cell("Aim")}="sails")'
+    order = cell("Mast order")
+
+    def mast_struck(mast: str) -> str:
+        earlier = "+".join(f'IF(FIND("{o}",{order})<FIND("{mast}",{order}),{T[o]},0)'
+                           for o in sd.MASTS if o != mast)  # fmt: skip
+        return f"IF(AND({sails_aim},{T[mast]}=1,({earlier})<{masts_down}),-1,0)"
+
+    total_s, total_t = f"SUM({dice})", f"SUM({their})"
+    f["Winner"] = (
+        f"IF({is_(sd.Action.BOARD)},IF({total_s}>{total_t},1,IF({total_t}>{total_s},2,0)),0)"
+    )
+    f["Crew"] = f'IF({cell("Prize crew")}="",1,{cell("Prize crew")})'
+    win, crew = cell("Winner"), cell("Crew")
+
+    def winner_deck(deck: str, w: Mapping[str, str]) -> str:
+        """The winner's change of ``deck``: the prize crew from her side with more left."""
+        port_side = f"{w['port']}>={w['starboard']}"
+        if deck == "port":
+            return f"-IF({port_side},MIN({crew},{w['port']}),{crew}-MIN({crew},{w['starboard']}))"
+        return f"-IF({port_side},{crew}-MIN({crew},{w['port']}),MIN({crew},{w['starboard']}))"
+
+    def prize_deck(deck: str, lost: Mapping[str, str]) -> str:
+        """The prize's change of ``deck``: the prize crew mans her decks, port first."""
+        if deck == "port":
+            return f"MIN({crew},{lost['port']})-{lost['port']}"
+        return f"MIN({crew}-MIN({crew},{lost['port']}),{lost['starboard']})-{lost['starboard']}"
+
+    entangle = (
+        f"IF({is_(sd.Action.BOARD)},IF({cell('Pair')}>0,0,1),"
+        f"IF(AND({is_(sd.Action.SEPARATE)},{die}>={apart},{cell('Pair')}>0),-1,0))"
+    )
+    s_change: dict[str, str] = {}
+    t_change: dict[str, str] = {}
+    for deck in ("port", "starboard"):
+        s_change[deck] = (
+            f"IF({win}=1,{winner_deck(deck, S)},IF({win}=2,{prize_deck(deck, S)},"
+            f'IF({is_(sd.Action.STRIKE)},IF({cell("Box")}="{deck}",-1,0),'
+            f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))'
+        )
+        t_change[deck] = (
+            f"IF({win}=2,{winner_deck(deck, T)},IF({win}=1,{prize_deck(deck, T)},"
+            f"-{cell('Hit ' + deck)}))"
+        )
+    box = cell("Box")
+
+    def corrected(part: str) -> str:
+        return (
+            f'IF({is_(sd.Action.STRIKE)},IF({box}="{part}",-1,0),'
+            f'IF({is_(sd.Action.RESTORE)},IF({box}="{part}",1,0),0))'
+        )
+
+    repaired = f"AND({is_(sd.Action.REPAIR)},{die}>={repair})"
+    order_of_repair = str(sail.rules().constant("damage_record_readings", "repair_order")).split()
+    for i, mast in enumerate(order_of_repair):
+        earlier_up = "".join(f",{S[m]}=1" for m in order_of_repair[:i])
+        s_change[mast] = f"IF(AND({repaired},{S[mast]}=0{earlier_up}),1,{corrected(mast)})"
+    for mast in sd.MASTS:
+        t_change[mast] = mast_struck(mast)
+    s_change["hull"] = corrected("hull")
+    t_change["hull"] = f"-{cell('Hit hull')}"
+    s_change["fire"] = (
+        f"IF({is_(sd.Action.FIRE_OUT)},IF({S['fire']}<=1,IF({die}>={out1},-1,1),-2),"
+        f'IF(AND({is_(sd.Action.CATCH_FIRE)},{score}<>""),IF(AND({die}>={score},'
+        f"{S['fire']}=0),1,0),0))"
+    )
+    t_change["fire"] = f'IF(AND({cell("Sets fire")}="Y",{T["fire"]}=0),1,0)'
+    s_change["aground"] = (
+        f"IF(AND({is_(sd.Action.FOUNDER)},{die}<={founder},{S['aground']}=0),1,"
+        f"IF(AND({is_(sd.Action.REFLOAT)},{die}>={refloat},{S['aground']}>0),"
+        "-1,0))"
+    )
+    s_change["anchored"] = (
+        f"IF({is_(sd.Action.ANCHOR)},{cell('Round')}-{S['anchored']},"
+        f"IF({is_(sd.Action.WEIGH)},-{S['anchored']},0))"
+    )
+    s_change["entangled"] = t_change["entangled"] = entangle
+    s_change["captured"] = f"IF({win}=2,1,0)"
+    t_change["captured"] = f"IF({win}=1,1,0)"
+    s_change["blown_up"] = f"IF(AND({is_(sd.Action.FIRE_OUT)},{S['fire']}>=2,{die}<{out2}),1,0)"
+    s_change["sunk"] = (
+        f"IF(AND({is_(sd.Action.SINK)},{cell('Wind speed')}>={high_seas},"
+        f"{S['port']}+{S['starboard']}=0,{S['hull']}=0,{die}<={sink}),1,0)"
+    )
+    for field in _S_CHANGE:
+        f[_change("S", field)] = s_change[field]
+    for field in _T_CHANGE:
+        f[_change("T", field)] = t_change[field]
+    f["Captor"] = f'IF({win}=1,{cell("Ship")},IF({win}=2,{cell("Target")},""))'
+    f["Prize"] = f'IF({win}=1,{cell("Target")},IF({win}=2,{cell("Ship")},""))'
+    boards = (
+        f'COUNTIFS({upto("Ship")},{{who}},{upto("Action")},"board")'
+        f'+COUNTIFS({upto("Target")},{{who}},{upto("Action")},"board")'
+    )
+    f["Board key S"] = (
+        f'IF({is_(sd.Action.BOARD)},{cell("Ship")}&"|"&({boards.format(who=cell("Ship"))}),"")'
+    )
+    f["Board key T"] = (
+        f'IF({is_(sd.Action.BOARD)},{cell("Target")}&"|"&({boards.format(who=cell("Target"))}),"")'
+    )
+
+    def struck(change: Mapping[str, str]) -> str:
+        parts = "&".join([f'IF({change[b]}<0,"; {b} "&-({change[b]}),"")'
+                          for b in ("port", "starboard", "hull")]
+                         + [f'IF({change[m]}<0,"; {m}","")' for m in sd.MASTS])  # fmt: skip
+        return f"MID({parts},3,200)"
+
+    sc = {k: cell(_change("S", k)) for k in _S_CHANGE}
+    tc = {k: cell(_change("T", k)) for k in _T_CHANGE}
+    f["Struck"] = (
+        f'IF({is_(sd.Action.FIRE)},{struck(tc)},IF({is_(sd.Action.STRIKE)},{struck(sc)},""))'
+    )
+    ts, tt = total_s, total_t
+    repaired_mast = f'IF({sc["main"]}>0,"main",IF({sc["fore"]}>0,"fore","mizzen"))'
+    results = [
+        (
+            sd.Action.FIRE,
+            f'IF({h}=0,"no hit",{h}&" hit"&IF({h}>1,"s",""))'
+            f'&IF({cell("Sixes")}>={pair_of},", on fire","")',
+        ),
+        (
+            sd.Action.BOARD,
+            f'IF({win}=1,{cell("Ship")}&" captures "&{cell("Target")}&" ("&{ts}'
+            f'&" to "&{tt}&")",IF({win}=2,{cell("Target")}&" captures "&'
+            f'{cell("Ship")}&" ("&{tt}&" to "&{ts}&")","tie ("&{ts}&" to "&{tt}'
+            f'&"): no capture"))',
+        ),
+        (
+            sd.Action.FIRE_OUT,
+            f'IF({S["fire"]}<=1,IF({die}>={out1},"fire out","the fire grows"),'
+            f'IF({die}>={out2},"fire out","blows up"))',
+        ),
+        (
+            sd.Action.CATCH_FIRE,
+            f'IF(AND({score}<>"",N({die})>=N({score})),"catches fire","no fire")',
+        ),
+        (sd.Action.FOUNDER, f'IF({die}<={founder},"founders","clear")'),
+        (sd.Action.REFLOAT, f'IF({die}>={refloat},"refloated","still aground")'),
+        (sd.Action.SEPARATE, f'IF({sc["entangled"]}<0,"separated","still entangled")'),
+        (
+            sd.Action.REPAIR,
+            f"IF({sc['main']}+{sc['fore']}+{sc['mizzen']}>0,{repaired_mast}"
+            '&" mast repaired","not repaired")',
+        ),
+        (sd.Action.SINK, f'IF({sc["sunk"]}>0,"sinks","stays afloat")'),
+        (sd.Action.ANCHOR, '"anchored"'),
+        (sd.Action.WEIGH, '"weighs anchor"'),
+        (sd.Action.STRIKE, '"box struck"'),
+        (sd.Action.RESTORE, '"box restored"'),
+    ]
+    found = '""'
+    for action, text in reversed(results):
+        found = f"IF({is_(action)},{text},{found})"
+    f["Result"] = found
+    return {k: f'=IF({cell("Ship")}="","",{v})' for k, v in f.items()}
+
+
+def ship_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Ships on sheet row ``r``: her record after every action."""
+    c = letters(SHIPS.headers)
+    d = letters(DAMAGE.headers)
+    log = sheet_name(DAMAGE.sheet)
+    name = f"${c['Ship']}{r}"
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    def col(header: str) -> str:
+        return f"{log}!${d[header]}:${d[header]}"
+
+    def total(field: str, start: str) -> str:
+        sums = f"SUMIFS({col(_change('S', field))},{col('Ship')},{name})"
+        if field in _T_CHANGE:
+            sums += f"+SUMIFS({col(_change('T', field))},{col('Target')},{name})"
+        return f"{start}+{sums}"
+
+    gone = f'OR({cell("State")}="sunk",{cell("State")}="blown up")'
+    units = f"{cell('Masts')}+IF({cell('Main')}=1,VLOOKUP({cell('Type')},{MAIN_MAST},2,0)-1,0)"
+    boards = (
+        f'COUNTIFS({col("Ship")},{name},{col("Action")},"board")'
+        f'+COUNTIFS({col("Target")},{name},{col("Action")},"board")'
+    )
+    key = f'{name}&"|"&({boards})'
+    partner = (
+        f"IFERROR(INDEX({col('Target')},MATCH({key},{col('Board key S')},0)),"
+        f'IFERROR(INDEX({col("Ship")},MATCH({key},{col("Board key T")},0)),""))'
+    )
+    own_state, own_ship = (f"{sheet_name(SHIPS.sheet)}!${c[h]}:${c[h]}" for h in ("State", "Ship"))
+    partner_state = f'IFERROR(INDEX({own_state},MATCH({partner},{own_ship},0)),"")'
+    f = {
+        "Port": total("port", cell("Gun decks")),
+        "Starboard": total("starboard", cell("Gun decks")),
+        "Fore": total("fore", "1"),
+        "Main": total("main", "1"),
+        "Mizzen": total("mizzen", "1"),
+        "Masts": f"{cell('Fore')}+{cell('Main')}+{cell('Mizzen')}",
+        "Hull": total("hull", cell("Hull units")),
+        "On fire": total("fire", "0"),
+        "Aground": f'IF({total("aground", "0")}>0,"Y","")',
+        "At anchor since": f'IF({total("anchored", "0")}>0,{total("anchored", "0")},"")',
+        # Her partner while both are still in the fight (blown up or sunk frees them).
+        "Entangled with": (
+            f'IF(OR({total("entangled", "0")}=0,{gone}),"",IF(OR({partner_state}="sunk",'
+            f'{partner_state}="blown up"),"",{partner}))'
+        ),
+        "Captured by": f'IFERROR(INDEX({col("Captor")},MATCH({name},{col("Prize")},0)),"")',
+        "State": (
+            f'IF({total("sunk", "0")}>0,"sunk",IF({total("blown_up", "0")}>0,"blown up",'
+            f'IF({total("captured", "0")}>0,"captured","afloat")))'
+        ),
+        "Boxes lost": (
+            f'IF(AND({cell("State")}<>"afloat",DamageCounts<>"{_COUNTS[1]}"),'
+            f"2*{cell('Gun decks')}+3+{cell('Hull units')},2*{cell('Gun decks')}+3+"
+            f"{cell('Hull units')}-({cell('Port')}+{cell('Starboard')}+{cell('Masts')}"
+            f"+{cell('Hull')}))"
+        ),
+    }
+    adjustments = {float(p["angle"]): p.get("wind_adjustment") or 0
+                   for p in sail.rules().rows("points_of_sail")}  # fmt: skip
+    least = int(sail.rules().constant("movement", "min_speed"))
+    for header, angle in _SPEEDS:
+        adjust = int(adjustments[float(angle)])
+        f[header] = (
+            f'IF({gone},"",IF(({units})=0,0,MAX({least},({units})*(WindSpeedNow{adjust:+d}))))'
+        )
+    return {k: f'=IF({name}="","",{v})' for k, v in f.items()}
+
+
+def wind_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Wind on sheet row ``r``: the wind after the round's two dice."""
+    c = letters(WIND.headers)
+    first = r == _TOP + 1
+    before_dir = "WindStart" if first else f"${c['Direction']}{r - 1}"
+    before_speed = "WindSpeedStart" if first else f"${c['Speed']}{r - 1}"
+    ruleset = sail.rules()
+
+    def drift(table: str, column: str, die: str) -> str:
+        found = "0"
+        for row in ruleset.rows(table):
+            lo, hi, by = int(row["roll_low"]), int(row["roll_high"]), int(row[column])
+            if by:
+                found = f"IF(AND({die}>={lo},{die}<={hi}),{by},{found})"
+        return found
+
+    turn = drift("wind_direction_drift", "points_clockwise", f"${c['Direction die']}{r}")
+    change = drift("wind_speed_drift", "change", f"${c['Speed die']}{r}")
+    low = int(ruleset.constant("wind", "min_speed"))
+    high = int(ruleset.constant("wind", "max_speed"))
+    points = int(ruleset.constant("wind", "compass_points"))
+    formulas = {
+        "Direction": (f"INDEX({COMPASS},MOD(MATCH({before_dir},{COMPASS},0)-1+{turn},{points})+1)"),
+        "Speed": f"MIN({high},MAX({low},{before_speed}+{change}))",
+    }
+    return {k: f'=IF(${c["Round"]}{r}="","",{v})' for k, v in formulas.items()}
+
+
+def _current(column: str, start: str) -> str:
+    c = letters(WIND.headers)
+    ref = f"{sheet_name(WIND.sheet)}!${c[column]}:${c[column]}"
+    rounds = f"{sheet_name(WIND.sheet)}!$A:$A"
+    return f"=IF(COUNT({rounds})=0,{start},INDEX({ref},MATCH(MAX({rounds}),{rounds},0)))"
+
+
+#: The front sheet's computed named cells: the round, the wind now.
+FRONT_FORMULAS = {
+    "CurrentRound": f"=COUNT({sheet_name(WIND.sheet)}!$A:$A)+1",
+    "WindNow": _current("Direction", "WindStart"),
+    "WindSpeedNow": _current("Speed", "WindSpeedStart"),
+}
+
+KIND = register(
+    LedgerKind(
+        name="ship-records",
+        title="Ship damage records",
+        description="Age of Sail ship damage records: every ship's gun decks, masts and hull "
+        "boxes, fire, entanglement, shoals, anchor, capture and fate, action by action, the "
+        "wind round by round, printable record cards",
+        rulesets=frozenset({"age-of-sail"}),
+        things=SHIPS,
+        periods=DAMAGE,
+        thing="ship",
+        period="round",
+        named_cells=(
+            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("WindStart", "Wind at the start", Entry.CHOICE, "the way the wind "
+                      "blows at the start: one of the eight compass points",
+                      choices=tuple(t.id for t in sorted(
+                          sail.rules().vocabulary("wind_directions").terms,
+                          key=lambda t: t.attrs["point"]))),
+            NamedCell("WindSpeedStart", "Wind speed at the start", Entry.WHOLE, "1 to 7 (the "
+                      "text: 4)"),
+            NamedCell("BandEdges", "A range of 4 or 8 cm", Entry.CHOICE, "is in the closer "
+                      "band (the house reading) or the farther", choices=_BANDS),
+            NamedCell("BurningShipsFire", "A burning ship may fire", Entry.CHOICE, "yes (the "
+                      "house reading: the text does not stop her) or no", choices=_YES_NO),
+            NamedCell("DamageCounts", "Most damage counts", Entry.CHOICE, "all boxes of a ship "
+                      "lost (blown up, sunk, captured; the house reading) or boxes struck only",
+                      choices=_COUNTS),
+            NamedCell("CurrentRound", "Round", Entry.WHOLE, computed=True),
+            NamedCell("WindNow", "Wind now", computed=True),
+            NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
+        ),
+        statuses=tuple(s.value for s in sd.State),
+        off_table=frozenset({sd.State.BLOWN_UP.value, sd.State.SUNK.value}),
+        step=sd.resolve,
+        period_formulas=damage_formulas,
+        compute=lambda book: compute_damage(read_ships(book)),  # defined below
+        close="end-round",
+        record="fire",
+        macro_prefix="ships",
+    )
+)  # fmt: skip
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@dataclass
+class ShipLedger(LedgerState):
+    """Everything an operation needs, read at once."""
+
+    ships: dict[str, sd.Ship]
+    squadrons: dict[str, str]
+    events: list[tuple[Any, sd.Event]]  # (row index, event), in the log's order
+    wind_rolls: list[tuple[int, int]]  # each closed round's (direction die, speed die)
+    wind_start: tuple[str, int]
+    readings: sd.Readings
+
+    @property
+    def round(self) -> int:
+        """The round being played: one after the last closed."""
+        return len(self.wind_rolls) + 1
+
+    def winds(self) -> list[tuple[str, int]]:
+        """The wind during each round, from round 1 (the start) to the current one."""
+        after = sd.wind_after_rounds(*self.wind_start, self.wind_rolls)
+        return [self.wind_start, *after]
+
+    def wind_speeds(self) -> dict[int, int]:
+        return {i + 1: speed for i, (_, speed) in enumerate(self.winds())}
+
+    def fold(self, events: Sequence[sd.Event] | None = None,
+             ) -> tuple[list[sd.Outcome], dict[str, sd.ShipState]]:  # fmt: skip
+        """The log played through (or ``events``), every action checked."""
+        chosen = [e for _, e in self.events] if events is None else list(events)
+        return sd.fold(self.ships, chosen, wind=self.wind_speeds(), readings=self.readings)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
+
+
+def _event(row: Mapping[str, Any]) -> sd.Event:
+    dice = tuple(int(row[h]) for h in DICE if _int(row[h]) is not None)
+    their = tuple(int(row[h]) for h in THEIR_DICE if _int(row[h]) is not None)
+    rng = row["Range"]
+    return sd.Event(
+        round=int(row["Round"]), action=sd.Action(row["Action"]), ship=_text(row["Ship"]),
+        part=_int(row["Part"]) or 0, target=_text(row["Target"]), from_side=_text(row["From"]),
+        side=_text(row["Side"]), aim=_text(row["Aim"]),
+        range_cm=None if rng is None or pd.isna(rng) else float(rng), decks=_int(row["Decks"]),
+        masts_first=_text(row["Masts first"]), prize_crew=_int(row["Prize crew"]),
+        box=_text(row["Box"]), dice=dice, their_dice=their,
+    )  # fmt: skip
+
+
+def read_ships(book: Book) -> ShipLedger:
+    """The ships, the damage log, the wind and the settings, every row checked."""
+    tables = read_tables(book, KIND)
+    ships: dict[str, sd.Ship] = {}
+    squadrons: dict[str, str] = {}
+    for index, row in tables.things.iterrows():
+        name = str(row["Ship"])
+        where = where_of(tables.things, index)
+        kind = _text(row["Type"]) or "ship of the line"
+        for header in ("Gun decks", "Hull units"):
+            if pd.isna(row[header]):
+                raise CellValueError(f"ship {name!r} has no {header.casefold()}", column=header,
+                                     expected="a whole number 1 to 3", **where)  # fmt: skip
+        decks = int(row["Gun decks"])
+        most = int(sail.ship_record(kind)["gun_decks_per_side"])
+        if decks > most:
+            raise CellValueError(f"a {kind} has at most {most} gun decks a side",
+                                 column="Gun decks", value=decks, expected=f"1 to {most}",
+                                 **where)  # fmt: skip
+        ships[name] = sd.Ship(name, _text(row["Fleet"]), kind, decks, int(row["Hull units"]))
+        squadrons[name] = _text(row["Squadron"])
+    events = []
+    for index, row in tables.periods.iterrows():
+        if pd.isna(row["Action"]):
+            raise CellValueError("a row of the damage log has no action", column="Action",
+                                 expected="one of " + ", ".join(a.value for a in sd.Action),
+                                 **where_of(tables.periods, index))  # fmt: skip
+        events.append((index, _event(row)))
+    wind = book.read_table(WIND.name, WIND.read_types(), cached=False)
+    wind = wind[wind["Round"].notna()]
+    rolls: list[tuple[int, int]] = []
+    for number, (index, row) in enumerate(wind.iterrows(), start=1):
+        where = where_of(wind, index)
+        if int(row["Round"]) != number:
+            raise CellValueError("the wind's rounds run 1, 2, 3, ...", column="Round",
+                                 value=int(row["Round"]), expected=str(number),
+                                 **where)  # fmt: skip
+        dice = []
+        for header in ("Direction die", "Speed die"):
+            value = row[header]
+            if pd.isna(value) or not 1 <= int(value) <= 6:
+                raise CellValueError("the wind's dice are d6", column=header,
+                                     value=None if pd.isna(value) else value,
+                                     expected="a whole number 1 to 6", **where)  # fmt: skip
+            dice.append(int(value))
+        rolls.append((dice[0], dice[1]))
+    ledger = ShipLedger(tables, ships, squadrons, events, rolls, _wind_start(book),
+                        _readings(book))  # fmt: skip
+    for index, event in events:
+        if event.round > ledger.round:
+            raise CellValueError("an action in a round not yet begun", column="Round",
+                                 value=event.round, expected=f"round {ledger.round} or before",
+                                 **where_of(tables.periods, index))  # fmt: skip
+    return ledger
+
+
+def _wind_start(book: Book) -> tuple[str, int]:
+    typed = read_named(book, "WindStart")
+    try:
+        direction = sail.wind_direction(str(typed or "W").strip()).id
+    except InvalidArgumentError:
+        raise CellValueError(
+            "the wind at the start is not a point of the compass",
+            file=book.name,
+            sheet=KIND.front,
+            column="Wind at the start",
+            value=typed,
+            expected="N, NE, E, SE, S, SW, W or NW",
+        ) from None
+    speed = read_named(book, "WindSpeedStart")
+    ruleset = sail.rules()
+    low, high = (
+        int(ruleset.constant("wind", "min_speed")),
+        int(ruleset.constant("wind", "max_speed")),
+    )
+    start = int(ruleset.constant("wind", "start_speed"))
+    from battle_ledger.sheets.values import whole
+
+    try:
+        level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
+    except InvalidArgumentError as exc:
+        raise CellValueError(exc.message, file=book.name, sheet=KIND.front,
+                             column="Wind speed at the start", value=speed,
+                             expected=exc.expected) from None  # fmt: skip
+    return direction, int(level if level is not None else start)
+
+
+def _readings(book: Book) -> sd.Readings:
+    return sd.Readings(
+        farther_band=read_setting(book, KIND, "BandEdges") == _BANDS[1],
+        burning_ships_fire=read_setting(book, KIND, "BurningShipsFire") != "no",
+        struck_only=read_setting(book, KIND, "DamageCounts") == _COUNTS[1],
+    )
+
+
+def _located(ledger: ShipLedger, exc: InvalidArgumentError) -> CellValueError:
+    index = getattr(exc, "index", None)
+    columns = {"ship": "Ship", "target": "Target", "from": "From", "side": "Side", "aim": "Aim",
+               "range": "Range", "decks": "Decks", "dice": "Die 1", "their dice": "Their die 1",
+               "masts first": "Masts first", "prize crew": "Prize crew", "box": "Box"}  # fmt: skip
+    row = ledger.events[index][0] if index is not None and index < len(ledger.events) else None
+    return CellValueError(exc.message, column=columns.get(str(exc.column), exc.column),
+                          value=exc.value, expected=exc.expected,
+                          **where_of(ledger.turns, row))  # fmt: skip
+
+
+def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
+    """The damage log's computed columns, indexed like the log (what the formulas show)."""
+    try:
+        outcomes, _ = ledger.fold()
+    except InvalidArgumentError as exc:
+        raise _located(ledger, exc) from None
+    rows = [{"Needed": o.needed, "Hits": o.hits, "Sets fire": "Y" if o.sets_fire else "",
+             "Result": o.result, "Struck": o.struck} for o in outcomes]  # fmt: skip
+    return pd.DataFrame(rows, index=[i for i, _ in ledger.events],
+                        columns=[c.header for c in DAMAGE.having(Role.OUTCOME)])  # fmt: skip
+
+
+def _state_of(ship: sd.Ship, now: sd.ShipState, wind: int, readings: sd.Readings,
+              squadron: str) -> dict[str, Any]:  # fmt: skip
+    gone = now.state in (sd.State.BLOWN_UP, sd.State.SUNK)
+    speeds = {}
+    for header, angle in _SPEEDS:
+        key = header.casefold().replace(" ", "_")
+        speeds[key] = None if gone else sail.ship_speed(now.masts, wind, angle, ship.type,
+                                                         main_mast=bool(now.main))  # fmt: skip
+    return {
+        "fleet": ship.fleet, "squadron": squadron, "ship": ship.name, "type": ship.type,
+        "port": now.port, "starboard": now.starboard,
+        "masts": now.masts, "masts_standing": list(now.standing()), "hull": now.hull,
+        "on_fire": now.fire, "aground": bool(now.aground), "anchored": now.anchored or None,
+        "entangled_with": now.entangled_with or None, "state": now.state.value,
+        "captured_by": now.captured_by or None, **speeds,
+        "boxes_lost": sd.boxes_lost(ship, now, readings),
+    }  # fmt: skip
+
+
+def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every ship's record now, and every fleet's damage inflicted (the boxes the other
+    fleets lost: the house reading of "most damage")."""
+    try:
+        _, states = ledger.fold()
+    except InvalidArgumentError as exc:
+        raise _located(ledger, exc) from None
+    wind = ledger.winds()[-1][1]
+    out = {sd.State.BLOWN_UP, sd.State.SUNK}
+    for name, now in states.items():  # a ship blown up or sunk frees her and her partner
+        if now.entangled_with and (now.state in out or states[now.entangled_with].state in out):
+            states[name] = replace(now, entangled_with="")
+    ships = [_state_of(s, states[n], wind, ledger.readings, ledger.squadrons[n])
+             for n, s in ledger.ships.items()]  # fmt: skip
+    fleets = []
+    for fleet in dict.fromkeys(s.fleet for s in ledger.ships.values()):
+        mine = [s for s in ships if s["fleet"] == fleet]
+        theirs = [s for s in ships if s["fleet"] != fleet]
+        fleets.append({
+            "fleet": fleet, "ships": len(mine),
+            "afloat": sum(s["state"] == "afloat" for s in mine),
+            "boxes_lost": sum(s["boxes_lost"] for s in mine),
+            "damage_inflicted": sum(s["boxes_lost"] for s in theirs),
+            "ships_taken": sum(s["state"] == "captured" for s in theirs),
+            "ships_blown_up": sum(s["state"] == "blown up" for s in theirs),
+            "ships_sunk": sum(s["state"] == "sunk" for s in theirs),
+        })  # fmt: skip
+    return ships, fleets
+
+
+# -- operations -------------------------------------------------------------------------------
+
+
+def _dice(text: str | None, option: str, count: int, rng: random.Random) -> tuple[int, ...]:
+    """Dice given as ``5,2,6`` (refused unless ``count`` of them, each 1-6), or rolled."""
+    if text is None or not str(text).strip():
+        return tuple(rng.randint(1, 6) for _ in range(count))
+    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p]
+    found = []
+    for part in parts:
+        if not part.strip().isdigit() or not 1 <= int(part) <= 6:
+            raise CommandError(
+                f"{option} takes d6 rolls",
+                column=option,
+                value=text,
+                expected="numbers 1 to 6 separated by commas, e.g. 5,2,6",
+            )
+        found.append(int(part))
+    if len(found) != count:
+        raise CommandError(f"{option}: one die per gun deck: {count}", column=option,
+                           value=text, expected=f"{count} dice")  # fmt: skip
+    return tuple(found)
+
+
+def _log_row(event: sd.Event) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "Round": event.round, "Part": event.part or None, "Action": event.action.value,
+        "Ship": event.ship, "From": event.from_side or None, "Target": event.target or None,
+        "Side": event.side or None, "Aim": event.aim or None, "Range": event.range_cm,
+        "Decks": event.decks, "Masts first": event.masts_first or None,
+        "Prize crew": event.prize_crew, "Box": event.box or None,
+    }  # fmt: skip
+    for headers, dice in ((DICE, event.dice), (THEIR_DICE, event.their_dice)):
+        row |= {h: (dice[i] if i < len(dice) else None) for i, h in enumerate(headers)}
+    return row
+
+
+def _with_formulas(ledger: ShipLedger, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    first = ledger.turns.attrs.get("where", {}).get("first_row", _TOP + 1)
+    used = [int(i) for i in ledger.turns.index if int(i) >= 0]
+    start = int(first) + (max(used) + 1 if used else 0)
+    return pd.DataFrame([row | {h: Formula(v) for h, v in damage_formulas(start + i).items()}
+                         for i, row in enumerate(rows)])  # fmt: skip
+
+
+def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.Outcome]:
+    """Check ``events`` after the log (refused: nothing written), then write them."""
+    try:
+        outcomes, _ = ledger.fold([*(e for _, e in ledger.events), *events])
+    except InvalidArgumentError as exc:
+        index = getattr(exc, "index", 0)
+        if index < len(ledger.events):
+            raise _located(ledger, exc) from None
+        column = str(exc.column or "")
+        raise CommandError(exc.message, column=f"--{column.replace(' ', '-')}" if column else None,
+                           value=exc.value, expected=exc.expected) from None  # fmt: skip
+    book.append_rows(DAMAGE.name, _with_formulas(ledger, [_log_row(e) for e in events]))
+    return outcomes[len(ledger.events) :]
+
+
+def _ship(book: Book, ledger: ShipLedger, given: str, option: str) -> str:
+    return find_thing(book, KIND, ledger.ships, given, option=option)
+
+
+def _states(ledger: ShipLedger) -> dict[str, sd.ShipState]:
+    try:
+        return ledger.fold()[1]
+    except InvalidArgumentError as exc:
+        raise _located(ledger, exc) from None
+
+
+def _summary(event: sd.Event, out: sd.Outcome) -> str:
+    who = f"{event.ship} -> {event.target}" if event.target else event.ship
+    dice = ",".join(map(str, event.dice))
+    extra = f" vs {','.join(map(str, event.their_dice))}" if event.their_dice else ""
+    return (f"round {event.round}, {event.action.value} {who}"
+            + (f" [{dice}{extra}]" if dice else "")
+            + (f" needing {out.needed}" if out.needed else "") + f": {out.result}"
+            + (f" ({out.struck})" if out.struck else ""))  # fmt: skip
+
+
+def _done(book: Book, events: list[sd.Event], outs: list[sd.Outcome],
+          action: str) -> OperationResult:  # fmt: skip
+    lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
+    dice = "; ".join(",".join(map(str, (*e.dice, *e.their_dice))) for e in events)
+    book.log(action, "; ".join(lines), turn=events[0].round if events else None, dice=dice)
+    details = [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
+                "dice": list(e.dice), "their_dice": list(e.their_dice), "needed": o.needed,
+                "hits": o.hits, "sets_fire": o.sets_fire, "result": o.result,
+                "struck": o.struck} for e, o in zip(events, outs, strict=True)]  # fmt: skip
+    return OperationResult("\n".join(lines), {"round": events[0].round if events else None,
+                                              "actions": details})  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "fire",
+    options=(
+        Option("ship", str, required=True, help="the ship firing"),
+        Option("from_side", str, required=True, word="from", choices=("port", "starboard"),
+               help="her broadside firing"),
+        Option("target", str, required=True, help="the ship fired at"),
+        Option("side", str, required=True, choices=("port", "starboard", "bow", "stern"),
+               help="where the shot strikes the target"),
+        Option("aim", str, required=True, choices=("hull", "sails"),
+               help="the hull (gun decks) or the sails (masts)"),
+        Option("range", float, required=True, low=0, help="the range in cm (up to 12)"),
+        Option("dice", str, help="the dice, e.g. 5,2,6 (one per gun deck firing; none: "
+               "rolled)"),
+        Option("decks", int, low=1, high=3, help="gun decks firing (default: all left on "
+               "that side)"),
+        Option("masts_first", str, choices=sd.MASTS, help="on a broadside, the mast the "
+               "target's owner gives up first"),
+        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+    ),
+)  # fmt: skip
+def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
+    """A broadside: one die per gun deck firing, hits on the range table's score for the
+    hull or the sails; gun decks on the side struck, then hull units; masts in order;
+    a pair of sixes sets the target on fire.
+
+    Example: battle-ledger run fire ledger.xlsx --ship Victory --from port --target Redoutable --side starboard --aim hull --range 3 --dice 5,2,6
+    """  # noqa: E501
+    ledger = read_ships(book)
+    ship = _ship(book, ledger, given["ship"], "--ship")
+    target = _ship(book, ledger, given["target"], "--target")
+    states = _states(ledger)
+    if states[ship].state is not sd.State.AFLOAT:
+        raise CommandError(f"{ship} is {states[ship].state}", column="--ship", value=ship,
+                           expected="a ship afloat and not captured")  # fmt: skip
+    left = getattr(states[ship], given["from_side"])
+    decks = given.get("decks")
+    if decks is not None and decks > left:
+        raise CommandError(f"{ship} has {left} gun decks left on her {given['from_side']} side",
+                           column="--decks", value=decks, expected=f"1 to {left}")  # fmt: skip
+    count = decks if decks is not None else left
+    if count == 0:
+        raise CommandError(f"{ship} has no gun decks left on her {given['from_side']} side",
+                           column="--from", value=given["from_side"],
+                           expected="a side with gun decks left")  # fmt: skip
+    event = sd.Event(
+        round=ledger.round, action=sd.Action.FIRE, ship=ship, part=given.get("part") or 1,
+        target=target, from_side=given["from_side"], side=given["side"], aim=given["aim"],
+        range_cm=given["range"], decks=decks,
+        masts_first=given.get("masts_first") or "",
+        dice=_dice(given.get("dice"), "--dice", count, rng),
+    )  # fmt: skip
+    return _done(book, [event], _record(book, ledger, [event]), "fire")
+
+
+@operation(
+    KIND.name,
+    "board",
+    options=(
+        Option("ship", str, required=True, help="the ship boarding"),
+        Option("target", str, required=True, help="the ship boarded"),
+        Option("dice", str, help="the boarder's dice, one per gun deck left (none: rolled)"),
+        Option("target_dice", str, help="the target's dice, one per gun deck left"),
+        Option("prize_crew", int, low=1, high=3, help="gun decks the winner sends across "
+               "(default 1)"),
+        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+    ),
+)  # fmt: skip
+def board(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
+    """Boarding: one die per gun deck left on each ship, the higher total captures the
+    other; the winner marks off the prize crew's gun deck(s), who man the prize; the
+    ships stay entangled until one throws a 6 to separate.
+
+    Example: battle-ledger run board ledger.xlsx --ship Naiad --target Rhin --dice 6,4,3,5 --target-dice 2,2,1,3
+    """  # noqa: E501
+    ledger = read_ships(book)
+    ship = _ship(book, ledger, given["ship"], "--ship")
+    target = _ship(book, ledger, given["target"], "--target")
+    states = _states(ledger)
+    event = sd.Event(
+        round=ledger.round, action=sd.Action.BOARD, ship=ship, part=given.get("part") or 1,
+        target=target, prize_crew=given.get("prize_crew"),
+        dice=_dice(given.get("dice"), "--dice", states[ship].gun_decks, rng),
+        their_dice=_dice(given.get("target_dice"), "--target-dice", states[target].gun_decks,
+                         rng),
+    )  # fmt: skip
+    return _done(book, [event], _record(book, ledger, [event]), "board")
+
+
+_CHECKS = tuple(a.value for a in (sd.Action.FOUNDER, sd.Action.REFLOAT, sd.Action.SEPARATE,
+                                  sd.Action.REPAIR, sd.Action.FIRE_OUT, sd.Action.SINK,
+                                  sd.Action.CATCH_FIRE))  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "roll",
+    options=(
+        Option("ship", str, required=True, help="the ship rolling"),
+        Option("check", str, required=True, choices=_CHECKS, help="founder (crossing a shoal: "
+               "1-3), refloat (6), separate (6), repair (a mast, 6), fire out (5-6, then 6), "
+               "sink (a wreck in high seas: 1-2), catch fire (near an explosion)"),
+        Option("target", str, help="separate: the ship she is entangled with; catch fire: "
+               "the ship that blew up"),
+        Option("range", float, low=0, help="catch fire: the range to the explosion in cm"),
+        Option("die", int, low=1, high=6, help="the die (none: rolled)"),
+        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+    ),
+)  # fmt: skip
+def roll(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
+    """One die for a ship: foundering on a shoal, refloating, separating, repairing a mast
+    (her crew may then neither fire nor board this round), putting a fire out, sinking
+    in high seas, catching fire from an explosion within 12 cm.
+
+    Example: battle-ledger run roll ledger.xlsx --ship Mars --check founder --die 2
+    """
+    ledger = read_ships(book)
+    ship = _ship(book, ledger, given["ship"], "--ship")
+    target = _ship(book, ledger, given["target"], "--target") if given.get("target") else ""
+    action = sd.Action(given["check"])
+    if action in (sd.Action.SEPARATE,) and not target:
+        raise CommandError("separate needs --target: the ship she is entangled with",
+                           column="--target", expected="a ship")  # fmt: skip
+    event = sd.Event(round=ledger.round, action=action, ship=ship, part=given.get("part") or 1,
+                     target=target, range_cm=given.get("range"),
+                     dice=(given.get("die") or rng.randint(1, 6),))  # fmt: skip
+    return _done(book, [event], _record(book, ledger, [event]), "roll")
+
+
+@operation(
+    KIND.name,
+    "anchor",
+    options=(
+        Option("ship", str, required=True, help="the ship"),
+        Option("weigh", bool, help="Y: weigh anchor (an entire move after dropping it)"),
+        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+    ),
+)  # fmt: skip
+def anchor(book: Book, **given: Any) -> OperationResult:
+    """Drop anchor (she cannot move until an entire move has passed), or weigh it.
+
+    Example: battle-ledger run anchor ledger.xlsx --ship Euryalus
+    """
+    ledger = read_ships(book)
+    ship = _ship(book, ledger, given["ship"], "--ship")
+    action = sd.Action.WEIGH if given.get("weigh") else sd.Action.ANCHOR
+    event = sd.Event(round=ledger.round, action=action, ship=ship, part=given.get("part") or 1)
+    return _done(book, [event], _record(book, ledger, [event]), "anchor")
+
+
+@operation(
+    KIND.name,
+    "correct",
+    options=(
+        Option("ship", str, required=True, help="the ship"),
+        Option("box", str, required=True, choices=sd.BOXES, help="the part of her record"),
+        Option("restore", bool, help="Y: restore a box struck by mistake (default: strike one)"),
+    ),
+)  # fmt: skip
+def correct(book: Book, **given: Any) -> OperationResult:
+    """Correct a record: strike a box by hand, or restore one struck by mistake (the log
+    keeps both).
+
+    Example: battle-ledger run correct ledger.xlsx --ship Mars --box hull
+    """
+    ledger = read_ships(book)
+    ship = _ship(book, ledger, given["ship"], "--ship")
+    action = sd.Action.RESTORE if given.get("restore") else sd.Action.STRIKE
+    event = sd.Event(round=ledger.round, action=action, ship=ship, box=given["box"])
+    return _done(book, [event], _record(book, ledger, [event]), "correct")
+
+
+def _names(text: str | None, book: Book, ledger: ShipLedger, option: str) -> list[str]:
+    parts = [p.strip() for p in str(text or "").split(";") if p.strip()]
+    return [_ship(book, ledger, p, option) for p in parts]
+
+
+@operation(
+    KIND.name,
+    "end-round",
+    options=(
+        Option("repair", str, help="ships trying to repair a mast (separated by ;)"),
+        Option("separate", str, help="ships trying to get free of those entangled with "
+               "them (separated by ;)"),
+    ),
+)  # fmt: skip
+def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
+    """Close the round: a die for every ship on fire (5-6, then 6, else she blows up), for
+    every wreck in high seas (1-2 sinks), for every ship aground (6 refloats), for the
+    ships asked to separate or repair; then the wind's two dice. Every die is logged.
+
+    Example: battle-ledger run end-round ledger.xlsx --seed 7
+    """
+    ledger = read_ships(book)
+    states = _states(ledger)
+    current = ledger.round
+    wind = ledger.winds()[-1][1]
+    events: list[sd.Event] = []
+
+    def die() -> tuple[int]:
+        return (rng.randint(1, 6),)
+
+    afloat = {n for n, s in states.items() if s.state not in (sd.State.BLOWN_UP, sd.State.SUNK)}
+    for name in ledger.ships:
+        if name not in afloat:
+            continue
+        s = states[name]
+        if s.fire:
+            events.append(sd.Event(current, sd.Action.FIRE_OUT, name, 0, dice=die()))
+        if s.wreck and wind >= int(sail.rules().constant("high_seas", "wind_speed")):
+            events.append(sd.Event(current, sd.Action.SINK, name, 0, dice=die()))
+        if s.aground:
+            events.append(sd.Event(current, sd.Action.REFLOAT, name, 0, dice=die()))
+    for name in _names(given.get("repair"), book, ledger, "--repair"):
+        events.append(sd.Event(current, sd.Action.REPAIR, name, 0, dice=die()))
+    pairs = _entangled_pairs(ledger)
+    for name in _names(given.get("separate"), book, ledger, "--separate"):
+        partners = [b for a, b in pairs if a == name] + [a for a, b in pairs if b == name]
+        if not partners:
+            raise CommandError(f"{name} is not entangled", column="--separate", value=name,
+                               expected="a ship entangled with another")  # fmt: skip
+        for other in partners:
+            events.append(sd.Event(current, sd.Action.SEPARATE, name, 0, target=other,
+                                   dice=die()))  # fmt: skip
+    outs = _record(book, ledger, events) if events else []
+    direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
+    new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
+    wind_row = WIND_TOP + 1 + len(ledger.wind_rolls)
+    row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
+    row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
+    book.append_rows(WIND.name, pd.DataFrame([row]))
+    lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
+    lines.append(f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}")
+    book.log("end-round", f"round {current} closed; " + "; ".join(lines), turn=current,
+             dice=" ".join(str(d) for e in events for d in e.dice)
+             + f" wind {direction_die},{speed_die}")  # fmt: skip
+    blown = [e.ship for e, o in zip(events, outs, strict=True) if o.result == "blows up"]
+    return OperationResult(
+        "\n".join([f"round {current} closed", *lines]
+                  + [f"{b} blew up: every ship within 12 cm rolls (roll --check 'catch fire' "
+                     f"--target '{b}' --range CM)" for b in blown]),
+        {"closed_round": current, "next_round": current + 1,
+         "wind": {"direction": new_dir, "speed": new_speed, "dice": [direction_die, speed_die]},
+         "actions": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
+                      "die": e.dice[0], "result": o.result}
+                     for e, o in zip(events, outs, strict=True)],
+         "blown_up": blown},
+    )  # fmt: skip
+
+
+#: The header row of tbl_Wind.
+WIND_TOP = _TOP
+
+
+def _entangled_pairs(ledger: ShipLedger) -> list[tuple[str, str]]:
+    """The pairs of ships entangled now (each once, in the order they met)."""
+    pairs: dict[frozenset[str], tuple[str, str]] = {}
+    count: dict[frozenset[str], int] = {}
+    events = [e for _, e in ledger.events]
+    outs, _ = ledger.fold()
+    for event, out in zip(events, outs, strict=True):
+        if event.action in (sd.Action.BOARD, sd.Action.SEPARATE):
+            key = frozenset((event.ship, event.target))
+            count[key] = count.get(key, 0) + out.ship.get("entangled", 0)
+            pairs.setdefault(key, (event.ship, event.target))
+    states = ledger.fold()[1]
+    out = (sd.State.BLOWN_UP, sd.State.SUNK)  # a ship blown up or sunk frees her partner
+    return [pairs[k] for k, n in count.items()
+            if n > 0 and not any(states[s].state in out for s in k)]  # fmt: skip
+
+
+@report(KIND.name)
+def where_we_stand(book: Book) -> OperationResult:
+    """Every ship's record (boxes left, fire, state, speeds at the wind now), the wind
+    and each fleet's damage inflicted (docs/ship-records.md)."""
+    ledger = read_ships(book)
+    ships, fleets = standings(ledger)
+    direction, speed = ledger.winds()[-1]
+    lines = [f"{battle_name(book) or 'Ship records'}: round {ledger.round}, wind {direction} "
+             f"{speed}"]  # fmt: skip
+    for s in ships:
+        extra = [k for k, v in (("on fire", s["on_fire"]), ("aground", s["aground"]),
+                                ("at anchor", s["anchored"])) if v]  # fmt: skip
+        if s["entangled_with"]:
+            extra.append(f"entangled with {s['entangled_with']}")
+        if s["captured_by"]:
+            extra.append(f"captured by {s['captured_by']}")
+        fleet = "" if s["ship"].endswith(f"({s['fleet']})") else f" ({s['fleet']})"
+        lines.append(f"{s['ship']}{fleet}: P{s['port']} S{s['starboard']} "
+                     f"M{s['masts']} H{s['hull']}, {s['state']}"
+                     + (f" ({', '.join(extra)})" if extra else ""))  # fmt: skip
+    lines += [f"{f['fleet']}: damage inflicted {f['damage_inflicted']} boxes" for f in fleets]
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
+               "wind": {"direction": direction, "speed": speed}, "ships": ships,
+               "fleets": fleets}  # fmt: skip
+    return OperationResult("\n".join(lines), details)
+
+
+@checker(KIND.name)
+def check_ships(book: Book) -> list[BattleLedgerError | str]:
+    """Problems: unknown ships, impossible actions in the log (firing from a side with no
+    gun decks, dice that are not one per gun deck, ...), wind dice that are not d6."""
+    return problems_computing(KIND, book)
