@@ -65,7 +65,7 @@ ShipRow = tuple[str, str, str, str, int, int]
 _PAPER = {"a4": 9, "letter": 1}  # openpyxl's paperSize codes
 _CARD_ROWS = 8  # rows a card takes, the gap under it included
 _CARDS_ACROSS = 2
-_CARD_ROWS_A_PAGE = 4  # card rows per printed page: fits A4 and US Letter alike
+_CARD_ROWS_A_PAGE = 5  # card rows per printed page: fits A4 and US Letter alike
 
 
 def ships_of(oob: OrderOfBattle) -> list[ShipRow]:

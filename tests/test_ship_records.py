@@ -13,6 +13,8 @@ from typing import Any
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from battle_ledger import templates
 from battle_ledger.rulesets import age_of_sail as sail
@@ -292,23 +294,34 @@ _SHIP_COLUMNS = {"Port": "port", "Starboard": "starboard", "Masts": "masts", "Hu
 
 @pytest.mark.slow
 @pytest.mark.libreoffice
-@pytest.mark.parametrize("seed", [3, 8])
-def test_libreoffice_shows_every_record_as_the_report_does(seed: int, tmp_path: Path) -> None:
-    """Generated Trafalgars (broadsides, boarding, fire, shoals, repairs, anchors,
-    corrections, the wind): every log row, every ship's boxes, speeds and state, and each
-    fleet's damage, as LibreOffice recalculates them, equal the rules' (the settings
-    changed from the house readings in one of them)."""
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_libreoffice_shows_every_record_as_the_report_does(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Hypothesis-generated Trafalgars (broadsides, boarding, fire, shoals, repairs,
+    anchors, corrections, the wind; the settings drawn too): every log row, every ship's
+    boxes, speeds and state, and each fleet's damage, as LibreOffice recalculates them,
+    equal the rules' (each example is one recalculation, so few)."""
     from tests.libreoffice import recalculated_workbook
 
+    tmp_path = tmp_path_factory.mktemp("ships")
     path = build_from_example("ship-records", tmp_path / "records.xlsx")
-    if seed == 8:
-        wb = openpyxl.load_workbook(path)
-        for name, value in (("BandEdges", "farther band"), ("DamageCounts", "boxes struck only"),
-                            ("WindSpeedStart", 6)):  # fmt: skip
-            sheet, cell = next(iter(wb.defined_names[name].destinations))
-            wb[sheet][cell.replace("$", "")].value = value
-        wb.save(path)
-    play_periods("ship-records", path, 8, seed)
+    wb = openpyxl.load_workbook(path)
+    drawn = {"BandEdges": data.draw(st.sampled_from(["closer band", "farther band"])),
+             "DamageCounts": data.draw(st.sampled_from(["all boxes of a ship lost",
+                                                        "boxes struck only"])),
+             "WindSpeedStart": data.draw(st.integers(1, 7))}  # fmt: skip
+    for name, value in drawn.items():
+        sheet, cell = next(iter(wb.defined_names[name].destinations))
+        wb[sheet][cell.replace("$", "")].value = value
+    wb.save(path)
+    play_periods("ship-records", path, 6, lambda lo, hi: data.draw(st.integers(lo, hi)))
     ledger = read_ships(HeadlessBook(path, writable=False))
     expected = compute_damage(ledger)
     ships, fleets = standings(ledger)
