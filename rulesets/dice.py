@@ -15,6 +15,8 @@ from typing import TypeVar
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
+    "MAX_DICE",
+    "MAX_SUMMED_DICE",
     "Distribution",
     "binomial",
     "d100",
@@ -26,6 +28,23 @@ __all__ = [
 
 K = TypeVar("K", bound=Hashable)
 Distribution = dict[int, Fraction]
+
+#: The most dice one chance of success is computed for (exact odds of 0..n successes).
+#: No rule set throws more at once; far more would keep a spreadsheet cell busy for
+#: minutes, so it is refused before any work.
+MAX_DICE = 1000
+#: The most dice whose total is computed exactly (a boarding's gun decks): the work
+#: grows with the square of the count.
+MAX_SUMMED_DICE = 36
+
+
+def _bounded(n: int, most: int, what: str) -> None:
+    if n > most:
+        raise InvalidArgumentError(
+            f"{n} {what} is more than any rule set throws at once",
+            value=n,
+            expected=f"at most {most}",
+        )
 
 
 def die(sides: int) -> Distribution:
@@ -41,7 +60,8 @@ def d100() -> Distribution:
 
 
 def sum_of(*dists: Mapping[int, Fraction]) -> Distribution:
-    """The distribution of the sum of independent dice."""
+    """The distribution of the sum of independent dice (at most ``MAX_SUMMED_DICE``)."""
+    _bounded(len(dists), MAX_SUMMED_DICE, "dice summed")
     total: Distribution = {0: Fraction(1)}
     for dist in dists:
         nxt: Distribution = {}
@@ -53,9 +73,10 @@ def sum_of(*dists: Mapping[int, Fraction]) -> Distribution:
 
 
 def binomial(n: int, p: Fraction) -> Distribution:
-    """P(k successes) for n independent tries each succeeding with p."""
+    """P(k successes) for n independent tries each succeeding with p (n at most ``MAX_DICE``)."""
     if n < 0:
         raise InvalidArgumentError("the number of dice cannot be negative", value=n)
+    _bounded(n, MAX_DICE, "dice")
     return {k: comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
 
 

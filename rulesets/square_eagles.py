@@ -15,7 +15,6 @@ same text gives both sides' dice.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -534,9 +533,8 @@ def hits_odds(dice_count: int, target: int) -> dict[int, Fraction]:
 
 
 def expected_hits(dice_count: int, target: int) -> Fraction:
-    """The mean number of Hits from n d6 at a Target Number."""
-    return _mean(hits_odds(dice_count, target))
-
-
-def _mean(dist: Mapping[int, Fraction]) -> Fraction:
-    return sum((k * p for k, p in dist.items()), Fraction(0))
+    """The mean number of Hits from n d6 at a Target Number: n x the chance of one, exact
+    (closed form, so any count answers at once)."""
+    n = _whole(dice_count, "dice")
+    t = _whole(target, "target number", 1, 7)
+    return n * Fraction(7 - t, 6)

@@ -436,7 +436,12 @@ def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> Order
         n = table.removeprefix(ROSTER_TABLE_PREFIX)
         side = _cell(book.read_name(SIDE_NAME.format(n=n)))
         sheet, first_row = _table_origin(book, table)
-        frame = book.read_table(table)
+        # Names are typed, never computed: a formula there (=HYPERLINK, =WEBSERVICE) is
+        # refused, not read as its cached result.
+        named = (*NAME_HEADERS.values(), TYPE_HEADER, GRADE_HEADER, QUALITY_HEADER,
+                 COMMANDER_HEADER)  # fmt: skip
+        present = set(book.read_table(table, cached=False).columns)
+        frame = book.read_table(table, {h: None for h in named if h in present})
         division_values: dict[tuple[str, str], dict[str, Any]] = {}
         unit_rows: list[tuple[int, dict[str, Any]]] = []
         for index, row in frame.iterrows():

@@ -49,3 +49,21 @@ def test_seeded_rolls_repeat(rng: random.Random) -> None:
     first = dice.roll(10, rng, 5)
     assert first == dice.roll(10, random.Random(1815), 5)
     assert all(1 <= r <= 10 for r in first)
+
+
+def test_counts_beyond_any_rule_set_are_refused_before_any_work() -> None:
+    """A cell asking for the odds of a million dice answers at once, with one line."""
+    import time
+
+    from battle_ledger.rulesets import age_of_sail, square_eagles
+
+    started = time.perf_counter()
+    for call in (lambda: square_eagles.hits_odds(10**6, 4),
+                 lambda: age_of_sail.hit_odds(30_000, 3, "hull"),
+                 lambda: age_of_sail.catch_fire_odds(10**6),
+                 lambda: age_of_sail.boarding_odds(dice.MAX_SUMMED_DICE + 1, 6)):  # fmt: skip
+        with pytest.raises(InvalidArgumentError, match="more than any rule set throws"):
+            call()
+    assert time.perf_counter() - started < 5  # generous for a loaded machine; ~0.2 s here
+    assert square_eagles.expected_hits(30_000, 4) == 15_000  # closed form: no limit needed
+    assert len(dice.binomial(dice.MAX_DICE, Fraction(1, 2))) == dice.MAX_DICE + 1

@@ -335,3 +335,23 @@ def test_a_ledger_of_another_kind_is_not_an_order_of_battle(tmp_path: Path) -> N
     out = save_atomic(build("dep-ledger", "etg", load_example("etg")), tmp_path / "dep.xlsx")
     with pytest.raises(WrongKindError):
         read_oob(out)
+
+
+@pytest.mark.parametrize("formula", ['=HYPERLINK("http://example.com","Victory")',
+                                     '=WEBSERVICE("http://example.com")'])  # fmt: skip
+def test_a_roster_with_a_formula_for_a_name_is_refused(tmp_path: Path, formula: str) -> None:
+    """A unit named by a formula is not read as its cached result (#VALUE! included)."""
+    roster = save_atomic(build("roster", "etg", load_example("etg")), tmp_path / "r.xlsx")
+    wb = openpyxl.load_workbook(roster)
+    table = next(t for ws in wb.worksheets for t in ws.tables.values()
+                 if t.displayName.startswith(ROSTER_TABLE_PREFIX))  # fmt: skip
+    ws = next(ws for ws in wb.worksheets if table.displayName in ws.tables)
+    top = openpyxl.utils.range_boundaries(table.ref)
+    headers = [ws.cell(top[1], c).value for c in range(top[0], top[2] + 1)]
+    unit = top[0] + headers.index("Unit")
+    row = next(r for r in range(top[1] + 1, top[3] + 1) if ws.cell(r, unit).value)
+    ws.cell(row, unit).value = formula
+    wb.save(roster)
+    with pytest.raises(BattleLedgerError, match="formula") as info:
+        read_oob(roster, "etg")
+    assert info.value.column == "Unit" and info.value.row == row

@@ -141,7 +141,8 @@ def test_hits_odds_sum_to_one(n: int, target: int) -> None:
     odds = se.hits_odds(n, target)
     assert sum(odds.values()) == 1
     assert set(odds) == set(range(n + 1))
-    assert se.expected_hits(n, target) == n * Fraction(7 - target, 6)
+    mean = sum((k * p for k, p in se.hits_odds(n, target).items()), Fraction(0))
+    assert se.expected_hits(n, target) == mean == n * Fraction(7 - target, 6)
 
 
 @settings(max_examples=60, deadline=None)
