@@ -47,6 +47,7 @@ from battle_ledger.sheets.ledger import (
     read_setting,
     read_tables,
     register,
+    rows_with_formulas,
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
@@ -922,14 +923,6 @@ def _log_row(event: sd.Event) -> dict[str, Any]:
     return row
 
 
-def _with_formulas(ledger: ShipLedger, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    first = ledger.turns.attrs.get("where", {}).get("first_row", _TOP + 1)
-    used = [int(i) for i in ledger.turns.index if int(i) >= 0]
-    start = int(first) + (max(used) + 1 if used else 0)
-    return pd.DataFrame([row | {h: Formula(v) for h, v in damage_formulas(start + i).items()}
-                         for i, row in enumerate(rows)])  # fmt: skip
-
-
 def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.Outcome]:
     """Check ``events`` after the log (refused: nothing written), then write them."""
     try:
@@ -941,7 +934,8 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.O
         column = str(exc.column or "")
         raise CommandError(exc.message, column=f"--{column.replace(' ', '-')}" if column else None,
                            value=exc.value, expected=exc.expected) from None  # fmt: skip
-    book.append_rows(DAMAGE.name, _with_formulas(ledger, [_log_row(e) for e in events]))
+    rows = pd.DataFrame([_log_row(e) for e in events])
+    book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
     return outcomes[len(ledger.events) :]
 
 
