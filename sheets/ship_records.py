@@ -51,6 +51,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.values import whole
 
 __all__ = [
     "COMPASS",
@@ -266,6 +267,7 @@ def damage_formulas(r: int) -> dict[str, str]:
     die, h = cell("Die 1"), f"N({cell('Hits')})"
     dice = f"{cell(DICE[0])}:{cell(DICE[-1])}"
     their = f"{cell(THEIR_DICE[0])}:{cell(THEIR_DICE[-1])}"
+    sails, hull = (_hit_score(cell("Range"), aim) for aim in ("sails", "hull"))
     f: dict[str, str] = {
         "S row": f"MATCH({cell('Ship')},{ships_col('Ship')},0)",
         "T row": f"IFERROR(MATCH({cell('Target')},{ships_col('Ship')},0),0)",
@@ -280,12 +282,12 @@ def damage_formulas(r: int) -> dict[str, str]:
             f"{above('Ship')},{cell('Target')},{above('Target')},{cell('Ship')})"
         ),
         "Sixes": f"COUNTIF({dice},6)",
+        # Sails: the sails' scores; the hull and an explosion nearby: the hull's.
+        "Score": (
+            f'IF(AND({is_(sd.Action.FIRE)},{cell("Aim")}="sails"),{sails},'
+            f'IF({is_(sd.Action.FIRE, sd.Action.CATCH_FIRE)},{hull},""))'
+        ),
     }
-    f["Score"] = (
-        f'IF({is_(sd.Action.FIRE)},IF({cell("Aim")}="sails",'
-        f"{_hit_score(cell('Range'), 'sails')},{_hit_score(cell('Range'), 'hull')}),"
-        f'IF({is_(sd.Action.CATCH_FIRE)},{_hit_score(cell("Range"), "hull")},""))'
-    )
     start = {"port": f"INDEX({ships_col('Gun decks')},{{row}})",
              "starboard": f"INDEX({ships_col('Gun decks')},{{row}})",
              "hull": f"INDEX({ships_col('Hull units')},{{row}})",
@@ -795,8 +797,6 @@ def _wind_start(book: Book) -> tuple[str, int]:
         int(ruleset.constant("wind", "max_speed")),
     )
     start = int(ruleset.constant("wind", "start_speed"))
-    from battle_ledger.sheets.values import whole
-
     try:
         level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
     except InvalidArgumentError as exc:
@@ -825,12 +825,17 @@ def _located(ledger: ShipLedger, exc: InvalidArgumentError) -> CellValueError:
                           **where_of(ledger.turns, row))  # fmt: skip
 
 
-def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
-    """The damage log's computed columns, indexed like the log (what the formulas show)."""
+def _folded(ledger: ShipLedger) -> tuple[list[sd.Outcome], dict[str, sd.ShipState]]:
+    """The log played through; a refusal located at its row of the log."""
     try:
-        outcomes, _ = ledger.fold()
+        return ledger.fold()
     except InvalidArgumentError as exc:
         raise _located(ledger, exc) from None
+
+
+def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
+    """The damage log's computed columns, indexed like the log (what the formulas show)."""
+    outcomes, _ = _folded(ledger)
     rows = [{"Needed": o.needed, "Hits": o.hits, "Sets fire": "Y" if o.sets_fire else "",
              "Result": o.result, "Struck": o.struck} for o in outcomes]  # fmt: skip
     return pd.DataFrame(rows, index=[i for i, _ in ledger.events],
@@ -859,10 +864,7 @@ def _state_of(ship: sd.Ship, now: sd.ShipState, wind: int, readings: sd.Readings
 def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every ship's record now, and every fleet's damage inflicted (the boxes the other
     fleets lost: the house reading of "most damage")."""
-    try:
-        _, states = ledger.fold()
-    except InvalidArgumentError as exc:
-        raise _located(ledger, exc) from None
+    _, states = _folded(ledger)
     wind = ledger.winds()[-1][1]
     out = {sd.State.BLOWN_UP, sd.State.SUNK}
     for name, now in states.items():  # a ship blown up or sunk frees her and her partner
@@ -890,7 +892,8 @@ def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, 
 
 
 def _dice(text: str | None, option: str, count: int, rng: random.Random) -> tuple[int, ...]:
-    """Dice given as ``5,2,6`` (refused unless ``count`` of them, each 1-6), or rolled."""
+    """Dice given as ``5,2,6`` (each 1-6; how many the rules want is checked with the
+    action, ``sail_damage.check_event``), or ``count`` of them rolled."""
     if text is None or not str(text).strip():
         return tuple(rng.randint(1, 6) for _ in range(count))
     parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p]
@@ -904,9 +907,6 @@ def _dice(text: str | None, option: str, count: int, rng: random.Random) -> tupl
                 expected="numbers 1 to 6 separated by commas, e.g. 5,2,6",
             )
         found.append(int(part))
-    if len(found) != count:
-        raise CommandError(f"{option}: one die per gun deck: {count}", column=option,
-                           value=text, expected=f"{count} dice")  # fmt: skip
     return tuple(found)
 
 
@@ -923,6 +923,10 @@ def _log_row(event: sd.Event) -> dict[str, Any]:
     return row
 
 
+#: The options the rules' words for an action's parts come in, where they differ.
+_FLAGS = {"their dice": "--target-dice"}
+
+
 def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.Outcome]:
     """Check ``events`` after the log (refused: nothing written), then write them."""
     try:
@@ -932,8 +936,9 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.O
         if index < len(ledger.events):
             raise _located(ledger, exc) from None
         column = str(exc.column or "")
-        raise CommandError(exc.message, column=f"--{column.replace(' ', '-')}" if column else None,
-                           value=exc.value, expected=exc.expected) from None  # fmt: skip
+        flag = _FLAGS.get(column, f"--{column.replace(' ', '-')}") if column else None
+        raise CommandError(exc.message, column=flag, value=exc.value,
+                           expected=exc.expected) from None  # fmt: skip
     rows = pd.DataFrame([_log_row(e) for e in events])
     book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
     return outcomes[len(ledger.events) :]
@@ -941,13 +946,6 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.O
 
 def _ship(book: Book, ledger: ShipLedger, given: str, option: str) -> str:
     return find_thing(book, KIND, ledger.ships, given, option=option)
-
-
-def _states(ledger: ShipLedger) -> dict[str, sd.ShipState]:
-    try:
-        return ledger.fold()[1]
-    except InvalidArgumentError as exc:
-        raise _located(ledger, exc) from None
 
 
 def _summary(event: sd.Event, out: sd.Outcome) -> str:
@@ -1005,20 +1003,9 @@ def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     ledger = read_ships(book)
     ship = _ship(book, ledger, given["ship"], "--ship")
     target = _ship(book, ledger, given["target"], "--target")
-    states = _states(ledger)
-    if states[ship].state is not sd.State.AFLOAT:
-        raise CommandError(f"{ship} is {states[ship].state}", column="--ship", value=ship,
-                           expected="a ship afloat and not captured")  # fmt: skip
-    left = getattr(states[ship], given["from_side"])
+    _, states = _folded(ledger)
     decks = given.get("decks")
-    if decks is not None and decks > left:
-        raise CommandError(f"{ship} has {left} gun decks left on her {given['from_side']} side",
-                           column="--decks", value=decks, expected=f"1 to {left}")  # fmt: skip
-    count = decks if decks is not None else left
-    if count == 0:
-        raise CommandError(f"{ship} has no gun decks left on her {given['from_side']} side",
-                           column="--from", value=given["from_side"],
-                           expected="a side with gun decks left")  # fmt: skip
+    count = decks if decks is not None else getattr(states[ship], given["from_side"])
     event = sd.Event(
         round=ledger.round, action=sd.Action.FIRE, ship=ship, part=given.get("part") or 1,
         target=target, from_side=given["from_side"], side=given["side"], aim=given["aim"],
@@ -1052,7 +1039,7 @@ def board(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     ledger = read_ships(book)
     ship = _ship(book, ledger, given["ship"], "--ship")
     target = _ship(book, ledger, given["target"], "--target")
-    states = _states(ledger)
+    _, states = _folded(ledger)
     event = sd.Event(
         round=ledger.round, action=sd.Action.BOARD, ship=ship, part=given.get("part") or 1,
         target=target, prize_crew=given.get("prize_crew"),
@@ -1168,7 +1155,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     Example: battle-ledger run end-round ledger.xlsx --seed 7
     """
     ledger = read_ships(book)
-    states = _states(ledger)
+    logged, states = _folded(ledger)
     current = ledger.round
     wind = ledger.winds()[-1][1]
     events: list[sd.Event] = []
@@ -1189,7 +1176,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
             events.append(sd.Event(current, sd.Action.REFLOAT, name, 0, dice=die()))
     for name in _names(given.get("repair"), book, ledger, "--repair"):
         events.append(sd.Event(current, sd.Action.REPAIR, name, 0, dice=die()))
-    pairs = _entangled_pairs(ledger)
+    pairs = _entangled_pairs(ledger, logged, states)
     for name in _names(given.get("separate"), book, ledger, "--separate"):
         partners = [b for a, b in pairs if a == name] + [a for a, b in pairs if b == name]
         if not partners:
@@ -1201,7 +1188,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     outs = _record(book, ledger, events) if events else []
     direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
     new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
-    wind_row = WIND_TOP + 1 + len(ledger.wind_rolls)
+    wind_row = _TOP + 1 + len(ledger.wind_rolls)
     row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
@@ -1224,22 +1211,17 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     )  # fmt: skip
 
 
-#: The header row of tbl_Wind.
-WIND_TOP = _TOP
-
-
-def _entangled_pairs(ledger: ShipLedger) -> list[tuple[str, str]]:
-    """The pairs of ships entangled now (each once, in the order they met)."""
+def _entangled_pairs(ledger: ShipLedger, outs: Sequence[sd.Outcome],
+                     states: Mapping[str, sd.ShipState]) -> list[tuple[str, str]]:  # fmt: skip
+    """The pairs of ships entangled now (each once, in the order they met), from the log's
+    outcomes and the records they leave."""
     pairs: dict[frozenset[str], tuple[str, str]] = {}
     count: dict[frozenset[str], int] = {}
-    events = [e for _, e in ledger.events]
-    outs, _ = ledger.fold()
-    for event, out in zip(events, outs, strict=True):
+    for (_, event), out in zip(ledger.events, outs, strict=True):
         if event.action in (sd.Action.BOARD, sd.Action.SEPARATE):
             key = frozenset((event.ship, event.target))
             count[key] = count.get(key, 0) + out.ship.get("entangled", 0)
             pairs.setdefault(key, (event.ship, event.target))
-    states = ledger.fold()[1]
     out = (sd.State.BLOWN_UP, sd.State.SUNK)  # a ship blown up or sunk frees her partner
     return [pairs[k] for k, n in count.items()
             if n > 0 and not any(states[s].state in out for s in k)]  # fmt: skip
