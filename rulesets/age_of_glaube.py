@@ -756,7 +756,7 @@ def random_check(
         raise MissingTableError(
             f"{rs.name}: the random number needed for {term.name.lower()} is in the "
             f"{tbl.title} ({table}), which the published text does not print; give it as "
-            f"table_value, or fill in tables.{table} in {rs.path}",
+            f"table_value, or fill in tables.{table} in {rs.where_to_fill}",
             file=rs.path,
             table=str(table),
         )
@@ -852,7 +852,7 @@ def shift_odds(odds: str, conditions: str | None, ruleset: _RulesetArg = DEFAULT
         f"{rs.name}: the odds column {shift} column(s) above {row['odds']} is not in the text, "
         f"which names only "
         + ", ".join(str(r["odds"]) for r in rs.rows("odds_table"))
-        + f"; fill in the row under tables.odds_table.rows in {rs.path}",
+        + f"; fill in the row under tables.odds_table.rows in {rs.where_to_fill}",
         file=rs.path,
         table="odds_table",
     )

@@ -149,7 +149,7 @@ def _given(rs: Ruleset, table: str, row: dict[str, Any], column: str, what: str)
         key = ", ".join(f"{k}={row.get(k)!r}" for k in rs.table(table).key)
         raise MissingTableError(
             f"{rs.name}: the published text does not give {what}; fill in "
-            f"tables.{table}, row {key}, column {column} in {rs.path}",
+            f"tables.{table}, row {key}, column {column} in {rs.where_to_fill}",
             file=rs.path,
             table=table,
             row=key,
@@ -212,7 +212,7 @@ def _check_condition(
         raise MissingTableError(
             f"{rs.name} gives {term.name!r} only for a defender of type {', '.join(allowed)}, "
             f"not {defender.name.lower()}; add it to vocabularies.combat_conditions "
-            f"({term.id}) attrs.defender_types in {rs.path}",
+            f"({term.id}) attrs.defender_types in {rs.where_to_fill}",
             file=rs.path,
             table="combat_modifiers",
             row=term.id,
@@ -298,7 +298,7 @@ def combat_range(unit_type: str) -> float:
             return float(row["inches"])
     raise MissingTableError(
         f"{rs.name} gives no combat range for {unit.name.lower()}; add a row for it "
-        f"under tables.combat_ranges in {rs.path}",
+        f"under tables.combat_ranges in {rs.where_to_fill}",
         file=rs.path,
         table="combat_ranges",
         value=unit_type,

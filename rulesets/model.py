@@ -66,6 +66,7 @@ from battle_ledger.rulesets.errors import (
 )
 
 __all__ = [
+    "HOUSE_RULE",
     "CellType",
     "Column",
     "Constant",
@@ -76,7 +77,12 @@ __all__ = [
     "Table",
     "Term",
     "Vocabulary",
+    "cell_fits",
+    "norm_key",
 ]
+
+#: The source section of every value from a house-rules file (``rulesets.house``).
+HOUSE_RULE = "house rule"
 
 
 class _Strict(BaseModel):
@@ -90,6 +96,7 @@ class Status(StrEnum):
     PARTIAL = "partial"  # the text prints some values; the rest are missing
     MISSING = "missing"  # the text refers to the table but does not print it
     HOUSE_DEFAULT = "house-default"  # the text is silent; these values are ours
+    HOUSE_RULE = "house-rule"  # not printed; the umpire's house rules fill it in
 
 
 class Kind(StrEnum):
@@ -112,6 +119,15 @@ class Provenance(_Strict):
     section: str
     quote: str | None = None  # verbatim (whitespace-insensitive) excerpt of the text
     note: str | None = None
+
+    def describe(self) -> str:
+        """``Section: "quote" (note)``, as every place that shows a source shows it."""
+        text = self.section
+        if self.quote:
+            text += f': "{self.quote}"'
+        if self.note:
+            text += f" ({self.note})"
+        return text
 
 
 class Constant(_Strict):
@@ -142,7 +158,8 @@ class Column(_Strict):
 _ROW_META = frozenset({"source", "note", "house_default"})
 
 
-def _cell_ok(value: Any, kind: CellType) -> bool:
+def cell_fits(value: Any, kind: CellType) -> bool:
+    """Whether ``value`` may stand in a column of type ``kind`` (blank always may)."""
     if value is None:
         return True
     if kind is CellType.ANY:
@@ -208,7 +225,7 @@ class Table(_Strict):
                     if not col.optional:
                         raise ValueError(f"rows[{i}]: column {col.name!r} is missing")
                     continue
-                if not _cell_ok(row[col.name], col.type):
+                if not cell_fits(row[col.name], col.type):
                     raise ValueError(
                         f"rows[{i}].{col.name}: {row[col.name]!r} is not of type {col.type}"
                     )
@@ -217,7 +234,7 @@ class Table(_Strict):
         if self.key:
             seen: set[tuple[Any, ...]] = set()
             for i, row in enumerate(self.rows):
-                k = tuple(_norm_key(row.get(c)) for c in self.key)
+                k = tuple(norm_key(row.get(c)) for c in self.key)
                 if k in seen:
                     raise ValueError(
                         f"rows[{i}]: duplicate key {dict(zip(self.key, k, strict=True))}"
@@ -237,7 +254,7 @@ class Table(_Strict):
         # Brackets are grouped by the key columns (e.g. one set per grade).
         groups: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
         for i, row in enumerate(self.rows):
-            k = tuple(_norm_key(row.get(c)) for c in self.key if c not in (low, high))
+            k = tuple(norm_key(row.get(c)) for c in self.key if c not in (low, high))
             groups.setdefault(k, []).append((i, row))
         for members in groups.values():
             spans = []
@@ -268,7 +285,7 @@ class Table(_Strict):
             yield {k: v for k, v in row.items() if k not in _ROW_META}
 
 
-def _norm_key(value: Any) -> Any:
+def norm_key(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else value
 
 
@@ -318,11 +335,26 @@ class Ruleset(_Strict):
     tables: dict[str, Table] = Field(default_factory=dict)
     # Where the file was loaded from: set by the loader, never read from YAML.
     _path: str = PrivateAttr(default="")
+    # The house rules applied on top of the packaged data (rulesets.house), if any.
+    _house: Any = PrivateAttr(default=None)
 
     @property
     def path(self) -> str:
-        """The data file this rule set was loaded from (the file to fill in)."""
+        """The packaged data file this rule set was loaded from."""
         return self._path
+
+    @property
+    def house(self) -> Any:
+        """The ``HouseRules`` in force on this rule set (None: the packaged data alone)."""
+        return self._house
+
+    @property
+    def where_to_fill(self) -> str:
+        """Where a user fills in what the text does not print: a house-rules file."""
+        return (
+            f"a house-rules file (battle-ledger rules init-house {self.id} -o house.yaml, "
+            "then --rules house.yaml)"
+        )
 
     # -- tables -----------------------------------------------------------------
     def table(self, name: str) -> Table:
@@ -342,7 +374,7 @@ class Ruleset(_Strict):
         if table.is_missing:
             raise MissingTableError(
                 f"{self.name} refers to the table {table.title!r} ({name}) but the published "
-                f"text does not print it; fill in tables.{name} in {self.path}",
+                f"text does not print it; fill in tables.{name} in {self.where_to_fill}",
                 file=self.path,
                 table=name,
             )
@@ -356,14 +388,14 @@ class Ruleset(_Strict):
         except KeyError:
             raise MissingTableError(
                 f"{self.name}: the table {tbl.title!r} ({table}) does not give {name!r}; "
-                f"fill it in under tables.{table}.values in {self.path}",
+                f"fill it in under tables.{table}.values in {self.where_to_fill}",
                 file=self.path,
                 table=table,
             ) from None
         if const.value is None:
             raise MissingTableError(
                 f"{self.name}: the published text does not give {table}.{name}; "
-                f"fill it in in {self.path}",
+                f"fill in tables.{table}.values.{name} in {self.where_to_fill}",
                 file=self.path,
                 table=table,
             )
@@ -376,16 +408,16 @@ class Ruleset(_Strict):
     def lookup(self, table: str, **key: Any) -> dict[str, Any]:
         """The one row of ``table`` whose columns equal ``key`` (strings case-blind)."""
         tbl = self.require(table)
-        want = {k: _norm_key(v) for k, v in key.items()}
+        want = {k: norm_key(v) for k, v in key.items()}
         for row in tbl.iter_rows():
-            if all(_norm_key(row.get(k)) == v for k, v in want.items()):
+            if all(norm_key(row.get(k)) == v for k, v in want.items()):
                 return row
         described = ", ".join(f"{k}={v!r}" for k, v in key.items())
         raise MissingTableError(
             f"{self.name}: the table {tbl.title!r} ({table}) has no row for {described}"
             + (
                 "; the published text prints only part of it; "
-                f"fill in the row under tables.{table}.rows in {self.path}"
+                f"fill in the row under tables.{table}.rows in {self.where_to_fill}"
                 if tbl.status is Status.PARTIAL
                 else ""
             ),
@@ -399,9 +431,9 @@ class Ruleset(_Strict):
         if tbl.range is None:
             raise RulesetError(f"{table} is not a brackets table", file=self.path, table=table)
         low, high = tbl.range
-        want = {k: _norm_key(v) for k, v in group.items()}
+        want = {k: norm_key(v) for k, v in group.items()}
         for row in tbl.iter_rows():
-            if not all(_norm_key(row.get(k)) == v for k, v in want.items()):
+            if not all(norm_key(row.get(k)) == v for k, v in want.items()):
                 continue
             lo = -math.inf if row.get(low) is None else row[low]
             hi = math.inf if row.get(high) is None else row[high]

@@ -1,10 +1,20 @@
-"""Find a rule set by id or alias; load and validate its data file once."""
+"""Find a rule set by id or alias; load and validate its data file once.
+
+``get(name)`` is the rule set with the house rules in force applied
+(``rulesets.house``): those of ``using_house_rules(...)`` when a caller set
+them (the CLI's ``--rules FILE``; a workbook's own rules during an
+operation), else the per-user folder's. ``packaged(name)`` is the published
+data alone.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
@@ -12,12 +22,30 @@ from pydantic import ValidationError
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
 from battle_ledger.rulesets.model import Ruleset
 
-__all__ = ["DATA_DIR", "all_rulesets", "get", "load_file", "ruleset_ids"]
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.house import HouseRules
+
+__all__ = [
+    "DATA_DIR",
+    "MAX_YAML_DEPTH",
+    "BoundedLoader",
+    "active_house_rules",
+    "all_rulesets",
+    "get",
+    "key_path",
+    "load_file",
+    "packaged",
+    "ruleset_ids",
+    "safe_yaml",
+    "unique_mapping",
+    "using_house_rules",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
-def _key_path(loc: tuple[Any, ...]) -> str:
+def key_path(loc: tuple[Any, ...]) -> str:
+    """``tables.x.rows[3].low`` for a pydantic error location."""
     parts: list[str] = []
     for part in loc:
         if isinstance(part, int):
@@ -38,11 +66,8 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
-    """SafeLoader that refuses a key given twice in one mapping (YAML would keep the last)."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+def unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    """A mapping, refusing a key given twice (YAML would silently keep the last)."""
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
@@ -55,23 +80,68 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict
     return mapping
 
 
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,
-)
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
+    """SafeLoader that refuses a key given twice in one mapping (our own data files)."""
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, unique_mapping)
+
+#: How deep YAML from a user (an order of battle, house rules) may nest.
+MAX_YAML_DEPTH = 40
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """The loader for YAML from users (orders of battle, house rules, a workbook's rules):
+    refuses what such a file never needs and a bomb does: aliases (``*name``: a few KB
+    of them grow to gigabytes), nesting deeper than ``MAX_YAML_DEPTH``, a key twice."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None, None, "an alias (*name): spell every value out", mark
+            )
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, unique_mapping)
+
+
+def safe_yaml(text: str, origin: str, *, what: str = "rule-set data", user: bool = False) -> Any:
+    """``text`` parsed as plain YAML data (no tags, no key twice); ``user``: from a user,
+    so bounded too (``BoundedLoader``)."""
+    try:
+        return yaml.load(text, Loader=BoundedLoader if user else _UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        raise RulesetDataError(
+            f"{what}: not valid YAML: {_yaml_problem(exc)}", file=origin
+        ) from exc
+    except ValueError as exc:  # a number of thousands of digits, and the like
+        raise RulesetDataError(f"{what}: not a usable YAML value ({exc})", file=origin,
+                               expected="numbers of a sensible size") from None  # fmt: skip
 
 
 def load_file(path: Path | str) -> Ruleset:
     """Load and validate one data file; errors name the file and the key."""
     path = Path(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesetDataError(
             f"cannot read rule-set data: {exc.strerror}", file=str(path)
         ) from exc
-    except yaml.YAMLError as exc:
-        raise RulesetDataError(f"not valid YAML: {_yaml_problem(exc)}", file=str(path)) from exc
+    raw = safe_yaml(text, str(path))
     if not isinstance(raw, dict):
         raise RulesetDataError(
             "a rule-set data file must be a mapping", file=str(path), expected="id, name, tables..."
@@ -80,7 +150,7 @@ def load_file(path: Path | str) -> Ruleset:
         ruleset = Ruleset.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        key = _key_path(tuple(first["loc"]))
+        key = key_path(tuple(first["loc"]))
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise RulesetDataError(
             f"invalid rule-set data at key {key}: {first['msg']}{more}", file=str(path)
@@ -128,11 +198,52 @@ def all_rulesets() -> list[Ruleset]:
     return list(_load_all().values())
 
 
-def get(name: str) -> Ruleset:
-    """The rule set with id or alias ``name`` (case-blind)."""
+def packaged(name: str) -> Ruleset:
+    """The rule set with id or alias ``name`` (case-blind), as published: no house rules."""
     try:
         return _load_all()[_index()[str(name).strip().casefold()]]
     except KeyError:
         raise UnknownRulesetError(
             f"unknown rule set {name!r}", value=name, expected="one of " + ", ".join(ruleset_ids())
         ) from None
+
+
+# -- house rules in force -------------------------------------------------------------
+
+#: The house rules a caller put in force, by rule-set id (None: the per-user folder's).
+_ACTIVE: ContextVar[Mapping[str, HouseRules] | None] = ContextVar("house_rules", default=None)
+
+
+@contextlib.contextmanager
+def using_house_rules(houses: Iterable[HouseRules]) -> Iterator[None]:
+    """Within the block, ``get`` applies exactly ``houses`` (none: the packaged data),
+    not the per-user folder's."""
+    token = _ACTIVE.set({h.ruleset: h for h in houses})
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active_house_rules() -> Mapping[str, HouseRules]:
+    """The house rules in force, by rule-set id."""
+    chosen = _ACTIVE.get()
+    if chosen is not None:
+        return chosen
+    from battle_ledger.rulesets.house import user_house_rules
+
+    return user_house_rules()
+
+
+@functools.lru_cache(maxsize=64)
+def _with_house(house: HouseRules) -> Ruleset:
+    from battle_ledger.rulesets.house import apply_house
+
+    return apply_house(packaged(house.ruleset), house)
+
+
+def get(name: str) -> Ruleset:
+    """The rule set with id or alias ``name`` (case-blind), with the house rules in force."""
+    base = packaged(name)
+    house = active_house_rules().get(base.id)
+    return base if house is None else _with_house(house)

@@ -73,7 +73,14 @@ from battle_ledger.sheets.writer import (
     writable_target,
 )
 
-__all__ = ["WORKBOOK_SUFFIXES", "HeadlessBook", "check_not_locked", "save_workbook", "write_cell"]
+__all__ = [
+    "WORKBOOK_SUFFIXES",
+    "HeadlessBook",
+    "check_not_locked",
+    "save_workbook",
+    "write_cell",
+    "write_text_atomic",
+]
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 _TEXT_TRIGGERS = ("=", "+", "-", "@")
@@ -226,7 +233,6 @@ def _save(
     expect_digest: str | None,
 ) -> str:
     remove_leftovers(target)
-    folder = target.parent if str(target.parent) else Path(".")
     if target.exists() and not target.is_file():
         raise WorkbookSaveError(
             "cannot save: the path is a folder", file=label, expected="a file name"
@@ -240,7 +246,24 @@ def _save(
         wb.save(buffer)
     except (IllegalCharacterError, ValueError, TypeError) as exc:
         raise WorkbookSaveError(f"the workbook could not be written ({exc})", file=label) from None
-    data = buffer.getvalue()
+    return _replace(target, buffer.getvalue(), label, backup, expect_digest)
+
+
+def write_text_atomic(path: Path | str, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` with the one atomic replace workbooks use."""
+    target = writable_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir() or (target.exists() and not target.is_file()):
+        raise WorkbookSaveError("cannot write: the folder does not exist, or the name is a "
+                                "folder", file=str(path), expected="a file name")  # fmt: skip
+    _replace(target, text.encode("utf-8"), str(path), backup=False, expect_digest=None)
+    return target
+
+
+def _replace(target: Path, data: bytes, label: str, backup: bool, expect_digest: str | None) -> str:
+    """Put ``data`` at ``target`` in one step: a temporary file beside it, fsynced, then
+    ``os.replace``; the sha256 of ``data``."""
+    folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
     try:
         changed = expect_digest is not None and target.exists()

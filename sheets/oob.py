@@ -62,6 +62,7 @@ from battle_ledger.rulesets.oob import (
     order_of_battle,
     strength_fields,
 )
+from battle_ledger.rulesets.registry import BoundedLoader, unique_mapping
 from battle_ledger.rulesets.registry import get as get_ruleset
 
 __all__ = [
@@ -124,7 +125,6 @@ def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ru
 #: The largest order of battle read (bytes), and how deep a YAML one may nest: an army of
 #: thousands of units is a few hundred KB and five levels deep.
 MAX_OOB_BYTES = 10 * 1024 * 1024
-MAX_YAML_DEPTH = 40
 
 
 def _read_text(path: Path) -> str:
@@ -234,41 +234,12 @@ def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
 _LINE = "__line__"
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records the line of every mapping (for error messages) and
-    refuses what an order of battle never needs and a bomb does: aliases (``*name``:
-    a few KB of them grow to gigabytes) and nesting deeper than ``MAX_YAML_DEPTH``."""
-
-    _depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):  # type: ignore[no-untyped-call]
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None, None, "an alias (*name): an order of battle spells every unit out", mark
-            )
-        self._depth += 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
-                )
-            return super().compose_node(parent, index)  # type: ignore[no-untyped-call]
-        finally:
-            self._depth -= 1
+class _LineLoader(BoundedLoader):
+    """``BoundedLoader`` that records the line of every mapping (for error messages)."""
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    mapping = loader.construct_mapping(node)
+    mapping = unique_mapping(loader, node)
     mapping[_LINE] = node.start_mark.line + 1
     return mapping
 

@@ -71,7 +71,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import CommandError, UnknownOperationError, WrongKindError
 from battle_ledger.sheets.values import number, whole, yes_no
@@ -406,18 +408,32 @@ def _parameters(op: Operation) -> Collection[str]:
 
 
 def run_operation(
-    book: Book, macro: str, *, rng: random.Random | None = None, **options: Any
+    book: Book,
+    macro: str,
+    *,
+    rng: random.Random | None = None,
+    house: HouseRules | None = None,
+    **options: Any,
 ) -> OperationResult:
     """Run operation ``macro`` on ``book`` (its kind read from ``_meta``), without committing.
 
     The caller commits or discards (``run_on_book`` does both). When the
-    operation wrote no Log line itself, its summary goes to the Log table.
+    operation wrote no Log line itself, its summary goes to the Log table. The
+    house rules in force are the book's own (``house``: those just given to it,
+    not yet saved).
     """
+    from battle_ledger.sheets.house_rules import using_book_rules
+
     meta: Meta = book.meta()
     op = find_operation(meta.kind, macro, file=book.name)
     kwargs = _bind(op, options, rng)
     book.logged = False
-    result = op.fn(book, **kwargs)
+    if house is not None:
+        with registry.using_house_rules([house]):
+            result = op.fn(book, **kwargs)
+    else:
+        with using_book_rules(book):
+            result = op.fn(book, **kwargs)
     if not isinstance(result, OperationResult):
         raise TypeError(
             f"operation {op.name} returned {type(result).__name__}, not OperationResult"
@@ -428,11 +444,27 @@ def run_operation(
 
 
 def run_on_book(
-    book: Book, macro: str, *, rng: random.Random | None = None, **options: Any
+    book: Book,
+    macro: str,
+    *,
+    rng: random.Random | None = None,
+    house: HouseRules | None = None,
+    **options: Any,
 ) -> OperationResult:
-    """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises."""
+    """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises.
+
+    ``house``: house rules to give a ledger that carries none (``run --rules FILE``;
+    see ``sheets.house_rules.install_house_rules``), written in the same commit.
+    """
     try:
-        result = run_operation(book, macro, rng=rng, **options)
+        if house is not None:
+            from battle_ledger.sheets.house_rules import install_house_rules
+
+            if install_house_rules(book, house):
+                book.log("house rules", f"house rules from {house.origin}")
+            else:
+                house = None  # the book carries them already
+        result = run_operation(book, macro, rng=rng, house=house, **options)
         book.commit()
     except BaseException:
         book.discard()
@@ -441,7 +473,12 @@ def run_on_book(
 
 
 def run_on_file(
-    path: Path | str, macro: str, *, rng: random.Random | None = None, **options: Any
+    path: Path | str,
+    macro: str,
+    *,
+    rng: random.Random | None = None,
+    house: HouseRules | None = None,
+    **options: Any,
 ) -> OperationResult:
     """Open the workbook file ``path`` headless, run ``macro`` on it, save atomically.
 
@@ -449,7 +486,7 @@ def run_on_file(
     """
     from battle_ledger.sheets.headless import HeadlessBook
 
-    return run_on_book(HeadlessBook(path), macro, rng=rng, **options)
+    return run_on_book(HeadlessBook(path), macro, rng=rng, house=house, **options)
 
 
 def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
@@ -460,15 +497,21 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
     ``known_kinds``: kinds known besides those with operations (the CLI
     passes the template kinds).
     """
-    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.house_rules import book_house_rules
 
     load_operations()
     problems: list[str] = []
     meta = book.meta()
+    house = None
     try:
-        registry.get(meta.ruleset)
+        registry.packaged(meta.ruleset)
     except BattleLedgerError as exc:
         problems.append(f"_meta: {exc}")
+    else:
+        try:
+            house = book_house_rules(book)
+        except BattleLedgerError as exc:
+            problems.append(f"house rules: {exc}")
     checks = CHECKERS.get(meta.kind, [])
     known = {k for k, _ in OPERATIONS} | set(REPORTS) | set(CHECKERS) | set(known_kinds)
     if not checks and meta.kind not in known:
@@ -476,12 +519,13 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
             f"_meta: no Battle Ledger operations know workbooks of kind {meta.kind!r}"
             + (f"; known kinds: {', '.join(sorted(known))}" if known else "")
         )
-    for check in checks:
-        try:
-            found = check(book)
-        except BattleLedgerError as exc:
-            found = [exc]
-        problems.extend(str(p) for p in found)
+    with registry.using_house_rules([house] if house is not None else []):
+        for check in checks:
+            try:
+                found = check(book)
+            except BattleLedgerError as exc:
+                found = [exc]
+            problems.extend(str(p) for p in found)
     return problems
 
 
@@ -504,7 +548,10 @@ def run_report(book: Book, **options: Any) -> OperationResult:
                 expected=", ".join(f"--{t}" for t in sorted(takes)) or "no options",
             )
     if fn is not None:
-        result = fn(book, **given)
+        from battle_ledger.sheets.house_rules import using_book_rules
+
+        with using_book_rules(book):
+            result = fn(book, **given)
         if not isinstance(result, OperationResult):
             raise TypeError(f"report of {meta.kind} returned {type(result).__name__}")
         return result

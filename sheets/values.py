@@ -17,11 +17,28 @@ from pandas import NA as _NA
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
-__all__ = ["NO_WORDS", "YES_WORDS", "choice", "is_blank", "number", "whole", "yes_no", "yes_test"]
+__all__ = [
+    "NO_WORDS",
+    "YES_WORDS",
+    "choice",
+    "is_blank",
+    "number",
+    "shown",
+    "whole",
+    "yes_no",
+    "yes_test",
+]
 
 #: What reads as yes / no (case-blind, spaces ignored; "x" is a ticked box); a bool or 1/0 as such.
 YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1", "x")
 NO_WORDS: tuple[str, ...] = ("n", "no", "false", "0")
+
+
+def shown(value: Any) -> Any:
+    """A rule value as a cell shows it: true/false as yes/no, the rest as is."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
 
 
 def is_blank(value: Any) -> bool:

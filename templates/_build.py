@@ -71,11 +71,13 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
+from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
 from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.sheets.headless import save_workbook, write_cell
+from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
 from battle_ledger.templates.style import (
     FILL_ALERT,
     FMT_TEXT,
@@ -94,6 +96,7 @@ __all__ = [
     "TEMPLATE_VERSION",
     "Formula",
     "TableRef",
+    "add_house",
     "add_list_validation",
     "add_log",
     "add_meta",
@@ -333,6 +336,21 @@ def add_log(wb: Workbook) -> Worksheet:
     return ws
 
 
+def add_house(wb: Workbook, ruleset_id: str) -> Worksheet:
+    """The hidden ``_house`` sheet: table ``tbl_HouseRules`` (Part, Text) holding the
+    house rules in force for ``ruleset_id`` as written (empty without them), so the
+    workbook gives the same numbers on a machine without the file."""
+    ws = wb.create_sheet(HOUSE_SHEET)
+    house = registry.get(ruleset_id).house
+    parts = house_parts(house.text) if house is not None else []
+    add_table(ws, HOUSE_TABLE, ["Part", "Text"], [[p["Part"], p["Text"]] for p in parts],
+              locked=["Part", "Text"], formats={"Text": FMT_TEXT})  # fmt: skip
+    set_widths(ws, {"A": 8, "B": 100})
+    ws.sheet_state = "hidden"
+    protect(ws)
+    return ws
+
+
 def finish(
     wb: Workbook,
     kind: str,
@@ -345,6 +363,8 @@ def finish(
         add_log(wb)
     if META_SHEET not in wb.sheetnames:
         add_meta(wb, kind, ruleset_id, extra, version=version)
+    if HOUSE_SHEET not in wb.sheetnames:
+        add_house(wb, ruleset_id)
     hidden = [ws for ws in wb.worksheets if ws.sheet_state != "visible"]
     for ws in hidden:
         wb.move_sheet(ws, offset=len(wb.worksheets) - 1 - wb.worksheets.index(ws))

@@ -30,8 +30,9 @@ from openpyxl import Workbook
 from openpyxl.utils import quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table
+from battle_ledger.rulesets.model import HOUSE_RULE, Kind, Provenance, Ruleset, Status, Table
 from battle_ledger.sheets.formulas import constant_name
+from battle_ledger.sheets.values import shown
 from battle_ledger.templates._build import (
     TableRef,
     add_table,
@@ -44,7 +45,14 @@ from battle_ledger.templates._build import (
 )
 from battle_ledger.templates.style import style_house_default, style_input, style_note, style_title
 
-__all__ = ["RULES_SHEET", "RulesSheet", "add_rules_sheet", "constant_name", "render_source"]
+__all__ = [
+    "OPEN_ROWS",
+    "RULES_SHEET",
+    "RulesSheet",
+    "add_rules_sheet",
+    "constant_name",
+    "render_source",
+]
 
 RULES_SHEET = "Rules"
 
@@ -53,7 +61,11 @@ _STATUS_TEXT = {
     Status.PARTIAL: "the text prints only part of this table; the blank rows are to fill in",
     Status.MISSING: "the published text refers to this table but does not print it: fill it in",
     Status.HOUSE_DEFAULT: "house default: the text is silent, these values are ours",
+    Status.HOUSE_RULE: "not printed in the text: these rows are your house rules",
 }
+
+#: Rows left to fill in under a table the text does not print (a Maneuver Table has 8).
+OPEN_ROWS = 12
 
 
 @dataclass
@@ -71,17 +83,12 @@ class RulesSheet:
 
 
 def render_source(source: Provenance | dict[str, Any] | None) -> str:
-    """``Section: "quote"`` (or just the section) for a source."""
+    """``Section: "quote" (note)`` (or just the section) for a source."""
     if source is None:
         return ""
     if isinstance(source, dict):
         source = Provenance.model_validate(source)
-    text = source.section
-    if source.quote:
-        text += f': "{source.quote}"'
-    if source.note:
-        text += f" ({source.note})"
-    return text
+    return source.describe()
 
 
 def _unique(headers: list[str]) -> list[str]:
@@ -96,12 +103,6 @@ def _unique(headers: list[str]) -> list[str]:
     return out
 
 
-def _cell_value(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return value
-
-
 def _write_table(
     wb: Workbook, ws: Worksheet, ruleset: Ruleset, name: str, table: Table, row: int
 ) -> tuple[TableRef, dict[tuple[str, str], str], int]:
@@ -110,8 +111,10 @@ def _write_table(
     style_title(title)
     status = ws.cell(row=row + 1, column=1)
     line = f"Status: {_STATUS_TEXT[table.status]}."
-    if table.status in (Status.MISSING, Status.PARTIAL):
-        line += f" (tables.{name} in {ruleset.path.rsplit('/', 1)[-1] or ruleset.id + '.yaml'})"
+    if table.status in (Status.MISSING, Status.HOUSE_RULE):
+        line += " Type the rows in the table below; the next operation checks and uses them."
+    elif table.status is Status.PARTIAL:
+        line += f" The rest goes in a house-rules file (tables.{name})."
     src = render_source(table.source)
     if src:
         line += f" Source: {src}"
@@ -133,14 +136,14 @@ def _write_table(
             body.append(
                 [
                     cname,
-                    _cell_value(const.value),
+                    shown(const.value),
                     const.unit,
                     render_source(const.source),
                     "yes" if const.house_default else None,
                     const.note,
                 ]
             )
-            if const.house_default or table.status is Status.HOUSE_DEFAULT:
+            if const.house_default or table.status is Status.HOUSE_DEFAULT or _ours(const.source):
                 house_rows.append(i)
         ref = add_table(ws, tname, headers, body, top=top, locked=headers)
         for i, (cname, const) in enumerate(table.values.items()):
@@ -164,7 +167,7 @@ def _write_table(
         )
         body = []
         for i, r in enumerate(table.rows):
-            cells = [_cell_value(r.get(c.name)) for c in table.columns]
+            cells = [shown(r.get(c.name)) for c in table.columns]
             if has_source:
                 cells.append(render_source(r.get("source")))
             if has_house:
@@ -172,15 +175,30 @@ def _write_table(
             if has_note:
                 cells.append(r.get("note"))
             body.append(cells)
-            if r.get("house_default") or table.status is Status.HOUSE_DEFAULT:
+            if (
+                r.get("house_default")
+                or table.status is Status.HOUSE_DEFAULT
+                or _ours(r.get("source"))
+            ):
                 house_rows.append(i)
-        # A missing table stays editable (one blank row to fill in); given rows are locked.
-        locked = headers if table.status is not Status.MISSING else []
+        # A table the text does not print stays editable, with rows to fill in; given rows
+        # are locked.
+        open_table = table.status in (Status.MISSING, Status.HOUSE_RULE)
+        if open_table:
+            body += [[None] * len(headers) for _ in range(max(OPEN_ROWS - len(body), 4))]
+        locked = [] if open_table else headers
         ref = add_table(ws, tname, headers, body, top=top, locked=locked)
     for i in house_rows:
         for header in ref.headers:
             style_house_default(ws[ref.cell(header, i)])
     return ref, constants, ref.last_row + 2
+
+
+def _ours(source: Provenance | dict[str, Any] | None) -> bool:
+    """Whether a value comes from the umpire's house rules."""
+    if isinstance(source, dict):
+        return source.get("section") == HOUSE_RULE
+    return source is not None and source.section == HOUSE_RULE
 
 
 def add_rules_sheet(
@@ -196,7 +214,8 @@ def add_rules_sheet(
     write(
         sub,
         f"From the rule-set data file {ruleset.id}.yaml (text: {ruleset.text}). "
-        "Shaded rows are house defaults, not the text's.",
+        "Shaded rows are not the text's: house defaults (ours) and house rules (yours)."
+        + (f" House rules: {ruleset.house.origin}." if ruleset.house is not None else ""),
     )
     style_note(sub)
     row = 4

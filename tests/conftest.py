@@ -12,6 +12,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 RULES_DIR = REPO.parent / "shared" / "rules"
+HOUSE_FIXTURES = REPO / "tests" / "fixtures" / "house"
+
+# The per-user house-rules folder: none, so a tester's own house rules never change a
+# result (subprocesses inherit it). Tests that use one point it at a folder of theirs.
+os.environ["BATTLE_LEDGER_RULES_DIR"] = str(REPO / "tests" / "fixtures" / "house" / "none")
 
 
 @pytest.fixture

@@ -175,7 +175,7 @@ def test_rules_show_lists_tables_and_shows_missing_ones_as_such() -> None:
     assert shown.exit_code == 0
     assert "status: missing" in shown.stdout
     assert "missing: the published text does not print this table" in shown.stdout
-    assert etg.path in shown.stdout  # the file to fill in
+    assert "rules init-house eagles-to-glory" in shown.stdout  # how to fill it in
     given = next(n for n, t in etg.tables.items() if t.kind.value == "rows" and t.rows)
     rows = invoke("rules", "show", "etg", given)
     assert f"rows: {len(etg.tables[given].rows)}" in rows.stdout

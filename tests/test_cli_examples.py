@@ -17,6 +17,7 @@ from battle_ledger.sheets.operations import OPERATIONS, load_operations
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
+from tests.conftest import HOUSE_FIXTURES
 from tests.strategies import PLAYBOOKS, play_periods
 
 
@@ -63,12 +64,15 @@ def test_example_runs(
     where: str, kind: str, example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In a folder with army.csv (the bundled Eagles to Glory order of battle), fleet.csv
-    (the bundled Age of Sail one) and,
+    (the bundled Age of Sail one), house.yaml (Eagles to Glory house rules, unless the
+    example writes one) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
     from its rule set's bundled order of battle; a campaign with its first battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
     args = shlex.split(example)
+    if "init-house" not in args:
+        shutil.copy(HOUSE_FIXTURES / "etg-club.yaml", tmp_path / "house.yaml")
     writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
     if not writes_ledger:
         ruleset = PLAYBOOKS[kind].ruleset

@@ -51,7 +51,7 @@ def test_roster_from_example_layout(ruleset_id: str, tmp_path: Path) -> None:
     wb = openpyxl.load_workbook(_save(ruleset_id, tmp_path, oob))
     sides = oob.sides()
     assert wb.sheetnames[: len(sides)] == sides
-    assert wb.sheetnames[len(sides) :] == ["Rules", "Log", "_lists", "_meta"]
+    assert wb.sheetnames[len(sides) :] == ["Rules", "Log", "_lists", "_meta", "_house"]
     tables = _side_tables(wb)
     assert [name for _, name in tables] == [f"{ROSTER_TABLE_PREFIX}{n}" for n in (1, 2)]
     for n, ((ws, name), side) in enumerate(zip(tables, sides, strict=True), start=1):

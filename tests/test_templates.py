@@ -27,7 +27,7 @@ from battle_ledger.templates._build import (
     protect,
     write,
 )
-from battle_ledger.templates.rules_sheet import add_rules_sheet, constant_name
+from battle_ledger.templates.rules_sheet import OPEN_ROWS, add_rules_sheet, constant_name
 
 INJECTIONS = ["=1+1", "+44", "-3", "@SUM(A1)", '=HYPERLINK("http://x","y")']
 
@@ -102,7 +102,7 @@ def test_build_adds_meta_and_log(tmp_path: Path) -> None:
     register_kind("test-kind", _simple, "a test", rulesets=["square-eagles"])
     try:
         wb = _reload(build("test-kind", "se", a=5), tmp_path)
-        assert wb.sheetnames == ["Main", "Log", META_SHEET]
+        assert wb.sheetnames == ["Main", "Log", META_SHEET, "_house"]
         assert wb[META_SHEET].sheet_state == "hidden"
         pairs = [[c.value for c in row] for row in wb[META_SHEET].iter_rows(max_col=2)]
         meta = parse_meta(pairs, file="x")
@@ -167,8 +167,8 @@ def test_rules_sheet_renders_every_table(ruleset_id: str, tmp_path: Path) -> Non
         else:
             assert header[: len(table.columns)] == table.headers()[:3]
             if table.status is Status.MISSING:
-                # an empty table with its headers, to fill in
-                assert ref.first_row == ref.last_row
+                # an empty table with its headers and rows to fill in
+                assert ref.last_row - ref.first_row + 1 == OPEN_ROWS
                 cell = ws[ref.cell(table.headers()[0], 0)]
                 assert cell.value is None and not cell.protection.locked
             else:

@@ -305,7 +305,7 @@ def test_crisis_rolls_one_number_per_unit_and_repeat_with_the_seed(tmp_path: Pat
     (roll,) = results[0]
     assert (roll["side"], roll["percent"], len(roll["numbers"])) == ("Red", 15, 4)
     assert all(0 <= float(n) <= 0.999 for n in roll["numbers"])
-    assert "crisis_of_morale_table" in roll["reading"] and "age-of-glaube.yaml" in roll["reading"]
+    assert "crisis_of_morale_table" in roll["reading"] and "init-house" in roll["reading"]
     log = HeadlessBook(path, writable=False).read_table("tbl_Log")
     assert log["Dice"].iloc[-1] == " ".join(roll["numbers"])
     # Without a seed nothing is rolled.

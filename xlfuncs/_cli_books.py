@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.errors import WorkbookSaveError
+from battle_ledger.rulesets.house import HouseRules
+from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
-from battle_ledger.xlfuncs.cli import cli
+from battle_ledger.xlfuncs.cli import cli, rules_option
 
 __all__ = [
     "check",
@@ -155,6 +156,7 @@ def _dumps(value: Any) -> str:
 @click.option(
     "--force", is_flag=True, help="Overwrite OUT if it exists (the old one is kept as OUT.bak)."
 )
+@rules_option
 def new(
     kind: str,
     ruleset_id: str,
@@ -177,8 +179,13 @@ def new(
     paper: str | None,
     out: Path,
     force: bool,
+    house: HouseRules | None,
 ) -> None:
     """Build a new workbook of KIND (dep-ledger, roster, ...) for a rule set.
+
+    The workbook carries the house rules in force (--rules FILE, else the
+    per-user folder's: 'battle-ledger rules where'), so it gives the same
+    numbers on any machine.
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
@@ -191,6 +198,9 @@ def new(
 
     \b
     Example: battle-ledger new ship-records --ruleset sail --oob fleet.csv --wind SW -o ships.xlsx
+
+    \b
+    Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --rules house.yaml -o l.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
@@ -213,6 +223,13 @@ def new(
             expected="a new file name, or --force to replace it",
         )
     ruleset = registry.get(ruleset_id)
+    if house is not None and house.ruleset != ruleset.id:
+        raise CommandError(
+            f"the house rules are for {house.ruleset}, not {ruleset.id}",
+            file=house.origin,
+            value=house.ruleset,
+            expected=f"a house-rules file with id: {ruleset.id}",
+        )
     oob = None
     if oob_file is not None:
         from battle_ledger.sheets.oob import read_oob
@@ -227,7 +244,8 @@ def new(
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
     save_workbook(wb, out, overwrite=force)
-    click.echo(f"wrote {out} ({kind}, {ruleset.id})")
+    rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
+    click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules})")
 
 
 # -- run --------------------------------------------------------------------------------
@@ -263,7 +281,6 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
 def operation_help(name: str, book: Path | None = None) -> str:
     """The help of operation ``name``: of the book's kind if ``book`` is one of ours,
     else of every kind that has it."""
-    from battle_ledger.sheets.errors import CommandError
     from battle_ledger.sheets.operations import OPERATIONS, did_you_mean, load_operations
 
     load_operations()
@@ -344,9 +361,16 @@ class _RunCommand(click.Command):
     metavar="SECONDS",
     help="How long to wait while another battle-ledger command writes BOOK.",
 )
+@rules_option
 @click.pass_context
 def run(
-    ctx: click.Context, macro: str, book: Path, as_json: bool, dry_run: bool, wait: float
+    ctx: click.Context,
+    macro: str,
+    book: Path,
+    as_json: bool,
+    dry_run: bool,
+    wait: float,
+    house: HouseRules | None,
 ) -> None:
     """Run ledger operation MACRO on the workbook BOOK and save it.
 
@@ -355,6 +379,8 @@ def run(
     dice). The file is saved atomically (the previous version kept as
     BOOK.bak) and left unchanged if anything goes wrong; one command writes a
     ledger at a time (another waits up to --wait seconds, then is refused).
+    The ledger's own house rules are in force; --rules FILE gives a ledger
+    built without them the file's (kept in it from then on).
 
     \b
     Example: battle-ledger run end-turn ledger.xlsx
@@ -365,12 +391,16 @@ def run(
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
     workbook = HeadlessBook(book, wait=wait)
     if dry_run:
+        from battle_ledger.sheets.house_rules import install_house_rules
+
         try:
-            result = run_operation(workbook, macro, **options)
+            if house is not None and not install_house_rules(workbook, house):
+                house = None
+            result = run_operation(workbook, macro, house=house, **options)
         finally:
             workbook.discard()
     else:
-        result = run_on_book(workbook, macro, **options)
+        result = run_on_book(workbook, macro, house=house, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:

@@ -13,14 +13,16 @@ import inspect
 import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
-from battle_ledger.rulesets.model import Kind, Ruleset, Table
-from battle_ledger.xlfuncs.cli import cli
+from battle_ledger.rulesets.model import HOUSE_RULE, Kind, Provenance, Ruleset, Table
+from battle_ledger.sheets.errors import CommandError
+from battle_ledger.xlfuncs.cli import cli, rules_option
 
 __all__ = ["excel_argument", "format_result", "rules", "rulesets_command", "udf"]
 
@@ -137,13 +139,15 @@ def _check_arity(name: str, fn: Any, args: Sequence[Any]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--list", "list_all", is_flag=True, help="List every Excel function and exit.")
-def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool) -> None:
+@rules_option
+def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, house: Any) -> None:
     """Call the Excel function NAME with ARGS, as Excel would, and print the result.
 
     Each ARG is what a cell holds: a number (sent as a float), TRUE or FALSE,
     text, or '' for an empty cell; a JSON array stands for a range
     ('[["Infantry"],["Hussars"]]'). A result of several cells prints as
-    aligned rows, or as a JSON array with --json.
+    aligned rows, or as a JSON array with --json. Like Excel's, the function
+    reads the per-user house rules ('battle-ledger rules where'), or --rules FILE.
 
     \b
     Example: battle-ledger udf ETG_CRT "Heavy cavalry" Infantry B C charging
@@ -222,14 +226,29 @@ def _table_cell(value: Any) -> str:
     return str(_plain(value))
 
 
+def _row_source(source: Any, house_default: bool) -> str:
+    """Where one value or row comes from, in a word or two: the text's section, a house
+    default (ours), or a house rule (the umpire's, with their note)."""
+    if house_default:
+        return "house default"
+    if source is None:
+        return ""
+    found = Provenance.model_validate(source) if isinstance(source, dict) else source
+    if found.section == HOUSE_RULE:
+        return found.describe()
+    return found.section
+
+
 def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
     lines = [f"{name}: {table.title}", f"status: {table.status.value}", f"source: {_source(table)}"]
     if table.note:
         lines.append(f"note: {table.note}")
+    if ruleset.house is not None:
+        lines.append(f"house rules: {ruleset.house.origin}")
     if table.is_missing:
         lines.append(
             f"missing: the published text does not print this table; fill in tables.{name} "
-            f"in {ruleset.path}"
+            f"in {ruleset.where_to_fill}"
         )
         if table.columns:
             lines.append("columns: " + ", ".join(table.headers()))
@@ -238,16 +257,18 @@ def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
         rows = [["name", "value", "source"]]
         for key, const in table.values.items():
             value = "missing" if const.value is None else _plain(const.value)
-            where = (
-                "house default"
-                if const.house_default
-                else (const.source.section if const.source else "")
-            )
+            where = _row_source(const.source, const.house_default)
             rows.append([key, str(value) + (f" {const.unit}" if const.unit else ""), where])
         lines.append(format_result(rows, as_json=False))
         return "\n".join(lines)
-    header = table.headers()
-    body = [[_table_cell(row.get(c.name)) for c in table.columns] for row in table.iter_rows()]
+    header = [*table.headers(), "source"]
+    body = [
+        [
+            *(_table_cell(row.get(c.name)) for c in table.columns),
+            _row_source(row.get("source"), bool(row.get("house_default"))),
+        ]
+        for row in table.rows
+    ]
     lines.append(f"rows: {len(body)}")
     lines.append(format_result([header, *body], as_json=False))
     return "\n".join(lines)
@@ -256,11 +277,14 @@ def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
 @rules.command("show")
 @click.argument("ruleset_id", metavar="ID")
 @click.argument("table", required=False)
-def rules_show(ruleset_id: str, table: str | None) -> None:
+@rules_option
+def rules_show(ruleset_id: str, table: str | None, house: Any) -> None:
     """Print the tables of rule set ID, or one TABLE in full (status, source, rows).
 
     A table the published text refers to but does not print shows as
-    'missing', with the data file to fill in.
+    'missing'. Each row says where it comes from: the text's section, a
+    house default (ours), or a house rule (yours: --rules FILE, or the
+    per-user folder's).
 
     \b
     Example: battle-ledger rules show etg dep_economy
@@ -286,3 +310,56 @@ def rules_show(ruleset_id: str, table: str | None) -> None:
             + (f" (did you mean {', '.join(close)}?)" if close else ""),
         ) from None
     click.echo(_show_table(ruleset, table, tbl))
+
+
+@rules.command("init-house")
+@click.argument("ruleset_id", metavar="ID")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The house-rules file to write (.yaml).",
+)
+@click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+def rules_init_house(ruleset_id: str, out: Path, force: bool) -> None:
+    """Write a starter house-rules file for rule set ID: every table the text does not
+    print, or prints only in part, and every reading of ours, as commented skeletons.
+
+    \b
+    Example: battle-ledger rules init-house etg -o house.yaml
+    """
+    from battle_ledger.rulesets.house import starter_file
+    from battle_ledger.sheets.headless import write_text_atomic
+
+    ruleset = registry.packaged(ruleset_id)
+    if out.exists() and not force:
+        raise CommandError(
+            "the file exists already; nothing was written",
+            file=str(out),
+            expected="a new file name, or --force to replace it",
+        )
+    write_text_atomic(out, starter_file(ruleset))
+    click.echo(f"wrote {out} (house rules for {ruleset.id}: fill in, then --rules {out})")
+
+
+@rules.command("where")
+def rules_where() -> None:
+    """Print the per-user folder of house-rules files the Excel functions read, and the
+    files in it (one per rule set; $BATTLE_LEDGER_RULES_DIR moves it).
+
+    \b
+    Example: battle-ledger rules where
+    """
+    from battle_ledger.rulesets.house import user_house_rules, user_rules_dir
+
+    folder = user_rules_dir()
+    click.echo(str(folder))
+    found = user_house_rules()
+    if not found:
+        click.echo(
+            "no house rules there" + ("" if folder.is_dir() else " (the folder is not made yet)")
+        )
+    for ruleset_id, house in sorted(found.items()):
+        click.echo(f"{ruleset_id}: {house.origin}")

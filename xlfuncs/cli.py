@@ -4,14 +4,42 @@ Excel calls (UDFs, macro bodies in ``sheets``, template builders)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "rules_option"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _house_rules(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Any:
+    if value is None:
+        return None
+    from battle_ledger.rulesets.house import read_house_file
+    from battle_ledger.rulesets.registry import using_house_rules
+
+    house = read_house_file(value)
+    ctx.with_resource(using_house_rules([house]))  # in force until the command ends
+    return house
+
+
+def rules_option(f: _F) -> _F:
+    """``--rules FILE``: a house-rules file in force for the whole command (instead of
+    the per-user folder's); the command receives it as ``house``."""
+    return click.option(
+        "--rules",
+        "house",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=_house_rules,
+        metavar="FILE",
+        help="A house-rules file (battle-ledger rules init-house) to use instead of the "
+        "per-user folder's.",
+    )(f)
 
 
 class _Group(click.Group):

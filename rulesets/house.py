@@ -1,0 +1,462 @@
+"""House rules: the umpire's own numbers beside the published ones, marked as theirs.
+
+A house-rules file is YAML in the shape of the packaged data, holding only what
+the umpire adds or changes::
+
+    id: eagles-to-glory                 # the rule set (id or alias)
+    note: Club charts, 2026 edition     # shown as the source of every value below
+    tables:
+      maneuver_table:                   # a table the text does not print: its rows
+        rows:
+          - {low: null, high: 2, result: Retreat}
+          - {low: 3, high: 10, result: Full Move}
+      recovery_rounding:                # a reading the text leaves open: a setting
+        values:
+          method: cumulative-down
+      combat_results:                   # a row the text prints: only with override
+        override: true
+        rows:
+          - {attacker: infantry, defender: infantry, E: 25, D: 35, note: our club}
+
+``apply_house`` validates it against the rule set exactly as the packaged data
+is validated (unknown keys, types, gaps and overlaps of brackets) and returns
+the rule set with the house values in place, each with the source
+``house rule`` (and the umpire's note). What the text prints is refused
+without ``override: true``; a table or value the text does not print, a
+house default (a reading of ours) and a blank the text leaves are filled
+without it. Errors name the house file, the key and the value.
+
+Which house rules are in force is a context (``registry.using_house_rules``):
+the CLI's ``--rules FILE``, a workbook's own rules during an operation, and
+otherwise the per-user folder (``user_rules_dir``) the Excel functions read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from battle_ledger.rulesets.errors import RulesetDataError
+from battle_ledger.rulesets.model import (
+    HOUSE_RULE,
+    CellType,
+    Constant,
+    Kind,
+    Provenance,
+    Ruleset,
+    Status,
+    Table,
+    cell_fits,
+    norm_key,
+)
+
+__all__ = [
+    "HOUSE_RULE",
+    "RULES_DIR_ENV",
+    "HouseRules",
+    "apply_house",
+    "parse_house",
+    "read_house_file",
+    "starter_file",
+    "user_house_rules",
+    "user_rules_dir",
+]
+
+#: Environment variable naming the per-user house-rules folder (tests, shared machines).
+RULES_DIR_ENV = "BATTLE_LEDGER_RULES_DIR"
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """One house-rules file: its rule set, its text as written, where it came from."""
+
+    ruleset: str  # the rule set's id
+    text: str  # the YAML as the umpire wrote it (a workbook stores exactly this)
+    origin: str  # a file path, or a workbook and sheet: what messages name
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _HouseTable(_Strict):
+    override: bool = False
+    note: str | None = None
+    rows: list[dict[str, Any]] | None = None
+    values: dict[str, Any] | None = None
+
+
+class _HouseFile(_Strict):
+    id: str
+    note: str | None = None
+    tables: dict[str, _HouseTable] | None = None
+
+
+def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> RulesetDataError:
+    origin = house.origin if isinstance(house, HouseRules) else house
+    return RulesetDataError(f"house rules, key {key}: {message}", file=origin, **extra)
+
+
+def _load_yaml(text: str, origin: str) -> dict[str, Any]:
+    from battle_ledger.rulesets.registry import safe_yaml
+
+    raw = safe_yaml(text, origin, what="house-rules file", user=True)
+    if not isinstance(raw, dict):
+        raise RulesetDataError(
+            "a house-rules file must be a mapping",
+            file=origin,
+            expected="id: <rule set>, note, tables: ...",
+        )
+    return raw
+
+
+def _model(raw: dict[str, Any], origin: str) -> _HouseFile:
+    from battle_ledger.rulesets.registry import key_path
+
+    try:
+        return _HouseFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = key_path(tuple(first["loc"]))
+        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise RulesetDataError(
+            f"house rules, key {key}: {problem}",
+            file=origin,
+            value=first.get("input"),
+            expected="id, note and tables: {TABLE: {override, note, rows | values}}",
+        ) from exc
+
+
+def parse_house(text: str, origin: str) -> HouseRules:
+    """Read and validate house rules from YAML ``text`` (``origin`` names it in messages)."""
+    from battle_ledger.rulesets import registry
+
+    raw = _load_yaml(text, origin)
+    model = _model(raw, origin)
+    try:
+        base = registry.packaged(model.id)
+    except RulesetDataError:
+        raise
+    except Exception as exc:  # UnknownRulesetError and kin: the id is the mistake
+        raise _fail(
+            origin,
+            "id",
+            "not a rule set",
+            value=model.id,
+            expected="one of " + ", ".join(registry.ruleset_ids()),
+        ) from exc
+    house = HouseRules(ruleset=base.id, text=text, origin=origin)
+    apply_house(base, house)  # validates every table against the rule set
+    return house
+
+
+def read_house_file(path: Path | str) -> HouseRules:
+    """The house rules in file ``path`` (read and validated)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesetDataError(
+            f"cannot read the house-rules file: {exc.strerror}", file=str(path)
+        ) from exc
+    except UnicodeDecodeError:
+        raise RulesetDataError(
+            "the house-rules file is not UTF-8 text", file=str(path), expected="a YAML file"
+        ) from None
+    return parse_house(text, str(path))
+
+
+# -- applying ---------------------------------------------------------------------------
+
+
+def _source(note: str | None) -> dict[str, Any]:
+    return Provenance(section=HOUSE_RULE, note=note).model_dump(exclude_none=True)
+
+
+def _same_kind(old: Any, new: Any) -> bool:
+    if old is None or new is None:
+        return True
+    if isinstance(old, bool) or isinstance(new, bool):
+        return isinstance(old, bool) and isinstance(new, bool)
+    if isinstance(old, int | float):
+        return isinstance(new, int | float) and (isinstance(old, float) or isinstance(new, int))
+    return isinstance(new, type(old))
+
+
+def _constants(
+    house: HouseRules, name: str, base: Table, spec: _HouseTable, note: str | None
+) -> Table:
+    key = f"tables.{name}"
+    if spec.rows is not None:
+        raise _fail(house, f"{key}.rows", f"{name} is a table of named values, not rows",
+                    expected=f"{key}.values: {{NAME: value}}")  # fmt: skip
+    values = dict(base.values)
+    for cname, given in (spec.values or {}).items():
+        ckey = f"{key}.values.{cname}"
+        const_note = note
+        value = given
+        if isinstance(given, dict):
+            unknown = set(given) - {"value", "note"}
+            if unknown or "value" not in given:
+                raise _fail(house, ckey, "a value is given as VALUE or {value: V, note: N}",
+                            value=given)  # fmt: skip
+            value, const_note = given["value"], given.get("note") or note
+        old = base.values.get(cname)
+        if old is None and base.status is not Status.MISSING:
+            raise _fail(house, ckey, f"{name} has no value {cname!r}", value=cname,
+                        expected="one of " + ", ".join(base.values))  # fmt: skip
+        if value is None or not cell_fits(value, CellType.ANY):
+            raise _fail(house, ckey, "not a value", value=value,
+                        expected="a number, text, true/false or a list of them")  # fmt: skip
+        if old is not None and not _same_kind(old.value, value):
+            raise _fail(house, ckey, "a value of the wrong type", value=value,
+                        expected=f"a value like the text's {old.value!r}")  # fmt: skip
+        if (
+            old is not None
+            and old.value is not None
+            and not old.house_default
+            and not spec.override
+            and not _is_house(old.source)
+        ):
+            raise _fail(
+                house, ckey,
+                f"the text prints {cname} = {old.value!r}; add override: true under "
+                f"{key} to change it",
+                value=value,
+            )  # fmt: skip
+        values[cname] = Constant(
+            value=value,
+            source=Provenance(section=HOUSE_RULE, note=const_note),
+            unit=old.unit if old is not None else None,
+            note=old.note if old is not None else None,
+        )
+    status = Status.HOUSE_RULE if base.status is Status.MISSING else base.status
+    return _validated(house, key, base, {"values": values, "status": status})
+
+
+def _is_house(source: Any) -> bool:
+    if isinstance(source, Provenance):
+        return source.section == HOUSE_RULE
+    return isinstance(source, dict) and source.get("section") == HOUSE_RULE
+
+
+def _check_row(house: HouseRules, key: str, table: Table, row: Any) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        shape = "{" + ", ".join(f"{c.name}: ..." for c in table.columns) + "}"
+        raise _fail(house, key, "a row is a mapping of column: value", value=row, expected=shape)
+    names = {c.name for c in table.columns}
+    for column in row:
+        if column not in names and column != "note":
+            raise _fail(house, f"{key}.{column}", "unknown column", value=column,
+                        expected="columns " + ", ".join(c.name for c in table.columns))  # fmt: skip
+    for col in table.columns:
+        if row.get(col.name) is None and not col.optional and col.name not in (table.range or ()):
+            raise _fail(house, f"{key}.{col.name}", "a value is needed",
+                        expected=f"a {col.type} ({col.header})")  # fmt: skip
+        if not cell_fits(row.get(col.name), col.type):
+            raise _fail(house, f"{key}.{col.name}", "a value of the wrong type",
+                        value=row[col.name], expected=f"a {col.type} ({col.header})")  # fmt: skip
+    return row
+
+
+def _row_key(table: Table, row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(norm_key(row.get(c)) for c in table.key)
+
+
+def _fills_blanks(printed: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether ``new`` only gives values where the printed row has none."""
+    return all(printed.get(k) is None or printed.get(k) == v for k, v in new.items()
+               if k != "note")  # fmt: skip
+
+
+def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: str | None) -> Table:
+    key = f"tables.{name}"
+    if spec.values is not None:
+        raise _fail(house, f"{key}.values", f"{name} is a table of rows, not named values",
+                    expected=f"{key}.rows: [{{...}}]")  # fmt: skip
+    given = [
+        _check_row(house, f"{key}.rows[{i}]", base, row) for i, row in enumerate(spec.rows or [])
+    ]
+    fresh = []
+    for row in given:  # the umpire's note on a row becomes its source's note
+        cells = {k: v for k, v in row.items() if k != "note"}
+        fresh.append({**cells, "source": _source(row.get("note") or note)})
+    printed = base.status in (Status.GIVEN, Status.PARTIAL)
+    if base.status is Status.GIVEN and not spec.override:
+        raise _fail(house, key, f"the text prints {name} ({base.title}); add override: true "
+                    f"under {key} to change it", value=name)  # fmt: skip
+    whole = base.kind is Kind.BRACKETS or not base.key
+    if base.status is Status.MISSING or (whole and (spec.override or not printed)):
+        rows = fresh if base.status is Status.MISSING or spec.override else [*base.rows, *fresh]
+    else:
+        by_key = {_row_key(base, r): i for i, r in enumerate(base.rows)}
+        rows = list(base.rows)
+        for i, row in enumerate(fresh):
+            at = by_key.get(_row_key(base, row)) if base.key else None
+            if at is None:
+                rows.append(row)
+                continue
+            old = rows[at]
+            ours = old.get("house_default") or _is_house(old.get("source"))
+            if printed and not spec.override and not ours and not _fills_blanks(old, given[i]):
+                shown = {c: old.get(c) for c in base.key}
+                raise _fail(
+                    house, f"{key}.rows[{i}]",
+                    f"the text prints the row {shown}; add override: true under {key} to "
+                    "change it",
+                    value={k: v for k, v in given[i].items() if k != "note"},
+                )  # fmt: skip
+            rows[at] = {**{k: v for k, v in old.items() if k not in ("house_default",)}, **row}
+    status = Status.HOUSE_RULE if base.status is Status.MISSING else base.status
+    return _validated(house, key, base, {"rows": rows, "status": status})
+
+
+def _validated(house: HouseRules, key: str, base: Table, update: dict[str, Any]) -> Table:
+    data = base.model_dump()
+    data.update(update)
+    try:
+        return Table.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise _fail(house, key, message) from exc
+
+
+def apply_house(base: Ruleset, house: HouseRules) -> Ruleset:
+    """``base`` with ``house``'s values in place (each sourced ``house rule``)."""
+    model = _model(_load_yaml(house.text, house.origin), house.origin)
+    tables = dict(base.tables)
+    for name, spec in (model.tables or {}).items():
+        table = base.tables.get(name)
+        if table is None:
+            raise _fail(house, f"tables.{name}", f"{base.name} has no such table", value=name,
+                        expected="one of " + ", ".join(base.tables))  # fmt: skip
+        note = spec.note or model.note
+        if table.kind is Kind.CONSTANTS:
+            tables[name] = _constants(house, name, table, spec, note)
+        else:
+            tables[name] = _rows(house, name, table, spec, note)
+    merged = base.model_copy(update={"tables": tables})
+    merged._path = base.path
+    merged._house = house
+    return merged
+
+
+# -- the starter file -----------------------------------------------------------------
+
+
+def _comment(text: str, indent: str = "  # ") -> list[str]:
+    return [indent + line for line in text.splitlines()]
+
+
+def starter_file(ruleset: Ruleset) -> str:
+    """A house-rules file for ``ruleset``: every table the text does not print (or prints
+    only in part) and every reading of ours, as commented skeletons to fill in."""
+    lines = [
+        f"# House rules for {ruleset.name} ({ruleset.id}).",
+        "# Uncomment a table and fill in its rows (or values). Every value here is shown",
+        '# as "house rule" wherever a source is shown; a value the text prints changes',
+        "# only under override: true. Use it with --rules FILE, or put it in the folder",
+        "# 'battle-ledger rules where' shows for the Excel functions.",
+        f"id: {ruleset.id}",
+        "note: our house rules   # shown as the source of every value below",
+        "tables:",
+    ]
+    for name, table in ruleset.tables.items():
+        readings = [n for n, c in table.values.items() if c.house_default or c.value is None]
+        if table.status not in (Status.MISSING, Status.PARTIAL) and not readings:
+            continue
+        lines.append("")
+        status = {
+            Status.MISSING: "not printed in the text",
+            Status.PARTIAL: "printed only in part",
+        }.get(table.status, "readings of ours: settings you may change")
+        lines.append(f"  # {name}: {table.title} ({status})")
+        if table.source is not None and table.source.quote:
+            lines.append(f'  #   {table.source.section}: "{table.source.quote}"')
+        if table.kind is Kind.CONSTANTS:
+            lines += [f"  # {name}:", "  #   values:"]
+            for cname, const in table.values.items():
+                if const.value is None:
+                    lines.append(f"  #     {cname}:    # not printed")
+                elif const.house_default:
+                    ours = f": {const.note}" if const.note else ""
+                    lines.append(f"  #     {cname}: {const.value}    # ours{ours}")
+            if table.is_missing and not table.values:
+                lines.append("  #     NAME: VALUE")
+            continue
+        columns = ", ".join(
+            f"{c.name} ({c.type}{', optional' if c.optional else ''}: {c.header})"
+            for c in table.columns
+        )
+        lines.extend(_comment(f"columns: {columns}", "  #   "))
+        if table.status is Status.PARTIAL and table.key:
+            printed = sorted({", ".join(str(r.get(k)) for k in table.key) for r in table.rows})
+            lines.extend(_comment("printed rows (" + ", ".join(table.key) + "): "
+                                  + "; ".join(printed), "  #   "))  # fmt: skip
+        lines.append(f"  # {name}:")
+        lines.append("  #   rows:")
+        cells = ", ".join(f"{c.name}: " for c in table.columns)
+        lines.append(f"  #     - {{{cells}}}")
+    return "\n".join(lines) + "\n"
+
+
+# -- the per-user folder ----------------------------------------------------------------
+
+
+def user_rules_dir() -> Path:
+    """The per-user folder of house-rules files the Excel functions read.
+
+    ``$BATTLE_LEDGER_RULES_DIR`` when set; else the platform's user config folder:
+    ``%APPDATA%\\battle-ledger\\house-rules`` on Windows,
+    ``~/Library/Application Support/battle-ledger/house-rules`` on macOS,
+    ``$XDG_CONFIG_HOME/battle-ledger/house-rules`` (``~/.config``) elsewhere.
+    """
+    override = os.environ.get(RULES_DIR_ENV)
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        root = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        root = Path.home() / "Library" / "Application Support"
+    else:
+        root = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return root / "battle-ledger" / "house-rules"
+
+
+_SCAN_SECONDS = 2.0  # how long a scan of the folder is trusted (Excel recalculates often)
+_scanned: dict[str, tuple[float, tuple[Any, ...], dict[str, HouseRules]]] = {}
+
+
+def user_house_rules() -> dict[str, HouseRules]:
+    """The house rules of the per-user folder, by rule-set id (one file per rule set)."""
+    folder = user_rules_dir()
+    now = time.monotonic()
+    cached = _scanned.get(str(folder))
+    if cached is not None and now - cached[0] < _SCAN_SECONDS:
+        return cached[2]
+    files = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if folder.is_dir() else []
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if cached is not None and cached[1] == stamp:
+        _scanned[str(folder)] = (now, stamp, cached[2])
+        return cached[2]
+    found: dict[str, HouseRules] = {}
+    for path in files:
+        house = read_house_file(path)
+        if house.ruleset in found:
+            raise RulesetDataError(
+                f"two house-rules files for {house.ruleset} in the per-user folder",
+                file=str(path),
+                value=found[house.ruleset].origin,
+                expected="one file per rule set",
+            )
+        found[house.ruleset] = house
+    _scanned[str(folder)] = (now, stamp, found)
+    return found

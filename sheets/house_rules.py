@@ -1,0 +1,254 @@
+"""A workbook carries its house rules, so the same ledger gives the same numbers anywhere.
+
+Two places in a workbook of ours hold them:
+
+- the hidden ``_house`` sheet, table ``tbl_HouseRules`` (Part, Text): the
+  house-rules file the ledger was built with (``new --rules FILE``, or the
+  per-user folder's), exactly as written, in parts of at most
+  ``PART_CHARS`` characters;
+- the Rules sheet: a table the text does not print (``tbl_R_<table>``, left
+  open to fill in) holds rows the umpire typed there, or the house rows the
+  ledger was built with. What that table holds is what the workbook's own
+  formulas see, so for such a table it wins over ``_house``.
+
+``book_house_rules(book)`` reads both into one ``HouseRules`` (validated: a
+wrong cell is refused with its sheet, table, row and column);
+``using_book_rules(book)`` puts exactly those in force for an operation, so a
+house-rules file on this machine never changes someone else's ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import BattleLedgerError, RulesetDataError
+from battle_ledger.rulesets.house import HOUSE_RULE, HouseRules, parse_house
+from battle_ledger.rulesets.model import CellType, Column, Provenance, Ruleset, Status, Table
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.errors import CommandError
+from battle_ledger.sheets.formulas import safe_name
+from battle_ledger.sheets.values import is_blank, number, shown, whole, yes_no
+
+__all__ = [
+    "HOUSE_SHEET",
+    "HOUSE_TABLE",
+    "PART_CHARS",
+    "RULES_TABLE_PREFIX",
+    "book_house_rules",
+    "house_parts",
+    "install_house_rules",
+    "rules_table",
+    "using_book_rules",
+]
+
+HOUSE_SHEET = "_house"
+HOUSE_TABLE = "tbl_HouseRules"
+#: Characters of the house-rules text per cell (Excel holds at most 32,767 in one).
+PART_CHARS = 30_000
+RULES_TABLE_PREFIX = "tbl_R_"
+#: The note of a row typed on the Rules sheet without one.
+_TYPED_NOTE = "typed on the Rules sheet"
+
+
+def rules_table(name: str) -> str:
+    """The Excel Table of rule table ``name`` on the Rules sheet."""
+    return f"{RULES_TABLE_PREFIX}{safe_name(name)}"
+
+
+def house_parts(text: str) -> list[dict[str, Any]]:
+    """The rows of ``tbl_HouseRules`` for a house-rules ``text``."""
+    return [
+        {"Part": i + 1, "Text": text[at : at + PART_CHARS]}
+        for i, at in enumerate(range(0, len(text), PART_CHARS))
+    ]
+
+
+def _stored_text(book: Book) -> str | None:
+    if not book.has_table(HOUSE_TABLE):
+        return None
+    df = book.read_table(HOUSE_TABLE, {"Part": int, "Text": str})
+    if df.empty:
+        return None
+    parts = sorted((int(p), "" if is_blank(t) else str(t)) for p, t in zip(
+        df["Part"].fillna(0), df["Text"], strict=True))  # fmt: skip
+    return "".join(t for _, t in parts) or None
+
+
+_HOUSE_NOTE = re.compile(rf"^{HOUSE_RULE}(?: \((?P<note>.*)\))?$", re.DOTALL)
+
+
+def _cell(value: Any, column: Column, where: dict[str, Any]) -> Any:
+    if is_blank(value):
+        return None
+    name = column.header
+    try:
+        if column.type is CellType.INT:
+            return whole(value, name, low=None)
+        if column.type is CellType.FLOAT:
+            found = number(value, name, low=None)
+            return int(found) if found is not None and found.is_integer() else found
+        if column.type is CellType.BOOL:
+            return yes_no(value, name)
+        if column.type is CellType.STR:
+            return _plain(value) if not isinstance(value, str) else value.strip()
+    except BattleLedgerError as exc:
+        raise exc.located(**where) from None
+    return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value.strip() if isinstance(value, str) else value
+
+
+def _typed_rows(book: Book, table: Table, name: str) -> list[dict[str, Any]]:
+    """The rows the umpire left in the Rules sheet's table of ``name``, as house rows."""
+    tname = rules_table(name)
+    df = book.read_table(tname)
+    where = dict(df.attrs.get("where", {}))
+    first = where.pop("first_row", None)
+    headers = {str(h).casefold(): h for h in df.columns}
+    rows: list[dict[str, Any]] = []
+    for index, cells in df.iterrows():
+        at = where | {"row": None if first is None else int(first) + int(index)}
+        row: dict[str, Any] = {}
+        for column in table.columns:
+            header = headers.get(column.header.casefold())
+            if header is None:
+                raise RulesetDataError(
+                    f"the Rules sheet's table of {name} has no column {column.header!r}",
+                    expected="the headers the ledger was built with", **where,
+                )  # fmt: skip
+            value = _cell(cells[header], column, at | {"column": column.header})
+            if value is not None:
+                row[column.name] = value
+        source = cells.get(headers.get("source", ""), None) if "source" in headers else None
+        found = _HOUSE_NOTE.match(str(source).strip()) if not is_blank(source) else None
+        row["note"] = (found.group("note") if found else None) or _TYPED_NOTE
+        rows.append(row)
+    return rows
+
+
+def _sheet_tables(book: Book, base: Ruleset) -> dict[str, list[dict[str, Any]]]:
+    """Rows on the Rules sheet of every table the text does not print, by table."""
+    present = {t.casefold() for t in book.tables()}
+    return {
+        name: _typed_rows(book, table, name)
+        for name, table in base.tables.items()
+        if table.status is Status.MISSING and rules_table(name).casefold() in present
+    }
+
+
+def book_house_rules(book: Book, ruleset_id: str | None = None) -> HouseRules | None:
+    """The house rules ``book`` carries (``_house`` and its Rules sheet), or None."""
+    base = registry.packaged(ruleset_id or book.meta().ruleset)
+    text = _stored_text(book)
+    origin = f"{book.name}, sheet {HOUSE_SHEET}"
+    if text is not None:
+        house = parse_house(text, origin)
+        if house.ruleset != base.id:
+            raise RulesetDataError(
+                f"the workbook's house rules are for {house.ruleset}, not its rule set",
+                file=book.name, sheet=HOUSE_SHEET, value=house.ruleset, expected=base.id,
+            )  # fmt: skip
+    typed = _sheet_tables(book, base)
+    if not typed:
+        return None if text is None else house
+    raw: dict[str, Any] = registry.safe_yaml(text, origin, user=True) if text else {}
+    raw = {"id": base.id, **(raw or {})}
+    tables = dict(raw.get("tables") or {})
+    for name, rows in typed.items():
+        if rows:
+            tables[name] = {"rows": rows}
+        else:  # emptied on the sheet: the table is not filled in
+            tables.pop(name, None)
+    raw["tables"] = tables
+    if not tables and text is None:
+        return None
+    combined = yaml.safe_dump(raw, sort_keys=False, allow_unicode=True)
+    try:
+        return parse_house(combined, f"{book.name}, the Rules sheet and sheet {HOUSE_SHEET}")
+    except RulesetDataError as exc:
+        named = re.search(r"key tables\.(\w+)", exc.message)
+        if named and named.group(1) in typed:
+            raise exc.located(sheet="Rules", table=rules_table(named.group(1))) from None
+        raise
+
+
+@contextlib.contextmanager
+def using_book_rules(book: Book) -> Iterator[HouseRules | None]:
+    """Exactly the house rules ``book`` carries are in force within the block."""
+    house = book_house_rules(book)
+    with registry.using_house_rules([house] if house is not None else []):
+        yield house
+
+
+def install_house_rules(book: Book, house: HouseRules) -> bool:
+    """Give ``book`` the house rules ``house`` (``run --rules FILE``): their text in
+    ``_house`` and the rows of every table the Rules sheet leaves open to fill in.
+
+    A book carrying the same rules is left as it is (False); a book carrying other
+    rules, or one built before workbooks carried their rules, is refused: the same
+    ledger must give the same numbers wherever it is opened.
+    """
+    meta = book.meta()
+    if house.ruleset != registry.packaged(meta.ruleset).id:
+        raise CommandError(
+            f"the house rules are for {house.ruleset}, this ledger is {meta.ruleset}",
+            file=house.origin, value=house.ruleset, expected=meta.ruleset,
+        )  # fmt: skip
+    carried = book_house_rules(book)
+    if carried is not None:
+        if carried.text == house.text or _same_rules(carried, house):
+            return False
+        raise CommandError(
+            "this ledger carries its own house rules; --rules would change its numbers",
+            file=book.name, sheet=HOUSE_SHEET, value=house.origin,
+            expected="no --rules (the ledger's own rules), or a ledger built with them",
+        )  # fmt: skip
+    if not book.has_table(HOUSE_TABLE):
+        raise CommandError(
+            "this ledger was built before ledgers carried their house rules",
+            file=book.name,
+            expected="a ledger built again with 'battle-ledger new ... --rules FILE'",
+        )
+    merged = registry.packaged(meta.ruleset)
+    from battle_ledger.rulesets.house import apply_house
+
+    merged = apply_house(merged, house)
+    book.append_rows(HOUSE_TABLE, pd.DataFrame(house_parts(house.text)))
+    present = {t.casefold() for t in book.tables()}
+    base = registry.packaged(meta.ruleset)
+    for name, table in base.tables.items():
+        filled = merged.tables[name]
+        if table.status is not Status.MISSING or rules_table(name).casefold() not in present:
+            continue
+        if filled.rows:
+            book.append_rows(rules_table(name), _sheet_rows(book, filled, name))
+    return True
+
+
+def _same_rules(a: HouseRules, b: HouseRules) -> bool:
+    from battle_ledger.rulesets.house import apply_house
+
+    base = registry.packaged(a.ruleset)
+    return apply_house(base, a).tables == apply_house(base, b).tables
+
+
+def _sheet_rows(book: Book, table: Table, name: str) -> pd.DataFrame:
+    headers = list(book.read_table(rules_table(name)).columns)
+    rows = []
+    for row in table.rows:
+        cells = {c.header: shown(row.get(c.name)) for c in table.columns}
+        if "Source" in headers:
+            cells["Source"] = Provenance.model_validate(row["source"]).describe()
+        rows.append(cells)
+    return pd.DataFrame(rows)
