@@ -49,6 +49,10 @@ from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
     "COUNT_FIELDS",
+    "MANEUVER_DIE",
+    "MANEUVER_FIELDS",
+    "NO_MANEUVER_TABLE",
+    "OFF_THE_TABLE",
     "RULE_NAMES",
     "DepInputError",
     "DepRules",
@@ -187,6 +191,8 @@ class TurnInputs:
     stands_lost: int = 0
     ccp_bought: int = 0
     dep_markers: int = 0
+    maneuver_roll: int | None = None  # the division commander's d10 (None: no roll)
+    maneuver_modifiers: int = 0  # the other maneuver modifiers (the DEP's +1 is added here)
 
 
 #: The inputs of a turn that are counts (whole numbers 0 or more).
@@ -198,6 +204,8 @@ COUNT_FIELDS: tuple[str, ...] = (
     "dep_markers",
 )
 _INPUT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TurnInputs) if f.name != "turn")
+#: The inputs of a turn that are not counts: the maneuver roll and its modifiers.
+MANEUVER_FIELDS: tuple[str, ...] = ("maneuver_roll", "maneuver_modifiers")
 
 
 @dataclass(frozen=True)
@@ -209,10 +217,15 @@ class TurnOutcome:
     dep_end: int
     ccp_end: int
     status: Status
+    maneuver: str = ""  # the Maneuver Table's result for the turn's roll ("" without one)
 
     def as_row(self) -> list[Any]:
-        """[DEP start, Rest point, DEP end, CCP end, Status]: one ledger row."""
+        """[DEP start, Rest point, DEP end, CCP end, Status]: what DEP_AFTER spills."""
         return [self.dep_start, self.rest_point, self.dep_end, self.ccp_end, str(self.status)]
+
+    def ledger_row(self) -> list[Any]:
+        """``as_row`` and the Maneuver: the computed columns of a DEP ledger's turn row."""
+        return [*self.as_row(), self.maneuver]
 
 
 def initial_status(start_dep: int, start_ccp: int, cavalry: bool, rules: DepRules) -> Status:
@@ -274,6 +287,21 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
                 expected="a whole number >= 0",
                 **where,
             )
+    roll = inputs.maneuver_roll
+    if roll is not None and (isinstance(roll, bool) or not isinstance(roll, int)
+                             or not 1 <= roll <= MANEUVER_DIE):  # fmt: skip
+        raise DepInputError(
+            "a maneuver roll is one ten sided die",
+            field="maneuver_roll",
+            value=roll,
+            expected=f"1 to {MANEUVER_DIE}, or blank",
+            **where,
+        )
+    modifiers = inputs.maneuver_modifiers
+    if isinstance(modifiers, bool) or not isinstance(modifiers, int):
+        raise DepInputError("the maneuver modifiers are a whole number",
+                            field="maneuver_modifiers", value=modifiers,
+                            expected="a whole number (negative for minuses)", **where)  # fmt: skip
     if state.status is Status.REMOVED:
         for name in _INPUT_FIELDS:
             value = getattr(inputs, name)
@@ -373,7 +401,35 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
         status = Status.BLOWN  # for the rest of the game, even if CCP are bought later
     else:
         status = Status.ACTIVE
-    return TurnOutcome(state.dep, rest_point, dep_end, ccp_end, status)
+    return TurnOutcome(
+        state.dep, rest_point, dep_end, ccp_end, status, _maneuver(state, inputs, rules)
+    )
+
+
+#: The maneuver die (Eagles to Glory's "ten sided die").
+MANEUVER_DIE = 10
+#: What the Maneuver column says while the Maneuver Table is not filled in.
+NO_MANEUVER_TABLE = "no Maneuver Table"
+#: What it says for a modified roll no row of the table holds.
+OFF_THE_TABLE = "not on the table"
+
+
+def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
+    """The Maneuver Table's result for the turn's roll: the d10, the modifiers the umpire
+    gives and the DEP's own +1 (as of the start of the turn)."""
+    if inputs.maneuver_roll is None:
+        return ""
+    from battle_ledger.rulesets import eagles_to_glory
+    from battle_ledger.rulesets.errors import MissingTableError
+
+    modified = inputs.maneuver_roll + inputs.maneuver_modifiers
+    modified += maneuver_modifier(state.dep, state.status, rules)
+    try:
+        return eagles_to_glory.maneuver_on_table(modified)
+    except MissingTableError:
+        return NO_MANEUVER_TABLE
+    except InvalidArgumentError:
+        return OFF_THE_TABLE
 
 
 def advance(state: DivisionState, outcome: TurnOutcome) -> DivisionState:

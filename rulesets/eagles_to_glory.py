@@ -49,6 +49,7 @@ __all__ = [
     "initiative_odds",
     "maneuver_modifier",
     "maneuver_move_inches",
+    "maneuver_on_table",
     "maneuver_result",
     "maneuver_result_meaning",
     "percentile_roll",
@@ -640,6 +641,16 @@ def maneuver_result(
     modified = _die_roll(roll, sides, "maneuver roll") + maneuver_modifier(
         conditions, grade, unit_type, dep, enemy_inches
     )
+    return maneuver_on_table(modified)
+
+
+def maneuver_on_table(modified: int) -> str:
+    """The Maneuver Table's result for a modified roll (every modifier added).
+
+    MissingTableError until the table is filled in (a house rule);
+    InvalidArgumentError for a roll no row of the table holds.
+    """
+    rs = ruleset()
     row = rs.bracket("maneuver_table", modified)
     return rs.term("maneuver_results", str(row["result"])).name
 

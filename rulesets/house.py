@@ -281,6 +281,9 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
     if spec.values is not None:
         raise _fail(house, f"{key}.values", f"{name} is a table of rows, not named values",
                     expected=f"{key}.rows: [{{...}}]")  # fmt: skip
+    if base.status is Status.GIVEN and not spec.override:
+        raise _fail(house, key, f"the text prints {name} ({base.title}); add override: true "
+                    f"under {key} to change it", value=name)  # fmt: skip
     given = [
         _check_row(house, f"{key}.rows[{i}]", base, row) for i, row in enumerate(spec.rows or [])
     ]
@@ -289,9 +292,6 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
         cells = {k: v for k, v in row.items() if k != "note"}
         fresh.append({**cells, "source": _source(row.get("note") or note)})
     printed = base.status in (Status.GIVEN, Status.PARTIAL)
-    if base.status is Status.GIVEN and not spec.override:
-        raise _fail(house, key, f"the text prints {name} ({base.title}); add override: true "
-                    f"under {key} to change it", value=name)  # fmt: skip
     whole = base.kind is Kind.BRACKETS or not base.key
     if base.status is Status.MISSING or (whole and (spec.override or not printed)):
         rows = fresh if base.status is Status.MISSING or spec.override else [*base.rows, *fresh]

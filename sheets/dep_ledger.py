@@ -31,6 +31,10 @@ import pandas as pd
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
+    MANEUVER_DIE,
+    MANEUVER_FIELDS,
+    NO_MANEUVER_TABLE,
+    OFF_THE_TABLE,
     RULE_NAMES,
     DepInputError,
     DepRules,
@@ -82,6 +86,7 @@ from battle_ledger.sheets.values import yes_test
 __all__ = [
     "DIVISIONS",
     "KIND",
+    "MANEUVER_NAMES",
     "TURNS",
     "Ledger",
     "check_ledger",
@@ -165,8 +170,23 @@ TURNS = Table(
         Column("Previous rest point", "previous_rest_point", _H),
         Column("Previous CCP", "previous_ccp", _H),
         Column("Previous status", "previous_status", _H),
+        # Template version 3: the maneuver, after the columns of older ledgers so that
+        # their formulas' columns stay where they were.
+        Column("Maneuver roll", "maneuver_roll", _I, Entry.WHOLE,
+               "the commander's d10 for the division's maneuver (blank: none)", low=1,
+               high=MANEUVER_DIE, width=9.5, since=3),
+        Column("Maneuver modifiers", "maneuver_modifiers", _I, Entry.WHOLE,
+               "the other maneuver modifiers, summed (the +1 at 36 DEP is added for you)",
+               low=-20, high=20, width=10, since=3),
+        Column("Maneuver", "maneuver", _O,
+               help="the Maneuver Table's result for the roll, every modifier added", width=12,
+               since=3),
+        Column("Maneuver row", "maneuver_row", _H, since=3),
     ),
 )  # fmt: skip
+
+#: Defined names of the Rules sheet's Maneuver Table columns (``tbl_R_maneuver_table``).
+MANEUVER_NAMES = {"low": "ManeuverFrom", "high": "ManeuverTo", "result": "ManeuverResult"}
 
 _TOP = 3  # header row of the tables on Divisions and Turns (title and note above)
 
@@ -241,9 +261,32 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
         "Previous CCP": f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})",
         "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
+        **_maneuver_formulas(c, r),
     }
     # A row without a division (the blank row of an empty ledger) shows nothing.
     return unless_blank(f"${c['Division']}{r}", formulas)
+
+
+def _maneuver_formulas(c: dict[str, str], r: int) -> dict[str, str]:
+    """Maneuver row: the row of the Maneuver Table that holds the modified roll (0: none;
+    a blank end is open); Maneuver: its result. Both as ``rulesets.dep._maneuver``."""
+    low, high, result = (MANEUVER_NAMES[k] for k in ("low", "high", "result"))
+    bonus = (
+        f'IF(AND(${c["Previous status"]}{r}<>"removed",'
+        f"${c['DEP start']}{r}>={_R['maneuver_bonus_at_dep']}),1,0)"
+    )
+    modified = f"(${c['Maneuver roll']}{r}+N(${c['Maneuver modifiers']}{r})+{bonus})"
+    return {
+        "Maneuver row": (
+            f'SUMPRODUCT((({low}="")+({low}<={modified})>0)*(({high}="")+({high}>={modified})>0)'
+            f'*({result}<>"")*(ROW({result})-MIN(ROW({result}))+1))'
+        ),
+        "Maneuver": (
+            f'IF(${c["Maneuver roll"]}{r}="","",IF(COUNTIF({result},"?*")=0,'
+            f'"{NO_MANEUVER_TABLE}",IF(${c["Maneuver row"]}{r}=0,"{OFF_THE_TABLE}",'
+            f"INDEX({result},${c['Maneuver row']}{r}))))"
+        ),
+    }
 
 
 def division_formulas(r: int) -> dict[str, str]:
@@ -309,7 +352,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_ledger(book)),  # defined below
         close="end-turn",
         macro_prefix="dep",
-        template_version=2,
+        template_version=3,
     )
 )
 
@@ -393,9 +436,11 @@ _INPUTS = [(c.field, c.header) for c in TURNS.having(Role.INPUT) if c.field in _
 def _inputs(row: dict[str, Any]) -> TurnInputs:
     """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
     values = {field: row[header] for field, header in _INPUTS}
+    roll = values.pop("maneuver_roll")
     counts = {k: 0 if pd.isna(v) else int(v) for k, v in values.items() if not isinstance(v, bool)}
     flags = {k: v for k, v in values.items() if isinstance(v, bool)}
-    return TurnInputs(turn=int(row["Turn"]), **flags, **counts)
+    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=None if pd.isna(roll) else int(roll),
+                      **flags, **counts)  # fmt: skip
 
 
 def compute_turns(ledger: Ledger) -> pd.DataFrame:
@@ -422,7 +467,7 @@ def compute_turns(ledger: Ledger) -> pd.DataFrame:
             if exc.turn is not None:
                 hit = ordered.index[[t.turn == exc.turn for t in inputs].index(True)]
             raise _located(exc, ledger.turns, hit) from None
-        parts.append(pd.DataFrame([o.as_row() for o in result], index=ordered.index,
+        parts.append(pd.DataFrame([o.ledger_row() for o in result], index=ordered.index,
                                   columns=outcomes))  # fmt: skip
     if not parts:
         return pd.DataFrame(index=ledger.turns.index, columns=outcomes, dtype=object)
@@ -482,8 +527,10 @@ def _time_of_day(book: Book, turn: int, rules: DepRules) -> str:
 
 
 def turn_row(turn: int, side: str, division: str) -> dict[str, Any]:
-    """A division's row of a new turn, by header: Orders N, Rest eligible N, every count 0."""
-    answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
+    """A division's row of a new turn, by header: Orders N, Rest eligible N, every count 0
+    (the maneuver roll left blank: no roll yet)."""
+    answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT
+               and c.field not in MANEUVER_FIELDS]  # fmt: skip
     return {"Turn": turn, "Side": side, "Division": division} | {
         c.header: "N" if c.entry is Entry.YES_NO else 0 for c in answers
     }
@@ -580,7 +627,8 @@ def _record_options() -> tuple[Option, ...]:
         if column.field == "side":
             continue
         kind = {Entry.YES_NO: bool, Entry.WHOLE: int}.get(column.entry, str)
-        found.append(Option(column.field, kind, help=column.help, low=column.low))
+        high = column.high if isinstance(column.high, int) else None
+        found.append(Option(column.field, kind, help=column.help, low=column.low, high=high))
     return tuple(found)
 
 
@@ -628,7 +676,8 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
         trial_row = new.assign(Orders=False, **{"Rest eligible": False}).set_axis([-1])
         for column, value in given.items():
             trial_row.loc[-1, column] = value
-        compute_turns(ledger.with_turns(pd.concat([ledger.turns, trial_row])))
+        computed = compute_turns(ledger.with_turns(pd.concat([ledger.turns, trial_row])))
+        maneuver = computed.loc[-1, "Maneuver"]
         for column, value in given.items():
             new.loc[0, column] = _cell(value)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
@@ -638,14 +687,18 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
         for column, value in given.items():
             trial[column] = trial[column].astype(object)
             trial.at[index, column] = value
-        compute_turns(ledger.with_turns(trial))  # raises on inputs the rules forbid
+        computed = compute_turns(ledger.with_turns(trial))  # raises on what the rules forbid
+        maneuver = computed.loc[index, "Maneuver"]
         book.write_cells(
             TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}], index=[index])
         )
     shown = {k: _cell(v) for k, v in given.items()}
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+    if maneuver:  # the Maneuver Table's answer to the roll just recorded
+        detail += f"; maneuver: {maneuver}"
     book.log("record", detail, turn=turn)
-    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "division": name, **shown})
+    details = {"turn": turn, "division": name, **shown, "maneuver": maneuver or ""}
+    return OperationResult(f"turn {turn}, {detail}", details)
 
 
 @report(KIND.name)

@@ -127,9 +127,7 @@ def _typed_rows(book: Book, table: Table, name: str) -> list[dict[str, Any]]:
                     f"the Rules sheet's table of {name} has no column {column.header!r}",
                     expected="the headers the ledger was built with", **where,
                 )  # fmt: skip
-            value = _cell(cells[header], column, at | {"column": column.header})
-            if value is not None:
-                row[column.name] = value
+            row[column.name] = _cell(cells[header], column, at | {"column": column.header})
         source = cells.get(headers.get("source", ""), None) if "source" in headers else None
         found = _HOUSE_NOTE.match(str(source).strip()) if not is_blank(source) else None
         row["note"] = (found.group("note") if found else None) or _TYPED_NOTE

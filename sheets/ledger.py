@@ -96,7 +96,8 @@ class Column:
     ``low``/``high``: the bounds of a whole number; ``high`` may name a value of
     the rules (``"max_dep"``) that the template resolves for the workbook.
     ``choices``: a drop-down's values. ``fixed``: filled from the order of
-    battle, and then locked (keys always are).
+    battle, and then locked (keys always are). ``since``: the template version
+    that added it (a ledger built before lacks it: its inputs read as blank).
     """
 
     header: str
@@ -109,6 +110,7 @@ class Column:
     choices: tuple[str, ...] = ()
     width: float = 10.0
     fixed: bool = False
+    since: int = 1  # the kind's template version that added the column
 
     @property
     def computed(self) -> bool:
@@ -156,9 +158,14 @@ class Table:
     def header(self, field_name: str) -> str:
         return self.column(field_name).header
 
-    def read_types(self) -> dict[str, type | None]:
-        """The columns an operation reads (every one not computed), with their types."""
-        return {c.header: c.read_type for c in self.columns if not c.computed}
+    def read_types(self, version: int | None = None) -> dict[str, type | None]:
+        """The columns an operation reads (every one not computed), with their types;
+        ``version``: only those a ledger of that template version has."""
+        return {
+            c.header: c.read_type
+            for c in self.columns
+            if not c.computed and (version is None or c.since <= version)
+        }
 
 
 @dataclass(frozen=True)
@@ -402,10 +409,14 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     choices (blank: None); a cell that does not fit raises
     ``CellValueError`` naming file, sheet, table, row and column.
     """
-    kind.check_version(book)
+    version = kind.check_version(book).template_version
     frames = []
     for table in (kind.things, kind.periods):
-        frame = book.read_table(table.name, table.read_types(), cached=False)
+        frame = book.read_table(table.name, table.read_types(version), cached=False)
+        for column in table.columns:
+            if column.since > version and not column.computed:
+                frame[column.header] = pd.Series(pd.NA, index=frame.index, dtype=object)
+        frame.attrs["template_version"] = version
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         frame = frame[frame[key.header].notna()]
         for column in table.having(Role.INPUT):
@@ -686,9 +697,11 @@ def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFra
         return rows
     used = [int(i) for i in periods.index if int(i) >= 0]
     start = int(first) + (max(used) + 1 if used else 0)
+    version = periods.attrs.get("template_version", kind.template_version)
+    has = {c.header for c in kind.periods.columns if c.since <= version}
     extra = pd.DataFrame(
         [
-            {k: Formula(v) for k, v in kind.period_formulas(start + i).items()}
+            {k: Formula(v) for k, v in kind.period_formulas(start + i).items() if k in has}
             for i in range(len(rows))
         ],
         index=rows.index,

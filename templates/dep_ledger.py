@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.dep import DepRules, initial_state
@@ -49,6 +49,7 @@ from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.dep_ledger import (
     DIVISIONS,
     KIND,
+    MANEUVER_NAMES,
     TURNS,
     division_formulas,
     turn_formulas,
@@ -61,6 +62,7 @@ from battle_ledger.templates._build import (
     TableRef,
     add_table,
     add_whole_validation,
+    define_name,
     freeze,
     highlight_when,
     iso_date,
@@ -383,7 +385,11 @@ def build_dep_ledger(
     sides = list(dict.fromkeys(s.side for s in specs))
     _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2)
     _chart_sheet(wb, len(specs) + blank_rows, turns_shown, rules.max_dep)
-    add_rules_sheet(wb, ruleset, tables=["dep_economy"])
+    rules_sheet = add_rules_sheet(wb, ruleset, tables=["dep_economy", "maneuver_table"])
+    maneuver = rules_sheet.tables["maneuver_table"]
+    for column, name in MANEUVER_NAMES.items():
+        header = next(c.header for c in ruleset.table("maneuver_table").columns if c.name == column)
+        define_name(wb, name, f"{quote_sheetname(maneuver.sheet)}!{maneuver.column_range(header)}")
     return wb
 
 

@@ -93,7 +93,8 @@ def _assert_furniture(wb: openpyxl.Workbook, turn_rows: int) -> None:
     assert {str(dv.sqref) for dv in lists} == {body("Orders"), body("Rest eligible")}
     assert all(dv.formula1 == '"Y,N"' for dv in lists)
     whole = {str(dv.sqref) for dv in turns.data_validations.dataValidation if dv.type == "whole"}
-    counts = ("Charges", "Counter-charges", "Stands lost", "CCP bought", "DEP markers")
+    counts = ("Charges", "Counter-charges", "Stands lost", "CCP bought", "DEP markers",
+              "Maneuver roll", "Maneuver modifiers")  # fmt: skip
     assert whole == {body(h) for h in counts}
     ranges = {str(cf.sqref) for cf in turns.conditional_formatting}
     assert body("Status") in ranges
@@ -131,7 +132,8 @@ def test_formulas_use_only_portable_functions(ledger: Path) -> None:
                     assert "[" not in cell.value, cell.value  # no structured references
                     used |= set(re.findall(r"([A-Z][A-Z0-9.]*)\(", cell.value))
     portable = {"IF", "AND", "OR", "NOT", "MIN", "MAX", "INDEX", "MATCH", "IFERROR", "NA",
-                "COUNT", "COUNTIFS", "SUMIFS", "MOD", "UPPER", "TRIM"}  # fmt: skip
+                "COUNT", "COUNTIFS", "SUMIFS", "MOD", "UPPER", "TRIM",
+                "COUNTIF", "SUMPRODUCT", "ROW", "N"}  # fmt: skip
     assert used <= portable, used - portable
 
 

@@ -1,0 +1,332 @@
+"""House rules: an umpire's own tables beside the text's, marked as theirs, carried by
+the workbook (``rulesets.house``, ``sheets.house_rules``, ``--rules FILE``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets import eagles_to_glory as etg
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import MissingTableError, RulesetDataError
+from battle_ledger.rulesets.house import HOUSE_RULE, parse_house, read_house_file, starter_file
+from battle_ledger.rulesets.recovery import stands_returning
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.house_rules import book_house_rules
+from battle_ledger.xlfuncs.cli import cli
+from tests.conftest import HOUSE_FIXTURES
+from tests.tables import find_row, table_cell
+
+CLUB = HOUSE_FIXTURES / "etg-club.yaml"
+OOB = Path(__file__).resolve().parent.parent / "examples" / "eagles-to-glory.csv"
+TYPES = [t.id for t in registry.packaged("etg").vocabulary("unit_types").terms]
+
+
+def _cli(*args: Any, cwd: Path | None = None) -> Any:
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(cli, [str(a) for a in args])
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(cli, [str(a) for a in args])
+    finally:
+        os.chdir(old)
+
+
+def _house(text: str, origin: str = "house.yaml") -> Any:
+    return parse_house(text, origin)
+
+
+# -- the file and what it changes --------------------------------------------------------
+
+
+def test_the_club_file_fills_the_maneuver_table_and_every_combat_match_up() -> None:
+    house = read_house_file(CLUB)
+    with registry.using_house_rules([house]):
+        assert etg.maneuver_result(6) == "Half Move"
+        assert etg.maneuver_result(6, grade="A") == "Full Move"  # a modified 7 (the example)
+        assert etg.maneuver_result(1, "out of command") == "Retreat"
+        for attacker, defender in itertools.product(TYPES, TYPES):
+            numbers = etg.combat_numbers(attacker, defender, "C", "C", "")
+            assert numbers.eliminate >= 0, (attacker, defender)
+        # What the text prints is untouched.
+        assert etg.combat_numbers("infantry", "infantry", "C", "C", "")[:2] == (20, 35)
+        table = registry.get("etg").table("maneuver_table")
+        assert all(r["source"]["section"] == HOUSE_RULE for r in table.rows)
+    # Without it, as before: the table is missing and says how to fill it in.
+    with pytest.raises(MissingTableError, match="init-house"):
+        etg.maneuver_result(6)
+    with pytest.raises(MissingTableError):
+        etg.combat_numbers("light cavalry", "foot artillery", "C", "C", "")
+
+
+def test_udf_and_rules_show_with_rules_mark_house_rows() -> None:
+    crt = _cli("udf", "ETG_CRT", "Light cavalry", "Foot artillery", "C", "C", "--rules", CLUB)
+    assert crt.exit_code == 0 and crt.output.split() == ["30", "50"]
+    assert _cli("udf", "ETG_CRT", "Light cavalry", "Foot artillery", "C", "C").exit_code == 1
+    shown = _cli("rules", "show", "etg", "combat_results", "--rules", CLUB)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    printed = next(line for line in lines if line.startswith("infantry          infantry"))
+    assert printed.rstrip().endswith("Combat Example 1")
+    ours = next(line for line in lines if line.startswith("light cavalry     foot artillery"))
+    assert ours.rstrip().endswith("house rule (test club charts)")
+    assert "rows: 36" in shown.output
+
+
+def test_readings_are_settings_a_house_file_changes_without_override() -> None:
+    """Recovery rounding is a house default (the text gives none): a house file sets it."""
+    down = _house("id: etg\ntables:\n  recovery_rounding:\n    values:\n"
+                  "      method: cumulative-down\n")  # fmt: skip
+    assert tuple(stands_returning(7, "loser")) == (3, 1, 1, 2)  # 2.8, 4.2, 4.9 half up
+    with registry.using_house_rules([down]):
+        assert tuple(stands_returning(7, "loser")) == (2, 2, 0, 3)  # 2.8, 4.2, 4.9 down
+        method = registry.get("etg").table("recovery_rounding").values["method"]
+        assert method.source is not None and method.source.section == HOUSE_RULE
+
+
+def test_override_changes_a_printed_row_and_fills_a_blank_without() -> None:
+    house = _house(
+        "id: etg\nnote: ours\ntables:\n"
+        "  combat_results:\n    override: true\n    rows:\n"
+        "      - {attacker: infantry, defender: infantry, E: 25, D: 40}\n"
+        "  victory_points_per_grade:\n    rows:\n      - {grade: B, points: 10}\n"
+    )
+    with registry.using_house_rules([house]):
+        assert etg.combat_numbers("infantry", "infantry", "C", "C", "")[:2] == (25, 40)
+        row = registry.get("etg").lookup("victory_points_per_grade", grade="B")
+        assert row["points"] == 10
+
+
+BAD = {
+    "unknown top key": ("id: etg\ncolour: red\n", "colour", "unknown key"),
+    "unknown table": ("id: etg\ntables:\n  manuever_table:\n    rows: []\n",
+                      "tables.manuever_table", "has no such table"),
+    "unknown table key": ("id: etg\ntables:\n  maneuver_table:\n    rowz: []\n",
+                          "rowz", "unknown key"),
+    "unknown column": ("id: etg\ntables:\n  maneuver_table:\n    rows:\n"
+                       "      - {low: 1, high: 10, result: Full Move, colour: red}\n",
+                       "tables.maneuver_table.rows[0].colour", "unknown column"),
+    "wrong type": ("id: etg\ntables:\n  maneuver_table:\n    rows:\n"
+                   "      - {low: one, high: 10, result: Full Move}\n",
+                   "tables.maneuver_table.rows[0].low", "wrong type"),
+    "gap": ("id: etg\ntables:\n  maneuver_table:\n    rows:\n"
+            "      - {low: null, high: 3, result: Retreat}\n"
+            "      - {low: 5, high: null, result: Full Move}\n",
+            "tables.maneuver_table", "gap between 3 and 5"),
+    "overlap": ("id: etg\ntables:\n  maneuver_table:\n    rows:\n"
+                "      - {low: null, high: 5, result: Retreat}\n"
+                "      - {low: 5, high: null, result: Full Move}\n",
+                "tables.maneuver_table", "overlap"),
+    "printed row without override": (
+        "id: etg\ntables:\n  combat_results:\n    rows:\n"
+        "      - {attacker: infantry, defender: infantry, E: 25, D: 40}\n",
+        "tables.combat_results.rows[0]", "override: true"),
+    "printed table without override": (
+        "id: etg\ntables:\n  wind_strength:\n    rows:\n"
+        "      - {low: 1, high: 10, strength: calm}\n",
+        "tables.wind_strength", "override: true"),
+    "printed value without override": (
+        "id: etg\ntables:\n  dep_economy:\n    values:\n      max_dep: 60\n",
+        "tables.dep_economy.values.max_dep", "override: true"),
+    "value of the wrong type": (
+        "id: etg\ntables:\n  dep_economy:\n    override: true\n    values:\n"
+        "      max_dep: lots\n", "tables.dep_economy.values.max_dep", "wrong type"),
+    "not a rule set": ("id: chess\n", "key id", "not a rule set"),
+    "alias bomb": ("id: etg\nnote: &a [x, x]\ntables:\n  x: *a\n", "", "alias"),
+    "not YAML": ("id: etg\ntables: [\n", "", "not valid YAML"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_house_file_is_refused_at_load_naming_file_key_and_value(
+    case: str, tmp_path: Path
+) -> None:
+    text, key, problem = BAD[case]
+    path = tmp_path / "bad house.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RulesetDataError) as err:
+        read_house_file(path)
+    message = str(err.value)
+    assert err.value.file == str(path) and key in message and problem in message, message
+    shown = _cli("rules", "show", "etg", "--rules", path)
+    assert shown.exit_code == 1 and str(path) in shown.output and "Traceback" not in shown.output
+
+
+def test_the_starter_file_loads_and_lists_every_missing_table(tmp_path: Path) -> None:
+    for ruleset in registry.all_rulesets():
+        text = starter_file(ruleset)
+        assert _house(text).ruleset == ruleset.id
+        for name, table in ruleset.tables.items():
+            if table.is_missing:
+                assert f"  # {name}:" in text, (ruleset.id, name)
+    out = tmp_path / "house.yaml"
+    assert _cli("rules", "init-house", "etg", "-o", out).exit_code == 0
+    again = _cli("rules", "init-house", "etg", "-o", out)
+    assert again.exit_code == 2 and "exists" in again.output
+
+
+def test_the_per_user_folder_is_what_excel_functions_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "house-rules"
+    folder.mkdir()
+    shutil.copy(CLUB, folder / "etg.yaml")
+    monkeypatch.setenv("BATTLE_LEDGER_RULES_DIR", str(folder))
+    where = _cli("rules", "where")
+    assert str(folder) in where.output and "eagles-to-glory: " in where.output
+    from battle_ledger.xlfuncs.etg import ETG_MANEUVER
+
+    assert ETG_MANEUVER(6.0) == "Half Move"  # what Excel would show
+    assert _cli("udf", "ETG_MANEUVER", "9").output.strip() == "Move & Half"
+
+
+# -- the workbook carries its rules --------------------------------------------------------
+
+
+def _report(book: Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "report", str(book), "--json"],
+        capture_output=True, text=True, cwd=cwd, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _turn_cell(book: Path, division: str, turn: int, header: str) -> Any:
+    wb = openpyxl.load_workbook(book)
+    index = find_row(wb, "tbl_Turns", Division=division, Turn=turn)
+    return table_cell(wb, "tbl_Turns", header, index).value
+
+
+def test_a_ledger_built_with_house_rules_gives_the_same_report_elsewhere(tmp_path: Path) -> None:
+    here = tmp_path / "umpire"
+    here.mkdir()
+    shutil.copy(CLUB, here / "house.yaml")
+    book = here / "ledger.xlsx"
+    built = _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "--rules",
+                 "house.yaml", "-o", book, cwd=here)  # fmt: skip
+    assert built.exit_code == 0, built.output
+    assert "house rules from house.yaml" in built.output
+    recorded = _cli("run", "record", book, "--division", "5e Division", "--orders", "Y",
+                    "--maneuver-roll", "6")  # fmt: skip
+    assert recorded.exit_code == 0 and "maneuver: Full Move" in recorded.output  # 6 + 1 (DEP)
+    assert _cli("run", "end-turn", book).exit_code == 0
+    first = _report(book)
+    # Another machine: no house file, another folder, and per-user house rules of its own
+    # that must not change this ledger's numbers.
+    there = tmp_path / "elsewhere"
+    (there / "house-rules").mkdir(parents=True)
+    (there / "house-rules" / "etg.yaml").write_text(
+        "id: etg\ntables:\n  maneuver_table:\n    rows:\n"
+        "      - {low: null, high: null, result: Retreat}\n",
+        encoding="utf-8",
+    )
+    copy = there / "ledger.xlsx"
+    shutil.copy(book, copy)
+    env = dict(os.environ, BATTLE_LEDGER_RULES_DIR=str(there / "house-rules"))
+    assert _report(copy, cwd=there, env=env) == first
+    again = subprocess.run(
+        [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "run", "record", str(copy),
+         "--division", "9e Division", "--maneuver-roll", "2"],
+        capture_output=True, text=True, cwd=there, env=env, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0 and "maneuver: Disengage" in again.stdout, again.stderr
+    wb = openpyxl.load_workbook(copy)
+    assert wb["_house"].sheet_state == "hidden"
+    rules = [c.value for c in wb["Rules"]["A"] if isinstance(c.value, str)]
+    assert any("house rules" in v.casefold() for v in rules)
+
+
+def test_a_table_typed_on_the_rules_sheet_is_checked_and_used(tmp_path: Path) -> None:
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "-o", book).exit_code == 0
+    none = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "6")
+    assert "maneuver: no Maneuver Table" in none.output
+    wb = openpyxl.load_workbook(book)
+    rows = [(None, 4, "Hold Ground"), (5, 7, "Half Move"), (8, None, "Full Move")]
+    headers = ("Modified roll from", "Modified roll to", "Result")
+    for i, row in enumerate(rows):
+        for header, value in zip(headers, row, strict=True):
+            table_cell(wb, "tbl_R_maneuver_table", header, i).value = value
+    wb.save(book)
+    used = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "7")
+    assert used.exit_code == 0 and "maneuver: Full Move" in used.output, used.output
+    house = book_house_rules(HeadlessBook(book, writable=False))
+    assert house is not None and "typed on the Rules sheet" in house.text
+    # A mistake on the sheet is refused with its row and column; nothing changes.
+    wb = openpyxl.load_workbook(book)
+    table_cell(wb, "tbl_R_maneuver_table", "Modified roll from", 1).value = "five"
+    wb.save(book)
+    before = book.read_bytes()
+    bad = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "3")
+    assert bad.exit_code == 1
+    assert "sheet Rules" in bad.output and "column Modified roll from" in bad.output
+    assert "'five'" in bad.output and book.read_bytes() == before
+    checked = _cli("check", book)
+    assert checked.exit_code == 1 and "house rules" in checked.output
+
+
+def test_run_rules_gives_a_ledger_its_rules_once(tmp_path: Path) -> None:
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "-o", book).exit_code == 0
+    given = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "2",
+                 "--rules", CLUB)  # fmt: skip
+    assert given.exit_code == 0 and "maneuver: Disengage" in given.output, given.output  # 2 + 1
+    kept = _cli("run", "record", book, "--division", "9e Division", "--maneuver-roll", "9")
+    assert "maneuver: Move & Half" in kept.output  # 9 + 1: the rules stayed with the ledger
+    assert _turn_cell(book, "5e Division", 1, "Maneuver roll") == 2
+    other = tmp_path / "other.yaml"
+    retreat = "      - {low: null, high: null, result: Retreat}\n"
+    other.write_text(f"id: etg\ntables:\n  maneuver_table:\n    rows:\n{retreat}", encoding="utf-8")
+    before = book.read_bytes()
+    refused = _cli("run", "end-turn", book, "--rules", other)
+    assert refused.exit_code == 2 and "carries its own house rules" in refused.output
+    assert book.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_the_maneuver_column_agrees_with_libreoffice(tmp_path: Path) -> None:
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "--rules", CLUB, "-o",
+                book).exit_code == 0  # fmt: skip
+    wanted: dict[tuple[str, int], str] = {}
+    cases = [("5e Division", 1, 0), ("9e Division", 10, 2), ("5th Division", 3, -3),
+             ("2e Division de cavalerie", 1, -5), ("Brunswick Division", 7, 0)]  # fmt: skip
+    for division, roll, modifiers in cases:
+        done = _cli("run", "record", book, "--division", division, "--maneuver-roll", roll,
+                    "--maneuver-modifiers", modifiers, "--json")  # fmt: skip
+        assert done.exit_code == 0, done.output
+        wanted[(division, 1)] = json.loads(done.output)["details"]["maneuver"]
+    # d10 + modifiers + 1 for 36 DEP or more, on the club's table (open at both ends).
+    assert list(wanted.values()) == ["Fall Back", "Double", "Retreat", "Retreat", "Full Move"]
+    wb = recalculated_workbook(book)
+    for (division, turn), result in wanted.items():
+        index = find_row(wb, "tbl_Turns", Division=division, Turn=turn)
+        assert table_cell(wb, "tbl_Turns", "Maneuver", index).value == result, division
+    no_roll = find_row(wb, "tbl_Turns", Division="11e Division de cavalerie", Turn=1)
+    assert table_cell(wb, "tbl_Turns", "Maneuver", no_roll).value in (None, "")
+
+
+def test_the_docs_list_every_reading_a_house_file_may_change() -> None:
+    """docs/house-rules.md: one list of the readings the texts leave open, each a setting."""
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "house-rules.md").read_text()
+    for ruleset in registry.all_rulesets():
+        for name, table in ruleset.tables.items():
+            for value, const in table.values.items():
+                if const.house_default:
+                    assert f"`{name}.{value}`" in docs, (ruleset.id, name, value)
