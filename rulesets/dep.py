@@ -43,8 +43,8 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
-from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets import eagles_to_glory, registry
+from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError
 from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
@@ -419,9 +419,6 @@ def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
     gives and the DEP's own +1 (as of the start of the turn)."""
     if inputs.maneuver_roll is None:
         return ""
-    from battle_ledger.rulesets import eagles_to_glory
-    from battle_ledger.rulesets.errors import MissingTableError
-
     modified = inputs.maneuver_roll + inputs.maneuver_modifiers
     modified += maneuver_modifier(state.dep, state.status, rules)
     try:

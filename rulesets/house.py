@@ -43,7 +43,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from battle_ledger.rulesets.errors import RulesetDataError
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
 from battle_ledger.rulesets.model import (
     HOUSE_RULE,
     CellType,
@@ -54,6 +55,7 @@ from battle_ledger.rulesets.model import (
     Status,
     Table,
     cell_fits,
+    is_house_rule,
     norm_key,
 )
 
@@ -105,9 +107,7 @@ def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> Rule
 
 
 def _load_yaml(text: str, origin: str) -> dict[str, Any]:
-    from battle_ledger.rulesets.registry import safe_yaml
-
-    raw = safe_yaml(text, origin, what="house-rules file", user=True)
+    raw = registry.safe_yaml(text, origin, what="house-rules file", user=True)
     if not isinstance(raw, dict):
         raise RulesetDataError(
             "a house-rules file must be a mapping",
@@ -118,13 +118,11 @@ def _load_yaml(text: str, origin: str) -> dict[str, Any]:
 
 
 def _model(raw: dict[str, Any], origin: str) -> _HouseFile:
-    from battle_ledger.rulesets.registry import key_path
-
     try:
         return _HouseFile.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        key = key_path(tuple(first["loc"]))
+        key = registry.key_path(tuple(first["loc"]))
         problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise RulesetDataError(
             f"house rules, key {key}: {problem}",
@@ -136,15 +134,10 @@ def _model(raw: dict[str, Any], origin: str) -> _HouseFile:
 
 def parse_house(text: str, origin: str) -> HouseRules:
     """Read and validate house rules from YAML ``text`` (``origin`` names it in messages)."""
-    from battle_ledger.rulesets import registry
-
-    raw = _load_yaml(text, origin)
-    model = _model(raw, origin)
+    model = _model(_load_yaml(text, origin), origin)
     try:
         base = registry.packaged(model.id)
-    except RulesetDataError:
-        raise
-    except Exception as exc:  # UnknownRulesetError and kin: the id is the mistake
+    except UnknownRulesetError as exc:
         raise _fail(
             origin,
             "id",
@@ -153,7 +146,7 @@ def parse_house(text: str, origin: str) -> HouseRules:
             expected="one of " + ", ".join(registry.ruleset_ids()),
         ) from exc
     house = HouseRules(ruleset=base.id, text=text, origin=origin)
-    apply_house(base, house)  # validates every table against the rule set
+    registry.house_ruleset(house)  # validates every table (and is what get() then uses)
     return house
 
 
@@ -223,7 +216,7 @@ def _constants(
             and old.value is not None
             and not old.house_default
             and not spec.override
-            and not _is_house(old.source)
+            and not is_house_rule(old.source)
         ):
             raise _fail(
                 house, ckey,
@@ -239,12 +232,6 @@ def _constants(
         )
     status = Status.HOUSE_RULE if base.status is Status.MISSING else base.status
     return _validated(house, key, base, {"values": values, "status": status})
-
-
-def _is_house(source: Any) -> bool:
-    if isinstance(source, Provenance):
-        return source.section == HOUSE_RULE
-    return isinstance(source, dict) and source.get("section") == HOUSE_RULE
 
 
 def _check_row(house: HouseRules, key: str, table: Table, row: Any) -> dict[str, Any]:
@@ -292,9 +279,9 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
         cells = {k: v for k, v in row.items() if k != "note"}
         fresh.append({**cells, "source": _source(row.get("note") or note)})
     printed = base.status in (Status.GIVEN, Status.PARTIAL)
-    whole = base.kind is Kind.BRACKETS or not base.key
+    whole = base.kind is Kind.BRACKETS or not base.key  # brackets tile: replaced whole
     if base.status is Status.MISSING or (whole and (spec.override or not printed)):
-        rows = fresh if base.status is Status.MISSING or spec.override else [*base.rows, *fresh]
+        rows = fresh
     else:
         by_key = {_row_key(base, r): i for i, r in enumerate(base.rows)}
         rows = list(base.rows)
@@ -304,7 +291,7 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
                 rows.append(row)
                 continue
             old = rows[at]
-            ours = old.get("house_default") or _is_house(old.get("source"))
+            ours = old.get("house_default") or is_house_rule(old.get("source"))
             if printed and not spec.override and not ours and not _fills_blanks(old, given[i]):
                 shown = {c: old.get(c) for c in base.key}
                 raise _fail(
@@ -432,21 +419,24 @@ def user_rules_dir() -> Path:
 
 
 _SCAN_SECONDS = 2.0  # how long a scan of the folder is trusted (Excel recalculates often)
-_scanned: dict[str, tuple[float, tuple[Any, ...], dict[str, HouseRules]]] = {}
+# By $BATTLE_LEDGER_RULES_DIR (cheap to read on every registry.get): when scanned, the
+# folder, its files' (path, mtime, size) and their house rules.
+_scanned: dict[str | None, tuple[float, Path, tuple[Any, ...], dict[str, HouseRules]]] = {}
 
 
 def user_house_rules() -> dict[str, HouseRules]:
     """The house rules of the per-user folder, by rule-set id (one file per rule set)."""
-    folder = user_rules_dir()
+    key = os.environ.get(RULES_DIR_ENV)
     now = time.monotonic()
-    cached = _scanned.get(str(folder))
+    cached = _scanned.get(key)
     if cached is not None and now - cached[0] < _SCAN_SECONDS:
-        return cached[2]
+        return cached[3]
+    folder = user_rules_dir()
     files = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")) if folder.is_dir() else []
-    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    if cached is not None and cached[1] == stamp:
-        _scanned[str(folder)] = (now, stamp, cached[2])
-        return cached[2]
+    stamp = tuple((str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
+    if cached is not None and cached[1:3] == (folder, stamp):
+        _scanned[key] = (now, folder, stamp, cached[3])
+        return cached[3]
     found: dict[str, HouseRules] = {}
     for path in files:
         house = read_house_file(path)
@@ -458,5 +448,5 @@ def user_house_rules() -> dict[str, HouseRules]:
                 expected="one file per rule set",
             )
         found[house.ruleset] = house
-    _scanned[str(folder)] = (now, stamp, found)
+    _scanned[key] = (now, folder, stamp, found)
     return found

@@ -78,6 +78,7 @@ __all__ = [
     "Term",
     "Vocabulary",
     "cell_fits",
+    "is_house_rule",
     "norm_key",
 ]
 
@@ -128,6 +129,14 @@ class Provenance(_Strict):
         if self.note:
             text += f" ({self.note})"
         return text
+
+
+def is_house_rule(source: Provenance | dict[str, Any] | None) -> bool:
+    """Whether a value's source (a ``Provenance``, or a row's ``source`` mapping) is
+    the umpire's house-rules file."""
+    if isinstance(source, dict):
+        return source.get("section") == HOUSE_RULE
+    return source is not None and source.section == HOUSE_RULE
 
 
 class Constant(_Strict):

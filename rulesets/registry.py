@@ -32,6 +32,7 @@ __all__ = [
     "active_house_rules",
     "all_rulesets",
     "get",
+    "house_ruleset",
     "key_path",
     "load_file",
     "packaged",
@@ -228,22 +229,22 @@ def using_house_rules(houses: Iterable[HouseRules]) -> Iterator[None]:
 def active_house_rules() -> Mapping[str, HouseRules]:
     """The house rules in force, by rule-set id."""
     chosen = _ACTIVE.get()
-    if chosen is not None:
-        return chosen
-    from battle_ledger.rulesets.house import user_house_rules
-
-    return user_house_rules()
+    return chosen if chosen is not None else _house.user_house_rules()
 
 
 @functools.lru_cache(maxsize=64)
-def _with_house(house: HouseRules) -> Ruleset:
-    from battle_ledger.rulesets.house import apply_house
-
-    return apply_house(packaged(house.ruleset), house)
+def house_ruleset(house: HouseRules) -> Ruleset:
+    """The rule set with ``house`` applied (validated once per house rules, then kept)."""
+    return _house.apply_house(packaged(house.ruleset), house)
 
 
 def get(name: str) -> Ruleset:
     """The rule set with id or alias ``name`` (case-blind), with the house rules in force."""
     base = packaged(name)
     house = active_house_rules().get(base.id)
-    return base if house is None else _with_house(house)
+    return base if house is None else house_ruleset(house)
+
+
+# Last, so that rulesets.house (which reads this module) finds it whole; not an import
+# inside get(): that runs on every rule lookup.
+from battle_ledger.rulesets import house as _house  # noqa: E402

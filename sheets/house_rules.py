@@ -145,9 +145,9 @@ def _sheet_tables(book: Book, base: Ruleset) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def book_house_rules(book: Book, ruleset_id: str | None = None) -> HouseRules | None:
+def book_house_rules(book: Book) -> HouseRules | None:
     """The house rules ``book`` carries (``_house`` and its Rules sheet), or None."""
-    base = registry.packaged(ruleset_id or book.meta().ruleset)
+    base = registry.packaged(book.meta().ruleset)
     text = _stored_text(book)
     origin = f"{book.name}, sheet {HOUSE_SHEET}"
     if text is not None:
@@ -198,14 +198,16 @@ def install_house_rules(book: Book, house: HouseRules) -> bool:
     ledger must give the same numbers wherever it is opened.
     """
     meta = book.meta()
-    if house.ruleset != registry.packaged(meta.ruleset).id:
+    base = registry.packaged(meta.ruleset)
+    if house.ruleset != base.id:
         raise CommandError(
             f"the house rules are for {house.ruleset}, this ledger is {meta.ruleset}",
             file=house.origin, value=house.ruleset, expected=meta.ruleset,
         )  # fmt: skip
     carried = book_house_rules(book)
     if carried is not None:
-        if carried.text == house.text or _same_rules(carried, house):
+        same = registry.house_ruleset(carried).tables == registry.house_ruleset(house).tables
+        if carried.text == house.text or same:
             return False
         raise CommandError(
             "this ledger carries its own house rules; --rules would change its numbers",
@@ -218,13 +220,9 @@ def install_house_rules(book: Book, house: HouseRules) -> bool:
             file=book.name,
             expected="a ledger built again with 'battle-ledger new ... --rules FILE'",
         )
-    merged = registry.packaged(meta.ruleset)
-    from battle_ledger.rulesets.house import apply_house
-
-    merged = apply_house(merged, house)
+    merged = registry.house_ruleset(house)
     book.append_rows(HOUSE_TABLE, pd.DataFrame(house_parts(house.text)))
     present = {t.casefold() for t in book.tables()}
-    base = registry.packaged(meta.ruleset)
     for name, table in base.tables.items():
         filled = merged.tables[name]
         if table.status is not Status.MISSING or rules_table(name).casefold() not in present:
@@ -232,13 +230,6 @@ def install_house_rules(book: Book, house: HouseRules) -> bool:
         if filled.rows:
             book.append_rows(rules_table(name), _sheet_rows(book, filled, name))
     return True
-
-
-def _same_rules(a: HouseRules, b: HouseRules) -> bool:
-    from battle_ledger.rulesets.house import apply_house
-
-    base = registry.packaged(a.ruleset)
-    return apply_house(base, a).tables == apply_house(base, b).tables
 
 
 def _sheet_rows(book: Book, table: Table, name: str) -> pd.DataFrame:

@@ -428,12 +428,9 @@ def run_operation(
     op = find_operation(meta.kind, macro, file=book.name)
     kwargs = _bind(op, options, rng)
     book.logged = False
-    if house is not None:
-        with registry.using_house_rules([house]):
-            result = op.fn(book, **kwargs)
-    else:
-        with using_book_rules(book):
-            result = op.fn(book, **kwargs)
+    in_force = registry.using_house_rules([house]) if house is not None else using_book_rules(book)
+    with in_force:
+        result = op.fn(book, **kwargs)
     if not isinstance(result, OperationResult):
         raise TypeError(
             f"operation {op.name} returned {type(result).__name__}, not OperationResult"

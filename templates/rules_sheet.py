@@ -30,7 +30,7 @@ from openpyxl import Workbook
 from openpyxl.utils import quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.model import HOUSE_RULE, Kind, Provenance, Ruleset, Status, Table
+from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table, is_house_rule
 from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.sheets.values import shown
 from battle_ledger.templates._build import (
@@ -143,7 +143,11 @@ def _write_table(
                     const.note,
                 ]
             )
-            if const.house_default or table.status is Status.HOUSE_DEFAULT or _ours(const.source):
+            if (
+                const.house_default
+                or table.status is Status.HOUSE_DEFAULT
+                or is_house_rule(const.source)
+            ):
                 house_rows.append(i)
         ref = add_table(ws, tname, headers, body, top=top, locked=headers)
         for i, (cname, const) in enumerate(table.values.items()):
@@ -178,7 +182,7 @@ def _write_table(
             if (
                 r.get("house_default")
                 or table.status is Status.HOUSE_DEFAULT
-                or _ours(r.get("source"))
+                or is_house_rule(r.get("source"))
             ):
                 house_rows.append(i)
         # A table the text does not print stays editable, with rows to fill in; given rows
@@ -192,13 +196,6 @@ def _write_table(
         for header in ref.headers:
             style_house_default(ws[ref.cell(header, i)])
     return ref, constants, ref.last_row + 2
-
-
-def _ours(source: Provenance | dict[str, Any] | None) -> bool:
-    """Whether a value comes from the umpire's house rules."""
-    if isinstance(source, dict):
-        return source.get("section") == HOUSE_RULE
-    return source is not None and source.section == HOUSE_RULE
 
 
 def add_rules_sheet(

@@ -20,7 +20,7 @@ import click
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
-from battle_ledger.rulesets.model import HOUSE_RULE, Kind, Provenance, Ruleset, Table
+from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Table, is_house_rule
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.xlfuncs.cli import cli, rules_option
 
@@ -234,7 +234,7 @@ def _row_source(source: Any, house_default: bool) -> str:
     if source is None:
         return ""
     found = Provenance.model_validate(source) if isinstance(source, dict) else source
-    if found.section == HOUSE_RULE:
+    if is_house_rule(found):
         return found.describe()
     return found.section
 
