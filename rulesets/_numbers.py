@@ -1,4 +1,4 @@
-"""Whole-number arguments, checked once for every mechanics module.
+"""Whole-number and choice arguments, checked once for every mechanics module.
 
 Excel hands numbers over as floats, pandas as numpy integers, the CLI as text;
 a die, a count or a modifier must still be a whole number within its bounds,
@@ -14,7 +14,17 @@ from typing import Any
 
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
-__all__ = ["whole_number"]
+__all__ = ["one_of", "whole_number"]
+
+
+def one_of(value: str, choices: tuple[str, ...], message: str, column: str | None = None) -> str:
+    """``value`` if it is one of a setting's ``choices`` (a reading umpires differ on),
+    else an error: ``message``, the value and the choices."""
+    if value not in choices:
+        raise InvalidArgumentError(
+            message, column=column, value=value, expected=" or ".join(choices)
+        )
+    return value
 
 
 def _bounds(low: int | None, high: int | None) -> str:

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import dice, registry
-from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets._numbers import one_of, whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
 from battle_ledger.rulesets.model import Ruleset, Term
 
@@ -972,9 +972,7 @@ def brigade_after_turn(
     where += [f"brigade {state.brigade!r}"] if state.brigade else []
     prefix = f"{', '.join(where)}: " if where else ""
     counts = SpentCounts.default() if spent_counts is None else spent_counts
-    if counts not in SpentCounts.ALL:
-        raise InvalidArgumentError(f"{prefix}a spent point counts stands lost or stands left",
-                                   value=counts, expected=" or ".join(SpentCounts.ALL))  # fmt: skip
+    one_of(counts, SpentCounts.ALL, f"{prefix}a spent point counts stands lost or stands left")
     if state.status == BrigadeStatus.REMOVED:
         raise InvalidArgumentError(
             f"{prefix}the brigade was removed from play",
@@ -998,12 +996,7 @@ def brigade_after_turn(
     charge = charge_stands = None
     if turn.charge is not None and turn.charge_difference is not None:
         role = str(turn.charge).strip().casefold()
-        if role not in ChargeRole.ALL:
-            raise InvalidArgumentError(
-                f"{prefix}a brigade charges as attacker or defender",
-                value=turn.charge,
-                expected=" or ".join(ChargeRole.ALL),
-            )
+        one_of(role, ChargeRole.ALL, f"{prefix}a brigade charges as attacker or defender")
         charge = bayonet_result(turn.charge_difference)
         lost_it = charge.loser in (role, "both")
         charge_stands = charge.stands_lost + charge.extra_captured if lost_it else 0

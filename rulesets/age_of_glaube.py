@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from battle_ledger.rulesets import registry
+from battle_ledger.rulesets._numbers import one_of
 from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
@@ -377,13 +378,8 @@ class MarkRules:
         """The era's marks; ``crossed_when`` overrides the data's setting (a workbook's)."""
         rs = era(ruleset)
         when = crossed_when or str(rs.constant("victory_table", "mark_crossed_when"))
-        if when not in CrossedWhen.ALL:
-            raise InvalidArgumentError(
-                "a mark is crossed when the losses reach it or exceed it",
-                column="mark crossed when",
-                value=when,
-                expected=" or ".join(CrossedWhen.ALL),
-            )
+        one_of(when, CrossedWhen.ALL, "a mark is crossed when the losses reach it or exceed it",
+               "mark crossed when")  # fmt: skip
         return cls(
             first_mark_pct=int(rs.constant("victory_table", "first_mark_pct")),
             mark_interval_pct=int(rs.constant("victory_table", "mark_interval_pct")),

@@ -19,14 +19,15 @@ from typing import Any
 import pandas as pd
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets._numbers import one_of, whole_number
 from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.dice import binomial, die, map_outcomes
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "RULESET_ID",
+    "BracketsFrom",
     "ChartResult",
     "LeaderCasualtyResult",
     "LeaderOutcome",
@@ -40,6 +41,9 @@ __all__ = [
     "actions_allowed",
     "ambulance_chance",
     "army_ranks",
+    "artillery_donor",
+    "artillery_replacement",
+    "battery",
     "brackets_crossed",
     "brackets_crossed_series",
     "casualty_brackets",
@@ -134,6 +138,64 @@ def _conditions(vocabulary: str, text: str | None) -> list[Term]:
     for term in terms:
         _counted(term, vocabulary)
     return terms
+
+
+# -- artillery replacements between days of battle -------------------------------------------
+
+
+def artillery_donor(unit_type: str) -> bool:
+    """Whether troops of ``unit_type`` (a name or spelling of the unit types) may donate
+    artillery replacements: the text names French Marines of the Guard, French Naval
+    Infantry Battalions, British Royal Marines, French Naval Equipage Battalions and
+    French Battalions de Flotilla."""
+    rs = ruleset()
+    donors = {str(d).casefold() for d in rs.constant("artillery_replacements", "donors")}
+    try:
+        term = rs.term("unit_types", unit_type)
+    except BattleLedgerError:
+        return False
+    return term.name.casefold() in donors
+
+
+def battery(unit_type: str) -> bool:
+    """Whether ``unit_type`` is artillery (foot, horse, howitzers): what artillery
+    replacements go to."""
+    try:
+        return ruleset().term("unit_types", unit_type).attrs.get("arm") == "artillery"
+    except BattleLedgerError:
+        return False
+
+
+def artillery_replacement(battery_type: str, donor_type: str, figures: int) -> int:
+    """The guns a battery has back for ``figures`` figures of a donor, after a day of
+    battle ("For every gun lost, an artillery replacement figure will replace it"; the
+    donor loses them for good). Refused: a battery that is not artillery, a donor the
+    text does not name, figures that are not whole guns."""
+    rs = ruleset()
+    if not battery(battery_type):
+        raise InvalidArgumentError(
+            "artillery replacements go to a battery",
+            column="battery",
+            value=battery_type,
+            expected="a unit of foot or horse artillery, or howitzers",
+        )
+    if not artillery_donor(donor_type):
+        raise InvalidArgumentError(
+            f"{donor_type} may not donate artillery replacements",
+            column="donor",
+            value=donor_type,
+            expected="a unit of " + ", ".join(rs.constant("artillery_replacements", "donors")),
+        )
+    count = _whole(figures, "figures", low=1)
+    per = int(rs.constant("artillery_replacements", "figures_per_gun_lost"))
+    if count % per:
+        raise InvalidArgumentError(
+            "figures replace whole guns",
+            column="figures",
+            value=count,
+            expected=f"a multiple of {per}",
+        )
+    return count // per
 
 
 # -- actions, grades ------------------------------------------------------------------------------
@@ -718,14 +780,35 @@ class RollPasses:
     def passes(roll: int, chance: int, reading: str | None = None) -> bool:
         """True when ``roll`` (01-100) succeeds against ``chance`` (%)."""
         reading = RollPasses.default() if reading is None else reading
-        if reading not in RollPasses.ALL:
-            raise InvalidArgumentError(
-                "a roll passes at or under the chance, or under it",
-                column="roll passes",
-                value=reading,
-                expected=" or ".join(RollPasses.ALL),
-            )
+        one_of(reading, RollPasses.ALL, "a roll passes at or under the chance, or under it",
+               "roll passes")  # fmt: skip
         return roll <= chance if reading == RollPasses.AT_OR_UNDER else roll < chance
+
+
+class BracketsFrom:
+    """The figures a campaign's next day of battle counts its casualty brackets from:
+    the unit's new strength (house reading ``brackets_from_new_strength``) or its
+    strength at the start of the campaign (a setting of each campaign)."""
+
+    NEW_STRENGTH = "new strength"
+    CAMPAIGN_START = "start of the campaign"
+    ALL = (NEW_STRENGTH, CAMPAIGN_START)
+
+    @staticmethod
+    def default() -> str:
+        """The data's reading: the new strength."""
+        new = bool(ruleset().constant("morale_check_rules", "brackets_from_new_strength"))
+        return BracketsFrom.NEW_STRENGTH if new else BracketsFrom.CAMPAIGN_START
+
+    @staticmethod
+    def figures(start: int, strength: int, reading: str | None = None) -> int:
+        """The figures the brackets count from, for a unit of ``start`` figures at the
+        start of the campaign and ``strength`` now."""
+        reading = BracketsFrom.default() if reading is None else reading
+        one_of(reading, BracketsFrom.ALL,
+               "morale brackets count from the new strength or the start of the campaign",
+               "brackets from")  # fmt: skip
+        return strength if reading == BracketsFrom.NEW_STRENGTH else start
 
 
 @dataclass(frozen=True)

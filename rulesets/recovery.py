@@ -26,8 +26,12 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets._numbers import whole_number
-from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError
+from battle_ledger.rulesets._numbers import one_of, whole_number
+from battle_ledger.rulesets.errors import (
+    InvalidArgumentError,
+    MissingTableError,
+    RulesetDataError,
+)
 from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "formation_battles",
     "formation_strength",
     "recovery_days",
+    "recovery_missing",
     "returning_frame",
     "stands_back_by",
     "stands_returning",
@@ -144,10 +149,7 @@ class DrawCounts:
 def _round(rs: Ruleset, share: Fraction, rounding: str | None = None) -> int:
     method = rs.constant("recovery_rounding", "method")
     if rounding is not None:
-        if rounding not in Rounding.ALL:
-            raise InvalidArgumentError("returning stands round half up or down",
-                                       column="rounding", value=rounding,
-                                       expected=" or ".join(Rounding.ALL))  # fmt: skip
+        one_of(rounding, Rounding.ALL, "returning stands round half up or down", "rounding")
         method = "cumulative-down" if rounding == Rounding.DOWN else "cumulative-half-up"
     if method not in _METHODS:
         raise RulesetDataError(
@@ -327,25 +329,54 @@ def recovery_days(ruleset: str = DEFAULT_RULESET) -> tuple[int, int, int]:
 
 class FormationBattle(NamedTuple):
     """One battle of one formation in a campaign: its number (the order of battles on
-    one day), date, stands lost and its side's outcome (winner or loser)."""
+    one day), date, stands lost and its side's outcome (winner or loser); after the
+    day's battle, ``replaced``: guns a battery had back from artillery replacements,
+    ``donated``: figures a unit gave up for good as artillery replacements (Glory of
+    the Empire)."""
 
     number: int
     date: dt.date
     lost: int
     outcome: str
+    replaced: int = 0
+    donated: int = 0
 
 
 class FormationBattleOutcome(NamedTuple):
-    """What one battle did to one formation."""
+    """What one battle did to one formation. ``recovery`` and ``returns`` are None where
+    the rule set prints no recovery and none is filled in (``recovery_missing``):
+    nothing is counted back."""
 
     strength_before: int  # stands on the battle's day before it
-    recovery: Recovery
-    returns: tuple[dt.date, dt.date, dt.date]  # when each share is back
+    recovery: Recovery | None
+    returns: tuple[dt.date, dt.date, dt.date] | None  # when each share is back
 
 
-def _back_by(recovery: Recovery, days: int, steps: tuple[int, int, int]) -> int:
+def recovery_missing(ruleset: str = DEFAULT_RULESET) -> str | None:
+    """Why no stands come back after a battle in ``ruleset`` (the text prints no
+    campaign recovery, and no house rule fills it in), or None where they do."""
+    rs = registry.get(ruleset)
+    try:
+        rs.require("campaign_recovery")
+        recovery_days(ruleset)
+    except MissingTableError as exc:
+        return exc.message
+    return None
+
+
+def _back_by(recovery: Recovery | None, days: int, steps: tuple[int, int, int]) -> int:
+    if recovery is None:
+        return 0
     shares = (recovery.next_day, recovery.after_week, recovery.after_month)
     return sum(share for share, step in zip(shares, steps, strict=True) if days >= step)
+
+
+def _cost(battle: FormationBattle, recovery: Recovery | None, day: dt.date,
+          steps: tuple[int, int, int]) -> int:  # fmt: skip
+    """What ``battle`` has cost the formation by ``day``: stands lost less the guns
+    replaced and what has come back, plus the figures donated."""
+    kept = battle.lost - battle.replaced
+    return kept + battle.donated - _back_by(recovery, (day - battle.date).days, steps)
 
 
 def formation_battles(
@@ -357,27 +388,40 @@ def formation_battles(
 ) -> list[FormationBattleOutcome]:
     """Each battle of a formation (in the order given): its strength before the battle
     and the stands coming back. Battles count in date order (on one day, by number);
-    a battle may not cost more stands than the formation had that day."""
+    a battle may not cost more stands than the formation had that day, a battery have
+    back more guns than it lost there, or a unit donate more figures than it kept.
+    Stands come back from what was lost less the guns replaced."""
     begin = _count(start, "start")
-    steps = recovery_days(ruleset)
+    known = recovery_missing(ruleset) is None
+    steps = recovery_days(ruleset) if known else (0, 0, 0)
     ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
-    done: list[tuple[FormationBattle, Recovery]] = []
+    done: list[tuple[FormationBattle, Recovery | None]] = []
     found: dict[int, FormationBattleOutcome] = {}
     for i in ordered:
         battle = battles[i]
         lost = _count(battle.lost, "stands lost")
-        had = begin - sum(b.lost - _back_by(r, (battle.date - b.date).days, steps) for b, r in done)
-        if lost > had:
-            raise InvalidArgumentError(
-                f"the battle of {battle.date.isoformat()} costs more stands than the "
-                "formation had that day",
-                column="stands lost",
-                value=lost,
-                expected=f"at most {had}",
-            )
-        recovery = stands_returning(lost, battle.outcome, ruleset, rounding=rounding)
+        replaced = _count(battle.replaced, "guns replaced")
+        donated = _count(battle.donated, "figures donated")
+        had = begin - sum(_cost(b, r, battle.date, steps) for b, r in done)
+        for value, most, column, what in (
+            (lost, had, "stands lost", "costs more stands than the formation had that day"),
+            (replaced, lost, "guns replaced", "gives a battery back more guns than it lost"),
+            (donated, had - lost + replaced, "figures donated",
+             "takes more figures from a donor than it had after the battle"),
+        ):  # fmt: skip
+            if value > most:
+                raise InvalidArgumentError(
+                    f"the battle of {battle.date.isoformat()} {what}",
+                    column=column,
+                    value=value,
+                    expected=f"at most {most}",
+                )
+        recovery = (stands_returning(lost - replaced, battle.outcome, ruleset, rounding=rounding)
+                    if known else None)  # fmt: skip
         returns = tuple(battle.date + dt.timedelta(days=d) for d in steps)
-        found[i] = FormationBattleOutcome(had, recovery, (returns[0], returns[1], returns[2]))
+        found[i] = FormationBattleOutcome(
+            had, recovery, (returns[0], returns[1], returns[2]) if known else None
+        )
         done.append((battle, recovery))
     return [found[i] for i in range(len(battles))]
 
@@ -394,9 +438,9 @@ def formation_strength(
     their stands come back as the days pass."""
     day = _date(on, "on")
     outcomes = formation_battles(start, battles, ruleset=ruleset, rounding=rounding)
-    steps = recovery_days(ruleset)
+    steps = recovery_days(ruleset) if recovery_missing(ruleset) is None else (0, 0, 0)
     total = _count(start, "start")
     for battle, out in zip(battles, outcomes, strict=True):
         if battle.date <= day:
-            total -= battle.lost - _back_by(out.recovery, (day - battle.date).days, steps)
+            total -= _cost(battle, out.recovery, day, steps)
     return total

@@ -26,7 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets import glory_of_the_empire as gote
+from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError
@@ -79,6 +80,7 @@ __all__ = [
     "loss_row",
     "losses",
     "read_campaign",
+    "replace_artillery",
     "standings",
     "strength_formula",
 ]
@@ -97,8 +99,8 @@ FORMATIONS = Table(
     name="tbl_Formations",
     sheet="Formations",
     title="Formations",
-    note="Stands at the start of the campaign are yours; the rest is as on the date typed "
-    "on the Campaign sheet (Strength on).",
+    note="Stands at the start of the campaign are yours (Glory of the Empire: figures, a "
+    "battery's guns); the rest is as on the date typed on the Campaign sheet (Strength on).",
     columns=(
         Column("Side", "side", _I, help="the formation's side", width=14, fixed=True),
         Column("Formation", "formation", _K, help="its name, unique in the campaign", width=30),
@@ -110,6 +112,12 @@ FORMATIONS = Table(
         Column("Gone for good", "gone", _O, Entry.WHOLE,
                "stands of those battles that never come back", width=9),
         Column("Strength", "strength", _O, Entry.WHOLE, "stands on the date", width=9),
+        Column("Type", "type", _I, help="Division (Eagles to Glory), or the unit's type (Glory "
+               "of the Empire: batteries, and the troops that donate artillery replacements)",
+               width=26, fixed=True, since=2),
+        Column("Brackets from", "brackets_from", _O, Entry.WHOLE,
+               "the figures the casualty brackets of a battle on the date count from (the "
+               "setting Morale brackets from)", width=9, since=2),
     ),
 )  # fmt: skip
 
@@ -137,8 +145,8 @@ LOSSES = Table(
     name="tbl_Losses",
     sheet="Losses",
     title="Losses",
-    note="One row per formation per battle: the stands it lost. What comes back, and when, "
-    "follows from the battle's winner.",
+    note="One row per formation per battle: the stands (figures, guns) it lost. What comes "
+    "back, and when, follows from the battle's winner; guns replaced come back at once.",
     columns=(
         Column("Battle", "battle", _K, Entry.WHOLE, "the battle's number, as on Battles",
                low=1, width=7),
@@ -159,6 +167,11 @@ LOSSES = Table(
         Column("Day", "day", _H),
         Column("Winner", "winner", _H),
         Column("Start", "start", _H),
+        Column("Guns replaced", "replaced", _I, Entry.WHOLE, "a battery's guns replaced after "
+               "this battle by figures of a donor (run replace-artillery)", low=0, width=8,
+               since=2),
+        Column("Figures donated", "donated", _I, Entry.WHOLE, "figures this unit gave up for "
+               "good as artillery replacements after this battle", low=0, width=8, since=2),
     ),
 )  # fmt: skip
 
@@ -186,18 +199,25 @@ def _back(formation: str, day: str) -> str:
     )
 
 
+#: What a battle costs a formation for good or for now (+) or gives back at once (-).
+_NET = (("Stands lost", "+"), ("Guns replaced", "-"), ("Figures donated", "+"))
+
+
 def strength_formula(formation: str, start: str, day: str, *, before: str = "") -> str:
     """A formation's stands on day number ``day``: its ``start`` less what the battles
-    up to that day cost, plus what has come back. ``before``: a battle's number, to count
-    only the battles before it on that day (the strength before that battle)."""
+    up to that day cost (stands lost, less guns replaced, plus figures donated), plus
+    what has come back. ``before``: a battle's number, to count only the battles before
+    it on that day (the strength before that battle)."""
     f, col = _losses_column("Formation"), _losses_column
-    if before:
-        lost = (f'SUMIFS({col("Stands lost")},{f},{formation},{col("Day")},"<"&{day})'
-                f'+SUMIFS({col("Stands lost")},{f},{formation},{col("Day")},{day},'
-                f'{col("Battle")},"<"&{before})')  # fmt: skip
-    else:
-        lost = _summed("Stands lost", formation, day)
-    return f"{start}-({lost})+{_back(formation, day)}"
+    parts = []
+    for header, sign in _NET:
+        if before:
+            parts.append(f'{sign}SUMIFS({col(header)},{f},{formation},{col("Day")},"<"&{day})'
+                         f'{sign}SUMIFS({col(header)},{f},{formation},{col("Day")},{day},'
+                         f'{col("Battle")},"<"&{before})')  # fmt: skip
+        else:
+            parts.append(sign + _summed(header, formation, day))
+    return f"{start}-({''.join(parts)})+{_back(formation, day)}"
 
 
 def loss_formulas(r: int) -> dict[str, str]:
@@ -213,12 +233,15 @@ def loss_formulas(r: int) -> dict[str, str]:
     def on_battle(header: str) -> str:
         return f"INDEX({battles}!${b[header]}:${b[header]},{cell('Battle row')})"
 
-    lost, outcome = cell("Stands lost"), cell("Outcome")
+    lost, outcome = f"({cell('Stands lost')}-N({cell('Guns replaced')}))", cell("Outcome")
     half_up = f'RecoveryRounding="{recovery.Rounding.HALF_UP}"'
 
     def back_by(step: int) -> str:  # cumulative stands back by the step (1, 2, 3)
         percent = f"VLOOKUP({outcome},{RECOVERY},{step + 1},0)"
         return f"INT(({lost}*{percent}+IF({half_up},50,0))/100)"
+
+    def known(formula: str) -> str:  # blank where the rules print no recovery
+        return f'IF(ISNUMBER(VLOOKUP({outcome},{RECOVERY},4,0)),{formula},"")'
 
     draw = f'IF(DrawCounts="{recovery.DrawCounts.WINNERS}","winner","loser")'
     return unless_blank(cell("Formation"), {
@@ -226,10 +249,10 @@ def loss_formulas(r: int) -> dict[str, str]:
                     f'IF({cell("Winner")}={cell("Side")},"winner","loser"))'),
         "Strength before": strength_formula(cell("Formation"), cell("Start"), cell("Day"),
                                             before=cell("Battle")),
-        "Next day": back_by(1),
-        "After a week": f"{back_by(2)}-{back_by(1)}",
-        "After a month": f"{back_by(3)}-{back_by(2)}",
-        "Gone for good": f"{lost}-{back_by(3)}",
+        "Next day": known(back_by(1)),
+        "After a week": known(f"{back_by(2)}-{back_by(1)}"),
+        "After a month": known(f"{back_by(3)}-{back_by(2)}"),
+        "Gone for good": known(f"{lost}-{back_by(3)}"),
         "Battle row": f"MATCH({cell('Battle')},{battles}!${b['Battle']}:${b['Battle']},0)",
         "Day": on_battle("Day"),
         "Winner": on_battle("Winner"),
@@ -249,7 +272,8 @@ def battle_formulas(r: int) -> dict[str, str]:
     formulas = {"Day": day_number(cell("Date"))}
     for ret, day_header, days in zip(_RETURNS, EVENT_DAYS[1:], ("next_day", "week", "month"),
                                      strict=True):  # fmt: skip
-        formulas[day_header] = f"{cell('Day')}+{_constant(days)}"
+        # Blank where the rules give no days (Glory of the Empire: nothing comes back).
+        formulas[day_header] = f'IF({_constant(days)}="","",{cell("Day")}+{_constant(days)})'
         helpers = [cell(f"{ret} {h}") for h in ISO_DATE_HELPERS]
         for header, formula in iso_date(cell(day_header), helpers).items():
             formulas[ret if header == "date" else f"{ret} {header}"] = formula
@@ -261,11 +285,16 @@ def formation_formulas(r: int) -> dict[str, str]:
     in ``StrengthOn`` (its day number: ``StrengthOnDay``)."""
     c = letters(FORMATIONS.headers)
     name, day = f"${c['Formation']}{r}", "StrengthOnDay"
+    strength = strength_formula(name, f"${c['Stands at start']}{r}", day)
     formulas = {
         "Lost": _summed("Stands lost", name, day),
         "Back": _back(name, day),
-        "Gone for good": _summed("Gone for good", name, day),
-        "Strength": strength_formula(name, f"${c['Stands at start']}{r}", day),
+        "Gone for good": f'IF(COUNT({RECOVERY})=0,"",{_summed("Gone for good", name, day)})',
+        "Strength": strength,
+        "Brackets from": (
+            f'IF(BracketsFrom="{gote.BracketsFrom.CAMPAIGN_START}",'
+            f"${c['Stands at start']}{r},{strength})"
+        ),
     }
     dated = {h: f'IF({day}="","",{f})' for h, f in formulas.items()}
     return unless_blank(name, dated)
@@ -278,7 +307,7 @@ KIND = register(
         description="Campaign ledger: battles on dates, each formation's losses, the stands "
         "back the next day, after a week and after a month, every formation's strength on "
         "any date",
-        rulesets=frozenset({"eagles-to-glory"}),
+        rulesets=frozenset({"eagles-to-glory", gote.RULESET_ID}),
         things=FORMATIONS,
         periods=LOSSES,
         thing="formation",
@@ -295,6 +324,10 @@ KIND = register(
             NamedCell("DrawCounts", "A draw counts as", Entry.CHOICE,
                       "both losers (the house default) or both winners",
                       choices=recovery.DrawCounts.ALL),
+            NamedCell("BracketsFrom", "Morale brackets from", Entry.CHOICE,
+                      "Glory of the Empire: a later day's casualty brackets count from the "
+                      "new strength (the house default) or the strength at the start of the "
+                      "campaign", choices=gote.BracketsFrom.ALL),
             NamedCell("StrengthOnDay", "Day number of Strength on", Entry.WHOLE,
                       computed=True),
             NamedCell("BattlesFought", "Battles", Entry.WHOLE, computed=True),
@@ -307,6 +340,7 @@ KIND = register(
         close="add-battle",
         record="losses",
         macro_prefix="campaign",
+        template_version=2,
         front="Campaign",
     )
 )  # fmt: skip
@@ -336,6 +370,8 @@ class CampaignLedger(LedgerState):
     rounding: str | None
     draw_counts: str | None
     ruleset: str
+    types: dict[str, str]  # blank for a ledger of template version 1
+    brackets_from: str | None
 
     def outcome(self, battle: CampaignBattle, side: str) -> str:
         """``winner`` or ``loser`` for ``side`` in ``battle``."""
@@ -405,6 +441,7 @@ def read_campaign(book: Book) -> CampaignLedger:
     tables = read_tables(book, KIND)
     starts: dict[str, int] = {}
     sides: dict[str, str] = {}
+    types: dict[str, str] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Formation"])
         if pd.isna(row["Stands at start"]):
@@ -413,10 +450,12 @@ def read_campaign(book: Book) -> CampaignLedger:
                                  **where_of(tables.things, index))  # fmt: skip
         starts[name] = int(row["Stands at start"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+        types[name] = "" if pd.isna(row["Type"]) else str(row["Type"]).strip()
     battles = _battles(book, {s for s in sides.values() if s})
     return CampaignLedger(tables, starts, sides, battles, _named_date(book, "StartsOn"),
                           read_setting(book, KIND, "RecoveryRounding"),
-                          read_setting(book, KIND, "DrawCounts"), book.meta().ruleset)  # fmt: skip
+                          read_setting(book, KIND, "DrawCounts"), book.meta().ruleset, types,
+                          read_setting(book, KIND, "BracketsFrom"))  # fmt: skip
 
 
 _Part = tuple[Any, Any, recovery.FormationBattle, recovery.FormationBattleOutcome]
@@ -434,16 +473,18 @@ def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
                                      column="Battle", value=number,
                                      expected="a battle of tbl_Battles",
                                      **where_of(ledger.turns, index))  # fmt: skip
-            lost = 0 if pd.isna(row["Stands lost"]) else int(row["Stands lost"])
+            lost, replaced, donated = (0 if pd.isna(row[h]) else int(row[h]) for h, _ in _NET)
             outcome = ledger.outcome(battle, ledger.sides[formation])
-            fought.append(recovery.FormationBattle(number, battle.date, lost, outcome))
+            fought.append(recovery.FormationBattle(number, battle.date, lost, outcome,
+                                                   replaced, donated))  # fmt: skip
         start = ledger.starts[formation]
         try:
             outs = recovery.formation_battles(start, fought, ruleset=ledger.ruleset,
                                               rounding=ledger.rounding)  # fmt: skip
         except InvalidArgumentError as exc:
+            column = {"guns replaced": "Guns replaced", "figures donated": "Figures donated"}
             raise exc.located(
-                column="Stands lost",
+                column=column.get(str(exc.column), "Stands lost"),
                 **where_of(ledger.turns, rows[_first_refused(ledger, start, fought)][0]),
             ) from None
         folded[formation] = [(i, r, b, o) for (i, r), b, o in zip(rows, fought, outs,
@@ -468,13 +509,61 @@ def _first_refused(ledger: CampaignLedger, start: int,
     return order[-1]
 
 
+def _check_replacements(ledger: CampaignLedger, folded: dict[str, list[_Part]]) -> None:
+    """Guns replaced only on batteries, figures donated only by the troops the text
+    names, and in each battle each side's donors gave one figure a gun replaced; a rule
+    set that prints no artillery replacements has none."""
+    rs = registry.get(ledger.ruleset)
+    printed = "artillery_replacements" in rs.tables
+    per = int(rs.constant("artillery_replacements", "figures_per_gun_lost")) if printed else 0
+    totals: dict[tuple[int, str], list[int]] = {}
+    first: dict[tuple[int, str], Any] = {}
+    for formation, parts in folded.items():
+        kind = ledger.types.get(formation, "")
+        for index, _, battle, _ in parts:
+            where = where_of(ledger.turns, index)
+            for header, count, fits, expected in (
+                ("Guns replaced", battle.replaced, gote.battery, "a battery"),
+                ("Figures donated", battle.donated, gote.artillery_donor,
+                 "troops the text names as donors"),
+            ):  # fmt: skip
+                if not count:
+                    continue
+                if not printed:
+                    raise CellValueError(f"{rs.name} prints no artillery replacements",
+                                         column=header, value=count, expected="blank",
+                                         **where)  # fmt: skip
+                if kind and not fits(kind):
+                    raise CellValueError(f"{formation} ({kind}) is not {expected}",
+                                         column=header, value=count, expected="blank",
+                                         **where)  # fmt: skip
+            if battle.replaced or battle.donated:
+                key = (battle.number, ledger.sides[formation])
+                total = totals.setdefault(key, [0, 0])
+                total[0] += battle.replaced
+                total[1] += battle.donated
+                first.setdefault(key, index)
+    for (number, side), (replaced, donated) in totals.items():
+        if donated != replaced * per:
+            raise CellValueError(
+                f"after {ledger.battles[number].name}, {side} donors gave {donated} figures "
+                f"for {replaced} guns replaced",
+                column="Figures donated",
+                value=donated,
+                expected=f"{replaced * per} (one figure a gun, run replace-artillery)",
+                **where_of(ledger.turns, first[(number, side)]),
+            )
+
+
 def compute_losses(ledger: CampaignLedger) -> pd.DataFrame:
     """The computed columns of every row of tbl_Losses, by the rules (indexed like it)."""
     outcomes = [c.header for c in LOSSES.having(Role.OUTCOME)]
+    folded = _fold(ledger)
+    _check_replacements(ledger, folded)
     rows = {
-        index: [battle.outcome, out.strength_before, out.recovery.next_day,
-                out.recovery.after_week, out.recovery.after_month, out.recovery.gone_for_good]
-        for parts in _fold(ledger).values()
+        index: [battle.outcome, out.strength_before,
+                *(out.recovery if out.recovery is not None else (None,) * 4)]
+        for parts in folded.values()
         for index, _, battle, out in parts
     }  # fmt: skip
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
@@ -484,6 +573,7 @@ def compute_losses(ledger: CampaignLedger) -> pd.DataFrame:
 def standings(ledger: CampaignLedger, on: dt.date) -> list[dict[str, Any]]:
     """Each formation on date ``on`` (the ``--json`` formations)."""
     folded = _fold(ledger)
+    known = recovery.recovery_missing(ledger.ruleset) is None
     found = []
     for formation, start in ledger.starts.items():
         parts = folded.get(formation, [])
@@ -493,16 +583,24 @@ def standings(ledger: CampaignLedger, on: dt.date) -> list[dict[str, Any]]:
         past = [(b, o) for _, _, b, o in parts if b.date <= on]
         returning: dict[dt.date, int] = {}
         for _, out in past:
+            if out.recovery is None or out.returns is None:
+                continue
             shares = (out.recovery.next_day, out.recovery.after_week, out.recovery.after_month)
             for when, stands in zip(out.returns, shares, strict=True):
                 if when > on and stands:
                     returning[when] = returning.get(when, 0) + stands
+        gone = [o.recovery.gone_for_good for _, o in past if o.recovery is not None]
         found.append({
             "side": ledger.sides[formation], "formation": formation, "start": start,
             "strength": strength, "lost": sum(b.lost for b, _ in past),
             "returning": [{"date": d.isoformat(), "stands": n}
                           for d, n in sorted(returning.items())],
-            "gone": sum(o.recovery.gone_for_good for _, o in past),
+            "gone": sum(gone) if known else None,
+            "type": ledger.types.get(formation) or None,
+            "replaced": sum(b.replaced for b, _ in past),
+            "donated": sum(b.donated for b, _ in past),
+            "brackets_from": (gote.BracketsFrom.figures(start, strength, ledger.brackets_from)
+                              if ledger.ruleset == gote.RULESET_ID else None),
         })  # fmt: skip
     return found
 
@@ -515,30 +613,43 @@ def loss_row(battle: int, side: str, formation: str) -> dict[str, Any]:
     return {"Battle": battle, "Side": side, "Formation": formation, "Stands lost": 0}
 
 
-def _losses_from(path: Path, formations: dict[str, int]) -> dict[str, int]:
-    """Stands lost per formation in a battle ledger of ours (the DEP ledger's stands lost
-    per division), every name matched to the campaign's formations first."""
-    from battle_ledger.sheets.headless import HeadlessBook
+#: The battle ledgers whose losses a campaign takes (--from): kind -> (its rule set,
+#: the column naming the formation, the columns of what it lost each turn).
+_SOURCES = {
+    "dep-ledger": ("eagles-to-glory", "Division", ("Stands lost",)),
+    "casualty-brackets": (gote.RULESET_ID, "Unit", ("Lost to fire", "Lost in melee")),
+}
 
-    ledger = HeadlessBook(path, writable=False)
-    kind = ledger.meta().kind
-    if kind != "dep-ledger":
+
+def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
+    """Stands (figures) lost per formation in a battle ledger of ours of the campaign's
+    rule set (a DEP ledger's stands lost per division, a casualty-brackets ledger's
+    figures lost per unit), every name matched to the campaign's formations first."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.ledger import KINDS
+
+    book = HeadlessBook(path, writable=False)
+    meta = book.meta()
+    wanted = {k: v for k, v in _SOURCES.items() if v[0] == ledger.ruleset}
+    if meta.kind not in wanted or meta.ruleset != ledger.ruleset:
         raise InvalidArgumentError(
-            f"{path.name} is a {kind}: losses come from DEP ledgers",
+            f"{path.name} is a {meta.kind} for {meta.ruleset}: this campaign takes its losses "
+            f"from {' or '.join(wanted)} ledgers for {ledger.ruleset}",
             column="--from",
             value=str(path),
-            expected="a DEP ledger (battle-ledger new dep-ledger)",
+            expected=" or ".join(f"a {k} (battle-ledger new {k})" for k in wanted),
         )
-    from battle_ledger.sheets.dep_ledger import read_ledger
-
-    turns = read_ledger(ledger).turns
-    lost = turns.groupby("Division")["Stands lost"].sum()
-    unknown = [str(n) for n in lost.index if str(n) not in formations]
+    _ruleset, name, lost_columns = wanted[meta.kind]
+    turns = read_tables(book, KINDS[meta.kind]).periods
+    lost = sum((turns[c].fillna(0).astype(int) for c in lost_columns),
+               pd.Series(0, index=turns.index)).groupby(turns[name].astype(str)).sum()  # fmt: skip
+    unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
         raise InvalidArgumentError(
-            f"{path.name} names divisions the campaign does not have: " + ", ".join(unknown),
+            f"{path.name} names {name.casefold()}s the campaign does not have: "
+            + ", ".join(unknown),
             column="--from", value=str(path),
-            expected="formations of the campaign: " + ", ".join(formations),
+            expected="formations of the campaign: " + ", ".join(ledger.starts),
         )  # fmt: skip
     return {str(n): int(v) for n, v in lost.items() if int(v)}
 
@@ -591,7 +702,7 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
         sides, winner, what="side", option="--winner")  # fmt: skip
     lost: dict[str, int] = {}
     for part in filter(None, (p.strip() for p in str(given.get("ledgers") or "").split(";"))):
-        for formation, stands in _losses_from(Path(part), ledger.starts).items():
+        for formation, stands in _losses_from(Path(part), ledger).items():
             lost[formation] = lost.get(formation, 0) + stands
     number = max(ledger.battles, default=0) + 1
     battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}
@@ -603,8 +714,9 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
     book.append_rows(BATTLES.name, _with_battle_formulas(book, battle))
     book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
+    word = "figures" if ledger.ruleset == gote.RULESET_ID else "stands"
     detail = (f"battle {number}, {title} ({day.isoformat()}), won by {side}: "
-              f"{sum(lost.values())} stands lost")  # fmt: skip
+              f"{sum(lost.values())} {word} lost")  # fmt: skip
     book.log("add-battle", detail, turn=number)
     return OperationResult(detail, {"battle": number, "name": title, "date": day.isoformat(),
                                     "winner": side, "lost": lost})  # fmt: skip
@@ -693,6 +805,96 @@ def losses(book: Book, **given: Any) -> OperationResult:
                                                 for n, f, lost in entries]})  # fmt: skip
 
 
+@operation(
+    KIND.name,
+    "replace-artillery",
+    options=(
+        Option("battery", str, required=True, help="the battery that lost guns, as on Formations"),
+        Option("donor", str, required=True, help="the unit giving up figures for good: one "
+               "of the troop types the text names"),
+        Option("figures", int, required=True, low=1, help="figures donated (one a gun)"),
+        Option("battle", str, help="the day of battle after which (name or number; default: "
+               "the latest)"),
+    ),
+)  # fmt: skip
+def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
+                      battle: str | None = None) -> OperationResult:  # fmt: skip
+    """After a day of battle, give a battery back guns it lost with figures of a unit the
+    text names as a donor (Glory of the Empire: one figure a gun; the donor loses them
+    for good). Refused for a donor type the text does not name, more figures than the
+    guns lost there or than the donor has, or a donor of the other side.
+
+    Example: battle-ledger run replace-artillery ledger.xlsx --battle 2 --battery "Batterie de cote" --donor "4e Equipage de Flottille" --figures 1
+    """  # noqa: E501
+    ledger = read_campaign(book)
+    if "artillery_replacements" not in registry.get(ledger.ruleset).tables:
+        raise InvalidArgumentError(f"{registry.get(ledger.ruleset).name} prints no artillery "
+                                   "replacements", column="replace-artillery",
+                                   expected="a Glory of the Empire campaign")  # fmt: skip
+    if not ledger.battles:
+        raise InvalidArgumentError("the campaign has no battle yet", column="--battle",
+                                   expected="add-battle first")  # fmt: skip
+    number = (_battle_number(ledger, battle) if battle is not None else
+              max(ledger.battles, key=lambda n: (ledger.battles[n].date, n)))  # fmt: skip
+    gun_side, donor_side = (
+        find_thing(book, KIND, ledger.starts, n, option=o)
+        for n, o in ((battery, "--battery"), (donor, "--donor"))
+    )
+    for option, name in (("--battery", gun_side), ("--donor", donor_side)):
+        if not ledger.types.get(name):
+            raise InvalidArgumentError(f"{name} has no type on Formations", column=option,
+                                       value=name, expected="its unit type typed in the Type "
+                                       "column")  # fmt: skip
+    try:
+        guns = gote.artillery_replacement(ledger.types[gun_side], ledger.types[donor_side],
+                                          figures)  # fmt: skip
+    except InvalidArgumentError as exc:
+        option, name = {"battery": ("--battery", gun_side), "donor": ("--donor", donor_side)}.get(
+            str(exc.column), ("--figures", "")
+        )
+        raise InvalidArgumentError(f"{name}: {exc.message}" if name else exc.message,
+                                   column=option, value=exc.value,
+                                   expected=exc.expected) from None  # fmt: skip
+    if ledger.sides[gun_side] != ledger.sides[donor_side]:
+        raise InvalidArgumentError(f"{donor_side} is not of {ledger.sides[gun_side]}",
+                                   column="--donor", value=donor,
+                                   expected=f"a donor of {ledger.sides[gun_side]}")  # fmt: skip
+    trial = ledger.turns.copy()
+    changed: dict[str, dict[Any, int]] = {"Guns replaced": {}, "Figures donated": {}}
+    for name, header, count in ((gun_side, "Guns replaced", guns),
+                                (donor_side, "Figures donated", figures)):  # fmt: skip
+        rows = trial[(trial["Battle"] == number) & (trial["Formation"] == name)]
+        if rows.empty:
+            raise InvalidArgumentError(
+                f"{name} has no row in battle {number}", value=name,
+                column="--battery" if name == gun_side else "--donor",
+                expected="a formation of that battle",
+            )  # fmt: skip
+        index = rows.index[0]
+        had = trial.at[index, header]
+        trial[header] = trial[header].astype(object)
+        trial.at[index, header] = (0 if pd.isna(had) else int(had)) + count
+        changed[header][index] = trial.at[index, header]
+    compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
+    for header, cells in changed.items():
+        book.write_cells(LOSSES.name, pd.DataFrame({header: cells}))
+    title = ledger.battles[number].name
+    detail = (f"after {title}: {figures} figures of {donor_side} replace {guns} guns of "
+              f"{gun_side} (for good)")  # fmt: skip
+    book.log("replace-artillery", detail, turn=number)
+    return OperationResult(detail, {"battle": number, "battery": gun_side, "donor": donor_side,
+                                    "figures": figures, "guns": guns})  # fmt: skip
+
+
+def _battle_number(ledger: CampaignLedger, battle: str) -> int:
+    """A battle given by number or name (--battle)."""
+    text = str(battle).strip()
+    if text.isdigit() and int(text) in ledger.battles:
+        return int(text)
+    by_name = {b.name: n for n, b in ledger.battles.items()}
+    return by_name[find_name(by_name, text, what="battle", option="--battle")]
+
+
 def _csv_rows(source: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The rows of a CSV of losses (headers case-blind), each with where it stands."""
     import csv
@@ -731,10 +933,7 @@ def _entry(ledger: CampaignLedger, book: Book, row: dict[str, Any],
     from battle_ledger.sheets.values import whole
 
     try:
-        battle = str(row["battle"]).strip()
-        by_name = {b.name: n for n, b in ledger.battles.items()}
-        number = int(battle) if battle.isdigit() and int(battle) in ledger.battles else (
-            by_name[find_name(by_name, battle, what="battle", option="--battle")])  # fmt: skip
+        number = _battle_number(ledger, str(row["battle"]))
         name = find_thing(book, KIND, ledger.starts, str(row["formation"]))
         lost = whole(row["lost"], "lost", low=0, blank=None)
     except BattleLedgerError as exc:
@@ -750,17 +949,35 @@ def where_we_stand(book: Book, on: str | None = None) -> OperationResult:
     day = _report_date(book, ledger, on)
     units = standings(ledger, day)
     title = battle_name(book) or "Campaign"
+    missing = recovery.recovery_missing(ledger.ruleset)
     lines = [f"{title}: strength on {day.isoformat()}"]
-    lines += [f"{u['formation']} ({u['side']}): {u['strength']} of {u['start']} stands"
-              + ("; back " + ", ".join(f"{r['stands']} on {r['date']}" for r in u["returning"])
-                 if u["returning"] else "") for u in units]  # fmt: skip
+    if missing:
+        lines.append(f"Nothing is counted back: {missing}")
+    lines += [_standing_line(u) for u in units]
     battles = [
         {"name": b.name, "date": b.date.isoformat(), "winner": b.winner}
         for b in sorted(ledger.battles.values(), key=lambda b: (b.date, b.number))
     ]
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "on": day.isoformat(),
-               "formations": units, "battles": battles}  # fmt: skip
+               "formations": units, "battles": battles, "recovery_missing": missing}  # fmt: skip
     return OperationResult("\n".join(lines), details)
+
+
+def _standing_line(unit: dict[str, Any]) -> str:
+    """One formation in the text report: strength, what is coming back, and in Glory of
+    the Empire (figures; a battery's guns) what the next day's brackets count from."""
+    gote_unit = unit["brackets_from"] is not None
+    word = ("guns" if gote.battery(unit["type"] or "") else "figures") if gote_unit else "stands"
+    line = f"{unit['formation']} ({unit['side']}): {unit['strength']} of {unit['start']} {word}"
+    if unit["returning"]:
+        line += "; back " + ", ".join(f"{r['stands']} on {r['date']}" for r in unit["returning"])
+    if unit["replaced"]:
+        line += f"; {unit['replaced']} replaced"
+    if unit["donated"]:
+        line += f"; {unit['donated']} donated"
+    if gote_unit and word == "figures":
+        line += f"; brackets from {unit['brackets_from']}"
+    return line
 
 
 def _report_date(book: Book, ledger: CampaignLedger, on: str | None) -> dt.date:

@@ -30,7 +30,15 @@ import yaml
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, RulesetDataError
 from battle_ledger.rulesets.house import HOUSE_RULE, HouseRules, parse_house
-from battle_ledger.rulesets.model import CellType, Column, Provenance, Ruleset, Status, Table
+from battle_ledger.rulesets.model import (
+    CellType,
+    Column,
+    Kind,
+    Provenance,
+    Ruleset,
+    Status,
+    Table,
+)
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.formulas import safe_name
@@ -135,14 +143,33 @@ def _typed_rows(book: Book, table: Table, name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _sheet_tables(book: Book, base: Ruleset) -> dict[str, list[dict[str, Any]]]:
-    """Rows on the Rules sheet of every table the text does not print, by table."""
+def _typed_values(book: Book, name: str) -> dict[str, Any]:
+    """The values the umpire typed in the Rules sheet's table of constants ``name``."""
+    df = book.read_table(rules_table(name))
+    if "Name" not in df.columns or "Value" not in df.columns:
+        raise RulesetDataError(f"the Rules sheet's table of {name} has no Name and Value",
+                               expected="the headers the ledger was built with",
+                               **dict(df.attrs.get("where", {})))  # fmt: skip
+    return {str(n).strip(): _plain(v) for n, v in zip(df["Name"], df["Value"], strict=True)
+            if not is_blank(n) and not is_blank(v)}  # fmt: skip
+
+
+def _sheet_tables(book: Book, base: Ruleset) -> dict[str, dict[str, Any]]:
+    """What the umpire typed on the Rules sheet of every table the text does not print,
+    by table, as a house file's table (``rows``, or ``values`` for constants; empty
+    where nothing is typed)."""
     present = {t.casefold() for t in book.tables()}
-    return {
-        name: _typed_rows(book, table, name)
-        for name, table in base.tables.items()
-        if table.status is Status.MISSING and rules_table(name).casefold() in present
-    }
+    found: dict[str, dict[str, Any]] = {}
+    for name, table in base.tables.items():
+        if table.status is not Status.MISSING or rules_table(name).casefold() not in present:
+            continue
+        if table.kind is Kind.CONSTANTS:
+            values = _typed_values(book, name)
+            found[name] = {"values": values} if values else {}
+        else:
+            rows = _typed_rows(book, table, name)
+            found[name] = {"rows": rows} if rows else {}
+    return found
 
 
 def book_house_rules(book: Book) -> HouseRules | None:
@@ -163,9 +190,9 @@ def book_house_rules(book: Book) -> HouseRules | None:
     raw: dict[str, Any] = registry.safe_yaml(text, origin, user=True) if text else {}
     raw = {"id": base.id, **(raw or {})}
     tables = dict(raw.get("tables") or {})
-    for name, rows in typed.items():
-        if rows:
-            tables[name] = {"rows": rows}
+    for name, filled in typed.items():
+        if filled:
+            tables[name] = filled
         else:  # emptied on the sheet: the table is not filled in
             tables.pop(name, None)
     raw["tables"] = tables
@@ -227,9 +254,20 @@ def install_house_rules(book: Book, house: HouseRules) -> bool:
         filled = merged.tables[name]
         if table.status is not Status.MISSING or rules_table(name).casefold() not in present:
             continue
-        if filled.rows:
+        if table.kind is Kind.CONSTANTS:
+            _write_values(book, filled, name)
+        elif filled.rows:
             book.append_rows(rules_table(name), _sheet_rows(book, filled, name))
     return True
+
+
+def _write_values(book: Book, table: Table, name: str) -> None:
+    """The house values of constants table ``name`` into its Rules-sheet Value cells."""
+    df = book.read_table(rules_table(name))
+    cells = {index: shown(table.values[str(n)].value) for index, n in df["Name"].items()
+             if str(n) in table.values and table.values[str(n)].value is not None}  # fmt: skip
+    if cells:
+        book.write_cells(rules_table(name), pd.DataFrame({"Value": cells}))
 
 
 def _sheet_rows(book: Book, table: Table, name: str) -> pd.DataFrame:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 
+from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
@@ -35,7 +36,13 @@ from battle_ledger.sheets.campaign import (
     loss_formulas,
     strength_formula,
 )
-from battle_ledger.sheets.formulas import ISO_DATE_HELPERS, day_number, iso_date, letters
+from battle_ledger.sheets.formulas import (
+    ISO_DATE_HELPERS,
+    constant_name,
+    day_number,
+    iso_date,
+    letters,
+)
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     define_name,
@@ -48,38 +55,55 @@ from battle_ledger.templates._build import (
     write,
 )
 from battle_ledger.templates._ledger import TABLE_TOP, front_sheet, grid_chart, ledger_table
-from battle_ledger.templates.rules_sheet import add_rules_sheet
+from battle_ledger.templates.rules_sheet import RulesSheet, add_rules_sheet
 from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, style_header
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
 
-__all__ = ["TIMELINE", "build_campaign", "formations_of"]
+__all__ = ["DIVISION", "TIMELINE", "build_campaign", "formations_of"]
 
 TIMELINE = "Timeline"
 _DAY_ROW, _HEAD_ROW = 4, 8  # the day numbers (hidden, with the date helpers), the dates
 
 
-def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, int]]:
-    """(side, formation, stands) of the level that loses and recovers stands: the
-    divisions (their units' stands summed), as the DEP ledger names them."""
+#: The formation level's type in Eagles to Glory (its formations are divisions).
+DIVISION = "Division"
+
+
+def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, int, str]]:
+    """(side, formation, stands, type) of the level that loses and recovers stands: in
+    Eagles to Glory the divisions (their units' stands summed, as the DEP ledger names
+    them); in Glory of the Empire the units, their figures (a battery's guns)."""
+    if ruleset.id == gote.RULESET_ID:
+        return [(u.side, u.unit, count, ruleset.term("unit_types", u.type).name)
+                for u in oob.units
+                if (count := u.strength("figures") or u.strength("guns"))]  # fmt: skip
     from battle_ledger.templates.dep_ledger import divisions_of
 
-    return [(d.side, d.division, d.stands) for d in divisions_of(oob, ruleset) if d.stands]
+    return [(d.side, d.division, d.stands, DIVISION)
+            for d in divisions_of(oob, ruleset) if d.stands]  # fmt: skip
 
 
-def _recovery_block(wb: Workbook, ruleset: Ruleset) -> None:
-    """Cumulative percentages back by the next day, a week, a month, by outcome."""
+def _recovery_block(wb: Workbook, ruleset: Ruleset, rules: RulesSheet) -> None:
+    """Cumulative percentages back by the next day, a week, a month, by outcome, read
+    from the Rules sheet's table (blank while a table the text does not print is not
+    filled in: nothing is counted back), and the days, named even where blank."""
+    table = rules.tables["campaign_recovery"]
+    columns = {c.name: c.header for c in ruleset.table("campaign_recovery").columns}
+    sides = table.sheet_range(columns["side"])
     rows = []
     for outcome in ("winner", "loser"):
-        row = ruleset.lookup("campaign_recovery", side=outcome)
-        total, cumulative = 0, []
+        found, parts = f'COUNTIF({sides},"{outcome}")=0', []
         for column in ("next_day_pct", "week_pct", "month_pct"):
-            total += int(row[column])
-            cumulative.append(total)
-        rows.append([outcome, *cumulative])
-    block = lookup_block(wb, RECOVERY, [RECOVERY, "By next day", "By a week", "By a month"], rows)
+            parts.append(f'SUMIF({sides},"{outcome}",{table.sheet_range(columns[column])})')
+            rows.append(Formula(f'=IF({found},"",{"+".join(parts)})'))
+    block = lookup_block(wb, RECOVERY, [RECOVERY, "By next day", "By a week", "By a month"],
+                         [["winner", *rows[:3]], ["loser", *rows[3:]]])  # fmt: skip
     define_name(wb, RECOVERY, block)
+    for (table_name, name), address in rules.constants.items():
+        if table_name == "campaign_recovery_days" and name not in wb.defined_names:
+            define_name(wb, constant_name(table_name, name), address)
 
 
 def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -> None:
@@ -172,23 +196,28 @@ def build_campaign(
     ruleset: Ruleset,
     oob: OrderOfBattle | None = None,
     *,
-    formations: Sequence[tuple[str, str, int]] | None = None,
+    formations: Sequence[tuple[str, str, int] | tuple[str, str, int, str]] | None = None,
     name: str = "",
     starts_on: str = "",
     rounding: str | None = None,
     draw_counts: str | None = None,
+    brackets_from: str | None = None,
     blank_rows: int = 0,
     timeline_dates: int = 24,
 ) -> Workbook:
-    """A new campaign ledger: one row per formation (``oob``'s divisions, or
-    ``formations``: (side, formation, stands)); ``blank_rows`` more to type.
+    """A new campaign ledger: one row per formation (``oob``'s divisions or units, or
+    ``formations``: (side, formation, stands[, type])); ``blank_rows`` more to type.
     ``rounding``: stands back rounded ``half up`` (the data's) or ``down``;
     ``draw_counts``: ``both losers`` (the house reading) or ``both winners``;
-    ``timeline_dates``: the dates the Timeline sheet has room for."""
-    given = list(formations) if formations is not None else (
-        formations_of(oob, ruleset) if oob is not None else [])  # fmt: skip
+    ``brackets_from`` (Glory of the Empire): ``new strength`` (the house reading) or
+    ``start of the campaign``; ``timeline_dates``: the dates the Timeline sheet has
+    room for."""
+    gote_campaign = ruleset.id == gote.RULESET_ID
+    given = [(*g[:3], g[3] if len(g) > 3 else ("" if gote_campaign else DIVISION))
+             for g in (list(formations) if formations is not None else (
+                 formations_of(oob, ruleset) if oob is not None else []))]  # fmt: skip
     names = [g[1].strip().casefold() for g in given]
-    for side, formation, stands in given:
+    for side, formation, stands, _type in given:
         if names.count(formation.strip().casefold()) > 1 or stands < 1 or not side.strip():
             raise InvalidArgumentError(
                 "every formation needs a side, a name of its own and 1 or more stands",
@@ -198,38 +227,61 @@ def build_campaign(
     for value, allowed, what in (
         (rounding, recovery.Rounding.ALL, "rounding"),
         (draw_counts, recovery.DrawCounts.ALL, "draw counts"),
+        (brackets_from, gote.BracketsFrom.ALL, "brackets from"),
     ):
         if value is not None and value not in allowed:
             raise InvalidArgumentError(f"unknown {what}", column=what, value=value,
                                        expected=" or ".join(allowed))  # fmt: skip
+    if brackets_from is not None and not gote_campaign:
+        from battle_ledger.sheets.errors import CommandError
+
+        raise CommandError(f"{ruleset.name} counts no casualty brackets",
+                           column="--brackets-from", value=brackets_from,
+                           expected="a Glory of the Empire campaign")  # fmt: skip
     if starts_on:
         starts_on = date_option(starts_on, "--starts-on").isoformat()
     wb = new_workbook()
-    rows = [{"Side": s, "Formation": n, "Stands at start": st} for s, n, st in given]
-    ledger_table(wb, FORMATIONS, rows + [{} for _ in range(blank_rows)], formation_formulas,
-                 bounds={})  # fmt: skip
+    rows = [{"Side": s, "Formation": n, "Stands at start": st, "Type": ty or None}
+            for s, n, st, ty in given]  # fmt: skip
+    things = ledger_table(wb, FORMATIONS, rows + [{} for _ in range(blank_rows)],
+                          formation_formulas, bounds={})  # fmt: skip
     battles = ledger_table(wb, BATTLES, [], battle_formulas, bounds={})
     dates = wb[BATTLES.sheet]
     for r in range(battles.first_row, battles.last_row + 200):
         dates[f"{battles.col('Date')}{r}"].number_format = FMT_TEXT  # stays text in Excel
-    ledger_table(wb, LOSSES, [], loss_formulas, bounds={})
-    _recovery_block(wb, ruleset)
-    sides = list(dict.fromkeys(s for s, _, _ in given))
+    periods = ledger_table(wb, LOSSES, [], loss_formulas, bounds={})
+    replacements = "artillery_replacements" in ruleset.tables
+    if not replacements:  # Eagles to Glory: no artillery replacements, no brackets to count
+        for ref, headers in ((periods, ("Guns replaced", "Figures donated")),
+                             (things, ("Brackets from",))):  # fmt: skip
+            for header in headers:
+                wb[ref.sheet].column_dimensions[ref.col(header)].hidden = True
+    sides = list(dict.fromkeys(s for s, _, _, _ in given))
+    missing = recovery.recovery_missing(ruleset.id)
     front = front_sheet(
         wb, KIND, "Add each battle (run add-battle, or type it on Battles with its losses); "
-        "type a date in Strength on to see every formation's strength that day.",
+        "type a date in Strength on to see every formation's strength that day."
+        + (f" {ruleset.name} prints no campaign recovery: nothing comes back until you fill "
+           "in its percentages and days on the Rules sheet." if missing else ""),
         {"BattleName": name, "StartsOn": starts_on, "StrengthOn": "",
          "RecoveryRounding": rounding or recovery.Rounding.default(ruleset.id),
-         "DrawCounts": draw_counts or recovery.DrawCounts.LOSERS},
+         "DrawCounts": draw_counts or recovery.DrawCounts.LOSERS,
+         "BracketsFrom": brackets_from or (gote.BracketsFrom.default() if gote_campaign
+                                           else gote.BracketsFrom.NEW_STRENGTH)},
         {"StrengthOnDay": f'=IF(StrengthOn="","",{day_number("StrengthOn")})',
          "BattlesFought": f"=COUNT({quote_sheetname(BATTLES.sheet)}!$A:$A)"},
     )  # fmt: skip
+    if not gote_campaign:  # Eagles to Glory counts no casualty brackets
+        cell = wb.defined_names["BracketsFrom"].attr_text.split("!")[1].replace("$", "")
+        front.row_dimensions[front[cell].row].hidden = True
     for named in ("StartsOn", "StrengthOn"):
         front[wb.defined_names[named].attr_text.split("!")[1].replace("$", "")].number_format = (
             FMT_TEXT)  # fmt: skip
     _timeline(wb, len(given) + blank_rows, sides, timeline_dates)
-    add_rules_sheet(wb, ruleset, tables=["campaign_recovery", "campaign_recovery_days",
-                                         "recovery_rounding"])  # fmt: skip
+    tables = ["campaign_recovery", "campaign_recovery_days", "recovery_rounding"]
+    rules = add_rules_sheet(wb, ruleset, tables=tables + (
+        ["artillery_replacements", "morale_check_rules"] if replacements else []))  # fmt: skip
+    _recovery_block(wb, ruleset, rules)
     return wb
 
 

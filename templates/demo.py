@@ -193,6 +193,9 @@ def _play_campaign(book: HeadlessBook, rng: random.Random) -> None:
     battle into a throw-away ledger; the strengths a week after."""
     import tempfile
 
+    if book.meta().ruleset == "glory-of-the-empire":
+        _play_gote_campaign(book)
+        return
     day_one = book.path.with_name("eagles-to-glory-dep-ledger.xlsx")
     run_operation(book, "add-battle", name="Quatre Bras", date="1815-06-16",
                   winner="Anglo-Allied", ledgers=str(day_one))  # fmt: skip
@@ -203,6 +206,17 @@ def _play_campaign(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "add-battle", name="The second day", date="1815-06-18",
                       winner="French", ledgers=str(day_two))  # fmt: skip
     book.write_name("StrengthOn", "1815-06-25")
+
+
+def _play_gote_campaign(book: HeadlessBook) -> None:
+    """Crysler's Farm (11 November 1813, the British and Canadians win): the losses out
+    of the demo's casualty-brackets ledger, and the gun Upham's battery lost; the
+    strengths the next day (the text prints no recovery: nothing comes back)."""
+    day = book.path.with_name("glory-of-the-empire-casualty-brackets.xlsx")
+    run_operation(book, "add-battle", name="Crysler's Farm", date="1813-11-11",
+                  winner="British and Canadian", ledgers=str(day))  # fmt: skip
+    run_operation(book, "losses", battle="1", formation="Upham's 6-pdr battery", lost="1")
+    book.write_name("StrengthOn", "1813-11-12")
 
 
 #: Trafalgar's broadsides: (ship, her broadside, target, side struck, aim, range in cm).

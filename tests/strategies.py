@@ -15,8 +15,8 @@ callable so that Hypothesis (``st.integers``) and the benchmark
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,11 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.sheets.ledger import Column, Entry, Role, Table
 
+#: The tests' fixtures folder.
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
 __all__ = [
+    "FIXTURES",
     "PLAYBOOKS",
     "Pick",
     "Playbook",
@@ -43,6 +47,7 @@ __all__ = [
     "legal_battle",
     "legal_turn",
     "play_periods",
+    "variant_ledger",
 ]
 
 #: ``pick(low, high)``: a whole number from low to high inclusive.
@@ -133,6 +138,9 @@ class Playbook:
     the ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names;
     ``closing(pick, path)``: the options of the close operation (the campaign's
     ``add-battle`` needs a name, a date and a winner; a turn closes without any).
+    ``variants``: operations of another rule set's ledger of the kind, and the order of
+    battle that ledger is built from (a Glory of the Empire campaign's
+    ``replace-artillery``).
     """
 
     kind: str
@@ -140,6 +148,7 @@ class Playbook:
     records: Callable[[Pick, Path], list[tuple[str, dict[str, str]]]]
     bounds: dict[str, int]
     closing: Callable[[Pick, Path], dict[str, str]] = lambda pick, path: {}
+    variants: Mapping[str, Path] = field(default_factory=dict)
 
     def close_options(self, path: Path, seed: int = 1) -> dict[str, str]:
         """The options of the kind's close operation on the ledger at ``path``."""
@@ -312,14 +321,48 @@ def _campaign_losses(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
         return []
     latest = max(ledger.battles)
     computed = compute_losses(ledger)
-    found: list[tuple[str, dict[str, str]]] = []
+    found = _replacements(ledger, computed, latest)
+    donors = {o["donor"] for _, o in found}
     for index, row in ledger.turns[ledger.turns["Battle"] == latest].iterrows():
         had = int(computed.at[index, "Strength before"])
-        if had and pick(0, 2):
+        if had and pick(0, 2) and row["Formation"] not in donors:
             lost = min(had, pick(0, 3) if pick(0, 3) else pick(4, 9))
             found.append(("losses", {"battle": str(latest), "formation": str(row["Formation"]),
                                      "lost": str(lost)}))  # fmt: skip
     return found
+
+
+def _whole(value: Any) -> int:
+    """A whole-number cell as read (blank: 0)."""
+    import pandas as pd
+
+    return 0 if pd.isna(value) else int(value)
+
+
+def _replacements(ledger: Any, computed: Any, latest: int) -> list[tuple[str, dict[str, str]]]:
+    """Glory of the Empire: one figure of a donor for a gun a battery lost in a battle
+    before the latest, where the donor keeps a figure in every battle since."""
+    from battle_ledger.rulesets import glory_of_the_empire as gote
+
+    if ledger.ruleset != gote.RULESET_ID:
+        return []
+    turns = ledger.turns
+    for _index, row in turns[turns["Battle"] < latest].iterrows():
+        name, number = str(row["Formation"]), int(row["Battle"])
+        if not gote.battery(ledger.types.get(name, "")):
+            continue
+        if _whole(row["Stands lost"]) <= _whole(row["Guns replaced"]):
+            continue
+        for donor, kind in ledger.types.items():
+            if ledger.sides[donor] != ledger.sides[name] or not gote.artillery_donor(kind):
+                continue
+            rows = turns[(turns["Formation"] == donor) & (turns["Battle"] >= number)]
+            kept = [int(computed.at[i, "Strength before"]) - _whole(r["Stands lost"])
+                    for i, r in rows.iterrows()]  # fmt: skip
+            if kept and min(kept) >= 1:
+                return [("replace-artillery", {"battle": str(number), "battery": name,
+                                               "donor": donor, "figures": "1"})]  # fmt: skip
+    return []
 
 
 def _campaign_battle(pick: Pick, path: Path) -> dict[str, str]:
@@ -513,7 +556,12 @@ PLAYBOOKS: dict[str, Playbook] = {
     "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
     "stand-losses": Playbook("stand-losses", "age-of-eagles", _stands_records, {}),
     "campaign": Playbook(
-        "campaign", "eagles-to-glory", _campaign_losses, {}, closing=_campaign_battle
+        "campaign",
+        "eagles-to-glory",
+        _campaign_losses,
+        {},
+        closing=_campaign_battle,
+        variants={"replace-artillery": FIXTURES / "oob" / "coastal-campaign.yaml"},
     ),
     "casualty-brackets": Playbook(
         "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
@@ -529,18 +577,38 @@ PLAYBOOKS: dict[str, Playbook] = {
 }
 
 
-def build_from_example(kind: str, path: Path, **options: Any) -> Path:
-    """A ledger of ``kind`` from its playbook's rule set's bundled order of battle."""
+def build_from_example(kind: str, path: Path, source: Path | None = None,
+                       **options: Any) -> Path:  # fmt: skip
+    """A ledger of ``kind`` from its playbook's rule set's bundled order of battle (or
+    the order of battle ``source``, in its own rule set)."""
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
     from battle_ledger.sheets.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 
-    ruleset = PLAYBOOKS[kind].ruleset
-    oob = read_oob(example_path(ruleset), registry.get(ruleset))
+    if source is None:
+        ruleset = PLAYBOOKS[kind].ruleset
+        oob = read_oob(example_path(ruleset), registry.get(ruleset))
+    else:
+        oob = read_oob(source)
+        ruleset = oob.ruleset_id
     save_workbook(templates.build(kind, ruleset, oob, **options), path)
     return path
+
+
+def variant_ledger(kind: str, operation: str, path: Path) -> Path:
+    """A ledger of ``kind`` from the order of battle of the playbook's variant for
+    ``operation``, played until the playbook would do ``operation`` next."""
+    import random
+
+    build_from_example(kind, path, PLAYBOOKS[kind].variants[operation])
+    for seed in range(12):
+        play_periods(kind, path, 1, seed)
+        planned = PLAYBOOKS[kind].records(random.Random(seed).randint, path)
+        if any(op == operation for op, _ in planned):
+            return path
+    raise AssertionError(f"the {kind} playbook never does {operation}")
 
 
 def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:

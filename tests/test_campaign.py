@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 from pathlib import Path
 
 import openpyxl
@@ -162,11 +163,19 @@ def test_a_later_battle_cannot_take_stands_not_yet_back(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
-def test_losses_from_a_ledger_with_unknown_names_are_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("ruleset", "words"),
+    [("etg", "5e Division, 5th Division, 9e Division"), ("gote", "casualty-brackets")],
+)
+def test_losses_from_a_ledger_the_campaign_cannot_read_are_refused(
+    ruleset: str, words: str, tmp_path: Path
+) -> None:
+    """A DEP ledger whose divisions the campaign does not have; a DEP ledger given to a
+    Glory of the Empire campaign (its losses come from casualty-brackets ledgers)."""
     ledger = _dep_ledger(tmp_path / "dep.xlsx", [{"5e Division": 1}])
-    path = _campaign(tmp_path)
+    path = _campaign(tmp_path) if ruleset == "etg" else _gote_campaign(tmp_path)
     before = path.read_bytes()
-    with pytest.raises(BattleLedgerError, match="5e Division, 5th Division, 9e Division"):
+    with pytest.raises(BattleLedgerError, match=words):
         run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="French",
                     ledgers=str(ledger))  # fmt: skip
     assert path.read_bytes() == before
@@ -278,4 +287,230 @@ def test_a_formation_typed_in_later_joins_the_next_battle(tmp_path: Path) -> Non
     run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="Allies")
     run_on_file(path, "losses", battle="Wavre", formation="Saxons", lost="3")
     assert _strengths(path, "1815-06-18")["Saxons"] == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+# -- Glory of the Empire: units' figures, artillery replacements, no printed recovery ------
+
+COASTAL = Path(__file__).resolve().parent / "fixtures" / "oob" / "coastal-campaign.yaml"
+GOTE_HOUSE = Path(__file__).resolve().parent / "fixtures" / "house" / "gote-campaign.yaml"
+
+
+def _brackets_ledger(path: Path, turns: list[dict[str, tuple[int, int]]]) -> Path:
+    """A casualty-brackets ledger of the coastal order of battle, played through the CLI:
+    each turn, (fire, melee) figures lost per unit."""
+    _cli("new", "casualty-brackets", "--ruleset", "gote", "--oob", str(COASTAL), "-o", str(path))
+    for turn in turns:
+        for unit, (fire, melee) in turn.items():
+            _cli("run", "record", str(path), "--unit", unit, "--fire", str(fire),
+                 "--melee", str(melee))  # fmt: skip
+        _cli("run", "end-turn", str(path), "--seed", "1")
+    return path
+
+
+def _gote_campaign(tmp_path: Path, *extra: str) -> Path:
+    campaign = tmp_path / "coast.xlsx"
+    _cli("new", "campaign", "--ruleset", "gote", "--oob", str(COASTAL), "--name", "Walcheren",
+         "-o", str(campaign), *extra)  # fmt: skip
+    return campaign
+
+
+def _details(path: Path, on: str) -> dict[str, dict[str, object]]:
+    data = json.loads(_cli("report", str(path), "--on", on, "--json"))["details"]
+    return {f["formation"]: f for f in data["formations"]}
+
+
+def test_an_organiser_plays_a_glory_of_the_empire_campaign(tmp_path: Path) -> None:
+    """Day 1 (1809-07-30, the French win), from a casualty-brackets ledger: the 2nd Foot
+    loses 2 + 1 figures, the Royal Marines 2, the 45e Ligne 1. The Royal Artillery's 3
+    guns lost are typed by hand; 2 Marines replace 2 of them for good. Nothing comes
+    back (the text prints no recovery). On 1809-07-31: Marines 12 - 2 - 2 = 8, 2nd Foot
+    7, Royal Artillery 4 - 3 + 2 = 3, 45e 11; the next day's brackets count from those
+    (or, set so, from 12 and 10)."""
+    day_one = _brackets_ledger(tmp_path / "day1.xlsx", [
+        {"2nd Foot": (2, 0), "45e Ligne": (0, 1)},
+        {"2nd Foot": (1, 0), "1st Battalion Royal Marines": (2, 0)},
+    ])  # fmt: skip
+    campaign = _gote_campaign(tmp_path)
+    shown = _cli("run", "add-battle", str(campaign), "--name", "Flushing, day 1", "--date",
+                 "1809-07-30", "--winner", "French", "--from", str(day_one))  # fmt: skip
+    assert "6 figures lost" in shown
+    _cli("run", "losses", str(campaign), "--battle", "1", "--formation", "Royal Artillery",
+         "--lost", "3")  # fmt: skip
+    shown = _cli("run", "replace-artillery", str(campaign), "--battery", "royal artillery",
+                 "--donor", "1st Battalion Royal Marines", "--figures", "2")  # fmt: skip
+    assert "2 figures of 1st Battalion Royal Marines replace 2 guns of Royal Artillery" in shown
+    units = _details(campaign, "1809-07-31")
+    assert {n: u["strength"] for n, u in units.items()} == {
+        "1st Battalion Royal Marines": 8, "2nd Foot": 7, "Royal Artillery": 3,
+        "4e Equipage de Flottille": 8, "45e Ligne": 11, "Batterie de cote": 3,
+    }  # fmt: skip
+    assert units["1st Battalion Royal Marines"]["donated"] == 2
+    assert units["Royal Artillery"]["replaced"] == 2 and units["Royal Artillery"]["gone"] is None
+    assert units["2nd Foot"]["brackets_from"] == 7 and units["2nd Foot"]["returning"] == []
+    text = _cli("report", str(campaign), "--on", "1809-07-31")
+    assert "Nothing is counted back" in text and "Royal Artillery (British): 3 of 4 guns" in text
+    book = openpyxl.load_workbook(campaign)
+    named_cell(book, "BracketsFrom").value = "start of the campaign"
+    book.save(campaign)
+    units = _details(campaign, "1809-07-31")
+    assert units["2nd Foot"]["brackets_from"] == 10
+    assert units["1st Battalion Royal Marines"]["brackets_from"] == 12
+    assert run_check(HeadlessBook(campaign, writable=False)) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"battery": "Royal Artillery", "donor": "2nd Foot", "figures": "1"},
+         "may not donate artillery replacements"),
+        ({"battery": "1st Battalion Royal Marines", "donor": "1st Battalion Royal Marines",
+          "figures": "1"}, "go to a battery"),
+        ({"battery": "Royal Artillery", "donor": "4e Equipage de Flottille", "figures": "1"},
+         "is not of British"),
+        ({"battery": "Royal Artillery", "donor": "1st Battalion Royal Marines", "figures": "2"},
+         "more guns than it lost"),
+        ({"battery": "Batterie de cote", "donor": "4e Equipage de Flottille", "figures": "1"},
+         "more guns than it lost"),
+        ({"battery": "Royal Artillery", "donor": "1st Battalion Royal Marines", "figures": "1",
+          "battle": "Flushing, day 1"}, "more figures from a donor than it had"),
+        ({"battery": "Royal Artillery", "donor": "Marines", "figures": "1"}, "no formation"),
+    ],
+)  # fmt: skip
+def test_artillery_replacements_the_text_does_not_allow_are_refused(
+    options: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    """The Royal Artillery lost 1 gun on day 1; the Marines lost all 12 figures."""
+    campaign = _gote_campaign(tmp_path)
+    run_on_file(campaign, "add-battle", name="Flushing, day 1", date="1809-07-30",
+                winner="French")  # fmt: skip
+    run_on_file(campaign, "losses", battle="1", formation="Royal Artillery", lost="1")
+    run_on_file(campaign, "losses", battle="1", formation="1st Battalion Royal Marines",
+                lost="12")  # fmt: skip
+    if "battle" not in options and "more figures" not in words:
+        run_on_file(campaign, "losses", battle="1", formation="1st Battalion Royal Marines",
+                    lost="0")  # fmt: skip
+    before = campaign.read_bytes()
+    with pytest.raises(BattleLedgerError, match=words):
+        run_on_file(campaign, "replace-artillery", **options)
+    assert campaign.read_bytes() == before
+
+
+def test_an_eagles_to_glory_campaign_has_no_artillery_replacements(tmp_path: Path) -> None:
+    path = _campaign(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="prints no artillery replacements"):
+        run_on_file(path, "replace-artillery", battery="Garde", donor="1er Corps", figures="1")
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_house_recovery_and_replacements_agree_with_libreoffice(tmp_path: Path) -> None:
+    """The club's recovery (winner 50% / 25%, loser 25% / 25%, back after 1 and 5 days),
+    the Rules sheet carrying it; guns replaced come back at once and are not counted
+    among the stands returning. Hand-worked: the Royal Artillery (a loser) loses 3, 2
+    replaced: of the 1 kept, 25% -> 0 the next day, 50% -> 1 (0.5 half up) by day 5.
+    The 45e Ligne (a winner) loses 5: 3 (2.5) back next day, 4 (3.75) by day 5, 1 gone."""
+    from tests.libreoffice import recalculated_workbook
+
+    campaign = _gote_campaign(tmp_path, "--rules", str(GOTE_HOUSE))
+    run_on_file(campaign, "add-battle", name="Day 1", date="1812-02-28", winner="French")
+    for formation, lost in (("Royal Artillery", 3), ("45e Ligne", 5), ("2nd Foot", 4)):
+        run_on_file(campaign, "losses", battle="1", formation=formation, lost=str(lost))
+    run_on_file(campaign, "replace-artillery", battery="Royal Artillery",
+                donor="1st Battalion Royal Marines", figures="2")  # fmt: skip
+    run_on_file(campaign, "add-battle", name="Day 2", date="1812-02-29", winner="British")
+    run_on_file(campaign, "losses", battle="2", formation="45e Ligne", lost="2")
+    expected = {  # 1812-02-29 is day 1 after, 03-04 day 5 after day 1
+        "1812-02-28": {"Royal Artillery": 3, "45e Ligne": 7, "1st Battalion Royal Marines": 10},
+        "1812-02-29": {"Royal Artillery": 3, "45e Ligne": 8},
+        "1812-03-04": {"Royal Artillery": 4, "45e Ligne": 10},
+    }
+    for on, strengths in expected.items():
+        units = _details(campaign, on)
+        assert {n: units[n]["strength"] for n in strengths} == strengths, on
+    wb = openpyxl.load_workbook(campaign)
+    named_cell(wb, "StrengthOn").value = "1812-03-04"
+    wb.save(campaign)
+    from battle_ledger.sheets.campaign import compute_losses, standings
+    from battle_ledger.sheets.house_rules import using_book_rules
+
+    book = HeadlessBook(campaign, writable=False)
+    with using_book_rules(book):  # the club's recovery, as every operation reads it
+        ledger = read_campaign(book)
+        computed = compute_losses(ledger)
+        on_dates = {d: standings(ledger, dt.date.fromisoformat(d)) for d in (
+            "1812-02-28", "1812-02-29", "1812-03-01", "1812-03-04", "1812-03-05",
+            "1812-03-19", "1812-03-20")}  # fmt: skip
+    shown = recalculated_workbook(campaign)
+    timeline = shown["Timeline"]
+    dates = [c.value for c in timeline[8][2:] if c.value]
+    assert dates == ["1812-02-28", "1812-02-29", "1812-03-01", "1812-03-04", "1812-03-05",
+                     "1812-03-19", "1812-03-20"]  # fmt: skip
+    for when in dates:
+        want = {u["formation"]: u["strength"] for u in on_dates[when]}
+        column = next(c.column for c in timeline[8] if c.value == when)
+        for r in range(9, 9 + len(want)):
+            name = timeline.cell(row=r, column=2).value
+            assert timeline.cell(row=r, column=column).value == want[name], (when, name)
+    losses = shown["Losses"]
+    headers = [c.value for c in losses[3]]
+    for i, (_index, row) in enumerate(computed.iterrows()):
+        cells = {h: losses.cell(row=4 + i, column=headers.index(h) + 1).value for h in row.index}
+        assert cells == {h: (None if v is None else v) for h, v in row.items()}, i
+    formations = shown["Formations"]
+    heads = [c.value for c in formations[3]]
+    on = {u["formation"]: u for u in on_dates["1812-03-04"]}
+    for r in range(4, 4 + len(on)):
+        name = formations.cell(row=r, column=heads.index("Formation") + 1).value
+        for head, key in (("Strength", "strength"), ("Brackets from", "brackets_from"),
+                          ("Gone for good", "gone")):  # fmt: skip
+            assert formations.cell(row=r, column=heads.index(head) + 1).value == on[name][key]
+
+
+@pytest.mark.libreoffice
+def test_a_campaign_with_no_recovery_shows_blanks_not_errors(tmp_path: Path) -> None:
+    """Glory of the Empire prints no recovery: LibreOffice shows the shares blank, the
+    strengths with nothing back, and no error anywhere."""
+    from tests.libreoffice import recalculated_workbook
+
+    campaign = _gote_campaign(tmp_path)
+    run_on_file(campaign, "add-battle", name="Day 1", date="1809-07-30", winner="French")
+    run_on_file(campaign, "losses", battle="1", formation="45e Ligne", lost="5")
+    shown = recalculated_workbook(campaign)
+    for ws in shown.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                assert not (isinstance(cell.value, str) and cell.value.startswith("#")), (
+                    ws.title, cell.coordinate, cell.value)  # fmt: skip
+    losses = shown["Losses"]
+    headers = [c.value for c in losses[3]]
+    row = next(r for r in losses.iter_rows(min_row=4) if r[headers.index("Formation")].value
+               == "45e Ligne")  # fmt: skip
+    assert row[headers.index("Next day")].value is None
+    assert row[headers.index("Gone for good")].value is None
+    dates = [c.value for c in shown["Timeline"][8][2:] if c.value]
+    assert dates == ["1809-07-30"]
+
+
+@pytest.mark.libreoffice
+def test_a_campaign_of_template_version_1_still_works(tmp_path: Path) -> None:
+    """A campaign built before Glory of the Empire (no Type, Brackets from, Guns replaced
+    or Figures donated; Ligny fought, the Garde lost 4): a battle added, losses typed, the
+    rules and LibreOffice agree."""
+    from battle_ledger.sheets.campaign import compute_losses
+    from tests.libreoffice import recalculated_workbook
+
+    path = tmp_path / "old.xlsx"
+    shutil.copy(Path(__file__).resolve().parent / "fixtures" / "campaign-v1.xlsx", path)
+    run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="Allies")
+    run_on_file(path, "losses", battle="Wavre", formation="Prussians", lost="7")
+    assert _strengths(path, "1815-06-19") == {"1er Corps": 20, "Garde": 8, "Prussians": 27}
+    computed = compute_losses(read_campaign(HeadlessBook(path, writable=False)))
+    losses = recalculated_workbook(path)["Losses"]
+    headers = [c.value for c in losses[3]]
+    assert "Guns replaced" not in headers
+    for i, (_index, row) in enumerate(computed.iterrows()):
+        cells = {h: losses.cell(row=4 + i, column=headers.index(h) + 1).value for h in row.index}
+        assert cells == dict(row), i
     assert run_check(HeadlessBook(path, writable=False)) == []

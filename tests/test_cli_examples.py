@@ -18,7 +18,7 @@ from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
 from tests.conftest import HOUSE_FIXTURES
-from tests.strategies import PLAYBOOKS, play_periods
+from tests.strategies import PLAYBOOKS, play_periods, variant_ledger
 
 
 def _helps() -> dict[str, tuple[str, str]]:
@@ -74,7 +74,10 @@ def test_example_runs(
     if "init-house" not in args:
         shutil.copy(HOUSE_FIXTURES / "etg-club.yaml", tmp_path / "house.yaml")
     writes_ledger = "-o" in args and args[args.index("-o") + 1] == "ledger.xlsx"
-    if not writes_ledger:
+    variant = next((op for op in PLAYBOOKS[kind].variants if op in args), None)
+    if not writes_ledger and variant is not None:
+        variant_ledger(kind, variant, tmp_path / "ledger.xlsx")
+    elif not writes_ledger:
         ruleset = PLAYBOOKS[kind].ruleset
         oob = read_oob(example_path(ruleset), registry.get(ruleset))
         save_workbook(build(kind, ruleset, oob), tmp_path / "ledger.xlsx")

@@ -41,6 +41,7 @@ from tests.strategies import (
     build_from_example,
     input_columns,
     play_periods,
+    variant_ledger,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import apply_actions, run_on_server
@@ -306,10 +307,12 @@ def test_xlwings_server_replay_equals_the_headless_run(
     name: str, operation: str, tmp_path: Path
 ) -> None:
     kind = _kind(name)
-    path = _build(name, tmp_path / "ledger.xlsx")
-    _play(name, path, periods=1, seed=7)
+    if operation in PLAYBOOKS[name].variants:
+        path = variant_ledger(name, operation, tmp_path / "ledger.xlsx")
+    else:
+        path = _build(name, tmp_path / "ledger.xlsx")
+        _play(name, path, periods=1, seed=7)
     op = next(o for o in operations_for(name) if o.name == operation)
-    options: dict[str, str] = {}
     options: dict[str, str] = {}
     for seed in range(100):  # the first battle in which the playbook does this operation
         planned = PLAYBOOKS[name].records(random.Random(seed).randint, path)

@@ -95,6 +95,12 @@ def _dumps(value: Any) -> str:
     type=click.Choice(["both losers", "both winners"]),
     help="Campaign: a drawn battle's sides recover as losers (the house default) or winners.",
 )
+@click.option(
+    "--brackets-from",
+    type=click.Choice(["new strength", "start of the campaign"]),
+    help="Campaign (Glory of the Empire): a later day's casualty brackets count from the "
+    "units' new strength (the house default) or their strength at the start of the campaign.",
+)
 @click.option("--start", "start_time", metavar="HH:MM", help="The time turn 1 starts (ledgers).")
 @click.option(
     "--mark-crossed-when",
@@ -167,6 +173,7 @@ def new(
     starts_on: str | None,
     rounding: str | None,
     draw_counts: str | None,
+    brackets_from: str | None,
     start_time: str | None,
     mark_crossed_when: str | None,
     roll_passes: str | None,
@@ -236,7 +243,8 @@ def new(
 
         oob = read_oob(oob_file, ruleset)
     given = {"blank_rows": blank_rows, "battle": battle, "name": name, "starts_on": starts_on,
-             "rounding": rounding, "draw_counts": draw_counts, "start_time": start_time,
+             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
+             "start_time": start_time,
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
              "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
              "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
