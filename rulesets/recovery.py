@@ -50,6 +50,7 @@ __all__ = [
     "returning_frame",
     "stands_back_by",
     "stands_returning",
+    "strength_after",
     "strength_on",
     "strength_on_date",
 ]
@@ -364,19 +365,18 @@ def recovery_missing(ruleset: str = DEFAULT_RULESET) -> str | None:
     return None
 
 
-def _back_by(recovery: Recovery | None, days: int, steps: tuple[int, int, int]) -> int:
-    if recovery is None:
+def _back_by(out: FormationBattleOutcome, day: dt.date) -> int:
+    """The stands of one battle back by ``day`` (its shares whose date has come)."""
+    if out.recovery is None or out.returns is None:
         return 0
-    shares = (recovery.next_day, recovery.after_week, recovery.after_month)
-    return sum(share for share, step in zip(shares, steps, strict=True) if days >= step)
+    shares = (out.recovery.next_day, out.recovery.after_week, out.recovery.after_month)
+    return sum(share for share, when in zip(shares, out.returns, strict=True) if day >= when)
 
 
-def _cost(battle: FormationBattle, recovery: Recovery | None, day: dt.date,
-          steps: tuple[int, int, int]) -> int:  # fmt: skip
+def _cost(battle: FormationBattle, out: FormationBattleOutcome, day: dt.date) -> int:
     """What ``battle`` has cost the formation by ``day``: stands lost less the guns
     replaced and what has come back, plus the figures donated."""
-    kept = battle.lost - battle.replaced
-    return kept + battle.donated - _back_by(recovery, (day - battle.date).days, steps)
+    return battle.lost - battle.replaced + battle.donated - _back_by(out, day)
 
 
 def formation_battles(
@@ -393,16 +393,16 @@ def formation_battles(
     Stands come back from what was lost less the guns replaced."""
     begin = _count(start, "start")
     known = recovery_missing(ruleset) is None
-    steps = recovery_days(ruleset) if known else (0, 0, 0)
+    steps = recovery_days(ruleset) if known else None
     ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
-    done: list[tuple[FormationBattle, Recovery | None]] = []
+    done: list[tuple[FormationBattle, FormationBattleOutcome]] = []
     found: dict[int, FormationBattleOutcome] = {}
     for i in ordered:
         battle = battles[i]
         lost = _count(battle.lost, "stands lost")
         replaced = _count(battle.replaced, "guns replaced")
         donated = _count(battle.donated, "figures donated")
-        had = begin - sum(_cost(b, r, battle.date, steps) for b, r in done)
+        had = begin - sum(_cost(b, out, battle.date) for b, out in done)
         for value, most, column, what in (
             (lost, had, "stands lost", "costs more stands than the formation had that day"),
             (replaced, lost, "guns replaced", "gives a battery back more guns than it lost"),
@@ -418,11 +418,12 @@ def formation_battles(
                 )
         recovery = (stands_returning(lost - replaced, battle.outcome, ruleset, rounding=rounding)
                     if known else None)  # fmt: skip
-        returns = tuple(battle.date + dt.timedelta(days=d) for d in steps)
-        found[i] = FormationBattleOutcome(
-            had, recovery, (returns[0], returns[1], returns[2]) if known else None
-        )
-        done.append((battle, recovery))
+        returns = None
+        if steps is not None:
+            after = [battle.date + dt.timedelta(days=d) for d in steps]
+            returns = (after[0], after[1], after[2])
+        found[i] = FormationBattleOutcome(had, recovery, returns)
+        done.append((battle, found[i]))
     return [found[i] for i in range(len(battles))]
 
 
@@ -436,11 +437,20 @@ def formation_strength(
 ) -> int:
     """Stands of a formation on a date: battles on or before it cost their losses, and
     their stands come back as the days pass."""
-    day = _date(on, "on")
     outcomes = formation_battles(start, battles, ruleset=ruleset, rounding=rounding)
-    steps = recovery_days(ruleset) if recovery_missing(ruleset) is None else (0, 0, 0)
-    total = _count(start, "start")
-    for battle, out in zip(battles, outcomes, strict=True):
-        if battle.date <= day:
-            total -= _cost(battle, out.recovery, day, steps)
-    return total
+    return strength_after(start, battles, outcomes, on)
+
+
+def strength_after(
+    start: int,
+    battles: Sequence[FormationBattle],
+    outcomes: Sequence[FormationBattleOutcome],
+    on: dt.date | str,
+) -> int:
+    """Stands of a formation on a date, from its battles and what ``formation_battles``
+    made of them (a campaign folds its battles once and asks for many dates)."""
+    day = _date(on, "on")
+    return _count(start, "start") - sum(
+        _cost(battle, out, day) for battle, out in zip(battles, outcomes, strict=True)
+        if battle.date <= day
+    )  # fmt: skip

@@ -14,7 +14,7 @@ next day, after a week, after a month, and gone for good.
 Every date is turned into a day number by plain arithmetic on its text
 (``sheets.formulas.day_number``) and back (``iso_date``): no formula depends on a
 date serial. The rules are ``rulesets.recovery.formation_battles`` and
-``formation_strength``.
+``formation_strength`` (``strength_after``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import pandas as pd
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.formulas import (
@@ -79,6 +80,7 @@ __all__ = [
     "formation_formulas",
     "loss_row",
     "losses",
+    "prints_replacements",
     "read_campaign",
     "replace_artillery",
     "standings",
@@ -509,12 +511,18 @@ def _first_refused(ledger: CampaignLedger, start: int,
     return order[-1]
 
 
+def prints_replacements(rs: Ruleset) -> bool:
+    """Whether ``rs`` prints artillery replacements (Glory of the Empire's after a day
+    of battle): a campaign's Guns replaced and Figures donated are for it alone."""
+    return "artillery_replacements" in rs.tables
+
+
 def _check_replacements(ledger: CampaignLedger, folded: dict[str, list[_Part]]) -> None:
     """Guns replaced only on batteries, figures donated only by the troops the text
     names, and in each battle each side's donors gave one figure a gun replaced; a rule
     set that prints no artillery replacements has none."""
     rs = registry.get(ledger.ruleset)
-    printed = "artillery_replacements" in rs.tables
+    printed = prints_replacements(rs)
     per = int(rs.constant("artillery_replacements", "figures_per_gun_lost")) if printed else 0
     totals: dict[tuple[int, str], list[int]] = {}
     first: dict[tuple[int, str], Any] = {}
@@ -578,8 +586,7 @@ def standings(ledger: CampaignLedger, on: dt.date) -> list[dict[str, Any]]:
     for formation, start in ledger.starts.items():
         parts = folded.get(formation, [])
         fought = [b for _, _, b, _ in parts]
-        strength = recovery.formation_strength(start, fought, on, ruleset=ledger.ruleset,
-                                               rounding=ledger.rounding)  # fmt: skip
+        strength = recovery.strength_after(start, fought, [o for _, _, _, o in parts], on)
         past = [(b, o) for _, _, b, o in parts if b.date <= on]
         returning: dict[dt.date, int] = {}
         for _, out in past:
@@ -613,11 +620,11 @@ def loss_row(battle: int, side: str, formation: str) -> dict[str, Any]:
     return {"Battle": battle, "Side": side, "Formation": formation, "Stands lost": 0}
 
 
-#: The battle ledgers whose losses a campaign takes (--from): kind -> (its rule set,
-#: the column naming the formation, the columns of what it lost each turn).
+#: The battle ledgers whose losses a campaign takes (--from): kind -> the columns of
+#: what a thing lost each turn (the thing and the rule sets: the kind's declaration).
 _SOURCES = {
-    "dep-ledger": ("eagles-to-glory", "Division", ("Stands lost",)),
-    "casualty-brackets": (gote.RULESET_ID, "Unit", ("Lost to fire", "Lost in melee")),
+    "dep-ledger": ("Stands lost",),
+    "casualty-brackets": ("Lost to fire", "Lost in melee"),
 }
 
 
@@ -630,7 +637,7 @@ def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
 
     book = HeadlessBook(path, writable=False)
     meta = book.meta()
-    wanted = {k: v for k, v in _SOURCES.items() if v[0] == ledger.ruleset}
+    wanted = [k for k in _SOURCES if ledger.ruleset in KINDS[k].rulesets]
     if meta.kind not in wanted or meta.ruleset != ledger.ruleset:
         raise InvalidArgumentError(
             f"{path.name} is a {meta.kind} for {meta.ruleset}: this campaign takes its losses "
@@ -639,9 +646,9 @@ def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
             value=str(path),
             expected=" or ".join(f"a {k} (battle-ledger new {k})" for k in wanted),
         )
-    _ruleset, name, lost_columns = wanted[meta.kind]
+    name = KINDS[meta.kind].thing_key.header
     turns = read_tables(book, KINDS[meta.kind]).periods
-    lost = sum((turns[c].fillna(0).astype(int) for c in lost_columns),
+    lost = sum((turns[c].fillna(0).astype(int) for c in _SOURCES[meta.kind]),
                pd.Series(0, index=turns.index)).groupby(turns[name].astype(str)).sum()  # fmt: skip
     unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
@@ -827,9 +834,10 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
     Example: battle-ledger run replace-artillery ledger.xlsx --battle 2 --battery "Batterie de cote" --donor "4e Equipage de Flottille" --figures 1
     """  # noqa: E501
     ledger = read_campaign(book)
-    if "artillery_replacements" not in registry.get(ledger.ruleset).tables:
-        raise InvalidArgumentError(f"{registry.get(ledger.ruleset).name} prints no artillery "
-                                   "replacements", column="replace-artillery",
+    rs = registry.get(ledger.ruleset)
+    if not prints_replacements(rs):
+        raise InvalidArgumentError(f"{rs.name} prints no artillery replacements",
+                                   column="replace-artillery",
                                    expected="a Glory of the Empire campaign")  # fmt: skip
     if not ledger.battles:
         raise InvalidArgumentError("the campaign has no battle yet", column="--battle",

@@ -34,6 +34,7 @@ from battle_ledger.sheets.campaign import (
     date_option,
     formation_formulas,
     loss_formulas,
+    prints_replacements,
     strength_formula,
 )
 from battle_ledger.sheets.formulas import (
@@ -250,7 +251,7 @@ def build_campaign(
     for r in range(battles.first_row, battles.last_row + 200):
         dates[f"{battles.col('Date')}{r}"].number_format = FMT_TEXT  # stays text in Excel
     periods = ledger_table(wb, LOSSES, [], loss_formulas, bounds={})
-    replacements = "artillery_replacements" in ruleset.tables
+    replacements = prints_replacements(ruleset)
     if not replacements:  # Eagles to Glory: no artillery replacements, no brackets to count
         for ref, headers in ((periods, ("Guns replaced", "Figures donated")),
                              (things, ("Brackets from",))):  # fmt: skip
