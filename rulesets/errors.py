@@ -16,9 +16,31 @@ __all__ = [
     "RulesetError",
     "UnknownRulesetError",
     "UnknownTermError",
+    "shown",
 ]
 
 _UNSET: Any = object()
+#: How much of a value an error message shows (a 600 MB string is named, not printed).
+_SHOWN_CHARACTERS = 200
+
+
+def shown(value: Any) -> str:
+    """``value`` as an error message shows it: its repr, cut to a readable length (the
+    length said), and a number too long to print described instead of printed."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000:
+        try:
+            return f"a number of {len(str(abs(value))):,} digits"
+        except ValueError:  # beyond Python's own limit on printing numbers
+            return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(value, str) and len(value) > _SHOWN_CHARACTERS:
+        return repr(value[:_SHOWN_CHARACTERS]) + f"... ({len(value):,} characters)"
+    try:
+        text = repr(value)
+    except ValueError:  # a container holding a number too long to print
+        return f"a {type(value).__name__} too large to show"
+    if len(text) > _SHOWN_CHARACTERS:
+        return text[:_SHOWN_CHARACTERS] + f"... ({len(text):,} characters)"
+    return text
 
 
 class BattleLedgerError(Exception):
@@ -85,7 +107,7 @@ class BattleLedgerError(Exception):
         if where:
             text += f" ({', '.join(where)})"
         if self.has_value:
-            text += f": got {self.value!r}"
+            text += f": got {shown(self.value)}"
         if self.expected:
             text += f"; expected {self.expected}"
         return text

@@ -24,7 +24,7 @@ constants), never from literals here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError, Un
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
+    "MAX_NAME_CHARACTERS",
     "NAME_COLUMNS",
     "OrderOfBattle",
     "RawUnit",
@@ -50,6 +51,9 @@ NAME_COLUMNS = ("side", "corps", "division", "brigade", "unit")
 #: Columns every order of battle may have besides the strengths.
 _BASE_COLUMNS = (*NAME_COLUMNS, "type", "grade", "commander")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: The longest name (of a side, corps, division, brigade, unit, commander) taken: what
+#: a ledger can hold in one place.
+MAX_NAME_CHARACTERS = 32_767
 #: Other headers accepted for a column (the Age of Glaube family grades by "quality").
 _COLUMN_ALIASES = {"quality": "grade"}
 
@@ -151,6 +155,8 @@ class RawUnit:
 # -- which strengths a rule set uses --------------------------------------------------
 
 DefaultFn = Callable[[Ruleset, Term, Term | None], int | None]
+#: The most a strength may be, given the rule set and the unit types it concerns.
+HighFn = Callable[[Ruleset, Sequence[Term]], int]
 
 
 @dataclass(frozen=True)
@@ -162,7 +168,9 @@ class StrengthField:
     ``division``: a value of the division (the same for all its units:
     Eagles to Glory's starting DEP and CCP). ``applies``: whether the column
     concerns a unit of this type at all (guns for a battery, figures for
-    foot and horse); a column that does not apply is left blank.
+    foot and horse); a column that does not apply is left blank. ``high``: the most
+    the rules allow, given the types of the units it concerns (the unit's, or every
+    unit of the division for a division value); more is refused, never cut down.
     """
 
     name: str
@@ -171,6 +179,7 @@ class StrengthField:
     optional: bool = False
     division: bool = False
     applies: Callable[[Ruleset, Term], bool] | None = None
+    high: HighFn | None = None
 
     def applies_to(self, ruleset: Ruleset, unit_type: Term) -> bool:
         return self.applies is None or self.applies(ruleset, unit_type)
@@ -253,12 +262,28 @@ def _cavalry_ccp(ruleset: Ruleset, unit_type: Term, grade: Term | None) -> int |
     return 0
 
 
+def _max_dep(ruleset: Ruleset, types: Sequence[Term]) -> int:
+    return int(ruleset.constant("dep_economy", "max_dep"))
+
+
+def _max_ccp(ruleset: Ruleset, types: Sequence[Term]) -> int:
+    """The maximum CCP for a division with cavalry, none without (the charge points
+    belong to the cavalry)."""
+    if any(t.attrs.get("cavalry") for t in types):
+        return int(ruleset.constant("dep_economy", "max_ccp"))
+    return 0
+
+
 _ETG = (
     StrengthField("stands", "Stands"),
     StrengthField(
-        "dep", "Start DEP", default=_constant_default("dep_economy", "max_dep"), division=True
+        "dep",
+        "Start DEP",
+        default=_constant_default("dep_economy", "max_dep"),
+        division=True,
+        high=_max_dep,
     ),
-    StrengthField("ccp", "CCP", default=_cavalry_ccp, division=True),
+    StrengthField("ccp", "CCP", default=_cavalry_ccp, division=True, high=_max_ccp),
 )
 _SE = (
     StrengthField(
@@ -420,6 +445,23 @@ def _term(
         ) from None
 
 
+def _at_most(f: StrengthField, number: int, ruleset: Ruleset, types: Sequence[Term],
+             source: str, line: int | str | None, whose: str) -> None:  # fmt: skip
+    """Refuse ``number`` for ``f`` above what the rules allow (``f.high``)."""
+    if f.high is None:
+        return
+    high = f.high(ruleset, types)
+    if number > high:
+        why = " (it has no cavalry)" if f.name == "ccp" and high == 0 else ""
+        raise InvalidArgumentError(
+            f"{_where(source, line)}: {f.name} of {whose} is more than {ruleset.name} allows{why}",
+            file=source or None,
+            column=f.name,
+            value=number,
+            expected=f"a whole number from 0 to {high}",
+        )
+
+
 def order_of_battle(
     ruleset: Ruleset, records: Iterable[RawUnit], source: str = ""
 ) -> OrderOfBattle:
@@ -478,6 +520,14 @@ def order_of_battle(
         names = {c: _text(values.get(c)) for c in NAME_COLUMNS}
         for column in (*NAME_COLUMNS, "commander"):
             text = _text(values.get(column))
+            if len(text) > MAX_NAME_CHARACTERS:
+                raise InvalidArgumentError(
+                    f"{_where(source, line)}: the {column} is {len(text):,} characters long",
+                    file=source or None,
+                    column=column,
+                    value=text,
+                    expected=f"at most {MAX_NAME_CHARACTERS:,} characters",
+                )
             if _CONTROL.search(text):
                 # A workbook cannot hold them (the xlsx format refuses control characters).
                 raise InvalidArgumentError(
@@ -531,6 +581,7 @@ def order_of_battle(
                     )
                 got[f.name] = (number, line)
             else:
+                _at_most(f, number, ruleset, [unit_type], source, line, f"unit {names['unit']!r}")
                 strengths[f.name] = number
         key4 = (names["side"], names["corps"], names["division"], names["unit"])
         if key4 in seen:
@@ -577,6 +628,13 @@ def order_of_battle(
                 value = f.default(ruleset, ut, gr)
                 if value is not None:
                     got_defaults[f.name] = max(value, got_defaults.get(f.name, value))
+    division_types: dict[tuple[str, str, str], list[Term]] = {}
+    for u in units:
+        division_types.setdefault(division_key(u), []).append(ruleset.term(types, u.type))
+    for key3, given_values in division_values.items():
+        for name, (number, line) in given_values.items():
+            _at_most(by_name[name], number, ruleset, division_types[key3], source, line,
+                     f"division {key3[2]!r}")  # fmt: skip
     finished: list[Unit] = []
     for u in units:
         strengths = dict(u.strengths)

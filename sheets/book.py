@@ -49,10 +49,12 @@ __all__ = [
     "LOG_COLUMNS",
     "LOG_TABLE",
     "META_SHEET",
+    "PART_KEYS",
     "Book",
     "ColumnTypes",
     "Formula",
     "Meta",
+    "Parts",
     "build_frame",
     "check_terms",
     "header_position",
@@ -73,6 +75,45 @@ class Meta:
     ruleset: str  # rule-set id
     template_version: int
     extra: tuple[tuple[str, str], ...] = ()
+
+
+#: The ``_meta`` keys listing the parts a template made, one name a line.
+PART_KEYS = ("parts: sheets", "parts: tables", "parts: names")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The sheets, tables and defined names a template made: the formulas and the
+    operations need every one, so a workbook missing any is refused, not saved."""
+
+    sheets: tuple[str, ...]
+    tables: tuple[str, ...]
+    names: tuple[str, ...]
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The ``_meta`` rows that record them."""
+        lists = (self.sheets, self.tables, self.names)
+        return [(key, "\n".join(found)) for key, found in zip(PART_KEYS, lists, strict=True)]
+
+    @classmethod
+    def of(cls, meta: Meta) -> Parts | None:
+        """What ``meta`` records; None for a workbook made before the parts were."""
+        extra = dict(meta.extra)
+        if not all(key in extra for key in PART_KEYS):
+            return None
+        lists = [tuple(n for n in extra[key].split("\n") if n) for key in PART_KEYS]
+        return cls(*lists)
+
+    def missing(self, book: Book) -> list[str]:
+        """The parts ``book`` lacks (case-blind, as Excel names them), each as
+        "sheet 'Rules'"."""
+        found = [book.sheet_names(), book.tables(), book.defined_names()]
+        gone: list[str] = []
+        for what, wanted, have in zip(("sheet", "table", "name"), (self.sheets, self.tables,
+                                      self.names), found, strict=True):  # fmt: skip
+            there = {h.casefold() for h in have}
+            gone += [f"{what} {w!r}" for w in wanted if w.casefold() not in there]
+        return gone
 
 
 class Formula(str):
@@ -130,7 +171,7 @@ def parse_meta(pairs: Sequence[Sequence[Any]], *, file: str) -> Meta:
         )
     try:
         version = int(float(found["template_version"]))
-    except ValueError:
+    except (ValueError, OverflowError):
         raise CellValueError(
             "the template version in _meta is not a number",
             file=file,
@@ -201,9 +242,9 @@ def _convert(value: Any, kind: type, column: str, where: dict[str, Any]) -> Any:
                 raise ValueError(value)
             return int(number)
         return number
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise CellValueError(
-            f"the {column} column holds {value!r}",
+            f"the {column} column holds something else",
             column=column,
             value=value,
             expected=expected.get(kind, kind.__name__),
@@ -324,8 +365,7 @@ def check_terms(
             ids.append(ruleset.term(vocabulary, str(value)).id)
         except UnknownTermError as exc:
             raise CellValueError(
-                f"{value!r} is not among the {ruleset.vocabulary(vocabulary).title.lower()} "
-                f"of {ruleset.name}",
+                f"not one of the {ruleset.vocabulary(vocabulary).title.lower()} of {ruleset.name}",
                 column=column,
                 value=value,
                 expected=exc.expected,
@@ -366,6 +406,14 @@ class Book(ABC):
     @abstractmethod
     def meta(self) -> Meta:
         """The ``_meta`` sheet: kind, rule set, template version."""
+
+    @abstractmethod
+    def sheet_names(self) -> list[str]:
+        """The names of every sheet, hidden ones included."""
+
+    @abstractmethod
+    def defined_names(self) -> list[str]:
+        """The defined names (a sheet's own without its ``Sheet!`` prefix)."""
 
     @abstractmethod
     def read_table(

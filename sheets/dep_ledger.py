@@ -384,7 +384,7 @@ def _rules(book: Book) -> DepRules:
     where = {"file": book.name, "sheet": "Battle", "column": "Maximum DEP"}
     try:
         number = float(max_dep)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         number = float("nan")
     if not number.is_integer():
         raise CellValueError(
@@ -517,6 +517,8 @@ def _side_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         side[row["status"]] += 1
         side["dep"] += row["dep"]
         side["ccp"] += row["ccp"]
+    for side in totals.values():
+        side["over"] = side["removed"] == side["divisions"]  # every division removed
     return list(totals.values())
 
 
@@ -556,6 +558,7 @@ def end_turn(book: Book) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_ledger(book)
+    ledger.tables.refuse_if_over("close")
     if ledger.divisions.empty:
         raise InvalidArgumentError(
             "the ledger lists no divisions",
@@ -605,7 +608,15 @@ def end_turn(book: Book) -> OperationResult:
         detail += "; blown: " + ", ".join(changed[Status.BLOWN])
     if changed[Status.REMOVED]:
         detail += "; removed: " + ", ".join(changed[Status.REMOVED])
-    detail += f"; {len(on_table)} divisions go on to turn {turn + 1}"
+    sides_before = {s["side"]: s for s in _side_totals(list(before.values()))}
+    newly_out = [s["side"] for s in _side_totals(after)
+                 if s["over"] and not sides_before[s["side"]]["over"]]  # fmt: skip
+    for side in newly_out:
+        detail += f"; the battle is over for {side or '(no side)'}: every division removed"
+    if on_table:
+        detail += f"; {len(on_table)} divisions go on to turn {turn + 1}"
+    else:
+        detail += "; the battle is over: no division is left on the table"
     book.log("end-turn", detail, turn=turn)
     return OperationResult(
         detail,
@@ -615,6 +626,8 @@ def end_turn(book: Book) -> OperationResult:
             "divisions": after,
             "blown": changed[Status.BLOWN],
             "removed": changed[Status.REMOVED],
+            "sides_out": newly_out,
+            "battle_over": not on_table,
         },
     )
 
@@ -650,6 +663,7 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
+    ledger.tables.refuse_if_over("record")
     name = find_thing(book, KIND, ledger.starts, division)
     given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
@@ -714,7 +728,9 @@ def where_we_stand(book: Book) -> OperationResult:
     clock = _time_of_day(book, closed + 1, ledger.rules)
     title = battle or "DEP ledger"
     head = f"{title}: as of the end of turn {closed}" if closed else f"{title}: before turn 1"
-    if clock:
+    if ledger.tables.over:
+        head += "; the battle is over: no division is left on the table"
+    elif clock:
         head += f" (turn {closed + 1} starts {clock})"
     width = max([len("Division"), *(len(r["division"]) for r in rows)])
     side_width = max([len("Side"), *(len(r["side"]) for r in rows)])
@@ -732,6 +748,7 @@ def where_we_stand(book: Book) -> OperationResult:
             f"{s['side'] or '(no side)'}: {s['divisions']} division"
             f"{'' if s['divisions'] == 1 else 's'}, {s['active']} active, "
             f"{s['blown']} blown, {s['removed']} removed; DEP {s['dep']}, CCP {s['ccp']}"
+            + ("; the battle is over for this side" if s["over"] else "")
         )
     return OperationResult(
         "\n".join(lines),
@@ -739,6 +756,7 @@ def where_we_stand(book: Book) -> OperationResult:
             "battle": battle,
             "current_turn": ledger.current_turn,
             "last_closed_turn": closed,
+            "battle_over": ledger.tables.over,
             "time_of_day": clock,
             "max_dep": ledger.rules.max_dep,
             "divisions": rows,

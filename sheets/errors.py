@@ -14,6 +14,7 @@ __all__ = [
     "CellValueError",
     "ColumnNotFoundError",
     "CommandError",
+    "DamagedWorkbookError",
     "NotAWorkbookError",
     "TableNotFoundError",
     "UnknownOperationError",
@@ -21,6 +22,7 @@ __all__ = [
     "WorkbookError",
     "WorkbookLockedError",
     "WorkbookSaveError",
+    "WorkbookTooLargeError",
     "WrongKindError",
 ]
 
@@ -34,7 +36,18 @@ class NotAWorkbookError(WorkbookError):
 
 
 class UnsafeWorkbookError(WorkbookError):
-    """The workbook's XML declares entities or a DTD (an XML bomb); refused unread."""
+    """The workbook is a bomb: its XML declares entities or a DTD, or it is far larger
+    than a ledger (``WorkbookTooLargeError``); refused unread."""
+
+
+class WorkbookTooLargeError(UnsafeWorkbookError):
+    """The workbook is larger than a ledger can be (a zip bomb, a million rows); refused
+    from its zip directory, before it is parsed (limits: docs/limits.md)."""
+
+
+class DamagedWorkbookError(WorkbookError):
+    """A sheet, table or defined name the workbook's template made is gone (deleted or
+    renamed): its formulas would show #NAME? or #REF!, so nothing is written."""
 
 
 class WrongKindError(WorkbookError):

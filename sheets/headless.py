@@ -23,6 +23,7 @@ import hashlib
 import io
 import math
 import os
+import re
 import shutil
 import tempfile
 import zipfile
@@ -63,6 +64,7 @@ from battle_ledger.sheets.errors import (
     WorkbookError,
     WorkbookLockedError,
     WorkbookSaveError,
+    WorkbookTooLargeError,
     WrongKindError,
 )
 from battle_ledger.sheets.writer import (
@@ -74,6 +76,7 @@ from battle_ledger.sheets.writer import (
 )
 
 __all__ = [
+    "MAX_CELL_TEXT",
     "WORKBOOK_SUFFIXES",
     "HeadlessBook",
     "check_not_locked",
@@ -83,6 +86,8 @@ __all__ = [
 ]
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
+#: The most characters Excel (and openpyxl, which cuts the rest) keeps in one cell.
+MAX_CELL_TEXT = 32_767
 _TEXT_TRIGGERS = ("=", "+", "-", "@")
 
 
@@ -94,17 +99,116 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _load(data: bytes, path: Path, *, data_only: bool) -> Workbook:
+#: Bounds on a workbook, checked from its zip directory before anything is parsed (a
+#: grand battle of 96 divisions and 96 turns: 1.2 MB, its largest part 13 MB unpacked,
+#: 9,216 rows, packed 12 to 1; docs/limits.md).
+MAX_WORKBOOK_BYTES = 100 * 1024 * 1024
+MAX_PARTS = 10_000
+MAX_PART_BYTES = 256 * 1024 * 1024
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+#: Packed more tightly than this (unpacked size / packed size, parts over 1 MB): no
+#: spreadsheet's XML is that repetitive; a zip bomb is.
+MAX_PACKING_RATIO = 100
+#: Rows in one sheet (a table claims no more either).
+MAX_SHEET_ROWS = 100_000
+_ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_SHEET_PART = re.compile(r"xl/(?:worksheets|chartsheets)/[^/]+\.xml", re.IGNORECASE)
+_TABLE_PART = re.compile(r"xl/tables/[^/]+\.xml", re.IGNORECASE)
+_TABLE_REF = re.compile(
+    rb"<(?:[A-Za-z_][\w.-]*:)?table\b[^>]*?\sref=\"([A-Z]+)(\d+):([A-Z]+)(\d+)\""
+)
+_EXPECTED = "an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger"
+
+
+def _too_large(label: str, message: str, value: Any, expected: str) -> WorkbookTooLargeError:
+    return WorkbookTooLargeError(message, file=label, value=value, expected=expected)
+
+
+def _count_rows(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> None:
+    """Refuse a sheet of more than ``MAX_SHEET_ROWS`` rows, counted while unpacking it
+    in pieces (stopping at the first row too many), before openpyxl builds any."""
+    found, tail = 0, b""
+    with archive.open(info) as stream:
+        while chunk := stream.read(1 << 20):
+            block = tail + chunk
+            # A tag cut by the chunk's end is counted in the next block, not twice.
+            cut = max(0, len(block) - 64)
+            found += sum(1 for m in _ROW_TAG.finditer(block) if m.start() < cut)
+            tail = block[cut:]
+            if found > MAX_SHEET_ROWS:
+                break
+    found += len(_ROW_TAG.findall(tail))
+    if found > MAX_SHEET_ROWS:
+        raise _too_large(label, f"a sheet holds more than {MAX_SHEET_ROWS:,} rows "
+                         f"({info.filename})", f"at least {found:,} rows",
+                         f"at most {MAX_SHEET_ROWS:,} rows a sheet")  # fmt: skip
+
+
+def _check_archive(data: bytes, path: Path, *, writable: bool = True) -> None:
+    """Refuse, from the zip directory and before parsing anything, a workbook that is
+    not a zip, is larger than a ledger can be (parts, unpacked sizes, rows a sheet
+    holds or a table claims, packing tighter than XML packs), or, to be written, is a
+    macro-enabled workbook under a name that would lose its macros when saved."""
+    label = str(path)
+    if len(data) > MAX_WORKBOOK_BYTES:
+        raise _too_large(label, "the workbook is too large", f"{len(data):,} bytes",
+                         f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise NotAWorkbookError(
+            "not an Excel workbook (the file is not a zip archive, or it is truncated)",
+            file=label,
+            expected=_EXPECTED,
+        ) from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_PARTS:
+            raise _too_large(label, "the workbook has too many parts", f"{len(infos):,} parts",
+                             f"at most {MAX_PARTS:,}")  # fmt: skip
+        total = 0
+        for info in infos:
+            total += info.file_size
+            if info.file_size > MAX_PART_BYTES:
+                raise _too_large(label, f"a part of the workbook is too large unpacked "
+                                 f"({info.filename})", f"{info.file_size:,} bytes",
+                                 f"at most {MAX_PART_BYTES:,} bytes a part")  # fmt: skip
+            if info.file_size > 1 << 20 and info.file_size > MAX_PACKING_RATIO * max(
+                info.compress_size, 1
+            ):
+                ratio = info.file_size // max(info.compress_size, 1)
+                raise _too_large(label, f"a part of the workbook is packed like a zip bomb "
+                                 f"({info.filename})", f"{ratio:,} to 1",
+                                 f"at most {MAX_PACKING_RATIO} to 1")  # fmt: skip
+        if total > MAX_UNPACKED_BYTES:
+            raise _too_large(label, "the workbook is too large unpacked", f"{total:,} bytes",
+                             f"at most {MAX_UNPACKED_BYTES:,} bytes")  # fmt: skip
+        for info in infos:
+            if _TABLE_PART.fullmatch(info.filename) and info.file_size < 1 << 20:
+                for ref in _TABLE_REF.finditer(archive.read(info)):
+                    rows = int(ref.group(4)) - int(ref.group(2)) + 1
+                    if rows > MAX_SHEET_ROWS + 1:
+                        raise _too_large(label, f"a table claims more than {MAX_SHEET_ROWS:,} "
+                                         f"rows ({info.filename})", rows,
+                                         f"at most {MAX_SHEET_ROWS:,} rows a table")  # fmt: skip
+            elif _SHEET_PART.fullmatch(info.filename) and info.file_size > 1 << 20:
+                _count_rows(archive, info, label)
+        names = {i.filename.casefold() for i in infos}
+        if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):
+            raise NotAWorkbookError(
+                "a macro-enabled workbook named " + path.suffix.lower() + ": saving it so "
+                "would drop its VBA project",
+                file=label,
+                expected="the name it was saved with (.xlsm), or a copy saved as .xlsx in Excel",
+            )
+
+
+def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) -> Workbook:
     """openpyxl's workbook of ``data``, every failure turned into a clear error."""
     from defusedxml.common import DefusedXmlException
 
     label = str(path)
-    if not zipfile.is_zipfile(io.BytesIO(data)):
-        raise NotAWorkbookError(
-            "not an Excel workbook (the file is not a zip archive, or it is truncated)",
-            file=label,
-            expected="an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger",
-        )
+    _check_archive(data, path, writable=writable)
     try:
         return openpyxl.load_workbook(
             io.BytesIO(data),
@@ -380,6 +484,14 @@ def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None
             **where,
         )
     value = _plain(value)
+    if isinstance(value, str) and not isinstance(value, Formula) and len(value) > MAX_CELL_TEXT:
+        # openpyxl would cut it short without a word.
+        raise CellValueError(
+            f"the text is {len(value):,} characters long, more than a cell holds",
+            value=value,
+            expected=f"at most {MAX_CELL_TEXT:,} characters (Excel's limit)",
+            **where,
+        )
     try:
         if isinstance(value, Formula):
             cell.value = str(value) if str(value).startswith("=") else "=" + str(value)
@@ -498,7 +610,14 @@ class HeadlessBook(Book):
             writable_target(self.path)
             self._lock = WriterLock(self.path, wait).acquire()
         try:
+            size = self.path.stat().st_size
+            if size > MAX_WORKBOOK_BYTES:  # refused unread
+                raise _too_large(self.name, "the workbook is too large", f"{size:,} bytes",
+                                 f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
             data = self.path.read_bytes()
+        except WorkbookTooLargeError:
+            self._release()
+            raise
         except FileNotFoundError:
             self._release()
             raise NotAWorkbookError(
@@ -517,7 +636,7 @@ class HeadlessBook(Book):
         self._data = data
         self._digest = _digest(data)
         try:
-            self.wb = _load(data, self.path, data_only=False)
+            self.wb = _load(data, self.path, data_only=False, writable=writable)
         except BaseException:
             self._release()
             raise
@@ -567,6 +686,13 @@ class HeadlessBook(Book):
 
     def tables(self) -> list[str]:
         return [name for ws in self.wb.worksheets for name in ws.tables]
+
+    def sheet_names(self) -> list[str]:
+        return list(self.wb.sheetnames)
+
+    def defined_names(self) -> list[str]:
+        own = [name for ws in self.wb.worksheets for name in ws.defined_names]
+        return [*self.wb.defined_names, *own]
 
     def meta(self) -> Meta:
         if self._meta is None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -32,8 +33,13 @@ from typing import Any, Self
 import pandas as pd
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, Formula, Meta
-from battle_ledger.sheets.errors import CellValueError, CommandError, WrongKindError
+from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Meta, Parts
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    DamagedWorkbookError,
+    WrongKindError,
+)
 from battle_ledger.sheets.formulas import letters, sheet_name
 from battle_ledger.sheets.values import choice, number, whole, yes_no
 
@@ -49,6 +55,7 @@ __all__ = [
     "Role",
     "Table",
     "Tables",
+    "check_parts",
     "clock_text",
     "close_period",
     "closing_rows",
@@ -282,12 +289,32 @@ class Tables:
     kind: LedgerKind
     things: pd.DataFrame
     periods: pd.DataFrame
+    closed: int = 0  # the last period the Log says was closed (kinds with ``off_table``)
 
     @property
     def current(self) -> int:
-        """The highest period in the periods table (1 before any row)."""
+        """The period being played: the highest in the periods table (1 before any row),
+        or the one after the last closed when closing it left nothing on the table."""
         key = self.kind.period_key.header
-        return 1 if self.periods.empty else int(self.periods[key].max())
+        highest = 1 if self.periods.empty else int(self.periods[key].max())
+        return max(highest, self.closed + 1)
+
+    @property
+    def over(self) -> bool:
+        """Whether the battle is over: a period was closed and nothing went on to the
+        next (every thing left the table), so no period is open."""
+        key = self.kind.period_key.header
+        return self.closed > 0 and not (self.periods[key] == self.current).any()
+
+    def refuse_if_over(self, operation: str) -> None:
+        """Refuse ``operation`` once the battle is over: closed periods stay closed."""
+        if self.over:
+            raise InvalidArgumentError(
+                f"the battle is over: every {self.kind.thing} had left the table by the end "
+                f"of {self.kind.period} {self.closed}, so there is nothing to {operation}",
+                expected="a ledger with something still on the table",
+                **where_of(self.periods),
+            )
 
 
 @dataclass
@@ -384,6 +411,8 @@ def record_inputs(
         return {h: yes_no(v, h) if kind.periods.column(h).entry is Entry.YES_NO else v
                 for h, v in values.items()}  # fmt: skip
 
+    if period is None:  # a closed period changes only when named (a correction)
+        state.tables.refuse_if_over("record")
     wanted = state.current_turn if period is None else period
     mine = periods[(periods[key] == thing) & (periods[turn] == wanted)]
     if mine.empty:
@@ -401,6 +430,22 @@ def record_inputs(
     book.write_cells(kind.periods.name, pd.DataFrame([dict(cells)], index=[index]))
 
 
+def check_parts(book: Book, meta: Meta) -> None:
+    """Refuse a workbook that lacks a sheet, table or defined name its template made
+    (``Parts`` in ``_meta``; a workbook made before they were listed is not checked)."""
+    parts = Parts.of(meta)
+    gone = parts.missing(book) if parts is not None else []
+    if gone:
+        raise DamagedWorkbookError(
+            "the workbook has lost part of what its template made (deleted or renamed?): "
+            + ", ".join(gone[:10])
+            + (f" and {len(gone) - 10} more" if len(gone) > 10 else ""),
+            file=book.name,
+            expected="the workbook as battle-ledger made it: undo the change, or restore "
+            "the previous version (BOOK.bak)",
+        )
+
+
 def read_tables(book: Book, kind: LedgerKind) -> Tables:
     """Both tables of a ``kind`` ledger: typed, blank rows left out, each read once.
 
@@ -409,7 +454,9 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     choices (blank: None); a cell that does not fit raises
     ``CellValueError`` naming file, sheet, table, row and column.
     """
-    version = kind.check_version(book).template_version
+    meta = kind.check_version(book)
+    check_parts(book, meta)
+    version = meta.template_version
     frames = []
     for table in (kind.things, kind.periods):
         frame = book.read_table(table.name, table.read_types(version), cached=False)
@@ -450,7 +497,19 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
                 expected="1, 2, 3, ...",
                 **where_of(periods, index),
             )
-    return Tables(kind, things, periods)
+    return Tables(kind, things, periods, _last_closed(book, kind) if kind.off_table else 0)
+
+
+def _last_closed(book: Book, kind: LedgerKind) -> int:
+    """The last period the Log says ``kind.close`` closed (0: none): when closing it took
+    every thing off the table, no row of the next period marks it closed."""
+    if not book.has_table(LOG_TABLE):
+        return 0
+    log = book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False)
+    closes = log.loc[log["Action"].astype(str).str.strip() == kind.close, "Turn"]
+    found = [int(t) for t in closes if isinstance(t, int | float) and not isinstance(t, bool)
+             and math.isfinite(t) and float(t).is_integer()]  # fmt: skip
+    return max(found, default=0)
 
 
 def _reader(column: Column) -> Callable[[Any], Any] | None:
@@ -570,6 +629,15 @@ class ClosedPeriod:
     now: pd.Series
     removed: list[str]
     going_on: list[str]
+    sides_out: list[str]  # the sides this period left with nothing on the table
+
+    def over_note(self, kind: LedgerKind) -> str:
+        """What the Log and the user are told when the battle ends, for a side or all."""
+        note = "".join(f"; the battle is over for {side or '(no side)'}: every "
+                       f"{kind.thing} removed" for side in self.sides_out)  # fmt: skip
+        if not self.going_on:
+            note += f"; the battle is over: no {kind.thing} is left on the table"
+        return note
 
 
 def close_period(
@@ -584,6 +652,7 @@ def close_period(
     (``kind.off_table``): the things still in play without a row get one (nothing
     happened to them), and the next period's rows go to those the period left in play.
     ``compute(state)``: the kind's outcomes over a ledger; ``sides``: every thing."""
+    state.tables.refuse_if_over(kind.close)
     turn, key = state.current_turn, kind.thing_key.header
     period, status = kind.period_key.header, kind.periods.column("Status").header
     outcomes = compute(state)
@@ -602,7 +671,12 @@ def close_period(
     rows = closing_rows(turn_row, turn, filler, going_on, sides)
     written = state.turns[state.turns.index >= 0]
     book.append_rows(kind.periods.name, rows_with_formulas(kind, written, rows))
-    return ClosedPeriod(turn, state, outcomes, now, removed, going_on)
+    out = []  # the sides that had something on the table before this period, now nothing
+    for side in dict.fromkeys(sides.values()):
+        mine = [t for t, s in sides.items() if s == side]
+        if not any(t in going_on for t in mine) and not all(t in off for t in mine):
+            out.append(side)
+    return ClosedPeriod(turn, state, outcomes, now, removed, going_on, out)
 
 
 def problems_computing(kind: LedgerKind, book: Book) -> list[BattleLedgerError | str]:
@@ -640,7 +714,9 @@ def start_minutes(book: Book) -> int | None:
     if isinstance(start, _dt.time | _dt.datetime):
         return start.hour * 60 + start.minute
     if isinstance(start, int | float) and not isinstance(start, bool):
-        return round(float(start) * 1440) % 1440
+        if isinstance(start, float) and not math.isfinite(start):
+            return None
+        return round(start * 1440) % 1440
     if isinstance(start, str):
         try:
             moment = _dt.time.fromisoformat(start.strip())

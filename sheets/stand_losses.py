@@ -542,8 +542,11 @@ def end_turn(book: Book) -> OperationResult:
     lost = int(closed.outcomes.loc[now, "Lost this turn"].sum())
     detail = (f"turn {turn} closed: {lost} stands lost; spent {', '.join(spent) or 'none'}; "
               f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
+    detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "sides_out": closed.sides_out,
+                                    "battle_over": not closed.going_on,
                                     "stands_lost": lost, "spent": spent,
                                     "removed": removed})  # fmt: skip
 

@@ -329,8 +329,11 @@ def end_turn(book: Book) -> OperationResult:
     withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
               f"{', '.join(removed) or 'none'}; {len(in_play)} units go on")  # fmt: skip
+    detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
+                                    "sides_out": closed.sides_out,
+                                    "battle_over": not closed.going_on,
                                     "withdraw": withdraw, "removed": removed})  # fmt: skip
 
 

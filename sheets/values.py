@@ -101,7 +101,7 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
     else:
         try:
             found = float(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             found = None
     if found is None or not math.isfinite(found) or (low is not None and found < low):
         raise InvalidArgumentError(

@@ -215,7 +215,7 @@ def read_points(book: Book) -> PointsLedger:
     turn = read_named(book, "CurrentTurn")
     try:
         current = int(float(turn)) if turn not in (None, "") else 1
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise CellValueError("the current turn is not a whole number", file=book.name,
                              sheet="Battle", column="Current turn", value=turn,
                              expected="1, 2, 3, ...") from None  # fmt: skip

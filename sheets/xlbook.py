@@ -274,6 +274,12 @@ class XlwingsBook(Book):
             info.rows += grow
             info.grown = True
 
+    def sheet_names(self) -> list[str]:
+        return [str(s.name) for s in self.book.sheets]
+
+    def defined_names(self) -> list[str]:
+        return [str(n.name).rsplit("!", 1)[-1] for n in self.book.names]
+
     # -- defined names ------------------------------------------------------------------
     def _name_range(self, name: str) -> Any:
         folded = name.casefold()

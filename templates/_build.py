@@ -74,7 +74,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula, Parts
 from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.sheets.headless import save_workbook, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
@@ -358,14 +358,21 @@ def finish(
     extra: Mapping[str, Any] | None = None,
     version: int = TEMPLATE_VERSION,
 ) -> None:
-    """Add the Log and _meta sheets if missing; hidden sheets last; first sheet active."""
+    """Add the Log, _house and _meta sheets if missing (_meta listing every part made:
+    ``sheets.book.Parts``); hidden sheets last; first sheet active."""
     if LOG_SHEET not in wb.sheetnames:
         add_log(wb)
-    if META_SHEET not in wb.sheetnames:
-        add_meta(wb, kind, ruleset_id, extra, version=version)
     if HOUSE_SHEET not in wb.sheetnames:
         add_house(wb, ruleset_id)
+    if META_SHEET not in wb.sheetnames:
+        parts = Parts(
+            sheets=(*wb.sheetnames, META_SHEET),
+            tables=(*(t for ws in wb.worksheets for t in ws.tables), META_TABLE),
+            names=(*wb.defined_names, *(n for ws in wb.worksheets for n in ws.defined_names)),
+        )
+        add_meta(wb, kind, ruleset_id, {**(extra or {}), **dict(parts.rows())}, version=version)
     hidden = [ws for ws in wb.worksheets if ws.sheet_state != "visible"]
+    hidden.sort(key=lambda ws: ws.title == HOUSE_SHEET)  # _house last, as it always was
     for ws in hidden:
         wb.move_sheet(ws, offset=len(wb.worksheets) - 1 - wb.worksheets.index(ws))
     wb.active = 0

@@ -23,9 +23,10 @@ from openpyxl.styles import PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.book import LOG_COLUMNS, Formula
 from battle_ledger.sheets.ledger import Entry, LedgerKind, Role, Table
 from battle_ledger.templates._build import (
+    LOG_SHEET,
     TableRef,
     add_list_validation,
     add_table,
@@ -201,10 +202,18 @@ def grid_chart(
 
 
 def current_turn_formula(kind: LedgerKind) -> str:
-    """The current period: the highest in the periods table's key column (1 before any)."""
+    """The current period: the highest in the periods table's key column (1 before any);
+    for a kind whose things leave the table, the one after it once the Log says it was
+    closed (closing it left nothing on the table: ``sheets.ledger.Tables.current``)."""
     letter = get_column_letter(kind.periods.headers.index(kind.period_key.header) + 1)
     column = f"{quote_sheetname(kind.periods.sheet)}!${letter}:${letter}"
-    return f"=IF(COUNT({column})=0,1,MAX({column}))"
+    if not kind.off_table:
+        return f"=IF(COUNT({column})=0,1,MAX({column}))"
+    log = quote_sheetname(LOG_SHEET)
+    action, turn = (get_column_letter(LOG_COLUMNS.index(h) + 1) for h in ("Action", "Turn"))
+    closed = (f'COUNTIFS({log}!${action}:${action},"{kind.close}",'
+              f"{log}!${turn}:${turn},MAX({column}))")  # fmt: skip
+    return f"=IF(COUNT({column})=0,1,MAX({column})+IF({closed}>0,1,0))"
 
 
 def front_sheet(

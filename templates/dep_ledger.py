@@ -360,7 +360,9 @@ def build_dep_ledger(
     if divisions is not None:
         specs = [_spec(d) for d in divisions]
     elif oob is not None:
-        # The scenario's maximum caps the order of battle's Start DEP (48 by default).
+        # The scenario's maximum caps the order of battle's Start DEP, which is the rules'
+        # maximum (48) where the order of battle left it blank; more than 48 is refused
+        # when the order of battle is read.
         specs = [
             replace(s, start_dep=None if s.start_dep is None else min(s.start_dep, rules.max_dep))
             for s in divisions_of(oob, ruleset)

@@ -85,7 +85,7 @@ def as_number(value: Any, name: str) -> float:
         raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidArgumentError(
             f"{name} must be a number", column=name, value=value, expected="a number"
         ) from None

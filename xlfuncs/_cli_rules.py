@@ -35,7 +35,12 @@ def _cell(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise InvalidArgumentError(
+                "a number in the range is too large", value=value, expected="a number Excel holds"
+            ) from None
     if isinstance(value, list):
         return [_cell(v) for v in value]
     raise InvalidArgumentError(
@@ -43,6 +48,30 @@ def _cell(value: Any) -> Any:
         value=value,
         expected="a JSON array of cells",
     )
+
+
+def _nesting(text: str) -> int:
+    """How deep the JSON arrays of ``text`` nest (brackets inside strings aside): read
+    before parsing, so an array nested thousands deep is refused, not recursed into."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "]":
+            depth -= 1
+    return deepest
 
 
 def excel_argument(text: str) -> Any:
@@ -53,11 +82,19 @@ def excel_argument(text: str) -> Any:
     if stripped.upper() in ("TRUE", "FALSE"):
         return stripped.upper() == "TRUE"
     if stripped.startswith("["):
+        depth = _nesting(stripped)
+        if depth > 2:
+            raise InvalidArgumentError(
+                f"a range argument is nested {depth} deep: a range has rows and columns",
+                value=text,
+                expected='a JSON array of rows such as [["Infantry"], ["Hussars"]]',
+            )
         try:
             parsed = json.loads(stripped)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, and a number of thousands of digits
+            problem = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number too large"
             raise InvalidArgumentError(
-                f"a range argument is not valid JSON ({exc.msg})",
+                f"a range argument is not valid JSON ({problem})",
                 value=text,
                 expected='a JSON array such as [["Infantry"], ["Hussars"]]',
             ) from None
