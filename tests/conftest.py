@@ -9,6 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis profiles: "ci" (the default) keeps each property's own modest example
+# count; "deep" (pytest --hypothesis-profile=deep, docs/DEVELOPING.md) runs 10,000
+# generated examples where a property asks for ``tests.strategies.examples(n)``.
+settings.register_profile("ci", deadline=None)
+settings.register_profile("deep", max_examples=10_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 RULES_DIR = REPO.parent / "shared" / "rules"

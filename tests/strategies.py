@@ -612,18 +612,31 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
 
 
 def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
-    """``periods`` legal periods of the playbook, each closed and committed; drawn
+    """``periods`` legal periods of the playbook (fewer if the battle ends), each closed
+    and committed; drawn
     from a seed, or by ``pick`` (Hypothesis: ``lambda lo, hi: data.draw(...)``)."""
     import random
 
     from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.ledger import KINDS, read_tables
     from battle_ledger.sheets.operations import run_operation
 
     pick = random.Random(seed).randint if isinstance(seed, int) else seed
     for _ in range(periods):
         book = HeadlessBook(path)
+        if KINDS[kind].off_table and read_tables(book, KINDS[kind]).over:
+            book.discard()  # every thing has left the table: the battle is over
+            break
         for operation, options in PLAYBOOKS[kind].records(pick, path):
             run_operation(book, operation, **options)
         run_operation(book, KINDS[kind].close, **PLAYBOOKS[kind].closing(pick, path))
         book.commit()
+
+
+def examples(ci: int) -> int:
+    """A property's example count: ``ci`` normally, the profile's own (10,000) under
+    the deep profile (``pytest --hypothesis-profile=deep``)."""
+    from hypothesis import settings
+
+    deep = settings.default.max_examples
+    return deep if deep >= 1_000 else ci

@@ -125,7 +125,7 @@ def test_udf_prints_a_scalar_a_table_or_json(toy_udf: None) -> None:
 
 
 def test_udf_errors(toy_udf: None) -> None:
-    assert_one_line_error(invoke("udf", "TOY_ECHOO"), "no Excel function", "TOY_ECHO")
+    assert_one_line_error(invoke("udf", "TOY_ECHOO"), "no Excel function", "TOY_ECHO", code=2)
     assert_one_line_error(
         invoke("udf", "TOY_ECHO", "1", "2", "3", "4"), "TOY_ECHO takes 1 to 3 arguments"
     )

@@ -26,12 +26,13 @@ from hypothesis import strategies as st
 from battle_ledger import templates
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.ledger import KINDS, Column, Entry, LedgerKind, Role, Table
+from battle_ledger.sheets.ledger import KINDS, Column, Entry, LedgerKind, Role, Table, read_tables
 from battle_ledger.sheets.operations import (
     load_operations,
     operations_for,
     run_check,
     run_on_file,
+    run_report,
 )
 from battle_ledger.xlfuncs.macros import macro_name
 from tests.strategies import (
@@ -39,6 +40,7 @@ from tests.strategies import (
     Pick,
     bad_values,
     build_from_example,
+    examples,
     input_columns,
     play_periods,
     variant_ledger,
@@ -160,6 +162,33 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL)
+@settings(
+    max_examples=examples(3),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_generated_battles_keep_the_ledger_whole(
+    name: str, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Battles Hypothesis draws through the kind's playbook (10,000 a kind under the
+    deep profile): the ledger opens, ``check`` finds nothing, ``report`` answers, and
+    the period being played never goes back."""
+    kind = _kind(name)
+    tmp_path = tmp_path_factory.mktemp(name)
+    path = _build(name, tmp_path / "ledger.xlsx")
+    periods = data.draw(st.integers(1, 4), label="periods")
+    _play(name, path, periods=periods, seed=lambda lo, hi: data.draw(st.integers(lo, hi)))
+    book = HeadlessBook(path, writable=False)
+    assert run_check(book) == []
+    assert run_report(book).summary
+    tables = read_tables(book, kind)
+    if kind.off_table and kind.close == "end-turn":  # the turn kept by its rows
+        assert tables.current == periods + 1 or (tables.over and tables.current <= periods + 1)
 
 
 @pytest.mark.slow

@@ -143,7 +143,7 @@ def _find_udf(name: str) -> Any:
     fn = UDFS.get(name.upper())
     if fn is None:
         close = difflib.get_close_matches(name.upper(), list(UDFS), n=3)
-        raise InvalidArgumentError(
+        raise CommandError(  # a mistake in the command itself: exit 2
             f"no Excel function {name!r}",
             value=name,
             expected="a name listed by 'battle-ledger udf --list'"

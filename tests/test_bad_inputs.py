@@ -1,0 +1,470 @@
+"""The bad-input catalogue (issue 17): each case through the real command line.
+
+Every case is refused with one line on stderr starting ``error:``, the exit code
+its kind of mistake gets (2: the command itself; 1: the rest), no traceback, and
+every file it touched byte-for-byte as it was: no ``.bak``, no temporary file,
+no output written. The cases cover the findings of the attack on the landed code
+(formulas and booleans in input cells, a damaged ledger, future template
+versions, bombs of every shape, silent clamps and cuts, macros, tracebacks) and
+the classics (not a zip, truncated, renamed files, another kind, renamed tables
+and headers, merged cells, huge numbers, NaN, dates, encodings, YAML tags, paths
+with spaces and accents).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.templates.demo import example_path
+from battle_ledger.xlfuncs.cli import cli
+
+_EXAMPLE = "etg"
+_RECORD = ["--division", "5e Division", "--stands-lost", "1"]
+_HUGE = "9" * 401
+
+
+@pytest.fixture(scope="module")
+def _ledger_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    folder = tmp_path_factory.mktemp("base")
+    out = folder / "ledger.xlsx"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "new",
+            "dep-ledger",
+            "--ruleset",
+            "etg",
+            "--oob",
+            str(example_path(_EXAMPLE)),
+            "-o",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return out.read_bytes()
+
+
+# -- building the bad inputs -----------------------------------------------------------------
+
+
+def _rezip(path: Path, edit: Callable[[str, bytes], bytes | None],
+           extra: dict[str, bytes] | None = None) -> None:  # fmt: skip
+    """Rewrite the zip at ``path``: each part through ``edit`` (None drops it)."""
+    with zipfile.ZipFile(path) as zin:
+        parts = [(i.filename, zin.read(i.filename)) for i in zin.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zout:
+        for name, data in parts:
+            kept = edit(name, data)
+            if kept is not None:
+                zout.writestr(name, kept)
+        for name, data in (extra or {}).items():
+            zout.writestr(name, data)
+
+
+def _part_of(path: Path, sheet: str) -> str:
+    """The zip part of sheet ``sheet`` (via the workbook's relationships)."""
+    with zipfile.ZipFile(path) as z:
+        book = z.read("xl/workbook.xml").decode()
+        rels = z.read("xl/_rels/workbook.xml.rels").decode()
+    rid = re.search(rf'<sheet[^>]*name="{re.escape(sheet)}"[^>]*r:id="([^"]+)"', book)
+    assert rid, sheet
+    target = re.search(rf'Id="{rid.group(1)}"[^>]*Target="([^"]+)"', rels) or re.search(
+        rf'Target="([^"]+)"[^>]*Id="{rid.group(1)}"', rels
+    )
+    assert target
+    return "xl/" + target.group(1).lstrip("/").removeprefix("xl/")
+
+
+def _edit_cell(header: str, value: object, *, sheet: str = "Turns", table: str = "tbl_Turns"):
+    """A case that types ``value`` into ``header`` of the first row of ``table``."""
+
+    def edit(path: Path) -> None:
+        wb = openpyxl.load_workbook(path)
+        ws = wb[sheet]
+        ref = ws.tables[table].ref
+        top = int(re.search(r"\d+", ref).group())  # type: ignore[union-attr]
+        column = next(c.column for c in ws[top] if c.value == header)
+        ws.cell(top + 1, column).value = value
+        wb.save(path)
+
+    return edit
+
+
+def _openpyxl(change: Callable[[openpyxl.Workbook], None]) -> Callable[[Path], None]:
+    def edit(path: Path) -> None:
+        wb = openpyxl.load_workbook(path)
+        change(wb)
+        wb.save(path)
+
+    return edit
+
+
+def _patch_cell_xml(sheet: str, cell: str, xml: str) -> Callable[[Path], None]:
+    """Replace cell ``cell`` of ``sheet`` with raw ``xml`` (what no writer of ours makes)."""
+
+    def edit(path: Path) -> None:
+        part = _part_of(path, sheet)
+
+        def change(name: str, data: bytes) -> bytes:
+            if name != part:
+                return data
+            text = data.decode()
+            found = re.search(rf'<c r="{cell}"[^>]*?(/>|>.*?</c>)', text)
+            assert found, cell
+            return (text[: found.start()] + xml + text[found.end() :]).encode()
+
+        _rezip(path, change)
+
+    return edit
+
+
+def _replace_part(part: str, data: bytes | None) -> Callable[[Path], None]:
+    return lambda path: _rezip(path, lambda n, d: data if n == part else d)
+
+
+def _drop_sheet_part(sheet: str) -> Callable[[Path], None]:
+    def edit(path: Path) -> None:
+        part = _part_of(path, sheet)
+        _rezip(path, lambda n, d: None if n == part else d)
+
+    return edit
+
+
+def _sheet_xml(sheet: str, change: Callable[[str], str]) -> Callable[[Path], None]:
+    def edit(path: Path) -> None:
+        part = _part_of(path, sheet)
+        _rezip(path, lambda n, d: change(d.decode()).encode() if n == part else d)
+
+    return edit
+
+
+def _rows_bomb(text: str) -> str:
+    at = text.index("</sheetData>")
+    rows = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>' for r in range(200, 300_200))
+    return text[:at] + rows + text[at:]
+
+
+def _string_bomb(text: str) -> str:
+    return text.replace("<t>", "<t>" + "A" * (300 * 1024 * 1024), 1)
+
+
+def _table_claims(path: Path) -> None:
+    def change(name: str, data: bytes) -> bytes:
+        if not name.startswith("xl/tables/"):
+            return data
+        text = data.decode()
+        if 'displayName="tbl_Turns"' not in text:
+            return data
+        return re.sub(r'ref="([A-Z]+)(\d+):([A-Z]+)\d+"', r'ref="\1\2:\g<3>1000000"', text,
+                      count=1).encode()  # fmt: skip
+
+    _rezip(path, change)
+
+
+def _many_parts(path: Path) -> None:
+    _rezip(path, lambda n, d: d, {f"customXml/item{i}.xml": b"<a/>" for i in range(10_001)})
+
+
+def _vba(path: Path) -> None:
+    _rezip(path, lambda n, d: d, {"xl/vbaProject.bin": b"\xd0\xcf\x11\xe0 a VBA project"})
+
+
+def _meta_row(key: str, value: object) -> Callable[[Path], None]:
+    def change(wb: openpyxl.Workbook) -> None:
+        ws = wb["_meta"]
+        for row in ws.iter_rows(min_col=1, max_col=2):
+            if row[0].value == key:
+                row[1].value = value
+
+    return _openpyxl(change)
+
+
+def _name_cell(name: str, value: object) -> Callable[[openpyxl.Workbook], None]:
+    def change(wb: openpyxl.Workbook) -> None:
+        sheet, ref = next(iter(wb.defined_names[name].destinations))
+        wb[sheet][ref.replace("$", "")].value = value
+
+    return change
+
+
+def _rename_table(wb: openpyxl.Workbook) -> None:
+    ws = wb["Turns"]
+    table = ws.tables["tbl_Turns"]
+    del ws.tables["tbl_Turns"]
+    table.name = table.displayName = "tbl_Turn"
+    ws.add_table(table)
+
+
+def _rename_header(wb: openpyxl.Workbook) -> None:
+    ws = wb["Turns"]
+    table = ws.tables["tbl_Turns"]
+    top = int(re.search(r"\d+", table.ref).group())  # type: ignore[union-attr]
+    for cell in ws[top]:
+        if cell.value == "Stands lost":
+            cell.value = "Stand lost"
+    for column in table.tableColumns:
+        if column.name == "Stands lost":
+            column.name = "Stand lost"
+
+
+def _merge_input(wb: openpyxl.Workbook) -> None:
+    ws = wb["Turns"]
+    top = int(re.search(r"\d+", ws.tables["tbl_Turns"].ref).group())  # type: ignore[union-attr]
+    column = next(c.column for c in ws[top] if c.value == "Stands lost")
+    ws.merge_cells(start_row=top + 1, start_column=column - 1, end_row=top + 1, end_column=column)
+
+
+def _duplicate_division(wb: openpyxl.Workbook) -> None:
+    ws = wb["Divisions"]
+    top = int(re.search(r"\d+", ws.tables["tbl_Divisions"].ref).group())  # type: ignore[union-attr]
+    column = next(c.column for c in ws[top] if c.value == "Division")
+    ws.cell(top + 2, column).value = ws.cell(top + 1, column).value
+
+
+def _locked_by_excel(path: Path) -> None:
+    path.with_name("~$" + path.name).write_bytes(b"excel")
+
+
+def _read_only(path: Path) -> None:
+    path.chmod(0o444)
+
+
+def _write(name: str, content: bytes | str) -> Callable[[Path], Path]:
+    """A case input file beside the ledger (an order of battle, a file renamed .xlsx)."""
+
+    def make(folder: Path) -> Path:
+        path = folder / name
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        return path
+
+    return make
+
+
+_HEAD = "side,corps,division,brigade,unit,type,grade,stands,dep,ccp,commander\n"
+_ROW = "French,I,1e Division,A,1e Ligne,line infantry,Veteran,4,,,X\n"
+_YAML_HEAD = "ruleset: etg\nunits:\n"
+_ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(9)
+)
+
+
+# -- the catalogue ---------------------------------------------------------------------------
+
+#: (id, how to spoil the ledger (None: leave it), the command (LEDGER / INPUT stand for
+#: the ledger and the case's input file), the input file (None: none), exit code, parts of
+#: the one error line)
+Case = tuple[str, Callable[[Path], None] | None, list[str],
+             Callable[[Path], Path] | None, int, tuple[str, ...]]  # fmt: skip
+
+_RUN = ["run", "record", "LEDGER", *_RECORD]
+_NEW = ["new", "dep-ledger", "--ruleset", "etg", "--oob", "INPUT", "-o", "OUT"]
+
+CATALOGUE: list[Case] = [
+    # files that are not our workbooks
+    ("not a zip", None, ["run", "record", "INPUT", *_RECORD],
+     _write("notes.xlsx", "Division,Stands\n5e Division,1\n"), 1, ("not a zip archive",)),
+    ("empty file", None, ["run", "record", "INPUT", *_RECORD], _write("empty.xlsx", b""), 1,
+     ("not a zip archive",)),
+    ("xls renamed", None, ["check", "INPUT"],
+     _write("old.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504), 1, ("not a zip",)),
+    ("ods renamed", None, ["check", "INPUT"], _write("calc.xlsx", b"PK\x03\x04" + b"\0" * 60), 1,
+     ("not",)),
+    ("csv renamed", None, ["report", "INPUT"], _write("army.xlsx", _HEAD + _ROW), 1,
+     ("not a zip",)),
+    ("pdf renamed", None, ["check", "INPUT"], _write("ledger.xlsx.xlsx", b"%PDF-1.4\n%%EOF\n"), 1,
+     ("not a zip",)),
+    ("suffix .txt", None, ["check", "INPUT"], _write("ledger.txt", b"PK"), 1, (".txt",)),
+    ("no such file", None, ["check", "MISSING"], None, 1, ("no such file",)),
+    ("a folder", None, ["check", "FOLDER"], None, 1, ("folder",)),
+    # damaged workbooks
+    ("truncated", lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), _RUN,
+     None, 1, ("not a",)),
+    ("workbook part missing", _replace_part("xl/workbook.xml", None), _RUN, None, 1,
+     ("not a readable Excel workbook",)),
+    ("sheet part missing", _drop_sheet_part("Turns"), _RUN, None, 1,
+     ("lost part", "sheet 'Turns'")),
+    ("damaged XML", _sheet_xml("Turns", lambda t: t[: len(t) // 2]), _RUN, None, 1,
+     ("not a readable Excel workbook",)),
+    ("XML entities", _sheet_xml("Log", lambda t: '<!DOCTYPE x [<!ENTITY a "aaaa">]>' + t), _RUN,
+     None, 1, ("entities or a DTD",)),
+    ("Rules sheet deleted", _openpyxl(lambda wb: wb.remove(wb["Rules"])), _RUN, None, 1,
+     ("lost part", "sheet 'Rules'")),
+    ("chart sheet deleted", _openpyxl(lambda wb: wb.remove(wb["DEP by turn"])), _RUN, None, 1,
+     ("sheet 'DEP by turn'",)),
+    ("Battle sheet deleted (report)", _openpyxl(lambda wb: wb.remove(wb["Battle"])),
+     ["report", "LEDGER"], None, 1, ("sheet 'Battle'",)),
+    ("defined name deleted", _openpyxl(lambda wb: wb.defined_names.pop("MaxDEP")), _RUN, None, 1,
+     ("name 'MaxDEP'",)),
+    ("_meta deleted", _openpyxl(lambda wb: wb.remove(wb["_meta"])), _RUN, None, 1,
+     ("no _meta sheet",)),
+    ("future template version", _meta_row("template_version", 99), _RUN, None, 1,
+     ("newer Battle Ledger", "upgrade")),
+    ("template version not a number", _meta_row("template_version", _HUGE), _RUN, None, 1,
+     ("template version",)),
+    ("unknown kind", _meta_row("kind", "war-diary"), _RUN, None, 1, ("war-diary",)),
+    ("renamed table", _openpyxl(_rename_table), _RUN, None, 1, ("tbl_Turns",)),
+    ("renamed header", _openpyxl(_rename_header), _RUN, None, 1, ("Stands lost",)),
+    ("merged input cells", _openpyxl(_merge_input), _RUN, None, 1, ("merged",)),
+    ("two divisions of one name", _openpyxl(_duplicate_division), _RUN, None, 1,
+     ("same name",)),
+    # cells the formulas would read differently from the Python side
+    ("formula in Stands lost", _edit_cell("Stands lost", "=5*2"), _RUN, None, 1,
+     ("formula", "Stands lost")),
+    ("a word in Orders", _edit_cell("Orders", "perhaps"), _RUN, None, 1, ("Orders", "perhaps")),
+    ("text in Stands lost", _edit_cell("Stands lost", "six"), _RUN, None, 1, ("'six'",)),
+    ("negative Stands lost", _edit_cell("Stands lost", -1), _RUN, None, 1, ("Stands lost",)),
+    ("fraction in Stands lost", _edit_cell("Stands lost", 1.5), _RUN, None, 1, ("1.5",)),
+    ("date in Stands lost", _edit_cell("Stands lost", __import__("datetime").date(1815, 6, 16)),
+     _RUN, None, 1, ("Stands lost",)),
+    ("401-digit number", _patch_cell_xml("Divisions", "H4", f'<c r="H4" t="n"><v>{_HUGE}</v></c>'),
+     ["report", "LEDGER"], None, 1, ("401 digits",)),
+    ("NaN in a cell", _patch_cell_xml("Divisions", "H4", '<c r="H4" t="n"><v>NaN</v></c>'),
+     _RUN, None, 1, ("not a readable",)),
+    ("infinity in a cell", _patch_cell_xml("Divisions", "H4", '<c r="H4" t="n"><v>INF</v></c>'),
+     _RUN, None, 1, ("not a readable",)),
+    ("unknown division in Turns", _edit_cell("Division", "7e Division"), _RUN, None, 1,
+     ("7e Division",)),
+    ("maximum DEP not a number", _openpyxl(_name_cell("MaxDEP", "forty")), _RUN, None, 1,
+     ("maximum DEP",)),
+    # bombs, each refused before it is unpacked
+    ("600 MB string", _sheet_xml("Log", _string_bomb), _RUN, None, 1, ("too large",)),
+    ("300,000 rows", _sheet_xml("Log", _rows_bomb), _RUN, None, 1, ("more than 100,000 rows",)),
+    ("a table claiming a million rows", _table_claims, _RUN, None, 1, ("claims more than",)),
+    ("10,001 parts", _many_parts, _RUN, None, 1, ("too many parts",)),
+    # files the save must not harm
+    ("macros in an .xlsx", _vba, _RUN, None, 1, ("VBA project", ".xlsm")),
+    ("read-only ledger", _read_only, _RUN, None, 1, ("read-only",)),
+    ("open in Excel", _locked_by_excel, _RUN, None, 1, ("open in Excel",)),
+    # mistakes in the command itself (exit 2)
+    ("unknown operation", None, ["run", "frobnicate", "LEDGER"], None, 2, ("no operation",)),
+    ("operation of another kind", None, ["run", "board", "LEDGER"], None, 1,
+     ("ship-records",)),
+    ("unknown option", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                              "--stand-lost", "1"], None, 2, ("--stand-lost",)),
+    ("option not a number", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                                   "--stands-lost", "two"], None, 2, ("two",)),
+    ("option a huge number", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                                    "--stands-lost", _HUGE], None, 2, ("--stands-lost",)),
+    ("option negative", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                               "--stands-lost", "-1"], None, 2, ("--stands-lost",)),
+    ("option yes/no", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                             "--orders", "maybe"], None, 2, ("maybe",)),
+    ("unknown division", None, ["run", "record", "LEDGER", "--division", "5th Divison",
+                                "--stands-lost", "1"], None, 2, ("did you mean",)),
+    # values a cell cannot hold
+    ("note of 40,000 characters", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                                         "--note", "n" * 40_000], None, 1, ("32,767",)),
+    ("note with a control character", None, ["run", "record", "LEDGER", "--division",
+                                             "5e Division", "--note", "bell\x07"], None, 1,
+     ("Note",)),
+    ("a charge without orders", None, ["run", "record", "LEDGER", "--division", "5e Division",
+                                       "--charges", "1"], None, 1, ("Charges",)),
+    # orders of battle
+    ("dep above the rules", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",,,X", ",99,,X")),
+     1, ("line 2", "dep", "99", "0 to 48")),
+    ("ccp without cavalry", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",,,X", ",,2,X")),
+     1, ("line 2", "no cavalry")),
+    ("name of 40,000 characters", None, _NEW,
+     _write("army.csv", _HEAD + _ROW.replace("1e Ligne", "L" * 40_000)), 1, ("40,000 characters",)),
+    ("unknown unit type", None, _NEW,
+     _write("army.csv", _HEAD + _ROW.replace("line infantry", "dragons")), 1, ("dragons",)),
+    ("negative stands", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",4,", ",-4,")), 1,
+     ("negative",)),
+    ("NaN stands", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",4,", ",nan,")), 1,
+     ("whole number",)),
+    ("a date for stands", None, _NEW,
+     _write("army.csv", _HEAD + _ROW.replace(",4,", ",1815-06-16,")), 1, ("whole number",)),
+    ("TRUE for stands", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",4,", ",TRUE,")), 1,
+     ("whole number",)),
+    ("latin-1 encoding", None, _NEW,
+     _write("army.csv", (_HEAD + _ROW.replace("Ligne", "Légère")).encode("latin-1")), 1,
+     ("UTF-8",)),
+    ("UTF-16 encoding", None, _NEW, _write("army.csv", (_HEAD + _ROW).encode("utf-16")), 1,
+     ("UTF-8",)),
+    ("YAML alias bomb", None, _NEW, _write("army.yaml", _YAML_HEAD + _ALIAS_BOMB), 1,
+     ("alias",)),
+    ("YAML nested 20,000 deep", None, _NEW, _write("army.yaml", "units: " + "[" * 20_000), 1,
+     ("nested deeper",)),
+    ("YAML 5,000-digit number", None, _NEW, _write("army.yaml", "units:\n- stands: " + "9" * 5000),
+     1, ("army.yaml",)),
+    ("YAML python tag", None, _NEW,
+     _write("army.yaml", "units: !!python/object/apply:os.system ['echo hi']\n"), 1,
+     ("army.yaml",)),
+    ("order of battle over 10 MB", None, _NEW,
+     _write("army.csv", _HEAD + "#" * (11 * 1024 * 1024) + "\n"), 1, ("too large",)),
+    ("order of battle of another rule set", None, _NEW,
+     _write("army.yaml", "ruleset: sail\nsides: []\n"), 1, ("for sail, not eagles-to-glory",)),
+    # paths with spaces and accents
+    ("bad file at a path with spaces and accents", None, ["check", "INPUT"],
+     _write("Grande Armée ledger.xlsx", "not a workbook"), 1, ("Grande Armée ledger.xlsx",)),
+    # Excel functions from the command line
+    ("udf range nested 2,000 deep", None,
+     ["udf", "ETG_CRT", "[" * 2000 + "1" + "]" * 2000, "Infantry", "B", "C", "charging"], None, 1,
+     ("nested 2000 deep",)),
+    ("udf 5,000-digit number", None,
+     ["udf", "ETG_CRT", "[[" + "9" * 5000 + "]]", "Infantry", "B", "C", "charging"], None, 1,
+     ("too large",)),
+    ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
+     ("more than any rule set throws",)),
+    ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
+]  # fmt: skip
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<folder>"
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_the_catalogue_is_large_enough() -> None:
+    assert len(CATALOGUE) >= 60
+    assert len({c[0] for c in CATALOGUE}) == len(CATALOGUE)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "command", "make_input", "code", "parts"),
+    [c[1:] for c in CATALOGUE],
+    ids=[c[0] for c in CATALOGUE],
+)
+def test_bad_input_is_refused_with_one_line_and_nothing_changed(
+    tmp_path: Path,
+    _ledger_bytes: bytes,
+    spoil: Callable[[Path], None] | None,
+    command: list[str],
+    make_input: Callable[[Path], Path] | None,
+    code: int,
+    parts: tuple[str, ...],
+) -> None:
+    ledger = tmp_path / "ledger.xlsx"
+    ledger.write_bytes(_ledger_bytes)
+    if spoil is not None:
+        spoil(ledger)
+    (tmp_path / "folder.xlsx").mkdir()
+    given = make_input(tmp_path) if make_input is not None else None
+    names = {"LEDGER": ledger, "INPUT": given, "OUT": tmp_path / "out.xlsx",
+             "MISSING": tmp_path / "missing.xlsx", "FOLDER": tmp_path / "folder.xlsx"}  # fmt: skip
+    args = [str(names[a]) if a in names else a for a in command]
+    before = _files(tmp_path)
+    started = time.perf_counter()
+    result = CliRunner().invoke(cli, args)
+    took = time.perf_counter() - started
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[:2000]
+    for part in parts:
+        assert part in lines[0], lines[0][:2000]
+    assert len(lines[0]) < 2000  # long values are shown cut short
+    assert _files(tmp_path) == before  # byte for byte; no .bak, no leftovers, no output
+    assert took < 30  # refused before the work (a generous bound for a busy machine)
