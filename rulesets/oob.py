@@ -253,25 +253,22 @@ def _not_artillery(ruleset: Ruleset, unit_type: Term) -> bool:
     return not _is_artillery(ruleset, unit_type)
 
 
-def _cavalry_ccp(ruleset: Ruleset, unit_type: Term, grade: Term | None) -> int | None:
-    """Eagles to Glory: cavalry charge points belong to the cavalry ("Ten DEPs
-    from the cavalry element may be exchanged for an additional CCP"): the
-    maximum for a cavalry unit, 0 for the others."""
-    if unit_type.attrs.get("cavalry"):
-        return int(ruleset.constant("dep_economy", "max_ccp"))
-    return 0
-
-
 def _max_dep(ruleset: Ruleset, types: Sequence[Term]) -> int:
     return int(ruleset.constant("dep_economy", "max_dep"))
 
 
 def _max_ccp(ruleset: Ruleset, types: Sequence[Term]) -> int:
-    """The maximum CCP for a division with cavalry, none without (the charge points
-    belong to the cavalry)."""
+    """Eagles to Glory: cavalry charge points belong to the cavalry ("Ten DEPs from the
+    cavalry element may be exchanged for an additional CCP"): the maximum where any of
+    ``types`` is cavalry, none without."""
     if any(t.attrs.get("cavalry") for t in types):
         return int(ruleset.constant("dep_economy", "max_ccp"))
     return 0
+
+
+def _cavalry_ccp(ruleset: Ruleset, unit_type: Term, grade: Term | None) -> int | None:
+    """A blank CCP: the maximum for a cavalry unit, 0 for the others (``_max_ccp``)."""
+    return _max_ccp(ruleset, [unit_type])
 
 
 _ETG = (
@@ -618,8 +615,10 @@ def order_of_battle(
     # A division value not given: the largest default over its units (CCP: the
     # maximum if the division has cavalry, else none).
     defaults: dict[tuple[str, str, str], dict[str, int]] = {}
+    division_types: dict[tuple[str, str, str], list[Term]] = {}
     for u in units:
         ut = ruleset.term(types, u.type)
+        division_types.setdefault(division_key(u), []).append(ut)
         gv = grade_vocabulary(ruleset, ut)
         gr = ruleset.term(gv, u.grade) if u.grade and gv else None
         got_defaults = defaults.setdefault(division_key(u), {})
@@ -628,9 +627,6 @@ def order_of_battle(
                 value = f.default(ruleset, ut, gr)
                 if value is not None:
                     got_defaults[f.name] = max(value, got_defaults.get(f.name, value))
-    division_types: dict[tuple[str, str, str], list[Term]] = {}
-    for u in units:
-        division_types.setdefault(division_key(u), []).append(ruleset.term(types, u.type))
     for key3, given_values in division_values.items():
         for name, (number, line) in given_values.items():
             _at_most(by_name[name], number, ruleset, division_types[key3], source, line,

@@ -26,6 +26,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
     "BOXES",
+    "GONE",
     "MASTS",
     "Action",
     "Event",
@@ -90,6 +91,10 @@ class State(StrEnum):
     BLOWN_UP = "blown up"
     SUNK = "sunk"
     CAPTURED = "captured"
+
+
+#: The states that take a ship out of the battle for good (a prize stays on the table).
+GONE = frozenset({State.BLOWN_UP, State.SUNK})
 
 
 def _reading(name: str) -> Any:
@@ -173,6 +178,11 @@ class ShipState:
         if self.blown_up:
             return State.BLOWN_UP
         return State.CAPTURED if self.captured else State.AFLOAT
+
+    @property
+    def gone(self) -> bool:
+        """Blown up or sunk: out of the battle for good (``GONE``)."""
+        return self.state in GONE
 
     @property
     def wreck(self) -> bool:
@@ -465,7 +475,7 @@ def check_event(
     if event.ship not in ships:
         raise _refuse("no such ship", "ship", event.ship, "a ship of the battle")
     me = states[event.ship]
-    if me.state in (State.BLOWN_UP, State.SUNK):
+    if me.gone:
         raise _refuse(f"{event.ship} is {me.state}", "ship", event.ship, "a ship still afloat")
     _roll_dice(event.dice, "dice")
     _roll_dice(event.their_dice, "their dice")
@@ -477,7 +487,7 @@ def check_event(
             raise _refuse("a ship cannot do that to herself", "target", event.target,
                           "another ship")  # fmt: skip
         other = states[event.target]
-        if a is not Action.CATCH_FIRE and other.state in (State.BLOWN_UP, State.SUNK):
+        if a is not Action.CATCH_FIRE and other.gone:
             raise _refuse(f"{event.target} is {other.state}", "target", event.target,
                           "a ship still afloat")  # fmt: skip
     if a is Action.FIRE:

@@ -522,19 +522,24 @@ def assault_winner_odds(
 # -- hits -------------------------------------------------------------------------------
 
 
+def _dice_at(dice_count: int, target: int) -> tuple[int, Fraction]:
+    """The dice and the chance one d6 hits on ``target`` or more (1: every die hits, 7:
+    none can)."""
+    n = _whole(dice_count, "dice")
+    t = _whole(target, "target number", 1, 7)
+    return n, Fraction(7 - t, 6)
+
+
 def hits_odds(dice_count: int, target: int) -> dict[int, Fraction]:
     """Exact chances of 0..n Hits from n d6, each hitting on ``target`` or more.
 
     ``target`` runs from 1 (every die hits) to 7 (no die can).
     """
-    n = _whole(dice_count, "dice")
-    t = _whole(target, "target number", 1, 7)
-    return dice.binomial(n, Fraction(7 - t, 6))
+    return dice.binomial(*_dice_at(dice_count, target))
 
 
 def expected_hits(dice_count: int, target: int) -> Fraction:
     """The mean number of Hits from n d6 at a Target Number: n x the chance of one, exact
     (closed form, so any count answers at once)."""
-    n = _whole(dice_count, "dice")
-    t = _whole(target, "target number", 1, 7)
-    return n * Fraction(7 - t, 6)
+    n, chance = _dice_at(dice_count, target)
+    return n * chance

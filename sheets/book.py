@@ -104,14 +104,14 @@ class Parts:
         lists = [tuple(n for n in extra[key].split("\n") if n) for key in PART_KEYS]
         return cls(*lists)
 
-    def missing(self, book: Book) -> list[str]:
-        """The parts ``book`` lacks (case-blind, as Excel names them), each as
+    def missing(self, have: Parts) -> list[str]:
+        """Those of these parts ``have`` lacks (case-blind, as Excel names them), each as
         "sheet 'Rules'"."""
-        found = [book.sheet_names(), book.tables(), book.defined_names()]
         gone: list[str] = []
-        for what, wanted, have in zip(("sheet", "table", "name"), (self.sheets, self.tables,
-                                      self.names), found, strict=True):  # fmt: skip
-            there = {h.casefold() for h in have}
+        for what, wanted, found in (("sheet", self.sheets, have.sheets),
+                                    ("table", self.tables, have.tables),
+                                    ("name", self.names, have.names)):  # fmt: skip
+            there = {h.casefold() for h in found}
             gone += [f"{what} {w!r}" for w in wanted if w.casefold() not in there]
         return gone
 
@@ -408,12 +408,9 @@ class Book(ABC):
         """The ``_meta`` sheet: kind, rule set, template version."""
 
     @abstractmethod
-    def sheet_names(self) -> list[str]:
-        """The names of every sheet, hidden ones included."""
-
-    @abstractmethod
-    def defined_names(self) -> list[str]:
-        """The defined names (a sheet's own without its ``Sheet!`` prefix)."""
+    def parts(self) -> Parts:
+        """Every sheet (hidden ones too), table and defined name (a sheet's own without
+        its ``Sheet!`` prefix) the workbook has."""
 
     @abstractmethod
     def read_table(

@@ -68,9 +68,11 @@ from battle_ledger.sheets.ledger import (
     battle_name,
     clock_text,
     find_thing,
+    over_note,
     read_tables,
     register,
     rows_with_formulas,
+    sides_out,
     start_minutes,
     where_of,
 )
@@ -608,15 +610,11 @@ def end_turn(book: Book) -> OperationResult:
         detail += "; blown: " + ", ".join(changed[Status.BLOWN])
     if changed[Status.REMOVED]:
         detail += "; removed: " + ", ".join(changed[Status.REMOVED])
-    sides_before = {s["side"]: s for s in _side_totals(list(before.values()))}
-    newly_out = [s["side"] for s in _side_totals(after)
-                 if s["over"] and not sides_before[s["side"]]["over"]]  # fmt: skip
-    for side in newly_out:
-        detail += f"; the battle is over for {side or '(no side)'}: every division removed"
+    off_before = [d for d, r in before.items() if r["status"] in KIND.off_table]
+    newly_out = sides_out(ledger.sides, off_before, on_table)
+    detail += over_note(KIND, newly_out, on_table)
     if on_table:
         detail += f"; {len(on_table)} divisions go on to turn {turn + 1}"
-    else:
-        detail += "; the battle is over: no division is left on the table"
     book.log("end-turn", detail, turn=turn)
     return OperationResult(
         detail,

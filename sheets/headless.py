@@ -52,6 +52,7 @@ from battle_ledger.sheets.book import (
     ColumnTypes,
     Formula,
     Meta,
+    Parts,
     build_frame,
     header_position,
     parse_meta,
@@ -81,6 +82,7 @@ __all__ = [
     "HeadlessBook",
     "check_not_locked",
     "save_workbook",
+    "workbook_parts",
     "write_cell",
     "write_text_atomic",
 ]
@@ -148,11 +150,9 @@ def _check_archive(data: bytes, path: Path, *, writable: bool = True) -> None:
     """Refuse, from the zip directory and before parsing anything, a workbook that is
     not a zip, is larger than a ledger can be (parts, unpacked sizes, rows a sheet
     holds or a table claims, packing tighter than XML packs), or, to be written, is a
-    macro-enabled workbook under a name that would lose its macros when saved."""
+    macro-enabled workbook under a name that would lose its macros when saved. (The
+    file's own size, ``MAX_WORKBOOK_BYTES``, is checked before it is read.)"""
     label = str(path)
-    if len(data) > MAX_WORKBOOK_BYTES:
-        raise _too_large(label, "the workbook is too large", f"{len(data):,} bytes",
-                         f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
@@ -471,6 +471,16 @@ def _missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
+def workbook_parts(wb: Workbook) -> Parts:
+    """The sheets, tables and defined names of an openpyxl workbook (what a template made,
+    what ``HeadlessBook.parts`` finds)."""
+    return Parts(
+        sheets=tuple(wb.sheetnames),
+        tables=tuple(t for ws in wb.worksheets for t in ws.tables),
+        names=(*wb.defined_names, *(n for ws in wb.worksheets for n in ws.defined_names)),
+    )
+
+
 def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None = None) -> None:
     """The one safe-text writer: ``value`` into ``cell``, a ``Formula`` as a formula and
     every other text as text, even when it starts with ``= + - @`` (the quote prefix
@@ -687,12 +697,8 @@ class HeadlessBook(Book):
     def tables(self) -> list[str]:
         return [name for ws in self.wb.worksheets for name in ws.tables]
 
-    def sheet_names(self) -> list[str]:
-        return list(self.wb.sheetnames)
-
-    def defined_names(self) -> list[str]:
-        own = [name for ws in self.wb.worksheets for name in ws.defined_names]
-        return [*self.wb.defined_names, *own]
+    def parts(self) -> Parts:
+        return workbook_parts(self.wb)
 
     def meta(self) -> Meta:
         if self._meta is None:

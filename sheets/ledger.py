@@ -25,7 +25,7 @@ import datetime as _dt
 import difflib
 import math
 import numbers
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Self
@@ -62,6 +62,7 @@ __all__ = [
     "find_name",
     "find_thing",
     "latest_period",
+    "over_note",
     "period_rows",
     "periods_of",
     "problems_computing",
@@ -71,6 +72,7 @@ __all__ = [
     "record_inputs",
     "register",
     "rows_with_formulas",
+    "sides_out",
     "start_minutes",
     "where_of",
 ]
@@ -434,7 +436,7 @@ def check_parts(book: Book, meta: Meta) -> None:
     """Refuse a workbook that lacks a sheet, table or defined name its template made
     (``Parts`` in ``_meta``; a workbook made before they were listed is not checked)."""
     parts = Parts.of(meta)
-    gone = parts.missing(book) if parts is not None else []
+    gone = parts.missing(book.parts()) if parts is not None else []
     if gone:
         raise DamagedWorkbookError(
             "the workbook has lost part of what its template made (deleted or renamed?): "
@@ -633,11 +635,30 @@ class ClosedPeriod:
 
     def over_note(self, kind: LedgerKind) -> str:
         """What the Log and the user are told when the battle ends, for a side or all."""
-        note = "".join(f"; the battle is over for {side or '(no side)'}: every "
-                       f"{kind.thing} removed" for side in self.sides_out)  # fmt: skip
-        if not self.going_on:
-            note += f"; the battle is over: no {kind.thing} is left on the table"
-        return note
+        return over_note(kind, self.sides_out, self.going_on)
+
+
+def sides_out(
+    sides: Mapping[str, str], off_before: Collection[str], going_on: Collection[str]
+) -> list[str]:
+    """The sides (of ``sides``: thing -> side) that had something on the table before a
+    period (not all in ``off_before``) and have nothing after it (none in ``going_on``)."""
+    out = []
+    for side in dict.fromkeys(sides.values()):
+        mine = [t for t, s in sides.items() if s == side]
+        if not any(t in going_on for t in mine) and not all(t in off_before for t in mine):
+            out.append(side)
+    return out
+
+
+def over_note(kind: LedgerKind, out: Iterable[str], going_on: Collection[str]) -> str:
+    """What closing a period tells the Log and the user: the battle is over for each side
+    ``out``, and for all when nothing goes on."""
+    note = "".join(f"; the battle is over for {side or '(no side)'}: every {kind.thing} "
+                   "removed" for side in out)  # fmt: skip
+    if not going_on:
+        note += f"; the battle is over: no {kind.thing} is left on the table"
+    return note
 
 
 def close_period(
@@ -671,11 +692,7 @@ def close_period(
     rows = closing_rows(turn_row, turn, filler, going_on, sides)
     written = state.turns[state.turns.index >= 0]
     book.append_rows(kind.periods.name, rows_with_formulas(kind, written, rows))
-    out = []  # the sides that had something on the table before this period, now nothing
-    for side in dict.fromkeys(sides.values()):
-        mine = [t for t, s in sides.items() if s == side]
-        if not any(t in going_on for t in mine) and not all(t in off for t in mine):
-            out.append(side)
+    out = sides_out(sides, off, going_on)
     return ClosedPeriod(turn, state, outcomes, now, removed, going_on, out)
 
 

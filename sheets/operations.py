@@ -446,12 +446,14 @@ def run_on_book(
     *,
     rng: random.Random | None = None,
     house: HouseRules | None = None,
+    dry_run: bool = False,
     **options: Any,
 ) -> OperationResult:
     """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises.
 
     ``house``: house rules to give a ledger that carries none (``run --rules FILE``;
     see ``sheets.house_rules.install_house_rules``), written in the same commit.
+    ``dry_run``: run and report, then discard (nothing is written).
     """
     try:
         if house is not None:
@@ -462,7 +464,10 @@ def run_on_book(
             else:
                 house = None  # the book carries them already
         result = run_operation(book, macro, rng=rng, house=house, **options)
-        book.commit()
+        if dry_run:
+            book.discard()
+        else:
+            book.commit()
     except BaseException:
         book.discard()
         raise

@@ -654,7 +654,7 @@ KIND = register(
             NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
         ),
         statuses=tuple(s.value for s in sd.State),
-        off_table=frozenset({sd.State.BLOWN_UP.value, sd.State.SUNK.value}),
+        off_table=frozenset(s.value for s in sd.GONE),
         step=sd.resolve,
         period_formulas=damage_formulas,
         compute=lambda book: compute_damage(read_ships(book)),  # defined below
@@ -844,11 +844,10 @@ def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
 
 def _state_of(ship: sd.Ship, now: sd.ShipState, wind: int, readings: sd.Readings,
               squadron: str) -> dict[str, Any]:  # fmt: skip
-    gone = now.state in (sd.State.BLOWN_UP, sd.State.SUNK)
     speeds = {}
     for header, angle in _SPEEDS:
         key = header.casefold().replace(" ", "_")
-        speeds[key] = None if gone else sail.ship_speed(now.masts, wind, angle, ship.type,
+        speeds[key] = None if now.gone else sail.ship_speed(now.masts, wind, angle, ship.type,
                                                          main_mast=bool(now.main))  # fmt: skip
     return {
         "fleet": ship.fleet, "squadron": squadron, "ship": ship.name, "type": ship.type,
@@ -866,9 +865,8 @@ def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, 
     fleets lost: the house reading of "most damage")."""
     _, states = _folded(ledger)
     wind = ledger.winds()[-1][1]
-    out = {sd.State.BLOWN_UP, sd.State.SUNK}
     for name, now in states.items():  # a ship blown up or sunk frees her and her partner
-        if now.entangled_with and (now.state in out or states[now.entangled_with].state in out):
+        if now.entangled_with and (now.gone or states[now.entangled_with].gone):
             states[name] = replace(now, entangled_with="")
     ships = [_state_of(s, states[n], wind, ledger.readings, ledger.squadrons[n])
              for n, s in ledger.ships.items()]  # fmt: skip
@@ -1163,7 +1161,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     def die() -> tuple[int]:
         return (rng.randint(1, 6),)
 
-    afloat = {n for n, s in states.items() if s.state not in (sd.State.BLOWN_UP, sd.State.SUNK)}
+    afloat = {n for n, s in states.items() if not s.gone}
     for name in ledger.ships:
         if name not in afloat:
             continue
@@ -1222,9 +1220,9 @@ def _entangled_pairs(ledger: ShipLedger, outs: Sequence[sd.Outcome],
             key = frozenset((event.ship, event.target))
             count[key] = count.get(key, 0) + out.ship.get("entangled", 0)
             pairs.setdefault(key, (event.ship, event.target))
-    out = (sd.State.BLOWN_UP, sd.State.SUNK)  # a ship blown up or sunk frees her partner
+    # A ship blown up or sunk frees her partner.
     return [pairs[k] for k, n in count.items()
-            if n > 0 and not any(states[s].state in out for s in k)]  # fmt: skip
+            if n > 0 and not any(states[s].gone for s in k)]  # fmt: skip
 
 
 @report(KIND.name)

@@ -33,6 +33,7 @@ from battle_ledger.sheets.book import (
     ColumnTypes,
     Formula,
     Meta,
+    Parts,
     build_frame,
     header_position,
     parse_meta,
@@ -274,11 +275,12 @@ class XlwingsBook(Book):
             info.rows += grow
             info.grown = True
 
-    def sheet_names(self) -> list[str]:
-        return [str(s.name) for s in self.book.sheets]
-
-    def defined_names(self) -> list[str]:
-        return [str(n.name).rsplit("!", 1)[-1] for n in self.book.names]
+    def parts(self) -> Parts:
+        return Parts(
+            sheets=tuple(str(s.name) for s in self.book.sheets),
+            tables=tuple(self.tables()),
+            names=tuple(str(n.name).rsplit("!", 1)[-1] for n in self.book.names),
+        )
 
     # -- defined names ------------------------------------------------------------------
     def _name_range(self, name: str) -> Any:

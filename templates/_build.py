@@ -56,7 +56,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +74,9 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula, Parts
+from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
 from battle_ledger.sheets.formulas import safe_name
-from battle_ledger.sheets.headless import save_workbook, write_cell
+from battle_ledger.sheets.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
 from battle_ledger.templates.style import (
     FILL_ALERT,
@@ -365,11 +365,8 @@ def finish(
     if HOUSE_SHEET not in wb.sheetnames:
         add_house(wb, ruleset_id)
     if META_SHEET not in wb.sheetnames:
-        parts = Parts(
-            sheets=(*wb.sheetnames, META_SHEET),
-            tables=(*(t for ws in wb.worksheets for t in ws.tables), META_TABLE),
-            names=(*wb.defined_names, *(n for ws in wb.worksheets for n in ws.defined_names)),
-        )
+        made = workbook_parts(wb)  # and the _meta sheet and table, made next
+        parts = replace(made, sheets=(*made.sheets, META_SHEET), tables=(*made.tables, META_TABLE))
         add_meta(wb, kind, ruleset_id, {**(extra or {}), **dict(parts.rows())}, version=version)
     hidden = [ws for ws in wb.worksheets if ws.sheet_state != "visible"]
     hidden.sort(key=lambda ws: ws.title == HOUSE_SHEET)  # _house last, as it always was

@@ -12,12 +12,20 @@ import openpyxl
 from battle_ledger.rulesets.dep import TurnInputs
 from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
-from battle_ledger.sheets.operations import run_operation
+from battle_ledger.sheets.operations import OperationResult, run_on_file, run_operation
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.strategies import input_columns
 
-__all__ = ["DIVISIONS", "OUTPUTS", "ledger_outputs", "make_ledger", "record_turn", "sheet_outputs"]
+__all__ = [
+    "DIVISIONS",
+    "OUTPUTS",
+    "ledger_outputs",
+    "make_ledger",
+    "play_to_the_end",
+    "record_turn",
+    "sheet_outputs",
+]
 
 DIVISIONS = [
     DivisionSpec(side="French", corps="II Corps", division="5th Division", commander="Bachelu"),
@@ -34,6 +42,21 @@ def make_ledger(path: Path, divisions: Sequence[DivisionSpec] = DIVISIONS, **opt
     wb = build("dep-ledger", "eagles-to-glory", divisions=list(divisions), **options)
     save_workbook(wb, path)
     return path
+
+
+def play_to_the_end(path: Path) -> list[OperationResult]:
+    """A short battle every division leaves: the Allies' only division in turn 1, both
+    French in turn 2 (2 DEP a stand lost, removed at 0). The two end-turns' results."""
+    make_ledger(path, [
+        DivisionSpec(side="French", division="1e Division", stands=4, start_dep=6),
+        DivisionSpec(side="French", division="2e Division", stands=4, start_dep=4),
+        DivisionSpec(side="Allies", division="Allied Division", stands=4, start_dep=4),
+    ])  # fmt: skip
+    run_on_file(path, "record", division="Allied Division", stands_lost="2")
+    first = run_on_file(path, "end-turn")
+    run_on_file(path, "record", division="1e Division", stands_lost="3")
+    run_on_file(path, "record", division="2e Division", stands_lost="2")
+    return [first, run_on_file(path, "end-turn")]
 
 
 def record_turn(book: HeadlessBook, inputs: dict[str, TurnInputs]) -> None:

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
+from tests.tables import named_cell, table_cell
 
 _EXAMPLE = "etg"
 _RECORD = ["--division", "5e Division", "--stands-lost", "1"]
@@ -83,21 +84,6 @@ def _part_of(path: Path, sheet: str) -> str:
     return "xl/" + target.group(1).lstrip("/").removeprefix("xl/")
 
 
-def _edit_cell(header: str, value: object, *, sheet: str = "Turns", table: str = "tbl_Turns"):
-    """A case that types ``value`` into ``header`` of the first row of ``table``."""
-
-    def edit(path: Path) -> None:
-        wb = openpyxl.load_workbook(path)
-        ws = wb[sheet]
-        ref = ws.tables[table].ref
-        top = int(re.search(r"\d+", ref).group())  # type: ignore[union-attr]
-        column = next(c.column for c in ws[top] if c.value == header)
-        ws.cell(top + 1, column).value = value
-        wb.save(path)
-
-    return edit
-
-
 def _openpyxl(change: Callable[[openpyxl.Workbook], None]) -> Callable[[Path], None]:
     def edit(path: Path) -> None:
         wb = openpyxl.load_workbook(path)
@@ -107,19 +93,31 @@ def _openpyxl(change: Callable[[openpyxl.Workbook], None]) -> Callable[[Path], N
     return edit
 
 
-def _patch_cell_xml(sheet: str, cell: str, xml: str) -> Callable[[Path], None]:
-    """Replace cell ``cell`` of ``sheet`` with raw ``xml`` (what no writer of ours makes)."""
+def _edit_cell(header: str, value: object, table: str = "tbl_Turns") -> Callable[[Path], None]:
+    """A case that types ``value`` into ``header`` of the first row of ``table``."""
+
+    def change(wb: openpyxl.Workbook) -> None:
+        table_cell(wb, table, header, 0).value = value
+
+    return _openpyxl(change)
+
+
+def _raw_number(table: str, header: str, text: str) -> Callable[[Path], None]:
+    """A case whose first row of ``table`` holds ``text`` as a number in the sheet's XML
+    under ``header`` (what no writer of ours makes: NaN, INF, hundreds of digits)."""
 
     def edit(path: Path) -> None:
-        part = _part_of(path, sheet)
+        cell = table_cell(openpyxl.load_workbook(path), table, header, 0)
+        part, at = _part_of(path, cell.parent.title), cell.coordinate
 
         def change(name: str, data: bytes) -> bytes:
             if name != part:
                 return data
-            text = data.decode()
-            found = re.search(rf'<c r="{cell}"[^>]*?(/>|>.*?</c>)', text)
-            assert found, cell
-            return (text[: found.start()] + xml + text[found.end() :]).encode()
+            xml = data.decode()
+            found = re.search(rf'<c r="{at}"[^>]*?(/>|>.*?</c>)', xml)
+            assert found, at
+            new = f'<c r="{at}" t="n"><v>{text}</v></c>'
+            return (xml[: found.start()] + new + xml[found.end() :]).encode()
 
         _rezip(path, change)
 
@@ -189,8 +187,7 @@ def _meta_row(key: str, value: object) -> Callable[[Path], None]:
 
 def _name_cell(name: str, value: object) -> Callable[[openpyxl.Workbook], None]:
     def change(wb: openpyxl.Workbook) -> None:
-        sheet, ref = next(iter(wb.defined_names[name].destinations))
-        wb[sheet][ref.replace("$", "")].value = value
+        named_cell(wb, name).value = value
 
     return change
 
@@ -204,29 +201,22 @@ def _rename_table(wb: openpyxl.Workbook) -> None:
 
 
 def _rename_header(wb: openpyxl.Workbook) -> None:
-    ws = wb["Turns"]
-    table = ws.tables["tbl_Turns"]
-    top = int(re.search(r"\d+", table.ref).group())  # type: ignore[union-attr]
-    for cell in ws[top]:
-        if cell.value == "Stands lost":
-            cell.value = "Stand lost"
-    for column in table.tableColumns:
+    first = table_cell(wb, "tbl_Turns", "Stands lost", 0)
+    first.parent.cell(first.row - 1, first.column).value = "Stand lost"
+    for column in first.parent.tables["tbl_Turns"].tableColumns:
         if column.name == "Stands lost":
             column.name = "Stand lost"
 
 
 def _merge_input(wb: openpyxl.Workbook) -> None:
-    ws = wb["Turns"]
-    top = int(re.search(r"\d+", ws.tables["tbl_Turns"].ref).group())  # type: ignore[union-attr]
-    column = next(c.column for c in ws[top] if c.value == "Stands lost")
-    ws.merge_cells(start_row=top + 1, start_column=column - 1, end_row=top + 1, end_column=column)
+    cell = table_cell(wb, "tbl_Turns", "Stands lost", 0)
+    cell.parent.merge_cells(start_row=cell.row, start_column=cell.column - 1, end_row=cell.row,
+                            end_column=cell.column)  # fmt: skip
 
 
 def _duplicate_division(wb: openpyxl.Workbook) -> None:
-    ws = wb["Divisions"]
-    top = int(re.search(r"\d+", ws.tables["tbl_Divisions"].ref).group())  # type: ignore[union-attr]
-    column = next(c.column for c in ws[top] if c.value == "Division")
-    ws.cell(top + 2, column).value = ws.cell(top + 1, column).value
+    first = table_cell(wb, "tbl_Divisions", "Division", 0).value
+    table_cell(wb, "tbl_Divisions", "Division", 1).value = first
 
 
 def _locked_by_excel(path: Path) -> None:
@@ -326,11 +316,11 @@ CATALOGUE: list[Case] = [
     ("fraction in Stands lost", _edit_cell("Stands lost", 1.5), _RUN, None, 1, ("1.5",)),
     ("date in Stands lost", _edit_cell("Stands lost", __import__("datetime").date(1815, 6, 16)),
      _RUN, None, 1, ("Stands lost",)),
-    ("401-digit number", _patch_cell_xml("Divisions", "H4", f'<c r="H4" t="n"><v>{_HUGE}</v></c>'),
+    ("401-digit number", _raw_number("tbl_Divisions", "Stands", _HUGE),
      ["report", "LEDGER"], None, 1, ("401 digits",)),
-    ("NaN in a cell", _patch_cell_xml("Divisions", "H4", '<c r="H4" t="n"><v>NaN</v></c>'),
+    ("NaN in a cell", _raw_number("tbl_Divisions", "Stands", "NaN"),
      _RUN, None, 1, ("not a readable",)),
-    ("infinity in a cell", _patch_cell_xml("Divisions", "H4", '<c r="H4" t="n"><v>INF</v></c>'),
+    ("infinity in a cell", _raw_number("tbl_Divisions", "Stands", "INF"),
      _RUN, None, 1, ("not a readable",)),
     ("unknown division in Turns", _edit_cell("Division", "7e Division"), _RUN, None, 1,
      ("7e Division",)),

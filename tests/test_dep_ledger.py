@@ -33,7 +33,14 @@ from battle_ledger.sheets.operations import run_check, run_on_file, run_operatio
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from battle_ledger.xlfuncs.cli import cli
-from tests.dep_ledgers import DIVISIONS, ledger_outputs, make_ledger, record_turn, sheet_outputs
+from tests.dep_ledgers import (
+    DIVISIONS,
+    ledger_outputs,
+    make_ledger,
+    play_to_the_end,
+    record_turn,
+    sheet_outputs,
+)
 from tests.tables import column_range, find_row, named_cell, table_cell
 
 
@@ -606,3 +613,28 @@ def test_a_version_1_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     python = ledger_outputs(path)
     shown = sheet_outputs(recalculated_workbook(path))
     assert shown == python
+
+
+def test_removed_means_closed(tmp_path: Path) -> None:
+    """When a side's last division leaves, the battle is over for that side; when none is
+    left, the last turn stays closed: end-turn and record refuse, the file unchanged."""
+    path = tmp_path / "ledger.xlsx"
+    first, last = play_to_the_end(path)
+    assert first.details["sides_out"] == ["Allies"] and not first.details["battle_over"]
+    assert "the battle is over for Allies: every division removed" in first.summary
+    assert last.details["sides_out"] == ["French"] and last.details["battle_over"]
+    assert last.summary.endswith("; the battle is over: no division is left on the table")
+    before = path.read_bytes()
+    for operation, options in (("end-turn", {}), ("record", {"division": "2e Division",
+                                                             "stands_lost": "1"})):  # fmt: skip
+        with pytest.raises(BattleLedgerError, match="the battle is over: every division had "
+                           "left the table by the end of turn 2"):  # fmt: skip
+            run_on_file(path, operation, **options)
+    assert path.read_bytes() == before
+    report = run_report(HeadlessBook(path, writable=False))
+    assert report.details["battle_over"]
+    assert (report.details["current_turn"], report.details["last_closed_turn"]) == (3, 2)
+    assert [s["over"] for s in report.details["sides"]] == [True, True]
+    assert {d["status"] for d in report.details["divisions"]} == {"removed"}
+    assert "the battle is over" in report.summary.splitlines()[0]
+    assert run_check(HeadlessBook(path, writable=False)) == []

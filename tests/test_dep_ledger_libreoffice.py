@@ -28,7 +28,13 @@ from battle_ledger.rulesets.dep import (
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_operation, run_report
 from battle_ledger.templates.dep_ledger import DivisionSpec
-from tests.dep_ledgers import ledger_outputs, make_ledger, record_turn, sheet_outputs
+from tests.dep_ledgers import (
+    ledger_outputs,
+    make_ledger,
+    play_to_the_end,
+    record_turn,
+    sheet_outputs,
+)
 from tests.libreoffice import recalculated_workbook, require_soffice
 from tests.strategies import dep_turns
 from tests.tables import named_cell
@@ -85,6 +91,15 @@ def _assert_agree(path: Path) -> dict[tuple[str, int], tuple[Any, ...]]:
             else:
                 assert value == "#N/A"
     return python
+
+
+def test_the_workbook_agrees_when_the_battle_is_over(tmp_path: Path) -> None:
+    """Every division removed: the workbook's current turn moves past the last closed one
+    (its Log says it was closed), as report's does, and every value agrees."""
+    require_soffice()
+    path = tmp_path / "ledger.xlsx"
+    play_to_the_end(path)
+    _assert_agree(path)
 
 
 def test_worked_scenario(tmp_path: Path) -> None:

@@ -394,21 +394,11 @@ def run(
     Example: battle-ledger run end-turn ledger.xlsx
     """
     from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.operations import run_on_book, run_operation
+    from battle_ledger.sheets.operations import run_on_book
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
     workbook = HeadlessBook(book, wait=wait)
-    if dry_run:
-        from battle_ledger.sheets.house_rules import install_house_rules
-
-        try:
-            if house is not None and not install_house_rules(workbook, house):
-                house = None
-            result = run_operation(workbook, macro, house=house, **options)
-        finally:
-            workbook.discard()
-    else:
-        result = run_on_book(workbook, macro, house=house, **options)
+    result = run_on_book(workbook, macro, house=house, dry_run=dry_run, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
