@@ -18,15 +18,21 @@ One turn of one division, in the order the DEP ledger's formulas use too
    (the DEP a charge plays is the orders DEP). **Counter-charges** cost
    ``counter_charge_cost_dep`` DEP and ``counter_charge_cost_ccp`` CCP each,
    without orders.
-6. **Stands lost** cost ``dep_per_stand_lost`` DEP each; **DEP markers**
+6. **Stands lost** cost ``dep_per_stand_lost`` DEP each (never more than the
+   stands the division has left, where its stands are known); **DEP markers**
    (silver washers played by a commander) add 1 DEP each.
 7. All of the turn's DEP changes are summed, then the result is held between
    0 and the maximum (``max_dep``, or less if the scenario says so): one clamp,
-   at the end of the turn.
-8. **Status**: ``removed`` at ``removed_at_dep`` (0) DEP, for good; cavalry
+   at the end of the turn. DEP gained past the maximum are lost (``dep_wasted``).
+8. **Status**: ``removed`` at ``removed_at_dep`` (0) DEP, for good, and its CCP
+   with it (they leave the side's total); cavalry
    (a division with a cavalry element) with no CCP left, or below
    ``blown_below_dep`` DEP, is ``blown`` for the rest of the game even if CCP
    are bought later; otherwise ``active``.
+
+The maneuver roll's DEP +1 ("If the division currently has 36 Division
+Effectiveness Points or more") is judged when the die is rolled, in the move
+phase, after the orders phase has spent its DEP (``dep_at_maneuver``).
 
 Errors (``DepInputError``) name the turn, the division and the input (its
 field name, ``charges``): a charge without orders, spending more CCP than
@@ -62,6 +68,7 @@ __all__ = [
     "TurnOutcome",
     "advance",
     "dep_after_turn",
+    "dep_at_maneuver",
     "initial_state",
     "initial_status",
     "maneuver_modifier",
@@ -177,6 +184,7 @@ class DivisionState:
     ccp: int
     rest_point: int = 0  # rest points held from the previous turn (0 or 1)
     status: Status = Status.ACTIVE
+    stands: int | None = None  # stands left (None: not known, stands lost not checked)
 
 
 @dataclass(frozen=True)
@@ -218,14 +226,17 @@ class TurnOutcome:
     ccp_end: int
     status: Status
     maneuver: str = ""  # the Maneuver Table's result for the turn's roll ("" without one)
+    stands_left: int | None = None  # after the turn's losses (None: not known)
+    dep_wasted: int = 0  # DEP gained past the maximum (rest, DEP markers): lost to the cap
 
     def as_row(self) -> list[Any]:
         """[DEP start, Rest point, DEP end, CCP end, Status]: what DEP_AFTER spills."""
         return [self.dep_start, self.rest_point, self.dep_end, self.ccp_end, str(self.status)]
 
     def ledger_row(self) -> list[Any]:
-        """``as_row`` and the Maneuver: the computed columns of a DEP ledger's turn row."""
-        return [*self.as_row(), self.maneuver]
+        """``as_row``, the Maneuver, stands left and DEP wasted: the computed columns of a
+        DEP ledger's turn row."""
+        return [*self.as_row(), self.maneuver, self.stands_left, self.dep_wasted]
 
 
 def initial_status(start_dep: int, start_ccp: int, cavalry: bool, rules: DepRules) -> Status:
@@ -238,7 +249,12 @@ def initial_status(start_dep: int, start_ccp: int, cavalry: bool, rules: DepRule
 
 
 def initial_state(
-    division: str, start_dep: int, start_ccp: int, cavalry: bool, rules: DepRules
+    division: str,
+    start_dep: int,
+    start_ccp: int,
+    cavalry: bool,
+    rules: DepRules,
+    stands: int | None = None,
 ) -> DivisionState:
     """The state a division starts the battle in (checked against the rules)."""
     if isinstance(start_dep, bool) or not 0 <= start_dep <= rules.max_dep:
@@ -258,13 +274,23 @@ def initial_state(
             expected=f"a whole number from 0 to {ceiling}",
             division=division,
         )
+    if stands is not None and (isinstance(stands, bool) or stands < 0):
+        raise DepInputError(
+            "Stands is out of range",
+            field="stands",
+            value=stands,
+            expected="a whole number 0 or more",
+            division=division,
+        )
+    status = initial_status(start_dep, start_ccp, cavalry, rules)
     return DivisionState(
         division=division,
         cavalry=cavalry,
         dep=start_dep,
-        ccp=start_ccp,
+        ccp=0 if status is Status.REMOVED else start_ccp,  # a removed division's CCP are gone
         rest_point=0,
-        status=initial_status(start_dep, start_ccp, cavalry, rules),
+        status=status,
+        stands=stands,
     )
 
 
@@ -314,6 +340,14 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
                     **where,
                 )
         return
+    if state.stands is not None and inputs.stands_lost > state.stands:
+        raise DepInputError(
+            f"the division has {state.stands} stands left",
+            field="stands_lost",
+            value=inputs.stands_lost,
+            expected=f"at most {state.stands}",
+            **where,
+        )
     if inputs.charges and not inputs.orders:
         raise DepInputError(
             "a charge needs orders that turn (one DEP and one CCP are played to charge)",
@@ -370,7 +404,7 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
     """
     _check_inputs(state, inputs, rules)
     if state.status is Status.REMOVED:
-        return TurnOutcome(state.dep, 0, state.dep, state.ccp, Status.REMOVED)
+        return TurnOutcome(state.dep, 0, state.dep, 0, Status.REMOVED, stands_left=state.stands)
     change = 0
     rest_point = 0
     if inputs.orders:
@@ -393,7 +427,10 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
         - inputs.charges * rules.charge_cost_ccp
         - inputs.counter_charges * rules.counter_charge_cost_ccp
     )
+    stands_left = None if state.stands is None else state.stands - inputs.stands_lost
+    wasted = max(0, state.dep + change - rules.max_dep)
     if dep_end <= rules.removed_at_dep:
+        ccp_end = 0  # the division is removed from play, its CCP with it
         status = Status.REMOVED
     elif state.cavalry and (
         state.status is Status.BLOWN or ccp_end <= 0 or dep_end < rules.blown_below_dep
@@ -402,7 +439,14 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
     else:
         status = Status.ACTIVE
     return TurnOutcome(
-        state.dep, rest_point, dep_end, ccp_end, status, _maneuver(state, inputs, rules)
+        state.dep,
+        rest_point,
+        dep_end,
+        ccp_end,
+        status,
+        _maneuver(state, inputs, rules),
+        stands_left=stands_left,
+        dep_wasted=wasted,
     )
 
 
@@ -414,13 +458,24 @@ NO_MANEUVER_TABLE = "no Maneuver Table"
 OFF_THE_TABLE = "not on the table"
 
 
+def dep_at_maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> int:
+    """The DEP a division "currently has" when its commander rolls for maneuver (turn
+    sequence step 4): the turn's start less what the orders phase (step 1) spent, the
+    orders DEP, counter-charges and CCP bought (a division at 36 that takes orders rolls
+    at 35)."""
+    spent = rules.orders_cost if inputs.orders else 0
+    spent += inputs.counter_charges * rules.counter_charge_cost_dep
+    spent += inputs.ccp_bought * rules.dep_per_ccp_bought
+    return max(0, state.dep - spent)
+
+
 def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
     """The Maneuver Table's result for the turn's roll: the d10, the modifiers the umpire
-    gives and the DEP's own +1 (as of the start of the turn)."""
+    gives and the DEP's own +1 (as of the roll, ``dep_at_maneuver``)."""
     if inputs.maneuver_roll is None:
         return ""
     modified = inputs.maneuver_roll + inputs.maneuver_modifiers
-    modified += maneuver_modifier(state.dep, state.status, rules)
+    modified += maneuver_modifier(dep_at_maneuver(state, inputs, rules), state.status, rules)
     try:
         return eagles_to_glory.maneuver_on_table(modified)
     except MissingTableError:
@@ -437,6 +492,7 @@ def advance(state: DivisionState, outcome: TurnOutcome) -> DivisionState:
         ccp=outcome.ccp_end,
         rest_point=outcome.rest_point,
         status=outcome.status,
+        stands=outcome.stands_left,
     )
 
 

@@ -90,6 +90,14 @@ class BattleLedgerError(Exception):
         found.args = (found._render(),)
         return found
 
+    def prefixed(self, text: str) -> Self:
+        """The same error, of the same class, its message after ``text`` ("line 3: ...")."""
+        found = type(self).__new__(type(self))
+        found.__dict__.update(self.__dict__)
+        found.message = f"{text}: {self.message}"
+        found.args = (found._render(),)
+        return found
+
     def _render(self) -> str:
         where = [
             f"{label} {part}"

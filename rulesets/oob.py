@@ -79,9 +79,20 @@ class Unit:
     strengths: Mapping[str, int] = field(default_factory=dict)
     commander: str | None = None
     line: int | None = None
+    #: The strengths the order of battle gave (the rest are the rule set's defaults),
+    #: each with where it was given (a division value: the line that gave it).
+    given_at: Mapping[str, int | str | None] = field(default_factory=dict, compare=False)
 
     def strength(self, name: str) -> int | None:
         return self.strengths.get(name)
+
+    def given(self, name: str) -> int | None:
+        """A strength as the order of battle gave it (None: blank, a default or none)."""
+        return self.strengths.get(name) if name in self.given_at else None
+
+    def where(self, name: str) -> str:
+        """Where ``name`` was given: "line 12" (or a workbook's sheet and row)."""
+        return _where("", self.given_at.get(name, self.line))
 
     def same_as(self, other: Unit) -> bool:
         """Equal in everything an order of battle says (the source line aside)."""
@@ -535,6 +546,7 @@ def order_of_battle(
                     expected="printable text (tabs and line breaks are fine)",
                 )
         strengths: dict[str, int] = {}
+        given_at: dict[str, int | str | None] = {}
         for f in fields:
             raw = values.get(f.name)
             if not f.applies_to(ruleset, unit_type):
@@ -580,6 +592,7 @@ def order_of_battle(
             else:
                 _at_most(f, number, ruleset, [unit_type], source, line, f"unit {names['unit']!r}")
                 strengths[f.name] = number
+                given_at[f.name] = line
         key4 = (names["side"], names["corps"], names["division"], names["unit"])
         if key4 in seen:
             raise InvalidArgumentError(
@@ -604,6 +617,7 @@ def order_of_battle(
                 strengths=strengths,
                 commander=commander,
                 line=record.line,
+                given_at=given_at,
             )
         )
     # Division values (Eagles to Glory's DEP, CCP) and the commander go to every
@@ -633,13 +647,13 @@ def order_of_battle(
                      f"division {key3[2]!r}")  # fmt: skip
     finished: list[Unit] = []
     for u in units:
-        strengths = dict(u.strengths)
+        strengths, given_at = dict(u.strengths), dict(u.given_at)
         for f in fields:
             if not f.division:
                 continue
             given = division_values.get(division_key(u), {}).get(f.name)
             if given is not None:
-                strengths[f.name] = given[0]
+                strengths[f.name], given_at[f.name] = given
             elif f.name in defaults[division_key(u)]:
                 strengths[f.name] = defaults[division_key(u)][f.name]
         finished.append(
@@ -654,6 +668,7 @@ def order_of_battle(
                 strengths=strengths,
                 commander=commanders.get(division_key(u)),
                 line=u.line,
+                given_at=given_at,
             )
         )
     if not finished:

@@ -127,8 +127,12 @@ DIVISIONS = Table(
         Column("CCP now", "ccp_now", _O, Entry.WHOLE, "CCP as of the last closed turn"),
         Column("Status", "status", _O, help="active, blown or removed", width=11),
         Column("Maneuver modifier", "maneuver_modifier", _O, Entry.WHOLE,
-               "+1 to the maneuver die at 36 DEP or more", width=11),
+               "+1 to the next maneuver roll: 36 DEP or more once its orders DEP is paid",
+               width=11),
         Column("Row of last closed turn", "row_of_last_closed_turn", _H),
+        Column("Stands left", "stands_left", _O, Entry.WHOLE,
+               "stands left as of the last closed turn (blank: Stands not given)", width=9,
+               since=4),
     ),
 )  # fmt: skip
 
@@ -184,6 +188,13 @@ TURNS = Table(
                help="the Maneuver Table's result for the roll, every modifier added", width=12,
                since=3),
         Column("Maneuver row", "maneuver_row", _H, since=3),
+        # Template version 4: stands left, and DEP gained past the maximum.
+        Column("Stands left", "stands_left", _O, Entry.WHOLE,
+               "stands left after the turn's losses (blank: the division's Stands not given)",
+               width=9.5, since=4),
+        Column("DEP wasted", "dep_wasted", _O, Entry.WHOLE,
+               "DEP gained past the maximum (rest, DEP markers), lost to the cap", width=9.5,
+               since=4),
     ),
 )  # fmt: skip
 
@@ -243,8 +254,9 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"IF({removed_before},${c['DEP start']}{r},"
             f"MAX(0,MIN(MaxDEP,${c['DEP start']}{r}{dep_change})))"
         ),
-        "CCP end": (
-            f"IF({removed_before},${c['Previous CCP']}{r},${c['Previous CCP']}{r}"
+        "CCP end": (  # a removed division's CCP are gone with it
+            f"IF(OR({removed_before},${c['DEP end']}{r}<={_R['removed_at_dep']}),0,"
+            f"${c['Previous CCP']}{r}"
             f"+${c['CCP bought']}{r}-${c['Charges']}{r}*{_R['charge_cost_ccp']}"
             f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_ccp']})"
         ),
@@ -263,19 +275,30 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
         "Previous CCP": f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})",
         "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
-        **_maneuver_formulas(c, r),
+        **_maneuver_formulas(c, r, orders),
+        "Stands left": (
+            f'IF({start("Stands")}="","",IF(${c["Previous row"]}{r}=0,{start("Stands")},'
+            f"{prev('Stands left')})-IF({removed_before},0,N(${c['Stands lost']}{r})))"
+        ),
+        "DEP wasted": (f"IF({removed_before},0,MAX(0,${c['DEP start']}{r}{dep_change}-MaxDEP))"),
     }
     # A row without a division (the blank row of an empty ledger) shows nothing.
     return unless_blank(f"${c['Division']}{r}", formulas)
 
 
-def _maneuver_formulas(c: dict[str, str], r: int) -> dict[str, str]:
+def _maneuver_formulas(c: dict[str, str], r: int, orders: str) -> dict[str, str]:
     """Maneuver row: the row of the Maneuver Table that holds the modified roll (0: none;
-    a blank end is open); Maneuver: its result. Both as ``rulesets.dep._maneuver``."""
+    a blank end is open); Maneuver: its result. Both as ``rulesets.dep._maneuver``, the
+    DEP's +1 judged after the orders phase's DEP (``dep_at_maneuver``)."""
     low, high, result = (MANEUVER_NAMES[k] for k in ("low", "high", "result"))
+    at_roll = (
+        f"${c['DEP start']}{r}-IF({orders},{_R['orders_cost']},0)"
+        f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
+        f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
+    )
     bonus = (
         f'IF(AND(${c["Previous status"]}{r}<>"removed",'
-        f"${c['DEP start']}{r}>={_R['maneuver_bonus_at_dep']}),1,0)"
+        f"{at_roll}>={_R['maneuver_bonus_at_dep']}),1,0)"
     )
     modified = f"(${c['Maneuver roll']}{r}+N(${c['Maneuver modifiers']}{r})+{bonus})"
     return {
@@ -316,11 +339,16 @@ def division_formulas(r: int) -> dict[str, str]:
             f'IFERROR(MATCH(${c["Division"]}{r}&"|"&{closed},{turns}!${t["Key"]}:${t["Key"]},0),0)'
         ),
         "DEP now": f"IF({row}=0,${c['Start DEP']}{r},{at('DEP end')})",
-        "CCP now": f"IF({row}=0,${c['Start CCP']}{r},{at('CCP end')})",
+        "CCP now": (  # a removed division's CCP are gone (a start at 0 DEP too)
+            f'IF(${c["Status"]}{r}="removed",0,IF({row}=0,${c["Start CCP"]}{r},{at("CCP end")}))'
+        ),
         "Status": f"IF({row}=0,{initial},{at('Status')})",
-        "Maneuver modifier": (
-            f'IF(${c["Status"]}{r}="removed",0,'
-            f"IF(${c['DEP now']}{r}>={_R['maneuver_bonus_at_dep']},1,0))"
+        "Maneuver modifier": (  # the next roll comes after its orders DEP is paid
+            f'IF(${c["Status"]}{r}="removed",0,IF(${c["DEP now"]}{r}-{_R["orders_cost"]}'
+            f">={_R['maneuver_bonus_at_dep']},1,0))"
+        ),
+        "Stands left": (
+            f'IF(${c["Stands"]}{r}="","",IF({row}=0,${c["Stands"]}{r},{at("Stands left")}))'
         ),
     }
     return unless_blank(f"${c['Division']}{r}", formulas)
@@ -354,7 +382,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_ledger(book)),  # defined below
         close="end-turn",
         macro_prefix="dep",
-        template_version=3,
+        template_version=4,
     )
 )
 
@@ -416,7 +444,7 @@ def read_ledger(book: Book) -> Ledger:
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Division"])
-        dep, ccp = row["Start DEP"], row["Start CCP"]
+        dep, ccp, stands = row["Start DEP"], row["Start CCP"], row["Stands"]
         try:
             starts[name] = initial_state(
                 name,
@@ -424,6 +452,7 @@ def read_ledger(book: Book) -> Ledger:
                 0 if pd.isna(ccp) else int(ccp),
                 bool(row["Cavalry"]),
                 rules,
+                stands=None if pd.isna(stands) else int(stands),
             )
         except DepInputError as exc:
             raise _located(exc, tables.things, index) from None
@@ -484,12 +513,15 @@ def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[st
         start = ledger.starts[name]
         mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] <= as_of)]
         dep, ccp, rest, status, last_turn = start.dep, start.ccp, 0, start.status, 0
+        stands, wasted = start.stands, 0
         if not mine.empty:
             last = mine["Turn"].astype(int).idxmax()
             values: dict[str, Any] = computed.loc[last].to_dict()
             dep, ccp = int(values["DEP end"]), int(values["CCP end"])
             rest, status = int(values["Rest point"]), Status(str(values["Status"]))
             last_turn = int(mine.loc[last, "Turn"])
+            stands = None if pd.isna(values["Stands left"]) else int(values["Stands left"])
+            wasted = int(values["DEP wasted"]) if last_turn == as_of else 0
         rows.append(
             {
                 "side": ledger.sides[name],
@@ -500,8 +532,13 @@ def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[st
                 "ccp": ccp,
                 "rest_point": rest,
                 "status": str(status),
-                "maneuver_modifier": maneuver_modifier(dep, status, ledger.rules),
+                "maneuver_modifier": maneuver_modifier(
+                    dep - ledger.rules.orders_cost, status, ledger.rules
+                ),  # the next roll comes after its orders DEP is paid
+                "stands": start.stands,
+                "stands_left": stands,
                 "last_turn": last_turn,
+                "dep_wasted": wasted,  # in turn ``as_of``
             }
         )
     return rows
@@ -610,6 +647,9 @@ def end_turn(book: Book) -> OperationResult:
         detail += "; blown: " + ", ".join(changed[Status.BLOWN])
     if changed[Status.REMOVED]:
         detail += "; removed: " + ", ".join(changed[Status.REMOVED])
+    wasted = [f"{r['division']} {r['dep_wasted']}" for r in after if r["dep_wasted"]]
+    if wasted:
+        detail += f"; DEP lost to the maximum {ledger.rules.max_dep}: " + ", ".join(wasted)
     off_before = [d for d, r in before.items() if r["status"] in KIND.off_table]
     newly_out = sides_out(ledger.sides, off_before, on_table)
     detail += over_note(KIND, newly_out, on_table)
@@ -689,7 +729,7 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
         for column, value in given.items():
             trial_row.loc[-1, column] = value
         computed = compute_turns(ledger.with_turns(pd.concat([ledger.turns, trial_row])))
-        maneuver = computed.loc[-1, "Maneuver"]
+        effect = computed.loc[-1]
         for column, value in given.items():
             new.loc[0, column] = _cell(value)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
@@ -700,16 +740,26 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
             trial[column] = trial[column].astype(object)
             trial.at[index, column] = value
         computed = compute_turns(ledger.with_turns(trial))  # raises on what the rules forbid
-        maneuver = computed.loc[index, "Maneuver"]
+        effect = computed.loc[index]
         book.write_cells(
             TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}], index=[index])
         )
     shown = {k: _cell(v) for k, v in given.items()}
+    maneuver = effect["Maneuver"]
+    stands = None if pd.isna(effect["Stands left"]) else int(effect["Stands left"])
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+    # What the turn comes to with it (the effect of the inputs, as end-turn will close it).
+    detail += f"; DEP {int(effect['DEP start'])} -> {int(effect['DEP end'])}"
+    detail += f", CCP {int(effect['CCP end'])}" if ledger.starts[name].cavalry else ""
+    detail += "" if stands is None else f", stands left {stands}"
+    detail += f", {effect['Status']}"
     if maneuver:  # the Maneuver Table's answer to the roll just recorded
         detail += f"; maneuver: {maneuver}"
     book.log("record", detail, turn=turn)
-    details = {"turn": turn, "division": name, **shown, "maneuver": maneuver or ""}
+    details = {"turn": turn, "division": name, **shown, "maneuver": maneuver or "",
+               "dep_start": int(effect["DEP start"]), "dep_end": int(effect["DEP end"]),
+               "ccp_end": int(effect["CCP end"]), "stands_left": stands,
+               "status": str(effect["Status"])}  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", details)
 
 
@@ -734,13 +784,17 @@ def where_we_stand(book: Book) -> OperationResult:
     side_width = max([len("Side"), *(len(r["side"]) for r in rows)])
     lines = [
         head,
-        f"{'Side':<{side_width}} {'Division':<{width}} {'DEP':>4} {'CCP':>4} {'Rest':>4}  Status",
+        f"{'Side':<{side_width}} {'Division':<{width}} {'DEP':>4} {'CCP':>4} {'Rest':>4} "
+        f"{'Stands':>6} {'Man.':>4}  Status",
     ]
     for r in rows:
+        stands = "" if r["stands_left"] is None else r["stands_left"]
         lines.append(
             f"{r['side']:<{side_width}} {r['division']:<{width}} {r['dep']:>4} {r['ccp']:>4} "
-            f"{r['rest_point']:>4}  {r['status']}"
+            f"{r['rest_point']:>4} {stands:>6} {r['maneuver_modifier']:>+4}  {r['status']}"
         )
+    lines.append("Stands: stands left; Man.: the DEP's modifier to the next maneuver roll "
+                 "(after its orders DEP)")  # fmt: skip
     for s in sides:
         lines.append(
             f"{s['side'] or '(no side)'}: {s['divisions']} division"

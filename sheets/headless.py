@@ -237,7 +237,9 @@ def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) ->
     ) as exc:
         # openpyxl wraps a sheet's parse error in ValueError: find defusedxml's refusal.
         cause: BaseException | None = exc
+        deepest: BaseException = exc  # what openpyxl's own message hides ("'NaN'")
         while cause is not None:
+            deepest = cause
             if isinstance(cause, DefusedXmlException):
                 raise UnsafeWorkbookError(
                     "refused to read the workbook: its XML declares entities or a DTD "
@@ -249,7 +251,7 @@ def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) ->
         # KeyError: a part named in [Content_Types].xml is missing (a truncated
         # or hand-made zip); the others are damaged XML or values.
         raise NotAWorkbookError(
-            f"not a readable Excel workbook ({type(exc).__name__}: {_one_line(exc)})",
+            f"not a readable Excel workbook ({type(deepest).__name__}: {_one_line(deepest)})",
             file=label,
             expected="an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger",
         ) from None

@@ -76,9 +76,11 @@ __all__ = [
     "SIDE_NAME",
     "TOTAL_LABELS",
     "TYPE_HEADER",
+    "csv_rows",
     "read_csv",
     "read_oob",
     "read_roster",
+    "read_text",
     "read_yaml",
 ]
 
@@ -127,19 +129,20 @@ def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ru
 MAX_OOB_BYTES = 10 * 1024 * 1024
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A UTF-8 text file (a BOM from Excel is fine), refused over ``MAX_OOB_BYTES``."""
     try:
         size = path.stat().st_size
         if size > MAX_OOB_BYTES:
             raise InvalidArgumentError(
-                f"the order of battle is too large ({size:,} bytes)",
+                f"the file is too large ({size:,} bytes)",
                 file=str(path),
                 expected=f"at most {MAX_OOB_BYTES:,} bytes",
             )
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidArgumentError(
-            "no such file", file=str(path), expected="the path of an order of battle"
+            "no such file", file=str(path), expected="the path of an existing file"
         ) from None
     except UnicodeDecodeError as exc:
         raise InvalidArgumentError(
@@ -176,7 +179,7 @@ def read_csv(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
     """One row per unit; the first non-comment row is the header."""
     p = Path(path)
     rs = _resolve(ruleset, p, None)
-    text = _read_text(p)
+    text = read_text(p)
     return order_of_battle(rs, _csv_records(text, p), str(p))
 
 
@@ -191,8 +194,21 @@ def _delimiter(text: str) -> str:
 
 
 def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
+    for line, values in csv_rows(
+        text, str(path), needs="side", header="side,corps,division,brigade,unit,type,grade,..."
+    ):
+        yield RawUnit(values=values, line=line)
+
+
+def csv_rows(
+    text: str, source: str, *, needs: str | None = None, header: str = "a header row"
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """The rows of CSV ``text`` as (line, {header: cell}): the first row that is not
+    blank or a ``#`` comment is the header (it must have the column ``needs``); the
+    delimiter is ``,``, or ``;`` / tab when the header uses it. Errors name ``source``
+    and the line."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
-    header: list[str] | None = None
+    names: list[str] | None = None
     try:
         for cells in reader:
             line = reader.line_num
@@ -200,33 +216,30 @@ def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
                 continue
             if cells[0].lstrip().startswith("#"):
                 continue
-            if header is None:
-                header = [c.strip() for c in cells]
-                if "side" not in {h.casefold() for h in header}:
+            if names is None:
+                names = [c.strip() for c in cells]
+                if needs is not None and needs not in {h.casefold() for h in names}:
                     raise InvalidArgumentError(
-                        f"line {line}: the header has no side column",
-                        file=str(path),
+                        f"line {line}: the header has no {needs} column",
+                        file=source,
                         value=",".join(cells),
-                        expected="a header row: side,corps,division,brigade,unit,type,grade,...",
+                        expected=f"a header row: {header}",
                     )
                 continue
-            if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
+            if len(cells) > len(names) and any(c.strip() for c in cells[len(names) :]):
                 raise InvalidArgumentError(
                     f"line {line}: more cells than the header has columns",
-                    file=str(path),
+                    file=source,
                     value=",".join(cells),
-                    expected=f"{len(header)} cells",
+                    expected=f"{len(names)} cells",
                 )
-            values = {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header)}
-            yield RawUnit(values=values, line=line)
+            yield line, {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(names)}
     except csv.Error as exc:
         raise InvalidArgumentError(
-            f"line {reader.line_num}: not valid CSV ({exc})", file=str(path)
+            f"line {reader.line_num}: not valid CSV ({exc})", file=source
         ) from None
-    if header is None:
-        raise InvalidArgumentError(
-            "the file is empty", file=str(path), expected="a header row and one row per unit"
-        )
+    if names is None:
+        raise InvalidArgumentError("the file is empty", file=source, expected=header)
 
 
 # -- YAML -----------------------------------------------------------------------------
@@ -258,7 +271,7 @@ _CHILDREN = {"side": "corps", "corps": "divisions", "division": "brigades", "bri
 def read_yaml(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
     """Nested sides -> corps -> divisions -> brigades -> units."""
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     try:
         doc = yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as exc:

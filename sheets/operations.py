@@ -447,6 +447,7 @@ def run_on_book(
     rng: random.Random | None = None,
     house: HouseRules | None = None,
     dry_run: bool = False,
+    batch: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
     **options: Any,
 ) -> OperationResult:
     """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises.
@@ -454,6 +455,9 @@ def run_on_book(
     ``house``: house rules to give a ledger that carries none (``run --rules FILE``;
     see ``sheets.house_rules.install_house_rules``), written in the same commit.
     ``dry_run``: run and report, then discard (nothing is written).
+    ``batch``: run ``macro`` once per (where, options) in order, each one's options
+    over ``options``, and commit once: every one or none (``run --from-csv``); an
+    error is told after its ``where`` ("rows.csv line 3").
     """
     try:
         if house is not None:
@@ -463,7 +467,10 @@ def run_on_book(
                 book.log("house rules", f"house rules from {house.origin}")
             else:
                 house = None  # the book carries them already
-        result = run_operation(book, macro, rng=rng, house=house, **options)
+        if batch is None:
+            result = run_operation(book, macro, rng=rng, house=house, **options)
+        else:
+            result = _run_batch(book, macro, batch, rng=rng, house=house, **options)
         if dry_run:
             book.discard()
         else:
@@ -472,6 +479,25 @@ def run_on_book(
         book.discard()
         raise
     return result
+
+
+def _run_batch(
+    book: Book,
+    macro: str,
+    batch: Sequence[tuple[str, Mapping[str, Any]]],
+    **options: Any,
+) -> OperationResult:
+    if not batch:
+        raise CommandError(f"nothing to {macro}: no rows", expected="one row or more")
+    results = []
+    for where, row in batch:
+        try:
+            results.append(run_operation(book, macro, **(options | dict(row))))
+        except BattleLedgerError as exc:
+            raise exc.prefixed(where) from None
+    return OperationResult(
+        "\n".join(r.summary for r in results), {"rows": [r.details for r in results]}
+    )
 
 
 def run_on_file(

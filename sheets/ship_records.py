@@ -20,9 +20,9 @@ in the formulas and in ``resolve``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -882,6 +882,7 @@ def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, 
             "ships_taken": sum(s["state"] == "captured" for s in theirs),
             "ships_blown_up": sum(s["state"] == "blown up" for s in theirs),
             "ships_sunk": sum(s["state"] == "sunk" for s in theirs),
+            "over": not any(s["state"] == "afloat" for s in mine),
         })  # fmt: skip
     return ships, fleets
 
@@ -925,10 +926,34 @@ def _log_row(event: sd.Event) -> dict[str, Any]:
 _FLAGS = {"their dice": "--target-dice"}
 
 
-def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.Outcome]:
+class _Recorded(NamedTuple):
+    """What writing actions did: their outcomes, and the fleets they left without a ship
+    afloat (every ship blown up, sunk or taken)."""
+
+    outcomes: list[sd.Outcome]
+    fleets_out: list[str]
+    afloat: list[str]  # the fleets with a ship afloat after them
+    battle_over: bool
+
+    def over_lines(self) -> list[str]:
+        """What the user and the Log are told when a fleet, or the battle, is done."""
+        lines = [f"the battle is over for {f}: no ship afloat (every one blown up, sunk or "
+                 "taken)" for f in self.fleets_out]  # fmt: skip
+        if self.battle_over and self.fleets_out:
+            left = f"only {self.afloat[0]} has ships afloat" if self.afloat else "none afloat"
+            lines.append(f"the battle is over: {left}")
+        return lines
+
+
+def _fleets_afloat(ledger: ShipLedger, states: Mapping[str, sd.ShipState]) -> set[str]:
+    return {s.fleet for n, s in ledger.ships.items() if states[n].state == sd.State.AFLOAT}
+
+
+def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded:
     """Check ``events`` after the log (refused: nothing written), then write them."""
     try:
-        outcomes, _ = ledger.fold([*(e for _, e in ledger.events), *events])
+        _, before = ledger.fold()
+        outcomes, after = ledger.fold([*(e for _, e in ledger.events), *events])
     except InvalidArgumentError as exc:
         index = getattr(exc, "index", 0)
         if index < len(ledger.events):
@@ -937,9 +962,24 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> list[sd.O
         flag = _FLAGS.get(column, f"--{column.replace(' ', '-')}") if column else None
         raise CommandError(exc.message, column=flag, value=exc.value,
                            expected=exc.expected) from None  # fmt: skip
-    rows = pd.DataFrame([_log_row(e) for e in events])
-    book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
-    return outcomes[len(ledger.events) :]
+    if events:
+        rows = pd.DataFrame([_log_row(e) for e in events])
+        book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
+    was, now = _fleets_afloat(ledger, before), _fleets_afloat(ledger, after)
+    out = [f for f in _fleets(ledger) if f in was and f not in now]
+    afloat = [f for f in _fleets(ledger) if f in now]
+    return _Recorded(outcomes[len(ledger.events) :], out, afloat, _over(ledger, now))
+
+
+def _fleets(ledger: ShipLedger) -> list[str]:
+    return list(dict.fromkeys(s.fleet for s in ledger.ships.values()))
+
+
+def _over(ledger: ShipLedger, afloat: Collection[str]) -> bool:
+    """The battle is over when no more than one fleet has a ship afloat (none, when the
+    ledger holds one fleet): no enemy is left to fight, though burning and sinking ships
+    still roll."""
+    return len(afloat) < min(2, len(_fleets(ledger)))
 
 
 def _ship(book: Book, ledger: ShipLedger, given: str, option: str) -> str:
@@ -956,9 +996,11 @@ def _summary(event: sd.Event, out: sd.Outcome) -> str:
             + (f" ({out.struck})" if out.struck else ""))  # fmt: skip
 
 
-def _done(book: Book, events: list[sd.Event], outs: list[sd.Outcome],
+def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
           action: str) -> OperationResult:  # fmt: skip
+    outs = recorded.outcomes
     lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
+    lines += recorded.over_lines()
     dice = "; ".join(",".join(map(str, (*e.dice, *e.their_dice))) for e in events)
     book.log(action, "; ".join(lines), turn=events[0].round if events else None, dice=dice)
     details = [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
@@ -966,7 +1008,9 @@ def _done(book: Book, events: list[sd.Event], outs: list[sd.Outcome],
                 "hits": o.hits, "sets_fire": o.sets_fire, "result": o.result,
                 "struck": o.struck} for e, o in zip(events, outs, strict=True)]  # fmt: skip
     return OperationResult("\n".join(lines), {"round": events[0].round if events else None,
-                                              "actions": details})  # fmt: skip
+                                              "actions": details,
+                                              "sides_out": recorded.fleets_out,
+                                              "battle_over": recorded.battle_over})  # fmt: skip
 
 
 @operation(
@@ -1183,7 +1227,8 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
         for other in partners:
             events.append(sd.Event(current, sd.Action.SEPARATE, name, 0, target=other,
                                    dice=die()))  # fmt: skip
-    outs = _record(book, ledger, events) if events else []
+    recorded = _record(book, ledger, events)
+    outs = recorded.outcomes
     direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
     new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
@@ -1191,6 +1236,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
     lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
+    lines += recorded.over_lines()
     lines.append(f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}")
     book.log("end-round", f"round {current} closed; " + "; ".join(lines), turn=current,
              dice=" ".join(str(d) for e in events for d in e.dice)
@@ -1205,7 +1251,8 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
          "actions": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
                       "die": e.dice[0], "result": o.result}
                      for e, o in zip(events, outs, strict=True)],
-         "blown_up": blown},
+         "blown_up": blown, "sides_out": recorded.fleets_out,
+         "battle_over": recorded.battle_over},
     )  # fmt: skip
 
 
@@ -1245,10 +1292,15 @@ def where_we_stand(book: Book) -> OperationResult:
         lines.append(f"{s['ship']}{fleet}: P{s['port']} S{s['starboard']} "
                      f"M{s['masts']} H{s['hull']}, {s['state']}"
                      + (f" ({', '.join(extra)})" if extra else ""))  # fmt: skip
-    lines += [f"{f['fleet']}: damage inflicted {f['damage_inflicted']} boxes" for f in fleets]
+    lines += [f"{f['fleet']}: damage inflicted {f['damage_inflicted']} boxes"
+              + ("; the battle is over for this fleet: no ship afloat" if f["over"] else "")
+              for f in fleets]  # fmt: skip
+    over = _over(ledger, [f["fleet"] for f in fleets if not f["over"]])
+    if over:
+        lines.append("the battle is over: no more than one fleet has a ship afloat")
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
                "wind": {"direction": direction, "speed": speed}, "ships": ships,
-               "fleets": fleets}  # fmt: skip
+               "fleets": fleets, "battle_over": over}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 

@@ -120,7 +120,8 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     source = quote_sheetname(FORMATIONS.sheet)
     top, bottom = _HEAD_ROW + 1, _HEAD_ROW + formations
     for label, col in (("Side", 1), ("Formation", 2)):
-        style_header(ws.cell(row=_HEAD_ROW, column=col, value=label))
+        write(ws.cell(row=_HEAD_ROW, column=col), label)
+        style_header(ws.cell(row=_HEAD_ROW, column=col))
     write(ws.cell(row=_DAY_ROW, column=2), "Day number")
     for k, helper in enumerate(ISO_DATE_HELPERS, start=1):
         write(ws.cell(row=_DAY_ROW + k, column=2), helper)
@@ -133,25 +134,25 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
             prev = f"{get_column_letter(2 + j)}${_DAY_ROW}"
             found = (f'IF({prev}="","",IF(COUNTIF({events},">"&{prev})=0,"",'
                      f'SMALL({events},COUNTIF({events},"<="&{prev})+1)))')  # fmt: skip
-        ws[f"{col}{_DAY_ROW}"] = Formula("=" + found)
+        write(ws[f"{col}{_DAY_ROW}"], Formula("=" + found))
         helpers = [f"{col}${_DAY_ROW + k}" for k in range(1, len(ISO_DATE_HELPERS) + 1)]
         for k, (header, formula) in enumerate(iso_date(day, helpers).items(), start=1):
             row = _HEAD_ROW if header == "date" else _DAY_ROW + k
-            ws[f"{col}{row}"] = Formula("=" + formula)
+            write(ws[f"{col}{row}"], Formula("=" + formula))
         style_header(ws[f"{col}{_HEAD_ROW}"])
         for i in range(formations):
             r, fr = top + i, TABLE_TOP + 1 + i  # the Formations table's rows
             name = f"$B{r}"
             start = f"{source}!${f['Stands at start']}{fr}"
             cell = ws[f"{col}{r}"]
-            cell.value = Formula(f'=IF(OR({name}="",{day}=""),"",'
-                                 f"{strength_formula(name, start, day)})")  # fmt: skip
+            write(cell, Formula(f'=IF(OR({name}="",{day}=""),"",'
+                                f"{strength_formula(name, start, day)})"))  # fmt: skip
             style_formula(cell, FMT_INT)
     for i in range(formations):
         r, fr = top + i, TABLE_TOP + 1 + i
         for col, header in (("A", "Side"), ("B", "Formation")):
             ref = f"{source}!${f[header]}{fr}"
-            ws[f"{col}{r}"] = Formula(f'=IF({source}!${f["Formation"]}{fr}="","",{ref})')
+            write(ws[f"{col}{r}"], Formula(f'=IF({source}!${f["Formation"]}{fr}="","",{ref})'))
             style_formula(ws[f"{col}{r}"], FMT_TEXT)
     totals = bottom + 2
     for s, side in enumerate(sides):
@@ -161,8 +162,8 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
         write(ws.cell(row=r, column=2), "Total")
         for j in range(dates):
             col = get_column_letter(3 + j)
-            ws[f"{col}{r}"] = Formula(f'=IF({col}${_DAY_ROW}="","",SUMIF($A${top}:$A${bottom},'
-                                      f"$A{r},{col}${top}:{col}${bottom}))")  # fmt: skip
+            total = f"SUMIF($A${top}:$A${bottom},$A{r},{col}${top}:{col}${bottom})"
+            write(ws[f"{col}{r}"], Formula(f'=IF({col}${_DAY_ROW}="","",{total})'))
             style_formula(ws[f"{col}{r}"], FMT_INT)
     for row in range(_DAY_ROW, _HEAD_ROW):
         ws.row_dimensions[row].hidden = True
@@ -175,19 +176,19 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     # error value for a gap draws as 0 in some spreadsheets).
     chart = wb.create_sheet("_chart")
     chart.sheet_state = "hidden"
-    chart["A1"] = "Date"
+    write(chart["A1"], "Date")
     for s, side in enumerate(sides):
-        chart.cell(row=1, column=2 + s, value=side)
+        write(chart.cell(row=1, column=2 + s), side)
     timeline = quote_sheetname(TIMELINE)
     for j in range(dates):
         col = get_column_letter(3 + j)
-        chart[f"A{2 + j}"] = Formula(f'=IF({timeline}!{col}${_DAY_ROW}="","",'
-                                     f"{timeline}!{col}${_HEAD_ROW})")  # fmt: skip
+        write(chart[f"A{2 + j}"], Formula(f'=IF({timeline}!{col}${_DAY_ROW}="","",'
+                                          f"{timeline}!{col}${_HEAD_ROW})"))  # fmt: skip
         for s in range(len(sides)):
             r, here = totals + s, get_column_letter(2 + s)
             before = f"{here}{1 + j}" if j else "0"
-            chart.cell(row=2 + j, column=2 + s).value = Formula(
-                f'=IF({timeline}!{col}${_DAY_ROW}="",{before},{timeline}!{col}{r})')  # fmt: skip
+            write(chart.cell(row=2 + j, column=2 + s), Formula(
+                f'=IF({timeline}!{col}${_DAY_ROW}="",{before},{timeline}!{col}{r})'))  # fmt: skip
     grid_chart(chart, ws, series=len(sides), head=1, last=1 + dates,
                title="Each side's stands over the campaign", y_title="Stands",
                x_title="Date")  # fmt: skip

@@ -115,7 +115,7 @@ class DivisionSpec:
     corps: str = ""
     commander: str = ""
     cavalry: bool = False
-    stands: int = 0
+    stands: int | None = None  # None: not known (stands lost not checked)
     start_dep: int | None = None  # None: the maximum DEP
     start_ccp: int | None = None  # None: max CCP with cavalry, else 0
 
@@ -138,7 +138,7 @@ def divisions_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[DivisionSpec]:
     for side, corps, division in oob.divisions():
         units = [u for u in oob.units if (u.side, u.corps, u.division) == (side, corps, division)]
         cavalry = any(_is_cavalry(ruleset, u.type) for u in units)
-        dep = next((u.strength("dep") for u in units if u.strength("dep") is not None), None)
+        dep = next((u.given("dep") for u in units if u.given("dep") is not None), None)
         ccp = next((u.strength("ccp") for u in units if u.strength("ccp") is not None), None)
         specs.append(
             DivisionSpec(
@@ -360,13 +360,10 @@ def build_dep_ledger(
     if divisions is not None:
         specs = [_spec(d) for d in divisions]
     elif oob is not None:
-        # The scenario's maximum caps the order of battle's Start DEP, which is the rules'
-        # maximum (48) where the order of battle left it blank; more than 48 is refused
-        # when the order of battle is read.
-        specs = [
-            replace(s, start_dep=None if s.start_dep is None else min(s.start_dep, rules.max_dep))
-            for s in divisions_of(oob, ruleset)
-        ]
+        # A blank dep starts at the scenario's maximum; one given above it is refused
+        # where it was given (above the rules' 48: when the order of battle is read).
+        _check_given_dep(oob, rules)
+        specs = divisions_of(oob, ruleset)
     else:
         specs = []
     _check_specs(specs, rules)
@@ -393,6 +390,20 @@ def build_dep_ledger(
         header = next(c.header for c in ruleset.table("maneuver_table").columns if c.name == column)
         define_name(wb, name, f"{quote_sheetname(maneuver.sheet)}!{maneuver.column_range(header)}")
     return wb
+
+
+def _check_given_dep(oob: OrderOfBattle, rules: DepRules) -> None:
+    for unit in oob.units:
+        dep = unit.given("dep")
+        if dep is not None and dep > rules.max_dep:
+            raise InvalidArgumentError(
+                f"{unit.where('dep')}: division {unit.division!r} starts with DEP {dep}, "
+                f"above the scenario's maximum DEP {rules.max_dep}",
+                file=oob.source or None,
+                column="dep",
+                value=dep,
+                expected=f"0 to {rules.max_dep}, or blank for the maximum",
+            )
 
 
 def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:

@@ -70,7 +70,9 @@ def legal_turn(pick: Pick, state: DivisionState, turn: int, rules: DepRules) -> 
         rest_eligible=bool(pick(0, 1)),
         charges=charges,
         counter_charges=pick(0, held - charges),
-        stands_lost=pick(0, 4) if pick(0, 3) == 0 else 0,
+        stands_lost=min(pick(0, 4), 4 if state.stands is None else state.stands)
+        if pick(0, 3) == 0
+        else 0,
         ccp_bought=ccp_bought,
         dep_markers=pick(0, 2) if pick(0, 5) == 0 else 0,
     )
@@ -169,7 +171,8 @@ def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
             continue
         start = ledger.starts[row["division"]]
         state = DivisionState(row["division"], start.cavalry, row["dep"], row["ccp"],
-                              row["rest_point"], Status(row["status"]))  # fmt: skip
+                              row["rest_point"], Status(row["status"]),
+                              stands=row["stands_left"])  # fmt: skip
         inputs = legal_turn(pick, state, turn, ledger.rules)
         options = {"division": row["division"]}
         for column in input_columns(TURNS):

@@ -79,7 +79,7 @@ def test_template_has_every_part(ledger: Path) -> None:
         tuple(table_cell(wb, "tbl_Divisions", h, i).value for h in DIVISIONS_TABLE.headers[:8])
         for i in range(4)
     ]
-    assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "N", 48, 0, 0)
+    assert rows[0] == ("French", "II Corps", "5th Division", "Bachelu", "N", 48, 0, None)
     assert rows[1][4:7] == ("Y", 48, 3)  # cavalry starts with 3 CCP
     assert rows[3][5:7] == (30, 3)
     _assert_furniture(wb, turn_rows=4)
@@ -166,6 +166,29 @@ def test_oob_divisions(tmp_path: Path) -> None:
     scenario = build("dep-ledger", "etg", oob, max_dep=40)
     assert table_cell(scenario, "tbl_Divisions", "Start DEP", 0).value == 40
     assert named_cell(scenario, "MaxDEP").value == 40
+
+
+def test_a_start_dep_above_the_scenario_maximum_is_refused_where_given(tmp_path: Path) -> None:
+    """A blank dep starts at the scenario's maximum; a dep typed above it is not cut down
+    to it without a word, but refused with its line."""
+    from battle_ledger.sheets.oob import read_oob
+
+    csv = tmp_path / "oob.csv"
+    csv.write_text(
+        "side,corps,division,brigade,unit,type,grade,stands,commander,dep\n"
+        "French,II Corps,5th Division,Husson,2e Leger,infantry,veteran,4,Bachelu,\n"
+        "Allied,I Corps,2nd Division,Byng,2nd Guards,infantry,guard,4,Cooke,\n"
+        "Allied,I Corps,2nd Division,Byng,3rd Guards,infantry,guard,4,,44\n",
+        encoding="utf-8",
+    )
+    oob = read_oob(csv, registry.get("etg"))
+    at_44 = build("dep-ledger", "etg", oob, max_dep=44)
+    starts = [table_cell(at_44, "tbl_Divisions", "Start DEP", i).value for i in (0, 1)]
+    assert starts == [44, 44]
+    with pytest.raises(BattleLedgerError, match="line 4: division '2nd Division' starts with "
+                       "DEP 44, above the scenario's maximum DEP 40") as refused:  # fmt: skip
+        build("dep-ledger", "etg", oob, max_dep=40)
+    assert refused.value.file == str(csv) and refused.value.column == "dep"
 
 
 def test_template_refuses_bad_divisions() -> None:
@@ -411,7 +434,7 @@ def test_cli_record_end_turn_report(ledger: Path) -> None:
     assert runner.invoke(cli, ["run", "end-turn", str(ledger)]).exit_code == 0
     text = runner.invoke(cli, ["report", str(ledger)])
     assert text.exit_code == 0 and "2nd Division" in text.output
-    assert re.search(r"2nd Division\s+45\s+0\s+0\s+active", text.output)
+    assert re.search(r"2nd Division\s+45\s+0\s+0\s+\+1\s+active", text.output)
     data = runner.invoke(cli, ["report", str(ledger), "--json"])
     parsed = json.loads(data.output)
     details = parsed.get("details", parsed)

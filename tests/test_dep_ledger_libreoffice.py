@@ -25,6 +25,7 @@ from battle_ledger.rulesets.dep import (
     dep_after_turn,
     initial_state,
 )
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_operation, run_report
 from battle_ledger.templates.dep_ledger import DivisionSpec
@@ -53,15 +54,47 @@ def _play(path: Path, turns: list[dict[str, TurnInputs]]) -> None:
     book.commit()
 
 
+_SHOWN = ("DEP now", "CCP now", "Status", "Stands left", "Maneuver modifier")
+_REPORTED = ("dep", "ccp", "status", "stands_left", "maneuver_modifier")
+#: The Turns columns of template version 4, compared beside ``OUTPUTS``.
+_LATER = ("Stands left", "DEP wasted")
+
+
+def _blank(value: Any) -> Any:
+    return None if value in (None, "") or value != value else int(value)  # NaN: blank
+
+
 def _divisions_sheet(wb: Any) -> dict[str, tuple[Any, ...]]:
     ws = wb["Divisions"]
     header = [c.value for c in ws[3]]
-    col = {h: header.index(h) for h in ("Division", "DEP now", "CCP now", "Status")}
+    col = {h: header.index(h) for h in ("Division", *_SHOWN)}
     return {
-        row[col["Division"]]: (row[col["DEP now"]], row[col["CCP now"]], row[col["Status"]])
+        row[col["Division"]]: tuple(
+            row[col[h]] if h == "Status" else _blank(row[col[h]]) for h in _SHOWN
+        )
         for row in ws.iter_rows(min_row=4, values_only=True)
         if row[col["Division"]]
     }
+
+
+def _later_columns(path: Path, wb: Any) -> None:
+    """Stands left and DEP wasted of every turn row: LibreOffice's equal the Python's."""
+    from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger
+
+    ledger = read_ledger(HeadlessBook(path, writable=False))
+    computed = compute_turns(ledger)
+    python = {
+        (str(row["Division"]), int(row["Turn"])): tuple(_blank(computed.at[i, h]) for h in _LATER)
+        for i, row in ledger.turns.iterrows()
+    }
+    ws = wb["Turns"]
+    header = [c.value for c in ws[3]]
+    col = {h: header.index(h) for h in ("Turn", "Division", *_LATER)}
+    for row in ws.iter_rows(min_row=4, values_only=True):
+        if row[col["Division"]] in (None, ""):
+            continue
+        key = (str(row[col["Division"]]), int(row[col["Turn"]]))
+        assert tuple(_blank(row[col[h]]) for h in _LATER) == python[key], key
 
 
 def _assert_agree(path: Path) -> dict[tuple[str, int], tuple[Any, ...]]:
@@ -75,7 +108,8 @@ def _assert_agree(path: Path) -> dict[tuple[str, int], tuple[Any, ...]]:
     report = run_report(HeadlessBook(path, writable=False)).details
     shown = _divisions_sheet(wb)
     for row in report["divisions"]:
-        assert shown[row["division"]] == (row["dep"], row["ccp"], row["status"]), row
+        assert shown[row["division"]] == tuple(row[k] for k in _REPORTED), row
+    _later_columns(path, wb)
     assert named_cell(wb, "CurrentTurn").value == report["current_turn"]
     assert named_cell(wb, "LastClosedTurn").value == report["last_closed_turn"]
     # The DEP-by-turn grid: DEP end of each closed turn, #N/A after.
@@ -153,6 +187,40 @@ def test_worked_scenario(tmp_path: Path) -> None:
     assert python[("Hussars", 4)] == (18, 0, 19, 1, "blown")
     assert python[("Doomed", 2)] == (2, 0, 0, 0, "removed")
     assert ("Doomed", 3) not in python
+
+
+def test_the_readings_of_template_version_4(tmp_path: Path) -> None:
+    """The maneuver's +1 judged after the orders DEP (36 with orders: none; 37: +1),
+    stands lost counted down from the division's stands, a removed division's CCP gone
+    from its side's total, DEP markers past the maximum lost and said so in the Log."""
+    require_soffice()
+    from battle_ledger.sheets.operations import run_on_file
+
+    path = make_ledger(tmp_path / "v4.xlsx", [
+        DivisionSpec("French", "At 36", stands=8, start_dep=36),
+        DivisionSpec("French", "At 37", stands=8, start_dep=37),
+        DivisionSpec("Allied", "Lancers", cavalry=True, stands=3, start_dep=4),
+        DivisionSpec("Allied", "Fresh", start_dep=47),
+    ])  # fmt: skip
+    before = {r["division"]: r for r in run_report(HeadlessBook(path, writable=False))
+              .details["divisions"]}  # fmt: skip
+    # What the next roll gets, once its orders DEP is paid.
+    assert (before["At 36"]["maneuver_modifier"], before["At 37"]["maneuver_modifier"]) == (0, 1)
+    run_on_file(path, "record", division="At 36", orders="Y", stands_lost="3")
+    run_on_file(path, "record", division="At 37", orders="Y")
+    run_on_file(path, "record", division="Lancers", stands_lost="2")
+    run_on_file(path, "record", division="Fresh", dep_markers="3")
+    with pytest.raises(BattleLedgerError, match="the division has 8 stands left"):
+        run_on_file(path, "record", division="At 37", stands_lost="9")
+    closed = run_on_file(path, "end-turn")
+    assert "DEP lost to the maximum 48: Fresh 2" in closed.summary
+    report = run_report(HeadlessBook(path, writable=False)).details
+    rows = {r["division"]: r for r in report["divisions"]}
+    assert (rows["At 36"]["stands_left"], rows["At 36"]["dep"]) == (5, 29)
+    assert rows["Fresh"]["dep"] == 48 and rows["Fresh"]["dep_wasted"] == 2
+    assert (rows["Lancers"]["status"], rows["Lancers"]["ccp"]) == ("removed", 0)
+    assert next(s for s in report["sides"] if s["side"] == "Allied")["ccp"] == 0
+    _assert_agree(path)
 
 
 @st.composite

@@ -330,3 +330,33 @@ def test_the_docs_list_every_reading_a_house_file_may_change() -> None:
             for value, const in table.values.items():
                 if const.house_default:
                     assert f"`{name}.{value}`" in docs, (ruleset.id, name, value)
+
+
+@pytest.mark.libreoffice
+def test_the_maneuver_bonus_is_judged_after_the_orders_dep(tmp_path: Path) -> None:
+    """36 DEP with orders rolls at 35 (no +1), 37 at 36 (+1): a 36 rolling 4 reads the
+    table where a 37 rolling 3 does; LibreOffice's Maneuver column agrees."""
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    oob = tmp_path / "oob.csv"
+    oob.write_text(
+        "side,corps,division,brigade,unit,type,grade,stands,dep\n"
+        "French,I,At 36,A,1er Ligne,infantry,Veteran,4,36\n"
+        "French,I,At 37,B,2e Ligne,infantry,Veteran,4,37\n",
+        encoding="utf-8",
+    )
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", oob, "--rules", CLUB, "-o",
+                book).exit_code == 0  # fmt: skip
+    wanted: dict[str, str] = {}
+    for division, roll in (("At 36", 4), ("At 37", 3)):
+        done = _cli("run", "record", book, "--division", division, "--orders", "Y",
+                    "--maneuver-roll", roll, "--json")  # fmt: skip
+        assert done.exit_code == 0, done.output
+        wanted[division] = json.loads(done.output)["details"]["maneuver"]
+    assert wanted["At 36"] == wanted["At 37"] == "Hold Ground"  # the club's 4 (5: Half Move)
+    wb = recalculated_workbook(book)
+    for division, result in wanted.items():
+        index = find_row(wb, "tbl_Turns", Division=division, Turn=1)
+        assert table_cell(wb, "tbl_Turns", "Maneuver", index).value == result, division

@@ -133,6 +133,63 @@ def test_template_has_what_its_declaration_implies(name: str, tmp_path: Path) ->
     assert (meta["kind"], meta["template_version"]) == (name, kind.template_version)
 
 
+#: What makes a spreadsheet read text as a formula (Excel and LibreOffice), and a mark
+#: no rule text or formula of ours contains, to find the injected names again.
+_FORMULA_STARTS = ("=", "+", "-", "@", "=cmd|' /C calc'!A0 ", '=HYPERLINK("http://x.invalid",')
+_MARK = "ZQX"
+
+
+def _injected(text: str, index: int) -> str:
+    return f"{_FORMULA_STARTS[index % len(_FORMULA_STARTS)]}{_MARK}{index} {text}"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_names_that_look_like_formulas_stay_text_in_every_sheet(name: str, tmp_path: Path) -> None:
+    """Every name of the order of battle (side, corps, division, brigade, unit,
+    commander) and the battle's name made to start as a formula does: after two periods
+    of the playbook, no cell of any sheet is a formula holding one, every one is text,
+    and the report reads them back as they were typed."""
+    from dataclasses import replace
+
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    ruleset = PLAYBOOKS[name].ruleset
+    oob = read_oob(example_path(ruleset), registry.get(ruleset))
+    names: dict[str, str] = {}
+
+    def renamed(text: str) -> str:
+        return names.setdefault(text, _injected(text, len(names))) if text else text
+
+    fields = ("side", "corps", "division", "brigade", "unit", "commander")
+    units = tuple(replace(u, **{f: renamed(getattr(u, f)) for f in fields}) for u in oob.units)
+    options = {} if name == "campaign" else {"battle": _injected("Battle", 999)}
+    path = tmp_path / "ledger.xlsx"
+    save_workbook(templates.build(name, ruleset, replace(oob, units=units), **options), path)
+    _play(name, path, periods=2, seed=3)
+
+    found: set[str] = set()
+    for ws in openpyxl.load_workbook(path).worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                if not isinstance(value, str) or _MARK not in value:
+                    continue
+                where = f"{ws.title}!{cell.coordinate}: {value[:80]!r}"
+                assert cell.data_type == "s", f"a formula made of a name at {where}"
+                if value in names.values():
+                    found.add(value)
+    assert found, "no injected name reached the workbook"
+    # Every thing of the ledger keeps its name as typed (a ship's fleet may be added).
+    kind = _kind(name)
+    book = HeadlessBook(path, writable=False)
+    things = read_tables(book, kind).things[kind.thing_key.header].tolist()
+    assert things and all(str(t).startswith(_FORMULA_STARTS) and _MARK in t for t in things)
+    assert _MARK in str(run_report(book).details)
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_a_newer_template_version_is_refused(name: str, tmp_path: Path) -> None:
     path = _build(name, tmp_path / "ledger.xlsx")
@@ -360,3 +417,49 @@ def test_xlwings_server_replay_equals_the_headless_run(
     assert {a["func"] for a in actions} <= {"setValues", "setFormula", "resizeTable"}
     apply_actions(served, actions)
     assert _state(served, kind) == _state(headless, kind)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_record_from_csv_equals_one_record_a_row(name: str, tmp_path: Path) -> None:
+    """``run RECORD --from-csv`` with one row per planned record of a period writes what
+    the records one by one write, in one save; a bad last row refuses every row and
+    leaves the file byte for byte as it was."""
+    import csv
+
+    from click.testing import CliRunner
+
+    from battle_ledger.xlfuncs.cli import cli
+
+    kind = _kind(name)
+    one_by_one = _build(name, tmp_path / "one.xlsx")
+    planned: list[dict[str, str]] = []
+    for _ in range(3):  # a campaign has nothing to record before its first battle
+        plan = PLAYBOOKS[name].records(random.Random(5).randint, one_by_one)
+        planned = [o for op, o in plan if op == kind.record]
+        if planned:
+            break
+        _play(name, one_by_one, 1, 5)
+    assert planned, f"the {name} playbook plans no {kind.record}"
+    batch = shutil.copy(one_by_one, tmp_path / "batch.xlsx")
+    for options in planned:
+        run_on_file(one_by_one, kind.record, **options)
+    headers = list(dict.fromkeys(k for o in planned for k in o))
+    rows = tmp_path / "rows.csv"
+    with rows.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([h.replace("_", " ").capitalize() for h in headers])
+        writer.writerows([[o.get(h, "") for h in headers] for o in planned])
+    result = CliRunner().invoke(cli, ["run", kind.record, str(batch), "--from-csv", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert len(result.output.strip().splitlines()) >= len(planned)
+    for table in (kind.things, kind.periods):
+        expected = HeadlessBook(one_by_one, writable=False).read_table(table.name)
+        got = HeadlessBook(batch, writable=False).read_table(table.name)
+        pd.testing.assert_frame_equal(got, expected)
+    # A bad row at the end: nothing of the rows before it is written.
+    before = Path(batch).read_bytes()
+    with rows.open("a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow(["no such thing" if h == headers[0] else "" for h in headers])
+    refused = CliRunner().invoke(cli, ["run", kind.record, str(batch), "--from-csv", str(rows)])
+    assert refused.exit_code in (1, 2) and f"line {len(planned) + 2}" in refused.output
+    assert Path(batch).read_bytes() == before

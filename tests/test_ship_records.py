@@ -66,7 +66,11 @@ def test_a_frigate_takes_a_pirate_by_gunnery_and_boarding(tmp_path: Path) -> Non
     # A frigate's main mast moves 2: fore 1 + main 2 = 3 x wind 4 running.
     assert _ship(path, "Naiad")["speed_running"] == 12
     # Boarding: one die per gun deck left (Naiad 4, Revenge 2); the higher total captures.
-    _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2", target_dice="6,1")
+    boarded = _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2",
+                   target_dice="6,1")  # fmt: skip
+    # The pirates' only ship taken: the battle is over for them, not for the rest.
+    assert (boarded.details["sides_out"], boarded.details["battle_over"]) == (["Pirates"], False)
+    assert "the battle is over for Pirates" in boarded.summary
     naiad, revenge = _ship(path, "Naiad"), _ship(path, "Revenge")
     assert revenge["state"] == "captured" and revenge["captured_by"] == "Naiad"
     # The prize crew (one gun deck) is marked off the winner and mans the prize.
@@ -85,6 +89,32 @@ def test_a_frigate_takes_a_pirate_by_gunnery_and_boarding(tmp_path: Path) -> Non
     assert _ship(path, "Naiad")["entangled_with"] == "Revenge"
     _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
     assert _ship(path, "Naiad")["entangled_with"] is None
+
+
+def test_the_battle_is_over_when_one_fleet_alone_has_ships_afloat(tmp_path: Path) -> None:
+    path = tmp_path / "duel.xlsx"
+    save_workbook(templates.build("ship-records", "age-of-sail", ships=SHIPS[:2]), path)
+    report = run_report(HeadlessBook(path, writable=False)).details
+    assert report["battle_over"] is False
+    assert [f["over"] for f in report["fleets"]] == [False, False]
+    result = _run(path, "board", ship="Naiad", target="Revenge", dice="6,6,6,6",
+                  target_dice="1,1,1,1", part=1)  # fmt: skip
+    assert (result.details["sides_out"], result.details["battle_over"]) == (["Pirates"], True)
+    assert "the battle is over: only British has ships afloat" in result.summary
+    log = HeadlessBook(path, writable=False).read_table("tbl_Log", {"Detail": str})
+    assert "the battle is over for Pirates" in log["Detail"].tolist()[-1]
+    report = run_report(HeadlessBook(path, writable=False))
+    assert report.details["battle_over"] is True
+    assert {f["fleet"]: f["over"] for f in report.details["fleets"]} == {
+        "British": False, "Pirates": True}  # fmt: skip
+    assert "the battle is over" in report.summary
+    # Ships still roll (separating, a burning prize): the ledger stays open, and says
+    # nothing new.
+    again = _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    assert (again.details["sides_out"], again.details["battle_over"]) == ([], True)
+    assert "over" not in again.summary
+    closed = _run(path, "end-round", seed=1)
+    assert closed.details["battle_over"] is True and closed.details["sides_out"] == []
 
 
 def test_a_burning_ship_blows_up_and_sets_a_neighbour_alight(tmp_path: Path) -> None:

@@ -286,6 +286,36 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
     return options
 
 
+def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
+    """``run --from-csv``: each row's given cells as operation options (a header
+    "Stands lost", "stands_lost" or "--stands-lost" is the option stands_lost), with
+    where it came from ("turn3.csv line 4"). Read whole before the ledger is opened."""
+    from battle_ledger.sheets.oob import csv_rows, read_text
+
+    if source == "-":
+        text = click.get_text_stream("stdin").read(MAX_CSV_CHARACTERS + 1)
+        if len(text) > MAX_CSV_CHARACTERS:
+            raise CommandError("standard input is too large for --from-csv",
+                               expected=f"at most {MAX_CSV_CHARACTERS:,} characters")  # fmt: skip
+        label = "standard input"
+    else:
+        text, label = read_text(Path(source)), source
+    batch = []
+    for line, cells in csv_rows(text, label, header="the operation's options"):
+        options = {
+            h.strip().lstrip("-").casefold().replace("-", "_").replace(" ", "_"): v.strip()
+            for h, v in cells.items()
+            if h.strip() and v.strip()
+        }
+        if options:
+            batch.append((f"{label} line {line}", options))
+    return batch
+
+
+#: The most text ``run --from-csv -`` reads from standard input.
+MAX_CSV_CHARACTERS = 10_000_000
+
+
 def operation_help(name: str, book: Path | None = None) -> str:
     """The help of operation ``name``: of the book's kind if ``book`` is one of ours,
     else of every kind that has it."""
@@ -369,6 +399,14 @@ class _RunCommand(click.Command):
     metavar="SECONDS",
     help="How long to wait while another battle-ledger command writes BOOK.",
 )
+@click.option(
+    "--from-csv",
+    "rows_csv",
+    metavar="FILE",
+    help="Run MACRO once per row of a CSV file (- for standard input): the headers are "
+    "the operation's options (Division, Stands lost or --stands-lost), blank cells are "
+    "not given; every row is checked and written, or none.",
+)
 @rules_option
 @click.pass_context
 def run(
@@ -378,6 +416,7 @@ def run(
     as_json: bool,
     dry_run: bool,
     wait: float,
+    rows_csv: str | None,
     house: HouseRules | None,
 ) -> None:
     """Run ledger operation MACRO on the workbook BOOK and save it.
@@ -392,13 +431,15 @@ def run(
 
     \b
     Example: battle-ledger run end-turn ledger.xlsx
+    Example: battle-ledger run record ledger.xlsx --from-csv turn3.csv
     """
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_on_book
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
+    batch = None if rows_csv is None else _csv_batch(rows_csv)
     workbook = HeadlessBook(book, wait=wait)
-    result = run_on_book(workbook, macro, house=house, dry_run=dry_run, **options)
+    result = run_on_book(workbook, macro, house=house, dry_run=dry_run, batch=batch, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
