@@ -64,12 +64,15 @@ def test_example_runs(
     where: str, kind: str, example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In a folder with army.csv (the bundled Eagles to Glory order of battle), fleet.csv
-    (the bundled Age of Sail one), house.yaml (Eagles to Glory house rules, unless the
-    example writes one) and,
+    (the bundled Age of Sail one), turn.csv (two divisions' record of a turn),
+    house.yaml (Eagles to Glory house rules, unless the example writes one) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
     from its rule set's bundled order of battle; a campaign with its first battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
+    (tmp_path / "turn.csv").write_text(  # a turn of the bundled Quatre Bras DEP ledger
+        "Division,Orders,Stands lost\n5e Division,Y,1\n9e Division,N,\n", encoding="utf-8"
+    )
     args = shlex.split(example)
     if "init-house" not in args:
         shutil.copy(HOUSE_FIXTURES / "etg-club.yaml", tmp_path / "house.yaml")

@@ -431,14 +431,19 @@ def run(
 
     \b
     Example: battle-ledger run end-turn ledger.xlsx
-    Example: battle-ledger run record ledger.xlsx --from-csv turn3.csv
+    Example: battle-ledger run record ledger.xlsx --from-csv turn.csv
     """
     from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.operations import run_on_book
+    from battle_ledger.sheets.operations import find_operation, run_on_book
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
-    batch = None if rows_csv is None else _csv_batch(rows_csv)
     workbook = HeadlessBook(book, wait=wait)
+    batch = None
+    if rows_csv is not None:
+        if "from_csv" in find_operation(workbook.meta().kind, macro, file=book.name).options:
+            options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)
+        else:
+            batch = _csv_batch(rows_csv)
     result = run_on_book(workbook, macro, house=house, dry_run=dry_run, batch=batch, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
