@@ -72,6 +72,7 @@ __all__ = [
     "initial_state",
     "initial_status",
     "maneuver_modifier",
+    "next_maneuver_modifier",
     "run_division",
 ]
 
@@ -202,6 +203,8 @@ class TurnInputs:
     maneuver_roll: int | None = None  # the division commander's d10 (None: no roll)
     maneuver_modifiers: int = 0  # the other maneuver modifiers (the DEP's +1 is added here)
 
+
+_WITH_ORDERS = TurnInputs(orders=True)  # a turn of orders alone, for the next roll
 
 #: The inputs of a turn that are counts (whole numbers 0 or more).
 COUNT_FIELDS: tuple[str, ...] = (
@@ -458,7 +461,7 @@ NO_MANEUVER_TABLE = "no Maneuver Table"
 OFF_THE_TABLE = "not on the table"
 
 
-def dep_at_maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> int:
+def dep_at_maneuver(dep: int, inputs: TurnInputs, rules: DepRules) -> int:
     """The DEP a division "currently has" when its commander rolls for maneuver (turn
     sequence step 4): the turn's start less what the orders phase (step 1) spent, the
     orders DEP, counter-charges and CCP bought (a division at 36 that takes orders rolls
@@ -466,7 +469,13 @@ def dep_at_maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -
     spent = rules.orders_cost if inputs.orders else 0
     spent += inputs.counter_charges * rules.counter_charge_cost_dep
     spent += inputs.ccp_bought * rules.dep_per_ccp_bought
-    return max(0, state.dep - spent)
+    return max(0, dep - spent)
+
+
+def next_maneuver_modifier(dep: int, status: Status | str, rules: DepRules) -> int:
+    """The DEP's modifier to a division's next maneuver roll, ``dep`` at the start of
+    its turn: a division rolls only with orders, so after their DEP is paid."""
+    return maneuver_modifier(dep_at_maneuver(dep, _WITH_ORDERS, rules), status, rules)
 
 
 def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
@@ -475,7 +484,7 @@ def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
     if inputs.maneuver_roll is None:
         return ""
     modified = inputs.maneuver_roll + inputs.maneuver_modifiers
-    modified += maneuver_modifier(dep_at_maneuver(state, inputs, rules), state.status, rules)
+    modified += maneuver_modifier(dep_at_maneuver(state.dep, inputs, rules), state.status, rules)
     try:
         return eagles_to_glory.maneuver_on_table(modified)
     except MissingTableError:

@@ -63,6 +63,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.values import cell_count
 
 __all__ = [
     "BATTLES",
@@ -475,7 +476,7 @@ def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
                                      column="Battle", value=number,
                                      expected="a battle of tbl_Battles",
                                      **where_of(ledger.turns, index))  # fmt: skip
-            lost, replaced, donated = (0 if pd.isna(row[h]) else int(row[h]) for h, _ in _NET)
+            lost, replaced, donated = (cell_count(row[h]) for h, _ in _NET)
             outcome = ledger.outcome(battle, ledger.sides[formation])
             fought.append(recovery.FormationBattle(number, battle.date, lost, outcome,
                                                    replaced, donated))  # fmt: skip
@@ -881,7 +882,7 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
         index = rows.index[0]
         had = trial.at[index, header]
         trial[header] = trial[header].astype(object)
-        trial.at[index, header] = (0 if pd.isna(had) else int(had)) + count
+        trial.at[index, header] = cell_count(had) + count
         changed[header][index] = trial.at[index, header]
     compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
     for header, cells in changed.items():

@@ -58,7 +58,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import yes_test
+from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
 
 __all__ = [
     "GRADES",
@@ -399,10 +399,6 @@ def read_brackets(book: Book) -> BracketsLedger:
     return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES))
 
 
-def _roll(value: Any) -> int | None:
-    return None if pd.isna(value) else int(value)
-
-
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.starts):
@@ -411,13 +407,13 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
         for expected, (index, row) in enumerate(rows, start=1):
             turn = gote.UnitTurn(
                 turn=expected,
-                fire=0 if pd.isna(row["Lost to fire"]) else int(row["Lost to fire"]),
-                melee=0 if pd.isna(row["Lost in melee"]) else int(row["Lost in melee"]),
+                fire=cell_count(row["Lost to fire"]),
+                melee=cell_count(row["Lost in melee"]),
                 leader_attached=bool(row["Leader attached"]),
-                morale_roll=_roll(row["Morale roll"]),
-                rally_roll=_roll(row["Rally roll"]),
-                leader_roll=_roll(row["Leader roll"]),
-                leader_result_roll=_roll(row["Leader result roll"]),
+                morale_roll=cell_whole(row["Morale roll"]),
+                rally_roll=cell_whole(row["Rally roll"]),
+                leader_roll=cell_whole(row["Leader roll"]),
+                leader_result_roll=cell_whole(row["Leader result roll"]),
             )
             try:
                 out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes)
@@ -482,13 +478,13 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
             "status": start.status if last is None else last.status,
             "checks": [
                 {"turn": int(row["Turn"]), "bracket": out.crossed[-1], "chance": out.chance,
-                 "roll": _roll(row["Morale roll"]), "passed": out.passed}
+                 "roll": cell_whole(row["Morale roll"]), "passed": out.passed}
                 for _, row, out in parts if out.check_due
             ],
             "leader_casualties": [
                 {"turn": int(row["Turn"]), "chance": out.leader.chance,
-                 "roll": _roll(row["Leader roll"]), "hit": out.leader.hit,
-                 "result_roll": _roll(row["Leader result roll"]),
+                 "roll": cell_whole(row["Leader roll"]), "hit": out.leader.hit,
+                 "result_roll": cell_whole(row["Leader result roll"]),
                  "result": None if out.leader.result is None else out.leader.result.result,
                  "out_of_game": out.leader.out_of_game,
                  "returns_turn": out.leader.returns_turn}

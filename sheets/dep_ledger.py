@@ -43,7 +43,7 @@ from battle_ledger.rulesets.dep import (
     TurnInputs,
     dep_after_turn,
     initial_state,
-    maneuver_modifier,
+    next_maneuver_modifier,
     run_division,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
@@ -83,7 +83,7 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import yes_test
+from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
 
 __all__ = [
     "DIVISIONS",
@@ -280,7 +280,7 @@ def turn_formulas(r: int) -> dict[str, str]:
             f'IF({start("Stands")}="","",IF(${c["Previous row"]}{r}=0,{start("Stands")},'
             f"{prev('Stands left')})-IF({removed_before},0,N(${c['Stands lost']}{r})))"
         ),
-        "DEP wasted": (f"IF({removed_before},0,MAX(0,${c['DEP start']}{r}{dep_change}-MaxDEP))"),
+        "DEP wasted": f"IF({removed_before},0,MAX(0,${c['DEP start']}{r}{dep_change}-MaxDEP))",
     }
     # A row without a division (the blank row of an empty ledger) shows nothing.
     return unless_blank(f"${c['Division']}{r}", formulas)
@@ -448,11 +448,11 @@ def read_ledger(book: Book) -> Ledger:
         try:
             starts[name] = initial_state(
                 name,
-                0 if pd.isna(dep) else int(dep),
-                0 if pd.isna(ccp) else int(ccp),
+                cell_count(dep),
+                cell_count(ccp),
                 bool(row["Cavalry"]),
                 rules,
-                stands=None if pd.isna(stands) else int(stands),
+                stands=cell_whole(stands),
             )
         except DepInputError as exc:
             raise _located(exc, tables.things, index) from None
@@ -468,9 +468,9 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
     """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
     values = {field: row[header] for field, header in _INPUTS}
     roll = values.pop("maneuver_roll")
-    counts = {k: 0 if pd.isna(v) else int(v) for k, v in values.items() if not isinstance(v, bool)}
+    counts = {k: cell_count(v) for k, v in values.items() if not isinstance(v, bool)}
     flags = {k: v for k, v in values.items() if isinstance(v, bool)}
-    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=None if pd.isna(roll) else int(roll),
+    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll),
                       **flags, **counts)  # fmt: skip
 
 
@@ -520,7 +520,7 @@ def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[st
             dep, ccp = int(values["DEP end"]), int(values["CCP end"])
             rest, status = int(values["Rest point"]), Status(str(values["Status"]))
             last_turn = int(mine.loc[last, "Turn"])
-            stands = None if pd.isna(values["Stands left"]) else int(values["Stands left"])
+            stands = cell_whole(values["Stands left"])
             wasted = int(values["DEP wasted"]) if last_turn == as_of else 0
         rows.append(
             {
@@ -532,9 +532,7 @@ def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[st
                 "ccp": ccp,
                 "rest_point": rest,
                 "status": str(status),
-                "maneuver_modifier": maneuver_modifier(
-                    dep - ledger.rules.orders_cost, status, ledger.rules
-                ),  # the next roll comes after its orders DEP is paid
+                "maneuver_modifier": next_maneuver_modifier(dep, status, ledger.rules),
                 "stands": start.stands,
                 "stands_left": stands,
                 "last_turn": last_turn,
@@ -746,7 +744,7 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
         )
     shown = {k: _cell(v) for k, v in given.items()}
     maneuver = effect["Maneuver"]
-    stands = None if pd.isna(effect["Stands left"]) else int(effect["Stands left"])
+    stands = cell_whole(effect["Stands left"])
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
     # What the turn comes to with it (the effect of the inputs, as end-turn will close it).
     detail += f"; DEP {int(effect['DEP start'])} -> {int(effect['DEP end'])}"

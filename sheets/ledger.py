@@ -41,7 +41,7 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.formulas import letters, sheet_name
-from battle_ledger.sheets.values import choice, number, whole, yes_no
+from battle_ledger.sheets.values import cell_whole, choice, number, whole, yes_no
 
 __all__ = [
     "KINDS",
@@ -495,7 +495,7 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
             raise CellValueError(
                 f"a row of {kind.periods.name} has no {kind.period} number",
                 column=period_key,
-                value=None if pd.isna(value) else int(value),
+                value=cell_whole(value),
                 expected="1, 2, 3, ...",
                 **where_of(periods, index),
             )

@@ -51,7 +51,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import whole
+from battle_ledger.sheets.values import cell_whole, whole
 
 __all__ = [
     "COMPASS",
@@ -703,20 +703,17 @@ def _text(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def _int(value: Any) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)
-
-
 def _event(row: Mapping[str, Any]) -> sd.Event:
-    dice = tuple(int(row[h]) for h in DICE if _int(row[h]) is not None)
-    their = tuple(int(row[h]) for h in THEIR_DICE if _int(row[h]) is not None)
+    dice = tuple(int(row[h]) for h in DICE if cell_whole(row[h]) is not None)
+    their = tuple(int(row[h]) for h in THEIR_DICE if cell_whole(row[h]) is not None)
     rng = row["Range"]
     return sd.Event(
         round=int(row["Round"]), action=sd.Action(row["Action"]), ship=_text(row["Ship"]),
-        part=_int(row["Part"]) or 0, target=_text(row["Target"]), from_side=_text(row["From"]),
-        side=_text(row["Side"]), aim=_text(row["Aim"]),
-        range_cm=None if rng is None or pd.isna(rng) else float(rng), decks=_int(row["Decks"]),
-        masts_first=_text(row["Masts first"]), prize_crew=_int(row["Prize crew"]),
+        part=cell_whole(row["Part"]) or 0, target=_text(row["Target"]),
+        from_side=_text(row["From"]), side=_text(row["Side"]), aim=_text(row["Aim"]),
+        range_cm=None if rng is None or pd.isna(rng) else float(rng),
+        decks=cell_whole(row["Decks"]), masts_first=_text(row["Masts first"]),
+        prize_crew=cell_whole(row["Prize crew"]),
         box=_text(row["Box"]), dice=dice, their_dice=their,
     )  # fmt: skip
 
@@ -870,8 +867,9 @@ def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, 
             states[name] = replace(now, entangled_with="")
     ships = [_state_of(s, states[n], wind, ledger.readings, ledger.squadrons[n])
              for n, s in ledger.ships.items()]  # fmt: skip
+    afloat = _fleets_afloat(ledger, states)
     fleets = []
-    for fleet in dict.fromkeys(s.fleet for s in ledger.ships.values()):
+    for fleet in _fleets(ledger):
         mine = [s for s in ships if s["fleet"] == fleet]
         theirs = [s for s in ships if s["fleet"] != fleet]
         fleets.append({
@@ -882,7 +880,7 @@ def standings(ledger: ShipLedger) -> tuple[list[dict[str, Any]], list[dict[str, 
             "ships_taken": sum(s["state"] == "captured" for s in theirs),
             "ships_blown_up": sum(s["state"] == "blown up" for s in theirs),
             "ships_sunk": sum(s["state"] == "sunk" for s in theirs),
-            "over": not any(s["state"] == "afloat" for s in mine),
+            "over": fleet not in afloat,
         })  # fmt: skip
     return ships, fleets
 

@@ -51,6 +51,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.values import cell_count, cell_whole
 
 __all__ = [
     "KIND",
@@ -214,10 +215,6 @@ def read_hits(book: Book) -> HitsLedger:
     return HitsLedger(tables, strengths, sides)
 
 
-def _count(value: Any) -> int:
-    return 0 if pd.isna(value) else int(value)
-
-
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
@@ -230,10 +227,10 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                     **where_of(ledger.turns, index),
                 )  # fmt: skip
             turn = se.HitsTurn(
-                turn=expected, fire_hits=_count(row["Fire hits"]),
-                most_from_one_fire=_count(row["Most from one fire"]),
-                assault_hits=_count(row["Assault hits"]),
-                rally_roll=None if pd.isna(row["Rally roll"]) else int(row["Rally roll"]),
+                turn=expected, fire_hits=cell_count(row["Fire hits"]),
+                most_from_one_fire=cell_count(row["Most from one fire"]),
+                assault_hits=cell_count(row["Assault hits"]),
+                rally_roll=cell_whole(row["Rally roll"]),
             )  # fmt: skip
             try:
                 out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn)

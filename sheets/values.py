@@ -20,6 +20,8 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 __all__ = [
     "NO_WORDS",
     "YES_WORDS",
+    "cell_count",
+    "cell_whole",
     "choice",
     "is_blank",
     "number",
@@ -89,6 +91,17 @@ def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None
             )
         return blank
     return whole_number(value, name, low, high)
+
+
+def cell_whole(value: Any) -> int | None:
+    """A whole-number cell already read and checked (``ledger.read_tables``): its number,
+    None where it is blank."""
+    return None if is_blank(value) else int(value)
+
+
+def cell_count(value: Any) -> int:
+    """A count cell already read and checked: its number, 0 where it is blank."""
+    return 0 if is_blank(value) else int(value)
 
 
 def number(value: Any, name: str, *, low: float | None = 0) -> float | None:

@@ -45,7 +45,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import yes_no, yes_test
+from battle_ledger.sheets.values import cell_count, yes_no, yes_test
 
 __all__ = [
     "ELIMINATED",
@@ -237,7 +237,7 @@ def compute_eliminated(ledger: PointsLedger) -> pd.DataFrame:
             each = etg.stand_victory_points(str(row["Type"]), str(row["Class"]))
         except BattleLedgerError as exc:
             raise exc.located(column="Type", **where_of(frame, index)) from None
-        stands = 0 if pd.isna(row["Stands"]) else int(row["Stands"])
+        stands = cell_count(row["Stands"])
         scored = not (bool(row["At 0 DEP"]) and not ledger.score_removed)
         rows[index] = [each, stands * each if scored else 0]
     result = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)

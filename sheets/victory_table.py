@@ -63,6 +63,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.values import cell_count, cell_whole
 
 __all__ = [
     "KIND",
@@ -308,14 +309,14 @@ def read_victory_table(book: Book) -> VictoryLedger:
                 **where_of(tables.things, index),
             )
         starts[name] = int(row["Base units at start"])
-        units[name] = 0 if pd.isna(row["Units"]) else int(row["Units"])
+        units[name] = cell_count(row["Units"])
     parts = int(ruleset.constant("scale", "player_parts_per_turn"))
     for index, value in tables.periods["Part"].items():
         if pd.isna(value) or not 1 <= int(value) <= parts:
             raise CellValueError(
                 "a part of a turn is 1 or 2 (the first and second player phase)",
                 column="Part",
-                value=None if pd.isna(value) else int(value),
+                value=cell_whole(value),
                 expected=f"1 to {parts}",
                 **where_of(tables.periods, index),
             )
@@ -361,8 +362,8 @@ def _fold(ledger: VictoryLedger) -> dict[str, list[tuple[Any, pd.Series, aog.Par
             inputs = aog.PartInputs(
                 turn=int(row["Turn"]),
                 part=int(row["Part"]),
-                reinforcements=_count(row["Reinforcements"]),
-                lost=_count(row["Base units lost"]),
+                reinforcements=cell_count(row["Reinforcements"]),
+                lost=cell_count(row["Base units lost"]),
             )
             try:
                 out = aog.victory_after_part(state, inputs, ledger.rules)
@@ -372,10 +373,6 @@ def _fold(ledger: VictoryLedger) -> dict[str, list[tuple[Any, pd.Series, aog.Par
             state = aog.SideState(side, out.total, out.lost, out.highest_mark)
             mine.append((index, row, out))
     return folded
-
-
-def _count(value: Any) -> int:
-    return 0 if pd.isna(value) else int(value)
 
 
 def compute_parts(ledger: VictoryLedger) -> pd.DataFrame:

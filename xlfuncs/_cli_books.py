@@ -289,7 +289,7 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
 def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
     """``run --from-csv``: each row's given cells as operation options (a header
     "Stands lost", "stands_lost" or "--stands-lost" is the option stands_lost), with
-    where it came from ("turn3.csv line 4"). Read whole before the ledger is opened."""
+    where it came from ("turn.csv line 4"), read whole before any row runs."""
     from battle_ledger.sheets.oob import csv_rows, read_text
 
     if source == "-":
