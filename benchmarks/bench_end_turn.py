@@ -125,8 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         def end_turn() -> None:
             copy = work / "end-turn.xlsx"
             shutil.copyfile(source, copy)
-            for stale in work.glob("end-turn.xlsx.bak"):
-                stale.unlink()
+            shutil.rmtree(work / "end-turn history", ignore_errors=True)
             run_on_file(copy, "end-turn")
 
         base = _best(baseline, args.repeat)

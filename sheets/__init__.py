@@ -8,18 +8,26 @@
 - ``sheets.operations``: ``@operation`` / ``@report`` / ``@checker`` and the
   runner (``run_on_file``, ``run_on_book``).
 - ``sheets.<kind>``: the operations of each ledger kind.
+
+The names below are imported from their modules when first used
+(``battle_ledger._lazy``).
 """
 
-from battle_ledger.sheets.book import Book, Formula, Meta
-from battle_ledger.sheets.errors import WorkbookError
-from battle_ledger.sheets.operations import (
-    OperationResult,
-    checker,
-    operation,
-    report,
-    run_on_book,
-    run_on_file,
-)
+from typing import TYPE_CHECKING
+
+from battle_ledger._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from battle_ledger.sheets.book import Book, Formula, Meta
+    from battle_ledger.sheets.errors import WorkbookError
+    from battle_ledger.sheets.operations import (
+        OperationResult,
+        checker,
+        operation,
+        report,
+        run_on_book,
+        run_on_file,
+    )
 
 __all__ = [
     "Book",
@@ -33,3 +41,15 @@ __all__ = [
     "run_on_book",
     "run_on_file",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(["Book", "Formula", "Meta"], "book"),
+        "WorkbookError": "errors",
+        **dict.fromkeys(
+            ["OperationResult", "checker", "operation", "report", "run_on_book", "run_on_file"],
+            "operations",
+        ),
+    },
+)

@@ -381,6 +381,8 @@ class Book(ABC):
     name: str
     #: Set by ``log``: the operation runner adds a Log line only if nobody did.
     logged: bool = False
+    #: The Log lines written since the last commit ("action: detail"), for the history.
+    log_lines: tuple[str, ...] = ()
 
     def require_kind(self, kind: str) -> Meta:
         """``meta()``, or ``WrongKindError`` unless the workbook is a ``kind``."""
@@ -461,6 +463,7 @@ class Book(ABC):
     def log(self, action: str, detail: str, turn: int | None = None, dice: str = "") -> None:
         """Append one line to the ``Log`` table (the audit trail)."""
         self.logged = True
+        self.log_lines = (*self.log_lines, f"{action}: {detail}")
         row = {
             "When": pd.Timestamp.now().strftime("%Y-%m-%d %H:%M:%S"),
             "Action": action,

@@ -341,6 +341,7 @@ KIND = register(
         period_formulas=loss_formulas,
         compute=lambda book: compute_losses(read_campaign(book)),  # defined below
         close="add-battle",
+        asks_if_empty=False,
         record="losses",
         macro_prefix="campaign",
         template_version=2,

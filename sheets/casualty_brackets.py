@@ -36,6 +36,7 @@ from battle_ledger.sheets.formulas import (
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -588,9 +589,12 @@ def _throw(ledger: BracketsLedger, turn: int, rng: random.Random) -> dict[Any, d
 @operation(
     KIND.name,
     "end-turn",
-    help={"seed": "throw the percentile rolls not typed yet (checks due, rallies), repeatable"},
+    help={
+        "allow_empty": ALLOW_EMPTY_HELP,
+        "seed": "throw the percentile rolls not typed yet (checks due, rallies), repeatable",
+    },
 )
-def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
+def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: every unit gets its row (nothing lost if none), the checks
     due are listed with their chances; with --seed the rolls not typed are thrown and
     logged, and routs and rallies follow. Then the next turn's rows.
@@ -598,6 +602,7 @@ def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx --seed 1813
     """
     ledger = read_brackets(book)
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     turn = ledger.current_turn
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
     filler = [u for u in ledger.starts if u not in have]

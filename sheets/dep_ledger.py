@@ -58,6 +58,7 @@ from battle_ledger.sheets.formulas import (
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -585,8 +586,8 @@ def _blank_rows(turn: int, names: list[str], ledger: Ledger) -> pd.DataFrame:
 # -- operations ---------------------------------------------------------------------------
 
 
-@operation(KIND.name, "end-turn")
-def end_turn(book: Book) -> OperationResult:
+@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
+def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: check its inputs, log it, add the next turn's rows.
 
     Every division still on the table (not removed) gets a row for the next
@@ -605,7 +606,8 @@ def end_turn(book: Book) -> OperationResult:
         )
     turn = ledger.current_turn
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Division"].astype(str))
-    computed = compute_turns(ledger)
+    computed = compute_turns(ledger)  # every input checked first
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     before = {r["division"]: r for r in standing(ledger, computed, turn - 1)}
     # A division on the table without a row for this turn gets one (all N / 0).
     filler = [

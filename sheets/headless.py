@@ -7,7 +7,8 @@ openpyxl parses with defusedxml), another kind or no ``_meta``
 (``WrongKindError``). Tables are found by name wherever they sit and read by
 header (``read_table``); every write stays in memory until ``commit``, which
 saves atomically (a temporary file beside the target, then ``os.replace``),
-keeps the previous version as ``<name>.bak`` and refuses to write while Excel
+keeps the version it replaces in the workbook's history folder
+(``sheets.history``: ``<name> history/``, the last 20) and refuses to write while Excel
 (``~$<name>``) or LibreOffice (``.~lock.<name>#``) holds the file. Until then
 the file on disk is untouched, byte for byte; ``discard`` forgets everything.
 
@@ -68,6 +69,7 @@ from battle_ledger.sheets.errors import (
     WorkbookTooLargeError,
     WrongKindError,
 )
+from battle_ledger.sheets.history import forget_version, keep_version
 from battle_ledger.sheets.writer import (
     DEFAULT_WAIT,
     TEMP_PREFIX,
@@ -83,6 +85,7 @@ __all__ = [
     "check_not_locked",
     "save_workbook",
     "workbook_parts",
+    "write_bytes_atomic",
     "write_cell",
     "write_text_atomic",
 ]
@@ -295,6 +298,8 @@ def save_workbook(
     *,
     overwrite: bool = False,
     backup: bool = True,
+    before: str = "a save",
+    then: str = "",
     expect_digest: str | None = None,
     lock: WriterLock | None = None,
 ) -> str:
@@ -305,8 +310,10 @@ def save_workbook(
     folder fsynced after), so a reader sees either the old file or the new one,
     never half of either. Through a symlink the real file is replaced; a
     read-only ledger or one with hard links is refused (``writable_target``).
-    With ``backup`` the previous version is kept as ``<name>.bak`` (one,
-    overwritten each time). ``expect_digest``: refuse if the file changed on disk
+    With ``backup`` the version it replaces is kept in the workbook's history
+    folder (``sheets.history``: ``<name> history/NNNN before <before>.xlsx``, the
+    last 20), with ``then``, what the save changed (the Log lines written).
+    ``expect_digest``: refuse if the file changed on disk
     since it was read. ``lock``: the writer lock the caller holds (else one is
     taken for the save). On any failure the file at ``path`` is left as it was.
     """
@@ -324,7 +331,8 @@ def save_workbook(
     own = lock is None or not lock.held
     held = WriterLock(target).acquire() if own else lock
     try:
-        return _save(wb, target, label, overwrite, backup, expect_digest)
+        keep = (before, then) if backup else None
+        return _save(wb, target, label, overwrite, keep, expect_digest)
     finally:
         if own and held is not None:
             held.release()
@@ -335,7 +343,7 @@ def _save(
     target: Path,
     label: str,
     overwrite: bool,
-    backup: bool,
+    keep: tuple[str, str] | None,
     expect_digest: str | None,
 ) -> str:
     remove_leftovers(target)
@@ -352,25 +360,35 @@ def _save(
         wb.save(buffer)
     except (IllegalCharacterError, ValueError, TypeError) as exc:
         raise WorkbookSaveError(f"the workbook could not be written ({exc})", file=label) from None
-    return _replace(target, buffer.getvalue(), label, backup, expect_digest)
+    return _replace(target, buffer.getvalue(), label, keep, expect_digest)
 
 
 def write_text_atomic(path: Path | str, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` with the one atomic replace workbooks use."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path | str, data: bytes, label: str | None = None) -> Path:
+    """Write ``data`` to ``path`` with the one atomic replace workbooks use (no history
+    kept; the caller holds whatever lock it needs)."""
     target = writable_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir() or (target.exists() and not target.is_file()):
         raise WorkbookSaveError("cannot write: the folder does not exist, or the name is a "
                                 "folder", file=str(path), expected="a file name")  # fmt: skip
-    _replace(target, text.encode("utf-8"), str(path), backup=False, expect_digest=None)
+    _replace(target, data, label or str(path), keep=None, expect_digest=None)
     return target
 
 
-def _replace(target: Path, data: bytes, label: str, backup: bool, expect_digest: str | None) -> str:
+def _replace(
+    target: Path, data: bytes, label: str, keep: tuple[str, str] | None, expect_digest: str | None
+) -> str:
     """Put ``data`` at ``target`` in one step: a temporary file beside it, fsynced, then
-    ``os.replace``; the sha256 of ``data``."""
+    ``os.replace``; the sha256 of ``data``. ``keep``: (before, then) to keep the
+    version replaced in the history folder."""
     folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
+    kept: Path | None = None
     try:
         changed = expect_digest is not None and target.exists()
         if changed and _digest(target.read_bytes()) != expect_digest:
@@ -388,8 +406,8 @@ def _replace(target: Path, data: bytes, label: str, backup: bool, expect_digest:
             os.fsync(handle.fileno())
         if target.exists():
             shutil.copymode(target, tmp_name)
-            if backup:
-                _write_backup(target)
+            if keep is not None:
+                kept = keep_version(target, *keep)
         else:
             umask = os.umask(0)
             os.umask(umask)
@@ -407,6 +425,8 @@ def _replace(target: Path, data: bytes, label: str, backup: bool, expect_digest:
         if tmp_name is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
+            if kept is not None:  # the save failed: the version kept for it goes too
+                forget_version(kept)
     return _digest(data)
 
 
@@ -419,21 +439,6 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _write_backup(target: Path) -> None:
-    """Copy ``target`` to ``<name>.bak`` (atomically, replacing the old one)."""
-    backup = target.with_name(target.name + ".bak")
-    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}-", suffix=".bak",
-                               dir=target.parent)  # fmt: skip
-    os.close(fd)
-    try:
-        shutil.copy2(target, tmp)
-        os.replace(tmp, backup)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 # -- cells ------------------------------------------------------------------------------
@@ -595,7 +600,9 @@ class HeadlessBook(Book):
     """A workbook file, opened with openpyxl; writes are saved by ``commit``.
 
     ``kind``: refuse (``WrongKindError``) unless ``_meta`` says this kind.
-    ``writable=False``: for reading only (check, report); ``commit`` refuses.
+    ``writable=False``: for reading only (check, report, a dry run); ``commit``
+    refuses, and a workbook open in Excel can be read. ``history=False``: keep no
+    earlier version when saving (the demo's fresh files).
     """
 
     def __init__(
@@ -605,8 +612,10 @@ class HeadlessBook(Book):
         kind: str | None = None,
         writable: bool = True,
         wait: float = DEFAULT_WAIT,
+        history: bool = True,
     ) -> None:
         self.path = Path(path)
+        self.history = history
         self.name = str(path)
         self.writable = writable
         self._lock: WriterLock | None = None
@@ -987,8 +996,11 @@ class HeadlessBook(Book):
         if self._lock is None:
             self._lock = WriterLock(self.path).acquire()
         try:
+            before = self.log_lines[0].partition(":")[0] if self.log_lines else "a save"
             self._digest = save_workbook(self.wb, self.path, expect_digest=self._digest,
-                                         lock=self._lock)  # fmt: skip
+                                         lock=self._lock, backup=self.history, before=before,
+                                         then="; ".join(self.log_lines))  # fmt: skip
+            self.log_lines = ()
             self._data = self.path.read_bytes()
         finally:
             self._release()
@@ -996,6 +1008,7 @@ class HeadlessBook(Book):
 
     def discard(self) -> None:
         self._closed = True
+        self.log_lines = ()
         self._values = {}
         self._release()
 

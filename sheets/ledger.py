@@ -41,9 +41,10 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.formulas import letters, sheet_name
-from battle_ledger.sheets.values import cell_whole, choice, number, whole, yes_no
+from battle_ledger.sheets.values import cell_whole, choice, is_blank, number, whole, yes_no
 
 __all__ = [
+    "ALLOW_EMPTY_HELP",
     "KINDS",
     "ClosedPeriod",
     "Column",
@@ -206,6 +207,9 @@ class LedgerKind:
     ``template_version``: the layout's version (``_meta``); workbooks of
     ``oldest_version`` and later open, a newer one is refused. ``front``: the
     sheet of its named cells (``Battle``; a campaign's is ``Campaign``).
+    ``asks_if_empty``: ``close`` refuses a period with nothing recorded unless told
+    ``--allow-empty`` (not a campaign's battles, nor a round at sea, whose dice
+    matter with no action).
     """
 
     name: str
@@ -228,6 +232,7 @@ class LedgerKind:
     template_version: int = 1
     oldest_version: int = 1
     front: str = "Battle"  # the sheet holding its named cells
+    asks_if_empty: bool = True  # closing a period with nothing recorded needs --allow-empty
 
     @property
     def thing_key(self) -> Column:
@@ -258,6 +263,17 @@ class LedgerKind:
 
 
 KINDS: dict[str, LedgerKind] = {}
+
+
+def _untouched(value: Any) -> bool:
+    """An input as a new period row has it: blank, N (read as False) or 0."""
+    if is_blank(value) or value is False:
+        return True
+    return isinstance(value, numbers.Number) and value == 0
+
+
+#: The help of the close operations' ``--allow-empty``.
+ALLOW_EMPTY_HELP = "close the turn even though nothing was recorded in it"
 
 
 def register(kind: LedgerKind) -> LedgerKind:
@@ -307,6 +323,38 @@ class Tables:
         next (every thing left the table), so no period is open."""
         key = self.kind.period_key.header
         return self.closed > 0 and not (self.periods[key] == self.current).any()
+
+    def refuse_if_nothing_recorded(
+        self, book: Book, allow_empty: bool, period: int | None = None
+    ) -> None:
+        """Refuse to close a period in which nothing was recorded (a second end-turn by
+        mistake, a turn forgotten) unless ``allow_empty``: recorded means an input or
+        note of one of its rows is not blank, 0 or N, or an operation other than
+        closing wrote a Log line for it (``record`` with every answer N). ``period``:
+        the current one where the kind keeps it elsewhere (victory points' named cell)."""
+        period = self.current if period is None else period
+        if allow_empty or not self.kind.asks_if_empty or self.recorded(book, period):
+            return
+        raise InvalidArgumentError(
+            f"nothing was recorded in {self.kind.period} {period}; nothing was written",
+            expected=f"the {self.kind.period}'s records first (run {self.kind.record}), or "
+            f"--allow-empty to close a {self.kind.period} in which nothing happened",
+            **where_of(self.periods),
+        )
+
+    def recorded(self, book: Book, period: int) -> bool:
+        """Whether anything was recorded in ``period`` (see above)."""
+        key = self.kind.period_key.header
+        rows = self.periods[self.periods[key] == period]
+        typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE) if not c.fixed]
+        if any(not _untouched(v) for header in typed for v in rows.get(header, ())):
+            return True
+        if not book.has_table(LOG_TABLE):
+            return False
+        log = book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False)
+        action = log["Action"].astype(str).str.strip()
+        this_period = pd.to_numeric(log["Turn"], errors="coerce") == period
+        return bool((this_period & ~action.isin([self.kind.close, "house rules"])).any())
 
     def refuse_if_over(self, operation: str) -> None:
         """Refuse ``operation`` once the battle is over: closed periods stay closed."""
@@ -443,8 +491,8 @@ def check_parts(book: Book, meta: Meta) -> None:
             + ", ".join(gone[:10])
             + (f" and {len(gone) - 10} more" if len(gone) > 10 else ""),
             file=book.name,
-            expected="the workbook as battle-ledger made it: undo the change, or restore "
-            "the previous version (BOOK.bak)",
+            expected="the workbook as battle-ledger made it: undo the change, or go back to "
+            "an earlier version (battle-ledger undo BOOK; they are kept in 'BOOK history')",
         )
 
 

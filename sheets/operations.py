@@ -264,7 +264,7 @@ REPORTS: dict[str, Callable[[Book], OperationResult]] = {}
 CHECKERS: dict[str, list[Callable[[Book], Sequence[BattleLedgerError | str]]]] = {}
 
 # Modules of ``sheets`` that are the machinery, not ledger operations.
-_INFRASTRUCTURE = {"book", "errors", "headless", "operations", "writer", "xlbook"}
+_INFRASTRUCTURE = {"book", "errors", "headless", "history", "operations", "writer", "xlbook"}
 
 
 def _needs_doc(fn: Callable[..., Any], what: str) -> None:

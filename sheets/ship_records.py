@@ -659,6 +659,7 @@ KIND = register(
         period_formulas=damage_formulas,
         compute=lambda book: compute_damage(read_ships(book)),  # defined below
         close="end-round",
+        asks_if_empty=False,
         record="fire",
         macro_prefix="ships",
     )

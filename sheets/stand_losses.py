@@ -29,6 +29,7 @@ from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.formulas import letters, match_above, row_above, sheet_name, unless_blank
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -526,14 +527,15 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
         "result": result.name, "loser": result.loser})  # fmt: skip
 
 
-@operation(KIND.name, "end-turn")
-def end_turn(book: Book) -> OperationResult:
+@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
+def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: every brigade in play gets its row, the spent and removed
     are listed, and the next turn's rows are added for the brigades still in play.
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_stands(book)
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
     turn, now, removed, going_on = closed.turn, closed.now, closed.removed, closed.going_on
     names = closed.state.turns.loc[now, "Brigade"].astype(str)

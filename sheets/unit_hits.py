@@ -32,6 +32,7 @@ from battle_ledger.sheets.formulas import (
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -312,14 +313,15 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
 
 
-@operation(KIND.name, "end-turn")
-def end_turn(book: Book) -> OperationResult:
+@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
+def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: every unit in play gets its row, Withdraw! and removals are
     listed, and the next turn's rows are added for the units still in play.
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_hits(book)
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
     turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
     turns = closed.state.turns

@@ -28,6 +28,7 @@ from battle_ledger.sheets.book import Book, check_terms
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.formulas import constant_name, letters, sheet_name, unless_blank
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -370,13 +371,14 @@ def wagon(book: Book, *, side: str, captured_by: str, name: str | None = None) -
     return OperationResult(detail, {"wagon": label, "side": owner, "captured_by": taker})
 
 
-@operation(KIND.name, "end-turn")
-def end_turn(book: Book) -> OperationResult:
+@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
+def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: log each side's victory points and move the turn on.
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_points(book)
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty, ledger.turn)
     compute_eliminated(ledger)  # every row checked
     sides = totals(ledger)
     detail = f"turn {ledger.turn} closed: " + "; ".join(

@@ -44,6 +44,7 @@ from battle_ledger.sheets.formulas import (
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
+    ALLOW_EMPTY_HELP,
     Column,
     Entry,
     LedgerKind,
@@ -572,9 +573,12 @@ def reinforce(
 @operation(
     KIND.name,
     "end-turn",
-    help={"seed": "roll the crisis tests due: one random number per unit (9.2), repeatable"},
+    help={
+        "allow_empty": ALLOW_EMPTY_HELP,
+        "seed": "roll the crisis tests due: one random number per unit (9.2), repeatable",
+    },
 )
-def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
+def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: check it, list the crisis-of-morale tests due in it (9.2),
     and add the next turn's rows (both parts, every side). With --seed, roll each test
     due: one random number 0.000-0.999 for every unit of the army, in the Log.
@@ -582,6 +586,7 @@ def end_turn(book: Book, *, seed: int | None = None) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx --seed 1631
     """
     ledger = read_victory_table(book)
+    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     if not ledger.starts:
         raise InvalidArgumentError("the table lists no sides", file=book.name,
                                    table=SIDES.name, expected="one row per army")  # fmt: skip

@@ -79,11 +79,10 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
 
 def _played(path: Path, play: Callable[[HeadlessBook, random.Random], None],
             rng: random.Random) -> None:  # fmt: skip
-    """Play ``path`` with ``play``, saved once (the demo keeps no .bak)."""
-    book = HeadlessBook(path)
+    """Play ``path`` with ``play``, saved once (a fresh demo keeps no history)."""
+    book = HeadlessBook(path, history=False)
     play(book, rng)
     book.commit()
-    path.with_name(path.name + ".bak").unlink(missing_ok=True)
 
 
 def _play_dep(book: HeadlessBook, rng: random.Random) -> None:

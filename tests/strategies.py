@@ -630,9 +630,13 @@ def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
         if KINDS[kind].off_table and read_tables(book, KINDS[kind]).over:
             book.discard()  # every thing has left the table: the battle is over
             break
-        for operation, options in PLAYBOOKS[kind].records(pick, path):
+        planned = PLAYBOOKS[kind].records(pick, path)
+        for operation, options in planned:
             run_operation(book, operation, **options)
-        run_operation(book, KINDS[kind].close, **PLAYBOOKS[kind].closing(pick, path))
+        closing = PLAYBOOKS[kind].closing(pick, path)
+        if not planned and KINDS[kind].asks_if_empty:
+            closing["allow_empty"] = "Y"  # a period in which nothing happened
+        run_operation(book, KINDS[kind].close, **closing)
         book.commit()
 
 

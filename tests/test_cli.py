@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,8 @@ def test_new_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     assert _digest(out) == before
     forced = invoke("new", "dep-ledger", "--ruleset", "etg", "-o", str(out), "--force")
     assert forced.exit_code == 0
-    assert _digest(out.with_name("ledger.xlsx.bak")) == before
+    (kept,) = (tmp_path / "ledger history").glob("*.xlsx")
+    assert kept.name == "0001 before new.xlsx" and _digest(kept) == before
 
 
 @pytest.mark.parametrize(
@@ -392,3 +394,40 @@ def test_excel_setup_write_failure_is_one_line(tmp_path: Path) -> None:
         invoke("excel-setup", "--write", "--config", str(blocker / "xlwings.conf")),
         "cannot write the xlwings configuration",
     )
+
+
+_HEAVY = ("xlwings", "pandas", "numpy", "openpyxl", "pydantic")
+_PROBE = (
+    "import sys, contextlib, io, json\n"
+    "from battle_ledger.xlfuncs.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+    "    main(sys.argv[1:])\n"
+    f"print(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [
+        (["--help"], set()),
+        (["--version"], set()),
+        (["new", "--help"], set()),
+        (["rulesets"], {"pydantic"}),
+        (["rules", "show", "etg"], {"pydantic"}),
+        (
+            ["udf", "ETG_CRT", "Heavy cavalry", "Infantry", "B", "C", "charging"],
+            {"pydantic", "pandas", "numpy"},
+        ),
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, list) else "",
+)
+def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) -> None:
+    """Start-up: the help and the rules commands load no spreadsheet library (xlwings,
+    openpyxl), nor pandas (its time is measured in benchmarks/bench_startup.py)."""
+    import subprocess
+
+    env = {**os.environ, "XLWINGS_ON_SERVER": ""}
+    out = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True,
+                         check=True, env=env)  # fmt: skip
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from battle_ledger.rulesets import registry
 from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.oob import read_oob
-from battle_ledger.sheets.operations import OPERATIONS, load_operations
+from battle_ledger.sheets.operations import OPERATIONS, load_operations, run_on_file
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
@@ -84,8 +85,14 @@ def test_example_runs(
         ruleset = PLAYBOOKS[kind].ruleset
         oob = read_oob(example_path(ruleset), registry.get(ruleset))
         save_workbook(build(kind, ruleset, oob), tmp_path / "ledger.xlsx")
-        if not PLAYBOOKS[kind].records(random.Random(1).randint, tmp_path / "ledger.xlsx"):
+        records = PLAYBOOKS[kind].records(random.Random(1).randint, tmp_path / "ledger.xlsx")
+        if not records:
             play_periods(kind, tmp_path / "ledger.xlsx", 1, seed=1)  # a campaign's first battle
+        elif args[:2] == ["run", KINDS[kind].close]:  # a turn recorded, to close
+            for operation, options in records:
+                run_on_file(tmp_path / "ledger.xlsx", operation, **options)
+    if args[0] == "undo":  # a ledger with an operation to take back
+        play_periods(kind, tmp_path / "ledger.xlsx", 1, seed=2)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"{where}: battle-ledger {example}\n{result.output}"

@@ -266,7 +266,7 @@ def test_removed_division_leaves_the_table(tmp_path: Path) -> None:
 
 
 def test_end_turn_appends_rows_with_formulas(ledger: Path) -> None:
-    run_on_file(ledger, "end-turn")
+    run_on_file(ledger, "end-turn", allow_empty="Y")
     wb = openpyxl.load_workbook(ledger)
     index = find_row(wb, "tbl_Turns", Turn=2, Division="5th Division")
     row = [table_cell(wb, "tbl_Turns", h, index).value for h in TURNS.headers[:10]]
@@ -584,7 +584,7 @@ def test_bad_battle_or_division_cells_leave_the_file_unchanged(
 
 
 def test_a_missing_row_is_reported_and_end_turn_fills_it(ledger: Path) -> None:
-    run_on_file(ledger, "end-turn")
+    run_on_file(ledger, "end-turn", allow_empty="Y")
     # The umpire clears the turn-2 row of 2nd Division.
     index = find_row(openpyxl.load_workbook(ledger), "tbl_Turns", Turn=2, Division="2nd Division")
     _type_into(ledger, {(index, h): None for h in TURNS.headers[:10]})
@@ -593,7 +593,7 @@ def test_a_missing_row_is_reported_and_end_turn_fills_it(ledger: Path) -> None:
         "division '2nd Division' has no row for the current turn 2 (table tbl_Turns); "
         "end-turn or record adds it"
     ]
-    result = run_on_file(ledger, "end-turn")
+    result = run_on_file(ledger, "end-turn", allow_empty="Y")
     assert result.details["closed_turn"] == 2
     outputs = ledger_outputs(ledger)
     assert outputs[("2nd Division", 2)] == (48, 0, 48, 0, "active")

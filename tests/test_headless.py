@@ -149,21 +149,21 @@ def test_a_defined_name_on_a_sheet_whose_name_has_an_apostrophe(tmp_path: Path) 
 # -- writing ----------------------------------------------------------------------------
 
 
-def test_writes_wait_for_commit_which_keeps_one_backup(toy_book: Path) -> None:
+def test_writes_wait_for_commit_which_keeps_the_versions_replaced(toy_book: Path) -> None:
     before = toy_book.read_bytes()
     book = HeadlessBook(toy_book)
     book.write_cells("tbl_Units", pd.DataFrame({"Lost": [3]}, index=[1]))
     assert toy_book.read_bytes() == before  # nothing on disk yet
     book.commit()
     assert _units_sheet(toy_book)["E5"].value == 3
-    backup = toy_book.with_name("toy.xlsx.bak")
-    assert backup.read_bytes() == before
+    history = toy_book.with_name("toy history")
+    assert (history / "0001 before a save.xlsx").read_bytes() == before
     second = toy_book.read_bytes()
     book = HeadlessBook(toy_book)
     book.write_cells("tbl_Units", pd.DataFrame({"Lost": [4]}, index=[1]))
     book.commit()
-    assert backup.read_bytes() == second  # one .bak: the version just replaced
-    assert sorted(p.name for p in toy_book.parent.iterdir()) == ["toy.xlsx", "toy.xlsx.bak"]
+    assert (history / "0002 before a save.xlsx").read_bytes() == second
+    assert sorted(p.name for p in toy_book.parent.iterdir()) == ["toy history", "toy.xlsx"]
 
 
 def test_discard_writes_nothing(toy_book: Path) -> None:

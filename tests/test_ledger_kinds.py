@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from battle_ledger import templates
-from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS, Column, Entry, LedgerKind, Role, Table, read_tables
 from battle_ledger.sheets.operations import (
@@ -405,6 +405,8 @@ def test_xlwings_server_replay_equals_the_headless_run(
         options = next((o for op, o in planned if op == operation), {})
         if operation == kind.close:
             options = PLAYBOOKS[name].close_options(path, seed)
+            if "allow_empty" in op.options:  # what the button does (the sheet is in view)
+                options["allow_empty"] = "Y"
         if options or operation == kind.close:
             break
     assert options or operation == kind.close, f"the playbook never does {operation}"
@@ -464,3 +466,25 @@ def test_record_from_csv_equals_one_record_a_row(name: str, tmp_path: Path) -> N
     assert refused.exit_code in (1, 2)
     assert re.search(rf"(line|row) {len(planned) + 2}\b", refused.output), refused.output
     assert Path(batch).read_bytes() == before
+
+
+@pytest.mark.parametrize("name", [k for k in ALL if KINDS[k].asks_if_empty])
+def test_closing_a_period_with_nothing_recorded_asks_for_allow_empty(
+    name: str, tmp_path: Path
+) -> None:
+    """A second end-turn by mistake is refused (the file unchanged); --allow-empty closes
+    it; a period with a record (even every answer N) closes without it."""
+    kind = KINDS[name]
+    path = _build(name, tmp_path / "ledger.xlsx")
+    _play(name, path, periods=1, seed=3)
+    before = path.read_bytes()
+    with pytest.raises(InvalidArgumentError, match=f"nothing was recorded in {kind.period} 2"):
+        run_on_file(path, kind.close, **PLAYBOOKS[name].close_options(path))
+    assert path.read_bytes() == before
+    done = run_on_file(path, kind.close, allow_empty="Y", **PLAYBOOKS[name].close_options(path))
+    assert done.summary
+    planned = next(p for s in range(100) if (p := PLAYBOOKS[name].records(
+        random.Random(s).randint, path)))  # fmt: skip
+    operation, options = planned[0]
+    run_on_file(path, operation, **options)
+    run_on_file(path, kind.close, **PLAYBOOKS[name].close_options(path))

@@ -224,7 +224,7 @@ def test_mistakes_are_refused_and_the_file_unchanged(
     args: list[str], words: str, code: int, tmp_path: Path
 ) -> None:
     path = _ledger(tmp_path, "age-of-glaube", [("Blue", 60), ("Red", 40)])
-    run_on_file(path, "end-turn")
+    run_on_file(path, "end-turn", allow_empty="Y")
     before = path.read_bytes()
     result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
     assert result.exit_code == code, result.output

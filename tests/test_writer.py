@@ -127,7 +127,7 @@ def test_leftovers_of_an_interrupted_save_are_removed(tmp_path: Path) -> None:
     run_on_file(path, "lose-stands", unit="1st Line")
     assert not stale.exists() and others.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [path.name, path.name + ".bak", others.name]
+        [path.name, "ledger history", others.name]
     )
 
 
@@ -144,6 +144,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
     import random
     import signal
 
+    from battle_ledger.sheets.history import KEEP, folder_of, versions
     from battle_ledger.sheets.operations import run_check
     from tests.strategies import build_from_example
 
@@ -177,7 +178,10 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
         began = time.monotonic()
         run_on_file(path, operation, **options)  # the next one runs, and cleans up
         took = time.monotonic() - began  # kill within the time an operation takes now
-        leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(TEMP_PREFIX)]
+        kept = folder_of(path)  # the history: its temporary files cleaned up too
+        leftovers = [p.name for folder in (tmp_path, kept) for p in folder.iterdir()
+                     if p.name.startswith(TEMP_PREFIX)]  # fmt: skip
         assert leftovers == [], (kill, leftovers)
+        assert 0 < len(versions(path)) <= KEEP, kill
     print(f"kill -9 outcomes: {outcomes}")
     assert outcomes["old"] and outcomes["new"], outcomes  # both moments were hit

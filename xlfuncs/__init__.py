@@ -1,18 +1,69 @@
-"""What Excel sees: the UDFs and macros xlwings loads (``UDF Modules: xlfuncs``).
+"""What Excel sees: the UDFs and macros xlwings loads (``UDF Modules: battle_ledger.xlfuncs``).
 
 No logic lives here: every function is a thin wrapper over ``rulesets`` (UDFs)
 or ``sheets`` (macros). Importable on any platform.
+
+The function modules (and xlwings with them) are imported the first time any
+of their names is asked for, or the package is listed (``dir``, which is how
+xlwings finds the functions): ``battle-ledger --help`` and the commands that
+need no function load none of them.
 """
 
-from battle_ledger.xlfuncs import macros as _macros  # noqa: F401  (registers the buttons)
-from battle_ledger.xlfuncs._registry import MACROS, UDFS
-from battle_ledger.xlfuncs.aoe import *  # noqa: F403
-from battle_ledger.xlfuncs.aog import *  # noqa: F403
-from battle_ledger.xlfuncs.dep import *  # noqa: F403
-from battle_ledger.xlfuncs.etg import *  # noqa: F403
-from battle_ledger.xlfuncs.gote import *  # noqa: F403
-from battle_ledger.xlfuncs.recovery import *  # noqa: F403
-from battle_ledger.xlfuncs.sail import *  # noqa: F403
-from battle_ledger.xlfuncs.se import *  # noqa: F403
+from __future__ import annotations
 
-__all__ = ["MACROS", "UDFS"]
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from battle_ledger.xlfuncs._registry import MACROS, UDFS
+
+__all__ = ["MACROS", "UDFS", "load_udfs"]
+
+#: The modules of Excel functions, one a rule set (and the recovery functions).
+_UDF_MODULES = ("aoe", "aog", "dep", "etg", "gote", "recovery", "sail", "se")
+_loaded = False
+
+
+def load_udfs() -> dict[str, Any]:
+    """Every Excel function by name (the function modules imported, not the buttons)."""
+    for name in _UDF_MODULES:
+        _export(importlib.import_module(f"{__name__}.{name}"))
+    return importlib.import_module(f"{__name__}._registry").UDFS  # type: ignore[no-any-return]
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    load_udfs()
+    _export(importlib.import_module(f"{__name__}.macros"))  # registers the buttons
+    registry = importlib.import_module(f"{__name__}._registry")
+    globals().update(MACROS=registry.MACROS, UDFS=registry.UDFS)
+    _loaded = True
+
+
+def _export(module: Any) -> None:
+    namespace = globals()
+    for attr in getattr(module, "__all__", ()):
+        namespace.setdefault(attr, getattr(module, attr))
+
+
+def __getattr__(name: str) -> Any:
+    # A submodule's own name is left to the import system (``from xlfuncs import cli``).
+    if name.startswith("_") or name in _submodules():
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load()
+    try:
+        return globals()[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__() -> list[str]:
+    _load()
+    return sorted(globals())
+
+
+def _submodules() -> set[str]:
+    return {info.name for info in pkgutil.iter_modules(__path__)}

@@ -14,27 +14,31 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
 from battle_ledger.xlfuncs.cli import cli, rules_option
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.house import HouseRules
 
 __all__ = [
     "check",
     "demo",
     "excel_setup",
     "excel_setup_lines",
+    "history",
     "new",
     "operation_help",
     "parse_extra_options",
     "progress",
     "report",
     "run",
+    "undo",
 ]
 
 T = TypeVar("T")
@@ -160,7 +164,9 @@ def _dumps(value: Any) -> str:
     help="The workbook to write (.xlsx).",
 )
 @click.option(
-    "--force", is_flag=True, help="Overwrite OUT if it exists (the old one is kept as OUT.bak)."
+    "--force",
+    is_flag=True,
+    help="Overwrite OUT if it exists (the old one is kept in the folder 'OUT history').",
 )
 @rules_option
 def new(
@@ -251,7 +257,7 @@ def new(
              "damage_counts": damage_counts, "paper": paper}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
-    save_workbook(wb, out, overwrite=force)
+    save_workbook(wb, out, overwrite=force, before="new")
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
     click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules})")
 
@@ -423,8 +429,9 @@ def run(
 
     Further options go to the operation (battle-ledger run MACRO BOOK --help
     lists them): --division "1st Division", --stands-lost 2, --seed 7 (for
-    dice). The file is saved atomically (the previous version kept as
-    BOOK.bak) and left unchanged if anything goes wrong; one command writes a
+    dice). The file is saved atomically (the version it replaces kept in the
+    folder 'BOOK history': battle-ledger undo BOOK puts it back) and left
+    unchanged if anything goes wrong; one command writes a
     ledger at a time (another waits up to --wait seconds, then is refused).
     The ledger's own house rules are in force; --rules FILE gives a ledger
     built without them the file's (kept in it from then on).
@@ -437,7 +444,8 @@ def run(
     from battle_ledger.sheets.operations import find_operation, run_on_book
 
     options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
-    workbook = HeadlessBook(book, wait=wait)
+    # A dry run reads only: it works while Excel has the ledger open, and takes no lock.
+    workbook = HeadlessBook(book, wait=wait, writable=not dry_run)
     batch = None
     if rows_csv is not None:
         if "from_csv" in find_operation(workbook.meta().kind, macro, file=book.name).options:
@@ -449,6 +457,72 @@ def run(
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
         click.echo(result.summary + (" (dry run: nothing saved)" if dry_run else ""))
+
+
+# -- undo / history ---------------------------------------------------------------------
+
+
+@cli.command("undo")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another battle-ledger command writes BOOK.",
+)
+def undo(book: Path, wait: float) -> None:
+    """Put back the version of BOOK before the last operation; again for the one before.
+
+    The versions are kept in the folder 'BOOK history' beside it (the last 20,
+    ordinary workbooks: open one to look). The version undo replaces is set
+    aside there too ('NNNN undone.xlsx'), never lost.
+
+    \b
+    Example: battle-ledger undo ledger.xlsx
+    """
+    from battle_ledger.sheets.history import undo as undo_last
+
+    version, aside = undo_last(book, wait=wait)
+    took_back = f"; took back: {version.then}" if version.then else ""
+    saved = f"{version.saved:%Y-%m-%d %H:%M:%S}"
+    click.echo(f"{book}: back to version {version.number} (saved {saved}, before "
+               f"{version.before}){took_back}; the version replaced is kept as "
+               f"{aside.parent.name}/{aside.name}")  # fmt: skip
+
+
+@cli.command("history")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the versions as JSON.")
+def history(book: Path, as_json: bool) -> None:
+    """List the earlier versions of BOOK kept beside it, newest first, with what followed.
+
+    Each line: the version's number, when it was saved, and the Log lines of the
+    operation that came after it (what 'battle-ledger undo' takes back, newest
+    first).
+
+    \b
+    Example: battle-ledger history ledger.xlsx
+    """
+    from battle_ledger.sheets.history import folder_of, versions
+
+    if not book.is_file():
+        raise CommandError("no such workbook", file=str(book), expected="the path of a ledger")
+    found = versions(book)
+    if as_json:
+        click.echo(_dumps([{"version": v.number, "file": str(v.path), "saved": v.saved,
+                            "before": v.before, "then": v.then, "undone": v.undone}
+                           for v in found]))  # fmt: skip
+        return
+    folder = folder_of(book)
+    if not found:
+        click.echo(f"{book}: no earlier version kept (they go to '{folder}' once it is saved)")
+        return
+    click.echo(f"{book}: {len(found)} earlier version(s) in '{folder}', newest first")
+    for v in found:
+        what = "set aside by undo" if v.undone else f"then {v.then or v.before}"
+        click.echo(f"  {v.number:>4}  {v.saved:%Y-%m-%d %H:%M:%S}  {v.path.name}: {what}")
 
 
 # -- check / report ---------------------------------------------------------------------

@@ -14,15 +14,16 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
-from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Table, is_house_rule
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.xlfuncs.cli import cli, rules_option
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.model import Ruleset, Table
 
 __all__ = ["excel_argument", "format_result", "rules", "rulesets_command", "udf"]
 
@@ -137,12 +138,13 @@ def format_result(result: Any, *, as_json: bool) -> str:
 
 
 def _find_udf(name: str) -> Any:
-    from battle_ledger import xlfuncs  # noqa: F401 - registers every UDF
-    from battle_ledger.xlfuncs._registry import UDFS
+    from battle_ledger.xlfuncs import load_udfs
 
-    fn = UDFS.get(name.upper())
+    functions = load_udfs()
+
+    fn = functions.get(name.upper())
     if fn is None:
-        close = difflib.get_close_matches(name.upper(), list(UDFS), n=3)
+        close = difflib.get_close_matches(name.upper(), list(functions), n=3)
         raise CommandError(  # a mistake in the command itself: exit 2
             f"no Excel function {name!r}",
             value=name,
@@ -189,14 +191,15 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, 
     \b
     Example: battle-ledger udf ETG_CRT "Heavy cavalry" Infantry B C charging
     """
-    from battle_ledger import xlfuncs  # noqa: F401 - registers every UDF
-    from battle_ledger.xlfuncs._registry import UDFS
+    from battle_ledger.xlfuncs import load_udfs
+
+    functions = load_udfs()
 
     if list_all or name is None:
         if not list_all:
             raise click.UsageError("NAME is required (or --list to see them all)")
-        for key in sorted(UDFS):
-            first = (inspect.getdoc(UDFS[key]) or "").splitlines()[0:1]
+        for key in sorted(functions):
+            first = (inspect.getdoc(functions[key]) or "").splitlines()[0:1]
             click.echo(f"{key}  {first[0] if first else ''}".rstrip())
         return
     fn = _find_udf(name)
@@ -217,6 +220,8 @@ def _missing_tables(ruleset: Ruleset) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def rulesets_command(as_json: bool) -> None:
     """List every rule set: id, name, aliases, tables and missing tables."""
+    from battle_ledger.rulesets import registry
+
     found = registry.all_rulesets()
     if as_json:
         click.echo(
@@ -266,6 +271,8 @@ def _table_cell(value: Any) -> str:
 def _row_source(source: Any, house_default: bool) -> str:
     """Where one value or row comes from, in a word or two: the text's section, a house
     default (ours), or a house rule (the umpire's, with their note)."""
+    from battle_ledger.rulesets.model import Provenance, is_house_rule
+
     if house_default:
         return "house default"
     if source is None:
@@ -277,6 +284,8 @@ def _row_source(source: Any, house_default: bool) -> str:
 
 
 def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
+    from battle_ledger.rulesets.model import Kind
+
     lines = [f"{name}: {table.title}", f"status: {table.status.value}", f"source: {_source(table)}"]
     if table.note:
         lines.append(f"note: {table.note}")
@@ -326,6 +335,9 @@ def rules_show(ruleset_id: str, table: str | None, house: Any) -> None:
     \b
     Example: battle-ledger rules show etg dep_economy
     """
+    from battle_ledger.rulesets import registry
+    from battle_ledger.rulesets.model import Kind
+
     ruleset = registry.get(ruleset_id)
     if table is None:
         rows = [["table", "title", "kind", "status", "rows"]]
@@ -367,6 +379,7 @@ def rules_init_house(ruleset_id: str, out: Path, force: bool) -> None:
     \b
     Example: battle-ledger rules init-house etg -o house.yaml
     """
+    from battle_ledger.rulesets import registry
     from battle_ledger.rulesets.house import starter_file
     from battle_ledger.sheets.headless import write_text_atomic
 

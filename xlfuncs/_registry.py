@@ -1,17 +1,21 @@
 """Registration of UDFs and macros, so the CLI can call exactly what Excel calls.
 
-``@udf`` applies xlwings' ``func`` decorator (a no-op off Windows unless
-``XLWINGS_ON_SERVER=true``) and records the function by its Excel name.
-``@macro`` does the same with xlwings' ``script`` for macros (buttons).
-Put ``@udf`` outermost, above any ``@arg``/``@ret``.
+``@udf`` applies xlwings' ``func`` decorator and records the function by its
+Excel name. ``@macro`` does the same with xlwings' ``script`` for macros
+(buttons). Put ``@udf`` outermost, above any ``@arg``/``@ret``.
+
+xlwings' decorators do something only on xlwings Server
+(``XLWINGS_ON_SERVER=true``) and on Windows (desktop Excel); elsewhere they hand
+the function back unchanged, so there xlwings (and pandas, which it imports) is
+not imported for them at all: ``battle-ledger udf`` starts without either.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
-
-import xlwings as xw
 
 __all__ = ["MACROS", "UDFS", "macro", "udf"]
 
@@ -26,7 +30,8 @@ def udf(f: F) -> F:
     if not f.__doc__:
         raise TypeError(f"UDF {f.__name__} needs a docstring: it is the Function Wizard help")
     UDFS[f.__name__.upper()] = f
-    return xw.func(f)
+    xw = _xlwings()
+    return f if xw is None else xw.func(f)
 
 
 def macro(f: F) -> F:
@@ -34,4 +39,14 @@ def macro(f: F) -> F:
     if not f.__doc__:
         raise TypeError(f"macro {f.__name__} needs a docstring")
     MACROS[f.__name__] = f
-    return xw.script(f)
+    xw = _xlwings()
+    return f if xw is None else xw.script(f)
+
+
+def _xlwings() -> Any:
+    """xlwings where its decorators register functions (xlwings' own test), else None."""
+    if os.environ.get("XLWINGS_ON_SERVER") == "true" or sys.platform.startswith("win"):
+        import xlwings
+
+        return xlwings
+    return None

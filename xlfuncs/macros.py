@@ -97,6 +97,8 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
         values = signature.bind(*args, **kwargs).arguments
         target = _book(values.pop("book", None))
         given = {k: v for k, v in values.items() if v not in (None, "")}
+        if "allow_empty" in op.options:  # the umpire at the button sees the sheet: no guard
+            given.setdefault("allow_empty", True)
         result = run_on_book(target, op.name, **given)
         _tell(target, result)
         return result

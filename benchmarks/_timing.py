@@ -1,0 +1,82 @@
+"""How the benchmarks time things: a baseline and a subject alternated (A B A B ...)
+so a busy machine slows both alike, wall and CPU time of each run, and the
+min / median / max of the pairs' ratios."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Run", "Timing", "alternate", "process", "report"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One timed run: seconds of wall time and of CPU time (user + system)."""
+
+    wall: float
+    cpu: float
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The runs of a baseline and a subject, in pairs."""
+
+    baseline: tuple[Run, ...]
+    subject: tuple[Run, ...]
+
+    def ratios(self, cpu: bool = False) -> list[float]:
+        pick = (lambda r: r.cpu) if cpu else (lambda r: r.wall)
+        return [pick(s) / pick(b) for b, s in zip(self.baseline, self.subject, strict=True)]
+
+
+def process(argv: Sequence[str], before: Callable[[], None] | None = None) -> Callable[[], Run]:
+    """A run of the command ``argv`` in a new process (``before`` first, untimed);
+    fails loudly if the command does."""
+
+    def run() -> Run:
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        error = child.stderr.read().decode() if child.stderr else ""
+        if child.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {error}")
+        return Run(wall, usage.ru_utime + usage.ru_stime)
+
+    return run
+
+
+def alternate(baseline: Callable[[], Run], subject: Callable[[], Run], pairs: int) -> Timing:
+    """``pairs`` runs of each, alternating (one warm-up of each first, not counted)."""
+    baseline(), subject()
+    base: list[Run] = []
+    subj: list[Run] = []
+    for _ in range(pairs):
+        base.append(baseline())
+        subj.append(subject())
+    return Timing(tuple(base), tuple(subj))
+
+
+def _spread(values: Sequence[float], unit: str = "") -> str:
+    return (f"min {min(values):.3f}{unit}  median {statistics.median(values):.3f}{unit}  "
+            f"max {max(values):.3f}{unit}")  # fmt: skip
+
+
+def report(label: str, baseline_label: str, timing: Timing) -> str:
+    """Lines for a timing: each side's wall and CPU seconds, then the ratios."""
+    width = max(len(label), len(baseline_label))
+    lines = []
+    for name, runs in ((baseline_label, timing.baseline), (label, timing.subject)):
+        lines.append(f"  {name:<{width}}  wall {_spread([r.wall for r in runs], ' s')}")
+        lines.append(f"  {'':<{width}}  cpu  {_spread([r.cpu for r in runs], ' s')}")
+    lines.append(f"  ratio (wall)  {_spread(timing.ratios())}")
+    lines.append(f"  ratio (cpu)   {_spread(timing.ratios(cpu=True))}")
+    return "\n".join(lines)

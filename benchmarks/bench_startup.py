@@ -1,0 +1,69 @@
+"""Benchmark: how long ``battle-ledger`` takes to start, against ``python -c pass``.
+
+Each command is run in a new process, alternated with the baseline (A B A B),
+and timed by wall and CPU time; what it imported of the heavy libraries
+(xlwings, pandas, numpy, openpyxl, pydantic) is listed. The aim: ``--help`` and
+``--version`` under 0.3 s on the development machine, and no command loading a
+library it does not use. Run::
+
+    python benchmarks/bench_startup.py [--pairs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import alternate, process, report
+
+__all__ = ["COMMANDS", "main"]
+
+#: The commands timed (arguments after ``battle-ledger``).
+COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("--version",),
+    ("--help",),
+    ("new", "--help"),
+    ("rulesets",),
+    ("udf", "ETG_CRT", "Heavy cavalry", "Infantry", "B", "C", "charging"),
+)
+_HEAVY = ("xlwings", "pandas", "numpy", "openpyxl", "pydantic", "yaml")
+_PROBE = (
+    "import sys, contextlib, io\n"
+    "from battle_ledger.xlfuncs.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+    "    main(sys.argv[1:])\n"
+    f"print(__import__('json').dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+)
+
+
+def imported(args: tuple[str, ...]) -> list[str]:
+    """The heavy libraries ``battle-ledger ARGS`` imports."""
+    out = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=10)
+    args = parser.parse_args(argv)
+    command = Path(sys.executable).with_name("battle-ledger")
+    start = [str(command)] if command.exists() else [sys.executable, "-m",
+                                                      "battle_ledger.xlfuncs.cli"]  # fmt: skip
+    baseline = process([sys.executable, "-c", "pass"])
+    print(f"battle-ledger start-up against `python -c pass`, {args.pairs} pairs alternated")
+    for extra in COMMANDS:
+        timing = alternate(baseline, process([*start, *extra]), args.pairs)
+        heavy = imported(extra)
+        loads = ", ".join(heavy) if heavy else "none of " + ", ".join(_HEAVY)
+        print(f"\nbattle-ledger {' '.join(extra)}   (imports {loads})")
+        print(report(f"battle-ledger {extra[0]}", "python -c pass", timing))
+
+
+if __name__ == "__main__":
+    main()
