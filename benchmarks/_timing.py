@@ -34,22 +34,25 @@ class Timing:
         return [pick(s) / pick(b) for b, s in zip(self.baseline, self.subject, strict=True)]
 
 
-def process(argv: Sequence[str], before: Callable[[], None] | None = None) -> Callable[[], Run]:
-    """A run of the command ``argv`` in a new process (``before`` first, untimed);
-    fails loudly if the command does."""
+def process(*argvs: Sequence[str], before: Callable[[], None] | None = None) -> Callable[[], Run]:
+    """A run of the commands ``argvs``, one after the other, each in a new process
+    (``before`` first, untimed); fails loudly if a command does."""
 
     def run() -> Run:
         if before is not None:
             before()
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        error = child.stderr.read().decode() if child.stderr else ""
-        if child.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {error}")
-        return Run(wall, usage.ru_utime + usage.ru_stime)
+        wall = cpu = 0.0
+        for argv in argvs:
+            start = time.perf_counter()
+            child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall += time.perf_counter() - start
+            cpu += usage.ru_utime + usage.ru_stime
+            code = os.waitstatus_to_exitcode(status)
+            error = child.stderr.read().decode() if child.stderr else ""
+            if code != 0:
+                raise SystemExit(f"{' '.join(argv)} failed ({code}): {error}")
+        return Run(wall, cpu)
 
     return run
 

@@ -125,11 +125,16 @@ def division_key(unit: Unit) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class OrderOfBattle:
-    """The units of both (or all) sides, for one rule set."""
+    """The units of both (or all) sides, for one rule set, and what the file says of the
+    battle: its ``title`` (the battle's name), ``date`` (ISO, 1815-06-16) and ``start``
+    (the time turn 1 starts, HH:MM); blank where it says nothing."""
 
     ruleset_id: str
     units: tuple[Unit, ...]
     source: str = ""
+    title: str = ""
+    date: str = ""
+    start: str = ""
 
     def sides(self) -> list[str]:
         """The sides in the order they first appear."""

@@ -162,17 +162,22 @@ def load_file(path: Path | str) -> Ruleset:
 
 @functools.cache
 def _load_all() -> dict[str, Ruleset]:
-    found: dict[str, Ruleset] = {}
-    for path in sorted(DATA_DIR.glob("*.yaml")):
-        ruleset = load_file(path)
-        if path.stem != ruleset.id:
-            raise RulesetDataError(
-                f"file name does not match id {ruleset.id!r}",
-                file=str(path),
-                expected=f"{ruleset.id}.yaml",
-            )
-        found[ruleset.id] = ruleset
-    return found
+    return {path.stem: _load_one(path.stem) for path in sorted(DATA_DIR.glob("*.yaml"))}
+
+
+@functools.cache
+def _load_one(stem: str) -> Ruleset:
+    """The packaged rule set of ``<stem>.yaml``, read once (a command on one ledger
+    reads its own rule set, not all nine)."""
+    path = DATA_DIR / f"{stem}.yaml"
+    ruleset = load_file(path)
+    if path.stem != ruleset.id:
+        raise RulesetDataError(
+            f"file name does not match id {ruleset.id!r}",
+            file=str(path),
+            expected=f"{ruleset.id}.yaml",
+        )
+    return ruleset
 
 
 @functools.cache
@@ -201,8 +206,11 @@ def all_rulesets() -> list[Ruleset]:
 
 def packaged(name: str) -> Ruleset:
     """The rule set with id or alias ``name`` (case-blind), as published: no house rules."""
+    folded = str(name).strip().casefold()
+    if folded.replace("-", "").isalnum() and (DATA_DIR / f"{folded}.yaml").is_file():
+        return _load_one(folded)  # an id: its file alone
     try:
-        return _load_all()[_index()[str(name).strip().casefold()]]
+        return _load_all()[_index()[folded]]
     except KeyError:
         raise UnknownRulesetError(
             f"unknown rule set {name!r}", value=name, expected="one of " + ", ".join(ruleset_ids())

@@ -45,6 +45,8 @@ from the division total rows.
 from __future__ import annotations
 
 import csv
+import dataclasses
+import datetime as _dt
 import io
 import math
 from collections.abc import Iterator
@@ -176,11 +178,57 @@ def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfB
 
 
 def read_csv(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
-    """One row per unit; the first non-comment row is the header."""
+    """One row per unit; the first non-comment row is the header. Comment lines
+    ``# title: ...``, ``# date: YYYY-MM-DD`` and ``# start: HH:MM`` give the battle's
+    name, date and the time turn 1 starts."""
     p = Path(path)
     rs = _resolve(ruleset, p, None)
     text = read_text(p)
-    return order_of_battle(rs, _csv_records(text, p), str(p))
+    facts: dict[str, Any] = {}
+    for line in text.splitlines():
+        key, colon, value = line.strip().removeprefix("#").partition(":")
+        if line.lstrip().startswith("#") and colon and key.strip().casefold() in _BATTLE_FACTS:
+            facts[key.strip().casefold()] = value.strip()
+    return _with_facts(order_of_battle(rs, _csv_records(text, p), str(p)), facts, p)
+
+
+#: What an order of battle may say of the battle itself (YAML keys, CSV ``# key:`` lines).
+_BATTLE_FACTS = ("title", "date", "start")
+
+
+def _with_facts(oob: OrderOfBattle, facts: dict[str, Any], path: Path) -> OrderOfBattle:
+    """``oob`` with the battle's title, date and start time, each checked."""
+    date, start = facts.get("date", ""), facts.get("start", "")
+    if isinstance(start, int) and not isinstance(start, bool) and 0 <= start < 1440:
+        start = f"{start // 60:02d}:{start % 60:02d}"  # YAML 1.1 reads 15:00 as 900 (base 60)
+    try:
+        day = date if isinstance(date, _dt.date) else _dt.date.fromisoformat(str(date).strip())
+    except ValueError:
+        if str(date).strip():
+            raise InvalidArgumentError(
+                "the battle's date is not a date",
+                file=str(path),
+                value=date,
+                expected="date: YYYY-MM-DD",
+            ) from None
+        day = None
+    try:
+        clock = _dt.time.fromisoformat(str(start).strip())
+    except ValueError:
+        if str(start).strip():
+            raise InvalidArgumentError(
+                "the time turn 1 starts is not a time of day",
+                file=str(path),
+                value=start,
+                expected="start: HH:MM, e.g. 15:00",
+            ) from None
+        clock = None
+    return dataclasses.replace(
+        oob,
+        title=str(facts.get("title", "")).strip(),
+        date=day.isoformat() if day is not None else "",
+        start=clock.strftime("%H:%M") if clock is not None else "",
+    )
 
 
 def _delimiter(text: str) -> str:
@@ -262,7 +310,7 @@ _LineLoader.add_constructor(
     _construct_mapping,  # type: ignore[arg-type]
 )
 
-_TOP_KEYS = {"ruleset", "title", "name", "source", "notes", "date", "sides"}
+_TOP_KEYS = {"ruleset", "title", "name", "source", "notes", "date", "start", "sides"}
 # Keys of each level besides its children and its name.
 _LEVELS = ("side", "corps", "division", "brigade")
 _CHILDREN = {"side": "corps", "corps": "divisions", "division": "brigades", "brigade": "units"}
@@ -299,7 +347,8 @@ def read_yaml(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
     rs = _resolve(ruleset, p, None if found is None else str(found))
     division_fields = {f.name for f in strength_fields(rs) if f.division}
     records = list(_yaml_units(doc["sides"], p, division_fields))
-    return order_of_battle(rs, records, str(p))
+    facts = {key: doc[key] for key in _BATTLE_FACTS if doc.get(key) is not None}
+    return _with_facts(order_of_battle(rs, records, str(p)), facts, p)
 
 
 def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:

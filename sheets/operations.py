@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import random
@@ -324,12 +325,23 @@ def checker(kind: str) -> Callable[[F], F]:
 _loaded = False
 
 
-def load_operations() -> None:
-    """Import every ledger module of ``sheets`` so its operations register."""
+def load_operations(kind: str | None = None) -> None:
+    """Import every ledger module of ``sheets`` so its operations register; with
+    ``kind``, only that kind's module (``sheets.dep_ledger`` for ``dep-ledger``) where
+    there is one: a command on one ledger does not load every rule set."""
     global _loaded
     if _loaded:
         return
     from battle_ledger import sheets
+
+    if kind is not None:
+        module = kind.replace("-", "_")
+        if module not in _INFRASTRUCTURE and importlib.util.find_spec(
+            f"battle_ledger.sheets.{module}"
+        ):
+            importlib.import_module(f"battle_ledger.sheets.{module}")
+            if any(k == kind for k, _ in OPERATIONS):
+                return
 
     for info in pkgutil.iter_modules(sheets.__path__):
         if info.name not in _INFRASTRUCTURE and not info.name.startswith("_"):
@@ -345,11 +357,12 @@ def operations_for(kind: str) -> list[Operation]:
 
 def find_operation(kind: str, name: str, *, file: str | None = None) -> Operation:
     """The operation ``name`` of ``kind``, or a clear error saying what there is."""
-    load_operations()
+    load_operations(kind)
     wanted = name.strip().casefold().replace("_", "-")
     for (k, n), op in OPERATIONS.items():
         if k == kind and n.casefold() == wanted:
             return op
+    load_operations()  # not found: what every kind has, for the message
     elsewhere = sorted({k for (k, n) in OPERATIONS if n.casefold() == wanted})
     if elsewhere:
         raise WrongKindError(
@@ -527,9 +540,9 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
     """
     from battle_ledger.sheets.house_rules import book_house_rules
 
-    load_operations()
     problems: list[str] = []
     meta = book.meta()
+    load_operations(meta.kind)
     house = None
     try:
         registry.packaged(meta.ruleset)
@@ -541,6 +554,8 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
         except BattleLedgerError as exc:
             problems.append(f"house rules: {exc}")
     checks = CHECKERS.get(meta.kind, [])
+    if not checks:
+        load_operations()  # every kind, to tell whether this one is known
     known = {k for k, _ in OPERATIONS} | set(REPORTS) | set(CHECKERS) | set(known_kinds)
     if not checks and meta.kind not in known:
         problems.append(
@@ -562,8 +577,8 @@ def run_report(book: Book, **options: Any) -> OperationResult:
 
     ``options`` (``on`` for a campaign) go to a report that takes them; given to one
     that does not, they are a ``CommandError``."""
-    load_operations()
     meta = book.meta()
+    load_operations(meta.kind)
     fn = REPORTS.get(meta.kind)
     given = {k: v for k, v in options.items() if v is not None}
     takes = set(inspect.signature(fn).parameters) - {"book"} if fn is not None else set()

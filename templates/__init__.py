@@ -158,9 +158,19 @@ def build(
             expected=rs.id,
         )
     _check_options(entry, options, flags or {})
-    wb = entry.builder(rs, oob, **options)
+    wb = entry.builder(rs, oob, **(_facts_of(entry, oob) | options))
     finish(wb, entry.name, rs.id, version=entry.version)
     return wb
+
+
+def _facts_of(entry: TemplateKind, oob: OrderOfBattle | None) -> dict[str, str]:
+    """What the order of battle says of the battle (its title, date and start time), as
+    the options of a kind that takes them; an option given on its own wins."""
+    if oob is None:
+        return {}
+    takes = inspect.signature(entry.builder).parameters
+    facts = {"battle": oob.title, "date": oob.date, "start_time": oob.start}
+    return {name: value for name, value in facts.items() if value and name in takes}
 
 
 def _check_options(entry: TemplateKind, options: dict[str, Any], flags: Mapping[str, str]) -> None:
@@ -173,13 +183,14 @@ def _check_options(entry: TemplateKind, options: dict[str, Any], flags: Mapping[
     known = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
     for name in options:
         if name not in known:
-            flag = flags.get(name, "--" + name.replace("_", "-"))
+
+            def flag(option: str) -> str:
+                return flags.get(option, "--" + option.replace("_", "-"))
+
             raise CommandError(
-                f"a {entry.name} has no option {flag}",
-                value=flag,
-                expected="options " + ", ".join("--" + k.replace("_", "-") for k in known)
-                if known
-                else "no options",
+                f"a {entry.name} has no option {flag(name)}",
+                value=flag(name),
+                expected="options " + ", ".join(flag(k) for k in known) if known else "no options",
             )
 
 

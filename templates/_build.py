@@ -165,7 +165,12 @@ def iso_date(value: _dt.date | _dt.datetime | str) -> str:
         return value.date().isoformat()
     if isinstance(value, _dt.date):
         return value.isoformat()
-    return _dt.date.fromisoformat(str(value).strip()).isoformat()
+    try:
+        return _dt.date.fromisoformat(str(value).strip()).isoformat()
+    except ValueError:
+        raise InvalidArgumentError(
+            "the date is not a date", column="Date", value=value, expected="YYYY-MM-DD"
+        ) from None
 
 
 def define_name(wb: Workbook, name: str, ref: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,11 @@ import openpyxl
 import pytest
 from click.testing import CliRunner, Result
 
+from battle_ledger import templates
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.templates.demo import load_example
 from battle_ledger.xlfuncs import _cli_books
 from battle_ledger.xlfuncs._cli_rules import excel_argument, format_result
 from battle_ledger.xlfuncs._registry import UDFS
@@ -292,7 +295,7 @@ def test_run_dry_run_changes_nothing(toy_book: Path) -> None:
         (["--unit", "1st Line", "--stand", "2"], ["no option --stand", "did you mean"], 2),
         ([], ["needs the option(s) --unit"], 2),
         (["--unit", "1st Line", "stray"], ["unexpected argument 'stray'"], 2),
-        (["--unit", "a", "--unit", "b"], ["given twice"], 2),
+        (["--unit", "1st Line", "--stands", "1", "--stands", "2"], ["given twice"], 2),
     ],
 )
 def test_run_bad_options(toy_book: Path, extra: list[str], parts: list[str], code: int) -> None:
@@ -361,6 +364,16 @@ def test_demo_builds_workbooks_that_check_clean(tmp_path: Path) -> None:
     assert result.stderr == ""  # no progress bar when piped
     for path in paths[:3]:
         assert invoke("check", str(path)).exit_code == 0
+    for path in paths:  # every ledger played, and named as its example names the battle
+        if "roster" in path.name or "campaign" in path.name:
+            continue
+        kind = next(k for k in templates.KINDS if path.stem.endswith("-" + k))
+        ruleset = path.stem.removesuffix("-" + kind)
+        shown = invoke("report", str(path), "--json")
+        details = json.loads(shown.stdout)["details"]
+        assert shown.stdout and load_example(ruleset).title in shown.stdout, path.name
+        assert "turn 1 " not in json.loads(shown.stdout)["summary"].splitlines()[0], path.name
+        assert details, path.name
 
 
 def test_demo_into_a_file_is_refused(tmp_path: Path) -> None:
@@ -431,3 +444,33 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
                          check=True, env=env)  # fmt: skip
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
+
+
+def test_repeated_option_groups_record_several_rows_all_or_none(tmp_path: Path) -> None:
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates import build
+    from battle_ledger.templates.demo import example_path
+
+    oob = read_oob(example_path("etg"), registry.get("etg"))
+    one, each = tmp_path / "one.xlsx", tmp_path / "each.xlsx"
+    from battle_ledger.sheets.headless import save_workbook
+
+    save_workbook(build("dep-ledger", "etg", oob), one)
+    shutil.copy(one, each)
+    before = one.read_bytes()
+    wrong = invoke("run", "record", str(one), "--division", "5e Division", "--orders", "Y",
+                   "--division", "9e Divison", "--stands-lost", "1")  # fmt: skip
+    assert_one_line_error(wrong, "--division 9e Divison: no division '9e Divison'", code=2)
+    assert one.read_bytes() == before  # the first row is not written either
+    done = invoke("run", "record", str(one), "--json", "--division", "5e Division", "--orders",
+                  "Y", "--division", "9e Division", "--stands-lost", "1")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert [r["division"] for r in json.loads(done.stdout)["details"]["rows"]] == [
+        "5e Division", "9e Division"]  # fmt: skip
+    invoke("run", "record", str(each), "--division", "5e Division", "--orders", "Y")
+    invoke("run", "record", str(each), "--division", "9e Division", "--stands-lost", "1")
+    assert invoke("report", str(one), "--json").stdout == invoke("report", str(each),
+                                                                 "--json").stdout  # fmt: skip
+    twice = invoke("run", "record", str(one), "--division", "5e Division", "--orders", "Y",
+                   "--orders", "N")  # fmt: skip
+    assert_one_line_error(twice, "option --orders is given twice", code=2)

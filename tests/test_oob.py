@@ -353,3 +353,78 @@ def test_an_order_of_battle_too_large_is_refused_unread(tmp_path: Path) -> None:
         handle.truncate(oob.MAX_OOB_BYTES + 1)  # sparse: nothing is written, nothing read
     with pytest.raises(InvalidArgumentError, match="too large"):
         read_oob(path, "etg")
+
+
+# -- the battle's facts -------------------------------------------------------------------
+
+
+def test_csv_comment_lines_give_the_battles_title_date_and_start(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "French,II,5e,Husson,2e Léger,infantry,A,4,\n",
+                header="# Quatre Bras: a note that is not a fact\n# title: Quatre Bras\n"
+                "# Date: 1815-06-16\n#start: 15:00\n" + HEADER)  # fmt: skip
+    oob = read_oob(path, "etg")
+    assert (oob.title, oob.date, oob.start) == ("Quatre Bras", "1815-06-16", "15:00")
+    plain = read_oob(_csv(tmp_path, "French,II,5e,Husson,2e Léger,infantry,A,4,\n",
+                          name="plain.csv"), "etg")  # fmt: skip
+    assert (plain.title, plain.date, plain.start) == ("", "", "")
+
+
+def test_yaml_title_date_and_start_even_unquoted(tmp_path: Path) -> None:
+    path = tmp_path / "oob.yaml"
+    path.write_text(
+        "ruleset: etg\ntitle: Ligny\ndate: 1815-06-16\nstart: 14:30\nsides:\n"
+        "  - side: French\n    divisions:\n      - division: 1e\n        units:\n"
+        "          - {unit: 2e Léger, type: infantry, grade: A, stands: 4}\n",
+        encoding="utf-8",
+    )
+    oob = read_oob(path)
+    assert (oob.title, oob.date, oob.start) == ("Ligny", "1815-06-16", "14:30")
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [("# date: 16/06/1815", "the battle's date is not a date"),
+     ("# start: 3 p.m.", "the time turn 1 starts is not a time of day")],
+)  # fmt: skip
+def test_a_bad_date_or_start_is_refused_with_its_file(
+    tmp_path: Path, line: str, words: str
+) -> None:
+    path = _csv(
+        tmp_path, "French,II,5e,Husson,2e Léger,infantry,A,4,\n", header=line + "\n" + HEADER
+    )
+    with pytest.raises(InvalidArgumentError, match=words) as err:
+        read_oob(path, "etg")
+    assert str(path) in str(err.value)
+
+
+def test_new_names_the_battle_from_the_order_of_battle_unless_told(tmp_path: Path) -> None:
+    import datetime
+
+    import openpyxl
+
+    from battle_ledger.xlfuncs.cli import cli
+    from tests.tables import named_cell
+
+    oob = example_path("etg")
+    runner = CliRunner()
+    out = tmp_path / "l.xlsx"
+    args = ["new", "dep-ledger", "--ruleset", "etg", "--oob", str(oob), "--max-dep", "40"]
+    done = runner.invoke(cli, [*args, "--turns-shown", "12", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    wb = openpyxl.load_workbook(out)
+    assert named_cell(wb, "BattleName").value == "Quatre Bras"
+    assert named_cell(wb, "BattleDate").value == "1815-06-16"
+    assert named_cell(wb, "StartTime").value == datetime.time(15, 0)
+    assert named_cell(wb, "MaxDEP").value == 40
+    told = tmp_path / "t.xlsx"
+    runner.invoke(cli, ["new", "dep-ledger", "--ruleset", "etg", "--oob", str(oob), "--battle",
+                        "Les Quatre-Bras", "--start", "14:00", "--date", "1815-06-17", "-o",
+                        str(told)])  # fmt: skip
+    wb = openpyxl.load_workbook(told)
+    assert named_cell(wb, "BattleName").value == "Les Quatre-Bras"
+    assert named_cell(wb, "BattleDate").value == "1815-06-17"
+    assert named_cell(wb, "StartTime").value == datetime.time(14, 0)
+    refused = runner.invoke(cli, ["new", "dep-ledger", "--ruleset", "etg", "--date", "16/6/1815",
+                                  "-o", str(tmp_path / "x.xlsx")])  # fmt: skip
+    assert refused.exit_code == 1 and "the date is not a date" in refused.stderr
+    assert not (tmp_path / "x.xlsx").exists()

@@ -86,7 +86,18 @@ def _dumps(value: Any) -> str:
     type=click.IntRange(min=0, max=10_000),
     help="Blank input rows to add to the tables (default: the template's).",
 )
-@click.option("--battle", help="The battle's name (ledgers).")
+@click.option("--battle", help="The battle's name (ledgers; default: the order of battle's title).")
+@click.option("--date", "date", metavar="YYYY-MM-DD", help="DEP ledger: the battle's date.")
+@click.option(
+    "--max-dep",
+    type=click.IntRange(min=1),
+    help="DEP ledger: the scenario's maximum DEP (the rules' 48 unless the scenario says less).",
+)
+@click.option(
+    "--turns-shown",
+    type=click.IntRange(min=1, max=500),
+    help="DEP ledger, victory table: how many turns the chart covers.",
+)
 @click.option("--name", help="The campaign's name (campaign).")
 @click.option("--starts-on", metavar="YYYY-MM-DD", help="Campaign: its first date.")
 @click.option(
@@ -105,7 +116,12 @@ def _dumps(value: Any) -> str:
     help="Campaign (Glory of the Empire): a later day's casualty brackets count from the "
     "units' new strength (the house default) or their strength at the start of the campaign.",
 )
-@click.option("--start", "start_time", metavar="HH:MM", help="The time turn 1 starts (ledgers).")
+@click.option(
+    "--start",
+    "start_time",
+    metavar="HH:MM",
+    help="The time turn 1 starts (ledgers; default: the order of battle's start).",
+)
 @click.option(
     "--mark-crossed-when",
     type=click.Choice(["reached", "exceeded"]),
@@ -175,6 +191,9 @@ def new(
     oob_file: Path | None,
     blank_rows: int | None,
     battle: str | None,
+    date: str | None,
+    max_dep: int | None,
+    turns_shown: int | None,
     name: str | None,
     starts_on: str | None,
     rounding: str | None,
@@ -248,7 +267,8 @@ def new(
         from battle_ledger.sheets.oob import read_oob
 
         oob = read_oob(oob_file, ruleset)
-    given = {"blank_rows": blank_rows, "battle": battle, "name": name, "starts_on": starts_on,
+    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
+             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
              "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
              "start_time": start_time,
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
@@ -265,9 +285,11 @@ def new(
 # -- run --------------------------------------------------------------------------------
 
 
-def parse_extra_options(args: list[str]) -> dict[str, str]:
-    """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens -> _)."""
-    options: dict[str, str] = {}
+def parse_extra_options(args: list[str]) -> list[dict[str, str]]:
+    """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens
+    -> _), one dict per group: the first option, given again, starts another group
+    (``--division A --orders Y --division B --stands-lost 1``: two rows)."""
+    pairs: list[tuple[str, str, str]] = []
     i = 0
     while i < len(args):
         arg = args[i]
@@ -284,12 +306,19 @@ def parse_extra_options(args: list[str]) -> dict[str, str]:
                 i += 1
             else:
                 value = "true"  # a flag
-        name = key.replace("-", "_")
-        if name in options:
-            raise click.UsageError(f"option --{key} is given twice")
-        options[name] = value
+        pairs.append((key, key.replace("-", "_"), value))
         i += 1
-    return options
+    groups: list[dict[str, str]] = []
+    for flag, name, value in pairs:
+        if not groups or name == pairs[0][1]:
+            groups.append({})
+        if name in groups[-1]:
+            raise click.UsageError(
+                f"option --{flag} is given twice"
+                + (f" (a row starts at each --{pairs[0][0]})" if len(groups) > 1 else "")
+            )
+        groups[-1][name] = value
+    return groups or [{}]
 
 
 def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
@@ -437,16 +466,28 @@ def run(
     built without them the file's (kept in it from then on).
 
     \b
+    Several rows at once: repeat the first option (each --division starts a row),
+    or --from-csv; every row is checked and written, or none.
+
+    \b
     Example: battle-ledger run end-turn ledger.xlsx
     Example: battle-ledger run record ledger.xlsx --from-csv turn.csv
-    """
+    Example: battle-ledger run record ledger.xlsx --division "5e Division" --orders Y --division "9e Division" --stands-lost 1
+    """  # noqa: E501
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import find_operation, run_on_book
 
-    options: dict[str, Any] = dict(parse_extra_options(list(ctx.args)))
+    groups = parse_extra_options(list(ctx.args))
+    options: dict[str, Any] = dict(groups[0]) if len(groups) == 1 else {}
+    if len(groups) > 1 and rows_csv is not None:
+        raise click.UsageError("give the rows as repeated option groups or --from-csv, not both")
     # A dry run reads only: it works while Excel has the ledger open, and takes no lock.
     workbook = HeadlessBook(book, wait=wait, writable=not dry_run)
     batch = None
+    if len(groups) > 1:
+        lead = next(iter(groups[0]))
+        flag = "--" + lead.replace("_", "-")
+        batch = [(f"{flag} {group[lead]}", group) for group in groups]
     if rows_csv is not None:
         if "from_csv" in find_operation(workbook.meta().kind, macro, file=book.name).options:
             options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)

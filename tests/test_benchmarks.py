@@ -1,0 +1,23 @@
+"""The benchmark scripts run and print their ratios (their figures are not checked here:
+speed lives in benchmarks/, not in timed tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [("bench_startup.py", ["--pairs", "1"]), ("bench_turn.py", ["--pairs", "1", "--turns", "1"])],
+)
+def test_a_benchmark_runs_and_prints_its_ratios(script: str, args: list[str]) -> None:
+    out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True,
+                         text=True, timeout=600, check=True)  # fmt: skip
+    assert "ratio (wall)" in out.stdout and "ratio (cpu)" in out.stdout
