@@ -98,6 +98,13 @@ class BattleLedgerError(Exception):
         found.args = (found._render(),)
         return found
 
+    def without_file(self) -> str:
+        """``str(err)`` without the file part (an error among others of the same file)."""
+        found = type(self).__new__(type(self))
+        found.__dict__.update(self.__dict__)
+        found.file = None
+        return found._render()
+
     def _render(self) -> str:
         where = [
             f"{label} {part}"

@@ -28,7 +28,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError, UnknownTermError
+from battle_ledger.rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    RulesetError,
+    UnknownTermError,
+)
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
@@ -482,7 +487,8 @@ def order_of_battle(
 
     Column names are case-blind; a column outside the naming columns, type,
     grade, commander and the rule set's strengths is an error. The first
-    error found is raised (naming ``source``, the line, the column, the value).
+    mistake of each line is told, every line read (one error naming ``source``, and for
+    each mistake the line, the column and the value).
     """
     fields = strength_fields(ruleset)
     by_name = {f.name: f for f in fields}
@@ -491,7 +497,8 @@ def order_of_battle(
     units: list[Unit] = []
     seen: dict[tuple[str, str, str, str], int | str | None] = {}
     division_values: dict[tuple[str, str, str], dict[str, tuple[int, int | str | None]]] = {}
-    for record in records:
+
+    def read_unit(record: RawUnit) -> None:
         line: int | str | None = record.where or record.line
         values: dict[str, Any] = {}
         for key, value in record.values.items():
@@ -625,6 +632,13 @@ def order_of_battle(
                 given_at=given_at,
             )
         )
+
+    mistakes: list[BattleLedgerError] = []
+    for record in records:
+        try:
+            read_unit(record)
+        except BattleLedgerError as exc:
+            mistakes.append(exc)  # read on: every mistake is told at once
     # Division values (Eagles to Glory's DEP, CCP) and the commander go to every
     # unit of the division: given once, or defaulted from the rule set.
     commanders: dict[tuple[str, str, str], str] = {}
@@ -648,8 +662,20 @@ def order_of_battle(
                     got_defaults[f.name] = max(value, got_defaults.get(f.name, value))
     for key3, given_values in division_values.items():
         for name, (number, line) in given_values.items():
-            _at_most(by_name[name], number, ruleset, division_types[key3], source, line,
-                     f"division {key3[2]!r}")  # fmt: skip
+            try:
+                _at_most(by_name[name], number, ruleset, division_types[key3], source, line,
+                         f"division {key3[2]!r}")  # fmt: skip
+            except BattleLedgerError as exc:
+                mistakes.append(exc)
+    if len(mistakes) == 1:
+        raise mistakes[0]
+    if mistakes:
+        raise InvalidArgumentError(
+            f"{len(mistakes)} mistakes in the order of battle: "
+            + " ".join(f"({n}) {m.without_file()}" for n, m in enumerate(mistakes, 1)),
+            file=source or None,
+            expected="each put right (nothing was written)",
+        )
     finished: list[Unit] = []
     for u in units:
         strengths, given_at = dict(u.strengths), dict(u.given_at)

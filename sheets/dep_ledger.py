@@ -657,7 +657,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
         detail += f"; {len(on_table)} divisions go on to turn {turn + 1}"
     book.log("end-turn", detail, turn=turn)
     return OperationResult(
-        detail,
+        "\n".join([detail, *_standings_table(after)]),  # the Log keeps the first line
         {
             "closed_turn": turn,
             "next_turn": turn + 1,
@@ -680,6 +680,8 @@ def _record_options() -> tuple[Option, ...]:
         kind = {Entry.YES_NO: bool, Entry.WHOLE: int}.get(column.entry, str)
         high = column.high if isinstance(column.high, int) else None
         found.append(Option(column.field, kind, help=column.help, low=column.low, high=high))
+    found.append(Option("turn", int, low=1, help="a closed turn to correct (default: the "
+                        "current turn); every later turn is recomputed"))  # fmt: skip
     return tuple(found)
 
 
@@ -691,24 +693,33 @@ def _cell(value: Any) -> Any:
 
 
 @operation(KIND.name, "record", options=_record_options())
-def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
+def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any) -> OperationResult:
     """Record the current turn's inputs of one division (only the options given change).
 
     Everything is checked by the rules before anything is written (a charge
     needs orders, CCP held, ...). In Excel the same inputs can simply be
-    typed into the Turns sheet.
+    typed into the Turns sheet. --turn T corrects a closed turn: every later
+    turn is recomputed (and checked again), and the Log says what changed.
 
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
-    ledger.tables.refuse_if_over("record")
-    name = find_thing(book, KIND, ledger.starts, division)
     given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
         raise InvalidArgumentError(
             "record needs at least one input to record",
-            expected=", ".join(o.flag for o in _record_options()[1:]),
+            expected=", ".join(o.flag for o in _record_options()[1:-1]),
         )
+    if turn is not None and turn < ledger.current_turn:
+        return _correct(book, ledger, division, turn, given)
+    if turn is not None and turn > ledger.current_turn:
+        raise InvalidArgumentError(
+            f"turn {turn} has not begun: the current turn is {ledger.current_turn}",
+            file=book.name, table=TURNS.name, column="--turn", value=turn,
+            expected=f"1 to {ledger.current_turn}",
+        )  # fmt: skip
+    ledger.tables.refuse_if_over("record")
+    name = find_thing(book, KIND, ledger.starts, division)
     turn = ledger.current_turn
     mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
     if mine.empty:
@@ -763,6 +774,68 @@ def record(book: Book, *, division: str, **inputs: Any) -> OperationResult:
     return OperationResult(f"turn {turn}, {detail}", details)
 
 
+def _correct(
+    book: Book, ledger: Ledger, division: str, turn: int, given: dict[str, Any]
+) -> OperationResult:
+    """``record --turn T`` for a closed turn: the row changed, every later turn recomputed
+    by the rules (a refusal anywhere writes nothing), and what that changed logged."""
+    name = find_thing(book, KIND, ledger.starts, division)
+    mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+    if mine.empty:
+        raise InvalidArgumentError(
+            f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
+            "left the table)", file=book.name, table=TURNS.name, column="--turn", value=turn,
+            expected="a turn in which the division was on the table",
+        )  # fmt: skip
+    index = mine.index[0]
+    was = {column: _cell(mine.at[index, column]) for column in given}
+    trial = ledger.turns.copy()
+    for column, value in given.items():
+        trial[column] = trial[column].astype(object)
+        trial.at[index, column] = value
+    corrected = ledger.with_turns(trial)
+    last = ledger.current_turn - 1
+    before = {r["division"]: r for r in standing(ledger, compute_turns(ledger), last)}
+    after = standing(corrected, compute_turns(corrected), last)  # raises on what the rules forbid
+    book.write_cells(TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}],
+                                              index=[index]))  # fmt: skip
+    shown = ", ".join(f"{k} {_cell(v)} (was {was[k]})" for k, v in given.items())
+    changes = [
+        f"{r['division']} " + ", ".join(
+            f"{label} {before[r['division']][key]} -> {r[key]}"
+            for key, label in (("dep", "DEP"), ("ccp", "CCP"), ("stands_left", "stands left"),
+                               ("status", "status"))
+            if before[r["division"]][key] != r[key])
+        for r in after
+        if any(before[r["division"]][k] != r[k] for k in ("dep", "ccp", "stands_left", "status"))
+    ]  # fmt: skip
+    detail = f"correction of turn {turn}, {name}: {shown}; at the end of turn {last}: " + (
+        "; ".join(changes) if changes else "nothing else changes"
+    )
+    book.log("record", detail, turn=turn)
+    return OperationResult(detail, {"turn": turn, "division": name, "corrected": True,
+                                    "was": was, "now": {k: _cell(v) for k, v in given.items()},
+                                    "standings": after})  # fmt: skip
+
+
+def _standings_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Each division's DEP, CCP, rest point, stands left, maneuver modifier and status, as
+    a text table (report, and end-turn's new standings)."""
+    width = max([len("Division"), *(len(r["division"]) for r in rows)])
+    side_width = max([len("Side"), *(len(r["side"]) for r in rows)])
+    lines = [f"{'Side':<{side_width}} {'Division':<{width}} {'DEP':>4} {'CCP':>4} {'Rest':>4} "
+             f"{'Stands':>6} {'Man.':>4}  Status"]  # fmt: skip
+    for r in rows:
+        stands = "" if r["stands_left"] is None else r["stands_left"]
+        lines.append(
+            f"{r['side']:<{side_width}} {r['division']:<{width}} {r['dep']:>4} {r['ccp']:>4} "
+            f"{r['rest_point']:>4} {stands:>6} {r['maneuver_modifier']:>+4}  {r['status']}"
+        )
+    lines.append("Stands: stands left; Man.: the DEP's modifier to the next maneuver roll "
+                 "(after its orders DEP)")  # fmt: skip
+    return lines
+
+
 @report(KIND.name)
 def where_we_stand(book: Book) -> OperationResult:
     """Each division's DEP, CCP, rest point and status as of the last closed turn,
@@ -780,21 +853,7 @@ def where_we_stand(book: Book) -> OperationResult:
         head += "; the battle is over: no division is left on the table"
     elif clock:
         head += f" (turn {closed + 1} starts {clock})"
-    width = max([len("Division"), *(len(r["division"]) for r in rows)])
-    side_width = max([len("Side"), *(len(r["side"]) for r in rows)])
-    lines = [
-        head,
-        f"{'Side':<{side_width}} {'Division':<{width}} {'DEP':>4} {'CCP':>4} {'Rest':>4} "
-        f"{'Stands':>6} {'Man.':>4}  Status",
-    ]
-    for r in rows:
-        stands = "" if r["stands_left"] is None else r["stands_left"]
-        lines.append(
-            f"{r['side']:<{side_width}} {r['division']:<{width}} {r['dep']:>4} {r['ccp']:>4} "
-            f"{r['rest_point']:>4} {stands:>6} {r['maneuver_modifier']:>+4}  {r['status']}"
-        )
-    lines.append("Stands: stands left; Man.: the DEP's modifier to the next maneuver roll "
-                 "(after its orders DEP)")  # fmt: skip
+    lines = [head, *_standings_table(rows)]
     for s in sides:
         lines.append(
             f"{s['side'] or '(no side)'}: {s['divisions']} division"

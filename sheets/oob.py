@@ -70,6 +70,7 @@ from battle_ledger.rulesets.registry import get as get_ruleset
 __all__ = [
     "COMMANDER_HEADER",
     "GRADE_HEADER",
+    "MAX_OOB_BYTES",
     "NAME_HEADERS",
     "QUALITY_HEADER",
     "ROSTER_KIND",
@@ -81,6 +82,7 @@ __all__ = [
     "csv_rows",
     "read_csv",
     "read_oob",
+    "read_oob_text",
     "read_roster",
     "read_text",
     "read_yaml",
@@ -156,6 +158,20 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def read_oob_text(
+    text: str, ruleset: Ruleset | str | None = None, label: str = "standard input"
+) -> OrderOfBattle:
+    """An order of battle given as text (``new --oob -``): YAML when a line begins
+    ``sides:`` (every YAML order of battle has one), else CSV."""
+    if len(text.encode("utf-8")) > MAX_OOB_BYTES:
+        raise InvalidArgumentError(f"{label} is too large", file=label,
+                                   expected=f"at most {MAX_OOB_BYTES:,} bytes")  # fmt: skip
+    text = text.removeprefix("\ufeff")
+    if any(line.startswith("sides:") for line in text.splitlines()):
+        return read_yaml(label, ruleset, text)
+    return read_csv(label, ruleset, text)
+
+
 def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """An order of battle from ``path`` (.csv, .yaml/.yml, or a roster .xlsx)."""
     p = Path(path)
@@ -177,13 +193,16 @@ def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfB
 # -- CSV ------------------------------------------------------------------------------
 
 
-def read_csv(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
+def read_csv(
+    path: str | Path, ruleset: Ruleset | str | None, text: str | None = None
+) -> OrderOfBattle:
     """One row per unit; the first non-comment row is the header. Comment lines
     ``# title: ...``, ``# date: YYYY-MM-DD`` and ``# start: HH:MM`` give the battle's
-    name, date and the time turn 1 starts."""
+    name, date and the time turn 1 starts. ``text``: the file's text, already read
+    (``path`` then only names it)."""
     p = Path(path)
     rs = _resolve(ruleset, p, None)
-    text = read_text(p)
+    text = read_text(p) if text is None else text
     facts: dict[str, Any] = {}
     for line in text.splitlines():
         key, colon, value = line.strip().removeprefix("#").partition(":")
@@ -316,10 +335,12 @@ _LEVELS = ("side", "corps", "division", "brigade")
 _CHILDREN = {"side": "corps", "corps": "divisions", "division": "brigades", "brigade": "units"}
 
 
-def read_yaml(path: str | Path, ruleset: Ruleset | str | None) -> OrderOfBattle:
-    """Nested sides -> corps -> divisions -> brigades -> units."""
+def read_yaml(
+    path: str | Path, ruleset: Ruleset | str | None, text: str | None = None
+) -> OrderOfBattle:
+    """Nested sides -> corps -> divisions -> brigades -> units (``text``: as ``read_csv``)."""
     p = Path(path)
-    text = read_text(p)
+    text = read_text(p) if text is None else text
     try:
         doc = yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as exc:

@@ -646,7 +646,9 @@ def test_removed_means_closed(tmp_path: Path) -> None:
     assert first.details["sides_out"] == ["Allies"] and not first.details["battle_over"]
     assert "the battle is over for Allies: every division removed" in first.summary
     assert last.details["sides_out"] == ["French"] and last.details["battle_over"]
-    assert last.summary.endswith("; the battle is over: no division is left on the table")
+    assert last.summary.splitlines()[0].endswith(
+        "; the battle is over: no division is left on the table"
+    )
     before = path.read_bytes()
     for operation, options in (("end-turn", {}), ("record", {"division": "2e Division",
                                                              "stands_lost": "1"})):  # fmt: skip
@@ -661,3 +663,30 @@ def test_removed_means_closed(tmp_path: Path) -> None:
     assert {d["status"] for d in report.details["divisions"]} == {"removed"}
     assert "the battle is over" in report.summary.splitlines()[0]
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_record_turn_corrects_a_closed_turn_and_every_later_one_follows(tmp_path: Path) -> None:
+    """A slip in turn 1 found in turn 3: the corrected ledger is the one that had it right
+    from the start; the Log says what changed; a correction the rules refuse in a later
+    turn writes nothing."""
+    slipped, right = tmp_path / "slipped.xlsx", tmp_path / "right.xlsx"
+    for path, lost in ((slipped, "2"), (right, "0")):
+        make_ledger(path)
+        run_on_file(path, "record", division="5th Division", stands_lost=lost, orders="Y")
+        run_on_file(path, "end-turn", allow_empty="Y")
+        run_on_file(path, "record", division="5th Division", orders="Y")
+        run_on_file(path, "end-turn")
+    fixed = run_on_file(slipped, "record", division="5th Division", stands_lost="0", turn="1")
+    assert ledger_outputs(slipped) == ledger_outputs(right)
+    assert fixed.summary == (
+        "correction of turn 1, 5th Division: Stands lost 0 (was 2); at the end of turn 2: "
+        "5th Division DEP 42 -> 46"
+    )
+    log = HeadlessBook(slipped, writable=False).read_table("tbl_Log")
+    assert log.iloc[-1]["Detail"] == fixed.summary and log.iloc[-1]["Turn"] == 1
+    before = slipped.read_bytes()
+    with pytest.raises(BattleLedgerError, match="spend 1 CCP"):
+        run_on_file(slipped, "record", division="5th Division", charges="1", turn="1")
+    with pytest.raises(BattleLedgerError, match="turn 4 has not begun"):
+        run_on_file(slipped, "record", division="5th Division", orders="Y", turn="4")
+    assert slipped.read_bytes() == before

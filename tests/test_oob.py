@@ -428,3 +428,32 @@ def test_new_names_the_battle_from_the_order_of_battle_unless_told(tmp_path: Pat
                                   "-o", str(tmp_path / "x.xlsx")])  # fmt: skip
     assert refused.exit_code == 1 and "the date is not a date" in refused.stderr
     assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_every_mistake_is_told_at_once(tmp_path: Path) -> None:
+    path = _csv(tmp_path, "French,II,5e,H,2e Léger,infantry,A,4,\nFrench,II,5e,H,,infantry,A,4,\n"
+                "French,II,5e,H,61e,tanks,A,4,\nFrench,II,5e,H,62e,infantry,Z,4,\n")  # fmt: skip
+    with pytest.raises(InvalidArgumentError) as err:
+        read_oob(path, "etg")
+    text = str(err.value)
+    assert text.startswith("3 mistakes in the order of battle: (1) line 3: the unit is missing")
+    assert "(2) line 4: unknown type" in text and "'tanks'" in text
+    assert "(3) line 5: unknown grade" in text and text.count(str(path)) == 1
+
+
+def test_an_order_of_battle_from_standard_input(tmp_path: Path) -> None:
+    from battle_ledger.xlfuncs.cli import cli
+
+    runner = CliRunner()
+    for example, kind in (("etg", "dep-ledger"), ("age-of-glaube", "victory-table")):
+        out = tmp_path / f"{example}.xlsx"
+        text = example_path(example).read_text(encoding="utf-8")
+        done = runner.invoke(cli, ["new", kind, "--ruleset", example, "--oob", "-", "-o",
+                                   str(out)], input=text)  # fmt: skip
+        assert done.exit_code == 0, done.output
+        report = runner.invoke(cli, ["report", str(out)])
+        assert report.stdout.startswith(load_example(example).title)
+    bad = runner.invoke(cli, ["new", "dep-ledger", "--ruleset", "etg", "--oob", "-", "-o",
+                              str(tmp_path / "bad.xlsx")], input="side,unit\nx,y\n")  # fmt: skip
+    assert bad.exit_code == 1 and "(file standard input" in bad.stderr
+    assert not (tmp_path / "bad.xlsx").exists()

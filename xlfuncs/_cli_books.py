@@ -78,8 +78,9 @@ def _dumps(value: Any) -> str:
 @click.option(
     "--oob",
     "oob_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Order of battle: a .csv, .yaml or roster .xlsx file.",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Order of battle: a .csv, .yaml or roster .xlsx file (- reads CSV or YAML from "
+    "standard input).",
 )
 @click.option(
     "--blank-rows",
@@ -264,9 +265,13 @@ def new(
         )
     oob = None
     if oob_file is not None:
-        from battle_ledger.sheets.oob import read_oob
+        from battle_ledger.sheets.oob import MAX_OOB_BYTES, read_oob, read_oob_text
 
-        oob = read_oob(oob_file, ruleset)
+        if str(oob_file) == "-":
+            text = click.get_text_stream("stdin", encoding="utf-8").read(MAX_OOB_BYTES + 1)
+            oob = read_oob_text(text, ruleset)
+        else:
+            oob = read_oob(oob_file, ruleset)
     given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
              "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
              "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
