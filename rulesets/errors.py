@@ -12,6 +12,7 @@ __all__ = [
     "BattleLedgerError",
     "InvalidArgumentError",
     "MissingTableError",
+    "NoUnitsError",
     "RulesetDataError",
     "RulesetError",
     "UnknownRulesetError",
@@ -149,3 +150,7 @@ class UnknownTermError(RulesetError):
 
 class InvalidArgumentError(RulesetError):
     """An argument outside what the rules allow (a negative count, a die of 11...)."""
+
+
+class NoUnitsError(InvalidArgumentError):
+    """An order of battle (or a roster) with no unit in it."""

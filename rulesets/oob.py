@@ -31,6 +31,7 @@ from typing import Any
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
+    NoUnitsError,
     RulesetError,
     UnknownTermError,
 )
@@ -703,7 +704,7 @@ def order_of_battle(
             )
         )
     if not finished:
-        raise InvalidArgumentError(
+        raise NoUnitsError(
             "the order of battle has no units",
             file=source or None,
             expected="at least one unit",

@@ -86,6 +86,7 @@ __all__ = [
     "read_roster",
     "read_text",
     "read_yaml",
+    "roster_oob",
 ]
 
 ROSTER_KIND = "roster"
@@ -477,7 +478,13 @@ def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> Order
     from battle_ledger.sheets.headless import HeadlessBook  # the workbook side, only when needed
 
     p = Path(path)
-    book = HeadlessBook(p, kind=ROSTER_KIND, writable=False)
+    return roster_oob(HeadlessBook(p, kind=ROSTER_KIND, writable=False), ruleset, p)
+
+
+def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
+               path: Path | None = None) -> OrderOfBattle:  # fmt: skip
+    """The units of the roster ``book`` (a ``sheets.book.Book``), as an order of battle."""
+    p = Path(book.name) if path is None else path
     rs = _resolve(ruleset, p, book.meta().ruleset)
     fields = strength_fields(rs)
     by_title = {f.title: f.name for f in fields}
@@ -550,7 +557,7 @@ def _table_origin(book: Any, table: str) -> tuple[str, int]:
     """The sheet and first body row of ``table`` (for error messages)."""
     from openpyxl.utils import range_boundaries
 
-    for ws in book.wb.worksheets:
+    for ws in getattr(getattr(book, "wb", None), "worksheets", ()):  # a file's (headless)
         for tbl in ws.tables.values():
             if tbl.displayName == table:
                 _, min_row, _, _ = range_boundaries(tbl.ref)

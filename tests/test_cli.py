@@ -474,3 +474,23 @@ def test_repeated_option_groups_record_several_rows_all_or_none(tmp_path: Path) 
     twice = invoke("run", "record", str(one), "--division", "5e Division", "--orders", "Y",
                    "--orders", "N")  # fmt: skip
     assert_one_line_error(twice, "option --orders is given twice", code=2)
+
+
+def test_udf_name_help_prints_the_functions_own_help() -> None:
+    shown = invoke("udf", "etg_crt", "--help")
+    assert shown.exit_code == 0
+    lines = shown.stdout.splitlines()
+    assert lines[0] == (
+        "Usage: battle-ledger udf ETG_CRT ATTACKER DEFENDER ATTACKER_GRADE DEFENDER_GRADE "
+        "[CONDITIONS]"
+    )
+    assert "Eagles to Glory combat" in shown.stdout and "attacker_grade:" in shown.stdout
+    assert_one_line_error(invoke("udf", "NOPE", "-h"), "no Excel function 'NOPE'", code=2)
+
+
+def test_udf_prints_as_excel_shows_and_blank_rows_stay_blank() -> None:
+    assert invoke("udf", "SE_WITHDRAW", "[[3],[1]]").stdout.split() == ["TRUE", "FALSE"]
+    assert format_result([[0.1 + 0.2, 2.0, True, None]], as_json=False) == "0.3  2  TRUE"
+    rows = invoke("udf", "ETG_CRT", '[["Heavy cavalry"],[""],["Infantry"]]', "Infantry", "B",
+                  "C", "--json")  # fmt: skip
+    assert json.loads(rows.stdout) == [[45, 70], [None, None], [25, 40]]

@@ -355,3 +355,33 @@ def test_a_roster_with_a_formula_for_a_name_is_refused(tmp_path: Path, formula: 
     with pytest.raises(BattleLedgerError, match="formula") as info:
         read_oob(roster, "etg")
     assert info.value.column == "Unit" and info.value.row == row
+
+
+@pytest.mark.parametrize("ruleset_id", [r.id for r in rulesets.all_rulesets()])
+def test_report_describes_the_roster(ruleset_id: str, tmp_path: Path) -> None:
+    """report on a roster: each side's units and strengths, the same as its order of
+    battle's (a division's values once a division); a blank roster has none yet."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.operations import run_report
+
+    oob = load_example(ruleset_id)
+    path = save_atomic(build("roster", ruleset_id, oob), tmp_path / "roster.xlsx")
+    result = run_report(HeadlessBook(path, writable=False))
+    sides = {s["side"]: s for s in result.details["sides"]}
+    assert list(sides) == oob.sides()
+    ruleset = rulesets.get(ruleset_id)
+    for side in oob.sides():
+        assert sides[side]["units"] == len(oob.units_of(side))
+        assert sides[side]["divisions"] == len(oob.divisions(side))
+        for f in strength_fields(ruleset):
+            if f.division:
+                firsts = {(u.corps, u.division): u for u in oob.units_of(side)}.values()
+                expected = sum(u.strengths.get(f.name) or 0 for u in firsts)
+            else:
+                expected = oob.total(f.name, side)
+            assert sides[side]["strengths"][f.title] == expected, (side, f.name)
+    assert "rows" not in result.summary  # not its tables' row counts
+    blank = save_atomic(build("roster", ruleset_id), tmp_path / "blank.xlsx")
+    assert run_report(HeadlessBook(blank, writable=False)).summary.endswith(
+        "roster: no units entered yet"
+    )

@@ -51,7 +51,9 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
     """Call ``fn`` once per row when any argument is a range; scalars repeat.
 
     ``fn`` returns one output row (a list). The result is a 2-D list: one row
-    per input row, the shape Excel spills down a column.
+    per input row, the shape Excel spills down a column. A row whose range cells
+    are all empty (the blank rows below a ledger's last entry) gives an empty row,
+    as a spreadsheet formula over a blank row shows nothing.
     """
     columns: list[Sequence[Any]] = [as_column(a) if is_range(a) else [a] for a in args]
     n = max(len(c) for c in columns) if columns else 1
@@ -62,7 +64,18 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
             raise InvalidArgumentError(
                 "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
             )
-    return [fn(*(c[0] if len(c) == 1 else c[i] for c in columns)) for i in range(n)]
+    ranged = [c for c in columns if len(c) > 1]
+    rows: list[list[Any] | None] = [
+        None if ranged and all(_empty(c[i]) for c in ranged)
+        else fn(*(c[0] if len(c) == 1 else c[i] for c in columns))
+        for i in range(n)
+    ]  # fmt: skip
+    width = max((len(r) for r in rows if r is not None), default=1)
+    return [[None] * width if r is None else r for r in rows]
+
+
+def _empty(cell: Any) -> bool:
+    return cell is None or (isinstance(cell, str) and not cell.strip())
 
 
 def each(fn: Callable[..., Any], *args: Any) -> Any:

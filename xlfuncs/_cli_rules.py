@@ -110,8 +110,14 @@ def excel_argument(text: str) -> Any:
 
 
 def _plain(value: Any) -> Any:
+    """A cell's value as Excel shows it: TRUE/FALSE, whole numbers without ".0",
+    others to 15 significant digits (Excel's precision), an empty cell as nothing."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, float):
+        return f"{value:.15g}"
     if value is None:
         return ""
     return value
@@ -173,7 +179,28 @@ def _check_arity(name: str, fn: Any, args: Sequence[Any]) -> None:
         ) from None
 
 
-@cli.command("udf", context_settings={"ignore_unknown_options": True})
+def udf_help(name: str) -> str:
+    """The help of Excel function ``name``: how to call it, then its docstring."""
+    fn = _find_udf(name)
+    params = inspect.signature(fn).parameters.values()
+    shown = [p.name.upper() if p.default is inspect.Parameter.empty else f"[{p.name.upper()}]"
+             for p in params]  # fmt: skip
+    lines = [f"Usage: battle-ledger udf {name.upper()} {' '.join(shown)}".rstrip(), ""]
+    lines += ["  " + line if line else "" for line in (inspect.getdoc(fn) or "").splitlines()]
+    return "\n".join(lines)
+
+
+class _UdfCommand(click.Command):
+    """``udf NAME --help`` is the help of that function; ``udf --help`` the command's."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and any(a in ("-h", "--help") for a in args):
+            click.echo(udf_help(args[0]))
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+
+@cli.command("udf", cls=_UdfCommand, context_settings={"ignore_unknown_options": True})
 @click.argument("name", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -185,8 +212,10 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, 
     Each ARG is what a cell holds: a number (sent as a float), TRUE or FALSE,
     text, or '' for an empty cell; a JSON array stands for a range
     ('[["Infantry"],["Hussars"]]'). A result of several cells prints as
-    aligned rows, or as a JSON array with --json. Like Excel's, the function
-    reads the per-user house rules ('battle-ledger rules where'), or --rules FILE.
+    aligned rows, or as a JSON array with --json; TRUE and FALSE and numbers
+    print as Excel shows them. Like Excel's, the function reads the per-user
+    house rules ('battle-ledger rules where'), or --rules FILE.
+    'battle-ledger udf NAME --help' prints the function's own help.
 
     \b
     Example: battle-ledger udf ETG_CRT "Heavy cavalry" Infantry B C charging

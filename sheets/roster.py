@@ -1,0 +1,61 @@
+"""The roster's report: what a blank or filled roster holds, in its own words.
+
+``battle-ledger report roster.xlsx`` reads the roster's side tables as an order
+of battle (``sheets.oob.roster_oob``, every check included) and tells, side by
+side, its divisions, its units by type and its strengths (a division's values,
+Eagles to Glory's Start DEP and CCP, counted once a division).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from battle_ledger.rulesets import registry
+from battle_ledger.rulesets.errors import NoUnitsError
+from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
+from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.oob import ROSTER_KIND, roster_oob
+from battle_ledger.sheets.operations import OperationResult, report
+
+__all__ = ["roster_report"]
+
+
+@report(ROSTER_KIND)
+def roster_report(book: Book) -> OperationResult:
+    """Each side of the roster: its divisions, its units by type, and its strengths."""
+    try:
+        oob = roster_oob(book)
+    except NoUnitsError:
+        ruleset = registry.get(book.meta().ruleset)
+        return OperationResult(f"{ruleset.name} roster: no units entered yet",
+                               {"kind": ROSTER_KIND, "ruleset": ruleset.id, "sides": [],
+                                "units": 0})  # fmt: skip
+    ruleset = registry.get(oob.ruleset_id)
+    # A fleet's roster in naval words: squadrons of ships.
+    naval = type_vocabulary(ruleset) == "ship_types"
+    words = ("squadron", "ship") if naval else ("division", "unit")
+    types = type_vocabulary(ruleset)
+    fields = strength_fields(ruleset)
+    sides: list[dict[str, Any]] = []
+    for side in oob.sides():
+        units = oob.units_of(side)
+        by_type: dict[str, int] = {}
+        for unit in units:
+            name = ruleset.term(types, unit.type).name
+            by_type[name] = by_type.get(name, 0) + 1
+        strengths: dict[str, int] = {}
+        for f in fields:  # a division's value once a division, a unit's once a unit
+            counted = {division_key(u): u for u in units} if f.division else dict(enumerate(units))
+            strengths[f.title] = sum(u.strengths.get(f.name) or 0 for u in counted.values())
+        sides.append({"side": side, "divisions": len(oob.divisions(side)), "units": len(units),
+                      "types": by_type, "strengths": strengths})  # fmt: skip
+    units = sum(s["units"] for s in sides)
+    lines = [f"{ruleset.name} roster: {len(sides)} side(s), {len(oob.divisions())} "
+             f"{words[0]}(s), {units} {words[1]}(s)"]  # fmt: skip
+    for s in sides:
+        kinds = ", ".join(f"{n} {t.lower()}" for t, n in s["types"].items())
+        totals = ", ".join(f"{title} {n}" for title, n in s["strengths"].items())
+        lines.append(f"{s['side']}: {s['divisions']} {words[0]}(s), {s['units']} {words[1]}(s) "
+                     f"({kinds}); {totals}")  # fmt: skip
+    return OperationResult("\n".join(lines), {"kind": ROSTER_KIND, "ruleset": ruleset.id,
+                                              "sides": sides, "units": units})  # fmt: skip
