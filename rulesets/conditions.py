@@ -12,15 +12,31 @@ def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> lis
 
     Blank text means no conditions. Each item is matched case-blind against the
     term's id, name and aliases; an unknown one raises UnknownTermError listing
-    what is allowed. A term given twice counts once.
+    what is allowed. A term given twice counts once. The rules' own names may
+    hold commas ("Black marker, commander attached, attacking"): the longest run
+    of items that spells a term is that term, so every name is typed as listed.
     """
     if text is None:
         return []
+    spelled = {_folded(s): t for t in ruleset.vocabulary(vocabulary).terms for s in t.spellings()}
+    items = [item.strip() for item in str(text).replace(";", ",").split(",")]
     terms: list[Term] = []
-    for item in str(text).replace(";", ",").split(","):
-        if not item.strip():
+    i = 0
+    while i < len(items):
+        if not items[i]:
+            i += 1
             continue
-        term = ruleset.term(vocabulary, item.strip())
+        found = next(((j, spelled[_folded(", ".join(items[i:j]))])
+                      for j in range(len(items), i, -1)
+                      if _folded(", ".join(items[i:j])) in spelled), None)  # fmt: skip
+        if found is None:  # raises, naming the item and what there is
+            found = (i + 1, ruleset.term(vocabulary, items[i]))
+        j, term = found
         if term not in terms:
             terms.append(term)
+        i = j
     return terms
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -476,5 +476,7 @@ class Ruleset(_Strict):
         raise UnknownTermError(
             f"{text!r} is not among the {vocab.title.lower()} of {self.name}",
             value=text,
-            expected="one of " + ", ".join(t.name for t in vocab.terms),
+            # A name with a comma in it is quoted: the list still reads one name a term.
+            expected="one of "
+            + ", ".join(f'"{t.name}"' if "," in t.name else t.name for t in vocab.terms),
         )

@@ -49,7 +49,7 @@ import dataclasses
 import datetime as _dt
 import io
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -216,33 +216,36 @@ def read_csv(
 _BATTLE_FACTS = ("title", "date", "start")
 
 
+def _fact(value: Any, parse: Callable[[str], Any], problem: str, expected: str,
+          path: Path) -> Any:  # fmt: skip
+    """``value`` read by ``parse`` (None when blank); a value it cannot read is refused."""
+    if not str(value).strip():
+        return None
+    try:
+        return parse(str(value).strip())
+    except ValueError:
+        raise InvalidArgumentError(problem, file=str(path), value=value,
+                                   expected=expected) from None  # fmt: skip
+
+
 def _with_facts(oob: OrderOfBattle, facts: dict[str, Any], path: Path) -> OrderOfBattle:
     """``oob`` with the battle's title, date and start time, each checked."""
     date, start = facts.get("date", ""), facts.get("start", "")
     if isinstance(start, int) and not isinstance(start, bool) and 0 <= start < 1440:
         start = f"{start // 60:02d}:{start % 60:02d}"  # YAML 1.1 reads 15:00 as 900 (base 60)
-    try:
-        day = date if isinstance(date, _dt.date) else _dt.date.fromisoformat(str(date).strip())
-    except ValueError:
-        if str(date).strip():
-            raise InvalidArgumentError(
-                "the battle's date is not a date",
-                file=str(path),
-                value=date,
-                expected="date: YYYY-MM-DD",
-            ) from None
-        day = None
-    try:
-        clock = _dt.time.fromisoformat(str(start).strip())
-    except ValueError:
-        if str(start).strip():
-            raise InvalidArgumentError(
-                "the time turn 1 starts is not a time of day",
-                file=str(path),
-                value=start,
-                expected="start: HH:MM, e.g. 15:00",
-            ) from None
-        clock = None
+    day = (
+        date
+        if isinstance(date, _dt.date)
+        else _fact(
+            date,
+            _dt.date.fromisoformat,
+            "the battle's date is not a date",
+            "date: YYYY-MM-DD",
+            path,
+        )
+    )
+    clock = _fact(start, _dt.time.fromisoformat, "the time turn 1 starts is not a time of day",
+                  "start: HH:MM, e.g. 15:00", path)  # fmt: skip
     return dataclasses.replace(
         oob,
         title=str(facts.get("title", "")).strip(),

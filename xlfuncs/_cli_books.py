@@ -289,6 +289,16 @@ def new(
 
 # -- run --------------------------------------------------------------------------------
 
+#: ``--wait SECONDS``: how long a writing command waits for another writer of BOOK.
+_wait_option = click.option(
+    "--wait",
+    type=click.FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another battle-ledger command writes BOOK.",
+)
+
 
 def parse_extra_options(args: list[str]) -> list[dict[str, str]]:
     """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens
@@ -431,14 +441,7 @@ class _RunCommand(click.Command):
 @click.argument("book", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print what the operation did as JSON.")
 @click.option("--dry-run", is_flag=True, help="Run, report, and leave the file unchanged.")
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=3600),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait while another battle-ledger command writes BOOK.",
-)
+@_wait_option
 @click.option(
     "--from-csv",
     "rows_csv",
@@ -510,14 +513,7 @@ def run(
 
 @cli.command("undo")
 @click.argument("book", type=click.Path(path_type=Path))
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=3600),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait while another battle-ledger command writes BOOK.",
-)
+@_wait_option
 def undo(book: Path, wait: float) -> None:
     """Put back the version of BOOK before the last operation; again for the one before.
 
