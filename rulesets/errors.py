@@ -10,6 +10,7 @@ from typing import Any, Self
 
 __all__ = [
     "BattleLedgerError",
+    "FamilyWordError",
     "InvalidArgumentError",
     "MissingTableError",
     "NoUnitsError",
@@ -154,3 +155,17 @@ class InvalidArgumentError(RulesetError):
 
 class NoUnitsError(InvalidArgumentError):
     """An order of battle (or a roster) with no unit in it."""
+
+
+class FamilyWordError(UnknownTermError):
+    """A family word ("cavalry") where the rules name its members (heavy, light cavalry).
+
+    ``word``: as typed; ``members``: the names of the terms it stands for. The Excel
+    functions answer it when every member gives the same answer (the rules treat them
+    alike), and refuse it, naming the members, when they differ.
+    """
+
+    def __init__(self, message: str, *, word: str, members: tuple[str, ...], **where: Any):
+        super().__init__(message, **where)
+        self.word = word
+        self.members = members

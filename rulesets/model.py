@@ -59,6 +59,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from battle_ledger.rulesets.errors import (
+    FamilyWordError,
     InvalidArgumentError,
     MissingTableError,
     RulesetError,
@@ -473,6 +474,13 @@ class Ruleset(_Strict):
         for term in vocab.terms:
             if folded in (s.casefold() for s in term.spellings()):
                 return term
+        family = [t.name for t in vocab.terms if t.attrs.get(folded) is True]
+        if len(family) > 1:  # "cavalry": a word of the text's for several terms
+            raise FamilyWordError(
+                f"{text!r} stands for {' or '.join(family)}, which the rules tell apart here",
+                word=str(text), members=tuple(family), value=text,
+                expected="one of " + ", ".join(family),
+            )  # fmt: skip
         raise UnknownTermError(
             f"{text!r} is not among the {vocab.title.lower()} of {self.name}",
             value=text,

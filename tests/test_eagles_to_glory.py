@@ -655,3 +655,37 @@ def test_udfs_for_the_umpire() -> None:
     assert UDFS["ETG_WIND_DIRECTION"]([[1.0], [3.0]]) == [["North"], ["East"]]
     assert UDFS["ETG_VP"]("infantry", "guard") == 40
     assert UDFS["ETG_RANGE"]([["infantry"], ["lancers"], ["FA"]]) == [[1.0], [0.5], [14.0]]
+
+
+def test_a_family_word_answers_where_the_rules_treat_its_members_alike() -> None:
+    """ "cavalry" for a function whose answer is the same for heavy and light cavalry; a
+    refusal naming them where the answers differ; an order of battle still needs which."""
+    from battle_ledger.xlfuncs import UDFS
+
+    rng = UDFS["ETG_RANGE"]
+    assert rng("cavalry") == rng("Heavy cavalry") == rng("Light cavalry")
+    assert rng([["Cavalry"], ["Infantry"]]) == [[rng("Heavy cavalry")], [rng("Infantry")]]
+    ruleset = rulesets.get("etg")
+    with pytest.raises(errors.FamilyWordError, match="'cavalry' stands for Heavy cavalry or "
+                       "Light cavalry") as err:  # fmt: skip
+        ruleset.term("unit_types", "cavalry")
+    assert err.value.members == ("Heavy cavalry", "Light cavalry")
+    assert isinstance(err.value, errors.UnknownTermError)  # narrow, of the same family
+
+
+def test_a_family_word_is_refused_where_its_members_differ() -> None:
+    from battle_ledger.xlfuncs._registry import UDFS, udf
+
+    ruleset = rulesets.get("etg")
+
+    @udf
+    def TOY_SPEED(kind: str) -> str:
+        """A toy: the term's id (differs between members)."""
+        return ruleset.term("unit_types", kind).id
+
+    try:
+        with pytest.raises(errors.FamilyWordError, match="different answers here"):
+            TOY_SPEED("cavalry")
+        assert TOY_SPEED("hussars") == "light cavalry"
+    finally:
+        UDFS.pop("TOY_SPEED")  # not one of ours

@@ -12,10 +12,13 @@ not imported for them at all: ``battle-ledger udf`` starts without either.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from battle_ledger.rulesets.errors import FamilyWordError
 
 __all__ = ["MACROS", "UDFS", "macro", "udf"]
 
@@ -29,9 +32,37 @@ def udf(f: F) -> F:
     """Register ``f`` as an Excel function named ``f.__name__`` (upper case)."""
     if not f.__doc__:
         raise TypeError(f"UDF {f.__name__} needs a docstring: it is the Function Wizard help")
-    UDFS[f.__name__.upper()] = f
+    alike = cast(F, functools.wraps(f)(lambda *args, **kwargs: _alike(f, args, kwargs)))
+    UDFS[f.__name__.upper()] = alike
     xw = _xlwings()
-    return f if xw is None else xw.func(f)
+    return alike if xw is None else xw.func(alike)
+
+
+def _alike(f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*args)``; where an argument is a family word ("cavalry" for heavy and light
+    cavalry), the answer every member gives, when they all give the same one (the
+    rules treat them alike); when they differ, a refusal naming them."""
+    try:
+        return f(*args, **kwargs)
+    except FamilyWordError as exc:
+        word = exc.word.strip().casefold()
+
+        def put(value: Any, member: str) -> Any:
+            if isinstance(value, list | tuple):
+                return [put(v, member) for v in value]
+            return member if isinstance(value, str) and value.strip().casefold() == word else value
+
+        answers = [
+            _alike(f, tuple(put(a, m) for a in args), {k: put(v, m) for k, v in kwargs.items()})
+            for m in exc.members
+        ]
+        if all(a == answers[0] for a in answers):
+            return answers[0]
+        raise FamilyWordError(
+            f"{exc.word!r} stands for {' or '.join(exc.members)}, and the rules give them "
+            "different answers here", word=exc.word, members=exc.members, value=exc.word,
+            expected="one of " + ", ".join(exc.members),
+        ) from None  # fmt: skip
 
 
 def macro(f: F) -> F:
