@@ -53,8 +53,10 @@ INDEX, MATCH, VLOOKUP, ...; no XLOOKUP, LET, LAMBDA or dynamic arrays).
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import os
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -563,6 +565,28 @@ def print_setup(ws: Worksheet, title_rows: str | None = None, landscape: bool = 
 def freeze(ws: Worksheet, cell: str) -> None:
     """Freeze the rows above and the columns left of ``cell``."""
     ws.freeze_panes = cell
+
+
+def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: float = 13.5) -> None:
+    """Wrap the text of ``refs``' cells within their columns (top-aligned) and give each
+    row the height its longest cell needs (Excel keeps a file's row heights as they
+    are; LibreOffice would fit them itself), so a printout keeps readable type
+    instead of shrinking a page to the longest line. Call after the widths are set."""
+    for ref in refs:
+        for r in range(ref.header_row, ref.last_row + 1):
+            lines = 1
+            for c in range(ref.left, ref.left + len(ref.headers)):
+                cell = ws.cell(r, c)
+                aligned = copy.copy(cell.alignment)
+                aligned.wrap_text, aligned.vertical = True, "top"
+                cell.alignment = aligned
+                width = ws.column_dimensions[get_column_letter(c)].width or 8.43
+                text = "" if cell.value is None else str(cell.value)
+                # Calibri 10 fits about 1.3 characters a unit of column width; words whole.
+                fits = max(int(width * 1.3) - 1, 4)
+                lines = max(lines, len(textwrap.wrap(text, fits)) or 1)
+            if lines > 1:
+                ws.row_dimensions[r].height = line_height * lines
 
 
 def set_widths(ws: Worksheet, widths: Mapping[str, float]) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.utils import quote_sheetname
+from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table, is_house_rule
@@ -41,6 +41,7 @@ from battle_ledger.templates._build import (
     protect,
     safe_name,
     set_widths,
+    wrap_within_columns,
     write,
 )
 from battle_ledger.templates.style import style_house_default, style_input, style_note, style_title
@@ -239,7 +240,13 @@ def add_rules_sheet(
         ref, constants, row = _write_table(wb, ws, ruleset, name, ruleset.table(name), row)
         result.tables[name] = ref
         result.constants.update(constants)
-    set_widths(ws, {"A": 26, "B": 18, "C": 22, "D": 40, "E": 14, "F": 30, "G": 30, "H": 30})
+    set_widths(ws, {"A": 24, "B": 18, "C": 22, "D": 34, "E": 14, "F": 22, "G": 22, "H": 22})
+    wrap_within_columns(ws, [*result.vocabularies.values(), *result.tables.values()])
     protect(ws)
     print_setup(ws)
+    # The tables' columns, not the long note lines running on to their right: what a
+    # page is fitted to.
+    last = max(ref.left + len(ref.headers) - 1
+               for ref in [*result.vocabularies.values(), *result.tables.values()])  # fmt: skip
+    ws.print_area = f"A1:{get_column_letter(last)}{ws.max_row}"
     return result

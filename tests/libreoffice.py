@@ -149,6 +149,19 @@ def recalculate(path: Path | str) -> dict[str, list[list[Any]]]:
     return {ws.title: [list(row) for row in ws.iter_rows(values_only=True)] for ws in wb.worksheets}
 
 
+def render_pdf(path: Path | str, out_pdf: Path | str) -> Path:
+    """``path`` printed to ``out_pdf`` by LibreOffice (every sheet, as it would print)."""
+    with tempfile.TemporaryDirectory(prefix="bl-lo-") as tmp:
+        work = Path(tmp)
+        out_dir = work / "out"
+        out_dir.mkdir()
+        pdf = _convert(Path(path), "pdf", out_dir, work)
+        target = Path(out_pdf)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(pdf), target)
+    return target
+
+
 def render_png(path: Path | str, out_png: Path | str, *, dpi: int = 80) -> Path:
     """Render the first page of ``path`` to ``out_png`` (LibreOffice PDF, then pdftoppm)."""
     pdftoppm = shutil.which("pdftoppm")
