@@ -26,12 +26,12 @@ def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> lis
         if not items[i]:
             i += 1
             continue
-        found = next(((j, spelled[_folded(", ".join(items[i:j]))])
-                      for j in range(len(items), i, -1)
-                      if _folded(", ".join(items[i:j])) in spelled), None)  # fmt: skip
-        if found is None:  # raises, naming the item and what there is
-            found = (i + 1, ruleset.term(vocabulary, items[i]))
-        j, term = found
+        for j in range(len(items), i, -1):  # the longest run first
+            term = spelled.get(_folded(", ".join(items[i:j])))
+            if term is not None:
+                break
+        else:  # raises, naming the item and what there is
+            j, term = i + 1, ruleset.term(vocabulary, items[i])
         if term not in terms:
             terms.append(term)
         i = j

@@ -721,7 +721,7 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     ledger.tables.refuse_if_over("record")
     name = find_thing(book, KIND, ledger.starts, division)
     turn = ledger.current_turn
-    mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+    mine = _row_of(ledger, name, turn)
     if mine.empty:
         # No row yet for this turn (a ledger started without an order of battle).
         before = standing(ledger, compute_turns(ledger), turn - 1)
@@ -746,15 +746,9 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
     else:
         index = mine.index[0]
-        trial = ledger.turns.copy()
-        for column, value in given.items():
-            trial[column] = trial[column].astype(object)
-            trial.at[index, column] = value
-        computed = compute_turns(ledger.with_turns(trial))  # raises on what the rules forbid
-        effect = computed.loc[index]
-        book.write_cells(
-            TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}], index=[index])
-        )
+        # raises on what the rules forbid
+        effect = compute_turns(_with_inputs(ledger, index, given)).loc[index]
+        _write_inputs(book, index, given)
     shown = {k: _cell(v) for k, v in given.items()}
     maneuver = effect["Maneuver"]
     stands = cell_whole(effect["Stands left"])
@@ -774,13 +768,38 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     return OperationResult(f"turn {turn}, {detail}", details)
 
 
+def _row_of(ledger: Ledger, name: str, turn: int) -> pd.DataFrame:
+    """The row of division ``name`` in ``turn`` (empty if it has none)."""
+    return ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+
+
+def _with_inputs(ledger: Ledger, index: Any, given: dict[str, Any]) -> Ledger:
+    """The ledger with row ``index``'s inputs as ``given`` (a trial: nothing written)."""
+    trial = ledger.turns.copy()
+    for column, value in given.items():
+        trial[column] = trial[column].astype(object)
+        trial.at[index, column] = value
+    return ledger.with_turns(trial)
+
+
+def _write_inputs(book: Book, index: Any, given: dict[str, Any]) -> None:
+    """Row ``index``'s inputs written as the sheet holds them (a yes/no as Y or N)."""
+    book.write_cells(TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}],
+                                              index=[index]))  # fmt: skip
+
+
+#: What a correction reports of each division's standing, when it changed.
+_STANDING_SHOWN = (("dep", "DEP"), ("ccp", "CCP"), ("stands_left", "stands left"),
+                   ("status", "status"))  # fmt: skip
+
+
 def _correct(
     book: Book, ledger: Ledger, division: str, turn: int, given: dict[str, Any]
 ) -> OperationResult:
     """``record --turn T`` for a closed turn: the row changed, every later turn recomputed
     by the rules (a refusal anywhere writes nothing), and what that changed logged."""
     name = find_thing(book, KIND, ledger.starts, division)
-    mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+    mine = _row_of(ledger, name, turn)
     if mine.empty:
         raise InvalidArgumentError(
             f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
@@ -789,26 +808,19 @@ def _correct(
         )  # fmt: skip
     index = mine.index[0]
     was = {column: _cell(mine.at[index, column]) for column in given}
-    trial = ledger.turns.copy()
-    for column, value in given.items():
-        trial[column] = trial[column].astype(object)
-        trial.at[index, column] = value
-    corrected = ledger.with_turns(trial)
+    corrected = _with_inputs(ledger, index, given)
     last = ledger.current_turn - 1
     before = {r["division"]: r for r in standing(ledger, compute_turns(ledger), last)}
     after = standing(corrected, compute_turns(corrected), last)  # raises on what the rules forbid
-    book.write_cells(TURNS.name, pd.DataFrame([{k: _cell(v) for k, v in given.items()}],
-                                              index=[index]))  # fmt: skip
+    _write_inputs(book, index, given)
     shown = ", ".join(f"{k} {_cell(v)} (was {was[k]})" for k, v in given.items())
-    changes = [
-        f"{r['division']} " + ", ".join(
-            f"{label} {before[r['division']][key]} -> {r[key]}"
-            for key, label in (("dep", "DEP"), ("ccp", "CCP"), ("stands_left", "stands left"),
-                               ("status", "status"))
-            if before[r["division"]][key] != r[key])
-        for r in after
-        if any(before[r["division"]][k] != r[k] for k in ("dep", "ccp", "stands_left", "status"))
-    ]  # fmt: skip
+    changes = []
+    for r in after:
+        old = before[r["division"]]
+        moved = [f"{label} {old[key]} -> {r[key]}" for key, label in _STANDING_SHOWN
+                 if old[key] != r[key]]  # fmt: skip
+        if moved:
+            changes.append(f"{r['division']} " + ", ".join(moved))
     detail = f"correction of turn {turn}, {name}: {shown}; at the end of turn {last}: " + (
         "; ".join(changes) if changes else "nothing else changes"
     )

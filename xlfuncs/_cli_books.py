@@ -268,8 +268,7 @@ def new(
         from battle_ledger.sheets.oob import MAX_OOB_BYTES, read_oob, read_oob_text
 
         if str(oob_file) == "-":
-            text = click.get_text_stream("stdin", encoding="utf-8").read(MAX_OOB_BYTES + 1)
-            oob = read_oob_text(text, ruleset)
+            oob = read_oob_text(_stdin_text(MAX_OOB_BYTES, "--oob -"), ruleset)
         else:
             oob = read_oob(oob_file, ruleset)
     given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
@@ -343,11 +342,7 @@ def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
     from battle_ledger.sheets.oob import csv_rows, read_text
 
     if source == "-":
-        text = click.get_text_stream("stdin").read(MAX_CSV_CHARACTERS + 1)
-        if len(text) > MAX_CSV_CHARACTERS:
-            raise CommandError("standard input is too large for --from-csv",
-                               expected=f"at most {MAX_CSV_CHARACTERS:,} characters")  # fmt: skip
-        label = "standard input"
+        text, label = _stdin_text(MAX_CSV_CHARACTERS, "--from-csv -"), "standard input"
     else:
         text, label = read_text(Path(source)), source
     batch = []
@@ -360,6 +355,15 @@ def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
         if options:
             batch.append((f"{label} line {line}", options))
     return batch
+
+
+def _stdin_text(limit: int, option: str) -> str:
+    """Standard input as UTF-8 text, refused (unread past ``limit`` + 1) when longer."""
+    text = click.get_text_stream("stdin", encoding="utf-8").read(limit + 1)
+    if len(text) > limit:
+        raise CommandError(f"standard input is too large for {option}",
+                           expected=f"at most {limit:,} characters")  # fmt: skip
+    return text
 
 
 #: The most text ``run --from-csv -`` reads from standard input.
