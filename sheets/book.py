@@ -53,6 +53,7 @@ __all__ = [
     "Book",
     "ColumnTypes",
     "Formula",
+    "Grid",
     "Meta",
     "Parts",
     "build_frame",
@@ -374,6 +375,18 @@ def check_terms(
     return pd.Series(ids, index=df.index, dtype=object, name=column)
 
 
+@dataclass(frozen=True)
+class Grid:
+    """A sheet with one row a period from row ``first`` on (``across``: one column a
+    period from column ``first``), and the sheet its chart reads, periods down
+    (``chart_data``; the grid itself unless named)."""
+
+    sheet: str
+    first: int
+    across: bool = False
+    chart_data: str | None = None
+
+
 class Book(ABC):
     """A workbook of ours, whatever holds it (a file, or Excel)."""
 
@@ -472,6 +485,11 @@ class Book(ABC):
             "Dice": dice,
         }
         self.append_rows(LOG_TABLE, pd.DataFrame([row], columns=list(LOG_COLUMNS)))
+
+    def show_periods(self, grid: Grid, count: int) -> None:  # noqa: B027 (a hook)
+        """Print and chart ``grid`` only as far as its first ``count`` periods (the ones
+        played: ``sheets.printout``). A backend that cannot change a print area or a
+        chart's range leaves them as they are (Excel draws the rest as gaps)."""
 
     @abstractmethod
     def commit(self) -> None:

@@ -30,7 +30,7 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.formulas import (
     ISO_DATE_HELPERS,
@@ -73,6 +73,7 @@ __all__ = [
     "KIND",
     "LOSSES",
     "RECOVERY",
+    "TIMELINE",
     "CampaignLedger",
     "add_battle",
     "battle_formulas",
@@ -303,6 +304,10 @@ def formation_formulas(r: int) -> dict[str, str]:
     return unless_blank(name, dated)
 
 
+#: Formations down, the campaign's dates across from column C; the chart reads each
+#: side's total down the hidden ``_chart`` sheet from row 2.
+TIMELINE = Grid("Timeline", first=3, across=True, chart_data="_chart")
+
 KIND = register(
     LedgerKind(
         name="campaign",
@@ -346,6 +351,7 @@ KIND = register(
         macro_prefix="campaign",
         template_version=2,
         front="Campaign",
+        grid=TIMELINE,
     )
 )  # fmt: skip
 
@@ -727,8 +733,17 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     detail = (f"battle {number}, {title} ({day.isoformat()}), won by {side}: "
               f"{sum(lost.values())} {word} lost")  # fmt: skip
     book.log("add-battle", detail, turn=number)
+    book.show_periods(TIMELINE, len(_timeline_dates(trial)))
     return OperationResult(detail, {"battle": number, "name": title, "date": day.isoformat(),
                                     "winner": side, "lost": lost})  # fmt: skip
+
+
+def _timeline_dates(ledger: CampaignLedger) -> set[dt.date]:
+    """The dates the Timeline sheet shows: each battle's day and the days its stands come
+    back (none where the rules give no recovery)."""
+    later = () if recovery.recovery_missing(ledger.ruleset) else recovery.recovery_days(
+        ledger.ruleset)  # fmt: skip
+    return {b.date + dt.timedelta(days=d) for b in ledger.battles.values() for d in (0, *later)}
 
 
 def _backfill(ledger: CampaignLedger) -> pd.DataFrame:

@@ -47,7 +47,7 @@ from battle_ledger.rulesets.dep import (
     run_division,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -87,6 +87,7 @@ from battle_ledger.sheets.operations import (
 from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
 
 __all__ = [
+    "BY_TURN",
     "DIVISIONS",
     "KIND",
     "MANEUVER_NAMES",
@@ -355,6 +356,9 @@ def division_formulas(r: int) -> dict[str, str]:
     return unless_blank(f"${c['Division']}{r}", formulas)
 
 
+#: Divisions across, turns down from turn 0 under the header row (row 3).
+BY_TURN = Grid("DEP by turn", first=4)
+
 KIND = register(
     LedgerKind(
         name="dep-ledger",
@@ -384,6 +388,7 @@ KIND = register(
         close="end-turn",
         macro_prefix="dep",
         template_version=4,
+        grid=BY_TURN,
     )
 )
 
@@ -656,6 +661,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     if on_table:
         detail += f"; {len(on_table)} divisions go on to turn {turn + 1}"
     book.log("end-turn", detail, turn=turn)
+    book.show_periods(BY_TURN, turn + 1)  # turns 0 to this one
     return OperationResult(
         "\n".join([detail, *_standings_table(after)]),  # the Log keeps the first line
         {

@@ -52,6 +52,7 @@ from battle_ledger.sheets.book import (
     Book,
     ColumnTypes,
     Formula,
+    Grid,
     Meta,
     Parts,
     build_frame,
@@ -70,6 +71,7 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.history import forget_version, keep_version
+from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.sheets.writer import (
     DEFAULT_WAIT,
     TEMP_PREFIX,
@@ -986,6 +988,10 @@ class HeadlessBook(Book):
     def write_name(self, name: str, value: Any) -> None:
         cell = self._name_cell(name)
         write_cell(cell, value, {"file": self.name, "sheet": cell.parent.title, "column": name})
+
+    def show_periods(self, grid: Grid, count: int) -> None:
+        if grid.sheet in self.wb.sheetnames:  # a workbook of an older layout may lack it
+            fit_grid(self.wb, grid, count)
 
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:

@@ -33,7 +33,7 @@ from typing import Any, Self
 import pandas as pd
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Meta, Parts
+from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts
 from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
@@ -210,6 +210,8 @@ class LedgerKind:
     ``asks_if_empty``: ``close`` refuses a period with nothing recorded unless told
     ``--allow-empty`` (not a campaign's battles, nor a round at sea, whose dice
     matter with no action).
+    ``grid``: the sheet of one row (or column) a period that the chart reads, printed
+    and charted as far as the periods played (``Book.show_periods``).
     """
 
     name: str
@@ -233,6 +235,7 @@ class LedgerKind:
     oldest_version: int = 1
     front: str = "Battle"  # the sheet holding its named cells
     asks_if_empty: bool = True  # closing a period with nothing recorded needs --allow-empty
+    grid: Grid | None = None
 
     @property
     def thing_key(self) -> Column:

@@ -33,7 +33,7 @@ from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
 )
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError, CommandError
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -67,6 +67,7 @@ from battle_ledger.sheets.operations import OperationResult, Option, checker, op
 from battle_ledger.sheets.values import cell_count, cell_whole
 
 __all__ = [
+    "BY_TURN",
     "KIND",
     "SIDES",
     "TURNS",
@@ -236,6 +237,9 @@ def side_formulas(r: int) -> dict[str, str]:
     return unless_blank(side, formulas)
 
 
+#: Sides across, turns down from turn 0 under the header row (row 3).
+BY_TURN = Grid("% by turn", first=4)
+
 KIND = register(
     LedgerKind(
         name="victory-table",
@@ -273,6 +277,7 @@ KIND = register(
         close="end-turn",
         macro_prefix="victory",
         template_version=1,
+        grid=BY_TURN,
     )
 )
 
@@ -611,6 +616,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
             f"{d['side']} {d['percent']}% (part {d['part']})" for d in due
         )
     book.log("end-turn", detail, turn=turn)
+    book.show_periods(BY_TURN, turn + 1)  # turns 0 to this one
     rolls = [] if seed is None else _roll(book, ledger, due, turn, random.Random(seed))
     if rolls:
         detail += "; " + rolls[0]["reading"]

@@ -111,6 +111,7 @@ __all__ = [
     "freeze",
     "highlight_when",
     "iso_date",
+    "lines_in",
     "list_source",
     "lookup_block",
     "new_workbook",
@@ -122,6 +123,7 @@ __all__ = [
     "time_value",
     "title_row",
     "vocabulary_source",
+    "wrap_within_columns",
     "write",
 ]
 
@@ -567,6 +569,12 @@ def freeze(ws: Worksheet, cell: str) -> None:
     ws.freeze_panes = cell
 
 
+def lines_in(text: str, width: float) -> int:
+    """The lines ``text`` takes wrapped in whole words in a column ``width`` wide."""
+    # Calibri 10 fits about 1.3 characters a unit of column width.
+    return len(textwrap.wrap(text, max(int(width * 1.3) - 1, 4))) or 1
+
+
 def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: float = 13.5) -> None:
     """Wrap the text of ``refs``' cells within their columns (top-aligned) and give each
     row the height its longest cell needs (Excel keeps a file's row heights as they
@@ -581,10 +589,7 @@ def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: fl
                 aligned.wrap_text, aligned.vertical = True, "top"
                 cell.alignment = aligned
                 width = ws.column_dimensions[get_column_letter(c)].width or 8.43
-                text = "" if cell.value is None else str(cell.value)
-                # Calibri 10 fits about 1.3 characters a unit of column width; words whole.
-                fits = max(int(width * 1.3) - 1, 4)
-                lines = max(lines, len(textwrap.wrap(text, fits)) or 1)
+                lines = max(lines, lines_in("" if cell.value is None else str(cell.value), width))
             if lines > 1:
                 ws.row_dimensions[r].height = line_height * lines
 

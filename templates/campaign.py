@@ -30,6 +30,7 @@ from battle_ledger.sheets.campaign import (
     KIND,
     LOSSES,
     RECOVERY,
+    TIMELINE,
     battle_formulas,
     date_option,
     formation_formulas,
@@ -44,6 +45,7 @@ from battle_ledger.sheets.formulas import (
     iso_date,
     letters,
 )
+from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     define_name,
@@ -62,9 +64,8 @@ from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, styl
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
 
-__all__ = ["DIVISION", "TIMELINE", "build_campaign", "formations_of"]
+__all__ = ["DIVISION", "build_campaign", "formations_of"]
 
-TIMELINE = "Timeline"
 _DAY_ROW, _HEAD_ROW = 4, 8  # the day numbers (hidden, with the date helpers), the dates
 
 
@@ -110,7 +111,7 @@ def _recovery_block(wb: Workbook, ruleset: Ruleset, rules: RulesSheet) -> None:
 def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -> None:
     """Formations down, the campaign's dates across (each battle's day and the days its
     stands come back, in order, each once), each side's total, and its chart."""
-    ws = wb.create_sheet(TIMELINE)
+    ws = wb.create_sheet(TIMELINE.sheet)
     title_row(ws, 1, "Timeline", "Every formation's stands on each date of the campaign: "
               "the battles' days and the days stands come back.")  # fmt: skip
     b = letters(BATTLES.headers)
@@ -167,7 +168,10 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
             style_formula(ws[f"{col}{r}"], FMT_INT)
     for row in range(_DAY_ROW, _HEAD_ROW):
         ws.row_dimensions[row].hidden = True
-    set_widths(ws, {"A": 14, "B": 28} | {get_column_letter(3 + j): 11 for j in range(dates)})
+    side_width = max([14] + [len(s) + 2 for s in sides])  # a side's name whole
+    set_widths(
+        ws, {"A": side_width, "B": 28} | {get_column_letter(3 + j): 11 for j in range(dates)}
+    )
     ws.freeze_panes = f"C{top}"
     print_setup(ws)
     protect(ws)
@@ -179,7 +183,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     write(chart["A1"], "Date")
     for s, side in enumerate(sides):
         write(chart.cell(row=1, column=2 + s), side)
-    timeline = quote_sheetname(TIMELINE)
+    timeline = quote_sheetname(TIMELINE.sheet)
     for j in range(dates):
         col = get_column_letter(3 + j)
         write(chart[f"A{2 + j}"], Formula(f'=IF({timeline}!{col}${_DAY_ROW}="","",'
@@ -192,6 +196,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     grid_chart(chart, ws, series=len(sides), head=1, last=1 + dates,
                title="Each side's stands over the campaign", y_title="Stands",
                x_title="Date")  # fmt: skip
+    fit_grid(wb, TIMELINE, 0)  # no battle yet: as far as the side and formation names
 
 
 def build_campaign(

@@ -47,6 +47,7 @@ from battle_ledger.rulesets.dep import DepRules, initial_state
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.dep_ledger import (
+    BY_TURN,
     DIVISIONS,
     KIND,
     MANEUVER_NAMES,
@@ -56,6 +57,7 @@ from battle_ledger.sheets.dep_ledger import (
     turn_row,
 )
 from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     Formula,
@@ -66,6 +68,7 @@ from battle_ledger.templates._build import (
     freeze,
     highlight_when,
     iso_date,
+    lines_in,
     new_workbook,
     print_setup,
     protect,
@@ -95,14 +98,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATTLE_SHEET",
-    "CHART_SHEET",
     "DivisionSpec",
     "build_dep_ledger",
     "divisions_of",
 ]
 
 BATTLE_SHEET = "Battle"
-CHART_SHEET = "DEP by turn"
 _DEFAULT_TURNS_SHOWN = 48  # 12 hours of 15-minute turns: "48 DEPs gives us 12 hours"
 
 
@@ -280,8 +281,8 @@ def _turns_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules) -
     return ref
 
 
-def _chart_sheet(wb: Workbook, count: int, turns_shown: int, max_dep: int) -> None:
-    ws = wb.create_sheet(CHART_SHEET)
+def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: int) -> None:
+    ws = wb.create_sheet(BY_TURN.sheet)
     title_row(
         ws,
         1,
@@ -292,7 +293,8 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, max_dep: int) -> No
     d = letters(DIVISIONS.headers)
     t = letters(TURNS.headers)
     div, turns = sheet_name(DIVISIONS.sheet), sheet_name(TURNS.sheet)
-    head = TABLE_TOP
+    head = BY_TURN.first - 1
+    count = len(names)
     corner = ws.cell(row=head, column=1)
     write(corner, "Turn")
     style_header(corner)
@@ -329,10 +331,13 @@ def _chart_sheet(wb: Workbook, count: int, turns_shown: int, max_dep: int) -> No
                title="DEP of every division", y_title="DEP", x_title="Turn",
                y_max=max_dep)  # fmt: skip
     set_widths(ws, {"A": 6} | {get_column_letter(2 + j): 13 for j in range(columns)})
-    ws.row_dimensions[head].height = 30
+    # Tall enough for the longest name, wrapped whole words in its column (2 lines or more).
+    lines = max([lines_in(n, 12) for n in names] + [2])  # bold type: a little narrower
+    ws.row_dimensions[head].height = 13.5 * lines + 3
     freeze(ws, f"B{head + 1}")
     print_setup(ws, title_rows=f"{head}:{head}")
     protect(ws)
+    fit_grid(wb, BY_TURN, 1)  # turn 0: the start; each end-turn prints and charts one more
 
 
 def build_dep_ledger(
@@ -383,7 +388,7 @@ def build_dep_ledger(
     _turns_sheet(wb, specs, rules)
     sides = list(dict.fromkeys(s.side for s in specs))
     _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2)
-    _chart_sheet(wb, len(specs) + blank_rows, turns_shown, rules.max_dep)
+    _chart_sheet(wb, [s.division for s in specs] + [""] * blank_rows, turns_shown, rules.max_dep)
     rules_sheet = add_rules_sheet(wb, ruleset, tables=["dep_economy", "maneuver_table"])
     maneuver = rules_sheet.tables["maneuver_table"]
     for column, name in MANEUVER_NAMES.items():

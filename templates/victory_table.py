@@ -25,7 +25,9 @@ from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.sheets.victory_table import (
+    BY_TURN,
     KIND,
     SIDES,
     TURNS,
@@ -68,7 +70,6 @@ __all__ = ["build_victory_table", "sides_of"]
 
 BATTLE_SHEET = "Battle"
 MARKS_SHEET = "Marks"
-GRID_SHEET = "% by turn"
 _FMT_PCT = "0.0"
 _TURNS_SHOWN = 36  # three hours of 5-minute turns
 
@@ -167,13 +168,13 @@ def _marks_sheet(wb: Workbook, sides: Sequence[str], rules: aog.MarkRules) -> Ta
 
 def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
     """% lost by each side at the end of each turn, and the chart of it on the Battle sheet."""
-    ws = wb.create_sheet(GRID_SHEET)
+    ws = wb.create_sheet(BY_TURN.sheet)
     title_row(ws, 1, "% lost by turn", "Each side's % lost at the end of each closed turn; "
               "#N/A where the turn is not closed yet.")  # fmt: skip
     t = letters(TURNS.headers)
     turns = sheet_name(TURNS.sheet)
     parts = constant_name("scale", "player_parts_per_turn")
-    head = TABLE_TOP
+    head = BY_TURN.first - 1
     write(ws.cell(row=head, column=1), "Turn")
     style_header(ws.cell(row=head, column=1))
     for j, side in enumerate(sides):
@@ -201,6 +202,7 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
     freeze(ws, f"B{head + 1}")
     print_setup(ws, title_rows=f"{head}:{head}")
     protect(ws)
+    fit_grid(wb, BY_TURN, 1)  # turn 0: the start; each end-turn prints and charts one more
 
 
 def build_victory_table(
