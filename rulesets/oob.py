@@ -88,6 +88,9 @@ class Unit:
     #: The strengths the order of battle gave (the rest are the rule set's defaults),
     #: each with where it was given (a division value: the line that gave it).
     given_at: Mapping[str, int | str | None] = field(default_factory=dict, compare=False)
+    #: The type in the order of battle's own words, where they are not the rules' name
+    #: ("cuirassiers" for heavy cavalry): kept to show beside it.
+    called: str | None = field(default=None, compare=False)
 
     def strength(self, name: str) -> int | None:
         return self.strengths.get(name)
@@ -449,6 +452,13 @@ def grade_vocabularies(ruleset: Ruleset) -> list[str]:
     return list(dict.fromkeys(v for v in found if v is not None))
 
 
+def _own_word(given: Any, term: Term) -> str | None:
+    """``given`` where it is a word of the order of battle's own for ``term`` (an alias
+    such as "cuirassiers"), not its name or id; None where it is."""
+    text = " ".join(_text(given).split())
+    return None if text.casefold() in (term.name.casefold(), term.id.casefold()) else text
+
+
 def _term(
     ruleset: Ruleset, vocabulary: str, value: Any, column: str, source: str, line: int | str | None
 ) -> Term:
@@ -631,6 +641,7 @@ def order_of_battle(
                 commander=commander,
                 line=record.line,
                 given_at=given_at,
+                called=_own_word(values["type"], unit_type),
             )
         )
 
@@ -701,6 +712,7 @@ def order_of_battle(
                 commander=commanders.get(division_key(u)),
                 line=u.line,
                 given_at=given_at,
+                called=u.called,
             )
         )
     if not finished:

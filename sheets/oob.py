@@ -55,7 +55,7 @@ from typing import Any
 
 import yaml
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.oob import (
     NAME_COLUMNS,
@@ -63,15 +63,19 @@ from battle_ledger.rulesets.oob import (
     RawUnit,
     order_of_battle,
     strength_fields,
+    type_vocabulary,
 )
 from battle_ledger.rulesets.registry import BoundedLoader, unique_mapping
 from battle_ledger.rulesets.registry import get as get_ruleset
 
 __all__ = [
+    "CALLED_HEADER",
     "COMMANDER_HEADER",
     "GRADE_HEADER",
     "MAX_OOB_BYTES",
     "NAME_HEADERS",
+    "NAVAL_HEADERS",
+    "NAVAL_TOTALS",
     "QUALITY_HEADER",
     "ROSTER_KIND",
     "ROSTER_TABLE_PREFIX",
@@ -80,6 +84,8 @@ __all__ = [
     "TOTAL_LABELS",
     "TYPE_HEADER",
     "csv_rows",
+    "is_naval",
+    "name_headers",
     "read_csv",
     "read_oob",
     "read_oob_text",
@@ -87,6 +93,7 @@ __all__ = [
     "read_text",
     "read_yaml",
     "roster_oob",
+    "total_labels",
 ]
 
 ROSTER_KIND = "roster"
@@ -95,7 +102,11 @@ ROSTER_TABLE_PREFIX = "tbl_Roster_"
 SIDE_NAME = "roster_side_{n}"
 ROW_HEADER = "Row"
 NAME_HEADERS = {"corps": "Corps", "division": "Division", "brigade": "Brigade", "unit": "Unit"}
+#: A fleet's roster in naval words: a fleet of squadrons (and their divisions) of ships.
+NAVAL_HEADERS = {"corps": "Fleet", "division": "Squadron", "brigade": "Division", "unit": "Ship"}
 TYPE_HEADER = "Type"
+#: Beside the rules' type, the order of battle's own word for it ("cuirassiers").
+CALLED_HEADER = "Called"
 GRADE_HEADER = "Grade"
 QUALITY_HEADER = "Quality"  # the Age of Glaube family's word
 COMMANDER_HEADER = "Commander"
@@ -105,6 +116,25 @@ TOTAL_LABELS = {
     "corps": "Corps total",
     "side": "Side total",
 }
+
+#: The same, in naval words.
+NAVAL_TOTALS = {"division": "Squadron total", "corps": "Fleet total", "side": "Side total"}
+
+
+def is_naval(ruleset: Ruleset) -> bool:
+    """Whether ``ruleset``'s units are ships (its roster speaks of fleets and squadrons)."""
+    return type_vocabulary(ruleset) == "ship_types"
+
+
+def name_headers(ruleset: Ruleset) -> dict[str, str]:
+    """The roster's name columns for ``ruleset``, by order-of-battle field."""
+    return dict(NAVAL_HEADERS if is_naval(ruleset) else NAME_HEADERS)
+
+
+def total_labels(ruleset: Ruleset) -> dict[str, str]:
+    """The labels of a roster's total rows for ``ruleset``, by level."""
+    return dict(NAVAL_TOTALS if is_naval(ruleset) else TOTAL_LABELS)
+
 
 _CSV_SUFFIXES = (".csv", ".txt")
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -502,19 +532,32 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
         sheet, first_row = _table_origin(book, table)
         # Names are typed, never computed: a formula there (=HYPERLINK, =WEBSERVICE) is
         # refused, not read as its cached result.
-        named = (*NAME_HEADERS.values(), TYPE_HEADER, GRADE_HEADER, QUALITY_HEADER,
-                 COMMANDER_HEADER)  # fmt: skip
         present = set(book.read_table(table, cached=False).columns)
+        # A fleet's roster in naval words; one made before them in the land words.
+        headers = NAVAL_HEADERS if set(NAVAL_HEADERS.values()) <= present else NAME_HEADERS
+        labels = {**{v: k for k, v in TOTAL_LABELS.items()},
+                  **{v: k for k, v in NAVAL_TOTALS.items()}}  # fmt: skip
+        named = (*headers.values(), TYPE_HEADER, GRADE_HEADER, QUALITY_HEADER,
+                 COMMANDER_HEADER)  # fmt: skip
         frame = book.read_table(table, {h: None for h in named if h in present})
         division_values: dict[tuple[str, str], dict[str, Any]] = {}
         unit_rows: list[tuple[int, dict[str, Any]]] = []
         for index, row in frame.iterrows():
             sheet_row = first_row + int(str(index))
             cells = {str(k): _cell(v) for k, v in row.items()}
-            kind = cells.get(ROW_HEADER)
-            corps = "" if cells.get("Corps") is None else str(cells["Corps"])
-            division = "" if cells.get("Division") is None else str(cells["Division"])
-            if kind == TOTAL_LABELS["division"]:
+            first = headers["corps"]
+            if ROW_HEADER in present:
+                kind = labels.get(str(cells.get(ROW_HEADER) or ""), cells.get(ROW_HEADER))
+            else:  # a blank roster: the side total's label is in the first name column
+                named_cells = [cells.get(h) for h in headers.values() if h != first]
+                label = labels.get(str(cells.get(first) or ""))
+                kind = label if label and all(v is None for v in named_cells) else None
+                if kind:
+                    cells[first] = None
+            corps = "" if cells.get(first) is None else str(cells[first])
+            division = "" if cells.get(headers["division"]) is None else str(
+                cells[headers["division"]])  # fmt: skip
+            if kind == "division":
                 got: dict[str, Any] = {}
                 if cells.get(COMMANDER_HEADER) is not None:
                     got["commander"] = cells[COMMANDER_HEADER]
@@ -526,14 +569,16 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
             if kind not in (None, ""):
                 continue  # corps and side totals
             values: dict[str, Any] = {"side": side}
-            for name, header in NAME_HEADERS.items():
+            for name, header in headers.items():
                 values[name] = cells.get(header)
-            values["type"] = cells.get(TYPE_HEADER)
+            values["type"] = _own_word_kept(rs, cells.get(TYPE_HEADER), cells.get(CALLED_HEADER))
             values["grade"] = cells.get(GRADE_HEADER, cells.get(QUALITY_HEADER))
             if cells.get(COMMANDER_HEADER) is not None:
                 values["commander"] = cells[COMMANDER_HEADER]
             for title, name in by_title.items():
-                if title in cells and not _is_division_field(fields, name):
+                # A division's value (Start DEP) given on a unit's row: a blank roster's.
+                if title in cells and not (_is_division_field(fields, name)
+                                           and cells[title] is None):  # fmt: skip
                     values[name] = cells[title]
             unit_rows.append((sheet_row, values))
         for sheet_row, values in unit_rows:
@@ -550,6 +595,19 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
             expected=f"tables {ROSTER_TABLE_PREFIX}1, {ROSTER_TABLE_PREFIX}2, ...",
         )
     return order_of_battle(rs, records, str(p))
+
+
+def _own_word_kept(ruleset: Ruleset, unit_type: Any, called: Any) -> Any:
+    """The roster's Type, or its Called word where that names the same type (so the
+    order of battle keeps its own word); a Called the Type has since left is dropped."""
+    if unit_type is None or called is None:
+        return unit_type
+    types = type_vocabulary(ruleset)
+    try:
+        same = ruleset.term(types, str(called)).id == ruleset.term(types, str(unit_type)).id
+    except BattleLedgerError:
+        return unit_type  # the Type's own mistake is told where it is read
+    return called if same else unit_type
 
 
 def _is_division_field(fields: Any, name: str) -> bool:

@@ -14,7 +14,7 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import NoUnitsError
 from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
 from battle_ledger.sheets.book import Book
-from battle_ledger.sheets.oob import ROSTER_KIND, roster_oob
+from battle_ledger.sheets.oob import ROSTER_KIND, is_naval, roster_oob
 from battle_ledger.sheets.operations import OperationResult, report
 
 __all__ = ["roster_report"]
@@ -32,8 +32,7 @@ def roster_report(book: Book) -> OperationResult:
                                 "units": 0})  # fmt: skip
     ruleset = registry.get(oob.ruleset_id)
     # A fleet's roster in naval words: squadrons of ships.
-    naval = type_vocabulary(ruleset) == "ship_types"
-    words = ("squadron", "ship") if naval else ("division", "unit")
+    words = ("squadron", "ship") if is_naval(ruleset) else ("division", "unit")
     types = type_vocabulary(ruleset)
     fields = strength_fields(ruleset)
     sides: list[dict[str, Any]] = []

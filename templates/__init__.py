@@ -32,7 +32,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import get as _get_ruleset
-from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic
+from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
@@ -141,9 +141,11 @@ def build(
     oob: OrderOfBattle | None = None,
     *,
     flags: Mapping[str, str] | None = None,
+    paper: str = "a4",
     **options: Any,
 ) -> Workbook:
-    """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle).
+    """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle), every
+    sheet printing on ``paper`` (``a4`` or ``letter``).
 
     An option the kind's builder does not take is refused (``CommandError``),
     named as ``flags`` spells it (the CLI's ``--start`` for ``start_time``).
@@ -158,8 +160,11 @@ def build(
             expected=rs.id,
         )
     _check_options(entry, options, flags or {})
+    if "paper" in inspect.signature(entry.builder).parameters:  # its own printouts (cards)
+        options["paper"] = paper
     wb = entry.builder(rs, oob, **(_facts_of(entry, oob) | options))
     finish(wb, entry.name, rs.id, version=entry.version)
+    set_paper(wb, paper)
     return wb
 
 

@@ -95,6 +95,7 @@ __all__ = [
     "LISTS_SHEET",
     "LOG_SHEET",
     "META_TABLE",
+    "PAPER_SIZES",
     "TEMPLATE_VERSION",
     "Formula",
     "TableRef",
@@ -108,6 +109,7 @@ __all__ = [
     "add_yes_no_validation",
     "define_name",
     "finish",
+    "fit_headers",
     "freeze",
     "highlight_when",
     "iso_date",
@@ -119,6 +121,7 @@ __all__ = [
     "protect",
     "safe_name",
     "save_atomic",
+    "set_paper",
     "set_widths",
     "time_value",
     "title_row",
@@ -564,9 +567,38 @@ def print_setup(ws: Worksheet, title_rows: str | None = None, landscape: bool = 
         ws.print_title_rows = title_rows
 
 
+#: The paper a workbook prints on: openpyxl's ``paperSize`` codes.
+PAPER_SIZES = {"a4": 9, "letter": 1}
+
+
+def set_paper(wb: Workbook, paper: str) -> None:
+    """Print every visible sheet of ``wb`` on ``paper`` (``a4`` or ``letter``)."""
+    size = PAPER_SIZES.get(str(paper).casefold())
+    if size is None:
+        raise InvalidArgumentError("workbooks print on A4 or US Letter", column="--paper",
+                                   value=paper, expected=" or ".join(PAPER_SIZES))  # fmt: skip
+    for ws in wb.worksheets:
+        if ws.sheet_state == "visible":
+            ws.page_setup.paperSize = size
+
+
 def freeze(ws: Worksheet, cell: str) -> None:
     """Freeze the rows above and the columns left of ``cell``."""
     ws.freeze_panes = cell
+
+
+def fit_headers(ws: Worksheet, ref: TableRef) -> None:
+    """Widen ``ref``'s columns so that no word of a header breaks (bold type fits about
+    1.1 characters a unit of width), and make the header row as tall as the header of
+    most lines."""
+    lines = 1
+    for c, header in enumerate(ref.headers, start=ref.left):
+        letter = get_column_letter(c)
+        longest = max((len(w) for w in str(header).split()), default=0)
+        width = max(ws.column_dimensions[letter].width or 8.43, (longest + 1) / 1.1)
+        ws.column_dimensions[letter].width = width
+        lines = max(lines, len(textwrap.wrap(str(header), max(int(width * 1.1) - 1, 1))))
+    ws.row_dimensions[ref.header_row].height = 13.5 * lines + 3
 
 
 def lines_in(text: str, width: float) -> int:
@@ -589,7 +621,8 @@ def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: fl
                 aligned.wrap_text, aligned.vertical = True, "top"
                 cell.alignment = aligned
                 width = ws.column_dimensions[get_column_letter(c)].width or 8.43
-                lines = max(lines, lines_in("" if cell.value is None else str(cell.value), width))
+                if cell.value is not None and not str(cell.value).startswith("="):  # text typed
+                    lines = max(lines, lines_in(str(cell.value), width))
             if lines > 1:
                 ws.row_dimensions[r].height = line_height * lines
 

@@ -10,7 +10,16 @@ are grouped by corps and division: each division ends with a
 with a ``Side total`` row, all ``SUBTOTAL(9, ...)`` formulas (so a corps total
 skips the division totals inside it, and a filtered table totals what it
 shows). Without one, ``blank_rows`` empty validated rows per side (two sides,
-``Side A`` and ``Side B``, names to type in), then the side total.
+``Side A`` and ``Side B``, names to type in), then the side total, labelled in the
+first name column (a blank roster has no Row column: it would stay empty); a
+division's values (Start DEP, CCP) may be typed on one of its rows.
+
+A fleet's roster (Age of Sail) speaks naval words: Fleet, Squadron, Division
+(of a squadron), Ship, and Squadron / Fleet total rows. Where the order of battle
+calls a type in its own words ("cuirassiers" for Heavy cavalry), a ``Called``
+column keeps them beside the rules' type. Rows are tall enough to write in by hand
+(blank ones taller), every name wraps whole within its column, headers break only
+between words, and a total of 0 prints as nothing.
 
 Common columns: Row, Corps, Division, Brigade, Unit, Type, Grade (Quality in
 the Age of Glaube family), Commander (the division's, on its total row), the
@@ -64,16 +73,17 @@ from battle_ledger.rulesets.oob import (
     type_vocabulary,
 )
 from battle_ledger.sheets.oob import (
+    CALLED_HEADER,
     COMMANDER_HEADER,
     GRADE_HEADER,
-    NAME_HEADERS,
     QUALITY_HEADER,
     ROSTER_KIND,
     ROSTER_TABLE_PREFIX,
     ROW_HEADER,
     SIDE_NAME,
-    TOTAL_LABELS,
     TYPE_HEADER,
+    name_headers,
+    total_labels,
 )
 from battle_ledger.templates import register_kind
 from battle_ledger.templates._build import (
@@ -83,6 +93,7 @@ from battle_ledger.templates._build import (
     add_table,
     add_whole_validation,
     define_name,
+    fit_headers,
     freeze,
     highlight_when,
     list_source,
@@ -90,6 +101,7 @@ from battle_ledger.templates._build import (
     print_setup,
     protect,
     set_widths,
+    wrap_within_columns,
     write,
 )
 from battle_ledger.templates.rules_sheet import add_rules_sheet
@@ -97,6 +109,7 @@ from battle_ledger.templates.style import (
     FILL_ALERT,
     FILL_SUBTOTAL,
     FMT_INT,
+    FMT_INT_NO_ZERO,
     style_formula,
     style_input,
     style_note,
@@ -119,6 +132,7 @@ BLANK_ROWS = 20
 MAX_BLANK_ROWS = 10_000
 _BLANK_SIDES = ("Side A", "Side B")
 _NOTES = "Notes"
+_PENCIL_ROW = 24  # points: a blank row tall enough to write in by hand
 #: The victory-table marks below an Age of Glaube family roster (``tbl_Marks_<n>``).
 MARK_HEADER = "Mark %"
 MARK_UNITS_HEADER = "Base units lost"
@@ -263,7 +277,7 @@ def _etg(wb: Workbook, rs: Ruleset, oob: OrderOfBattle | None) -> _Profile:
         ],
         notes=[
             f"{dep.title} (at most {max_dep}) and {ccp.title} (at most {max_ccp}) go on each "
-            "division's total row."
+            "division's total row (on a blank row: on one row of the division)."
         ],
     )
 
@@ -594,7 +608,13 @@ def _side_sheet(
 ) -> None:
     ws = wb.create_sheet(title)
     gh = grade_header(rs)
-    base = [ROW_HEADER, *NAME_HEADERS.values(), TYPE_HEADER]
+    # The Row column labels the total rows; a blank roster has only the side's, which
+    # goes in the first name column instead of a column always empty.
+    base = [ROW_HEADER] if units is not None else []
+    names = name_headers(rs)  # a fleet's in naval words
+    labels = total_labels(rs)
+    base += [*names.values(), TYPE_HEADER]
+    base += [CALLED_HEADER] if any(u.called for u in units or ()) else []
     base += [gh] if gh else []
     base += [COMMANDER_HEADER]
     headers = [*base, *(c.header for c in profile.columns), _NOTES]
@@ -639,11 +659,12 @@ def _side_sheet(
             if u is not None:
                 cells.update(
                     {
-                        "Corps": u.corps,
-                        "Division": u.division,
-                        "Brigade": u.brigade,
-                        "Unit": u.unit,
+                        names["corps"]: u.corps,
+                        names["division"]: u.division,
+                        names["brigade"]: u.brigade,
+                        names["unit"]: u.unit,
                         TYPE_HEADER: _type_name(rs, u),
+                        CALLED_HEADER: u.called,
                     }
                 )
                 if gh:
@@ -651,9 +672,9 @@ def _side_sheet(
             for c in profile.columns:
                 cells[c.header] = c.unit(ctx)
         else:
-            cells[ROW_HEADER] = TOTAL_LABELS[row.kind]
-            cells["Corps"] = row.corps or None
-            cells["Division"] = row.division or None
+            cells[names["corps"]] = row.corps or None
+            cells[headers[0]] = labels[row.kind]  # Row, or Corps on a blank roster
+            cells[names["division"]] = row.division or None
             if row.kind == "division":
                 cells[COMMANDER_HEADER] = row.commander
             for c in profile.columns:
@@ -670,20 +691,30 @@ def _side_sheet(
     if profile.below is not None:
         profile.below(wb, ws, side_total.number + 2, n, col, side_total.number)
     widths = {
-        col(ROW_HEADER): 13,
-        col("Corps"): 18,
-        col("Division"): 22,
-        col("Brigade"): 14,
-        col("Unit"): 24,
+        col(headers[0]): 18,
+        col(names["corps"]): 18,
+        col(names["division"]): 22,
+        col(names["brigade"]): 14,
+        col(names["unit"]): 24,
         col(TYPE_HEADER): 16,
         col(COMMANDER_HEADER): 16,
         col(_NOTES): 22,
     }
+    if ROW_HEADER in letters:
+        widths[col(ROW_HEADER)] = 13
+    if CALLED_HEADER in letters:
+        widths[col(CALLED_HEADER)] = 14
     if gh:
         widths[col(gh)] = 11
     widths.update({col(c.header): c.width for c in profile.columns})
     set_widths(ws, widths)
-    ws.row_dimensions[header_row].height = 30
+    fit_headers(ws, ref)
+    wrap_within_columns(ws, [ref])  # every name whole, however long
+    for row in rows:  # room to write in pencil; a blank row more
+        height = ws.row_dimensions[row.number].height or 15
+        ws.row_dimensions[row.number].height = max(
+            height, _PENCIL_ROW if row.unit is None and row.kind == "unit" else 18
+        )
     freeze(ws, f"A{first}")
     print_setup(ws, title_rows=f"{header_row}:{header_row}")
     protect(ws)
@@ -703,7 +734,7 @@ def _style_rows(
     headers: list[str],
 ) -> None:
     gh = grade_header(rs)
-    input_headers = {*NAME_HEADERS.values(), TYPE_HEADER, COMMANDER_HEADER, _NOTES}
+    input_headers = {*name_headers(rs).values(), TYPE_HEADER, COMMANDER_HEADER, _NOTES}
     if gh:
         input_headers.add(gh)
     by_header = {c.header: c for c in profile.columns}
@@ -719,8 +750,11 @@ def _style_rows(
             cell = ws[f"{ref.col(header)}{row.number}"]
             column = by_header.get(header)
             if row.kind == "unit":
-                if header == ROW_HEADER:
-                    style_formula(cell)  # the Row column is ours
+                if header in (ROW_HEADER, CALLED_HEADER):
+                    style_formula(cell)  # ours: the total rows' labels, the oob's words
+                elif column is not None and column.total == "division-input":
+                    # A division's value: on its total row; a blank row may give it.
+                    (style_input if row.unit is None else style_formula)(cell, FMT_INT)
                 elif (
                     column is not None
                     and column.strength
@@ -738,8 +772,8 @@ def _style_rows(
                 column is not None and column.total == "division-input" and (row.kind == "division")
             ):
                 style_input(cell, FMT_INT)
-            else:
-                style_subtotal(cell, FMT_INT if column is not None else None)
+            else:  # a total: blank, not 0, until there is something to count
+                style_subtotal(cell, FMT_INT_NO_ZERO if column is not None else None)
     # Validations over every unit row (blank rosters: every row).
     unit_rows = [r.number for r in rows if r.kind == "unit"]
     if not unit_rows:
@@ -768,7 +802,8 @@ def _style_rows(
             continue
         lo, hi = c.whole
         if c.total == "division-input":
-            numbers = [r.number for r in rows if r.kind == "division"]
+            numbers = [r.number for r in rows if r.kind == "division"
+                       or (r.kind == "unit" and r.unit is None)]  # fmt: skip
             if numbers:
                 add_whole_validation(ws, _multi(ref.col(c.header), _runs(numbers)), lo, hi)
         elif c.is_input:

@@ -40,6 +40,7 @@ from battle_ledger.sheets.ship_records import (
 )
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
+    PAPER_SIZES,
     add_table,
     define_name,
     highlight_when,
@@ -62,7 +63,6 @@ __all__ = ["build_ship_records", "ships_of"]
 
 #: (fleet, squadron, ship, type, gun decks a side, hull units)
 ShipRow = tuple[str, str, str, str, int, int]
-_PAPER = {"a4": 9, "letter": 1}  # openpyxl's paperSize codes
 _CARD_ROWS = 8  # rows a card takes, the gap under it included
 _CARDS_ACROSS = 2
 _CARD_ROWS_A_PAGE = 5  # card rows per printed page: fits A4 and US Letter alike
@@ -113,7 +113,7 @@ def build_ship_records(
     if not low <= int(speed) <= high:
         raise InvalidArgumentError("the wind speed runs 1 to 7", column="--wind-speed",
                                    value=speed, expected=f"{low} to {high}")  # fmt: skip
-    if paper.casefold() not in _PAPER:
+    if paper.casefold() not in PAPER_SIZES:
         raise InvalidArgumentError("cards print on A4 or US Letter", column="--paper",
                                    value=paper, expected="a4 or letter")  # fmt: skip
     wb = new_workbook()
@@ -275,7 +275,7 @@ def _cards(wb: Workbook, given: Sequence[ShipRow], paper: str) -> None:
     for page in range(1, (card_rows - 1) // _CARD_ROWS_A_PAGE + 1):
         ws.row_breaks.append(Break(id=2 + page * _CARD_ROWS_A_PAGE * _CARD_ROWS))
     print_setup(ws, landscape=False)
-    ws.page_setup.paperSize = _PAPER[paper]
+    ws.page_setup.paperSize = PAPER_SIZES[paper]
     ws.print_area = f"A1:{get_column_letter(_CARDS_ACROSS * width - 1)}{max(3, ws.max_row)}"
     protect(ws)
 

@@ -43,6 +43,7 @@ __all__ = [
     "FILL_WARN",
     "FMT_DATE_TEXT",
     "FMT_INT",
+    "FMT_INT_NO_ZERO",
     "FMT_PCT",
     "FMT_TEXT",
     "FONT_ALERT",
@@ -80,6 +81,7 @@ _THIN = Side(style="thin", color="A6A6A6")
 BORDER = Border(left=_THIN, right=_THIN, top=_THIN, bottom=_THIN)
 
 FMT_INT = "0"
+FMT_INT_NO_ZERO = "0;-0;;@"  # a 0 shows (and prints) as nothing
 FMT_PCT = "0%"
 FMT_TEXT = "@"
 FMT_DATE_TEXT = "@"

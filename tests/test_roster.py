@@ -14,7 +14,16 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger import rulesets
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
-from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, SIDE_NAME, TOTAL_LABELS, read_oob
+from battle_ledger.sheets.oob import (
+    CALLED_HEADER,
+    ROSTER_TABLE_PREFIX,
+    SIDE_NAME,
+    TOTAL_LABELS,
+    name_headers,
+    read_oob,
+    read_roster,
+    total_labels,
+)
 from battle_ledger.templates import build, save_atomic
 from battle_ledger.templates.demo import build_demo, load_example
 from battle_ledger.templates.roster import BLANK_ROWS, grade_header
@@ -65,13 +74,14 @@ def test_roster_from_example_layout(ruleset_id: str, tmp_path: Path) -> None:
             assert f.title in headers
         gh = grade_header(rs)
         assert (gh in headers) == (gh is not None)
+        names, labels = name_headers(rs), total_labels(rs)
         units = [r for r in rows if r["Row"].value is None]
-        assert [r["Unit"].value for r in units] == [u.unit for u in oob.units_of(side)]
+        assert [r[names["unit"]].value for r in units] == [u.unit for u in oob.units_of(side)]
         # grouped: a division total after each division, then corps totals, the side total last
         kinds = [r["Row"].value for r in rows]
-        assert kinds[-1] == TOTAL_LABELS["side"]
+        assert kinds[-1] == labels["side"]
         divisions = {(u.corps, u.division) for u in oob.units_of(side) if u.division}
-        assert kinds.count(TOTAL_LABELS["division"]) == len(divisions)
+        assert kinds.count(labels["division"]) == len(divisions)
         first = strength_fields(rs)[0].title
         for r in rows:
             if r["Row"].value is not None and r[first].value is not None:
@@ -156,9 +166,17 @@ def test_blank_roster(ruleset_id: str, tmp_path: Path) -> None:
     for ws, name in tables:
         rows = table_rows(ws, name)
         assert len(rows) == 7 + 1
-        assert all(r["Unit"].value is None for r in rows)
-        assert rows[-1]["Row"].value == TOTAL_LABELS["side"]
-        assert not rows[0]["Unit"].protection.locked
+        names = name_headers(rulesets.get(ruleset_id))
+        assert all(r[names["unit"]].value is None for r in rows)
+        # No Row column, always empty on a blank roster: the side total's label is in the
+        # first name column.
+        assert "Row" not in rows[0]
+        assert rows[-1][names["corps"]].value == TOTAL_LABELS["side"]
+        assert not rows[0][names["unit"]].protection.locked
+        # Room to write by hand; a total of 0 prints as nothing.
+        assert ws.row_dimensions[rows[0][names["unit"]].row].height >= 20
+        totals = [c for c in rows[-1].values() if str(c.value).startswith("=SUBTOTAL")]
+        assert totals and all(c.number_format == "0;-0;;@" for c in totals)
     default = openpyxl.load_workbook(_save(ruleset_id, tmp_path))
     ws, name = _side_tables(default)[0]
     assert len(table_rows(ws, name)) == BLANK_ROWS + 1
@@ -175,7 +193,7 @@ def test_extra_blank_rows_after_an_order_of_battle(tmp_path: Path) -> None:
     oob = load_example("age-of-sail")
     wb = openpyxl.load_workbook(_save("age-of-sail", tmp_path, oob, blank_rows=3))
     rows = table_rows(wb["British"], f"{ROSTER_TABLE_PREFIX}1")
-    assert [r["Unit"].value for r in rows[-4:-1]] == [None, None, None]
+    assert [r["Ship"].value for r in rows[-4:-1]] == [None, None, None]
     assert rows[-1]["Row"].value == TOTAL_LABELS["side"]
     # the side total covers the blank rows too
     col = rows[0]["Gun decks"].column_letter
@@ -385,3 +403,71 @@ def test_report_describes_the_roster(ruleset_id: str, tmp_path: Path) -> None:
     assert run_report(HeadlessBook(blank, writable=False)).summary.endswith(
         "roster: no units entered yet"
     )
+
+
+def test_a_fleet_roster_speaks_naval_words_and_reads_back(tmp_path: Path) -> None:
+    oob = load_example("age-of-sail")
+    path = _save("age-of-sail", tmp_path, oob)
+    rows = table_rows(openpyxl.load_workbook(path)["British"], f"{ROSTER_TABLE_PREFIX}1")
+    assert list(rows[0])[:5] == ["Row", "Fleet", "Squadron", "Division", "Ship"]
+    kinds = {r["Row"].value for r in rows} - {None}
+    assert kinds == {"Squadron total", "Fleet total", "Side total"}
+    assert [u.unit for u in read_roster(path).units] == [u.unit for u in oob.units]
+
+
+def test_the_order_of_battles_own_word_stays_beside_the_rules_type(tmp_path: Path) -> None:
+    oob = load_example("etg")
+    assert any(u.called == "cuirassiers" for u in oob.units)
+    path = _save("etg", tmp_path, oob)
+    rows = table_rows(openpyxl.load_workbook(path)["French"], f"{ROSTER_TABLE_PREFIX}1")
+    cuirassiers = next(r for r in rows if r["Unit"].value == "8e Cuirassiers")
+    assert (cuirassiers["Type"].value, cuirassiers[CALLED_HEADER].value) == (
+        "Heavy cavalry", "cuirassiers")  # fmt: skip
+    back = {u.unit: u for u in read_roster(path).units}
+    assert back["8e Cuirassiers"].called == "cuirassiers"
+    assert [u.called for u in read_roster(path).units] == [u.called for u in oob.units]
+
+
+def test_a_blank_roster_takes_a_divisions_values_on_one_of_its_rows(tmp_path: Path) -> None:
+    path = _save("etg", tmp_path, blank_rows=4)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Side A"]
+    rows = table_rows(ws, f"{ROSTER_TABLE_PREFIX}1")
+    assert not rows[0]["Start DEP"].protection.locked  # writable on a blank row
+    typed = [("I Corps", "1st Division", "1st Line", "infantry", 4, 40, None),
+             ("I Corps", "1st Division", "2nd Line", "infantry", 4, None, None),
+             ("I Corps", "2nd Division", "1st Hussars", "light cavalry", 2, None, 2)]  # fmt: skip
+    for row, (corps, division, unit, kind, stands, dep, ccp) in zip(rows, typed, strict=False):
+        for header, value in (("Corps", corps), ("Division", division), ("Unit", unit),
+                              ("Type", kind), ("Stands", stands), ("Start DEP", dep),
+                              ("CCP", ccp)):  # fmt: skip
+            row[header].value = value
+    wb.save(path)
+    units = {u.unit: u for u in read_roster(path).units}
+    assert set(units) == {"1st Line", "2nd Line", "1st Hussars"}  # the side total is no unit
+    assert units["2nd Line"].strength("dep") == 40  # the division's, typed on its first row
+    assert units["1st Hussars"].strength("ccp") == 2
+    rows[1]["Start DEP"].value = 44  # a second, different value for one division
+    wb.save(path)
+    with pytest.raises(BattleLedgerError, match="differs from"):
+        read_roster(path)
+
+
+def test_headers_break_between_words_only(tmp_path: Path) -> None:
+    ws = openpyxl.load_workbook(_save("age-of-sail", tmp_path))["Side A"]
+    header = next(r for r in ws.iter_rows() if any(c.value == "Starboard left" for c in r))
+    for cell in header:
+        longest = max((len(w) for w in str(cell.value or "").split()), default=0)
+        width = ws.column_dimensions[cell.column_letter].width
+        assert (longest + 1) / 1.1 <= width, cell.value  # bold: 1.1 characters a unit
+
+
+def test_every_workbook_prints_on_letter_paper_when_asked(tmp_path: Path) -> None:
+    for kind, ruleset in (("roster", "etg"), ("dep-ledger", "etg"), ("ship-records", "sail")):
+        wb = build(kind, ruleset, paper="letter")
+        visible = [ws for ws in wb.worksheets if ws.sheet_state == "visible"]
+        assert {ws.page_setup.paperSize for ws in visible} == {1}, kind  # US Letter
+    assert {ws.page_setup.paperSize for ws in build("roster", "etg").worksheets
+            if ws.sheet_state == "visible"} == {9}  # fmt: skip  # A4 by default
+    with pytest.raises(InvalidArgumentError, match="Letter"):
+        build("roster", "etg", paper="b5")

@@ -26,7 +26,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_glaube, glory_of_the_empire, square_eagles
 from battle_ledger.rulesets.oob import OrderOfBattle, Unit, strength_fields
-from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, TOTAL_LABELS
+from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, TOTAL_LABELS, name_headers, total_labels
 from battle_ledger.templates import build, save_atomic
 from battle_ledger.templates.demo import load_example
 
@@ -71,6 +71,7 @@ def _boxes(row: dict[str, Any], prefix: str) -> list[Any]:
 def _fill_losses(path: Path, ruleset_id: str) -> dict[tuple[str, int], dict[str, int]]:
     """Type losses into the roster's inputs; returns them per (sheet, row)."""
     wb = openpyxl.load_workbook(path)
+    rs = rulesets.get(ruleset_id)
     typed: dict[tuple[str, int], dict[str, int]] = {}
     k = 0
     for ws in wb.worksheets:
@@ -93,7 +94,7 @@ def _fill_losses(path: Path, ruleset_id: str) -> dict[tuple[str, int], dict[str,
                     else:
                         row[inputs].value = lost
                         losses[inputs] = lost
-                typed[(ws.title, row["Unit"].row)] = losses
+                typed[(ws.title, row[name_headers(rs)["unit"]].row)] = losses
     wb.save(path)
     return typed
 
@@ -133,10 +134,10 @@ def _unit_expected(rs: rulesets.Ruleset, unit: Unit, losses: dict[str, int]) -> 
     return out
 
 
-def _group_of(kind: str, unit: Unit) -> tuple[str, ...]:
-    if kind == TOTAL_LABELS["division"]:
+def _group_of(rs: rulesets.Ruleset, kind: str, unit: Unit) -> tuple[str, ...]:
+    if kind == total_labels(rs)["division"]:
         return (unit.corps, unit.division)
-    if kind == TOTAL_LABELS["corps"]:
+    if kind == total_labels(rs)["corps"]:
         return (unit.corps,)
     return ()
 
@@ -199,7 +200,7 @@ def test_formulas_recalculate_to_the_python_values(
         unit_rows = [r for r in rows if r["Row"].value is None]
         assert len(unit_rows) == len(units)
         expected_by_unit = [
-            _unit_expected(rs, u, typed[(side, r["Unit"].row)])
+            _unit_expected(rs, u, typed[(side, r[name_headers(rs)["unit"]].row)])
             for u, r in zip(units, unit_rows, strict=True)
         ]
         for row, expected in zip(unit_rows, expected_by_unit, strict=True):
@@ -216,12 +217,13 @@ def test_formulas_recalculate_to_the_python_values(
             kind = row["Row"].value
             if kind is None:
                 continue
-            if kind == TOTAL_LABELS["side"]:
+            if kind == total_labels(rs)["side"]:
                 members = list(range(len(units)))
             else:
-                key = (row["Corps"].value or "", row["Division"].value or "")
-                key = key[:1] if kind == TOTAL_LABELS["corps"] else key
-                members = [i for i, u in enumerate(units) if _group_of(kind, u) == key]
+                names = name_headers(rs)
+                key = (row[names["corps"]].value or "", row[names["division"]].value or "")
+                key = key[:1] if kind == total_labels(rs)["corps"] else key
+                members = [i for i, u in enumerate(units) if _group_of(rs, kind, u) == key]
             assert members, (side, kind)
             for header, cell in row.items():
                 if not (isinstance(cell.value, str) and cell.value.startswith("=SUBTOTAL(9,")):
@@ -246,6 +248,20 @@ def test_formulas_recalculate_to_the_python_values(
     assert checked > len(oob.units)
     if rs.family == "age-of-glaube":
         assert any_reached  # the losses typed in reach a mark somewhere
+
+
+def _printed_whole(name: list[str], words: list[str], within: int = 60) -> bool:
+    """Whether ``name``'s words are printed in order, each whole, close together."""
+    for start, word in enumerate(words):
+        if word != name[0]:
+            continue
+        rest = name[1:]
+        for later in words[start + 1 : start + within]:
+            if rest and later == rest[0]:
+                rest = rest[1:]
+        if not rest:
+            return True
+    return False
 
 
 @pytest.mark.slow
@@ -278,6 +294,15 @@ def test_each_side_prints_on_one_page_width(ruleset_id: str, pdfs: Callable[[str
         page = texts[on[0]]
         # the whole table on that one page: the last column and the last row
         assert "Notes" in page and TOTAL_LABELS["side"] in page
+        # every unit's name whole: wrapped within its column, never cut off (the text of a
+        # wrapped cell comes out in lines among its neighbours': its words in order)
+        words = subprocess.run(
+            ["pdftotext", "-f", str(on[0] + 1), "-l", str(on[0] + 1), str(pdf), "-"],
+            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+        for unit in oob.units_of(side):
+            assert _printed_whole(unit.unit.split(), words), (side, unit.unit)
+        for header in name_headers(rs).values():  # a fleet's in naval words
+            assert header in words, header
         first_unit = oob.units_of(side)[0].unit
         assert first_unit[:12] in page
         # and no other page carries the side's units (nothing spilled right or down)

@@ -170,7 +170,7 @@ def _dumps(value: Any) -> str:
 @click.option(
     "--paper",
     type=click.Choice(["a4", "letter"], case_sensitive=False),
-    help="Ship records: the record cards' paper (default a4).",
+    help="The paper every sheet prints on, ship records' cards too (default a4).",
 )
 @click.option(
     "-o",
