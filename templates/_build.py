@@ -94,6 +94,7 @@ from battle_ledger.templates.style import (
 __all__ = [
     "LISTS_SHEET",
     "LOG_SHEET",
+    "MAX_BLANK_ROWS",
     "META_TABLE",
     "PAPER_SIZES",
     "TEMPLATE_VERSION",
@@ -566,6 +567,9 @@ def print_setup(ws: Worksheet, title_rows: str | None = None, landscape: bool = 
     if title_rows:
         ws.print_title_rows = title_rows
 
+
+#: The most blank rows a new workbook's table takes (``new --blank-rows``).
+MAX_BLANK_ROWS = 10_000
 
 #: The paper a workbook prints on: openpyxl's ``paperSize`` codes.
 PAPER_SIZES = {"a4": 9, "letter": 1}

@@ -87,6 +87,7 @@ from battle_ledger.sheets.oob import (
 )
 from battle_ledger.templates import register_kind
 from battle_ledger.templates._build import (
+    MAX_BLANK_ROWS,
     Formula,
     TableRef,
     add_list_validation,
@@ -129,7 +130,6 @@ __all__ = [
 ]
 
 BLANK_ROWS = 20
-MAX_BLANK_ROWS = 10_000
 _BLANK_SIDES = ("Side A", "Side B")
 _NOTES = "Notes"
 _PENCIL_ROW = 24  # points: a blank row tall enough to write in by hand

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
+from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.sheets.victory_points import (
@@ -33,6 +34,7 @@ from battle_ledger.sheets.victory_points import (
 )
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
+    MAX_BLANK_ROWS,
     add_list_validation,
     add_table,
     add_vocabulary_validation,
@@ -78,13 +80,19 @@ def build_victory_points(
     sides: Sequence[str] | None = None,
     battle: str = "",
     start_time: str | _dt.time = "08:00",
+    blank_rows: int = 1,
 ) -> Workbook:
     """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
-    ``sides``)."""
+    ``sides``); ``blank_rows``: the Eliminated sheet's rows ready to type into (at
+    least one; ``eliminate`` fills them before it adds more)."""
+    if isinstance(blank_rows, bool) or not 0 <= blank_rows <= MAX_BLANK_ROWS:
+        raise InvalidArgumentError("the number of blank rows is out of range",
+                                   column="--blank-rows", value=blank_rows,
+                                   expected=f"0 to {MAX_BLANK_ROWS}")  # fmt: skip
     names = list(sides) if sides is not None else (oob.sides() if oob is not None else [])
     wb = new_workbook()
     side_ref = ledger_table(wb, SIDES, [{"Side": n} for n in names], side_formulas, bounds={})
-    ref = ledger_table(wb, ELIMINATED, [], eliminated_formulas, bounds={})
+    ref = ledger_table(wb, ELIMINATED, [{}] * blank_rows, eliminated_formulas, bounds={})
     ws = wb[ELIMINATED.sheet]
     for header, vocabulary in (("Type", "unit_types"), ("Class", "grades")):
         cells = f"{ref.col(header)}{ref.first_row}:{ref.col(header)}{ref.last_row}"

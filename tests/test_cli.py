@@ -494,3 +494,19 @@ def test_udf_prints_as_excel_shows_and_blank_rows_stay_blank() -> None:
     rows = invoke("udf", "ETG_CRT", '[["Heavy cavalry"],[""],["Infantry"]]', "Infantry", "B",
                   "C", "--json")  # fmt: skip
     assert json.loads(rows.stdout) == [[45, 70], [None, None], [25, 40]]
+
+
+def test_a_row_the_rules_cannot_answer_is_an_error_in_that_row_only() -> None:
+    rows = invoke("udf", "ETG_CRT", '[["Heavy cavalry"],["Dragons"],["Infantry"]]', "Infantry",
+                  "B", "C", "--json")  # fmt: skip
+    got = json.loads(rows.stdout)
+    assert got[0] == [45, 70] and got[2] == [25, 40]  # the column keeps its values
+    assert got[1][0].startswith("#VALUE! 'Dragons' is not among the unit types") and (
+        got[1][1] is None)  # fmt: skip
+    # Every row wrong: the error is told once, as for a single cell.
+    assert_one_line_error(
+        invoke("udf", "ETG_CRT", '[["Dragons"],["Dragons"]]', "Infantry", "B", "C"),
+        "'Dragons' is not among the unit types",
+    )
+    assert_one_line_error(invoke("udf", "ETG_CRT", "Dragons", "Infantry", "B", "C"),
+                          "'Dragons' is not among the unit types")  # fmt: skip

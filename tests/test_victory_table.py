@@ -411,3 +411,16 @@ def test_etg_points_in_libreoffice_as_in_the_report(tmp_path: Path) -> None:
         assert list(shown[side["side"]]) == [side[k] for k in keys]
     assert named_cell(wb, "Leader").value == report["result"]["winner"] == "French"
     assert named_cell(wb, "Clock").value == report["clock"] == "14:15"
+
+
+def test_victory_points_blank_rows_are_ready_to_type_and_filled_first(tmp_path: Path) -> None:
+    path = tmp_path / "points.xlsx"
+    save_workbook(build("victory-points", "etg", sides=["French", "Allied"], blank_rows=5), path)
+    ws = openpyxl.load_workbook(path)["Eliminated"]
+    ref = ws.tables["tbl_Eliminated"].ref
+    assert ref.endswith("8")  # the header on row 3, five rows to type in
+    run_on_file(path, "eliminate", side="Allied", type="infantry", grade="Guard", count="2")
+    ws = openpyxl.load_workbook(path)["Eliminated"]
+    assert ws.tables["tbl_Eliminated"].ref == ref  # the first blank row, not a new one
+    with pytest.raises(BattleLedgerError, match="blank rows"):
+        build("victory-points", "etg", blank_rows=10_001)

@@ -53,7 +53,10 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
     ``fn`` returns one output row (a list). The result is a 2-D list: one row
     per input row, the shape Excel spills down a column. A row whose range cells
     are all empty (the blank rows below a ledger's last entry) gives an empty row,
-    as a spreadsheet formula over a blank row shows nothing.
+    as a spreadsheet formula over a blank row shows nothing. A row the rules cannot
+    answer (an unknown word in it) shows ``#VALUE!`` and why in its own first cell,
+    and the other rows keep their values, as a column of spreadsheet formulas would;
+    when no row can be answered, the first row's error is raised (told once).
     """
     columns: list[Sequence[Any]] = [as_column(a) if is_range(a) else [a] for a in args]
     n = max(len(c) for c in columns) if columns else 1
@@ -64,14 +67,28 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
             raise InvalidArgumentError(
                 "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
             )
+    from battle_ledger.rulesets.errors import BattleLedgerError
+
     ranged = [c for c in columns if len(c) > 1]
-    rows: list[list[Any] | None] = [
-        None if ranged and all(_empty(c[i]) for c in ranged)
-        else fn(*(c[0] if len(c) == 1 else c[i] for c in columns))
-        for i in range(n)
-    ]  # fmt: skip
-    width = max((len(r) for r in rows if r is not None), default=1)
-    return [[None] * width if r is None else r for r in rows]
+    rows: list[list[Any] | BattleLedgerError | None] = []
+    for i in range(n):
+        if ranged and all(_empty(c[i]) for c in ranged):
+            rows.append(None)
+            continue
+        try:
+            rows.append(fn(*(c[0] if len(c) == 1 else c[i] for c in columns)))
+        except BattleLedgerError as exc:
+            if n == 1:
+                raise
+            rows.append(exc)
+    answered = [r for r in rows if isinstance(r, list)]
+    failed = [r for r in rows if isinstance(r, BattleLedgerError)]
+    if failed and not answered:
+        raise failed[0]
+    width = max((len(r) for r in answered), default=1)
+    return [r if isinstance(r, list) else [None] * width if r is None
+            else [f"#VALUE! {r.without_file()}"] + [None] * (width - 1)
+            for r in rows]  # fmt: skip
 
 
 def _empty(cell: Any) -> bool:
