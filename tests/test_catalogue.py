@@ -38,3 +38,20 @@ def test_every_udf_documents_every_argument() -> None:
             if param.lower() not in doc and param.replace("_", " ").lower() not in doc:
                 undocumented.append(f"{name}({param})")
     assert not undocumented, "arguments missing from docstrings: " + ", ".join(undocumented)
+
+
+def test_every_function_of_several_result_columns_says_what_each_is() -> None:
+    """``Returns one row [a, b]`` in the help, and the same columns declared for
+    ``udf --labels``: one of the two without the other, or a different count, fails."""
+    import re
+
+    from battle_ledger.xlfuncs._registry import column_labels
+
+    for name, fn in UDFS.items():
+        doc = " ".join((inspect.getdoc(fn) or "").split())
+        several = re.search(r"Returns (one row|rows) ", doc) is not None
+        assert (column_labels(name, 2) is not None) == several, name
+        listed = re.search(r"Returns (?:one row|rows) \[([^\]]+)\]", doc)
+        if listed and "..." not in listed.group(1) and "(" not in listed.group(1):
+            count = len(listed.group(1).split(", "))
+            assert len([c for c in column_labels(name, count) or [] if c]) == count, name

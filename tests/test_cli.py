@@ -510,3 +510,19 @@ def test_a_row_the_rules_cannot_answer_is_an_error_in_that_row_only() -> None:
     )
     assert_one_line_error(invoke("udf", "ETG_CRT", "Dragons", "Infantry", "B", "C"),
                           "'Dragons' is not among the unit types")  # fmt: skip
+
+
+def test_udf_labels_say_what_each_result_column_is() -> None:
+    shown = invoke("udf", "ETG_CRT", '[["Heavy cavalry"],["Infantry"]]', "Infantry", "B", "C",
+                   "--labels")  # fmt: skip
+    assert [line.split() for line in shown.stdout.splitlines()] == [
+        ["E", "D"], ["45", "70"], ["25", "40"]]  # fmt: skip
+    as_json = invoke("udf", "ETG_ODDS", "Heavy cavalry", "Infantry", "B", "C", "--json",
+                     "--labels")  # fmt: skip
+    assert json.loads(as_json.stdout) == [
+        {"P(eliminated)": 0.45, "P(disengage)": 0.25, "P(no effect)": 0.3}]  # fmt: skip
+    odds = json.loads(invoke("udf", "SAIL_HIT_ODDS", "2", "10", "--json", "--labels").stdout)
+    assert list(odds[0])[:2] == ["P(0 hits)", "P(1 hit)"]
+    # One value: nothing to label.
+    assert invoke("udf", "ETG_VP", "infantry", "guard", "--labels").stdout.strip() == "40"
+    assert "Columns (--labels): E, D" in invoke("udf", "ETG_CRT", "--help").stdout

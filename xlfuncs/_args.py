@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
+    "answer_alike",
     "as_column",
     "as_flag",
     "as_int",
@@ -19,6 +20,7 @@ __all__ = [
     "broadcast",
     "cell_text",
     "each",
+    "hit_counts",
     "is_range",
 ]
 
@@ -45,6 +47,42 @@ def as_int(value: Any, name: str) -> int:
     from battle_ledger.sheets.values import whole
 
     return whole(value, name, low=None, blank=None)
+
+
+def answer_alike(f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``f(*args)``; where an argument is a family word ("cavalry" for heavy and light
+    cavalry), the answer every member gives, when they all give the same one (the
+    rules treat them alike); when they differ, a refusal naming them."""
+    from battle_ledger.rulesets.errors import FamilyWordError
+
+    try:
+        return f(*args, **kwargs)
+    except FamilyWordError as exc:
+        word = exc.word.strip().casefold()
+
+        def put(value: Any, member: str) -> Any:
+            if isinstance(value, list | tuple):
+                return [put(v, member) for v in value]
+            return member if isinstance(value, str) and value.strip().casefold() == word else value
+
+        answers = [
+            answer_alike(
+                f, tuple(put(a, m) for a in args), {k: put(v, m) for k, v in kwargs.items()}
+            )
+            for m in exc.members
+        ]
+        if all(a == answers[0] for a in answers):
+            return answers[0]
+        raise FamilyWordError(
+            f"{exc.word!r} stands for {' or '.join(exc.members)}, and the rules give them "
+            "different answers here", word=exc.word, members=exc.members, value=exc.word,
+            expected="one of " + ", ".join(exc.members),
+        ) from None  # fmt: skip
+
+
+def hit_counts(width: int) -> list[str]:
+    """The columns of a row of chances by hits scored: P(0 hits), P(1 hit), ..."""
+    return [f"P({n} hit{'' if n == 1 else 's'})" for n in range(width)]
 
 
 def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
@@ -76,7 +114,8 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
             rows.append(None)
             continue
         try:
-            rows.append(fn(*(c[0] if len(c) == 1 else c[i] for c in columns)))
+            # a family word in this row answers for this row alone
+            rows.append(answer_alike(fn, tuple(c[0] if len(c) == 1 else c[i] for c in columns), {}))
         except BattleLedgerError as exc:
             if n == 1:
                 raise

@@ -123,16 +123,22 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def format_result(result: Any, *, as_json: bool) -> str:
-    """A UDF result as Excel would show it: a scalar, or rows of cells."""
+def format_result(result: Any, *, as_json: bool, labels: Sequence[str] | None = None) -> str:
+    """A UDF result as Excel would show it: a scalar, or rows of cells; ``labels``: what
+    each column is, a header row (JSON: each row an object by label)."""
     if isinstance(result, tuple):
         result = list(result)
+    rows = [r if isinstance(r, list | tuple) else [r] for r in result] if isinstance(
+        result, list) else None  # fmt: skip
     if as_json:
+        if labels and rows is not None:
+            result = [dict(zip(labels, row, strict=False)) for row in rows]
         return json.dumps(result, default=str, ensure_ascii=False)
-    if not isinstance(result, list):
+    if rows is None:
         return str(_plain(result))
-    rows = [r if isinstance(r, list | tuple) else [r] for r in result]
     cells = [[str(_plain(c)) for c in row] for row in rows]
+    if labels and cells:
+        cells.insert(0, list(labels))
     if not cells:
         return ""
     widths = [
@@ -187,6 +193,11 @@ def udf_help(name: str) -> str:
              for p in params]  # fmt: skip
     lines = [f"Usage: battle-ledger udf {name.upper()} {' '.join(shown)}".rstrip(), ""]
     lines += ["  " + line if line else "" for line in (inspect.getdoc(fn) or "").splitlines()]
+    from battle_ledger.xlfuncs._registry import columns_described
+
+    columns = columns_described(name)
+    if columns:
+        lines += ["", f"  Columns (--labels): {columns}"]
     return "\n".join(lines)
 
 
@@ -204,9 +215,13 @@ class _UdfCommand(click.Command):
 @click.argument("name", required=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--labels", is_flag=True,
+              help="Say what each result column is: a header row (with --json, each row an "
+              "object by column name).")  # fmt: skip
 @click.option("--list", "list_all", is_flag=True, help="List every Excel function and exit.")
 @rules_option
-def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, house: Any) -> None:
+def udf(name: str | None, args: tuple[str, ...], as_json: bool, labels: bool, list_all: bool,
+        house: Any) -> None:  # fmt: skip
     """Call the Excel function NAME with ARGS, as Excel would, and print the result.
 
     Each ARG is what a cell holds: a number (sent as a float), TRUE or FALSE,
@@ -215,10 +230,14 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, 
     aligned rows, or as a JSON array with --json; TRUE and FALSE and numbers
     print as Excel shows them. Like Excel's, the function reads the per-user
     house rules ('battle-ledger rules where'), or --rules FILE.
-    'battle-ledger udf NAME --help' prints the function's own help.
+    'battle-ledger udf NAME --help' prints the function's own help. --labels
+    says what each column of a several-value result is.
 
     \b
     Example: battle-ledger udf ETG_CRT "Heavy cavalry" Infantry B C charging
+
+    \b
+    Example: battle-ledger udf ETG_ODDS "Heavy cavalry" Infantry B C --json --labels
     """
     from battle_ledger.xlfuncs import load_udfs
 
@@ -235,7 +254,13 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, list_all: bool, 
     values = [excel_argument(a) for a in args]
     _check_arity(name, fn, values)
     result = fn(*values)
-    click.echo(format_result(result, as_json=as_json))
+    named = None
+    if labels and isinstance(result, list | tuple) and result:
+        from battle_ledger.xlfuncs._registry import column_labels
+
+        width = max(len(r) if isinstance(r, list | tuple) else 1 for r in result)
+        named = column_labels(name, width)
+    click.echo(format_result(result, as_json=as_json, labels=named))
 
 
 # -- rulesets / rules show ------------------------------------------------------------

@@ -18,51 +18,52 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from battle_ledger.rulesets.errors import FamilyWordError
+from battle_ledger.xlfuncs._args import answer_alike
 
-__all__ = ["MACROS", "UDFS", "macro", "udf"]
+__all__ = ["MACROS", "UDFS", "Labels", "column_labels", "columns_described", "macro", "udf"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 UDFS: dict[str, Callable[..., Any]] = {}
 MACROS: dict[str, Callable[..., Any]] = {}
+#: What each column of a function's result row is: names, or names for a width (a
+#: row of P(0 hits) ... P(n hits) as long as the dice make it).
+Labels = tuple[str, ...] | Callable[[int], list[str]]
+_LABELS: dict[str, Labels] = {}
 
 
-def udf(f: F) -> F:
-    """Register ``f`` as an Excel function named ``f.__name__`` (upper case)."""
+def udf(f: F | None = None, *, labels: Labels | None = None) -> Any:
+    """Register ``f`` as an Excel function named ``f.__name__`` (upper case);
+    ``@udf(labels=(...))``: a function of several result columns says what each is."""
+    if f is None:
+        return lambda g: udf(g, labels=labels)
+    if labels is not None:
+        _LABELS[f.__name__.upper()] = labels
     if not f.__doc__:
         raise TypeError(f"UDF {f.__name__} needs a docstring: it is the Function Wizard help")
-    alike = cast(F, functools.wraps(f)(lambda *args, **kwargs: _alike(f, args, kwargs)))
+    alike = cast(F, functools.wraps(f)(lambda *args, **kwargs: answer_alike(f, args, kwargs)))
     UDFS[f.__name__.upper()] = alike
     xw = _xlwings()
     return alike if xw is None else xw.func(alike)
 
 
-def _alike(f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``f(*args)``; where an argument is a family word ("cavalry" for heavy and light
-    cavalry), the answer every member gives, when they all give the same one (the
-    rules treat them alike); when they differ, a refusal naming them."""
-    try:
-        return f(*args, **kwargs)
-    except FamilyWordError as exc:
-        word = exc.word.strip().casefold()
+def column_labels(name: str, width: int) -> list[str] | None:
+    """What each of ``width`` result columns of function ``name`` is (None: one value,
+    no labels declared)."""
+    labels = _LABELS.get(name.upper())
+    if labels is None:
+        return None
+    names = labels(width) if callable(labels) else list(labels)
+    return names[:width] + [""] * (width - len(names))
 
-        def put(value: Any, member: str) -> Any:
-            if isinstance(value, list | tuple):
-                return [put(v, member) for v in value]
-            return member if isinstance(value, str) and value.strip().casefold() == word else value
 
-        answers = [
-            _alike(f, tuple(put(a, m) for a in args), {k: put(v, m) for k, v in kwargs.items()})
-            for m in exc.members
-        ]
-        if all(a == answers[0] for a in answers):
-            return answers[0]
-        raise FamilyWordError(
-            f"{exc.word!r} stands for {' or '.join(exc.members)}, and the rules give them "
-            "different answers here", word=exc.word, members=exc.members, value=exc.word,
-            expected="one of " + ", ".join(exc.members),
-        ) from None  # fmt: skip
+def columns_described(name: str) -> str | None:
+    """Function ``name``'s result columns, for its help ("E, D"; "P(0 hits), P(1 hit),
+    P(2 hits), ..." where the width varies); None for a one-value function."""
+    labels = _LABELS.get(name.upper())
+    if labels is None:
+        return None
+    return ", ".join(labels(3)) + ", ..." if callable(labels) else ", ".join(labels)
 
 
 def macro(f: F) -> F:

@@ -62,7 +62,7 @@ def _bayonet_row(result: aoe.BayonetResult) -> list[Any]:
     return [result.label, result.stands_lost, result.extra_captured]
 
 
-@udf
+@udf(labels=("result", "stands lost"))
 def AOE_FIRE(fire_points: Any, modified_die: Any) -> list[list[Any]]:
     """Age of Eagles fire table: the fire result and the stands the target loses.
 
@@ -80,7 +80,7 @@ def AOE_FIRE(fire_points: Any, modified_die: Any) -> list[list[Any]]:
     )
 
 
-@udf
+@udf(labels=("result", "stands lost"))
 def AOE_VOLLEY(fire_points: Any, die: Any, conditions: Any = None) -> list[list[Any]]:
     """Age of Eagles fire as rolled: the die (1-10) plus the named die roll modifiers.
 
@@ -100,7 +100,7 @@ def AOE_VOLLEY(fire_points: Any, die: Any, conditions: Any = None) -> list[list[
     )
 
 
-@udf
+@udf(labels=("No fire", "Desultory", "Lively", "Telling", "Deadly", "Withering Fire"))
 def AOE_FIRE_ODDS(fire_points: Any, die_modifier: Any = 0) -> list[list[float]]:
     """Age of Eagles fire: exact chance of each fire result for one ten-sided die.
 
@@ -162,7 +162,7 @@ def AOE_FIRE_DRM(conditions: Any) -> list[list[int]]:
     return broadcast(lambda c: [aoe.fire_die_modifier(_text(c))], conditions)
 
 
-@udf
+@udf(labels=("result", "stands lost", "captured"))
 def AOE_BAYONET(modified_difference: Any) -> list[list[Any]]:
     """Age of Eagles Bayonet & Sabre result of the modified die difference.
 
@@ -177,7 +177,7 @@ def AOE_BAYONET(modified_difference: Any) -> list[list[Any]]:
     )
 
 
-@udf
+@udf(labels=("result", "stands lost", "captured"))
 def AOE_CHARGE(
     attacker_die: Any,
     defender_die: Any,
@@ -206,7 +206,17 @@ def AOE_CHARGE(
     )
 
 
-@udf
+@udf(
+    labels=(
+        "Shattered! (defender)",
+        "Driven Back! (defender)",
+        "Withdrawal! (defender)",
+        "Locked in Combat!",
+        "Withdrawal! (attacker)",
+        "Driven Back! (attacker)",
+        "Shattered! (attacker)",
+    )
+)
 def AOE_BAYONET_ODDS(attacker_modifier: Any, defender_modifier: Any = 0) -> list[list[float]]:
     """Age of Eagles Bayonet & Sabre: exact chance of each result, both sides rolling a d10.
 
@@ -258,7 +268,7 @@ def AOE_OUTNUMBER(own_stands: Any, enemy_stands: Any) -> list[list[int]]:
     )
 
 
-@udf
+@udf(labels=("result", "stands lost", "effect"))
 def AOE_MARCH(status: Any, modified_die: Any) -> list[list[Any]]:
     """Age of Eagles March table: the result for a brigade's status and modified die.
 
@@ -287,7 +297,7 @@ def AOE_MARCH_DRM(status: Any, conditions: Any) -> list[list[int]]:
     return broadcast(lambda s, c: [aoe.march_modifier(str(s), _text(c))], status, conditions)
 
 
-@udf
+@udf(labels=("10 or more", "7-9", "5-6", "3-4", "1-2", "0 or less"))
 def AOE_MARCH_ODDS(status: Any, die_modifier: Any = 0) -> list[list[float]]:
     """Age of Eagles March table: exact chance of each printed row for a d10.
 
@@ -317,7 +327,7 @@ def AOE_INITIATIVE_DRM(commander: Any) -> list[list[int]]:
     return broadcast(lambda c: [aoe.initiative_modifier(str(c))], commander)
 
 
-@udf
+@udf(labels=("first higher", "second higher", "tie"))
 def AOE_INITIATIVE_ODDS(first_modifier: Any, second_modifier: Any) -> list[list[float]]:
     """Age of Eagles initiative roll-off: exact chances, each side rolling a d10.
 
@@ -335,7 +345,7 @@ def AOE_INITIATIVE_ODDS(first_modifier: Any, second_modifier: Any) -> list[list[
     )
 
 
-@udf
+@udf(labels=("result", "effect"))
 def AOE_FALLEN_LEADER(modified_die: Any) -> list[list[Any]]:
     """Age of Eagles fallen leader table: whether the leader survives.
 
@@ -350,7 +360,7 @@ def AOE_FALLEN_LEADER(modified_die: Any) -> list[list[Any]]:
     return broadcast(row, modified_die)
 
 
-@udf
+@udf(labels=("Leader Survives", "Leader disabled"))
 def AOE_FALLEN_LEADER_ODDS(conditions: Any = None) -> list[list[float]]:
     """Age of Eagles fallen leader: exact chances [survives, disabled] for a d10.
 

@@ -100,7 +100,7 @@ def _one_turn(
         raise _argument(exc) from None
 
 
-@udf
+@udf(labels=("DEP start", "Rest point", "DEP end", "CCP end", "Status"))
 def DEP_AFTER(
     dep_start: Any,
     ccp_start: Any = 0,
@@ -150,7 +150,7 @@ def DEP_AFTER(
     )
 
 
-@udf
+@udf(labels=("DEP start", "Rest point", "DEP end", "CCP end", "Status"))
 def DEP_TRACK(
     start_dep: Any,
     start_ccp: Any,

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@udf
+@udf(labels=("E", "D"))
 def ETG_CRT(
     attacker: Any,
     defender: Any,
@@ -93,7 +93,7 @@ def ETG_RESULT(
     )
 
 
-@udf
+@udf(labels=("P(eliminated)", "P(disengage)", "P(no effect)"))
 def ETG_ODDS(
     attacker: Any,
     defender: Any,
@@ -143,7 +143,7 @@ def ETG_COMMAND_MARKERS(level: Any, roll: Any) -> Any:
     return each(etg.command_markers, level, roll)
 
 
-@udf
+@udf(labels=("markers", "probability"))
 def ETG_COMMAND_MARKER_ODDS(level: Any) -> list[list[float]]:
     """Eagles to Glory: exact chance of each number of command markers for a commander.
 
@@ -182,7 +182,7 @@ def ETG_INITIATIVE_MODIFIER(
     )
 
 
-@udf
+@udf(labels=("P(first side wins)", "P(second side wins)"))
 def ETG_INITIATIVE_ODDS(first_modifier: Any, second_modifier: Any) -> list[list[float]]:
     """Eagles to Glory: exact chance that each side wins the initiative (ties re-rolled).
 
@@ -310,7 +310,7 @@ def ETG_SQUARE_ODDS(
     )
 
 
-@udf
+@udf(labels=("wind", "smoke turns", "drift inches", "smoke"))
 def ETG_WIND(roll: Any) -> list[list[Any]]:
     """Eagles to Glory: wind strength for a d10 roll and what the smoke does.
 

@@ -57,7 +57,7 @@ def _melee_row(roll: Any, bonus: Any) -> list[Any]:
     return [result.name, result.winner_loses, result.loser_loses, loser]
 
 
-@udf
+@udf(labels=("result", "castings the winner loses", "castings the loser loses", "loser"))
 def GOTE_MELEE_RESULT(roll: Any, bonus: Any = 0) -> list[list[Any]]:
     """Glory of the Empire Melee Results Table: the row for the winner's percentile roll.
 
@@ -83,7 +83,7 @@ def _morale_row(grade: Any, start: Any, lost_before: Any, lost_now: Any, routed:
     return [due, max(crossed) if crossed else ""]
 
 
-@udf
+@udf(labels=("check due", "highest bracket crossed"))
 def GOTE_MORALE_CHECK(
     grade: Any, start: Any, lost_before: Any, lost_now: Any, routed_or_disordered: Any = False
 ) -> list[list[Any]]:
@@ -103,7 +103,7 @@ def GOTE_MORALE_CHECK(
     return broadcast(_morale_row, grade, start, lost_before, lost_now, routed_or_disordered)
 
 
-@udf
+@udf(labels=("first bracket %", "second bracket %", "third bracket %"))
 def GOTE_BRACKETS(grade: Any) -> list[list[Any]]:
     """Glory of the Empire casualty brackets (percent lost) at which a grade checks morale.
 
@@ -182,7 +182,7 @@ def GOTE_MELEE_ODDS(
     return each(one, matchup, conditions, attacker_grade, defender_grade, casualties)
 
 
-@udf
+@udf(labels=("winner", "result", "low", "high", "probability"))
 def GOTE_MELEE_OUTCOMES(
     chance: Any, attacker_indians: Any = False, defender_indians: Any = False
 ) -> list[list[Any]]:
@@ -277,7 +277,7 @@ def GOTE_DEFENDER_ACTION(grade: Any, roll: Any, figures_lost: Any = 0) -> Any:
     return each(one, grade, roll, figures_lost)
 
 
-@udf
+@udf(labels=("rout", "stand may not fire", "stand defensive fire"))
 def GOTE_DEFENDER_ODDS(grade: Any, figures_lost: Any = 0) -> list[list[Any]]:
     """Glory of the Empire melee defender action: exact odds of each result.
 
@@ -367,7 +367,7 @@ def GOTE_SQUARE_CHANCE(grade: Any, conditions: Any = "", charge_distance: Any = 
     return each(one, grade, conditions, charge_distance)
 
 
-@udf
+@udf(labels=("1d6 score needed", "probability"))
 def GOTE_FORM_EVADE(
     troop: Any, grade: Any = None, situation: Any = None, leader: Any = False
 ) -> list[list[Any]]:
@@ -451,7 +451,7 @@ def GOTE_FIRE_DICE(
     return each(one, weapon, band, firing, conditions, ranks, phase, previous_actions)
 
 
-@udf
+@udf(labels=("casualties", "probability"))
 def GOTE_HIT_ODDS(dice: Any) -> list[list[Any]]:
     """Glory of the Empire fire: exact odds of each number of casting casualties.
 
@@ -472,7 +472,7 @@ def GOTE_LEADER_CHANCE(castings_lost: Any) -> Any:
     return each(lambda n: gote.leader_casualty_chance(as_int(n, "castings_lost")), castings_lost)
 
 
-@udf
+@udf(labels=("result", "out of the game", "returns in turns", "French ambulance chance %"))
 def GOTE_LEADER_RESULT(roll: Any) -> list[list[Any]]:
     """Glory of the Empire Results of Leader Casualties for a percentile roll.
 
@@ -500,7 +500,7 @@ def GOTE_ACTIONS(grade: Any) -> Any:
     return each(lambda g: gote.actions_allowed(str(g)), grade)
 
 
-@udf
+@udf(labels=("percent this turn", "P(done by this turn)"))
 def GOTE_ENGINEERING(task: Any, turn: Any, companies: Any = 1) -> list[list[Any]]:
     """Glory of the Empire engineering task: chance of completion this turn and by this turn.
 
@@ -522,7 +522,7 @@ def GOTE_ENGINEERING(task: Any, turn: Any, companies: Any = 1) -> list[list[Any]
     return broadcast(row, task, turn, companies)
 
 
-@udf
+@udf(labels=("A wins", "B wins", "tie"))
 def GOTE_INITIATIVE_ODDS(conditions_a: Any = "", conditions_b: Any = "") -> list[list[Any]]:
     """Glory of the Empire initiative: exact odds for side A, side B and a tie.
 

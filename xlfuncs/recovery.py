@@ -19,7 +19,7 @@ def _ruleset(value: Any) -> str:
     return str(value)
 
 
-@udf
+@udf(labels=("next day", "after a week", "after a month", "gone for good"))
 def RECOVERY(stands_lost: Any, outcome: Any, ruleset: Any = None) -> list[list[int]]:
     """Campaign recovery: stands back the next day, after a week, after a month, gone for good.
 

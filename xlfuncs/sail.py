@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from battle_ledger.rulesets import age_of_sail as sail
-from battle_ledger.xlfuncs._args import as_flag, as_int, as_number, broadcast, cell_text, each
+from battle_ledger.xlfuncs._args import (
+    as_flag,
+    as_int,
+    as_number,
+    broadcast,
+    cell_text,
+    each,
+    hit_counts,
+)
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
@@ -79,7 +87,7 @@ def SAIL_SPEED(
     )
 
 
-@udf
+@udf(labels=("speed", "drift", "point of sail"))
 def SAIL_MOVE(
     masts: Any, wind_speed: Any, angle: Any, ship_type: Any = "", main_mast: Any = True
 ) -> list[list[Any]]:
@@ -129,7 +137,7 @@ def SAIL_TURN_COST(degrees: Any) -> Any:
     return each(lambda d: sail.turn_cost(as_number(d, "degrees")), degrees)
 
 
-@udf
+@udf(labels=("direction", "speed"))
 def SAIL_WIND_DRIFT(
     direction: Any, speed: Any, direction_roll: Any, speed_roll: Any
 ) -> list[list[Any]]:
@@ -157,7 +165,7 @@ def SAIL_WIND_DRIFT(
     )
 
 
-@udf
+@udf(labels=("direction", "speed", "probability"))
 def SAIL_WIND_ODDS(direction: Any, speed: Any, rounds: Any = 1) -> list[list[Any]]:
     """Age of Sail exact chances of every wind after some rounds of drift.
 
@@ -187,7 +195,7 @@ def SAIL_HIT_ON(range_cm: Any, target: Any = "hull") -> Any:
     )
 
 
-@udf
+@udf(labels=hit_counts)
 def SAIL_HIT_ODDS(gun_decks: Any, range_cm: Any, target: Any = "hull") -> list[list[float]]:
     """Age of Sail exact chances of 0, 1 ... n hits from n gun decks at a range.
 
@@ -240,7 +248,7 @@ def SAIL_FIRE(fire_round: Any, roll: Any) -> Any:
     )
 
 
-@udf
+@udf(labels=("outcome", "probability"))
 def SAIL_FIRE_ODDS() -> list[list[Any]]:
     """Age of Sail exact fate of a ship on fire.
 
@@ -272,7 +280,7 @@ def SAIL_SINK_ODDS(wind_speed: Any, gun_decks_left: Any = 0, hull_left: Any = 0)
     )
 
 
-@udf
+@udf(labels=("P(a captures b)", "P(b captures a)", "P(tie)"))
 def SAIL_BOARDING_ODDS(gun_decks_a: Any, gun_decks_b: Any) -> list[list[float]]:
     """Age of Sail boarding: exact chances that ship a or ship b captures, or a tie.
 
@@ -300,7 +308,7 @@ def SAIL_CHECK(check: Any, roll: Any) -> Any:
     return each(lambda c, r: sail.check(cell_text(c), as_int(r, "roll")), check, roll)
 
 
-@udf
+@udf(labels=("gun decks per side", "masts", "hull integrity units", "mast movement"))
 def SAIL_SHIP(ship_type: Any = "") -> list[list[int]]:
     """Age of Sail damage record of a ship type: its boxes when undamaged.
 

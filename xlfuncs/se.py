@@ -19,6 +19,7 @@ from battle_ledger.xlfuncs._args import (
     broadcast,
     cell_text,
     each,
+    hit_counts,
 )
 from battle_ledger.xlfuncs._registry import udf
 
@@ -176,7 +177,7 @@ def SE_TARGET(unit_type: Any, action: Any = "fire", conditions: Any = "") -> Any
     return each(target, unit_type, action, conditions)
 
 
-@udf
+@udf(labels=hit_counts)
 def SE_HITS_ODDS(dice: Any, target: Any) -> list[list[float]]:
     """Square Eagles exact chances of 0, 1, 2 ... n Hits from n d6 at a Target Number.
 
@@ -211,7 +212,7 @@ def SE_EXPECTED_HITS(dice: Any, target: Any) -> Any:
     )
 
 
-@udf
+@udf(labels=("Hits regained", "Hits after"))
 def SE_RALLY(roll: Any, conditions: Any = "", hits: Any = None) -> list[list[Any]]:
     """Square Eagles Rally: Hits regained by a d6 (4+ one, 6+ two) and the Hits left.
 
@@ -228,7 +229,7 @@ def SE_RALLY(roll: Any, conditions: Any = "", hits: Any = None) -> list[list[Any
     return broadcast(rally, roll, conditions, hits)
 
 
-@udf
+@udf(labels=("P(0)", "P(1)", "P(2)"))
 def SE_RALLY_ODDS(conditions: Any = "", hits: Any = None) -> list[list[float]]:
     """Square Eagles exact chances of regaining 0, 1 or 2 Hits with one Rally.
 
@@ -256,7 +257,7 @@ def SE_WITHDRAW(hits: Any) -> Any:
     return each(lambda h: se.must_withdraw(as_int(h, "hits")), hits)
 
 
-@udf
+@udf(labels=("loser", "Boxes it retreats"))
 def SE_ASSAULT_RESULT(attacker_hits: Any, defender_hits: Any) -> list[list[Any]]:
     """Square Eagles Assault result: who retreats and how many Boxes.
 
@@ -273,7 +274,7 @@ def SE_ASSAULT_RESULT(attacker_hits: Any, defender_hits: Any) -> list[list[Any]]
     return broadcast(result, attacker_hits, defender_hits)
 
 
-@udf
+@udf(labels=("P(Assaulter wins)", "P(Assaulter loses)"))
 def SE_ASSAULT_ODDS(
     attacker_dice: Any, attacker_target: Any, defender_dice: Any, defender_target: Any
 ) -> list[list[float]]:
