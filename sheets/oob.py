@@ -539,13 +539,13 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
                   **{v: k for k, v in NAVAL_TOTALS.items()}}  # fmt: skip
         named = (*headers.values(), TYPE_HEADER, GRADE_HEADER, QUALITY_HEADER,
                  COMMANDER_HEADER)  # fmt: skip
+        first = headers["corps"]
         frame = book.read_table(table, {h: None for h in named if h in present})
         division_values: dict[tuple[str, str], dict[str, Any]] = {}
         unit_rows: list[tuple[int, dict[str, Any]]] = []
         for index, row in frame.iterrows():
             sheet_row = first_row + int(str(index))
             cells = {str(k): _cell(v) for k, v in row.items()}
-            first = headers["corps"]
             if ROW_HEADER in present:
                 kind = labels.get(str(cells.get(ROW_HEADER) or ""), cells.get(ROW_HEADER))
             else:  # a blank roster: the side total's label is in the first name column

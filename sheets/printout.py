@@ -78,9 +78,9 @@ def _cut(ref: Any, sheet: str, count: int) -> None:
 
 
 def fit_grid(wb: Workbook, grid: Grid, count: int) -> None:
-    """Print ``grid``'s sheet only as far as its first ``count`` periods (at least one),
-    with whatever is drawn on it (none: as far as its labels), and end every chart
-    series that reads the grid's chart data there (a chart keeps one period)."""
+    """Print ``grid``'s sheet only as far as its first ``count`` periods (none: as far
+    as its labels), with whatever is drawn on it, and end every chart series that reads
+    the grid's chart data there (a chart keeps at least one period)."""
     ws = wb[grid.sheet]
     if grid.across:
         right, bottom = min(grid.first + count - 1, ws.max_column), ws.max_row
