@@ -34,6 +34,7 @@ from openpyxl.workbook.workbook import Workbook
 __all__ = [
     "RECALC_TIMEOUT",
     "find_soffice",
+    "page_texts",
     "recalculate",
     "recalculated_workbook",
     "render_png",
@@ -160,6 +161,17 @@ def render_pdf(path: Path | str, out_pdf: Path | str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(pdf), target)
     return target
+
+
+def page_texts(pdf: Path, *options: str) -> list[str]:
+    """The text of every page of ``pdf`` (``pdftotext`` with ``options``: ``-layout``,
+    ``-bbox``), one string a page."""
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    pages = next(int(line.split()[1]) for line in info.stdout.splitlines()
+                 if line.startswith("Pages:"))  # fmt: skip
+    return [subprocess.run(["pdftotext", *options, "-f", str(p), "-l", str(p), str(pdf), "-"],
+                           capture_output=True, text=True, check=True).stdout
+            for p in range(1, pages + 1)]  # fmt: skip
 
 
 def render_png(path: Path | str, out_png: Path | str, *, dpi: int = 80) -> Path:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import openpyxl
@@ -21,7 +19,7 @@ from battle_ledger.sheets.operations import run_on_file
 from battle_ledger.sheets.victory_table import BY_TURN as VICTORY_BY_TURN
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
-from tests.libreoffice import render_pdf
+from tests.libreoffice import page_texts, render_pdf
 
 
 def _ledger(tmp_path: Path, kind: str, ruleset: str, example: str | None = None) -> Path:
@@ -87,14 +85,6 @@ def test_a_campaign_timeline_prints_and_charts_its_dates_only(tmp_path: Path) ->
     assert right >= empty_right  # the chart below prints whole, however few the dates
 
 
-def _page_texts(pdf: Path) -> list[str]:
-    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
-    count = int(re.search(r"Pages:\s+(\d+)", info.stdout).group(1))  # type: ignore[union-attr]
-    return [subprocess.run(["pdftotext", "-layout", "-f", str(p), "-l", str(p), str(pdf), "-"],
-                           capture_output=True, text=True, check=True).stdout
-            for p in range(1, count + 1)]  # fmt: skip
-
-
 @pytest.mark.libreoffice
 def test_libreoffice_prints_the_closed_turns_and_no_page_of_na(tmp_path: Path) -> None:
     if shutil.which("pdftotext") is None or shutil.which("pdfinfo") is None:
@@ -102,7 +92,7 @@ def test_libreoffice_prints_the_closed_turns_and_no_page_of_na(tmp_path: Path) -
     path = _ledger(tmp_path, "dep-ledger", "etg")
     for _ in range(2):
         run_on_file(path, "end-turn", allow_empty=True)
-    pages = _page_texts(render_pdf(path, tmp_path / "ledger.pdf"))
+    pages = page_texts(render_pdf(path, tmp_path / "ledger.pdf"), "-layout")
     grid = [p for p in pages if p.lstrip().startswith("DEP by turn")]
     assert len(grid) == 1  # 30 turns of #N/A printed two pages before
     lines = [line.split() for line in grid[0].splitlines()]

@@ -29,6 +29,7 @@ from battle_ledger.rulesets.oob import OrderOfBattle, Unit, strength_fields
 from battle_ledger.sheets.oob import ROSTER_TABLE_PREFIX, TOTAL_LABELS, name_headers, total_labels
 from battle_ledger.templates import build, save_atomic
 from battle_ledger.templates.demo import load_example
+from tests.libreoffice import page_texts
 
 pytestmark = pytest.mark.libreoffice
 
@@ -273,20 +274,12 @@ def test_each_side_prints_on_one_page_width(ruleset_id: str, pdfs: Callable[[str
     info = subprocess.run(
         ["pdfinfo", "-f", "1", "-l", "999", str(pdf)], capture_output=True, text=True, check=True
     ).stdout
-    pages = int(next(line for line in info.splitlines() if line.startswith("Pages:")).split()[1])
     sizes = [line for line in info.splitlines() if line.startswith("Page") and "size:" in line]
     for line in sizes:
         width, height = (float(x) for x in line.split("size:")[1].split("pts")[0].split(" x "))
         assert width > height  # landscape
-    texts = [
-        subprocess.run(
-            ["pdftotext", "-f", str(p), "-l", str(p), "-layout", str(pdf), "-"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for p in range(1, pages + 1)
-    ]
+    texts = page_texts(pdf, "-layout")
+    plain = page_texts(pdf)
     for side in oob.sides():
         title = f"{side}: {rs.name} roster"
         on = [i for i, text in enumerate(texts) if title in text]
@@ -296,9 +289,7 @@ def test_each_side_prints_on_one_page_width(ruleset_id: str, pdfs: Callable[[str
         assert "Notes" in page and TOTAL_LABELS["side"] in page
         # every unit's name whole: wrapped within its column, never cut off (the text of a
         # wrapped cell comes out in lines among its neighbours': its words in order)
-        words = subprocess.run(
-            ["pdftotext", "-f", str(on[0] + 1), "-l", str(on[0] + 1), str(pdf), "-"],
-            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+        words = plain[on[0]].split()
         for unit in oob.units_of(side):
             assert _printed_whole(unit.unit.split(), words), (side, unit.unit)
         for header in name_headers(rs).values():  # a fleet's in naval words

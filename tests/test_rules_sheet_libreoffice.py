@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 import statistics
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,17 +14,9 @@ from battle_ledger.sheets.headless import save_workbook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
-from tests.libreoffice import render_pdf
+from tests.libreoffice import page_texts, render_pdf
 
 pytestmark = pytest.mark.libreoffice
-
-
-def _pages(pdf: Path) -> list[str]:
-    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
-    count = int(re.search(r"Pages:\s+(\d+)", info.stdout).group(1))  # type: ignore[union-attr]
-    return [subprocess.run(["pdftotext", "-f", str(p), "-l", str(p), "-bbox", str(pdf), "-"],
-                           capture_output=True, text=True, check=True).stdout
-            for p in range(1, count + 1)]  # fmt: skip
 
 
 def test_the_rules_sheet_prints_every_word_in_readable_type(tmp_path: Path) -> None:
@@ -34,7 +25,7 @@ def test_the_rules_sheet_prints_every_word_in_readable_type(tmp_path: Path) -> N
     ruleset = registry.get("etg")
     ledger = tmp_path / "ledger.xlsx"
     save_workbook(build("dep-ledger", ruleset, read_oob(example_path("etg"), ruleset)), ledger)
-    pages = _pages(render_pdf(ledger, tmp_path / "ledger.pdf"))
+    pages = page_texts(render_pdf(ledger, tmp_path / "ledger.pdf"), "-bbox")
     first = next(i for i, p in enumerate(pages) if ">quick<" in p and ">reference<" in p)
     last = next(i for i, p in enumerate(pages) if i > first and ">Action<" in p)  # the Log's
     rules = pages[first:last]
