@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Run", "Timing", "alternate", "process", "report"]
+__all__ = ["Run", "Timing", "alternate", "call", "process", "report"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,17 @@ def process(*argvs: Sequence[str], before: Callable[[], None] | None = None) -> 
             if code != 0:
                 raise SystemExit(f"{' '.join(argv)} failed ({code}): {error}")
         return Run(wall, cpu)
+
+    return run
+
+
+def call(fn: Callable[[], object]) -> Callable[[], Run]:
+    """A run of ``fn`` in this process: its wall time and this process's CPU time."""
+
+    def run() -> Run:
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        return Run(time.perf_counter() - wall, time.process_time() - cpu)
 
     return run
 

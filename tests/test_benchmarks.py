@@ -15,7 +15,11 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("script", "args"),
-    [("bench_startup.py", ["--pairs", "1"]), ("bench_turn.py", ["--pairs", "1", "--turns", "1"])],
+    [
+        ("bench_startup.py", ["--pairs", "1"]),
+        ("bench_turn.py", ["--pairs", "1", "--turns", "1"]),
+        ("bench_udfs.py", ["--pairs", "1", "--rows", "500"]),
+    ],
 )
 def test_a_benchmark_runs_and_prints_its_ratios(script: str, args: list[str]) -> None:
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True,

@@ -7,6 +7,7 @@ out.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -107,25 +108,38 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
             )
     from battle_ledger.rulesets.errors import BattleLedgerError
 
-    ranged = [c for c in columns if len(c) > 1]
-    rows: list[list[Any] | BattleLedgerError | None] = []
-    for i in range(n):
-        if ranged and all(_empty(c[i]) for c in ranged):
-            rows.append(None)
-            continue
+    ranged = [j for j, c in enumerate(columns) if len(c) > 1]
+
+    def answer(row: tuple[Any, ...]) -> list[Any] | BattleLedgerError | None:
+        if ranged and all(_empty(row[j]) for j in ranged):
+            return None  # a blank row of the range: a blank row of results
         try:
-            # a family word in this row answers for this row alone
-            rows.append(answer_alike(fn, tuple(c[0] if len(c) == 1 else c[i] for c in columns), {}))
+            return answer_alike(fn, row, {})  # a family word answers for its row alone
         except BattleLedgerError as exc:
             if n == 1:
                 raise
-            rows.append(exc)
+            return exc
+
+    # The rules are pure: a row like one answered before has its answer (a ledger's
+    # column repeats a few types and grades), so a column costs its distinct rows.
+    memo: dict[tuple[Any, ...], list[Any] | BattleLedgerError | None] = {}
+    rows: list[list[Any] | BattleLedgerError | None] = []
+    cells = [c if len(c) > 1 else itertools.repeat(c[0], n) for c in columns]
+    for row in zip(*cells, strict=True):
+        key = (*row, *map(type, row))  # TRUE is not 1, nor 1 1.0
+        try:
+            known = memo[key]
+        except KeyError:
+            known = memo[key] = answer(row)
+        except TypeError:  # a cell that cannot be a key (never from Excel): no memory
+            known = answer(row)
+        rows.append(known)
     answered = [r for r in rows if isinstance(r, list)]
-    failed = [r for r in rows if isinstance(r, BattleLedgerError)]
-    if failed and not answered:
-        raise failed[0]
-    width = max((len(r) for r in answered), default=1)
-    return [r if isinstance(r, list) else [None] * width if r is None
+    if not answered and any(isinstance(r, BattleLedgerError) for r in rows):
+        raise next(r for r in rows if isinstance(r, BattleLedgerError))
+    width = max(map(len, answered), default=1)
+    blank = [None] * width
+    return [r.copy() if isinstance(r, list) else blank.copy() if r is None
             else [f"#VALUE! {r.without_file()}"] + [None] * (width - 1)
             for r in rows]  # fmt: skip
 
