@@ -121,6 +121,11 @@ TOTAL_LABELS = {
 NAVAL_TOTALS = {"division": "Squadron total", "corps": "Fleet total", "side": "Side total"}
 
 
+#: A total row's label, in either words, to its level.
+_TOTAL_KINDS = {label: level for labels in (TOTAL_LABELS, NAVAL_TOTALS)
+                for level, label in labels.items()}  # fmt: skip
+
+
 def is_naval(ruleset: Ruleset) -> bool:
     """Whether ``ruleset``'s units are ships (its roster speaks of fleets and squadrons)."""
     return type_vocabulary(ruleset) == "ship_types"
@@ -535,8 +540,6 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
         present = set(book.read_table(table, cached=False).columns)
         # A fleet's roster in naval words; one made before them in the land words.
         headers = NAVAL_HEADERS if set(NAVAL_HEADERS.values()) <= present else NAME_HEADERS
-        labels = {**{v: k for k, v in TOTAL_LABELS.items()},
-                  **{v: k for k, v in NAVAL_TOTALS.items()}}  # fmt: skip
         named = (*headers.values(), TYPE_HEADER, GRADE_HEADER, QUALITY_HEADER,
                  COMMANDER_HEADER)  # fmt: skip
         first = headers["corps"]
@@ -547,10 +550,10 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
             sheet_row = first_row + int(str(index))
             cells = {str(k): _cell(v) for k, v in row.items()}
             if ROW_HEADER in present:
-                kind = labels.get(str(cells.get(ROW_HEADER) or ""), cells.get(ROW_HEADER))
+                kind = _TOTAL_KINDS.get(str(cells.get(ROW_HEADER) or ""), cells.get(ROW_HEADER))
             else:  # a blank roster: the side total's label is in the first name column
                 named_cells = [cells.get(h) for h in headers.values() if h != first]
-                label = labels.get(str(cells.get(first) or ""))
+                label = _TOTAL_KINDS.get(str(cells.get(first) or ""))
                 kind = label if label and all(v is None for v in named_cells) else None
                 if kind:
                     cells[first] = None

@@ -108,6 +108,7 @@ __all__ = [
     "add_vocabulary_validation",
     "add_whole_validation",
     "add_yes_no_validation",
+    "check_blank_rows",
     "define_name",
     "finish",
     "fit_headers",
@@ -570,6 +571,20 @@ def print_setup(ws: Worksheet, title_rows: str | None = None, landscape: bool = 
 
 #: The most blank rows a new workbook's table takes (``new --blank-rows``).
 MAX_BLANK_ROWS = 10_000
+
+
+def check_blank_rows(blank_rows: Any) -> int:
+    """``blank_rows`` (``new --blank-rows``), refused unless a whole number in range."""
+    whole = isinstance(blank_rows, int) and not isinstance(blank_rows, bool)
+    if not whole or not 0 <= blank_rows <= MAX_BLANK_ROWS:
+        raise InvalidArgumentError(
+            "the number of blank rows is out of range",
+            column="--blank-rows",
+            value=blank_rows,
+            expected=f"a whole number from 0 to {MAX_BLANK_ROWS}",
+        )
+    return blank_rows
+
 
 #: The paper a workbook prints on: openpyxl's ``paperSize`` codes.
 PAPER_SIZES = {"a4": 9, "letter": 1}

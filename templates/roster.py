@@ -93,6 +93,7 @@ from battle_ledger.templates._build import (
     add_list_validation,
     add_table,
     add_whole_validation,
+    check_blank_rows,
     define_name,
     fit_headers,
     freeze,
@@ -855,16 +856,7 @@ def build_roster(
     """
     if blank_rows is None:
         blank_rows = BLANK_ROWS if oob is None else 0
-    if (
-        not isinstance(blank_rows, int)
-        or isinstance(blank_rows, bool)
-        or not (0 <= blank_rows <= MAX_BLANK_ROWS)
-    ):
-        raise InvalidArgumentError(
-            "the number of blank rows is out of range",
-            value=blank_rows,
-            expected=f"a whole number from 0 to {MAX_BLANK_ROWS}",
-        )
+    check_blank_rows(blank_rows)
     wb = Workbook()
     wb.remove(wb.active)
     profile = _profile(wb, ruleset, oob)

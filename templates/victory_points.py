@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.sheets.victory_points import (
@@ -34,11 +33,11 @@ from battle_ledger.sheets.victory_points import (
 )
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
-    MAX_BLANK_ROWS,
     add_list_validation,
     add_table,
     add_vocabulary_validation,
     add_whole_validation,
+    check_blank_rows,
     define_name,
     list_source,
     lookup_block,
@@ -85,10 +84,7 @@ def build_victory_points(
     """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
     ``sides``); ``blank_rows``: the Eliminated sheet's rows ready to type into (at
     least one; ``eliminate`` fills them before it adds more)."""
-    if isinstance(blank_rows, bool) or not 0 <= blank_rows <= MAX_BLANK_ROWS:
-        raise InvalidArgumentError("the number of blank rows is out of range",
-                                   column="--blank-rows", value=blank_rows,
-                                   expected=f"0 to {MAX_BLANK_ROWS}")  # fmt: skip
+    check_blank_rows(blank_rows)
     names = list(sides) if sides is not None else (oob.sides() if oob is not None else [])
     wb = new_workbook()
     side_ref = ledger_table(wb, SIDES, [{"Side": n} for n in names], side_formulas, bounds={})
