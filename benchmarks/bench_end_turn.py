@@ -1,49 +1,69 @@
-"""Benchmark: end-turn on a grand battle, against openpyxl's own load and save.
+"""Benchmark: record and end-turn on grand battles, against openpyxl's own load and save.
 
-A DEP ledger of 2 sides x 24 divisions (48 divisions) with 48 turns filled
-(2304 rows in tbl_Turns plus the next turn's) is built once; then, in the same
-run and on copies of the same file, we time
+For each size N (``--sizes 24,48,96``) a DEP ledger of N divisions with N turns closed
+is built (its inputs drawn by the tests' generator of legal turns), then, in the same
+run and on copies of the same file, alternated (A B A B, ``_timing.py``):
 
-- baseline: ``openpyxl.load_workbook(path)`` then ``wb.save(...)``;
-- ``battle-ledger run end-turn`` headless (``sheets.operations.run_on_file``:
-  open, read the tables, check every turn with ``rulesets.dep``, append the
-  next turn's rows, log, save atomically).
+- baseline: ``openpyxl.load_workbook(path)`` then ``wb.save(path)`` (no work at all);
+- ``record``: ``run_on_file(path, "record", division=..., orders="Y", ...)``, what
+  ``battle-ledger run record`` does, atomic save and history included;
+- ``end-turn``: ``run_on_file(path, "end-turn")`` on the ledger with that record made.
 
-and print both (best of ``--repeat``) and their ratio. Run::
+It prints wall and CPU seconds, the ratios (min / median / max over the pairs), the
+peak memory each allocates (``tracemalloc``, one run each), and how the time grows
+with the rows (the cost of twice the rows, from one size to the next). Run::
 
-    python benchmarks/bench_end_turn.py [--divisions 48] [--turns 48] [--repeat 3]
+    python benchmarks/bench_end_turn.py [--sizes 24,48,96] [--pairs 3] [--engine fast]
+
+``--engine openpyxl`` times the openpyxl backend instead (``BATTLE_LEDGER_ENGINE``).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
+import os
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
+
+from _timing import alternate, call, report
 
 from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
 from battle_ledger.sheets.dep_ledger import TURNS
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.headless import save_workbook
 from battle_ledger.sheets.ledger import Entry, Role
 from battle_ledger.sheets.operations import run_on_file, run_operation
+from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, open_book
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.strategies import legal_turn
 
 __all__ = ["build_grand_battle", "main"]
 
+#: The record the benchmark makes (for the first division still on the table): orders.
+RECORD = {"orders": "Y", "rest_eligible": "N"}
 
-def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: int = 1815) -> Path:
-    """A DEP ledger with ``divisions`` divisions and ``turns`` turns closed, its inputs
-    drawn by the tests' generator of legal turns (``tests/strategies.py``)."""
+
+def build_grand_battle(
+    path: Path, divisions: int = 48, turns: int = 48, seed: int = 1815
+) -> list[str]:
+    """A DEP ledger at ``path`` with ``divisions`` divisions and ``turns`` turns closed,
+    its inputs drawn by the tests' generator of legal turns (``tests/strategies.py``);
+    the divisions still on the table."""
     rng = random.Random(seed)
     rules = DepRules.from_ruleset()
     specs = [
@@ -59,12 +79,12 @@ def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: i
     save_workbook(build("dep-ledger", "eagles-to-glory", divisions=specs), path)
     states = {
         s.division: initial_state(
-            s.division, rules.max_dep, 3 if s.cavalry else 0, s.cavalry, rules
+            s.division, rules.max_dep, 3 if s.cavalry else 0, s.cavalry, rules, s.stands
         )
         for s in specs
     }
     answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
-    book = HeadlessBook(path)
+    book = open_book(path)
     for turn in range(1, turns + 1):
         table = book.read_table(TURNS.name, {"Turn": int, "Division": str})
         current = table[table["Turn"] == turn]
@@ -83,56 +103,92 @@ def build_grand_battle(path: Path, divisions: int = 48, turns: int = 48, seed: i
             updates.append(pd.Series(cells, name=index))
         if updates:
             book.write_cells(TURNS.name, pd.DataFrame(updates))
-        run_operation(book, "end-turn")
+        run_operation(book, "end-turn", allow_empty="Y")
     book.commit()
-    return path
+    return [name for name, state in states.items() if state.status is not Status.REMOVED]
 
 
-def _best(fn: object, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()  # type: ignore[operator]
-        times.append(time.perf_counter() - start)
-    return min(times)
+def _peak(fn: Callable[[], object]) -> int:
+    """The most memory ``fn`` holds allocated at once, in bytes (``tracemalloc``)."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _growth(sizes: list[int], rows: dict[int, int], medians: dict[int, float]) -> str:
+    """The cost of twice the rows, from each size to the next: (t2 / t1) ** (1 / log2(r2 / r1))."""
+    steps = []
+    for small, large in itertools.pairwise(sizes):
+        doublings = math.log2(rows[large] / rows[small])
+        per = (medians[large] / medians[small]) ** (1 / doublings) if doublings else float("nan")
+        steps.append(f"{small}->{large}: {per:.2f}x")
+    return ", ".join(steps)
+
+
+def _bench_size(work: Path, size: int, args: argparse.Namespace) -> tuple[int, dict[str, float]]:
+    """Build the battle of ``size``, time record and end-turn on it; the last row of
+    tbl_Turns and each operation's median wall time."""
+    source = work / f"grand-{size}.xlsx"
+    start = time.perf_counter()
+    record = RECORD | {"division": build_grand_battle(source, size, size)[0]}
+    built = time.perf_counter() - start
+    recorded = work / f"recorded-{size}.xlsx"
+    shutil.copyfile(source, recorded)
+    run_on_file(recorded, "record", **record)
+    ref = openpyxl.load_workbook(source)["Turns"].tables["tbl_Turns"].ref
+    print(f"\ngrand battle {size}x{size}: {size} divisions, {size} turns closed, "
+          f"tbl_Turns {ref}, {source.stat().st_size // 1024} KiB "
+          f"(built in {built:.1f}s); engine {args.engine}, {args.pairs} pairs")  # fmt: skip
+    copy = work / "copy.xlsx"
+
+    def fresh(from_file: Path) -> None:
+        shutil.copyfile(from_file, copy)
+        shutil.rmtree(work / "copy history", ignore_errors=True)
+
+    def baseline() -> None:
+        fresh(source)
+        openpyxl.load_workbook(copy).save(copy)
+
+    ops: dict[str, Callable[[], object]] = {
+        "record": lambda: (fresh(source), run_on_file(copy, "record", **record)),
+        "end-turn": lambda: (fresh(recorded), run_on_file(copy, "end-turn")),
+    }
+    medians: dict[str, float] = {}
+    for name, op in ops.items():
+        timing = alternate(call(baseline), call(op), args.pairs)
+        medians[name] = statistics.median(r.wall for r in timing.subject)
+        print(f"{name}:")
+        print(report(name, "openpyxl load + save", timing))
+        if not args.no_memory:
+            base, ours = _peak(baseline), _peak(op)
+            print(f"  peak memory   openpyxl load + save {base / 2**20:.1f} MiB, "
+                  f"{name} {ours / 2**20:.1f} MiB, ratio {ours / base:.2f}")  # fmt: skip
+    return int(ref.split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")), medians
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--divisions", type=int, default=48)
-    parser.add_argument("--turns", type=int, default=48)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="24,48,96", help="divisions = turns, comma-separated")
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--engine", choices=("fast", "openpyxl"), default="fast")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory peaks")
     args = parser.parse_args(argv)
+    if args.engine == "openpyxl":
+        os.environ[ENGINE_VARIABLE] = "openpyxl"
+    sizes = [int(s) for s in args.sizes.split(",")]
+    medians: dict[str, dict[int, float]] = {"record": {}, "end-turn": {}}
+    rows: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="bench-dep-") as tmp:
-        work = Path(tmp)
-        source = work / "grand-battle.xlsx"
-        start = time.perf_counter()
-        build_grand_battle(source, args.divisions, args.turns)
-        built = time.perf_counter() - start
-        rows = openpyxl.load_workbook(source)["Turns"].tables["tbl_Turns"].ref
-        size = source.stat().st_size // 1024
-        print(
-            f"grand battle: {args.divisions} divisions, {args.turns} turns closed, "
-            f"tbl_Turns {rows}, {size} KiB (built in {built:.1f}s)"
-        )
-
-        def baseline() -> None:
-            copy = work / "baseline.xlsx"
-            shutil.copyfile(source, copy)
-            wb = openpyxl.load_workbook(copy)
-            wb.save(copy)
-
-        def end_turn() -> None:
-            copy = work / "end-turn.xlsx"
-            shutil.copyfile(source, copy)
-            shutil.rmtree(work / "end-turn history", ignore_errors=True)
-            run_on_file(copy, "end-turn")
-
-        base = _best(baseline, args.repeat)
-        ours = _best(end_turn, args.repeat)
-        print(f"openpyxl load + save : {base:7.3f} s")
-        print(f"end-turn (headless)  : {ours:7.3f} s")
-        print(f"ratio end-turn / openpyxl load+save: {ours / base:.2f}")
+        for size in sizes:
+            rows[size], found = _bench_size(Path(tmp), size, args)
+            for name, median in found.items():
+                medians[name][size] = median
+    if len(sizes) > 1:
+        for name, by_size in medians.items():
+            print(f"\n{name}: twice the rows cost {_growth(sizes, rows, by_size)} the time")
     return 0
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "check_terms",
     "header_position",
     "meta_rows",
+    "now",
     "parse_meta",
 ]
 
@@ -131,6 +132,11 @@ class Formula(str):
 ColumnTypes = Sequence[str] | Mapping[str, type | None]
 
 _META_REQUIRED = ("kind", "ruleset", "template_version")
+
+
+def now() -> _dt.datetime:
+    """The time a Log line records (one place, so tests can hold the clock still)."""
+    return _dt.datetime.now()
 
 
 def meta_rows(meta: Meta) -> list[tuple[str, str | int]]:
@@ -215,8 +221,19 @@ def _is_blank(value: Any) -> bool:
     return isinstance(value, str) and value.strip() == ""
 
 
-def _convert(value: Any, kind: type, column: str, where: dict[str, Any]) -> Any:
-    """``value`` as ``kind``; blank stays None; anything else raises CellValueError."""
+#: Whole numbers a float holds exactly (what the general path below goes through).
+_EXACT = 2**53
+
+
+def _convert(value: Any, kind: type, column: str, df: pd.DataFrame, index: Any) -> Any:
+    """``value`` as ``kind``; blank stays None; anything else raises CellValueError
+    located at ``df``'s row ``index``."""
+    if value is None:
+        return None
+    if kind is str and type(value) is str:  # the common cases first: a ledger is mostly these
+        return value.strip() or None
+    if kind is int and type(value) is int and -_EXACT < value < _EXACT:
+        return value
     if _is_blank(value):
         return None
     expected = {int: "a whole number", float: "a number", str: "text", bool: "TRUE or FALSE"}
@@ -249,7 +266,7 @@ def _convert(value: Any, kind: type, column: str, where: dict[str, Any]) -> Any:
             column=column,
             value=value,
             expected=expected.get(kind, kind.__name__),
-            **where,
+            **_where(df, index),
         ) from None
 
 
@@ -257,7 +274,7 @@ def _apply_types(df: pd.DataFrame, types: Mapping[str, type | None]) -> pd.DataF
     for column, kind in types.items():
         if kind is None:
             continue
-        values = [_convert(v, kind, column, _where(df, i)) for i, v in df[column].items()]
+        values = [_convert(v, kind, column, df, i) for i, v in df[column].items()]
         if kind is int:
             df[column] = pd.array(values, dtype="Int64")
         elif kind is float:
@@ -478,7 +495,7 @@ class Book(ABC):
         self.logged = True
         self.log_lines = (*self.log_lines, f"{action}: {detail}")
         row = {
-            "When": pd.Timestamp.now().strftime("%Y-%m-%d %H:%M:%S"),
+            "When": now().strftime("%Y-%m-%d %H:%M:%S"),
             "Action": action,
             "Turn": turn,
             "Detail": detail,

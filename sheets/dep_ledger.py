@@ -484,48 +484,56 @@ def compute_turns(ledger: Ledger) -> pd.DataFrame:
     """DEP start, Rest point, DEP end, CCP end and Status of every row of tbl_Turns,
     computed from the inputs by ``rulesets.dep`` (indexed like ``ledger.turns``)."""
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
-    parts: list[pd.DataFrame] = []
-    for name, group in ledger.turns.groupby("Division", sort=False):
-        division = str(name)
+    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
+    turns = ledger.turns
+    needed = ["Turn", "Division", *(header for _, header in _INPUTS)]
+    for index, row in zip(turns.index, turns[needed].to_dict("records"), strict=True):
+        groups.setdefault(str(row["Division"]), []).append((index, row))
+    found: dict[Any, list[Any]] = {}
+    for division, group in groups.items():
         if division not in ledger.starts:
             raise CellValueError(
                 f"tbl_Turns names a division that tbl_Divisions does not list: {division!r}",
                 column="Division",
                 value=division,
                 expected="one of " + ", ".join(repr(d) for d in ledger.starts),
-                **where_of(ledger.turns, group.index[0]),
+                **where_of(turns, group[0][0]),
             )
-        ordered = group.sort_values("Turn", kind="stable")
-        inputs = [_inputs(row) for row in ordered.to_dict("records")]
+        ordered = sorted(group, key=lambda item: item[1]["Turn"])  # stable, as before
+        inputs = [_inputs(row) for _, row in ordered]
         try:
             result = run_division(ledger.starts[division], inputs, ledger.rules)
         except DepInputError as exc:
-            hit = ordered.index[0]
+            hit = ordered[0][0]
             if exc.turn is not None:
-                hit = ordered.index[[t.turn == exc.turn for t in inputs].index(True)]
-            raise _located(exc, ledger.turns, hit) from None
-        parts.append(pd.DataFrame([o.ledger_row() for o in result], index=ordered.index,
-                                  columns=outcomes))  # fmt: skip
-    if not parts:
-        return pd.DataFrame(index=ledger.turns.index, columns=outcomes, dtype=object)
-    return pd.concat(parts).reindex(ledger.turns.index)
+                hit = ordered[[t.turn == exc.turn for t in inputs].index(True)][0]
+            raise _located(exc, turns, hit) from None
+        for (index, _), outcome in zip(ordered, result, strict=True):
+            found[index] = outcome.ledger_row()
+    if not found:
+        return pd.DataFrame(index=turns.index, columns=outcomes, dtype=object)
+    return pd.DataFrame([found[i] for i in turns.index], index=turns.index, columns=outcomes)
 
 
 def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[str, Any]]:
     """Each division as of the end of turn ``as_of`` (0: the start)."""
+    latest: dict[str, tuple[int, Any]] = {}  # division -> (turn, row index) of its last row
+    turns = ledger.turns
+    for index, name, turn in zip(turns.index, turns["Division"], turns["Turn"], strict=True):
+        if int(turn) <= as_of and (str(name) not in latest or int(turn) > latest[str(name)][0]):
+            latest[str(name)] = (int(turn), index)
+    outcome = computed.loc[[index for _, index in latest.values()]].to_dict("index")
     rows: list[dict[str, Any]] = []
-    for _, division in ledger.divisions.iterrows():
+    for division in ledger.divisions.to_dict("records"):
         name = str(division["Division"])
         start = ledger.starts[name]
-        mine = ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] <= as_of)]
         dep, ccp, rest, status, last_turn = start.dep, start.ccp, 0, start.status, 0
         stands, wasted = start.stands, 0
-        if not mine.empty:
-            last = mine["Turn"].astype(int).idxmax()
-            values: dict[str, Any] = computed.loc[last].to_dict()
+        if name in latest:
+            last_turn, last = latest[name]
+            values: dict[str, Any] = outcome[last]
             dep, ccp = int(values["DEP end"]), int(values["CCP end"])
             rest, status = int(values["Rest point"]), Status(str(values["Status"]))
-            last_turn = int(mine.loc[last, "Turn"])
             stands = cell_whole(values["Stands left"])
             wasted = int(values["DEP wasted"]) if last_turn == as_of else 0
         rows.append(

@@ -28,7 +28,7 @@ import re
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,12 @@ WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 #: The most characters Excel (and openpyxl, which cuts the rest) keeps in one cell.
 MAX_CELL_TEXT = 32_767
 _TEXT_TRIGGERS = ("=", "+", "-", "@")
+#: What a formula found where an operation reads a typed value should be (in a text
+#: column, or another).
+_FORMULA_REFUSED = {
+    True: "text (a name or a note, typed as is)",
+    False: "a value typed as is, not a formula (the report reads what is typed)",
+}
 
 
 # -- opening ----------------------------------------------------------------------------
@@ -287,6 +293,50 @@ def check_not_locked(path: Path | str) -> None:
             )
 
 
+def read_workbook(
+    path: Path | str, writable: bool = True, wait: float = DEFAULT_WAIT
+) -> tuple[bytes, WriterLock | None]:
+    """The bytes of the workbook file ``path`` and, to write it, the writer lock (taken
+    first: one writer at a time, from this read to the save's rename). Refuses a name
+    that is not a workbook's, a missing file, a folder, a file too large, and, to write,
+    a workbook Excel or LibreOffice holds open."""
+    path = Path(path)
+    name = str(path)
+    if path.suffix.lower() not in WORKBOOK_SUFFIXES:
+        raise NotAWorkbookError(
+            f"not an Excel workbook (a {path.suffix or 'suffix-less'} file)",
+            file=name,
+            expected="an " + ", ".join(WORKBOOK_SUFFIXES) + " file",
+        )
+    lock: WriterLock | None = None
+    if writable and path.exists():
+        check_not_locked(path)
+        writable_target(path)
+        lock = WriterLock(path, wait).acquire()
+    try:
+        size = path.stat().st_size
+        if size > MAX_WORKBOOK_BYTES:  # refused unread
+            raise _too_large(name, "the workbook is too large", f"{size:,} bytes",
+                             f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
+        return path.read_bytes(), lock
+    except BaseException as exc:
+        if lock is not None:
+            lock.release()
+        if isinstance(exc, FileNotFoundError):
+            raise NotAWorkbookError(
+                "no such file", file=name, expected="the path of a workbook"
+            ) from None
+        if isinstance(exc, IsADirectoryError):
+            raise NotAWorkbookError(
+                "this is a folder", file=name, expected="the path of a workbook"
+            ) from None
+        if isinstance(exc, OSError):
+            raise NotAWorkbookError(
+                f"cannot read the file: {exc.strerror or exc}", file=name
+            ) from None
+        raise
+
+
 # -- saving -----------------------------------------------------------------------------
 
 
@@ -295,7 +345,7 @@ def _digest(data: bytes) -> str:
 
 
 def save_workbook(
-    wb: Workbook,
+    wb: Workbook | Callable[[], bytes],
     path: Path | str,
     *,
     overwrite: bool = False,
@@ -306,6 +356,7 @@ def save_workbook(
     lock: WriterLock | None = None,
 ) -> str:
     """Save ``wb`` to ``path`` atomically; return the sha256 of the saved bytes.
+    (``wb`` may be a function making the file's bytes: the fast backend's save.)
 
     The workbook goes to a temporary file in the same folder (written and
     fsynced), which then replaces ``path`` in one step (``os.replace``; the
@@ -341,7 +392,7 @@ def save_workbook(
 
 
 def _save(
-    wb: Workbook,
+    wb: Workbook | Callable[[], bytes],
     target: Path,
     label: str,
     overwrite: bool,
@@ -357,6 +408,8 @@ def _save(
         raise WorkbookSaveError(
             "the file exists already", file=label, expected="a new file name, or --force"
         )
+    if callable(wb):
+        return _replace(target, wb(), label, keep, expect_digest)
     buffer = io.BytesIO()
     try:
         wb.save(buffer)
@@ -604,7 +657,9 @@ class HeadlessBook(Book):
     ``kind``: refuse (``WrongKindError``) unless ``_meta`` says this kind.
     ``writable=False``: for reading only (check, report, a dry run); ``commit``
     refuses, and a workbook open in Excel can be read. ``history=False``: keep no
-    earlier version when saving (the demo's fresh files).
+    earlier version when saving (the demo's fresh files). ``opened``: the file's bytes
+    and the writer lock already taken (``read_workbook``; the fast backend hands them
+    over when it leaves a workbook to openpyxl).
     """
 
     def __init__(
@@ -615,47 +670,14 @@ class HeadlessBook(Book):
         writable: bool = True,
         wait: float = DEFAULT_WAIT,
         history: bool = True,
+        opened: tuple[bytes, WriterLock | None] | None = None,
     ) -> None:
         self.path = Path(path)
         self.history = history
         self.name = str(path)
         self.writable = writable
         self._lock: WriterLock | None = None
-        if self.path.suffix.lower() not in WORKBOOK_SUFFIXES:
-            raise NotAWorkbookError(
-                f"not an Excel workbook (a {self.path.suffix or 'suffix-less'} file)",
-                file=self.name,
-                expected="an " + ", ".join(WORKBOOK_SUFFIXES) + " file",
-            )
-        if writable and self.path.exists():
-            # One writer at a time, from this read to the save's rename.
-            check_not_locked(self.path)
-            writable_target(self.path)
-            self._lock = WriterLock(self.path, wait).acquire()
-        try:
-            size = self.path.stat().st_size
-            if size > MAX_WORKBOOK_BYTES:  # refused unread
-                raise _too_large(self.name, "the workbook is too large", f"{size:,} bytes",
-                                 f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
-            data = self.path.read_bytes()
-        except WorkbookTooLargeError:
-            self._release()
-            raise
-        except FileNotFoundError:
-            self._release()
-            raise NotAWorkbookError(
-                "no such file", file=self.name, expected="the path of a workbook"
-            ) from None
-        except IsADirectoryError:
-            self._release()
-            raise NotAWorkbookError(
-                "this is a folder", file=self.name, expected="the path of a workbook"
-            ) from None
-        except OSError as exc:
-            self._release()
-            raise NotAWorkbookError(
-                f"cannot read the file: {exc.strerror or exc}", file=self.name
-            ) from None
+        data, self._lock = opened if opened is not None else read_workbook(path, writable, wait)
         self._data = data
         self._digest = _digest(data)
         try:
@@ -757,9 +779,7 @@ class HeadlessBook(Book):
                     raise CellValueError(
                         f"the {name} column holds a formula",
                         value=str(cells[i].value),
-                        expected="text (a name or a note, typed as is)"
-                        if kind is str
-                        else "a value typed as is, not a formula (the report reads what is typed)",
+                        expected=_FORMULA_REFUSED[kind is str],
                         row=r,
                         column=name,
                         **self._where(geo),

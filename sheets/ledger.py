@@ -21,6 +21,7 @@ extras in ``templates/``; its UDFs; its tests' own cases. See
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import difflib
 import math
@@ -523,7 +524,7 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
             reader = _reader(column)
             if reader is not None:
                 frame[column.header] = pd.Series(
-                    [_read(frame, i, v, column, reader) for i, v in frame[column.header].items()],
+                    _read_column(frame, column, reader),
                     index=frame.index,
                     dtype=frame[column.header].dtype if column.entry is Entry.WHOLE else object,
                 )
@@ -581,6 +582,25 @@ def _reader(column: Column) -> Callable[[Any], Any] | None:
     if column.entry is Entry.CHOICE and column.choices:
         return lambda value: choice(value, column.header, column.choices)
     return None
+
+
+def _read_column(frame: pd.DataFrame, column: Column, reader: Callable[[Any], Any]) -> list[Any]:
+    """``reader`` over a column, each distinct value read once (the readers are pure; a
+    ledger's columns repeat Y, N and small counts)."""
+    seen: dict[tuple[type, Any], Any] = {}
+    out: list[Any] = []
+    for index, value in frame[column.header].items():
+        try:
+            key = (type(value), value)
+            out.append(seen[key])
+            continue
+        except (KeyError, TypeError):
+            pass
+        result = _read(frame, index, value, column, reader)
+        with contextlib.suppress(TypeError):
+            seen[(type(value), value)] = result
+        out.append(result)
+    return out
 
 
 def _read(

@@ -525,9 +525,9 @@ def run_on_file(
 
     On any error the file is left byte for byte as it was.
     """
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.zipbook import open_book
 
-    return run_on_book(HeadlessBook(path), macro, rng=rng, house=house, **options)
+    return run_on_book(open_book(path), macro, rng=rng, house=house, **options)
 
 
 def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:

@@ -27,6 +27,21 @@ HOUSE_FIXTURES = REPO / "tests" / "fixtures" / "house"
 os.environ["BATTLE_LEDGER_RULES_DIR"] = str(REPO / "tests" / "fixtures" / "house" / "none")
 
 
+@pytest.fixture(params=["openpyxl", "fast"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test module's tests on both headless backends (``pytestmark =
+    pytest.mark.usefixtures("backend")``): in the fast run the module's ``HeadlessBook`` is
+    ``ZipBook``; in the other, commands open workbooks with openpyxl too
+    (``BATTLE_LEDGER_ENGINE``)."""
+    from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook
+
+    if request.param == "fast":
+        monkeypatch.setattr(request.module, "HeadlessBook", ZipBook)
+    else:
+        monkeypatch.setenv(ENGINE_VARIABLE, "openpyxl")
+    return str(request.param)
+
+
 @pytest.fixture
 def rng() -> random.Random:
     """The one seeded RNG every dice-rolling test uses."""

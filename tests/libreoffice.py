@@ -39,6 +39,7 @@ __all__ = [
     "recalculated_workbook",
     "render_png",
     "require_soffice",
+    "resaved",
 ]
 
 RECALC_TIMEOUT = 180  # seconds; a cold LibreOffice start takes a few on a CI runner
@@ -142,6 +143,19 @@ def recalculated_workbook(path: Path | str) -> Workbook:
         out_dir.mkdir()
         out = _convert(source, "xlsx:Calc MS Excel 2007 XML", out_dir, work)
         return openpyxl.load_workbook(out, data_only=True)
+
+
+def resaved(path: Path | str, out: Path | str) -> Path:
+    """``path`` opened, recalculated and saved as .xlsx by LibreOffice, at ``out`` (a
+    ledger as an umpire who keeps it in LibreOffice hands it back)."""
+    with tempfile.TemporaryDirectory(prefix="bl-lo-") as tmp:
+        work = Path(tmp)
+        out_dir = work / "out"
+        out_dir.mkdir()
+        saved = _convert(Path(path), "xlsx:Calc MS Excel 2007 XML", out_dir, work)
+        target = Path(out)
+        shutil.move(str(saved), target)
+    return target
 
 
 def recalculate(path: Path | str) -> dict[str, list[list[Any]]]:

@@ -620,13 +620,13 @@ def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
     from a seed, or by ``pick`` (Hypothesis: ``lambda lo, hi: data.draw(...)``)."""
     import random
 
-    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.ledger import KINDS, read_tables
     from battle_ledger.sheets.operations import run_operation
+    from battle_ledger.sheets.zipbook import open_book
 
     pick = random.Random(seed).randint if isinstance(seed, int) else seed
     for _ in range(periods):
-        book = HeadlessBook(path)
+        book = open_book(path)
         if KINDS[kind].off_table and read_tables(book, KINDS[kind]).over:
             book.discard()  # every thing has left the table: the battle is over
             break

@@ -24,6 +24,9 @@ from battle_ledger.sheets.errors import (
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from tests.toybook import TOY_KIND, make_toy
 
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

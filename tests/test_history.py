@@ -15,6 +15,9 @@ from battle_ledger.sheets.history import KEEP, folder_of, undo, versions
 from battle_ledger.sheets.operations import run_on_book, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

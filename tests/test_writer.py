@@ -21,7 +21,11 @@ from battle_ledger.sheets.operations import run_on_file
 from battle_ledger.sheets.writer import TEMP_PREFIX, WriterLock
 from tests.toybook import make_toy, register_toy_operations
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="links and modes as POSIX has them")
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+pytestmark = [
+    pytest.mark.usefixtures("backend"),
+    pytest.mark.skipif(os.name != "posix", reason="links and modes as POSIX has them"),
+]
 register_toy_operations()
 
 

@@ -380,9 +380,9 @@ def operation_help(name: str, book: Path | None = None) -> str:
     found = [op for (_, n), op in sorted(OPERATIONS.items()) if n == wanted]
     if book is not None and len(found) > 1:
         with contextlib.suppress(BattleLedgerError, OSError):
-            from battle_ledger.sheets.headless import HeadlessBook
+            from battle_ledger.sheets.zipbook import open_book
 
-            kind = HeadlessBook(book, writable=False).meta().kind
+            kind = open_book(book, writable=False).meta().kind
             found = [op for op in found if op.kind == kind] or found
     if not found:
         names = sorted({n for _, n in OPERATIONS})
@@ -486,15 +486,15 @@ def run(
     Example: battle-ledger run record ledger.xlsx --from-csv turn.csv
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --orders Y --division "9e Division" --stands-lost 1
     """  # noqa: E501
-    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import find_operation, run_on_book
+    from battle_ledger.sheets.zipbook import open_book
 
     groups = parse_extra_options(list(ctx.args))
     options: dict[str, Any] = dict(groups[0]) if len(groups) == 1 else {}
     if len(groups) > 1 and rows_csv is not None:
         raise click.UsageError("give the rows as repeated option groups or --from-csv, not both")
     # A dry run reads only: it works while Excel has the ledger open, and takes no lock.
-    workbook = HeadlessBook(book, wait=wait, writable=not dry_run)
+    workbook = open_book(book, wait=wait, writable=not dry_run)
     batch = None
     if len(groups) > 1:
         lead = next(iter(groups[0]))
@@ -585,14 +585,14 @@ def check(books: tuple[Path, ...]) -> None:
     Example: battle-ledger check ledger.xlsx
     """
     from battle_ledger import templates
-    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_check
+    from battle_ledger.sheets.zipbook import open_book
 
     failed = 0
     lines: list[str] = []
     for path in progress(books, "checking", length=len(books)):
         try:
-            problems = run_check(HeadlessBook(path, writable=False), known_kinds=templates.KINDS)
+            problems = run_check(open_book(path, writable=False), known_kinds=templates.KINDS)
         except BattleLedgerError as exc:
             if len(books) == 1:
                 raise
@@ -621,10 +621,10 @@ def report(book: Path, as_json: bool, on: str | None) -> None:
     \b
     Example: battle-ledger report ledger.xlsx --json
     """
-    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_report
+    from battle_ledger.sheets.zipbook import open_book
 
-    result = run_report(HeadlessBook(book, writable=False), on=on)
+    result = run_report(open_book(book, writable=False), on=on)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:

@@ -1,0 +1,224 @@
+"""The fast backend (sheets/zipbook.py) against the openpyxl backend it stands in for.
+
+Differential: every operation the playbooks make, on every kind, run on two copies of
+the same ledger, one through ``ZipBook`` and one through ``HeadlessBook`` (same dice,
+same clock): the files read back with openpyxl must be the same cell by cell (values,
+formulas, styles, row heights, tables, validations, conditional formats, names, print
+areas, chart series: ``tests/workbook_diff.py``), and on a ledger saved by LibreOffice
+as well; LibreOffice must compute both to the same values. Where the fast path is not
+sure of what it reads it hands the workbook to openpyxl, and the answer is the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from battle_ledger.sheets import book as book_module
+from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import OperationResult, run_on_book
+from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook, open_book
+from tests.libreoffice import recalculate, resaved
+from tests.strategies import PLAYBOOKS, build_from_example, play_periods
+from tests.workbook_diff import differences
+
+_CLOCK = dt.datetime(1815, 6, 18, 11, 30)
+
+
+@pytest.fixture(autouse=True)
+def _still_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both backends write the same time into the Log."""
+    monkeypatch.setattr(book_module, "now", lambda: _CLOCK)
+
+
+def _steps(kind: str, path: Path, seed: int) -> list[tuple[str, dict[str, str]]]:
+    """The operations of one period of the playbook on ``path``, its close last."""
+    playbook = PLAYBOOKS[kind]
+    planned = playbook.records(random.Random(seed).randint, path)
+    closing = playbook.close_options(path, seed)
+    if not planned and KINDS[kind].asks_if_empty:
+        closing["allow_empty"] = "Y"
+    return [*planned, (KINDS[kind].close, closing)]
+
+
+def _both(
+    fast_file: Path, slow_file: Path, operation: str, options: dict[str, str]
+) -> tuple[OperationResult, OperationResult, str | None]:
+    fast = ZipBook(fast_file)
+    ours = run_on_book(fast, operation, rng=random.Random(5), **options)
+    theirs = run_on_book(HeadlessBook(slow_file), operation, rng=random.Random(5), **options)
+    return ours, theirs, fast.fell_back
+
+
+def _check_period(kind: str, source: Path, work: Path, seed: int) -> list[str | None]:
+    """Run a period on copies of ``source`` both ways, comparing after every operation;
+    why the fast path handed over to openpyxl at each (None: it did not)."""
+    fast_file, slow_file = work / "fast" / "ledger.xlsx", work / "slow" / "ledger.xlsx"
+    for file in (fast_file, slow_file):
+        file.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, file)
+    fell: list[str | None] = []
+    for operation, options in _steps(kind, source, seed):
+        ours, theirs, why = _both(fast_file, slow_file, operation, options)
+        fell.append(why)
+        assert ours.summary == theirs.summary, operation
+        assert differences(fast_file, slow_file) == [], (operation, options)
+    return fell
+
+
+@pytest.mark.parametrize("kind", sorted(PLAYBOOKS))
+def test_every_operation_writes_what_the_openpyxl_path_writes(kind: str, tmp_path: Path) -> None:
+    source = build_from_example(kind, tmp_path / "source.xlsx")
+    play_periods(kind, source, 2, seed=7)
+    fell = _check_period(kind, source, tmp_path, seed=11)
+    assert fell == [None] * len(fell)  # our own files are read fast, never handed over
+
+
+@pytest.mark.parametrize(("kind", "operation"), [(k, op) for k in sorted(PLAYBOOKS)
+                                                 for op in PLAYBOOKS[k].variants])  # fmt: skip
+def test_the_variant_operations_too(kind: str, operation: str, tmp_path: Path) -> None:
+    from tests.strategies import variant_ledger
+
+    source = variant_ledger(kind, operation, tmp_path / "source.xlsx")
+    fell = _check_period(kind, source, tmp_path, seed=0)
+    assert fell == [None] * len(fell)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(PLAYBOOKS))
+def test_a_ledger_saved_by_libreoffice_and_what_libreoffice_computes(
+    kind: str, tmp_path: Path
+) -> None:
+    played = build_from_example(kind, tmp_path / "played.xlsx")
+    play_periods(kind, played, 1, seed=3)
+    source = resaved(played, tmp_path / "source.xlsx")
+    fell = _check_period(kind, source, tmp_path, seed=5)
+    assert fell == [None] * len(fell), fell  # LibreOffice's spelling is read fast too
+    fast, slow = (
+        recalculate(tmp_path / "fast" / "ledger.xlsx"),
+        recalculate(tmp_path / "slow" / "ledger.xlsx"),
+    )
+    assert fast == slow
+
+
+# -- handing over to openpyxl ---------------------------------------------------------------
+
+
+def _rezip(path: Path, change: Callable[[str, bytes], bytes]) -> None:
+    with zipfile.ZipFile(path) as src:
+        items = [(i, change(i.filename, src.read(i))) for i in src.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info, data in items:
+            dst.writestr(info, data)
+
+
+def _turns_part(path: Path) -> str:
+    wb = openpyxl.load_workbook(path)
+    index = wb.sheetnames.index("Turns") + 1
+    return f"xl/worksheets/sheet{index}.xml"
+
+
+_SPELLINGS: dict[str, Callable[[bytes], bytes]] = {
+    "an XML comment": lambda xml: xml.replace(b"<sheetData>", b"<!-- ok --><sheetData>", 1),
+    "a namespace prefix": lambda xml: re.sub(
+        rb"<(/?)([A-Za-z][\w.-]*)(?=[\s/>])", rb"<\1x:\2", xml
+    ).replace(b"xmlns=", b"xmlns:x=", 1),
+    "a cell attribute after its type": lambda xml: xml.replace(b' t="n">', b' t="n" cm="1">', 1),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(_SPELLINGS))
+def test_what_the_fast_path_does_not_read_goes_to_openpyxl(spelling: str, tmp_path: Path) -> None:
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    play_periods("dep-ledger", source, 1, seed=2)
+    part = _turns_part(source)
+    _rezip(source, lambda name, data: _SPELLINGS[spelling](data) if name == part else data)
+    openpyxl.load_workbook(source)  # still a workbook openpyxl reads
+    fell = _check_period("dep-ledger", source, tmp_path, seed=4)
+    # The first operation hands over; openpyxl's save of it is read fast after.
+    assert fell[0] is not None and fell[1:] == [None] * (len(fell) - 1), fell
+
+
+def test_a_shared_formula_is_left_to_openpyxl(tmp_path: Path) -> None:
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    play_periods("dep-ledger", source, 1, seed=2)
+    part = _turns_part(source)
+
+    def share(name: str, data: bytes) -> bytes:
+        if name != part:
+            return data
+        # Excel's spelling of the same formula down a column: the first cell says it,
+        # the next ones refer to it.
+        found = list(re.finditer(rb'<c r="Q(\d+)"([^>]*)><f>([^<]*)</f>', data))
+        first, second = found[0], found[1]
+        master = (b'<c r="Q' + first.group(1) + b'"' + first.group(2) + b'><f t="shared" ref="Q'
+                  + first.group(1) + b":Q" + second.group(1) + b'" si="0">' + first.group(3)
+                  + b"</f>")  # fmt: skip
+        follower = (
+            b'<c r="Q' + second.group(1) + b'"' + second.group(2) + b'><f t="shared" si="0"/>'
+        )
+        return (data[: first.start()] + master + data[first.end() : second.start()] + follower
+                + data[second.end() :])  # fmt: skip
+
+    _rezip(source, share)
+    book = ZipBook(source, writable=False)
+    turns = book.read_table("tbl_Turns", cached=False)  # the light read needs no formula text
+    assert book.fell_back is None and len(turns)
+    with pytest.raises(CellValueError, match="holds a formula"):
+        book.read_table("tbl_Turns", {"Key": str})  # its text is openpyxl's to translate
+    assert book.fell_back is not None
+
+
+def test_the_engine_variable_picks_openpyxl(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    assert isinstance(open_book(source, writable=False), ZipBook)
+    monkeypatch.setenv(ENGINE_VARIABLE, "openpyxl")
+    assert isinstance(open_book(source, writable=False), HeadlessBook)
+
+
+def test_reads_see_the_writes_before_the_commit(tmp_path: Path) -> None:
+    """A batch (record --from-csv) reads what its earlier rows wrote."""
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    book = ZipBook(source)
+    turns = book.read_table("tbl_Turns", {"Turn": int, "Charges": int})
+    first = turns.index[0]
+    book.write_cells("tbl_Turns", pd.DataFrame({"Charges": [2]}, index=[first]))
+    assert book.read_table("tbl_Turns", {"Charges": int}).loc[first, "Charges"] == 2
+    book.discard()
+    assert (
+        ZipBook(source, writable=False)
+        .read_table("tbl_Turns", {"Charges": int})
+        .loc[first, "Charges"]
+        != 2
+        or turns.loc[first, "Charges"] == 2
+    )
+
+
+def test_parts_not_changed_are_copied_as_they_were(tmp_path: Path) -> None:
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    play_periods("dep-ledger", source, 1, seed=1)
+    with zipfile.ZipFile(source) as z:
+        before = {i.filename: z.read(i) for i in z.infolist()}
+    run_on_book(ZipBook(source), "end-turn", allow_empty="Y")
+    with zipfile.ZipFile(source) as z:
+        after = {i.filename: z.read(i) for i in z.infolist()}
+    changed = {name for name in before if before[name] != after.get(name)}
+    wb = openpyxl.load_workbook(source)
+    turns, log = (f"xl/worksheets/sheet{wb.sheetnames.index(n) + 1}.xml" for n in ("Turns", "Log"))
+    assert {turns, log, "xl/workbook.xml"} <= changed
+    assert all(name.startswith(("xl/worksheets/sheet", "xl/tables/", "xl/charts/",
+                                "xl/workbook.xml")) for name in changed), changed  # fmt: skip
+    assert set(after) == set(before)  # nothing lost, nothing added
