@@ -207,14 +207,27 @@ def all_rulesets() -> list[Ruleset]:
 def packaged(name: str) -> Ruleset:
     """The rule set with id or alias ``name`` (case-blind), as published: no house rules."""
     folded = str(name).strip().casefold()
+    found = _FOUND.get(folded)
+    if found is not None:  # every rule lookup comes here: no file system on the way
+        return found
     if folded.replace("-", "").isalnum() and (DATA_DIR / f"{folded}.yaml").is_file():
-        return _load_one(folded)  # an id: its file alone
-    try:
-        return _load_all()[_index()[folded]]
-    except KeyError:
-        raise UnknownRulesetError(
-            f"unknown rule set {name!r}", value=name, expected="one of " + ", ".join(ruleset_ids())
-        ) from None
+        found = _load_one(folded)  # an id: its file alone
+    else:
+        try:
+            found = _load_all()[_index()[folded]]
+        except KeyError:
+            raise UnknownRulesetError(
+                f"unknown rule set {name!r}",
+                value=name,
+                expected="one of " + ", ".join(ruleset_ids()),
+            ) from None
+    _FOUND[folded] = found
+    return found
+
+
+#: The rule sets ``packaged`` found, by the name asked for (the data files do not change
+#: while a process runs).
+_FOUND: dict[str, Ruleset] = {}
 
 
 # -- house rules in force -------------------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import struct
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -324,10 +325,14 @@ class _Table:
     part: str
     sheet: str
     changed: bool = False
+    headers: list[str] | None = None  # read once (the header row is never written)
+    _bounds: tuple[str, tuple[int, int, int, int]] | None = None
 
     @property
     def bounds(self) -> tuple[int, int, int, int]:
-        return _boundaries(self.model.ref)
+        if self._bounds is None or self._bounds[0] != self.model.ref:
+            self._bounds = (self.model.ref, _boundaries(self.model.ref))
+        return self._bounds[1]
 
     @property
     def header_row(self) -> int | None:
@@ -398,7 +403,18 @@ class _Sheet:
         if data[position:end].strip():
             raise _UnsureError("something after the last row")
         self.rows = rows
+        self._check_table_parts()
         return rows
+
+    def _check_table_parts(self) -> None:
+        """openpyxl knows the tables the sheet lists; the fast path found them by the
+        sheet's relationships: they must be the same."""
+        listed = {t.decode() for t in re.findall(rb'<tablePart\b[^>]*?\sr:id="([^"]*)"',
+                                                 self.data[self.data_end :])}  # fmt: skip
+        related = {rid for rid, (kind, _) in self.book.relationships(self.part).items()
+                   if kind.endswith("/table")}  # fmt: skip
+        if listed != related or (b"tablePart" in self.data[self.data_end :] and not listed):
+            raise _UnsureError("tables the sheet lists otherwise than it relates them")
 
     def cell(self, r: int, c: int) -> _Cell | None:
         row = self.parse().get(r)
@@ -525,6 +541,7 @@ class _Package:
     """The parts of a workbook package and what the small ones say."""
 
     def __init__(self, data: bytes) -> None:
+        self.data = data
         self.archive = zipfile.ZipFile(io.BytesIO(data))
         self.infos = {i.filename: i for i in self.archive.infolist()}
         self.changed: dict[str, bytes] = {}
@@ -552,6 +569,8 @@ class _Package:
                 raise _UnsureError("a sheet without its part")
             kind, target = rels[rid]
             self.sheet_order.append(name)
+            if target not in self.infos:  # openpyxl leaves such a sheet out: its call
+                raise _UnsureError(f"the part of sheet {name!r} is missing")
             if kind.endswith("/worksheet"):
                 self.sheet_parts[name] = target
             else:
@@ -622,21 +641,18 @@ class _Package:
         return found
 
     def sheet_tables(self, name: str) -> list[_Table]:
+        """The tables of sheet ``name``, found by its relationships (the sheet itself is
+        not read for them: it may be a grand battle's largest part; ``_Sheet.parse``
+        checks its table parts are these)."""
         if name not in self.tables:
             from openpyxl.worksheet.table import Table
 
             part = self.sheet_parts[name]
-            found = []
-            rels = self.relationships(part)
-            head = self.sheet(name).data
-            for rid in re.findall(rb'<tablePart\b[^>]*?\sr:id="([^"]*)"', head):
-                kind, target = rels.get(rid.decode(), ("", ""))
-                if not kind.endswith("/table"):
-                    raise _UnsureError("a table part without its relationship")
-                found.append(_Table(Table.from_tree(_parse(self.read(target))), target, name))
-            if b"tablePart" in head and not found:
-                raise _UnsureError("table parts spelled otherwise")
-            self.tables[name] = found
+            self.tables[name] = [
+                _Table(Table.from_tree(_parse(self.read(target))), target, name)
+                for kind, target in self.relationships(part).values()
+                if kind.endswith("/table")
+            ]
         return self.tables[name]
 
     def all_tables(self) -> list[_Table]:
@@ -840,7 +856,7 @@ class _Package:
                     continue
                 pieces = parts.get(name)
                 if pieces is None:
-                    _copy_part(self.archive, info, target)
+                    _copy_part(self.archive, self.data, info, target)
                     continue
                 fresh = zipfile.ZipInfo(name, date_time=info.date_time)
                 fresh.compress_type = zipfile.ZIP_DEFLATED
@@ -873,16 +889,52 @@ def _scratch_cell() -> Any:
     return Cell(_SCRATCH[0], row=1, column=1)
 
 
-def _copy_part(source: zipfile.ZipFile, info: zipfile.ZipInfo, target: zipfile.ZipFile) -> None:
-    """Copy a part into ``target`` byte for byte (its content; packed again)."""
-    fresh = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-    fresh.compress_type = info.compress_type
-    fresh.external_attr = info.external_attr
-    if info.file_size > _LARGE_PART:
-        fresh._compresslevel = _LARGE_PART_LEVEL  # type: ignore[attr-defined]
-    with source.open(info) as stream, target.open(fresh, "w") as out:
-        while chunk := stream.read(1 << 20):
-            out.write(chunk)
+def _copy_part(
+    source: zipfile.ZipFile, data: bytes, info: zipfile.ZipInfo, target: zipfile.ZipFile
+) -> None:
+    """Copy a part into ``target`` as it is packed in ``data`` (the source's bytes): no
+    unpacking and packing again. An entry the plain copy does not suit (encrypted, zip64)
+    is unpacked and packed again."""
+    header = data[info.header_offset : info.header_offset + 30]
+    plain = (
+        len(header) == 30
+        and header[:4] == b"PK\x03\x04"
+        and not info.flag_bits & 0x1
+        and max(info.file_size, info.compress_size, info.header_offset) < 1 << 31
+        and hasattr(target, "_writecheck")
+    )
+    if not plain:
+        fresh = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+        fresh.compress_type = info.compress_type
+        fresh.external_attr = info.external_attr
+        if info.file_size > _LARGE_PART:
+            fresh._compresslevel = _LARGE_PART_LEVEL  # type: ignore[attr-defined]
+        with source.open(info) as stream, target.open(fresh, "w") as out:
+            while chunk := stream.read(1 << 20):
+                out.write(chunk)
+        return
+    name_length, extra_length = struct.unpack("<HH", header[26:30])
+    start = info.header_offset + 30 + name_length + extra_length
+    packed = data[start : start + info.compress_size]
+    copied = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+    copied.compress_type = info.compress_type
+    copied.external_attr = info.external_attr
+    copied.create_system = info.create_system
+    copied.flag_bits = info.flag_bits & ~0x08  # sizes in the header: no data descriptor
+    copied.CRC, copied.compress_size, copied.file_size = (
+        info.CRC, info.compress_size, info.file_size,
+    )  # fmt: skip
+    # What ZipFile.writestr does around its packing, without the packing (zipfile has no
+    # public raw copy).
+    with target._lock:  # type: ignore[attr-defined]
+        copied.header_offset = target.fp.tell()  # type: ignore[union-attr]
+        target._writecheck(copied)  # type: ignore[attr-defined]
+        target._didModify = True  # type: ignore[attr-defined]
+        target.fp.write(copied.FileHeader(False))  # type: ignore[union-attr]
+        target.fp.write(packed)  # type: ignore[union-attr]
+        target.filelist.append(copied)
+        target.NameToInfo[copied.filename] = copied
+        target.start_dir = target.fp.tell()  # type: ignore[attr-defined,union-attr]
 
 
 def _table_xml(old: bytes, model: Any) -> bytes:
@@ -1100,6 +1152,11 @@ class ZipBook(Book):
         return {"file": self.name, "sheet": table.sheet, "table": table.model.displayName}
 
     def _headers(self, table: _Table) -> list[str]:
+        if table.headers is None:
+            table.headers = self._read_headers(table)
+        return table.headers
+
+    def _read_headers(self, table: _Table) -> list[str]:
         sheet = self.package.sheet(table.sheet)
         min_col, _, max_col, _ = table.bounds
         names: list[str] = []

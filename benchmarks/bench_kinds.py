@@ -1,0 +1,138 @@
+"""Benchmark: each ledger kind's busiest operations on a long battle, against openpyxl.
+
+For every ledger kind (``sheets.ledger.KINDS``) a ledger is built from its playbook's
+bundled order of battle (``tests/strategies.py``), every unit there ``--scale`` times,
+and played up to ``--periods`` periods of random legal records, each period closed
+(fewer where the battle would end: the operations need one still on). Then, on copies
+of that file and alternated with openpyxl's bare ``load_workbook`` + ``save`` of it
+(``_timing.py``), it times the kind's two busiest operations as a command runs them
+(``run_on_file``: open, read, check, write, atomic save with history): the first
+record operation of the next period the playbook plans (``record``, ``fire``,
+``losses``, ``eliminate``), and the close that ends a period (``end-turn``,
+``end-round``, ``add-battle``). Run::
+
+    python benchmarks/bench_kinds.py [--periods 48] [--scale 4] [--pairs 3] [--kinds ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import openpyxl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
+
+from _timing import alternate, call, report
+
+from battle_ledger.rulesets.oob import Unit
+from battle_ledger.sheets.ledger import KINDS, read_tables
+from battle_ledger.sheets.operations import run_on_file
+from battle_ledger.sheets.zipbook import open_book
+from tests.strategies import PLAYBOOKS, play_periods
+
+__all__ = ["main"]
+
+
+def _play(kind: str, source: Path, periods: int) -> int:
+    """Play up to ``periods`` periods on ``source``; where the battle would end (every
+    thing off the table), stop a period before it: the benchmark needs a battle on."""
+    previous = source.with_name("previous.xlsx")
+    for played in range(periods):
+        shutil.copyfile(source, previous)
+        play_periods(kind, source, 1, seed=1815 + played)
+        if KINDS[kind].off_table and read_tables(open_book(source, writable=False),
+                                                 KINDS[kind]).over:  # fmt: skip
+            shutil.copyfile(previous, source)
+            return played
+    return periods
+
+
+def _build(kind: str, path: Path, scale: int) -> None:
+    """The kind's ledger from its playbook's bundled order of battle, every unit there
+    ``scale`` times (each copy's corps, division, brigade and unit numbered)."""
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    ruleset = PLAYBOOKS[kind].ruleset
+    oob = read_oob(example_path(ruleset), registry.get(ruleset))
+
+    def copy(unit: Unit, n: int) -> Unit:
+        named = {k: f"{getattr(unit, k)} {n}" if n > 1 and getattr(unit, k) else getattr(unit, k)
+                 for k in ("corps", "division", "brigade", "unit")}  # fmt: skip
+        return dataclasses.replace(unit, **named)
+
+    units = [copy(u, n) for side in oob.sides() for n in range(1, scale + 1)
+             for u in oob.units_of(side)]  # fmt: skip
+    save_workbook(templates.build(kind, ruleset, dataclasses.replace(oob, units=tuple(units))),
+                  path)  # fmt: skip
+
+
+def _bench_kind(kind: str, work: Path, periods: int, pairs: int, scale: int) -> None:
+    source = work / f"{kind}.xlsx"
+    start = time.perf_counter()
+    _build(kind, source, scale)
+    played = _play(kind, source, periods)
+    built = time.perf_counter() - start
+    playbook = PLAYBOOKS[kind]
+    planned = playbook.records(random.Random(3).randint, source)
+    closing = playbook.close_options(source, 3)
+    if not planned and KINDS[kind].asks_if_empty:
+        closing["allow_empty"] = "Y"
+    print(f"\n{kind} ({playbook.ruleset}, its bundled order of battle x{scale}): {played} "
+          "periods played, "
+          f"{source.stat().st_size // 1024} KiB (built in {built:.1f}s)")  # fmt: skip
+    copy = work / "copy.xlsx"
+
+    def fresh() -> None:
+        shutil.copyfile(source, copy)
+        shutil.rmtree(work / "copy history", ignore_errors=True)
+
+    def baseline() -> None:
+        fresh()
+        openpyxl.load_workbook(copy).save(copy)
+
+    recorded = work / f"{kind}-recorded.xlsx"  # the period's records made, to close
+    shutil.copyfile(source, recorded)
+    for operation, options in planned:
+        run_on_file(recorded, operation, rng=random.Random(5), **options)
+    ops = [(source, *planned[0])] if planned else []
+    for start_from, operation, options in [*ops, (recorded, KINDS[kind].close, closing)]:
+
+        def run(start_from: Path = start_from, operation: str = operation,
+                options: dict[str, str] = options) -> None:  # fmt: skip
+            shutil.copyfile(start_from, copy)
+            shutil.rmtree(work / "copy history", ignore_errors=True)
+            run_on_file(copy, operation, rng=random.Random(5), **options)
+
+        timing = alternate(call(baseline), call(run), pairs)
+        print(f"{operation}:")
+        print(report(operation, "openpyxl load + save", timing))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--periods", type=int, default=48)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--scale", type=int, default=4, help="copies of each unit")
+    parser.add_argument("--kinds", default=",".join(sorted(PLAYBOOKS)))
+    args = parser.parse_args(argv)
+    kinds: list[str] = args.kinds.split(",")
+    with tempfile.TemporaryDirectory(prefix="bench-kinds-") as tmp:
+        for kind in kinds:
+            _bench_kind(kind, Path(tmp), args.periods, args.pairs, args.scale)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
