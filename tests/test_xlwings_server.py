@@ -76,10 +76,11 @@ def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
 
 
 def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
-    from battle_ledger import xlfuncs  # noqa: F401 - the same registrations as in the probe
-    from battle_ledger.xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs
 
-    assert set(server["udfs"]) == set(UDFS)
+    udfs = xlfuncs.load_udfs()  # the same registrations as in the probe (run alone too)
+
+    assert set(server["udfs"]) == set(udfs)
     meta = {f["id"]: f for f in server["functions"]["functions"]}
     problems: list[str] = []
     for name, info in server["udfs"].items():
@@ -139,10 +140,11 @@ def test_the_toy_macros_are_registered_as_scripts(server: dict[str, Any]) -> Non
 def test_udfs_called_through_the_server_path_agree_with_plain_calls(
     server: dict[str, Any],
 ) -> None:
-    from battle_ledger import xlfuncs  # noqa: F401
-    from battle_ledger.xlfuncs._registry import UDFS
+    from battle_ledger import xlfuncs
 
-    expected = [name for name, _ in UDF_CALLS if name in UDFS]
+    udfs = xlfuncs.load_udfs()
+
+    expected = [name for name, _ in UDF_CALLS if name in udfs]
     assert expected, "none of the UDFs the probe calls exist"
     assert sorted(server["udf_calls"]) == sorted(expected)
     for name, call in server["udf_calls"].items():
@@ -233,3 +235,32 @@ def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], w
         assert (
             "row 5" in served["units"]["message"] and "column Stands" in served["units"]["message"]
         )
+
+
+def test_our_errors_reach_excel_as_xlwings_errors_with_our_message(server: dict[str, Any]) -> None:
+    """xlwings Server answers an ``XlwingsError`` with 400 and its text (anything else:
+    500, "An error occurred.", and retries)."""
+    udf, button = server["errors"]["udf"], server["errors"]["macro"]
+    assert udf["class"] == "xlwings.XlwingsError"
+    assert "'Dragons'" in udf["message"] and "unit types" in udf["message"]
+    assert button["class"] == "xlwings.XlwingsError"
+    assert "six" in button["message"] and "Stands" in button["message"]
+
+
+def test_report_and_check_answer_the_umpire_in_a_message_box(server: dict[str, Any]) -> None:
+    for name in ("report", "check"):
+        alerts = [a for a in server["alerts"][name] if a["func"] == "alert"]
+        assert len(alerts) == 1, server["alerts"][name]
+        text, title = alerts[0]["args"][:2]
+        assert title == f"Battle Ledger: {name}" and text.strip()
+
+
+def test_a_star_import_gives_xlwings_every_function_and_button(server: dict[str, Any]) -> None:
+    """``from battle_ledger.xlfuncs import *`` in a project's custom_functions module."""
+    from battle_ledger import xlfuncs
+    from battle_ledger.xlfuncs._registry import MACROS
+
+    udfs = xlfuncs.load_udfs()
+    assert server["star"]["functions"] == sorted(f.__name__ for f in udfs.values())
+    xlfuncs.MACROS  # noqa: B018 - loads the buttons
+    assert set(server["star"]["scripts"]) >= set(MACROS) and MACROS

@@ -26,6 +26,7 @@ import pytest
 from battle_ledger.sheets import book as book_module
 from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.history import versions
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import OperationResult, run_on_book
 from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook, open_book
@@ -222,3 +223,26 @@ def test_parts_not_changed_are_copied_as_they_were(tmp_path: Path) -> None:
     assert all(name.startswith(("xl/worksheets/sheet", "xl/tables/", "xl/charts/",
                                 "xl/workbook.xml")) for name in changed), changed  # fmt: skip
     assert set(after) == set(before)  # nothing lost, nothing added
+
+
+def test_writes_made_before_a_hand_over_are_replayed_on_openpyxl(tmp_path: Path) -> None:
+    """An operation that wrote, then met something the fast path does not read: the
+    openpyxl book it goes on with has every write, and its Log lines for the history."""
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    play_periods("dep-ledger", source, 1, seed=2)
+    handed, fast = tmp_path / "handed.xlsx", tmp_path / "fast.xlsx"
+    for file in (handed, fast):
+        shutil.copyfile(source, file)
+    for file, hand_over in ((handed, True), (fast, False)):
+        book = ZipBook(file)
+        turns = book.read_table("tbl_Turns", {"Turn": int})
+        book.write_cells("tbl_Turns", pd.DataFrame({"Charges": [1]}, index=[turns.index[-1]]))
+        book.log("note", "a line before the hand-over")
+        if hand_over:
+            book._fall_back("a test")  # what meeting an unreadable part does
+            assert book.fell_back == "a test"
+        book.append_rows("tbl_Log", pd.DataFrame([{"Action": "note", "Detail": "after"}]))
+        book.commit()
+    assert differences(handed, fast) == []
+    kept = versions(handed)[0]  # the newest: what the history says the save changed
+    assert kept.before == "note" and "a line before the hand-over" in kept.then

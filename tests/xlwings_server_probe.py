@@ -14,7 +14,11 @@
 - ``reads``: what ``XlwingsBook`` reads from PAYLOAD (and from each further
   payload given), and the errors it raises;
 - ``runs``: each toy macro of ``TOY_RUNS`` run through ``custom_scripts_call``
-  on a fresh ``xw.Book(json=PAYLOAD)``: the actions it emits.
+  on a fresh ``xw.Book(json=PAYLOAD)``: the actions it emits;
+- ``errors``: what a UDF the rules cannot answer and a button on the first further
+  payload (a ledger with a bad cell) raise, class and message;
+- ``alerts``: the actions the ``report`` and ``check`` buttons emit on PAYLOAD;
+- ``star``: what ``from battle_ledger.xlfuncs import *`` gives, functions and scripts.
 """
 
 from __future__ import annotations
@@ -59,7 +63,10 @@ def _udfs() -> dict[str, Any]:
     from battle_ledger.xlfuncs._registry import UDFS
 
     found: dict[str, Any] = {}
-    for name, fn in UDFS.items():
+    for name, plain in UDFS.items():
+        # What the add-in finds: the module's function (the registry keeps the plain one
+        # the command line calls).
+        fn = getattr(sys.modules[plain.__module__], plain.__name__, plain)
         info = getattr(fn, "__xlfunc__", None)
         signature = inspect.signature(fn)
         found[name] = {
@@ -178,6 +185,15 @@ def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
     return book_reads(XlwingsBook(xw.Book(json=payload)))
 
 
+def _raised(call: Any) -> dict[str, str] | None:
+    """The class and message of what ``call()`` raised (None: nothing)."""
+    try:
+        call()
+    except Exception as exc:
+        return {"class": f"{type(exc).__module__}.{type(exc).__name__}", "message": str(exc)}
+    return None
+
+
 def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
     from xlwings import server
 
@@ -221,7 +237,31 @@ def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
         plain = UDFS[name](*cells)
         result["udf_calls"][name] = {"server": _jsonable(called), "plain": _jsonable(plain)}
 
+    # Our errors, as the server sees them: a UDF the rules cannot answer, a button on a
+    # ledger with a bad cell (xlwings Server answers XlwingsError with 400 and its text).
+    bad_call = dict(data) | {"func_name": UDFS["ETG_CRT"].__name__,
+                             "args": [[["Dragons"]], [["Infantry"]], [["B"]], [["C"]]]}  # fmt: skip
+    result["errors"] = {"udf": _raised(lambda: asyncio.run(server.custom_functions_call(
+        bad_call, sys.modules[UDFS["ETG_CRT"].__module__])))}  # fmt: skip
+    bad_book = xw.Book(json=json.loads(Path(more_payloads[0]).read_text(encoding="utf-8")))
+    result["errors"]["macro"] = _raised(lambda: asyncio.run(server.custom_scripts_call(
+        toy, TOY_RUNS[0][0], typehint_to_value={xw.Book: bad_book})))  # fmt: skip
+
+    # A project's custom_functions module as xlwings Server's examples write it.
+    star: dict[str, Any] = {}
+    exec("from battle_ledger.xlfuncs import *", star)
+    result["star"] = {
+        "functions": sorted(k for k, v in star.items() if hasattr(v, "__xlfunc__")),
+        "scripts": sorted(k for k, v in star.items() if hasattr(v, "__xlscript__")),
+    }
+
     payload = json.loads(Path(payload_path).read_text(encoding="utf-8"))
+    macros = sys.modules.get("battle_ledger.xlfuncs.macros")
+    result["alerts"] = {}
+    for name in ("report", "check"):
+        book = xw.Book(json=payload)
+        asyncio.run(server.custom_scripts_call(macros, name, typehint_to_value={xw.Book: book}))
+        result["alerts"][name] = _jsonable(book.json()["actions"])
     result["runs"] = {}
     for name, _, _ in TOY_RUNS:
         book = xw.Book(json=payload)

@@ -16,9 +16,15 @@ import pkgutil
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from battle_ledger.xlfuncs._registry import MACROS, UDFS
+    from battle_ledger.xlfuncs._registry import MACROS as MACROS
+    from battle_ledger.xlfuncs._registry import UDFS as UDFS
 
-__all__ = ["MACROS", "UDFS", "load_udfs"]
+# ``__all__`` is answered by ``__getattr__`` below: the registries, ``load_udfs`` and every
+# function and button, the modules loaded first. So a project's ``custom_functions``
+# module that does ``from battle_ledger.xlfuncs import *`` (as xlwings Server's own
+# examples do) gets all of them, and ``import battle_ledger.xlfuncs`` alone loads none.
+_ALWAYS = ["MACROS", "UDFS", "load_udfs"]
+_EXPORTED: list[str] = []
 
 #: The modules of Excel functions, one a rule set (and the recovery functions).
 _UDF_MODULES = ("aoe", "aog", "dep", "etg", "gote", "recovery", "sail", "se")
@@ -46,10 +52,15 @@ def _load() -> None:
 def _export(module: Any) -> None:
     namespace = globals()
     for attr in getattr(module, "__all__", ()):
-        namespace.setdefault(attr, getattr(module, attr))
+        if attr not in namespace:
+            namespace[attr] = getattr(module, attr)
+            _EXPORTED.append(attr)
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__all__":  # ``from battle_ledger.xlfuncs import *``: everything
+        _load()
+        return [*_ALWAYS, *_EXPORTED]
     # A submodule's own name is left to the import system (``from xlfuncs import cli``).
     if name.startswith("_") or name in _submodules():
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.xlfuncs._args import answer_alike
 
 __all__ = ["MACROS", "UDFS", "Labels", "column_labels", "columns_described", "macro", "udf"]
@@ -44,7 +45,7 @@ def udf(f: F | None = None, *, labels: Labels | None = None) -> Any:
     alike = cast(F, functools.wraps(f)(lambda *args, **kwargs: answer_alike(f, args, kwargs)))
     UDFS[f.__name__.upper()] = alike
     xw = _xlwings()
-    return alike if xw is None else xw.func(alike)
+    return alike if xw is None else xw.func(_told_to_excel(alike, xw))
 
 
 def column_labels(name: str, width: int) -> list[str] | None:
@@ -72,7 +73,22 @@ def macro(f: F) -> F:
         raise TypeError(f"macro {f.__name__} needs a docstring")
     MACROS[f.__name__] = f
     xw = _xlwings()
-    return f if xw is None else xw.script(f)
+    return f if xw is None else cast(F, xw.script(_told_to_excel(f, xw)))
+
+
+def _told_to_excel(f: F, xw: Any) -> F:
+    """``f`` raising our errors as ``xlwings.XlwingsError``: xlwings Server then answers
+    400 with our message (the cell or the task pane shows it) instead of 500, "An error
+    occurred.", and three retries of a call that cannot succeed."""
+
+    @functools.wraps(f)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except BattleLedgerError as exc:
+            raise xw.XlwingsError(str(exc)) from exc
+
+    return cast(F, run)
 
 
 def _xlwings() -> Any:

@@ -77,6 +77,18 @@ def _tell(book: Any, result: OperationResult) -> None:
             return
 
 
+def _alert(book: Any, text: str, title: str) -> None:
+    """Show ``text`` in a message box: what the umpire pressed Report or Check for
+    (xlwings Server drops a script's return value and has no status bar; an alert it
+    carries to Excel)."""
+    app = getattr(getattr(book, "book", None), "app", None)
+    if app is not None:
+        try:
+            app.alert(text, title=title)
+        except Exception:  # an Excel without message boxes (a test double): the status bar
+            return
+
+
 def macro_name(kind_prefix: str, operation: str) -> str:
     """The macro of an operation: ``dep_end_turn`` for the DEP ledger's end-turn."""
     return f"{kind_prefix}_{operation.replace('-', '_')}"
@@ -126,6 +138,7 @@ def report(book: xw.Book | None = None) -> OperationResult:
     target = _book(book)
     result = run_report(target)
     _tell(target, result)
+    _alert(target, result.summary, "Battle Ledger: report")
     return result
 
 
@@ -134,7 +147,10 @@ def check(book: xw.Book | None = None) -> list[str]:
     """Every problem the ledger has (an empty list: all is well)."""
     from battle_ledger.sheets.operations import run_check
 
-    return run_check(_book(book))
+    target = _book(book)
+    problems = run_check(target)
+    _alert(target, "\n".join(problems) or "No problems found.", "Battle Ledger: check")
+    return problems
 
 
 _generate()
