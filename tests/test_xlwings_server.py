@@ -77,6 +77,7 @@ def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
 
 def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
     from battle_ledger import xlfuncs
+    from battle_ledger.xlfuncs._registry import EXCEL_HELP_CHARACTERS, function_help
 
     udfs = xlfuncs.load_udfs()  # the same registrations as in the probe (run alone too)
 
@@ -93,8 +94,15 @@ def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[s
             continue
         if entry["name"] != name:
             problems.append(f"{name}: Excel would call it {entry['name']}")
-        if not info["doc"] or inspect_clean(entry["description"]) != info["doc"]:
-            problems.append(f"{name}: the Function Wizard text is not its docstring")
+        summary, arguments = function_help(udfs[name])
+        if entry["description"] != summary or len(summary) > EXCEL_HELP_CHARACTERS:
+            problems.append(f"{name}: the Function Wizard text is not its docstring's summary")
+        for param in entry["parameters"]:
+            described = param.get("description", "")
+            if described != arguments.get(param["name"]) or len(described) > 255:
+                problems.append(f"{name}({param['name']}): its help reads {described!r}")
+        if info["cache"] is not True:
+            problems.append(f"{name}: its results are not cached (the rules are pure)")
         names = [a["name"] for a in info["args"]]
         if names != [p["name"] for p in info["params"]]:
             problems.append(f"{name}: xlwings sees arguments {names}")
@@ -106,12 +114,6 @@ def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[s
         if [p["name"] for p in entry["parameters"]] != names:
             problems.append(f"{name}: the add-in would register other parameters")
     assert problems == [], "\n".join(problems)
-
-
-def inspect_clean(text: str) -> str:
-    import inspect
-
-    return inspect.cleandoc(text)
 
 
 def test_every_macro_can_receive_the_book_xlwings_server_hands_over(

@@ -75,6 +75,7 @@ def _udfs() -> dict[str, Any]:
             "function": fn.__name__,
             "doc": inspect.getdoc(fn),
             "xl_doc": None if info is None else info["ret"]["doc"],
+            "cache": None if info is None else info.get("cache"),
             "params": [
                 {"name": p.name, "optional": p.default is not inspect.Parameter.empty}
                 for p in signature.parameters.values()

@@ -7,6 +7,7 @@ out.
 
 from __future__ import annotations
 
+import datetime as _dt
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,6 +20,8 @@ __all__ = [
     "as_number",
     "as_optional_int",
     "broadcast",
+    "cell_date",
+    "cell_odds",
     "cell_text",
     "each",
     "hit_counts",
@@ -157,6 +160,37 @@ def each(fn: Callable[..., Any], *args: Any) -> Any:
 
 def cell_text(value: Any) -> str:
     """An optional text cell (conditions, modifiers): an empty cell is no text."""
+    return "" if value is None else str(value)
+
+
+#: Excel's last date (9999-12-31) as a serial number of its 1900 date system.
+_LAST_SERIAL = 2_958_465
+
+
+def cell_date(value: Any) -> Any:
+    """A date cell as the rules read it: a serial number (what Excel and its add-ins send
+    for a date cell) as that date; a date, a datetime or text (1815-06-18: Excel keeps
+    dates before 1900 as text) as they are."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    if not 1 <= value <= _LAST_SERIAL:
+        return value  # not a date Excel has: the rules say what they expected
+    days = int(value)
+    # Excel's 1900 system counts a 29 February 1900 that never was (serial 60).
+    start = _dt.date(1899, 12, 31) if days < 60 else _dt.date(1899, 12, 30)
+    return start + _dt.timedelta(days=days)
+
+
+def cell_odds(value: Any) -> str:
+    """An odds cell ("3:1") as text. Typed without a quote, Excel reads 3:1 as the time
+    03:01 and sends its fraction of a day: a whole number of minutes is read back as the
+    odds it was typed as (1:1, 3:1, 1:2); any other number stays as it is, for the
+    rules to refuse with what they expected."""
+    if isinstance(value, float) and value > 0:
+        minutes = value * 24 * 60
+        if abs(minutes - round(minutes)) < 1e-6:
+            hours, rest = divmod(round(minutes), 60)
+            return f"{hours}:{rest}"
     return "" if value is None else str(value)
 
 

@@ -13,7 +13,9 @@ not imported for them at all: ``battle-ledger udf`` starts without either.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -21,7 +23,17 @@ from typing import Any, TypeVar, cast
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.xlfuncs._args import answer_alike
 
-__all__ = ["MACROS", "UDFS", "Labels", "column_labels", "columns_described", "macro", "udf"]
+__all__ = [
+    "EXCEL_HELP_CHARACTERS",
+    "MACROS",
+    "UDFS",
+    "Labels",
+    "column_labels",
+    "columns_described",
+    "function_help",
+    "macro",
+    "udf",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,7 +57,81 @@ def udf(f: F | None = None, *, labels: Labels | None = None) -> Any:
     alike = cast(F, functools.wraps(f)(lambda *args, **kwargs: answer_alike(f, args, kwargs)))
     UDFS[f.__name__.upper()] = alike
     xw = _xlwings()
-    return alike if xw is None else xw.func(_told_to_excel(alike, xw))
+    return alike if xw is None else _for_excel(alike, xw)
+
+
+def _for_excel(f: F, xw: Any) -> F:
+    """``f`` registered with xlwings as Excel shows a function: the first paragraph of
+    its docstring as the description, each argument's own line as that argument's help
+    (each within Excel's 255 characters), its rule set as the category (desktop), and
+    its results cached by the add-in (the rules are pure: same arguments, same answer)."""
+    summary, arguments = function_help(f)
+    excel = _told_to_excel(f, xw)
+    excel.__doc__ = summary  # before xlwings first reads it
+    for name, text in arguments.items():
+        excel = xw.arg(name, doc=text)(excel)
+    # Last: each xw.arg call re-applies func's flags with their defaults.
+    return cast(F, xw.func(category=_category(f), cache=True)(excel))
+
+
+#: Excel keeps this many characters of a function's or an argument's description.
+EXCEL_HELP_CHARACTERS = 255
+_ARGUMENT_LINE = re.compile(r"^(\w+(?:(?:, | / )\w+)*): (.*)$")
+
+
+def _within(text: str, limit: int = EXCEL_HELP_CHARACTERS) -> str:
+    """``text`` on one line, cut after a sentence (or a word) to fit ``limit``."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return cut[: end + 1] if end > limit // 2 else cut[: cut.rfind(" ")] + "..."
+
+
+def function_help(f: Callable[..., Any]) -> tuple[str, dict[str, str]]:
+    """A function's description and each argument's help, from its docstring: the first
+    paragraph, and the lines ``name: help`` (or ``a, b: help`` / ``a / b: help``) with
+    their continuation lines, up to a blank line or "Returns"."""
+    doc = inspect.getdoc(f) or ""
+    names = list(inspect.signature(f).parameters)
+    found: dict[str, str] = {}
+    current: list[str] = []
+    for line in doc.splitlines()[1:]:
+        text = line.strip()
+        match = _ARGUMENT_LINE.match(text)
+        named = re.split(r", | / ", match.group(1)) if match else []
+        if match and all(n in names for n in named):
+            current = named
+            found.update(dict.fromkeys(named, match.group(2)))
+        elif not text or text.startswith("Returns"):
+            current = []
+        else:
+            for name in current:
+                found[name] += " " + text
+    summary = _within(doc.split("\n\n", 1)[0])
+    return summary, {name: _within(found[name]) for name in names if name in found}
+
+
+#: The rule set of each module of functions (its name makes the category), None: several.
+_MODULE_RULESETS = {
+    "aoe": "age-of-eagles",
+    "aog": "age-of-glaube",
+    "dep": "eagles-to-glory",
+    "etg": "eagles-to-glory",
+    "gote": "glory-of-the-empire",
+    "sail": "age-of-sail",
+    "se": "square-eagles",
+    "recovery": None,
+}
+
+
+def _category(f: Callable[..., Any]) -> str:
+    """Excel's function category: "Battle Ledger: <the rule set's name>"."""
+    from battle_ledger.rulesets import registry
+
+    ruleset = _MODULE_RULESETS.get(f.__module__.rsplit(".", 1)[-1])
+    return "Battle Ledger: " + (registry.packaged(ruleset).name if ruleset else "campaigns")
 
 
 def column_labels(name: str, width: int) -> list[str] | None:

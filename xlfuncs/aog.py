@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from battle_ledger.rulesets import age_of_glaube as aog
-from battle_ledger.xlfuncs._args import as_int, cell_text, each
+from battle_ledger.xlfuncs._args import as_int, cell_odds, cell_text, each
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = [
@@ -222,14 +222,17 @@ def AOG_ODDS_SHIFT(conditions: Any, ruleset: Any = None) -> Any:
 def AOG_ODDS(odds: Any, conditions: Any, ruleset: Any = None) -> Any:
     """The odds column after its shifts: "1:1" with flank is "2:1", with rear "3:1".
 
-    odds: the basic odds column as text, "1:1" (type it as text: Excel reads 1:1 as a time).
+    odds: the basic odds column, "1:1" (typed as 1:1, Excel makes it a time: read back).
     conditions: comma-separated: two types, three types, flank, rear.
     ruleset: optional era: glaube (blank), gloire, reason or destiny.
     Returns the column; the text names only 1:1, 2:1 and 3:1, so others are an error
     until the odds table is filled in. Given ranges, one row each.
     """
     return each(
-        lambda o, c, r: aog.shift_odds(str(o), cell_text(c), _era(r)), odds, conditions, ruleset
+        lambda o, c, r: aog.shift_odds(cell_odds(o), cell_text(c), _era(r)),
+        odds,
+        conditions,
+        ruleset,
     )
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import InvalidArgumentError
-from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
+from battle_ledger.xlfuncs._args import as_column, broadcast, cell_date, is_range
 from battle_ledger.xlfuncs._registry import udf
 
 __all__ = ["RECOVERY", "RECOVERY_BACK_BY", "RECOVERY_STRENGTH", "RECOVERY_STRENGTH_ON"]
@@ -93,7 +93,8 @@ def RECOVERY_STRENGTH_ON(
     """Campaign recovery: a formation's stands on a date, after all its battles.
 
     start: stands before its first battle.
-    battle_dates: the date of each battle (a column; dates or text such as 1815-06-18).
+    battle_dates: the date of each battle (a column; date cells, or text such as 1815-06-18
+    for dates before 1900, which Excel keeps as text).
     stands_lost: stands lost in each battle (a column beside battle_dates).
     outcomes: Winner or Loser for each battle (a column beside battle_dates).
     on_date: the date to count on; a column of dates gives one row per date.
@@ -107,13 +108,13 @@ def RECOVERY_STRENGTH_ON(
             value=(len(dates), len(losses), len(sides)),
         )
     battles = [
-        (d, n, o)
+        (cell_date(d), n, o)
         for d, n, o in zip(dates, losses, sides, strict=True)
         if not (d is None and n is None and o is None)  # blank rows of a table
     ]
 
     def one(day: Any) -> int:
-        return recovery.strength_on_date(start, battles, day, _ruleset(ruleset))
+        return recovery.strength_on_date(start, battles, cell_date(day), _ruleset(ruleset))
 
     if is_range(on_date):
         return broadcast(lambda day: [one(day)], on_date)
