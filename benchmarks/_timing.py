@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Run", "Timing", "alternate", "call", "process", "report"]
+__all__ = ["Run", "Timing", "alternate", "battle_ledger", "call", "process", "report"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,15 @@ class Timing:
     def ratios(self, cpu: bool = False) -> list[float]:
         pick = (lambda r: r.cpu) if cpu else (lambda r: r.wall)
         return [pick(s) / pick(b) for b, s in zip(self.baseline, self.subject, strict=True)]
+
+
+def battle_ledger() -> list[str]:
+    """The command line that starts ``battle-ledger`` as a user runs it (the installed
+    script beside this Python, else ``python -m``)."""
+    command = Path(sys.executable).with_name("battle-ledger")
+    if command.exists():
+        return [str(command)]
+    return [sys.executable, "-m", "battle_ledger.xlfuncs.cli"]
 
 
 def process(*argvs: Sequence[str], before: Callable[[], None] | None = None) -> Callable[[], Run]:

@@ -32,7 +32,7 @@ import openpyxl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.*
 
-from _timing import Run, alternate, process, report
+from _timing import Run, alternate, battle_ledger, process, report
 from bench_end_turn import build_grand_battle
 
 from tests.libreoffice import resaved
@@ -85,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=48, help="divisions = turns")
     parser.add_argument("--pairs", type=int, default=3)
     args = parser.parse_args(argv)
-    command = Path(sys.executable).with_name("battle-ledger")
-    start = [str(command)] if command.exists() else [sys.executable, "-m",
-                                                      "battle_ledger.xlfuncs.cli"]  # fmt: skip
+    start = battle_ledger()
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         work = Path(tmp)
         ledger = work / "grand.xlsx"

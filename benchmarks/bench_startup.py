@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import alternate, process, report
+from _timing import alternate, battle_ledger, process, report
 
 __all__ = ["COMMANDS", "main"]
 
@@ -52,9 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=10)
     args = parser.parse_args(argv)
-    command = Path(sys.executable).with_name("battle-ledger")
-    start = [str(command)] if command.exists() else [sys.executable, "-m",
-                                                      "battle_ledger.xlfuncs.cli"]  # fmt: skip
+    start = battle_ledger()
     baseline = process([sys.executable, "-c", "pass"])
     print(f"battle-ledger start-up against `python -c pass`, {args.pairs} pairs alternated")
     for extra in COMMANDS:

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
 
-from _timing import alternate, process, report
+from _timing import alternate, battle_ledger, process, report
 
 from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger, standing
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
@@ -58,9 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--turns", type=int, default=5, help="turns played before")
     parser.add_argument("--pairs", type=int, default=5)
     args = parser.parse_args(argv)
-    command = Path(sys.executable).with_name("battle-ledger")
-    start = [str(command)] if command.exists() else [sys.executable, "-m",
-                                                      "battle_ledger.xlfuncs.cli"]  # fmt: skip
+    start = battle_ledger()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         source = work / "source.xlsx"

@@ -85,7 +85,11 @@ __all__ = [
     "WORKBOOK_SUFFIXES",
     "HeadlessBook",
     "check_not_locked",
+    "name_address",
+    "no_meta_sheet",
+    "no_such_table",
     "save_workbook",
+    "totals_row_in_the_way",
     "workbook_parts",
     "write_bytes_atomic",
     "write_cell",
@@ -584,6 +588,60 @@ def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None
             cell.quotePrefix = True
 
 
+def no_such_table(file: str, table: str, tables: Sequence[str]) -> TableNotFoundError:
+    """The error for a table the workbook lacks, naming those it has (both backends)."""
+    return TableNotFoundError(
+        f"the workbook has no table {table!r}",
+        file=file,
+        table=table,
+        expected="tables " + ", ".join(tables) if tables else "an Excel Table",
+    )
+
+
+def no_meta_sheet(file: str) -> WrongKindError:
+    return WrongKindError(
+        "not a Battle Ledger workbook (it has no _meta sheet)",
+        file=file,
+        expected="a workbook made by battle-ledger new",
+    )
+
+
+def totals_row_in_the_way(where: dict[str, Any]) -> WorkbookError:
+    return WorkbookError(
+        "cannot add rows to a table with a totals row",
+        expected="a table without a totals row (turn it off in Excel's Table Design)",
+        **where,
+    )
+
+
+def name_address(name: str, defined: Any, sheets: Sequence[str], file: str) -> tuple[str, str]:
+    """The sheet and cell (``B2``) the defined name ``defined`` (openpyxl's model; None:
+    the workbook has no such name) refers to, or the error saying it refers to none or
+    to more than one cell (both backends)."""
+    if defined is None:
+        raise TableNotFoundError(
+            f"the workbook has no defined name {name!r}",
+            file=file,
+            expected="a name defined in Formulas > Name Manager",
+        )
+    destinations = list(defined.destinations)
+    not_one = CellValueError(
+        f"the name {name!r} does not refer to one cell",
+        file=file,
+        value=defined.attr_text,
+        expected="a single cell such as Setup!$B$2",
+    )
+    if len(destinations) != 1:
+        raise not_one
+    sheet, ref = destinations[0]
+    # openpyxl leaves a quoted sheet name's doubled apostrophe ('O''Neil') as it is.
+    sheet = sheet.replace("''", "'")
+    ref = ref.replace("$", "")
+    if sheet not in sheets or ":" in ref:
+        raise not_one
+    return sheet, ref
+
+
 # -- tables -----------------------------------------------------------------------------
 
 
@@ -722,12 +780,7 @@ class HeadlessBook(Book):
             for tbl in ws.tables.values():
                 if tbl.displayName.casefold() == folded:
                     return _geometry(ws, tbl)
-        raise TableNotFoundError(
-            f"the workbook has no table {table!r}",
-            file=self.name,
-            table=table,
-            expected="tables " + ", ".join(self.tables()) if self.tables() else "an Excel Table",
-        )
+        raise no_such_table(self.name, table, self.tables())
 
     def tables(self) -> list[str]:
         return [name for ws in self.wb.worksheets for name in ws.tables]
@@ -738,11 +791,7 @@ class HeadlessBook(Book):
     def meta(self) -> Meta:
         if self._meta is None:
             if META_SHEET not in self.wb.sheetnames:
-                raise WrongKindError(
-                    "not a Battle Ledger workbook (it has no _meta sheet)",
-                    file=self.name,
-                    expected="a workbook made by battle-ledger new",
-                )
+                raise no_meta_sheet(self.name)
             ws = self.wb[META_SHEET]
             pairs = [[c.value for c in row] for row in ws.iter_rows(min_col=1, max_col=2)]
             self._meta = parse_meta(pairs, file=self.name)
@@ -845,11 +894,7 @@ class HeadlessBook(Book):
             free.insert(0, r)
         grow = max(0, len(rows) - len(free))
         if grow and geo.totals:
-            raise WorkbookError(
-                "cannot add rows to a table with a totals row",
-                expected="a table without a totals row (turn it off in Excel's Table Design)",
-                **where,
-            )
+            raise totals_row_in_the_way(where)
         last = geo.body_end
         new_rows = list(range(last + 1, last + 1 + grow))
         self._check_free(geo, new_rows)
@@ -970,31 +1015,7 @@ class HeadlessBook(Book):
                 for key, dn in ws.defined_names.items():
                     if key.casefold() == folded:
                         defined = dn
-        if defined is None:
-            raise TableNotFoundError(
-                f"the workbook has no defined name {name!r}",
-                file=self.name,
-                expected="a name defined in Formulas > Name Manager",
-            )
-        destinations = list(defined.destinations)
-        if len(destinations) != 1:
-            raise CellValueError(
-                f"the name {name!r} does not refer to one cell",
-                file=self.name,
-                value=defined.attr_text,
-                expected="a single cell such as Setup!$B$2",
-            )
-        sheet, ref = destinations[0]
-        # openpyxl leaves a quoted sheet name's doubled apostrophe ('O''Neil') as it is.
-        sheet = sheet.replace("''", "'")
-        ref = ref.replace("$", "")
-        if sheet not in self.wb.sheetnames or ":" in ref:
-            raise CellValueError(
-                f"the name {name!r} does not refer to one cell",
-                file=self.name,
-                value=defined.attr_text,
-                expected="a single cell such as Setup!$B$2",
-            )
+        sheet, ref = name_address(name, defined, self.wb.sheetnames, self.name)
         cell = self.wb[sheet][ref]
         assert isinstance(cell, Cell)
         return cell

@@ -52,10 +52,8 @@ from battle_ledger.sheets.book import (
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
-    TableNotFoundError,
     WorkbookError,
     WorkbookSaveError,
-    WrongKindError,
 )
 from battle_ledger.sheets.headless import (
     _FORMULA_REFUSED,
@@ -63,8 +61,12 @@ from battle_ledger.sheets.headless import (
     _check_archive,
     _digest,
     _missing,
+    name_address,
+    no_meta_sheet,
+    no_such_table,
     read_workbook,
     save_workbook,
+    totals_row_in_the_way,
     write_cell,
 )
 from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
@@ -1122,11 +1124,7 @@ class ZipBook(Book):
         if self._meta is None:
             pkg = self.package
             if META_SHEET not in pkg.sheet_order:
-                raise WrongKindError(
-                    "not a Battle Ledger workbook (it has no _meta sheet)",
-                    file=self.name,
-                    expected="a workbook made by battle-ledger new",
-                )
+                raise no_meta_sheet(self.name)
             sheet = pkg.sheet(META_SHEET)
             rows = sheet.parse()
             last = max((r for r, row in rows.items() if row.has_cells), default=0)
@@ -1140,13 +1138,7 @@ class ZipBook(Book):
         for found in self.package.all_tables():
             if found.model.displayName.casefold() == folded:
                 return found
-        names = [t.model.name for t in self.package.all_tables()]
-        raise TableNotFoundError(
-            f"the workbook has no table {table!r}",
-            file=self.name,
-            table=table,
-            expected="tables " + ", ".join(names) if names else "an Excel Table",
-        )
+        raise no_such_table(self.name, table, [t.model.name for t in self.package.all_tables()])
 
     def _where(self, table: _Table) -> dict[str, Any]:
         return {"file": self.name, "sheet": table.sheet, "table": table.model.displayName}
@@ -1275,11 +1267,7 @@ class ZipBook(Book):
             free.insert(0, r)
         grow = max(0, len(rows) - len(free))
         if grow and found.totals:
-            raise WorkbookError(
-                "cannot add rows to a table with a totals row",
-                expected="a table without a totals row (turn it off in Excel's Table Design)",
-                **where,
-            )
+            raise totals_row_in_the_way(where)
         last = found.body_end
         new_rows = list(range(last + 1, last + 1 + grow))
         self._check_free(sheet, found, new_rows)
@@ -1369,26 +1357,7 @@ class ZipBook(Book):
                 if dn.localSheetId is not None and dn.is_reserved is None \
                         and dn.name.casefold() == folded:  # fmt: skip
                     defined = dn
-        if defined is None:
-            raise TableNotFoundError(
-                f"the workbook has no defined name {name!r}",
-                file=self.name,
-                expected="a name defined in Formulas > Name Manager",
-            )
-        destinations = list(defined.destinations)
-        bad = CellValueError(
-            f"the name {name!r} does not refer to one cell",
-            file=self.name,
-            value=defined.attr_text,
-            expected="a single cell such as Setup!$B$2",
-        )
-        if len(destinations) != 1:
-            raise bad
-        sheet, ref = destinations[0]
-        sheet = sheet.replace("''", "'")
-        ref = ref.replace("$", "")
-        if sheet not in pkg.sheet_order or ":" in ref:
-            raise bad
+        sheet, ref = name_address(name, defined, pkg.sheet_order, self.name)
         from openpyxl.utils.cell import coordinate_to_tuple
 
         r, c = coordinate_to_tuple(ref)

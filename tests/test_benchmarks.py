@@ -20,6 +20,20 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("bench_turn.py", ["--pairs", "1", "--turns", "1"]),
         ("bench_udfs.py", ["--pairs", "1", "--rows", "500"]),
         ("bench_end_turn.py", ["--pairs", "1", "--sizes", "6,8", "--no-memory"]),
+        ("bench_report.py", ["--pairs", "1", "--size", "6"]),
+        (
+            "bench_kinds.py",
+            [
+                "--pairs",
+                "1",
+                "--periods",
+                "1",
+                "--scale",
+                "1",
+                "--kinds",
+                "dep-ledger,ship-records",
+            ],
+        ),
     ],
 )
 def test_a_benchmark_runs_and_prints_its_ratios(script: str, args: list[str]) -> None:
