@@ -184,10 +184,6 @@ def _escape(text: str) -> bytes:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
 
 
-def _escape_attribute(text: str) -> bytes:
-    return _escape(text).replace(b'"', b"&quot;")
-
-
 def _column_number(letters: bytes) -> int:
     n = 0
     for ch in letters:
@@ -662,7 +658,8 @@ class _Package:
                 for t in self.sheet_tables(name)]  # fmt: skip
 
     # -- strings and styles ---------------------------------------------------------------
-    def string(self, index: int) -> str:
+    def _string_table(self) -> list[str]:
+        """The workbook's shared strings, read once (openpyxl's own reader)."""
         if self._strings is None:
             if self.strings_part is None:
                 raise _UnsureError("a shared string without a string table")
@@ -672,7 +669,10 @@ class _Package:
                 self._strings = read_string_table(io.BytesIO(self.read(self.strings_part)))
             except Exception as exc:
                 raise _UnsureError(f"a string table openpyxl should judge ({exc})") from None
-        strings = self._strings
+        return self._strings
+
+    def string(self, index: int) -> str:
+        strings = self._string_table()
         if index < len(strings):
             return strings[index]
         if index - len(strings) < len(self._new_strings):
@@ -680,10 +680,10 @@ class _Package:
         raise _UnsureError("a shared string out of range")
 
     def add_string(self, text: str) -> int:
-        self.string(0) if self._strings is None and self.strings_part else None
-        assert self._strings is not None
+        """Index of ``text`` appended to the string table (written on ``serialise``)."""
+        strings = self._string_table()
         self._new_strings.append(text)
-        return len(self._strings) + len(self._new_strings) - 1
+        return len(strings) + len(self._new_strings) - 1
 
     def styles(self) -> tuple[set[int], set[int], set[int]]:
         """The cell styles (indices) of dates, of durations, and with a quote prefix."""
