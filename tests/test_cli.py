@@ -382,6 +382,31 @@ def test_demo_into_a_file_is_refused(tmp_path: Path) -> None:
     assert_one_line_error(invoke("demo", "-o", str(target)), "is a file", code=2)
 
 
+@pytest.fixture
+def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """excel-setup as it runs on a machine with desktop Excel."""
+    from battle_ledger.xlfuncs import _cli_books
+
+    monkeypatch.setattr(_cli_books, "desktop_excel", lambda: "windows")
+
+
+def test_excel_setup_without_desktop_excel_prints_no_settings_and_writes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from battle_ledger.xlfuncs import _cli_books
+
+    monkeypatch.setattr(_cli_books, "desktop_excel", lambda: None)
+    printed = invoke("excel-setup")
+    assert printed.exit_code == 0
+    assert "INTERPRETER" not in printed.stdout and sys.executable not in printed.stdout
+    assert "Windows and macOS" in printed.stdout and "xlwings Server" in printed.stdout
+    conf = tmp_path / "xlwings.conf"
+    refused = invoke("excel-setup", "--write", "--config", str(conf))
+    assert_one_line_error(refused, "desktop Excel runs on Windows and macOS", code=2)
+    assert not conf.exists()
+
+
+@pytest.mark.usefixtures("on_windows")
 def test_excel_setup_prints_and_writes_the_xlwings_settings(tmp_path: Path) -> None:
     printed = invoke("excel-setup")
     assert printed.exit_code == 0
@@ -400,6 +425,7 @@ def test_excel_setup_prints_and_writes_the_xlwings_settings(tmp_path: Path) -> N
     assert any(line.startswith('"INTERPRETER_') for line in lines)
 
 
+@pytest.mark.usefixtures("on_windows")
 def test_excel_setup_write_failure_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "afile"
     blocker.write_text("x")

@@ -694,10 +694,24 @@ def _interpreter() -> str:
     return str(exe)
 
 
+def desktop_excel() -> str | None:
+    """The desktop Excel this machine can run: "windows", "macos", or None (Linux...)."""
+    if sys.platform.startswith("win"):
+        return "windows"
+    return "macos" if sys.platform == "darwin" else None
+
+
 def excel_setup_lines() -> list[tuple[str, str]]:
     """The xlwings settings a desktop user needs: interpreter and UDF modules."""
-    key = "INTERPRETER_MAC" if sys.platform == "darwin" else "INTERPRETER_WIN"
+    key = "INTERPRETER_MAC" if desktop_excel() == "macos" else "INTERPRETER_WIN"
     return [(key, _interpreter()), ("UDF MODULES", "battle_ledger.xlfuncs")]
+
+
+_NO_DESKTOP = (
+    "desktop Excel runs on Windows and macOS, not here: install battle-ledger on the "
+    "machine where Excel runs and run battle-ledger excel-setup there (its settings name "
+    "that machine's Python)"
+)
 
 
 def _config_path() -> Path:
@@ -761,6 +775,15 @@ def excel_setup(write: bool, config_file: Path | None) -> None:
     the xlwings ribbon tab (Interpreter, UDF Modules) or let --write put them
     into ~/.xlwings/xlwings.conf, and click 'Import Functions'.
     """
+    desktop = desktop_excel()
+    if desktop is None:  # settings naming this machine's Python would be wrong there
+        if write:
+            raise CommandError(_NO_DESKTOP, expected="excel-setup on Windows or macOS")
+        click.echo(f"# {_NO_DESKTOP[0].upper()}{_NO_DESKTOP[1:]}.")
+        click.echo("# Here: the headless commands (battle-ledger run/check/report), or the "
+                   "functions and buttons through xlwings Server (README: Three ways to use "
+                   "it).")  # fmt: skip
+        return
     path = config_file or _config_path()
     wanted = excel_setup_lines()
     if not write:
@@ -770,11 +793,9 @@ def excel_setup(write: bool, config_file: Path | None) -> None:
         click.echo(
             "# Then: xlwings addin install; in Excel's xlwings tab click 'Import Functions'."
         )
-        if not sys.platform.startswith(("win", "darwin")):
-            click.echo(
-                "# Desktop Excel runs on Windows and macOS: run this there. Here, use the "
-                "headless commands (battle-ledger run/check/report) or xlwings Server."
-            )
+        if desktop == "macos":
+            click.echo("# On macOS the add-in runs the ledgers' buttons; Excel functions "
+                       "need desktop Excel on Windows, or xlwings Server.")  # fmt: skip
         return
     pairs = _read_config(path)
     keys = {k for k, _ in wanted}
