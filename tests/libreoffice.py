@@ -136,13 +136,9 @@ def _convert(path: Path, target: str, out_dir: Path, work: Path) -> Path:
 
 def recalculated_workbook(path: Path | str) -> Workbook:
     """``path`` recalculated by LibreOffice, opened with ``data_only=True`` (computed values)."""
-    source = Path(path)
     with tempfile.TemporaryDirectory(prefix="bl-lo-") as tmp:
-        work = Path(tmp)
-        out_dir = work / "out"
-        out_dir.mkdir()
-        out = _convert(source, "xlsx:Calc MS Excel 2007 XML", out_dir, work)
-        return openpyxl.load_workbook(out, data_only=True)
+        saved = resaved(path, Path(tmp) / "recalculated.xlsx")
+        return openpyxl.load_workbook(saved, data_only=True)
 
 
 def resaved(path: Path | str, out: Path | str) -> Path:
