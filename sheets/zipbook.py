@@ -543,6 +543,7 @@ class _Package:
         self.archive = zipfile.ZipFile(io.BytesIO(data))
         self.infos = {i.filename: i for i in self.archive.infolist()}
         self.changed: dict[str, bytes] = {}
+        self._relationships: dict[str, dict[str, tuple[str, str]]] = {}
         self.removed: set[str] = set()
         workbook_part = self._office_document()
         self.workbook_part = workbook_part
@@ -608,7 +609,14 @@ class _Package:
         raise _UnsureError("no workbook part")
 
     def relationships(self, part: str) -> dict[str, tuple[str, str]]:
-        """Id -> (type, target part) of ``part``'s relationships ("" for the package)."""
+        """Id -> (type, target part) of ``part``'s relationships ("" for the package),
+        read once (tables, drawings and charts are found through them again and again)."""
+        found = self._relationships.get(part)
+        if found is None:
+            found = self._relationships[part] = self._read_relationships(part)
+        return found
+
+    def _read_relationships(self, part: str) -> dict[str, tuple[str, str]]:
         rels = "_rels/.rels" if part == "" else _rels_of(part)
         if rels not in self.infos:
             return {}
@@ -1091,7 +1099,6 @@ class ZipBook(Book):
             self._lock = None  # the openpyxl book released it
             raise
         self._lock = None  # the openpyxl book holds it now
-        slow.log_lines = self.log_lines
         for name, args, kwargs in self._journal:
             getattr(slow, name)(*args, **kwargs)
         self._journal = []
@@ -1458,6 +1465,7 @@ class ZipBook(Book):
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:
         if self._slow is not None:
+            self._slow.log_lines = self.log_lines  # what the history says the save did
             self._slow.commit()
             self.log_lines = ()
             return
@@ -1496,13 +1504,6 @@ class ZipBook(Book):
         lock, self._lock = getattr(self, "_lock", None), None
         if lock is not None:
             lock.release()
-
-    # The base class's log() writes through append_rows; its state stays here.
-    def log(self, action: str, detail: str, turn: int | None = None, dice: str = "") -> None:
-        super().log(action, detail, turn, dice)
-        if self._slow is not None:
-            self._slow.log_lines = self.log_lines
-            self._slow.logged = True
 
 
 _CACHE = re.compile(
