@@ -45,7 +45,14 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 
-__all__ = ["XlwingsBook", "excel_value"]
+__all__ = ["LIFT_PROTECTION", "RESTORE_PROTECTION", "XlwingsBook", "excel_value"]
+
+#: The task pane's callbacks (``xlfuncs/taskpane.js``) a commit asks Excel on the web to
+#: run around its writes: Office.js refuses writes into a protected sheet and has no
+#: UserInterfaceOnly, so the sheets written are unprotected first and protected again,
+#: with the options they had, after the last write.
+LIFT_PROTECTION = "battleLedgerUnprotect"
+RESTORE_PROTECTION = "battleLedgerProtect"
 
 
 def excel_value(value: Any) -> Any:
@@ -315,7 +322,15 @@ class XlwingsBook(Book):
 
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:
-        """Send every queued write: grown tables first, then one call per block of cells."""
+        """Send every queued write: grown tables first, then one call per block of cells
+        (under Office.js between lifting and restoring the written sheets' protection)."""
+        written = sorted(
+            {name for name, _, _ in self._writes}
+            | {str(info.sheet.name) for info in self._tables.values() if info.grown}
+        )
+        guarded = bool(written) and self._office_js()
+        if guarded:
+            self.book.app.macro(LIFT_PROTECTION)(written)
         for info in self._tables.values():
             if info.grown:
                 last_row = info.first_body_row + info.rows - 1
@@ -337,9 +352,17 @@ class XlwingsBook(Book):
                 continue
             last = (row + len(block) - 1, column + len(block[0]) - 1)
             sheet.range((row, column), last).value = block
+        if guarded:
+            self.book.app.macro(RESTORE_PROTECTION)(written)
         self._writes.clear()
         for info in self._tables.values():
             info.grown = False
+
+    def _office_js(self) -> bool:
+        """Whether the book came from Excel's Office.js add-in (xlwings Server): its
+        ``api`` is then the payload the add-in sent."""
+        api = getattr(self.book, "api", None)
+        return isinstance(api, dict) and api.get("client") == "Office.js"
 
     def discard(self) -> None:
         self._writes.clear()

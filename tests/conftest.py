@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,22 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     else:
         monkeypatch.setenv(ENGINE_VARIABLE, "openpyxl")
     return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def xlwings_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The real xlwings Server (``battle-ledger serve``) on a free loopback port, one per
+    test process (``tests/served.py``): skipped without xlwings Server, failed in CI."""
+    from tests.served import server_missing, start_server, stop_server
+
+    missing = server_missing()
+    if missing:
+        if os.environ.get("CI", "").strip().casefold() in ("1", "true", "yes"):
+            pytest.fail(missing + " (CI=true: the test extra installs it)")
+        pytest.skip(missing)
+    served = start_server(tmp_path_factory.mktemp("xlwings-server"))
+    yield served
+    stop_server(served)
 
 
 @pytest.fixture

@@ -1,11 +1,10 @@
 """The DEP ledger's real buttons on xlwings Server agree with the headless run.
 
 A ledger with a turn of inputs is sent as the payload the xlwings add-in sends
-(``xw.Book(json=...)``); the ``dep_end_turn`` macro of
-``xlfuncs.macros`` run through xlwings' own ``custom_scripts_call`` in a fresh
-interpreter under ``XLWINGS_ON_SERVER=true``; the actions they emit, applied to
-a copy of the file as the add-in applies them in Excel, must leave the ledger
-as ``battle-ledger run`` leaves it.
+(``xw.Book(json=...)``) to the real xlwings Server (``battle-ledger serve``,
+``tests/served.py``) with the ``dep_end_turn`` button; the actions it answers,
+applied to a copy of the file as the add-in applies them in Excel (protection
+included), must leave the ledger as ``battle-ledger run`` leaves it.
 """
 
 from __future__ import annotations
@@ -19,13 +18,8 @@ import openpyxl
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
 from tests.dep_ledgers import make_ledger
-from tests.xlwings_json import apply_actions, run_on_server
-
-_REPO = Path(__file__).resolve().parent.parent
-
-
-def _on_server(path: Path, macro: str, tmp_path: Path) -> list[dict[str, Any]]:
-    return run_on_server(path, macro, tmp_path)
+from tests.served import Served
+from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, run_on_server
 
 
 def _state(path: Path) -> dict[str, Any]:
@@ -59,7 +53,9 @@ def _state(path: Path) -> dict[str, Any]:
     }
 
 
-def test_end_turn_on_xlwings_server_matches_headless(tmp_path: Path) -> None:
+def test_end_turn_on_xlwings_server_matches_headless(
+    tmp_path: Path, xlwings_server: Served
+) -> None:
     ledger = make_ledger(tmp_path / "battle.xlsx", battle="Quatre Bras", date="1815-06-16")
     # In Excel the umpire types the turn's inputs; here ``record`` types them.
     run_on_file(ledger, "record", division="5th Division", orders="Y", stands_lost="2")
@@ -70,8 +66,8 @@ def test_end_turn_on_xlwings_server_matches_headless(tmp_path: Path) -> None:
     shutil.copy(ledger, served)
 
     run_on_file(headless, "end-turn")
-    actions = _on_server(served, "dep_end_turn", tmp_path)
-    assert {a["func"] for a in actions} <= {"setValues", "setFormula", "resizeTable"}
+    actions = run_on_server(xlwings_server, served, "dep_end_turn")
+    assert {a["func"] for a in actions} <= APPLIED_ACTIONS
     apply_actions(served, actions)
     assert _state(served) == _state(headless)
     assert len(_state(headless)["inputs"]) == 8  # two turns of four divisions

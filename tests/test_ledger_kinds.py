@@ -35,6 +35,7 @@ from battle_ledger.sheets.operations import (
     run_report,
 )
 from battle_ledger.xlfuncs.macros import macro_name
+from tests.served import Served
 from tests.strategies import (
     PLAYBOOKS,
     Pick,
@@ -46,7 +47,7 @@ from tests.strategies import (
     variant_ledger,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
-from tests.xlwings_json import apply_actions, run_on_server
+from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, run_on_server
 
 load_operations()
 ALL = sorted(KINDS)
@@ -390,8 +391,11 @@ def _operation_cases() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("name", "operation"), _operation_cases())
 def test_xlwings_server_replay_equals_the_headless_run(
-    name: str, operation: str, tmp_path: Path
+    name: str, operation: str, tmp_path: Path, xlwings_server: Served
 ) -> None:
+    """Every button of every kind, pressed on the real xlwings Server over HTTP: its
+    actions, applied as Office.js applies them (protection included), leave the
+    workbook as the headless run does."""
     kind = _kind(name)
     if operation in PLAYBOOKS[name].variants:
         path = variant_ledger(name, operation, tmp_path / "ledger.xlsx")
@@ -415,8 +419,9 @@ def test_xlwings_server_replay_equals_the_headless_run(
     shutil.copy(path, served)
     run_on_file(headless, operation, **options)
     args = [options.get(o) for o in op.options]
-    actions = run_on_server(served, macro_name(kind.macro_prefix, operation), tmp_path, args)
-    assert {a["func"] for a in actions} <= {"setValues", "setFormula", "resizeTable"}
+    macro = macro_name(kind.macro_prefix, operation)
+    actions = run_on_server(xlwings_server, served, macro, args)
+    assert {a["func"] for a in actions} <= APPLIED_ACTIONS
     apply_actions(served, actions)
     assert _state(served, kind) == _state(headless, kind)
 

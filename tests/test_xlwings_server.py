@@ -28,6 +28,7 @@ import pytest
 
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
+from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from tests.toybook import make_toy, register_toy_operations
 from tests.xlwings_json import apply_actions, book_json
 from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS, book_reads
@@ -158,8 +159,15 @@ def test_the_actions_an_operation_emits(server: dict[str, Any]) -> None:
     runs = server["runs"]
     assert all(run["same_book"] for run in runs.values())
     lose = runs["toy_lose_stands"]["actions"]
-    # One write for the Lost cell, one block for the Log row, one for CurrentTurn.
-    assert [a["func"] for a in lose] == ["setValues", "setValues", "setValues"]
+    # The written sheets' protection lifted (the task pane's callback), one write for the
+    # Lost cell, one block for the Log row, one for CurrentTurn, the protection back.
+    assert [a["func"] for a in lose] == ["runMacro", *["setValues"] * 3, "runMacro"]
+    written = ["Army", "Log", "Setup"]
+    assert [lose[0]["args"], lose[-1]["args"]] == [
+        [LIFT_PROTECTION, written],
+        [RESTORE_PROTECTION, written],
+    ]
+    lose = lose[1:-1]
     lost = next(a for a in lose if a["sheet_position"] == 0)
     assert (lost["start_row"], lost["start_column"], lost["values"]) == (3, 4, [[3]])
     turn = next(a for a in lose if a["sheet_position"] == 1)
@@ -169,7 +177,8 @@ def test_the_actions_an_operation_emits(server: dict[str, Any]) -> None:
     assert log["values"][0][1:4] == ["'lose-stands", 1, "'1st Line lost 2"]
     muster = runs["toy_muster"]["actions"]
     # The table grows by one row (the blank row takes the first unit), then one block of values.
-    assert muster[0]["func"] == "resizeTable" and muster[0]["args"] == [0, "$B$3:$G$7"]
+    assert muster[0]["func"] == "runMacro" and muster[-1]["func"] == "runMacro"
+    assert muster[1]["func"] == "resizeTable" and muster[1]["args"] == [0, "$B$3:$G$7"]
     block = next(a for a in muster if a["func"] == "setValues" and a["sheet_position"] == 0)
     assert block["values"] == [["'Hussars", "'Infantry", 4, 0], ["'=1+1", "'Infantry", 4, 0]]
 

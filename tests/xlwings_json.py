@@ -9,21 +9,35 @@ addresses, and empty pictures/shapes/charts.
 
 ``apply_actions(path, actions)`` does to a workbook file what the client
 does in Excel with the actions a script returns (``setValues``, ``setFormula``,
-``resizeTable``); any other action fails the test, so a new kind of action
-cannot slip by unnoticed.
+``resizeTable``, and the task pane's protection callbacks through ``runMacro``),
+refusing as Office.js does a write into a protected sheet's locked cells; any
+other action fails the test, so a new kind of action cannot slip by unnoticed.
+``run_on_server`` presses a button on the real server (``tests/served.py``).
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openpyxl
 from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.workbook.workbook import Workbook
 
-__all__ = ["apply_actions", "book_json", "run_on_server"]
+if TYPE_CHECKING:
+    from tests.served import Served
+
+__all__ = ["APPLIED_ACTIONS", "ProtectedSheetError", "apply_actions", "book_json", "run_on_server"]
+
+
+#: The actions ``apply_actions`` knows how to apply: all a button may emit.
+APPLIED_ACTIONS = frozenset({"setValues", "setFormula", "resizeTable", "runMacro"})
+
+
+class ProtectedSheetError(AssertionError):
+    """Excel (Office.js) refused an action: the sheet is protected."""
 
 
 def _cell_json(value: Any) -> Any:
@@ -126,16 +140,49 @@ def _excel_text(value: Any) -> Any:
     return value
 
 
+def _refuse_if_protected(ws: Any, cell: Any, func: str) -> None:
+    """What Office.js does with a write into a locked cell of a protected sheet."""
+    if ws.protection.sheet and (cell.protection is None or cell.protection.locked):
+        raise ProtectedSheetError(
+            f"{func} into locked cell {ws.title}!{cell.coordinate} of a protected sheet"
+        )
+
+
 def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
-    """Do to the file what the xlwings client does in Excel with ``actions``."""
+    """Do to the file what the xlwings client does in Excel with ``actions``.
+
+    As Office.js: a write into a locked cell of a protected sheet, or a table resized
+    on one, fails (``ProtectedSheetError``); the task pane's protection callbacks
+    (``runMacro`` of ``LIFT_PROTECTION`` / ``RESTORE_PROTECTION``, as
+    ``xlfuncs/taskpane.js`` does them) unprotect the sheets named and protect again
+    those that were, as they were.
+    """
+    from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
+
     wb = openpyxl.load_workbook(path)
+    lifted: dict[str, Any] = {}
     for action in actions:
-        ws = wb.worksheets[action["sheet_position"]]
         func = action["func"]
+        if func == "runMacro":
+            callback, sheets = action["args"]
+            if callback == LIFT_PROTECTION:
+                for name in sheets:
+                    if wb[name].protection.sheet:
+                        lifted[name] = copy.copy(wb[name].protection)
+                        wb[name].protection.sheet = False
+            elif callback == RESTORE_PROTECTION:
+                for name in sheets:
+                    if name in lifted:
+                        wb[name].protection = lifted.pop(name)
+            else:
+                raise AssertionError(f"a callback the task pane does not register: {callback}")
+            continue
+        ws = wb.worksheets[action["sheet_position"]]
         if func in ("setValues", "setFormula"):
             for i, row in enumerate(action["values"]):
                 for j, value in enumerate(row):
                     cell = ws.cell(action["start_row"] + 1 + i, action["start_column"] + 1 + j)
+                    _refuse_if_protected(ws, cell, func)
                     if func == "setFormula":
                         cell.value = value
                     else:
@@ -143,55 +190,24 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
                         if isinstance(cell.value, str):
                             cell.data_type = "s"
         elif func == "resizeTable":
+            if ws.protection.sheet:
+                raise ProtectedSheetError(f"resizeTable on protected sheet {ws.title}")
             table_index, address = action["args"]
             table = list(ws.tables.values())[table_index]
             table.ref = address.replace("$", "")
         else:
             raise AssertionError(f"an action the test does not know how to apply: {func}")
+    assert not lifted, f"sheets left unprotected: {sorted(lifted)}"
     wb.save(path)
 
 
-_RUN_MACRO = """
-import asyncio, json, sys
-import xlwings as xw
-from xlwings import server
-import battle_ledger.xlfuncs.macros as macros
-
-payload = json.loads(open(sys.argv[1], encoding="utf-8").read())
-args = json.loads(sys.argv[4])
-book = xw.Book(json=payload)
-asyncio.run(
-    server.custom_scripts_call(macros, sys.argv[3], typehint_to_value={xw.Book: book}, args=args)
-)
-with open(sys.argv[2], "w", encoding="utf-8") as out:
-    json.dump(book.json()["actions"], out, default=repr)
-"""
-
-
 def run_on_server(
-    path: Path, macro: str, work: Path, args: list[Any] | None = None
+    served: Served, path: Path, macro: str, args: list[Any] | None = None
 ) -> list[dict[str, Any]]:
-    """The actions macro ``macro`` of ``battle_ledger.xlfuncs.macros`` emits for the
-    workbook ``path``, run with xlwings' own ``custom_scripts_call`` on the payload
-    the add-in sends (``xw.Book(json=...)``), in a fresh interpreter under
-    ``XLWINGS_ON_SERVER=true``; ``args``: the button's positional arguments."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    payload = work / f"{macro}-payload.json"
-    payload.write_text(json.dumps(book_json(path)), encoding="utf-8")
-    out = work / f"{macro}-actions.json"
-    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_MACRO, str(payload), str(out), macro, json.dumps(args or [])],
-        cwd=Path(__file__).resolve().parent.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    actions: list[dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    """The actions button ``macro`` answers for the workbook at ``path``, pressed on the
+    real xlwings Server ``served`` (``tests/served.py``) with the payload the add-in
+    sends; ``args``: the button's positional arguments (the task pane's form)."""
+    answer = served.press(path, macro, args)
+    assert answer.status == 200, f"{macro}: HTTP {answer.status}: {answer.text}"
+    actions: list[dict[str, Any]] = answer.json()["actions"]
     return actions

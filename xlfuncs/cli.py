@@ -87,7 +87,11 @@ def _register_commands() -> None:
     # ``import xlfuncs.cli`` gives the whole command set.
     import importlib
 
-    for name in ("battle_ledger.xlfuncs._cli_rules", "battle_ledger.xlfuncs._cli_books"):
+    for name in (
+        "battle_ledger.xlfuncs._cli_rules",
+        "battle_ledger.xlfuncs._cli_books",
+        "battle_ledger.xlfuncs._cli_serve",
+    ):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:  # a module not written yet

@@ -1,0 +1,296 @@
+"""``battle-ledger serve``: the real xlwings Server over real HTTP, as Excel's add-in uses it.
+
+The server runs as a user starts it (``tests/served.py``: ``battle-ledger serve
+--noncommercial`` on a free loopback port); every request here is what the add-in
+sends: the functions' metadata, a function call, the task pane, a button with the
+workbook's payload. Every button of every ledger kind is pressed over HTTP in
+``tests/test_ledger_kinds.py`` (actions applied as Office.js applies them, protection
+included, against the headless run).
+"""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import operations_for, run_on_file, run_report
+from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
+from battle_ledger.xlfuncs import serve as served_module
+from battle_ledger.xlfuncs._registry import UDFS, function_help
+from battle_ledger.xlfuncs.cli import cli
+from battle_ledger.xlfuncs.macros import macro_name
+from tests.dep_ledgers import make_ledger
+from tests.served import Served
+from tests.xlwings_json import apply_actions, run_on_server
+
+# -- the functions ------------------------------------------------------------------------
+
+
+def test_the_functions_metadata_lists_every_function_with_its_argument_help(
+    xlwings_server: Served,
+) -> None:
+    from battle_ledger import xlfuncs
+
+    udfs = xlfuncs.load_udfs()
+    answer = xlwings_server.request("/xlwings/custom-functions-meta")
+    assert answer.status == 200
+    listed = {f["name"]: f for f in answer.json()["functions"]}
+    assert set(listed) == set(udfs)
+    problems = []
+    for name, fn in udfs.items():
+        summary, arguments = function_help(fn)
+        entry = listed[name]
+        if entry["description"] != summary:
+            problems.append(f"{name}: {entry['description']!r}")
+        for param in entry["parameters"]:
+            if param.get("description") != arguments.get(param["name"]):
+                problems.append(f"{name}({param['name']}): {param.get('description')!r}")
+            if not param.get("description"):
+                problems.append(f"{name}({param['name']}): no help")
+    assert problems == []
+
+
+def _as_range(value: Any) -> Any:
+    """What Excel receives for a function's answer: a scalar as a 1x1 range."""
+    return value if isinstance(value, list) else [[value]]
+
+
+def test_a_function_call_answers_what_the_function_answers(xlwings_server: Served) -> None:
+    for name, cells in [("AOG_CASUALTY_PCT", [30, 200]), ("AOG_MARKS", [40])]:
+        answer = xlwings_server.call_function(name, *cells)
+        assert answer.status == 200, answer.text
+        assert answer.json()["result"] == _as_range(UDFS[name](*cells))
+    # A range in, a range out: a column of losses against one army's size.
+    column = [[30.0], [50.0], [120.0]]
+    answer = xlwings_server.call_function("AOG_CASUALTY_PCT", column, 400)
+    assert answer.status == 200, answer.text
+    expected = UDFS["AOG_CASUALTY_PCT"](column, 400)
+    assert answer.json()["result"] == expected and len(expected) == 3
+
+
+def test_a_bad_function_call_answers_400_with_our_message(xlwings_server: Served) -> None:
+    with pytest.raises(BattleLedgerError) as raised:
+        UDFS["ETG_CRT"]("Dragons", "Infantry", "B", "C")
+    answer = xlwings_server.call_function("ETG_CRT", "Dragons", "Infantry", "B", "C")
+    # xlwings Server answers our errors (XlwingsError) with 400 and the message as text.
+    assert (answer.status, answer.text) == (400, str(raised.value))
+    assert "Dragons" in answer.text
+
+
+# -- the buttons --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    path = make_ledger(tmp_path / "battle.xlsx", battle="Quatre Bras", date="1815-06-16")
+    run_on_file(path, "record", division="5th Division", orders="Y", stands_lost="2")
+    return path
+
+
+def _alerts(actions: list[dict[str, Any]]) -> list[list[Any]]:
+    return [a["args"] for a in actions if a["func"] == "alert"]
+
+
+def test_report_and_check_answer_in_a_message_box(xlwings_server: Served, ledger: Path) -> None:
+    expected = run_report(HeadlessBook(ledger, writable=False)).summary
+    report = run_on_server(xlwings_server, ledger, "report")
+    assert [args[:2] for args in _alerts(report)] == [[expected, "Battle Ledger: report"]]
+    check = run_on_server(xlwings_server, ledger, "check")
+    assert [args[:2] for args in _alerts(check)] == [["No problems found.", "Battle Ledger: check"]]
+    # Nothing else: reading the ledger writes nothing.
+    assert {a["func"] for a in report + check} == {"alert"}
+
+
+def test_a_button_on_a_bad_ledger_answers_400_with_our_message(
+    xlwings_server: Served, ledger: Path, tmp_path: Path
+) -> None:
+    wb = openpyxl.load_workbook(ledger)
+    ws = next(w for w in wb.worksheets if "tbl_Turns" in w.tables)
+    table = ws.tables["tbl_Turns"]
+    top = openpyxl.utils.range_boundaries(table.ref)[1]
+    header = [c.value for c in ws[top]]
+    ws.cell(top + 1, header.index("Charges") + 1).value = "two"
+    wb.save(ledger)
+    headless = tmp_path / "headless.xlsx"
+    shutil.copy(ledger, headless)
+    with pytest.raises(BattleLedgerError) as raised:
+        run_on_file(headless, "end-turn")
+    answer = xlwings_server.press(ledger, "dep_end_turn")
+    # The same message as the command line's, naming the workbook as Excel names it.
+    expected = str(raised.value).replace(str(headless), ledger.name)
+    assert (answer.status, answer.text) == (400, expected)
+
+
+def test_a_button_lifts_only_the_protection_of_the_sheets_it_writes(
+    xlwings_server: Served, ledger: Path
+) -> None:
+    actions = run_on_server(xlwings_server, ledger, "dep_end_turn")
+    first, last = actions[0], actions[-1]
+    assert (first["func"], first["args"][0]) == ("runMacro", LIFT_PROTECTION)
+    assert (last["func"], last["args"][0]) == ("runMacro", RESTORE_PROTECTION)
+    assert first["args"][1] == last["args"][1]
+    written = {openpyxl.load_workbook(ledger).sheetnames[a["sheet_position"]]
+               for a in actions if a["func"] != "runMacro"}  # fmt: skip
+    assert set(first["args"][1]) == written
+    before = {ws.title: ws.protection.sheet for ws in openpyxl.load_workbook(ledger).worksheets}
+    assert any(before[name] for name in written)  # the Turns sheet at least
+    apply_actions(ledger, actions)
+    after = {ws.title: ws.protection.sheet for ws in openpyxl.load_workbook(ledger).worksheets}
+    assert after == before  # protected again, as they were
+
+
+# -- the task pane ------------------------------------------------------------------------
+
+
+class _Controls(html.parser.HTMLParser):
+    """The task pane's buttons and each operation form's fields, in document order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buttons: list[str] = []
+        self.kinds: list[str] = []
+        self.fields: dict[str, list[str]] = {}
+        self._form: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if "xw-click" in found:
+            self.buttons.append(str(found["xw-click"]))
+            assert json.loads(str(found.get("xw-args"))) == []
+        if tag == "section" and "data-kind" in found:
+            self.kinds.append(str(found["data-kind"]))
+        if tag == "form" and "data-operation" in found:
+            self._form = str(found["data-operation"])
+            self.fields[self._form] = []
+        if "data-option" in found and self._form is not None:
+            self.fields[self._form].append(str(found["name"]))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+
+
+def test_the_task_pane_has_every_kinds_buttons_and_their_options(xlwings_server: Served) -> None:
+    answer = xlwings_server.request("/taskpane")
+    assert answer.status == 200
+    controls = _Controls()
+    controls.feed(answer.text)
+    scripts = {m["function_name"] for m in
+               xlwings_server.request("/xlwings/custom-scripts-meta").json()}  # fmt: skip
+    assert sorted(controls.kinds) == sorted(KINDS)
+    expected_buttons = {"report", "check"}
+    for kind in KINDS.values():
+        for op in operations_for(kind.name):
+            macro = macro_name(kind.macro_prefix, op.name)
+            expected_buttons.add(macro)
+            # The form's fields are the button's arguments, in the macro's order.
+            assert controls.fields.get(macro, []) == list(op.options), macro
+    assert set(controls.buttons) == expected_buttons
+    assert expected_buttons <= scripts
+    script = xlwings_server.request("/static/js/battle-ledger.js")
+    assert script.status == 200
+    for callback in (LIFT_PROTECTION, RESTORE_PROTECTION):
+        assert f"async function {callback}(" in script.text
+
+
+def test_the_task_pane_script_in_node(tmp_path: Path) -> None:
+    """``taskpane.js``'s own logic, in Node.js with a stand-in for Office.js: the
+    protection callbacks lift and restore exactly what was protected; the form's fields
+    become the button's arguments; the kind is read off ``_meta``'s rows."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    folder = tmp_path / "js"
+    (folder / "custom-scripts").mkdir(parents=True)
+    (folder / "custom-scripts" / "index.js").write_text(
+        "globalThis.callbacks = {};\n"
+        "export function registerCallback(f) { globalThis.callbacks[f.name] = f; }\n"
+    )
+    script = served_module.taskpane_script()
+    (folder / "battle-ledger.mjs").write_text(script, encoding="utf-8")
+    (folder / "custom-scripts" / "package.json").write_text('{"type": "module"}')
+    (folder / "run.mjs").write_text(
+        """
+import assert from "node:assert/strict";
+import { formArgs, kindOf } from "./battle-ledger.mjs";
+const sheet = (isProtected) => ({
+  protection: {
+    protected: isProtected, options: { allowFormatColumns: true },
+    load() {}, unprotect() { this.protected = false; },
+    protect(options) { this.protected = true; this.options = options; },
+  },
+});
+const sheets = { Turns: sheet(true), Log: sheet(false) };
+const context = { workbook: { worksheets: { getItem: (n) => sheets[n] } }, sync: async () => {} };
+const lift = globalThis.callbacks["LIFT"], restore = globalThis.callbacks["RESTORE"];
+await lift(context, ["Turns", "Log"]);
+assert.equal(sheets.Turns.protection.protected, false);
+await restore(context, ["Turns", "Log"]);
+assert.equal(sheets.Turns.protection.protected, true);
+assert.deepEqual(sheets.Turns.protection.options, { allowFormatColumns: true });
+assert.equal(sheets.Log.protection.protected, false);
+assert.deepEqual(formArgs([{ value: " 5th Division " }, { value: "" }, { value: "Y" }]),
+                 ["5th Division", "", "Y"]);
+assert.equal(kindOf([["kind", "dep-ledger"], ["ruleset", "etg"]]), "dep-ledger");
+assert.equal(kindOf([["ruleset", "etg"]]), "");
+console.log("ok");
+""".replace("LIFT", LIFT_PROTECTION).replace("RESTORE", RESTORE_PROTECTION),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [node, str(folder / "run.mjs")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+def test_serve_without_a_license_key_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XLWINGS_LICENSE_KEY", raising=False)
+    result = CliRunner().invoke(cli, ["serve"])
+    assert result.exit_code == 2
+    assert "XLWINGS_LICENSE_KEY" in result.output and "--noncommercial" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--write-only"], "--write-only needs --project"),
+        (["--certfile", "{cert}"], "--certfile and --keyfile go together"),
+    ],
+)
+def test_serve_refuses_options_that_do_not_go_together(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    cert = tmp_path / "cert.pem"
+    cert.write_text("not used")
+    result = CliRunner().invoke(cli, ["serve", *[a.format(cert=cert) for a in args]])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_write_only_lays_out_a_project_xlwings_server_runs(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    result = CliRunner().invoke(
+        cli, ["serve", "--write-only", "--project", str(project), "--namespace", "LEDGER"]
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("custom_functions/__init__.py", "custom_scripts/__init__.py"):
+        assert "from battle_ledger.xlfuncs import *" in (project / name).read_text()
+    settings = (project / "pyproject.toml").read_text()
+    assert 'functions_namespace = "LEDGER"' in settings
+    assert "enable_socketio = false" in settings
+    assert (project / "templates" / "taskpane.html").read_text().startswith("{% extends")

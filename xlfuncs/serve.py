@@ -1,0 +1,250 @@
+"""``battle-ledger serve``: xlwings Server with every Battle Ledger function and button.
+
+xlwings Server (the ``xlwings-server`` package, ``battle-ledger[server]``) serves
+the functions of a project folder's ``custom_functions`` and the buttons of its
+``custom_scripts``. ``write_project`` lays out such a folder: both modules take
+everything ``battle_ledger.xlfuncs`` exports, the task pane has one panel per
+ledger kind (its buttons, and a form per operation that takes options), and
+``pyproject.toml`` holds the server's settings (Socket.IO off: every call is
+stateless). ``run`` writes one and runs the server on it.
+
+Nothing here is needed by the rest of Battle Ledger: the command line and the
+core never import xlwings Server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from battle_ledger.sheets.errors import CommandError
+from battle_ledger.sheets.ledger import KINDS, LedgerKind
+from battle_ledger.sheets.operations import Operation, Option, load_operations, operations_for
+
+__all__ = [
+    "FUNCTIONS_NAMESPACE",
+    "LICENSE_HELP",
+    "ServeSettings",
+    "run",
+    "taskpane_html",
+    "taskpane_script",
+    "write_project",
+]
+
+#: What Excel puts before every function's name: ``=BL.ETG_CRT(...)``.
+FUNCTIONS_NAMESPACE = "BL"
+
+LICENSE_HELP = (
+    "xlwings Server needs a license key: set XLWINGS_LICENSE_KEY (a paid key for "
+    "commercial use), or pass --noncommercial for the free PolyForm Noncommercial "
+    "license (hobby games, clubs, tests)"
+)
+
+# The macros report and check work on a ledger of any kind.
+_ANY_KIND = ("report", "check")
+
+_STARS = '''"""Battle Ledger's {what} for xlwings Server (written by battle-ledger serve)."""
+
+from battle_ledger.xlfuncs import *  # noqa: F403
+'''
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """Where and how ``serve`` runs xlwings Server."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    namespace: str = FUNCTIONS_NAMESPACE
+    certfile: Path | None = None
+    keyfile: Path | None = None
+
+
+def _option_field(op: Operation, option: Option, macro: str) -> str:
+    """One labelled input of an operation's form, in the order of the macro's arguments."""
+    field = f"{macro}-{option.name}"
+    label = option.name.replace("_", " ").capitalize() + (" *" if option.required else "")
+    attrs = f'id="{field}" name="{option.name}" data-option class="form-control form-control-sm"'
+    if option.required:
+        attrs += " required"
+    if option.choices or option.type is bool:
+        words = option.choices or ("Y", "N")
+        default = "" if option.required else '<option value="">(not given)</option>'
+        listed = "".join(f'<option value="{html.escape(w)}">{html.escape(w)}</option>'
+                         for w in words)  # fmt: skip
+        select = attrs.replace("form-control", "form-select")
+        control = f"<select {select}>{default}{listed}</select>"
+    else:
+        kind = "number" if option.type in (int, float) else "text"
+        bounds = "".join(
+            f' {name}="{value}"'
+            for name, value in (("min", option.low), ("max", option.high))
+            if value is not None
+        )
+        step = ' step="1"' if option.type is int else ""
+        control = f'<input type="{kind}"{bounds}{step} {attrs}>'
+    hint = html.escape(option.help or option.metavar)
+    return (
+        f'<div class="mb-2"><label class="form-label small mb-0" for="{field}">'
+        f"{html.escape(label)}</label>{control}"
+        f'<div class="form-text">{hint}</div></div>'
+    )
+
+
+def _operation_panel(kind: LedgerKind, op: Operation) -> str:
+    from battle_ledger.xlfuncs.macros import macro_name
+
+    macro = macro_name(kind.macro_prefix, op.name)
+    options = list(op.options.values())
+    title = html.escape(op.name.replace("-", " ").capitalize())
+    button = (
+        f'<button type="button" class="btn btn-primary btn-sm" xw-click="{macro}" '
+        f'xw-args="[]">{title}</button>'
+    )
+    summary = f'<p class="small text-body-secondary mb-1">{html.escape(op.summary)}</p>'
+    if not options:
+        return f'<div class="mb-3" data-operation="{macro}">{summary}{button}</div>'
+    fields = "".join(_option_field(op, o, macro) for o in options)
+    return (
+        f'<form class="mb-3 border-bottom pb-2" data-operation="{macro}" novalidate>'
+        f'<h3 class="h6">{title}</h3>{summary}{fields}{button}</form>'
+    )
+
+
+def taskpane_html() -> str:
+    """The task pane: a panel per ledger kind (shown for a workbook of that kind, by
+    ``battle-ledger.js``) with a button per operation and the operation's options as a
+    form, and Report and Check for any ledger."""
+    load_operations()  # the ledger kinds register as their modules load
+    panels = []
+    for kind in KINDS.values():
+        operations = "".join(_operation_panel(kind, op) for op in operations_for(kind.name))
+        panels.append(
+            f'<section class="d-none" data-kind="{html.escape(kind.name)}">'
+            f'<h2 class="h5">{html.escape(kind.title)}</h2>{operations}</section>'
+        )
+    common = "".join(
+        f'<button type="button" class="btn btn-outline-primary btn-sm me-2" xw-click="{name}" '
+        f'xw-args="[]">{name.capitalize()}</button>'
+        for name in _ANY_KIND
+    )
+    choices = "".join(
+        f'<option value="{html.escape(k.name)}">{html.escape(k.title)}</option>'
+        for k in KINDS.values()
+    )
+    return (
+        '{% extends "base.html" %}\n{% block extra_head %}\n'
+        "<script type=\"module\" src=\"{{ url_for('static', path='/js/battle-ledger.js') }}\">"
+        "</script>\n{% endblock extra_head %}\n{% block content %}\n"
+        '<main class="container-fluid py-2">\n'
+        '<h1 class="h4">Battle Ledger</h1>\n'
+        '<p id="bl-kind-note" class="small">Looking at the open workbook...</p>\n'
+        '<div class="mb-3"><label class="form-label small mb-0" for="bl-kind">Ledger kind</label>'
+        f'<select id="bl-kind" class="form-select form-select-sm">'
+        f'<option value="">(not a ledger)</option>{choices}</select></div>\n'
+        f'<div class="mb-3" data-any-kind>{common}</div>\n'
+        + "\n".join(panels)
+        + "\n</main>\n{% endblock content %}\n"
+    )
+
+
+def taskpane_script() -> str:
+    """The task pane's script (``taskpane.js``): the kind's panel, the forms' arguments,
+    the protection callbacks a button's writes run between."""
+    return resources.files("battle_ledger.xlfuncs").joinpath("taskpane.js").read_text("utf-8")
+
+
+def _settings_toml(settings: ServeSettings) -> str:
+    values = {
+        "project_name": "Battle Ledger",
+        "functions_namespace": settings.namespace,
+        # Every call carries the workbook and keeps nothing: no Socket.IO, no Redis.
+        "enable_socketio": False,
+        "enable_examples": False,
+    }
+    lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
+    return "[tool.xlwings_server]\n" + "\n".join(lines) + "\n"
+
+
+def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
+    """Lay out an xlwings Server project in ``folder`` serving Battle Ledger (created
+    if need be; Battle Ledger's own files in it are written anew, others left)."""
+    settings = settings or ServeSettings()
+    files = {
+        "custom_functions/__init__.py": _STARS.format(what="functions"),
+        "custom_scripts/__init__.py": _STARS.format(what="buttons"),
+        "templates/taskpane.html": taskpane_html(),
+        "static/js/battle-ledger.js": taskpane_script(),
+        "pyproject.toml": _settings_toml(settings),
+    }
+    try:
+        for name, text in files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write the server's folder {folder}: {exc.strerror}") from None
+    return folder
+
+
+def _license(noncommercial: bool) -> None:
+    """The license key xlwings Server needs: the user's, or noncommercial when asked."""
+    if os.environ.get("XLWINGS_LICENSE_KEY"):
+        return
+    if not noncommercial:
+        raise CommandError(LICENSE_HELP)
+    os.environ["XLWINGS_LICENSE_KEY"] = "noncommercial"
+
+
+def run(
+    settings: ServeSettings,
+    *,
+    project: Path | None = None,
+    noncommercial: bool = False,
+    write_only: bool = False,
+) -> None:
+    """Write the project folder (``project``, or a temporary one) and run xlwings Server
+    on it until interrupted; ``write_only``: write ``project`` and return."""
+    if (settings.certfile is None) != (settings.keyfile is None):
+        raise CommandError("--certfile and --keyfile go together (https needs both)")
+    if write_only:
+        if project is None:
+            raise CommandError("--write-only needs --project DIR (where to write)")
+        write_project(project, settings)
+        return
+    _license(noncommercial)
+    if "xlwings" in sys.modules:  # imported without the server's decorators: no functions
+        raise RuntimeError("xlwings was imported before the server could set it up")
+    # xlwings takes its server decorators only if this is set before it is imported.
+    os.environ["XLWINGS_ON_SERVER"] = "true"
+    if importlib.util.find_spec("xlwings_server") is None:
+        raise CommandError(
+            "xlwings Server is not installed: python -m pip install 'battle-ledger[server]'"
+        )
+    with contextlib.ExitStack() as stack:
+        if project is None:
+            project = Path(stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="battle-ledger-server-")
+            ))  # fmt: skip
+        write_project(project, settings)
+        # Read by xlwings Server when it is imported (its settings, templates, modules).
+        os.environ["XLWINGS_PROJECT_DIR"] = str(project.resolve())
+        import uvicorn
+
+        uvicorn.run(
+            "xlwings_server.main:main_app",
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            ssl_certfile=None if settings.certfile is None else str(settings.certfile),
+            ssl_keyfile=None if settings.keyfile is None else str(settings.keyfile),
+        )

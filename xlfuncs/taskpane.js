@@ -1,0 +1,112 @@
+// Battle Ledger's task pane (served by battle-ledger serve).
+//
+// Shows the panel of the open workbook's ledger kind (its _meta sheet says which),
+// and keeps each operation button's xw-args equal to its form's fields, in the
+// order of the macro's arguments: xlwings' own xw-click handler reads xw-args when
+// the button is pressed and sends them to the macro. A blank field is sent as ""
+// (the operation's default); the macro reads text as the command line does.
+//
+// It also registers the two callbacks a button's actions run around its writes
+// (sheets/xlbook.py, LIFT_PROTECTION and RESTORE_PROTECTION): Office.js refuses
+// writes into a protected sheet and has no UserInterfaceOnly, so the sheets a
+// button writes are unprotected first and protected again, with the options they
+// had, after its last write. A sheet that was not protected stays unprotected.
+
+import { registerCallback } from "./custom-scripts/index.js";
+
+const lifted = new Map();
+
+export async function battleLedgerUnprotect(context, sheetNames) {
+  const sheets = sheetNames.map((name) => {
+    const sheet = context.workbook.worksheets.getItem(name);
+    sheet.protection.load("protected,options");
+    return [name, sheet];
+  });
+  await context.sync();
+  for (const [name, sheet] of sheets) {
+    if (sheet.protection.protected) {
+      lifted.set(name, sheet.protection.options);
+      sheet.protection.unprotect();
+    }
+  }
+  await context.sync();
+}
+
+export async function battleLedgerProtect(context, sheetNames) {
+  for (const name of sheetNames) {
+    if (lifted.has(name)) {
+      context.workbook.worksheets.getItem(name).protection.protect(lifted.get(name));
+      lifted.delete(name);
+    }
+  }
+  await context.sync();
+}
+
+registerCallback(battleLedgerUnprotect);
+registerCallback(battleLedgerProtect);
+
+export function formArgs(fields) {
+  return Array.from(fields, (field) => String(field.value ?? "").trim());
+}
+
+export function kindOf(metaRows) {
+  const row = (metaRows || []).find((r) => String(r[0]).trim() === "kind");
+  return row ? String(row[1]).trim() : "";
+}
+
+function show(kind) {
+  const note = document.getElementById("bl-kind-note");
+  const select = document.getElementById("bl-kind");
+  let found = false;
+  document.querySelectorAll("section[data-kind]").forEach((section) => {
+    const mine = section.getAttribute("data-kind") === kind;
+    section.classList.toggle("d-none", !mine);
+    found = found || mine;
+  });
+  if (select) select.value = found ? kind : "";
+  if (note) {
+    note.textContent = found
+      ? "The buttons of this workbook's ledger:"
+      : "This workbook is not a Battle Ledger ledger (no _meta sheet names its kind). " +
+        "Pick a kind to see its buttons.";
+  }
+}
+
+function wireForms() {
+  document.querySelectorAll("form[data-operation]").forEach((form) => {
+    const button = form.querySelector("[xw-click]");
+    const update = () =>
+      button.setAttribute("xw-args", JSON.stringify(formArgs(form.querySelectorAll("[data-option]"))));
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    form.addEventListener("submit", (event) => event.preventDefault());
+    update();
+  });
+  const select = document.getElementById("bl-kind");
+  if (select) select.addEventListener("change", () => show(select.value));
+}
+
+async function detectKind() {
+  try {
+    await Office.onReady();
+    await Excel.run(async (context) => {
+      const meta = context.workbook.worksheets.getItemOrNullObject("_meta");
+      await context.sync();
+      if (meta.isNullObject) {
+        show("");
+        return;
+      }
+      const range = meta.getUsedRange().load("values");
+      await context.sync();
+      show(kindOf(range.values));
+    });
+  } catch (error) {
+    console.error("Battle Ledger: could not read the workbook's _meta sheet", error);
+    show("");
+  }
+}
+
+if (typeof document !== "undefined") {
+  wireForms();
+  detectKind();
+}
