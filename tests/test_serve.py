@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -210,6 +211,8 @@ def test_the_task_pane_script_in_node(tmp_path: Path) -> None:
     become the button's arguments; the kind is read off ``_meta``'s rows."""
     node = shutil.which("node")
     if node is None:
+        if os.environ.get("CI", "").strip().casefold() in ("1", "true", "yes"):
+            pytest.fail("Node.js is not installed (CI=true: the machine has it)")
         pytest.skip("Node.js is not installed")
     folder = tmp_path / "js"
     (folder / "custom-scripts").mkdir(parents=True)
@@ -294,3 +297,16 @@ def test_write_only_lays_out_a_project_xlwings_server_runs(tmp_path: Path) -> No
     assert 'functions_namespace = "LEDGER"' in settings
     assert "enable_socketio = false" in settings
     assert (project / "templates" / "taskpane.html").read_text().startswith("{% extends")
+
+
+def test_the_manifest_opens_the_task_pane_and_nothing_else(xlwings_server: Served) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    answer = xlwings_server.request("/manifest")
+    assert answer.status == 200
+    ElementTree.fromstring(answer.body)  # still well-formed
+    for gone in ("hello-ribbon", "Hello World", "MyGroup"):
+        assert gone not in answer.text
+    for shown in ('DisplayName DefaultValue="Battle Ledger"', 'DefaultValue="BL"',
+                  'id="MyTaskpaneButton.Label" DefaultValue="Battle Ledger"'):  # fmt: skip
+        assert shown in answer.text

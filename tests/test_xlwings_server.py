@@ -15,6 +15,7 @@ and compared with the same operations run headless.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -275,3 +276,46 @@ def test_a_star_import_gives_xlwings_every_function_and_button(server: dict[str,
     assert server["star"]["functions"] == sorted(f.__name__ for f in udfs.values())
     xlfuncs.MACROS  # noqa: B018 - loads the buttons
     assert set(server["star"]["scripts"]) >= set(MACROS) and MACROS
+
+
+def test_import_functions_in_desktop_excel_writes_only_names_that_exist(tmp_path: Path) -> None:
+    """xlwings' own wrapper generator (what the ribbon's Import Functions runs), on a stand-in
+    for Windows (``tests/desktop_probe.py``): a VBA Function per Excel function with its
+    arguments, a Sub without arguments per desktop button (each kind's close of a period,
+    report, check), and every name the VBA calls is there for xlwings to call."""
+    import re
+
+    from battle_ledger import xlfuncs
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import operations_for
+    from battle_ledger.xlfuncs.macros import macro_name
+
+    out = tmp_path / "desktop.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.desktop_probe", str(out)],
+        cwd=_REPO,
+        env={k: v for k, v in os.environ.items() if k != "XLWINGS_ON_SERVER"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["found"] and all(seen["found"].values()), seen["found"]
+    written = re.findall(r"^(Sub|Function) (\w+)\((.*)\)", seen["vba"], re.M)
+    functions = {name: args for kind, name, args in written if kind == "Function"}
+    subs = {name: args for kind, name, args in written if kind == "Sub"}
+    udfs = xlfuncs.load_udfs()
+    assert set(functions) == set(udfs)
+    for name, args in functions.items():
+        params = [a.removeprefix("Optional ") for a in args.split(", ") if a]
+        assert params == list(inspect.signature(udfs[name]).parameters), name
+    buttons = {
+        macro_name(k.macro_prefix, op.name)
+        for k in KINDS.values()
+        for op in operations_for(k.name)
+        if op.name == k.close and not any(o.required for o in op.options.values())
+    }
+    assert "dep_end_turn" in buttons and "dep_record" not in buttons
+    assert subs == dict.fromkeys(buttons | {"report", "check"}, "")
+    assert set(seen["found"]) == set(functions) | set(subs)

@@ -153,13 +153,40 @@ def columns_described(name: str) -> str | None:
     return ", ".join(labels(3)) + ", ..." if callable(labels) else ", ".join(labels)
 
 
-def macro(f: F) -> F:
-    """Register ``f`` as an Excel macro (an xlwings script run from a button)."""
+def macro(f: F | None = None, *, on_desktop: bool = True) -> Any:
+    """Register ``f`` as an Excel macro (an xlwings script run from a button).
+
+    On xlwings Server it takes the book and its options as arguments (the task pane's
+    form). In desktop Excel, xlwings' Import Functions writes a VBA ``Sub`` of each
+    macro, and a button, the Quick Access Toolbar or Alt+F8 runs only a ``Sub`` without
+    arguments: there the macro takes none and runs on the calling book with its
+    options' defaults. ``on_desktop=False``: a macro that cannot run without an option
+    (``record`` needs its division) is not offered to desktop Excel, where the umpire
+    types into the sheet instead.
+    """
+    if f is None:
+        return lambda g: macro(g, on_desktop=on_desktop)
     if not f.__doc__:
         raise TypeError(f"macro {f.__name__} needs a docstring")
     MACROS[f.__name__] = f
     xw = _xlwings()
-    return f if xw is None else cast(F, xw.script(_told_to_excel(f, xw)))
+    if xw is None:
+        return f
+    if _on_server():
+        return cast(F, xw.script(_told_to_excel(f, xw)))
+    return cast(F, xw.script(_without_arguments(f, xw))) if on_desktop else f
+
+
+def _without_arguments(f: F, xw: Any) -> F:
+    """``f`` as desktop Excel's button runs it: no arguments (the calling book)."""
+    told = _told_to_excel(f, xw)
+
+    def run() -> None:
+        told()
+
+    run.__name__ = run.__qualname__ = f.__name__
+    run.__module__, run.__doc__ = f.__module__, f.__doc__
+    return cast(F, run)
 
 
 def _told_to_excel(f: F, xw: Any) -> F:
@@ -177,9 +204,14 @@ def _told_to_excel(f: F, xw: Any) -> F:
     return cast(F, run)
 
 
+def _on_server() -> bool:
+    """Whether xlwings takes its server decorators (xlwings' own test)."""
+    return os.environ.get("XLWINGS_ON_SERVER") == "true"
+
+
 def _xlwings() -> Any:
     """xlwings where its decorators register functions (xlwings' own test), else None."""
-    if os.environ.get("XLWINGS_ON_SERVER") == "true" or sys.platform.startswith("win"):
+    if _on_server() or sys.platform.startswith("win"):
         import xlwings
 
         return xlwings

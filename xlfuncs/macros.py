@@ -4,10 +4,12 @@ Each operation of each kind (``sheets.ledger.KINDS``) becomes one macro named
 ``<prefix>_<operation>`` (``dep_end_turn``, ``dep_record``): no two kinds
 share a name, and the parameters are the operation's options, positional
 after the book, as xlwings Server requires. ``report`` and ``check`` work on
-a ledger of any kind. Desktop Excel runs them with
-``RunPython "import battle_ledger.xlfuncs.macros as m; m.dep_end_turn()"``
-(the book is ``xw.Book.caller()``); xlwings Server calls them with the book it
-hands over. Each runs the same operation ``battle-ledger run`` runs:
+a ledger of any kind. xlwings Server calls them with the book it hands over
+(the task pane's forms give the options). In desktop Excel, xlwings' Import
+Functions writes a VBA ``Sub`` without arguments for ``report``, ``check`` and
+each kind's close of a period (``dep_end_turn``): run from Alt+F8, a button or the
+Quick Access Toolbar on the calling book (``xw.Book.caller()``), with the options'
+defaults (``_registry.macro``). Each runs the same operation ``battle-ledger run`` runs:
 everything is checked first and written at once, or nothing is written.
 """
 
@@ -30,7 +32,7 @@ from battle_ledger.sheets.operations import (
 )
 from battle_ledger.xlfuncs._registry import macro
 
-__all__ = ["check", "macro_name", "report"]
+__all__ = ["check", "macro_name", "options_of", "report"]
 
 
 def _book(book: xw.Book | None) -> Any:
@@ -96,7 +98,7 @@ def macro_name(kind_prefix: str, operation: str) -> str:
 
 def _macro_of(op: Operation) -> Callable[..., OperationResult]:
     """A macro running ``op`` on the book, its options as positional parameters."""
-    options = list(op.options.values())
+    options = options_of(op)
 
     params = [
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
@@ -123,12 +125,20 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
     return run
 
 
+def options_of(op: Operation) -> list[Any]:
+    """The operation's options, in the order of its macro's arguments."""
+    return list(op.options.values())
+
+
 def _generate() -> None:
     load_operations()
     for kind in KINDS.values():
         for op in operations_for(kind.name):
             fn = _macro_of(op)
-            globals()[fn.__name__] = macro(fn)
+            # Desktop Excel's buttons run without options: the close of the period (its
+            # options have defaults); the umpire types a period's inputs into the sheet.
+            desktop = op.name == kind.close and not any(o.required for o in options_of(op))
+            globals()[fn.__name__] = macro(fn, on_desktop=desktop)
             __all__.append(fn.__name__)
 
 

@@ -19,6 +19,7 @@ import html
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -69,10 +70,17 @@ class ServeSettings:
     keyfile: Path | None = None
 
 
+def _label(option: Option) -> str:
+    """An option's name as a label, its abbreviations as its help writes them (CCP)."""
+    shouted = set(re.findall(r"\b[A-Z]{2,}\b", option.help))
+    words = [w.upper() if w.upper() in shouted else w for w in option.name.split("_")]
+    return " ".join(words)[:1].upper() + " ".join(words)[1:]
+
+
 def _option_field(op: Operation, option: Option, macro: str) -> str:
     """One labelled input of an operation's form, in the order of the macro's arguments."""
     field = f"{macro}-{option.name}"
-    label = option.name.replace("_", " ").capitalize() + (" *" if option.required else "")
+    label = _label(option) + (" *" if option.required else "")
     attrs = f'id="{field}" name="{option.name}" data-option class="form-control form-control-sm"'
     if option.required:
         attrs += " required"
@@ -101,22 +109,26 @@ def _option_field(op: Operation, option: Option, macro: str) -> str:
 
 
 def _operation_panel(kind: LedgerKind, op: Operation) -> str:
-    from battle_ledger.xlfuncs.macros import macro_name
+    from battle_ledger.xlfuncs.macros import macro_name, options_of
 
     macro = macro_name(kind.macro_prefix, op.name)
-    options = list(op.options.values())
+    options = options_of(op)
     title = html.escape(op.name.replace("-", " ").capitalize())
     button = (
         f'<button type="button" class="btn btn-primary btn-sm" xw-click="{macro}" '
         f'xw-args="[]">{title}</button>'
     )
-    summary = f'<p class="small text-body-secondary mb-1">{html.escape(op.summary)}</p>'
+    first_paragraph = " ".join(op.doc.split("\n\n")[0].split())
+    summary = f'<p class="small text-body-secondary mb-1">{html.escape(first_paragraph)}</p>'
     if not options:
         return f'<div class="mb-3" data-operation="{macro}">{summary}{button}</div>'
     fields = "".join(_option_field(op, o, macro) for o in options)
+    # Folded, but for the close of a period (the button pressed every turn).
+    unfolded = " open" if op.name == kind.close else ""
     return (
-        f'<form class="mb-3 border-bottom pb-2" data-operation="{macro}" novalidate>'
-        f'<h3 class="h6">{title}</h3>{summary}{fields}{button}</form>'
+        f'<details class="mb-2 border-bottom pb-1"{unfolded}><summary class="h6">{title}'
+        f'</summary><form data-operation="{macro}" novalidate>{summary}{fields}{button}'
+        "</form></details>"
     )
 
 
@@ -163,6 +175,41 @@ def taskpane_script() -> str:
     return resources.files("battle_ledger.xlfuncs").joinpath("taskpane.js").read_text("utf-8")
 
 
+def _manifest() -> str | None:
+    """xlwings Server's add-in manifest without its sample "Hello World" ribbon button,
+    the task pane button named for Battle Ledger; None (the server's own manifest is
+    served) where xlwings Server is missing or its template is not as expected."""
+    spec = importlib.util.find_spec("xlwings_server")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = (Path(spec.origin).parent / "templates" / "manifest.xml").read_text("utf-8")
+    except OSError:
+        return None
+    start = text.find("<!-- Ribbon button that calls a function -->")
+    end = text.find("</Control>", start)
+    if start < 0 or end < 0 or "hello-ribbon" not in text[start:end]:
+        return None
+    text = text[:start] + text[end + len("</Control>") :]
+    # ... and its label and tooltip.
+    text = "".join(line for line in text.splitlines(keepends=True)
+                   if 'id="MyFunctionButton.' not in line)  # fmt: skip
+    for old, new in _MANIFEST_WORDS.items():
+        if old not in text:
+            return None
+        text = text.replace(old, new)
+    return text
+
+
+_MANIFEST_WORDS = {
+    'DefaultValue="MyGroup"': 'DefaultValue="Ledger"',
+    'DefaultValue="Show Taskpane"': 'DefaultValue="Battle Ledger"',
+    'DefaultValue="Click to show the task pane"': (
+        'DefaultValue="The buttons of the open ledger, and a form for each operation"'
+    ),
+}
+
+
 def _settings_toml(settings: ServeSettings) -> str:
     values = {
         "project_name": "Battle Ledger",
@@ -186,6 +233,9 @@ def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
         "static/js/battle-ledger.js": taskpane_script(),
         "pyproject.toml": _settings_toml(settings),
     }
+    manifest = _manifest()
+    if manifest is not None:
+        files["templates/manifest.xml"] = manifest
     try:
         for name, text in files.items():
             path = folder / name
