@@ -246,3 +246,53 @@ def test_writes_made_before_a_hand_over_are_replayed_on_openpyxl(tmp_path: Path)
     assert differences(handed, fast) == []
     kept = versions(handed)[0]  # the newest: what the history says the save changed
     assert kept.before == "note" and "a line before the hand-over" in kept.then
+
+
+def _macro_enabled(source: Path, target: Path, project: bytes) -> Path:
+    """``source`` as Excel saves it once Import Functions put VBA into it (.xlsm): the
+    workbook part's macro-enabled type, a VBA project and its relationship."""
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "[Content_Types].xml":
+                data = (
+                    data.decode()
+                    .replace(
+                        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+                        "application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+                    )
+                    .replace(
+                        '<Default Extension="xml"',
+                        '<Default Extension="bin" ContentType="application/vnd.ms-office.'
+                        'vbaProject"/><Default Extension="xml"',
+                    )
+                    .encode()
+                )
+            if info.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdVBA" Type="http://schemas.microsoft.com/office/2006/'
+                    b'relationships/vbaProject" Target="vbaProject.bin"/></Relationships>',
+                )
+            out.writestr(info, data)
+        out.writestr("xl/vbaProject.bin", project)
+    return target
+
+
+@pytest.mark.parametrize("engine", ["fast", "openpyxl"])
+def test_a_macro_enabled_ledger_keeps_its_vba_through_an_operation(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desktop ledger (.xlsm, functions and buttons imported): the commands read it and
+    leave its VBA project, its type and its relationship as they were."""
+    if engine == "openpyxl":
+        monkeypatch.setenv(ENGINE_VARIABLE, "openpyxl")
+    source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
+    project = b"\xd0\xcf\x11\xe0 the VBA Import Functions wrote" * 40
+    ledger = _macro_enabled(source, tmp_path / "battle.xlsm", project)
+    play_periods("dep-ledger", ledger, 1, seed=3)
+    with zipfile.ZipFile(ledger) as z:
+        assert z.read("xl/vbaProject.bin") == project
+        assert b"macroEnabled.main+xml" in z.read("[Content_Types].xml")
+        assert b"vbaProject.bin" in z.read("xl/_rels/workbook.xml.rels")
+    assert versions(ledger)  # the operations did write it (the version replaced is kept)
