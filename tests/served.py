@@ -63,24 +63,10 @@ class Served:
             return HttpAnswer(error.code, error.read())
 
     def call_function(self, name: str, *cells: Any) -> HttpAnswer:
-        """What the add-in posts when a cell calls ``=BL.NAME(...)``: each argument a
-        range (a single cell as a 1x1 range)."""
-        import xlwings as xw
+        """What the add-in posts when a cell calls ``=BL.NAME(...)``."""
+        from tests.xlwings_json import function_call
 
-        return self.request(
-            "/xlwings/custom-functions-call",
-            {
-                "func_name": name,
-                "args": [c if isinstance(c, list) else [[c]] for c in cells],
-                "version": xw.__version__,
-                "client": "Office.js",
-                "caller_address": "Sheet1!A1",
-                "formula_address": "Sheet1!A1",
-                "culture_info_name": "en-US",
-                "date_format": "yyyy-mm-dd",
-                "runtime": "1.4",
-            },
-        )
+        return self.request("/xlwings/custom-functions-call", function_call(name, *cells))
 
     def press(self, path: Path, macro: str, args: list[Any] | None = None) -> HttpAnswer:
         """What the add-in posts when a button runs ``macro`` on the workbook at ``path``."""

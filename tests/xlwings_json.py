@@ -29,7 +29,14 @@ from openpyxl.workbook.workbook import Workbook
 if TYPE_CHECKING:
     from tests.served import Served
 
-__all__ = ["APPLIED_ACTIONS", "ProtectedSheetError", "apply_actions", "book_json", "run_on_server"]
+__all__ = [
+    "APPLIED_ACTIONS",
+    "ProtectedSheetError",
+    "apply_actions",
+    "book_json",
+    "function_call",
+    "run_on_server",
+]
 
 
 #: The actions ``apply_actions`` knows how to apply: all a button may emit.
@@ -128,6 +135,24 @@ def book_json(path: Path, *, values_from: Workbook | None = None) -> dict[str, A
         "book": {"name": path.name, "active_sheet_index": 0, "selection": "A1"},
         "names": names,
         "sheets": sheets,
+    }
+
+
+def function_call(name: str, *cells: Any) -> dict[str, Any]:
+    """What the add-in posts when a cell calls ``=BL.NAME(...)``: each argument a range
+    (a single cell as a 1x1 range)."""
+    import xlwings as xw
+
+    return {
+        "func_name": name,
+        "args": [c if isinstance(c, list) else [[c]] for c in cells],
+        "version": xw.__version__,
+        "client": "Office.js",
+        "caller_address": "Sheet1!A1",
+        "formula_address": "Sheet1!A1",
+        "culture_info_name": "en-US",
+        "date_format": "yyyy-mm-dd",
+        "runtime": "1.4",  # the Office.js API version the add-in reports
     }
 
 

@@ -37,6 +37,8 @@ from typing import Any
 # Imported here, so annotations resolve; the caller set XLWINGS_ON_SERVER first.
 import xlwings as xw
 
+from tests.xlwings_json import function_call
+
 __all__ = ["TOY_RUNS", "UDF_CALLS", "book_reads", "main"]
 
 
@@ -222,17 +224,7 @@ def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
     for name, cells in UDF_CALLS:
         if name not in UDFS:
             continue
-        data = {
-            "func_name": UDFS[name].__name__,
-            "args": [[[c]] for c in cells],  # each argument a 1x1 range, as Excel sends
-            "version": xw.__version__,
-            "client": "Office.js",
-            "caller_address": "Sheet1!A1",
-            "formula_address": "Sheet1!A1",
-            "culture_info_name": "en-US",
-            "date_format": "yyyy-mm-dd",
-            "runtime": "1.4",  # the Office.js API version the add-in reports
-        }
+        data = function_call(UDFS[name].__name__, *cells)
         module = sys.modules[UDFS[name].__module__]
         called = asyncio.run(server.custom_functions_call(data, module))
         plain = UDFS[name](*cells)
