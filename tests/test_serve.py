@@ -243,6 +243,10 @@ await restore(context, ["Turns", "Log"]);
 assert.equal(sheets.Turns.protection.protected, true);
 assert.deepEqual(sheets.Turns.protection.options, { allowFormatColumns: true });
 assert.equal(sheets.Log.protection.protected, false);
+// A button that stopped half-way: its sheet is protected again by the next button's end.
+await lift(context, ["Turns"]);
+await restore(context, ["Log"]);
+assert.equal(sheets.Turns.protection.protected, true);
 assert.deepEqual(formArgs([{ value: " 5th Division " }, { value: "" }, { value: "Y" }]),
                  ["5th Division", "", "Y"]);
 assert.equal(kindOf([["kind", "dep-ledger"], ["ruleset", "etg"]]), "dep-ledger");

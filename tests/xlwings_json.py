@@ -180,7 +180,7 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
     on one, fails (``ProtectedSheetError``); the task pane's protection callbacks
     (``runMacro`` of ``LIFT_PROTECTION`` / ``RESTORE_PROTECTION``, as
     ``xlfuncs/taskpane.js`` does them) unprotect the sheets named and protect again
-    those that were, as they were.
+    every sheet they unprotected, as it was.
     """
     from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 
@@ -195,10 +195,9 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
                     if wb[name].protection.sheet:
                         lifted[name] = copy.copy(wb[name].protection)
                         wb[name].protection.sheet = False
-            elif callback == RESTORE_PROTECTION:
-                for name in sheets:
-                    if name in lifted:
-                        wb[name].protection = lifted.pop(name)
+            elif callback == RESTORE_PROTECTION:  # every sheet still lifted, as the JS does
+                for name in list(lifted):
+                    wb[name].protection = lifted.pop(name)
             else:
                 raise AssertionError(f"a callback the task pane does not register: {callback}")
             continue

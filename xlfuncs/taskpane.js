@@ -32,8 +32,11 @@ export async function battleLedgerUnprotect(context, sheetNames) {
   await context.sync();
 }
 
+// Every sheet still lifted is protected again, not only those named: a button that
+// stopped half-way (the connection lost) left its sheets unprotected, and the next
+// button's last action protects them too.
 export async function battleLedgerProtect(context, sheetNames) {
-  for (const name of sheetNames) {
+  for (const name of new Set([...sheetNames, ...lifted.keys()])) {
     if (lifted.has(name)) {
       context.workbook.worksheets.getItem(name).protection.protect(lifted.get(name));
       lifted.delete(name);
