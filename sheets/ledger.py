@@ -401,6 +401,10 @@ class LedgerState:
         return self.with_turns(pd.concat([self.turns, extra]))
 
 
+def _period_order(value: Any) -> tuple[bool, Any]:
+    return (True, 0) if pd.isna(value) else (False, value)
+
+
 def periods_of(
     state: LedgerState, kind: LedgerKind, known: Iterable[str]
 ) -> Iterator[tuple[str, list[tuple[Any, dict[str, Any]]]]]:
@@ -413,7 +417,13 @@ def periods_of(
         c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
     )
     number = kind.period_key.header
-    for name, group in periods.groupby(key, sort=False):
+    # The table's records read once, grouped here: a pandas group and its records per
+    # thing cost a close most of its time on a small ledger.
+    groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
+    for index, row in zip(periods.index, periods.to_dict("records"), strict=True):
+        if not pd.isna(row[key]):  # as groupby: a row without its thing is no one's
+            groups.setdefault(row[key], []).append((index, row))
+    for name, group in groups.items():
         thing = str(name)
         if thing not in listed:
             raise CellValueError(
@@ -422,10 +432,10 @@ def periods_of(
                 column=key,
                 value=thing,
                 expected="one of " + ", ".join(repr(t) for t in listed),
-                **where_of(periods, group.index[0]),
+                **where_of(periods, group[0][0]),
             )
-        ordered = group.sort_values(number, kind="stable")
-        rows = list(zip(ordered.index, ordered.to_dict("records"), strict=True))
+        # In period order, blank numbers last (as sort_values), ties as they stand.
+        rows = sorted(group, key=lambda item: _period_order(item[1][number]))
         for expected, (index, row) in enumerate(rows, start=1):
             if int(row[number]) != expected:
                 raise CellValueError(
