@@ -153,7 +153,7 @@ def columns_described(name: str) -> str | None:
     return ", ".join(labels(3)) + ", ..." if callable(labels) else ", ".join(labels)
 
 
-def macro(f: F | None = None, *, on_desktop: bool = True) -> Any:
+def macro(f: F, *, on_desktop: bool = True) -> F:
     """Register ``f`` as an Excel macro (an xlwings script run from a button).
 
     On xlwings Server it takes the book and its options as arguments (the task pane's
@@ -164,8 +164,6 @@ def macro(f: F | None = None, *, on_desktop: bool = True) -> Any:
     (``record`` needs its division) is not offered to desktop Excel, where the umpire
     types into the sheet instead.
     """
-    if f is None:
-        return lambda g: macro(g, on_desktop=on_desktop)
     if not f.__doc__:
         raise TypeError(f"macro {f.__name__} needs a docstring")
     MACROS[f.__name__] = f

@@ -77,7 +77,7 @@ def _label(option: Option) -> str:
     return " ".join(words)[:1].upper() + " ".join(words)[1:]
 
 
-def _option_field(op: Operation, option: Option, macro: str) -> str:
+def _option_field(option: Option, macro: str) -> str:
     """One labelled input of an operation's form, in the order of the macro's arguments."""
     field = f"{macro}-{option.name}"
     label = _label(option) + (" *" if option.required else "")
@@ -122,7 +122,7 @@ def _operation_panel(kind: LedgerKind, op: Operation) -> str:
     summary = f'<p class="small text-body-secondary mb-1">{html.escape(first_paragraph)}</p>'
     if not options:
         return f'<div class="mb-3" data-operation="{macro}">{summary}{button}</div>'
-    fields = "".join(_option_field(op, o, macro) for o in options)
+    fields = "".join(_option_field(o, macro) for o in options)
     # Folded, but for the close of a period (the button pressed every turn).
     unfolded = " open" if op.name == kind.close else ""
     return (
@@ -135,7 +135,8 @@ def _operation_panel(kind: LedgerKind, op: Operation) -> str:
 def taskpane_html() -> str:
     """The task pane: a panel per ledger kind (shown for a workbook of that kind, by
     ``battle-ledger.js``) with a button per operation and the operation's options as a
-    form, and Report and Check for any ledger."""
+    form, and Report and Check for any ledger. A Jinja template of xlwings Server's: our
+    text goes in raw (a brace in a help text stays a brace)."""
     load_operations()  # the ledger kinds register as their modules load
     panels = []
     for kind in KINDS.values():
@@ -156,7 +157,7 @@ def taskpane_html() -> str:
     return (
         '{% extends "base.html" %}\n{% block extra_head %}\n'
         "<script type=\"module\" src=\"{{ url_for('static', path='/js/battle-ledger.js') }}\">"
-        "</script>\n{% endblock extra_head %}\n{% block content %}\n"
+        "</script>\n{% endblock extra_head %}\n{% block content %}{% raw %}\n"
         '<main class="container-fluid py-2">\n'
         '<h1 class="h4">Battle Ledger</h1>\n'
         '<p id="bl-kind-note" class="small">Looking at the open workbook...</p>\n'
@@ -165,7 +166,7 @@ def taskpane_html() -> str:
         f'<option value="">(not a ledger)</option>{choices}</select></div>\n'
         f'<div class="mb-3" data-any-kind>{common}</div>\n'
         + "\n".join(panels)
-        + "\n</main>\n{% endblock content %}\n"
+        + "\n</main>\n{% endraw %}{% endblock content %}\n"
     )
 
 
