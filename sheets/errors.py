@@ -8,6 +8,9 @@ what was expected.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 
 __all__ = [
@@ -24,6 +27,11 @@ __all__ = [
     "WorkbookSaveError",
     "WorkbookTooLargeError",
     "WrongKindError",
+    "no_defined_name",
+    "no_meta_sheet",
+    "no_such_table",
+    "not_one_cell",
+    "totals_row_in_the_way",
 ]
 
 
@@ -81,3 +89,49 @@ class CommandError(InvalidArgumentError):
 
 class UnknownOperationError(WorkbookError, CommandError):
     """No operation (macro), report or checker of that name for this kind of workbook."""
+
+
+# -- the errors every backend raises alike (headless, fast, Excel) ----------------------
+
+
+def no_such_table(file: str, table: str, tables: Sequence[str]) -> TableNotFoundError:
+    """The error for a table the workbook lacks, naming those it has."""
+    return TableNotFoundError(
+        f"the workbook has no table {table!r}",
+        file=file,
+        table=table,
+        expected="tables " + ", ".join(tables) if tables else "an Excel Table",
+    )
+
+
+def no_meta_sheet(file: str) -> WrongKindError:
+    return WrongKindError(
+        "not a Battle Ledger workbook (it has no _meta sheet)",
+        file=file,
+        expected="a workbook made by battle-ledger new",
+    )
+
+
+def totals_row_in_the_way(where: dict[str, Any]) -> WorkbookError:
+    return WorkbookError(
+        "cannot add rows to a table with a totals row",
+        expected="a table without a totals row (turn it off in Excel's Table Design)",
+        **where,
+    )
+
+
+def no_defined_name(name: str, file: str) -> TableNotFoundError:
+    return TableNotFoundError(
+        f"the workbook has no defined name {name!r}",
+        file=file,
+        expected="a name defined in Formulas > Name Manager",
+    )
+
+
+def not_one_cell(name: str, file: str, refers_to: Any) -> CellValueError:
+    return CellValueError(
+        f"the name {name!r} does not refer to one cell",
+        file=file,
+        value=refers_to,
+        expected="a single cell such as Setup!$B$2",
+    )

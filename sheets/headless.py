@@ -62,13 +62,16 @@ from battle_ledger.sheets.book import (
 from battle_ledger.sheets.errors import (
     CellValueError,
     NotAWorkbookError,
-    TableNotFoundError,
     UnsafeWorkbookError,
     WorkbookError,
     WorkbookLockedError,
     WorkbookSaveError,
     WorkbookTooLargeError,
-    WrongKindError,
+    no_defined_name,
+    no_meta_sheet,
+    no_such_table,
+    not_one_cell,
+    totals_row_in_the_way,
 )
 from battle_ledger.sheets.history import forget_version, keep_version
 from battle_ledger.sheets.printout import fit_grid
@@ -86,10 +89,7 @@ __all__ = [
     "HeadlessBook",
     "check_not_locked",
     "name_address",
-    "no_meta_sheet",
-    "no_such_table",
     "save_workbook",
-    "totals_row_in_the_way",
     "workbook_parts",
     "write_bytes_atomic",
     "write_cell",
@@ -588,49 +588,14 @@ def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None
             cell.quotePrefix = True
 
 
-def no_such_table(file: str, table: str, tables: Sequence[str]) -> TableNotFoundError:
-    """The error for a table the workbook lacks, naming those it has (both backends)."""
-    return TableNotFoundError(
-        f"the workbook has no table {table!r}",
-        file=file,
-        table=table,
-        expected="tables " + ", ".join(tables) if tables else "an Excel Table",
-    )
-
-
-def no_meta_sheet(file: str) -> WrongKindError:
-    return WrongKindError(
-        "not a Battle Ledger workbook (it has no _meta sheet)",
-        file=file,
-        expected="a workbook made by battle-ledger new",
-    )
-
-
-def totals_row_in_the_way(where: dict[str, Any]) -> WorkbookError:
-    return WorkbookError(
-        "cannot add rows to a table with a totals row",
-        expected="a table without a totals row (turn it off in Excel's Table Design)",
-        **where,
-    )
-
-
 def name_address(name: str, defined: Any, sheets: Sequence[str], file: str) -> tuple[str, str]:
     """The sheet and cell (``B2``) the defined name ``defined`` (openpyxl's model; None:
     the workbook has no such name) refers to, or the error saying it refers to none or
     to more than one cell (both backends)."""
     if defined is None:
-        raise TableNotFoundError(
-            f"the workbook has no defined name {name!r}",
-            file=file,
-            expected="a name defined in Formulas > Name Manager",
-        )
+        raise no_defined_name(name, file)
     destinations = list(defined.destinations)
-    not_one = CellValueError(
-        f"the name {name!r} does not refer to one cell",
-        file=file,
-        value=defined.attr_text,
-        expected="a single cell such as Setup!$B$2",
-    )
+    not_one = not_one_cell(name, file, defined.attr_text)
     if len(destinations) != 1:
         raise not_one
     sheet, ref = destinations[0]

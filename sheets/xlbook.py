@@ -40,9 +40,12 @@ from battle_ledger.sheets.book import (
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
-    TableNotFoundError,
     WorkbookError,
-    WrongKindError,
+    no_defined_name,
+    no_meta_sheet,
+    no_such_table,
+    not_one_cell,
+    totals_row_in_the_way,
 )
 
 __all__ = ["LIFT_PROTECTION", "RESTORE_PROTECTION", "XlwingsBook", "excel_value"]
@@ -138,13 +141,7 @@ class XlwingsBook(Book):
             return self._tables[key]
         found = self._table_index().get(key)
         if found is None:
-            names = self.tables()
-            raise TableNotFoundError(
-                f"the workbook has no table {table!r}",
-                file=self.name,
-                table=table,
-                expected="tables " + ", ".join(names) if names else "an Excel Table",
-            )
+            raise no_such_table(self.name, table, self.tables())
         sheet, xl = found
         rng = xl.range
         values = rng.options(ndim=2, empty=None).value or []
@@ -198,11 +195,7 @@ class XlwingsBook(Book):
         if self._meta is None:
             names = [str(s.name) for s in self.book.sheets]
             if META_SHEET not in names:
-                raise WrongKindError(
-                    "not a Battle Ledger workbook (it has no _meta sheet)",
-                    file=self.name,
-                    expected="a workbook made by battle-ledger new",
-                )
+                raise no_meta_sheet(self.name)
             sheet = self.book.sheets[META_SHEET]
             values = sheet.used_range.options(ndim=2, empty=None).value or []
             first = sheet.used_range.column
@@ -240,11 +233,7 @@ class XlwingsBook(Book):
         targets = {str(c): self._column(info, str(c)) for c in rows.columns}
         grow = max(0, len(rows) - len(info.free))
         if grow and info.has_totals:
-            raise WorkbookError(
-                "cannot add rows to a table with a totals row",
-                expected="a table without a totals row (turn it off in Excel's Table Design)",
-                **self._where(info),
-            )
+            raise totals_row_in_the_way(self._where(info))
         last = info.first_body_row + info.rows - 1
         new_rows = list(range(last + 1, last + 1 + grow))
         if new_rows:
@@ -300,18 +289,9 @@ class XlwingsBook(Book):
                 except Exception:  # any engine's way of saying "not a range"
                     rng = None
                 if rng is None or rng.shape != (1, 1):
-                    raise CellValueError(
-                        f"the name {name!r} does not refer to one cell",
-                        file=self.name,
-                        value=defined.refers_to,
-                        expected="a single cell such as Setup!$B$2",
-                    )
+                    raise not_one_cell(name, self.name, defined.refers_to)
                 return rng
-        raise TableNotFoundError(
-            f"the workbook has no defined name {name!r}",
-            file=self.name,
-            expected="a name defined in Formulas > Name Manager",
-        )
+        raise no_defined_name(name, self.name)
 
     def read_name(self, name: str) -> Any:
         return self._name_range(name).value

@@ -54,6 +54,9 @@ from battle_ledger.sheets.errors import (
     CellValueError,
     WorkbookError,
     WorkbookSaveError,
+    no_meta_sheet,
+    no_such_table,
+    totals_row_in_the_way,
 )
 from battle_ledger.sheets.headless import (
     _FORMULA_REFUSED,
@@ -62,11 +65,8 @@ from battle_ledger.sheets.headless import (
     _digest,
     _missing,
     name_address,
-    no_meta_sheet,
-    no_such_table,
     read_workbook,
     save_workbook,
-    totals_row_in_the_way,
     write_cell,
 )
 from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
@@ -1145,7 +1145,7 @@ class ZipBook(Book):
         for found in self.package.all_tables():
             if found.model.displayName.casefold() == folded:
                 return found
-        raise no_such_table(self.name, table, [t.model.name for t in self.package.all_tables()])
+        raise no_such_table(self.name, table, self.tables())
 
     def _where(self, table: _Table) -> dict[str, Any]:
         return {"file": self.name, "sheet": table.sheet, "table": table.model.displayName}

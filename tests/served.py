@@ -10,6 +10,7 @@ with a message, and in CI (``CI=true``) they fail.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -18,7 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,6 @@ class Served:
     url: str
     process: subprocess.Popen[bytes]
     log: Path
-    calls: int = field(default=0)
 
     def request(self, path: str, payload: Any = None) -> HttpAnswer:
         data = None if payload is None else json.dumps(payload).encode("utf-8")
@@ -55,7 +55,6 @@ class Served:
             headers={"Content-Type": "application/json"} if data is not None else {},
             method="GET" if data is None else "POST",
         )
-        self.calls += 1
         try:
             with urllib.request.urlopen(req, timeout=120) as answer:
                 return HttpAnswer(answer.status, answer.read())
@@ -79,9 +78,7 @@ class Served:
 
 def server_missing() -> str | None:
     """Why the real server cannot run here, or None."""
-    try:
-        import xlwings_server  # noqa: F401
-    except ModuleNotFoundError:
+    if importlib.util.find_spec("xlwings_server") is None:  # as serve asks (not imported)
         return "xlwings Server is not installed (python -m pip install -e '.[test]')"
     return None
 
