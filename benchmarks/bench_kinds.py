@@ -12,6 +12,7 @@ record operation of the next period the playbook plans (``record``, ``fire``,
 ``end-round``, ``add-battle``). Run::
 
     python benchmarks/bench_kinds.py [--periods 48] [--scale 4] [--pairs 3] [--kinds ...]
+        [--keep DIR]
 """
 
 from __future__ import annotations
@@ -78,20 +79,37 @@ def _build(kind: str, path: Path, scale: int) -> None:
                   path)  # fmt: skip
 
 
-def _bench_kind(kind: str, work: Path, periods: int, pairs: int, scale: int) -> None:
+def _ledger(kind: str, work: Path, periods: int, scale: int, keep: Path | None) -> Path:
+    """The kind's played ledger in ``work``: built, or copied from ``keep`` where an
+    earlier run kept it (building every period's close takes minutes at large scales)."""
+    name = f"{kind}-x{scale}-{periods}.xlsx"
     source = work / f"{kind}.xlsx"
+    if keep is not None and (keep / name).exists():
+        shutil.copyfile(keep / name, source)
+        print(f"\n{kind}: the ledger kept in {keep / name}", end="")
+        return source
     start = time.perf_counter()
     _build(kind, source, scale)
     played = _play(kind, source, periods)
-    built = time.perf_counter() - start
+    print(f"\n{kind}: {played} periods played (built in {time.perf_counter() - start:.1f}s)",
+          end="")  # fmt: skip
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, keep / name)
+    return source
+
+
+def _bench_kind(
+    kind: str, work: Path, periods: int, pairs: int, scale: int, keep: Path | None
+) -> None:
+    source = _ledger(kind, work, periods, scale, keep)
     playbook = PLAYBOOKS[kind]
     planned = playbook.records(random.Random(3).randint, source)
     closing = playbook.close_options(source, 3)
     if not planned and KINDS[kind].asks_if_empty:
         closing["allow_empty"] = "Y"
-    print(f"\n{kind} ({playbook.ruleset}, its bundled order of battle x{scale}): {played} "
-          "periods played, "
-          f"{source.stat().st_size // 1024} KiB (built in {built:.1f}s)")  # fmt: skip
+    print(f"; {playbook.ruleset}, its bundled order of battle x{scale}, "
+          f"{source.stat().st_size // 1024} KiB")  # fmt: skip
     copy = work / "copy.xlsx"
 
     def fresh() -> None:
@@ -126,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--scale", type=int, default=4, help="copies of each unit")
     parser.add_argument("--kinds", default=",".join(sorted(PLAYBOOKS)))
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="keep the played ledgers here, reuse them after"
+    )
     args = parser.parse_args(argv)
     kinds: list[str] = args.kinds.split(",")
     with tempfile.TemporaryDirectory(prefix="bench-kinds-") as tmp:
         for kind in kinds:
-            _bench_kind(kind, Path(tmp), args.periods, args.pairs, args.scale)
+            _bench_kind(kind, Path(tmp), args.periods, args.pairs, args.scale, args.keep)
     return 0
 
 

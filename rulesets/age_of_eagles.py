@@ -492,18 +492,9 @@ def fire_result_names() -> list[str]:
     return [str(r["result"]) for r in _fire_results()]
 
 
-# The fire table read once per loaded rule set (the rule set is kept so the id stays its own).
-_FIRE_ROWS: dict[int, tuple[Ruleset, list[_FireRow]]] = {}
-
-
 def _fire_rows() -> list[_FireRow]:
-    """The fire table with each cell read (cached per loaded rule set)."""
-    rs = ruleset()
-    cached = _FIRE_ROWS.get(id(rs))
-    if cached is None or cached[0] is not rs:
-        cached = (rs, _read_fire_rows())
-        _FIRE_ROWS[id(rs)] = cached
-    return cached[1]
+    """The fire table with each cell read (once per loaded rule set)."""
+    return ruleset().derived("fire rows", _read_fire_rows)
 
 
 def _read_fire_rows() -> list[_FireRow]:

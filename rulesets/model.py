@@ -52,9 +52,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -82,6 +82,8 @@ __all__ = [
     "is_house_rule",
     "norm_key",
 ]
+
+_T = TypeVar("_T")
 
 #: The source section of every value from a house-rules file (``rulesets.house``).
 HOUSE_RULE = "house rule"
@@ -347,6 +349,8 @@ class Ruleset(_Strict):
     _path: str = PrivateAttr(default="")
     # The house rules applied on top of the packaged data (rulesets.house), if any.
     _house: Any = PrivateAttr(default=None)
+    # What the rules' code derives from these tables alone (``derived``), kept with them.
+    _derived: dict[Hashable, Any] = PrivateAttr(default_factory=dict)
 
     @property
     def path(self) -> str:
@@ -365,6 +369,23 @@ class Ruleset(_Strict):
             f"a house-rules file (battle-ledger rules init-house {self.id} -o house.yaml, "
             "then --rules house.yaml)"
         )
+
+    def derived(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """What ``build()`` derives from this rule set's tables alone, built once per
+        loaded rule set (its tables are frozen; house rules make another rule set).
+        ``key`` names the derivation; a build that raises keeps nothing."""
+        try:
+            found: _T = self._derived[key]
+        except KeyError:
+            found = self._derived[key] = build()
+        return found
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (house rules are applied so): what was derived from these tables stays
+        with them, the copy's tables may differ."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied._derived = {}
+        return copied
 
     # -- tables -----------------------------------------------------------------
     def table(self, name: str) -> Table:

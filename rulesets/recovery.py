@@ -18,7 +18,7 @@ and, optionally, a ``battle_outcomes`` vocabulary for the words of a side
 from __future__ import annotations
 
 import datetime as dt
-import math
+import heapq
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -78,6 +78,11 @@ class Recovery(NamedTuple):
     after_month: int
     gone_for_good: int
 
+    @property
+    def coming_back(self) -> tuple[int, int, int]:
+        """The stands back at each step: next day, after a week, after a month."""
+        return self.next_day, self.after_week, self.after_month
+
 
 def _count(value: Any, name: str) -> int:
     """A whole, non-negative number of stands or days (ints or integral floats)."""
@@ -92,7 +97,12 @@ def _side(rs: Ruleset, outcome: str) -> str:
 
 
 def _cumulative_shares(rs: Ruleset, outcome: str) -> list[Fraction]:
-    """Running share of the stands lost that are back at each step."""
+    """Running share of the stands lost that are back at each step (read once per loaded
+    rule set and outcome: a campaign asks for every battle of every formation)."""
+    return rs.derived(("campaign recovery shares", outcome), lambda: _read_shares(rs, outcome))
+
+
+def _read_shares(rs: Ruleset, outcome: str) -> list[Fraction]:
     row = rs.lookup("campaign_recovery", side=_side(rs, outcome))
     shares: list[Fraction] = []
     total = Fraction(0)
@@ -147,7 +157,8 @@ class DrawCounts:
         return "winner" if draw_counts == DrawCounts.WINNERS else "loser"
 
 
-def _round(rs: Ruleset, share: Fraction, rounding: str | None = None) -> int:
+def _method(rs: Ruleset, rounding: str | None = None) -> str:
+    """The rounding method in force: the campaign's setting, else the data's."""
     method = rs.constant("recovery_rounding", "method")
     if rounding is not None:
         one_of(rounding, Rounding.ALL, "returning stands round half up or down", "rounding")
@@ -159,9 +170,16 @@ def _round(rs: Ruleset, share: Fraction, rounding: str | None = None) -> int:
             table="recovery_rounding",
             expected="one of " + ", ".join(_METHODS),
         )
+    return str(method)
+
+
+def _round(lost: int, share: Fraction, method: str) -> int:
+    """``lost * share`` rounded by ``method``, in whole numbers (exact, and a campaign's
+    fold asks it of every battle of every formation)."""
+    top, bottom = lost * share.numerator, share.denominator
     if method == "cumulative-down":
-        return math.floor(share)
-    return math.floor(share + Fraction(1, 2))  # half up
+        return top // bottom
+    return (2 * top + bottom) // (2 * bottom)  # half up: floor(top / bottom + 1/2)
 
 
 def _returned_by_step(
@@ -169,8 +187,9 @@ def _returned_by_step(
 ) -> tuple[Ruleset, list[int]]:
     rs = registry.get(ruleset)
     lost = _count(stands_lost, "stands_lost")
-    back = [_round(rs, lost * share, rounding) for share in _cumulative_shares(rs, outcome)]
-    return rs, back
+    shares = _cumulative_shares(rs, outcome)
+    method = _method(rs, rounding)
+    return rs, [_round(lost, share, method) for share in shares]
 
 
 def stands_returning(
@@ -369,7 +388,7 @@ def _back_by(out: FormationBattleOutcome, day: dt.date) -> int:
     """The stands of one battle back by ``day`` (its shares whose date has come)."""
     if out.recovery is None or out.returns is None:
         return 0
-    shares = (out.recovery.next_day, out.recovery.after_week, out.recovery.after_month)
+    shares = out.recovery.coming_back
     return sum(share for share, when in zip(shares, out.returns, strict=True) if day >= when)
 
 
@@ -395,14 +414,19 @@ def formation_battles(
     known = recovery_missing(ruleset) is None
     steps = recovery_days(ruleset) if known else None
     ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
-    done: list[tuple[FormationBattle, FormationBattleOutcome]] = []
+    # What the battles done cost, and their shares still to come back by date: the days
+    # only move on, so a share is counted once, when its day has come (``_cost``).
+    cost = 0
+    coming: list[tuple[dt.date, int]] = []
     found: dict[int, FormationBattleOutcome] = {}
     for i in ordered:
         battle = battles[i]
         lost = _count(battle.lost, "stands lost")
         replaced = _count(battle.replaced, "guns replaced")
         donated = _count(battle.donated, "figures donated")
-        had = begin - sum(_cost(b, out, battle.date) for b, out in done)
+        while coming and coming[0][0] <= battle.date:
+            cost -= heapq.heappop(coming)[1]
+        had = begin - cost
         for value, most, column, what in (
             (lost, had, "stands lost", "costs more stands than the formation had that day"),
             (replaced, lost, "guns replaced", "gives a battery back more guns than it lost"),
@@ -423,7 +447,10 @@ def formation_battles(
             after = [battle.date + dt.timedelta(days=d) for d in steps]
             returns = (after[0], after[1], after[2])
         found[i] = FormationBattleOutcome(had, recovery, returns)
-        done.append((battle, found[i]))
+        cost += lost - replaced + donated
+        if recovery is not None and returns is not None:
+            for when, share in zip(returns, recovery.coming_back, strict=True):
+                heapq.heappush(coming, (when, share))
     return [found[i] for i in range(len(battles))]
 
 

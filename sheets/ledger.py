@@ -63,6 +63,7 @@ __all__ = [
     "closing_rows",
     "find_name",
     "find_thing",
+    "grouped_records",
     "latest_period",
     "over_note",
     "period_rows",
@@ -213,6 +214,8 @@ class LedgerKind:
     matter with no action).
     ``grid``: the sheet of one row (or column) a period that the chart reads, printed
     and charted as far as the periods played (``Book.show_periods``).
+    ``rows_each_period``: every thing on the table has a row of every period (a ship's
+    log has rows only for what happened: its battle's end is the kind's own).
     """
 
     name: str
@@ -237,6 +240,7 @@ class LedgerKind:
     front: str = "Battle"  # the sheet holding its named cells
     asks_if_empty: bool = True  # closing a period with nothing recorded needs --allow-empty
     grid: Grid | None = None
+    rows_each_period: bool = True
 
     @property
     def thing_key(self) -> Column:
@@ -324,9 +328,11 @@ class Tables:
     @property
     def over(self) -> bool:
         """Whether the battle is over: a period was closed and nothing went on to the
-        next (every thing left the table), so no period is open."""
+        next (every thing left the table), so no period is open. Only where every thing
+        on the table has a row of every period (``LedgerKind.rows_each_period``)."""
         key = self.kind.period_key.header
-        return self.closed > 0 and not (self.periods[key] == self.current).any()
+        return (self.kind.rows_each_period and self.closed > 0
+                and not (self.periods[key] == self.current).any())  # fmt: skip
 
     def refuse_if_nothing_recorded(
         self, book: Book, allow_empty: bool, period: int | None = None
@@ -405,6 +411,18 @@ def _period_order(value: Any) -> tuple[bool, Any]:
     return (True, 0) if pd.isna(value) else (False, value)
 
 
+def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, dict[str, Any]]]]:
+    """``frame``'s rows as (index, record), grouped by their ``key`` column in the order
+    met, each group in table order; a row without a ``key`` is no one's (as pandas'
+    groupby). The records are read once: a pandas group and its rows per thing cost a
+    close most of its time on a small ledger."""
+    groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
+    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
+        if not pd.isna(row[key]):
+            groups.setdefault(row[key], []).append((index, row))
+    return groups
+
+
 def periods_of(
     state: LedgerState, kind: LedgerKind, known: Iterable[str]
 ) -> Iterator[tuple[str, list[tuple[Any, dict[str, Any]]]]]:
@@ -417,13 +435,7 @@ def periods_of(
         c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
     )
     number = kind.period_key.header
-    # The table's records read once, grouped here: a pandas group and its records per
-    # thing cost a close most of its time on a small ledger.
-    groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
-    for index, row in zip(periods.index, periods.to_dict("records"), strict=True):
-        if not pd.isna(row[key]):  # as groupby: a row without its thing is no one's
-            groups.setdefault(row[key], []).append((index, row))
-    for name, group in groups.items():
+    for name, group in grouped_records(periods, key).items():
         thing = str(name)
         if thing not in listed:
             raise CellValueError(

@@ -660,6 +660,7 @@ KIND = register(
         compute=lambda book: compute_damage(read_ships(book)),  # defined below
         close="end-round",
         asks_if_empty=False,
+        rows_each_period=False,  # a log of what happened: burning ships roll on after the end
         record="fire",
         macro_prefix="ships",
     )

@@ -233,11 +233,15 @@ def compute_eliminated(ledger: PointsLedger) -> pd.DataFrame:
     frame = ledger.tables.periods
     outcomes = [c.header for c in ELIMINATED.having(Role.OUTCOME)]
     rows = {}
-    for index, row in frame.iterrows():
-        try:
-            each = etg.stand_victory_points(str(row["Type"]), str(row["Class"]))
-        except BattleLedgerError as exc:
-            raise exc.located(column="Type", **where_of(frame, index)) from None
+    worth: dict[tuple[str, str], int] = {}  # the rules' points of each type and class asked
+    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
+        asked = (str(row["Type"]), str(row["Class"]))
+        each = worth.get(asked)
+        if each is None:
+            try:
+                each = worth[asked] = etg.stand_victory_points(*asked)
+            except BattleLedgerError as exc:
+                raise exc.located(column="Type", **where_of(frame, index)) from None
         stands = cell_count(row["Stands"])
         scored = not (bool(row["At 0 DEP"]) and not ledger.score_removed)
         rows[index] = [each, stands * each if scored else 0]
@@ -379,8 +383,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """
     ledger = read_points(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty, ledger.turn)
-    compute_eliminated(ledger)  # every row checked
-    sides = totals(ledger)
+    sides = totals(ledger)  # every row checked by the rules
     detail = f"turn {ledger.turn} closed: " + "; ".join(
         f"{s['side']} {s['victory_points']} points" for s in sides
     )

@@ -20,6 +20,7 @@ the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -55,6 +56,7 @@ from battle_ledger.sheets.ledger import (
     battle_name,
     clock_text,
     find_thing,
+    grouped_records,
     latest_period,
     read_setting,
     read_tables,
@@ -333,14 +335,16 @@ def read_victory_table(book: Book) -> VictoryLedger:
     )
 
 
-def _sequence(row: pd.Series, parts: int) -> int:
+def _sequence(row: Mapping[str, Any], parts: int) -> int:
     return (int(row["Turn"]) - 1) * parts + int(row["Part"])
 
 
-def _fold(ledger: VictoryLedger) -> dict[str, list[tuple[Any, pd.Series, aog.PartOutcome]]]:
-    """Side -> its rows in order (index, row, outcome): the rules run part by part."""
-    folded: dict[str, list[tuple[Any, pd.Series, aog.PartOutcome]]] = {}
-    for name, group in ledger.turns.groupby("Side", sort=False):
+def _fold(
+    ledger: VictoryLedger,
+) -> dict[str, list[tuple[Any, dict[str, Any], aog.PartOutcome]]]:
+    """Side -> its rows in order (index, record, outcome): the rules run part by part."""
+    folded: dict[str, list[tuple[Any, dict[str, Any], aog.PartOutcome]]] = {}
+    for name, group in grouped_records(ledger.turns, "Side").items():
         side = str(name)
         if side not in ledger.starts:
             raise CellValueError(
@@ -348,13 +352,12 @@ def _fold(ledger: VictoryLedger) -> dict[str, list[tuple[Any, pd.Series, aog.Par
                 column="Side",
                 value=side,
                 expected="one of " + ", ".join(repr(s) for s in ledger.starts),
-                **where_of(ledger.turns, group.index[0]),
+                **where_of(ledger.turns, group[0][0]),
             )
-        order = sorted(group.index, key=lambda i: _sequence(group.loc[i], ledger.parts))
+        order = sorted(group, key=lambda item: _sequence(item[1], ledger.parts))
         state = aog.SideState(side, ledger.starts[side])
         mine = folded.setdefault(side, [])
-        for expected, index in enumerate(order, start=1):
-            row = group.loc[index]
+        for expected, (index, row) in enumerate(order, start=1):
             if _sequence(row, ledger.parts) != expected:
                 raise CellValueError(
                     f"side {side!r}: the parts must run turn 1 part 1, part 2, turn 2 part 1, "

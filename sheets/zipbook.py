@@ -315,16 +315,52 @@ def _column_of(letters: bytes) -> int:
     return found
 
 
+# A table part's opening tag as Excel, LibreOffice and openpyxl write it, and the two
+# attributes ``_Table.name`` and ``display_name`` read from it.
+_TABLE_TAG = re.compile(rb'<table xmlns="http://schemas\.openxmlformats\.org/spreadsheetml/'
+                        rb'2006/main"[^>]*>')  # fmt: skip
+_TABLE_NAMES = {key: re.compile(rb"\s" + key.encode() + rb'="([^"&<]*)"')
+                for key in ("name", "displayName")}  # fmt: skip
+
+
 @dataclass
 class _Table:
-    """An Excel Table: openpyxl's model of its XML, where it sits, and its part."""
+    """An Excel Table: its part's XML, where it sits, and openpyxl's model of the XML,
+    parsed when first asked for (finding a table by its name needs only its tag)."""
 
-    model: Any  # openpyxl.worksheet.table.Table
+    xml: bytes
     part: str
     sheet: str
     changed: bool = False
     headers: list[str] | None = None  # read once (the header row is never written)
     _bounds: tuple[str, tuple[int, int, int, int]] | None = None
+    _model: Any = None
+
+    @property
+    def model(self) -> Any:  # openpyxl.worksheet.table.Table
+        if self._model is None:
+            from openpyxl.worksheet.table import Table
+
+            self._model = Table.from_tree(_parse(self.xml))
+        return self._model
+
+    def _named(self, key: str) -> str:
+        """Attribute ``key`` of the table's tag, read off the XML where it is plainly
+        written (no prefix, no reference, no DTD), else from the model."""
+        if self._model is None and b"<!" not in self.xml:
+            tag = _TABLE_TAG.search(self.xml, 0, 4096)
+            found = _TABLE_NAMES[key].search(tag.group(0)) if tag else None
+            if found is not None:
+                return found.group(1).decode("utf-8")
+        return str(getattr(self.model, key))
+
+    @property
+    def name(self) -> str:
+        return self._named("name")
+
+    @property
+    def display_name(self) -> str:
+        return self._named("displayName")
 
     @property
     def bounds(self) -> tuple[int, int, int, int]:
@@ -651,11 +687,9 @@ class _Package:
         not read for them: it may be a grand battle's largest part; ``_Sheet.parse``
         checks its table parts are these)."""
         if name not in self.tables:
-            from openpyxl.worksheet.table import Table
-
             part = self.sheet_parts[name]
             self.tables[name] = [
-                _Table(Table.from_tree(_parse(self.read(target))), target, name)
+                _Table(self.read(target), target, name)
                 for kind, target in self.relationships(part).values()
                 if kind.endswith("/table")
             ]
@@ -843,7 +877,7 @@ class _Package:
         for tables in self.tables.values():
             for table in tables:
                 if table.changed:
-                    parts[table.part] = [_table_xml(self.read(table.part), table.model)]
+                    parts[table.part] = [_table_xml(table.xml, table.model)]
         if self._new_strings:
             assert self.strings_part is not None
             old = self.read(self.strings_part)
@@ -1113,7 +1147,7 @@ class ZipBook(Book):
     # -- reading ----------------------------------------------------------------------------
     @_or_openpyxl
     def tables(self) -> list[str]:
-        return [t.model.name for t in self.package.all_tables()]
+        return [t.name for t in self.package.all_tables()]
 
     @_or_openpyxl
     def parts(self) -> Parts:
@@ -1123,7 +1157,7 @@ class ZipBook(Book):
             if dn.localSheetId is None or dn.is_reserved is None:
                 names.append(dn.name)
         return Parts(sheets=tuple(pkg.sheet_order),
-                     tables=tuple(t.model.name for t in pkg.all_tables()),
+                     tables=tuple(t.name for t in pkg.all_tables()),
                      names=tuple(names))  # fmt: skip
 
     @_or_openpyxl
@@ -1143,12 +1177,12 @@ class ZipBook(Book):
     def _find(self, table: str) -> _Table:
         folded = table.casefold()
         for found in self.package.all_tables():
-            if found.model.displayName.casefold() == folded:
+            if found.display_name.casefold() == folded:
                 return found
         raise no_such_table(self.name, table, self.tables())
 
     def _where(self, table: _Table) -> dict[str, Any]:
-        return {"file": self.name, "sheet": table.sheet, "table": table.model.displayName}
+        return {"file": self.name, "sheet": table.sheet, "table": table.display_name}
 
     def _headers(self, table: _Table) -> list[str]:
         if table.headers is None:
@@ -1338,7 +1372,7 @@ class ZipBook(Book):
             if (rows and o_min_col <= max_col and o_max_col >= min_col
                     and o_min_row <= rows[-1] and o_max_row >= rows[0]):  # fmt: skip
                 raise WorkbookError(
-                    f"cannot add rows: the table {other.model.displayName} is in the way",
+                    f"cannot add rows: the table {other.display_name} is in the way",
                     expected="room below the table",
                     **self._where(table),
                 )

@@ -40,3 +40,14 @@ def test_a_benchmark_runs_and_prints_its_ratios(script: str, args: list[str]) ->
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True,
                          text=True, timeout=600, check=True)  # fmt: skip
     assert "ratio (wall)" in out.stdout and "ratio (cpu)" in out.stdout
+
+
+@pytest.mark.slow
+def test_the_kinds_benchmark_reuses_the_ledgers_it_kept(tmp_path: Path) -> None:
+    args = [sys.executable, str(BENCHMARKS / "bench_kinds.py"), "--pairs", "1", "--periods",
+            "1", "--scale", "1", "--kinds", "ship-records", "--keep", str(tmp_path)]  # fmt: skip
+    first = subprocess.run(args, capture_output=True, text=True, timeout=600, check=True)
+    assert "periods played" in first.stdout
+    assert [p.name for p in tmp_path.iterdir()] == ["ship-records-x1-1.xlsx"]
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600, check=True)
+    assert "the ledger kept in" in again.stdout and "ratio (wall)" in again.stdout

@@ -96,6 +96,19 @@ def test_readings_are_settings_a_house_file_changes_without_override() -> None:
         assert method.source is not None and method.source.section == HOUSE_RULE
 
 
+def test_a_house_rule_set_derives_its_own_recovery_shares() -> None:
+    """What the rules derive once per rule set (the recovery shares) is the house rule
+    set's own: the packaged shares, derived first, are not carried over, nor back."""
+    assert tuple(stands_returning(10, "winner")) == (5, 2, 1, 2)
+    house = _house(
+        "id: etg\ntables:\n  campaign_recovery:\n    override: true\n    rows:\n"
+        "      - {side: winner, next_day_pct: 60, week_pct: 30, month_pct: 10}\n"
+    )
+    with registry.using_house_rules([house]):
+        assert tuple(stands_returning(10, "winner")) == (6, 3, 1, 0)
+    assert tuple(stands_returning(10, "winner")) == (5, 2, 1, 2)
+
+
 def test_override_changes_a_printed_row_and_fills_a_blank_without() -> None:
     house = _house(
         "id: etg\nnote: ours\ntables:\n"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,18 @@ def test_days_come_from_the_data() -> None:
 
 
 @settings(max_examples=60, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=10_000),
+    st.fractions(min_value=0, max_value=1),
+    st.sampled_from(["cumulative-half-up", "cumulative-down"]),
+)
+def test_rounding_in_whole_numbers_is_the_exact_rounding(
+    lost: int, share: Fraction, method: str
+) -> None:
+    exact = lost * share + (Fraction(1, 2) if method == "cumulative-half-up" else 0)
+    assert recovery._round(lost, share, method) == math.floor(exact)
+
+
 @given(st.integers(min_value=0, max_value=500), st.sampled_from(OUTCOMES))
 def test_never_more_than_lost_and_adds_up(lost: int, outcome: str) -> None:
     back = recovery.stands_returning(lost, outcome)
@@ -234,6 +248,33 @@ def test_strength_on_date_stays_within_bounds_and_never_falls_without_a_battle(
     then = day + dt.timedelta(days=later)
     if not any(day < d <= then for d, _, _ in battles):
         assert recovery.strength_on_date(start, battles, then) >= now
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.dates(min_value=dt.date(1805, 1, 1), max_value=dt.date(1805, 4, 30)),
+            st.integers(min_value=1, max_value=3),  # a day's battles, by number
+            st.integers(min_value=0, max_value=6),
+            st.sampled_from(["winner", "loser"]),
+        ),
+        max_size=12,
+    )
+)
+def test_the_fold_counts_every_earlier_battle_as_it_stood_that_day(
+    rows: list[tuple[dt.date, int, int, str]],
+) -> None:
+    """``formation_battles`` counts the shares coming back once as the days move on: the
+    same strengths as the definition, every earlier battle's cost on the battle's day."""
+    battles = [recovery.FormationBattle(n, d, lost, o) for d, n, lost, o in rows]
+    start = 6 * len(battles)
+    found = recovery.formation_battles(start, battles)
+    order = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
+    for at, i in enumerate(order):
+        earlier = order[:at]
+        had = start - sum(recovery._cost(battles[j], found[j], battles[i].date) for j in earlier)
+        assert found[i].strength_before == had
 
 
 def test_returning_frame_one_row_per_formation() -> None:
