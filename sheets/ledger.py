@@ -775,8 +775,9 @@ def close_period(
     off = {str(t) for t, s in last.items() if s in kind.off_table}
     have = set(state.turns.loc[state.turns[period] == turn, key].astype(str))
     filler = [t for t in sides if t not in have and t not in off]
-    state = state.with_filler(period_rows(turn_row, turn, filler, sides))
-    outcomes = compute(state)
+    if filler:  # else the outcomes are those computed already
+        state = state.with_filler(period_rows(turn_row, turn, filler, sides))
+        outcomes = compute(state)
     now = state.turns[period] == turn
     names = state.turns.loc[now, key].astype(str)
     removed = [n for n, s in zip(names, outcomes.loc[now, status], strict=True)

@@ -280,9 +280,12 @@ class _Row:
     def _checked(self, found: list[_Cell]) -> list[_Cell]:
         """``found``, if it is every cell of the row and they are all this row's."""
         data, start, end = self.data, self.start, self.end
-        tags = data.count(b"<c ", start, end) + data.count(b"<c>", start, end)
-        if tags != len(found) or data.count(b"<c/", start, end):
-            raise _UnsureError("cells written otherwise than the fast reader reads")
+        # Every cell found opens "<c ": when as many "<c" are in the row, none was missed
+        # (one count: a row is checked each time it is read); else count them exactly.
+        if data.count(b"<c", start, end) != len(found):
+            tags = data.count(b"<c ", start, end) + data.count(b"<c>", start, end)
+            if tags != len(found) or data.count(b"<c/", start, end):
+                raise _UnsureError("cells written otherwise than the fast reader reads")
         number = _ROW_NUMBER.search(self.open_tag)
         if found and {cell[1] for cell in found} != {number.group(1) if number else b""}:
             raise _UnsureError("a cell outside its row")  # openpyxl places it by its r
@@ -315,10 +318,11 @@ def _column_of(letters: bytes) -> int:
     return found
 
 
-# A table part's opening tag as Excel, LibreOffice and openpyxl write it, and the two
-# attributes ``_Table.name`` and ``display_name`` read from it.
-_TABLE_TAG = re.compile(rb'<table xmlns="http://schemas\.openxmlformats\.org/spreadsheetml/'
-                        rb'2006/main"[^>]*>')  # fmt: skip
+# A table part's opening tag without a prefix, the namespace it must make its default
+# (as Excel, LibreOffice and openpyxl write it), and the two attributes ``_Table.name``
+# and ``display_name`` read from it.
+_TABLE_TAG = re.compile(rb"<table\s[^>]*>")
+_MAIN_NAMESPACE = b'xmlns="' + _MAIN_NS.encode() + b'"'
 _TABLE_NAMES = {key: re.compile(rb"\s" + key.encode() + rb'="([^"&<]*)"')
                 for key in ("name", "displayName")}  # fmt: skip
 
@@ -349,7 +353,8 @@ class _Table:
         written (no prefix, no reference, no DTD), else from the model."""
         if self._model is None and b"<!" not in self.xml:
             tag = _TABLE_TAG.search(self.xml, 0, 4096)
-            found = _TABLE_NAMES[key].search(tag.group(0)) if tag else None
+            plain = tag is not None and _MAIN_NAMESPACE in tag.group(0)
+            found = _TABLE_NAMES[key].search(tag.group(0)) if tag and plain else None
             if found is not None:
                 return found.group(1).decode("utf-8")
         return str(getattr(self.model, key))

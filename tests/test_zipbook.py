@@ -153,33 +153,38 @@ def test_what_the_fast_path_does_not_read_goes_to_openpyxl(spelling: str, tmp_pa
 
 
 _MAIN = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+_COLUMNS = b'<tableColumns count="2"><tableColumn id="1" name="A"/><tableColumn id="2" name="B"/>'
 _TABLE_TAGS = {
-    "as openpyxl writes it": b"<table " + _MAIN + b' id="1" name="T1" displayName="tbl_Turns" '
-    b'ref="A1:B3"><tableColumns count="2"><tableColumn id="1" name="A"/>'
-    b'<tableColumn id="2" name="B"/></tableColumns></table>',
+    "as openpyxl writes it": b'<table id="1" name="T1" displayName="tbl_Turns" ref="A1:B3" '
+    b'headerRowCount="1" ' + _MAIN + b">" + _COLUMNS + b"</tableColumns></table>",
+    "as Excel writes it": b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<table '
+    + _MAIN
+    + b' id="1" name="T1" displayName="tbl_Turns" ref="A1:B3">'
+    + _COLUMNS
+    + b"</tableColumns></table>",
     "with a namespace prefix": b"<x:table "
     + _MAIN.replace(b"xmlns=", b"xmlns:x=")
     + b' id="1" name="T1" displayName="tbl_Turns" ref="A1:B3"><x:tableColumns count="2">'
     b'<x:tableColumn id="1" name="A"/><x:tableColumn id="2" name="B"/></x:tableColumns>'
     b"</x:table>",
     "its name a character reference": b"<table " + _MAIN + b' id="1" name="T&#49;" '
-    b'displayName="tbl_Turns" ref="A1:B3"><tableColumns count="2"><tableColumn id="1" '
-    b'name="A"/><tableColumn id="2" name="B"/></tableColumns></table>',
+    b'displayName="tbl_Turns" ref="A1:B3">' + _COLUMNS + b"</tableColumns></table>",
 }
 
 
 @pytest.mark.parametrize("spelling", sorted(_TABLE_TAGS))
 def test_a_table_is_named_as_openpyxl_reads_it_however_its_tag_is_written(spelling: str) -> None:
-    """The fast path finds tables by the names on their tag without parsing the part;
-    what it does not read plainly it reads from openpyxl's model."""
+    """The fast path finds tables by the names on their tag without parsing the part
+    (where they are written plainly); otherwise it reads them from openpyxl's model."""
     from openpyxl.worksheet.table import Table
 
     xml = _TABLE_TAGS[spelling]
     table = zipbook._Table(xml, "xl/tables/table1.xml", "Turns")
+    names = (table.name, table.display_name)
+    read_plainly = table._model is None
     model = Table.from_tree(zipbook._parse(xml))
-    assert (
-        (table.name, table.display_name) == (model.name, model.displayName) == ("T1", "tbl_Turns")
-    )
+    assert names == (model.name, model.displayName) == ("T1", "tbl_Turns")
+    assert read_plainly == spelling.startswith("as ")
 
 
 def test_a_shared_formula_is_left_to_openpyxl(tmp_path: Path) -> None:
