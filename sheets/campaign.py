@@ -778,7 +778,7 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     "losses",
     options=(
         Option("battle", str, help="the battle, by name or number"),
-        Option("formation", str, help="the formation, as on Formations"),
+        Option("formation", str, help="the formation, as on Formations", thing=True),
         Option("lost", int, low=0, help="stands it lost in that battle"),
         Option("from_csv", str, help="a CSV file (- for standard input) of many: columns "
                "battle, formation, lost"),

@@ -508,7 +508,7 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
     KIND.name,
     "record",
     options=(
-        Option("unit", str, required=True, help="the unit, as on the Units sheet"),
+        Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
         Option("fire", int, low=0, help="figures lost to fire this turn"),
         Option("melee", int, low=0, help="figures lost in melee this turn"),
         Option("leader_attached", bool, help="Y if a leader is attached (+10%)"),

@@ -687,7 +687,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
 def _record_options() -> tuple[Option, ...]:
     """``--division`` and one option per input column of tbl_Turns (and ``--note``)."""
     named = "the division, as named on the Divisions sheet (case-blind)"
-    found = [Option("division", str, required=True, help=named)]
+    found = [Option("division", str, required=True, help=named, thing=True)]
     for column in TURNS.having(Role.INPUT, Role.NOTE):
         if column.field == "side":
             continue

@@ -116,7 +116,9 @@ class Option:
     ``type`` is what the operation receives (``int``, ``float``, ``bool`` or
     ``str``); text from a command line or a cell is read with the one yes/no
     and whole-number readers (``sheets.values``). A value that does not fit is
-    a ``CommandError`` (a mistake in the command itself).
+    a ``CommandError`` (a mistake in the command itself). ``thing``: the value is
+    the name of one of the ledger's things (the key of its things table, found
+    case-blind, with "did you mean"): the task pane offers the names the workbook holds.
     """
 
     name: str
@@ -128,6 +130,7 @@ class Option:
     low: int | None = None
     high: int | None = None
     word: str = ""  # the command line's word where the name cannot be it (``--from``)
+    thing: bool = False  # names one of the ledger's things (a division, a ship, a side)
 
     @property
     def flag(self) -> str:

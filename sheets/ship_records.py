@@ -1017,10 +1017,10 @@ def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
     KIND.name,
     "fire",
     options=(
-        Option("ship", str, required=True, help="the ship firing"),
+        Option("ship", str, required=True, help="the ship firing", thing=True),
         Option("from_side", str, required=True, word="from", choices=("port", "starboard"),
                help="her broadside firing"),
-        Option("target", str, required=True, help="the ship fired at"),
+        Option("target", str, required=True, help="the ship fired at", thing=True),
         Option("side", str, required=True, choices=("port", "starboard", "bow", "stern"),
                help="where the shot strikes the target"),
         Option("aim", str, required=True, choices=("hull", "sails"),
@@ -1062,8 +1062,8 @@ def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     KIND.name,
     "board",
     options=(
-        Option("ship", str, required=True, help="the ship boarding"),
-        Option("target", str, required=True, help="the ship boarded"),
+        Option("ship", str, required=True, help="the ship boarding", thing=True),
+        Option("target", str, required=True, help="the ship boarded", thing=True),
         Option("dice", str, help="the boarder's dice, one per gun deck left (none: rolled)"),
         Option("target_dice", str, help="the target's dice, one per gun deck left"),
         Option("prize_crew", int, low=1, high=3, help="gun decks the winner sends across "
@@ -1101,12 +1101,12 @@ _CHECKS = tuple(a.value for a in (sd.Action.FOUNDER, sd.Action.REFLOAT, sd.Actio
     KIND.name,
     "roll",
     options=(
-        Option("ship", str, required=True, help="the ship rolling"),
+        Option("ship", str, required=True, help="the ship rolling", thing=True),
         Option("check", str, required=True, choices=_CHECKS, help="founder (crossing a shoal: "
                "1-3), refloat (6), separate (6), repair (a mast, 6), fire out (5-6, then 6), "
                "sink (a wreck in high seas: 1-2), catch fire (near an explosion)"),
         Option("target", str, help="separate: the ship she is entangled with; catch fire: "
-               "the ship that blew up"),
+               "the ship that blew up", thing=True),
         Option("range", float, low=0, help="catch fire: the range to the explosion in cm"),
         Option("die", int, low=1, high=6, help="the die (none: rolled)"),
         Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
@@ -1136,7 +1136,7 @@ def roll(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     KIND.name,
     "anchor",
     options=(
-        Option("ship", str, required=True, help="the ship"),
+        Option("ship", str, required=True, help="the ship", thing=True),
         Option("weigh", bool, help="Y: weigh anchor (an entire move after dropping it)"),
         Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
     ),
@@ -1157,7 +1157,7 @@ def anchor(book: Book, **given: Any) -> OperationResult:
     KIND.name,
     "correct",
     options=(
-        Option("ship", str, required=True, help="the ship"),
+        Option("ship", str, required=True, help="the ship", thing=True),
         Option("box", str, required=True, choices=sd.BOXES, help="the part of her record"),
         Option("restore", bool, help="Y: restore a box struck by mistake (default: strike one)"),
     ),

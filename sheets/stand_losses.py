@@ -430,7 +430,8 @@ _HEADERS = {"fire_points": "Fire points", "die": "Fire die", "march_status": "Ma
     KIND.name,
     "record",
     options=(
-        Option("unit", str, required=True, help="the brigade, as on the Brigades sheet"),
+        Option("unit", str, required=True,
+               help="the brigade, as on the Brigades sheet", thing=True),
         Option("fire_points", float, low=0, help="total fire points against it"),
         Option("die", int, low=1, high=10, help="the fire die as rolled (1-10)"),
         Option("modifiers", str, help="the fire die roll modifiers: a number, or the charts' "
@@ -472,8 +473,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     KIND.name,
     "charge",
     options=(
-        Option("attacker", str, required=True, help="the charging brigade"),
-        Option("defender", str, required=True, help="the brigade charged"),
+        Option("attacker", str, required=True, help="the charging brigade", thing=True),
+        Option("defender", str, required=True, help="the brigade charged", thing=True),
         Option("attacker_die", int, low=1, high=10, help="the attacker's die (1-10)"),
         Option("defender_die", int, low=1, high=10, help="the defender's die (1-10)"),
         Option("attacker_modifiers", str, help="the attacker's modifiers: a number or words"),

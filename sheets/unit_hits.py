@@ -284,7 +284,7 @@ _HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire"
     KIND.name,
     "record",
     options=(
-        Option("unit", str, required=True, help="the unit, as on the Units sheet"),
+        Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
         Option("fire_hits", int, low=0, help="Hits from fire this turn"),
         Option("most_from_one_fire", int, low=0, help="the most from one Fire Action"),
         Option("assault_hits", int, low=0, help="Hits in assault this turn"),

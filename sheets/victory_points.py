@@ -273,7 +273,9 @@ def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
     KIND.name,
     "eliminate",
     options=(
-        Option("side", str, required=True, help="the side whose stands were eliminated"),
+        Option(
+            "side", str, required=True, help="the side whose stands were eliminated", thing=True
+        ),
         Option("type", str, required=True, help="their type (Infantry, Heavy cavalry, ...)"),
         Option("grade", str, required=True, help="their class: A..E or Guard ... Militia"),
         Option("count", int, default=1, low=1, help="how many stands (default 1)"),
@@ -318,7 +320,7 @@ def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,
     options=(
         Option("name", str, required=True, help="the objective (a town, a hill top)"),
         Option("points", int, low=0, help="its points, as the scenario sets them"),
-        Option("held_by", str, help="the side holding it now (blank: nobody)"),
+        Option("held_by", str, help="the side holding it now (blank: nobody)", thing=True),
     ),
 )
 def objective(book: Book, *, name: str, points: int | None = None,
@@ -350,8 +352,8 @@ def objective(book: Book, *, name: str, points: int | None = None,
     KIND.name,
     "wagon",
     options=(
-        Option("side", str, required=True, help="the side whose wagon it is"),
-        Option("captured_by", str, required=True, help="the side that captured it"),
+        Option("side", str, required=True, help="the side whose wagon it is", thing=True),
+        Option("captured_by", str, required=True, help="the side that captured it", thing=True),
         Option("name", str, help="the wagon (e.g. its division)"),
     ),
 )

@@ -510,7 +510,9 @@ def _set_inputs(
     KIND.name,
     "record",
     options=(
-        Option("side", str, required=True, help="the side that lost them (Sides sheet)"),
+        Option(
+            "side", str, required=True, help="the side that lost them (Sides sheet)", thing=True
+        ),
         Option("lost", int, required=True, low=0, help="base units removed from play"),
         Option(
             "part", int, default=1, low=1, high=2, help="the part of the turn: 1 or 2 (default 1)"
@@ -545,7 +547,7 @@ def record(
     KIND.name,
     "reinforce",
     options=(
-        Option("side", str, required=True, help="the side the base units join"),
+        Option("side", str, required=True, help="the side the base units join", thing=True),
         Option("base_units", int, required=True, low=0, help="base units arriving (3.2)"),
         Option("turn", int, low=1, help="the turn they arrive: the current one (the default)"),
     ),

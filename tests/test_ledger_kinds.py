@@ -493,3 +493,38 @@ def test_closing_a_period_with_nothing_recorded_asks_for_allow_empty(
     operation, options = planned[0]
     run_on_file(path, operation, **options)
     run_on_file(path, kind.close, **PLAYBOOKS[name].close_options(path))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_the_options_that_name_a_thing_are_declared_so(name: str, tmp_path: Path) -> None:
+    """An option marked ``thing`` is looked up among the ledger's things (a name the
+    ledger lacks: "no division ..."), and one not marked is not: the task pane offers
+    the workbook's names for exactly the options that take them."""
+    kind = _kind(name)
+    path = build_from_example(name, tmp_path / "ledger.xlsx")
+    play_periods(name, path, 1, seed=3)
+    planned = []
+    for seed in range(3, 23):
+        planned = PLAYBOOKS[name].records(random.Random(seed).randint, path)
+        if planned:
+            break
+    checked: set[tuple[str, str, bool]] = set()
+    for operation, options in planned:
+        declared = operation_options(name, operation)
+        declared_options = next(o for o in operations_for(name) if o.name == operation).options
+        for option in declared:
+            spec = declared_options[option]
+            if option not in options or spec.type is not str or spec.choices:
+                continue
+            copy = tmp_path / "copy.xlsx"
+            shutil.copyfile(path, copy)
+            wrong = options | {option: "Nobody Whatsoever"}
+            try:
+                run_on_file(copy, operation, rng=random.Random(5), **wrong)
+                refused = ""
+            except BattleLedgerError as exc:
+                refused = exc.message
+            looked_up = refused.startswith(f"no {kind.thing} 'Nobody Whatsoever'")
+            assert looked_up == spec.thing, (operation, option, refused)
+            checked.add((operation, option, spec.thing))
+    assert any(thing for *_, thing in checked), checked  # every kind records by a thing

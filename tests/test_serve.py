@@ -22,18 +22,23 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
+from battle_ledger import xlfuncs
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import operations_for, run_on_file, run_report
 from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from battle_ledger.xlfuncs import serve as served_module
-from battle_ledger.xlfuncs._registry import UDFS, function_help
+from battle_ledger.xlfuncs._registry import function_help
 from battle_ledger.xlfuncs.cli import cli
 from battle_ledger.xlfuncs.macros import macro_name
 from tests.dep_ledgers import make_ledger
 from tests.served import Served
 from tests.xlwings_json import apply_actions, run_on_server
+
+#: Every Excel function by name (loaded here: a test run alone has loaded none).
+UDFS = xlfuncs.load_udfs()
+
 
 # -- the functions ------------------------------------------------------------------------
 
@@ -41,8 +46,6 @@ from tests.xlwings_json import apply_actions, run_on_server
 def test_the_functions_metadata_lists_every_function_with_its_argument_help(
     xlwings_server: Served,
 ) -> None:
-    from battle_ledger import xlfuncs
-
     udfs = xlfuncs.load_udfs()
     answer = xlwings_server.request("/xlwings/custom-functions-meta")
     assert answer.status == 200
@@ -162,6 +165,9 @@ class _Controls(html.parser.HTMLParser):
         self.buttons: list[str] = []
         self.kinds: list[str] = []
         self.fields: dict[str, list[str]] = {}
+        self.things: dict[str, dict[str, str]] = {}  # kind -> its section's things attributes
+        self.offered: dict[tuple[str, str], str] = {}  # (form, field) -> the list it offers
+        self.lists: set[str] = set()
         self._form: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -171,11 +177,17 @@ class _Controls(html.parser.HTMLParser):
             assert json.loads(str(found.get("xw-args"))) == []
         if tag == "section" and "data-kind" in found:
             self.kinds.append(str(found["data-kind"]))
+            self.things[self.kinds[-1]] = {k: str(v) for k, v in found.items()
+                                           if k.startswith("data-things")}  # fmt: skip
+        if tag == "datalist":
+            self.lists.add(str(found["id"]))
         if tag == "form" and "data-operation" in found:
             self._form = str(found["data-operation"])
             self.fields[self._form] = []
         if "data-option" in found and self._form is not None:
             self.fields[self._form].append(str(found["name"]))
+            if "list" in found:
+                self.offered[(self._form, str(found["name"]))] = str(found["list"])
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
@@ -195,8 +207,19 @@ def test_the_task_pane_has_every_kinds_buttons_and_their_options(xlwings_server:
         for op in operations_for(kind.name):
             macro = macro_name(kind.macro_prefix, op.name)
             expected_buttons.add(macro)
-            # The form's fields are the button's arguments, in the macro's order.
+            # The form's fields are the button's arguments, in the macro's order; those
+            # naming a thing offer the list of the kind's things.
             assert controls.fields.get(macro, []) == list(op.options), macro
+            for option in op.options.values():
+                offered = controls.offered.get((macro, option.name))
+                assert offered == (controls.things[kind.name]["data-things-list"]
+                                   if option.thing else None), (macro, option.name)  # fmt: skip
+        assert controls.things[kind.name] == {
+            "data-things-table": kind.things.name,
+            "data-things-column": kind.thing_key.header,
+            "data-things-list": f"bl-things-{kind.name}",
+        }
+        assert f"bl-things-{kind.name}" in controls.lists
     assert set(controls.buttons) == expected_buttons
     assert expected_buttons <= scripts
     script = xlwings_server.request("/static/js/battle-ledger.js")
@@ -208,7 +231,8 @@ def test_the_task_pane_has_every_kinds_buttons_and_their_options(xlwings_server:
 def test_the_task_pane_script_in_node(tmp_path: Path) -> None:
     """``taskpane.js``'s own logic, in Node.js with a stand-in for Office.js: the
     protection callbacks lift and restore exactly what was protected; the form's fields
-    become the button's arguments; the kind is read off ``_meta``'s rows."""
+    become the button's arguments; the kind is read off ``_meta``'s rows; a thing
+    field's names off the things table."""
     node = shutil.which("node")
     if node is None:
         if os.environ.get("CI", "").strip().casefold() in ("1", "true", "yes"):
@@ -226,7 +250,7 @@ def test_the_task_pane_script_in_node(tmp_path: Path) -> None:
     (folder / "run.mjs").write_text(
         """
 import assert from "node:assert/strict";
-import { formArgs, kindOf } from "./battle-ledger.mjs";
+import { formArgs, kindOf, readThings } from "./battle-ledger.mjs";
 const sheet = (isProtected) => ({
   protection: {
     protected: isProtected, options: { allowFormatColumns: true },
@@ -251,6 +275,19 @@ assert.deepEqual(formArgs([{ value: " 5th Division " }, { value: "" }, { value: 
                  ["5th Division", "", "Y"]);
 assert.equal(kindOf([["kind", "dep-ledger"], ["ruleset", "etg"]]), "dep-ledger");
 assert.equal(kindOf([["ruleset", "etg"]]), "");
+// The names a thing field offers: read off the things table's key column.
+const column = (values) => ({ isNullObject: false,
+  getDataBodyRange: () => ({ values, load() { return this; } }) });
+const book = (tables) => ({ sync: async () => {}, workbook: { tables: {
+  getItemOrNullObject: (name) => tables[name] ? { isNullObject: false, columns: {
+    getItemOrNullObject: (header) => tables[name][header] ?? { isNullObject: true } } }
+    : { isNullObject: true } } } });
+const divisions = { Division: column([["1st Division"], [" 2nd Division "], [""], [null],
+                                      ["1ST DIVISION"], ["Guard"]]) };
+assert.deepEqual(await readThings(book({ tbl_Divisions: divisions }), "tbl_Divisions",
+                                  "Division"), ["1st Division", "2nd Division", "Guard"]);
+assert.deepEqual(await readThings(book({}), "tbl_Divisions", "Division"), []);
+assert.deepEqual(await readThings(book({ tbl_Divisions: {} }), "tbl_Divisions", "Division"), []);
 console.log("ok");
 """.replace("LIFT", LIFT_PROTECTION).replace("RESTORE", RESTORE_PROTECTION),
         encoding="utf-8",

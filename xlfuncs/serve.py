@@ -77,8 +77,14 @@ def _label(option: Option) -> str:
     return " ".join(words)[:1].upper() + " ".join(words)[1:]
 
 
-def _option_field(option: Option, macro: str) -> str:
-    """One labelled input of an operation's form, in the order of the macro's arguments."""
+def _things_list(kind: LedgerKind) -> str:
+    """The id of the list of the names of ``kind``'s things the task pane fills in."""
+    return f"bl-things-{kind.name}"
+
+
+def _option_field(option: Option, macro: str, kind: LedgerKind) -> str:
+    """One labelled input of an operation's form, in the order of the macro's arguments
+    (one naming a thing offers the names the workbook holds, as a list to pick from)."""
     field = f"{macro}-{option.name}"
     label = _label(option) + (" *" if option.required else "")
     attrs = f'id="{field}" name="{option.name}" data-option class="form-control form-control-sm"'
@@ -92,14 +98,15 @@ def _option_field(option: Option, macro: str) -> str:
         select = attrs.replace("form-control", "form-select")
         control = f"<select {select}>{default}{listed}</select>"
     else:
-        kind = "number" if option.type in (int, float) else "text"
+        entry = "number" if option.type in (int, float) else "text"
         bounds = "".join(
             f' {name}="{value}"'
             for name, value in (("min", option.low), ("max", option.high))
             if value is not None
         )
         step = ' step="1"' if option.type is int else ""
-        control = f'<input type="{kind}"{bounds}{step} {attrs}>'
+        listed = f' list="{_things_list(kind)}" autocomplete="off"' if option.thing else ""
+        control = f'<input type="{entry}"{bounds}{step}{listed} {attrs}>'
     hint = html.escape(option.help or option.metavar)
     return (
         f'<div class="mb-2"><label class="form-label small mb-0" for="{field}">'
@@ -122,7 +129,7 @@ def _operation_panel(kind: LedgerKind, op: Operation) -> str:
     summary = f'<p class="small text-body-secondary mb-1">{html.escape(first_paragraph)}</p>'
     if not options:
         return f'<div class="mb-3" data-operation="{macro}">{summary}{button}</div>'
-    fields = "".join(_option_field(o, macro) for o in options)
+    fields = "".join(_option_field(o, macro, kind) for o in options)
     # Folded, but for the close of a period (the button pressed every turn).
     unfolded = " open" if op.name == kind.close else ""
     return (
@@ -141,9 +148,13 @@ def taskpane_html() -> str:
     panels = []
     for kind in KINDS.values():
         operations = "".join(_operation_panel(kind, op) for op in operations_for(kind.name))
+        key = kind.thing_key.header
         panels.append(
-            f'<section class="d-none" data-kind="{html.escape(kind.name)}">'
-            f'<h2 class="h5">{html.escape(kind.title)}</h2>{operations}</section>'
+            f'<section class="d-none" data-kind="{html.escape(kind.name)}" '
+            f'data-things-table="{html.escape(kind.things.name)}" '
+            f'data-things-column="{html.escape(key)}" data-things-list="{_things_list(kind)}">'
+            f'<h2 class="h5">{html.escape(kind.title)}</h2>{operations}'
+            f'<datalist id="{_things_list(kind)}"></datalist></section>'
         )
     common = "".join(
         f'<button type="button" class="btn btn-outline-primary btn-sm me-2" xw-click="{name}" '

@@ -6,6 +6,10 @@
 // the button is pressed and sends them to the macro. A blank field is sent as ""
 // (the operation's default); the macro reads text as the command line does.
 //
+// A field that names one of the ledger's things (a division, a ship, a side) offers
+// the names the workbook's things table holds, read when the panel is shown and again
+// when such a field is entered (a unit added since); any text may still be typed.
+//
 // It also registers the two callbacks a button's actions run around its writes
 // (sheets/xlbook.py, LIFT_PROTECTION and RESTORE_PROTECTION): Office.js refuses
 // writes into a protected sheet and has no UserInterfaceOnly, so the sheets a
@@ -57,6 +61,52 @@ export function kindOf(metaRows) {
   return row ? String(row[1]).trim() : "";
 }
 
+// Each name once (case-blind, as the ledger finds them), blanks left out, in table order.
+export function thingNames(values) {
+  const seen = new Set();
+  const names = [];
+  for (const row of values || []) {
+    const name = String(row[0] ?? "").trim();
+    if (name && !seen.has(name.toLowerCase())) {
+      seen.add(name.toLowerCase());
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+// The names in column `column` of the workbook's table `table` ([] where it has none).
+export async function readThings(context, table, column) {
+  const found = context.workbook.tables.getItemOrNullObject(table);
+  await context.sync();
+  if (found.isNullObject) return [];
+  const cells = found.columns.getItemOrNullObject(column);
+  await context.sync();
+  if (cells.isNullObject) return [];
+  const body = cells.getDataBodyRange().load("values");
+  await context.sync();
+  return thingNames(body.values);
+}
+
+async function fillThings(section) {
+  const list = section && document.getElementById(section.getAttribute("data-things-list"));
+  if (!list) return;
+  try {
+    const table = section.getAttribute("data-things-table");
+    const column = section.getAttribute("data-things-column");
+    const names = await Excel.run((context) => readThings(context, table, column));
+    list.replaceChildren(
+      ...names.map((name) => {
+        const option = document.createElement("option");
+        option.value = name;
+        return option;
+      }),
+    );
+  } catch (error) {
+    console.error("Battle Ledger: could not read the names of the ledger's things", error);
+  }
+}
+
 function show(kind) {
   const note = document.getElementById("bl-kind-note");
   const select = document.getElementById("bl-kind");
@@ -64,6 +114,7 @@ function show(kind) {
   document.querySelectorAll("section[data-kind]").forEach((section) => {
     const mine = section.getAttribute("data-kind") === kind;
     section.classList.toggle("d-none", !mine);
+    if (mine) fillThings(section);
     found = found || mine;
   });
   if (select) select.value = found ? kind : "";
@@ -87,6 +138,11 @@ function wireForms() {
   });
   const select = document.getElementById("bl-kind");
   if (select) select.addEventListener("change", () => show(select.value));
+  document.addEventListener("focusin", (event) => {
+    if (event.target.matches && event.target.matches("input[list]")) {
+      fillThings(event.target.closest("section[data-kind]"));
+    }
+  });
 }
 
 async function detectKind() {
