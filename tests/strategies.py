@@ -158,6 +158,18 @@ class Playbook:
 
         return self.closing(random.Random(seed).randint, path)
 
+    def some_records(self, path: Path, seed: int = 3) -> list[tuple[str, dict[str, str]]]:
+        """The records of the first draw (from ``seed`` on) that records something on the
+        ledger at ``path`` (a period's random records may be none); [] if twenty draws
+        record nothing (a battle that is over)."""
+        import random
+
+        for draw in range(seed, seed + 20):
+            planned = self.records(random.Random(draw).randint, path)
+            if planned:
+                return planned
+        return []
+
 
 def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger, standing

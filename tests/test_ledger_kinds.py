@@ -503,11 +503,7 @@ def test_the_options_that_name_a_thing_are_declared_so(name: str, tmp_path: Path
     kind = _kind(name)
     path = build_from_example(name, tmp_path / "ledger.xlsx")
     play_periods(name, path, 1, seed=3)
-    planned = []
-    for seed in range(3, 23):
-        planned = PLAYBOOKS[name].records(random.Random(seed).randint, path)
-        if planned:
-            break
+    planned = PLAYBOOKS[name].some_records(path)
     checked: set[tuple[str, str, bool]] = set()
     for operation, options in planned:
         declared = operation_options(name, operation)
