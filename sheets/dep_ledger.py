@@ -23,7 +23,6 @@ is closed.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -911,22 +910,22 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
         ledger = read_ledger(book)
     except BattleLedgerError as exc:
         return [exc]
-    for _, group in ledger.turns.groupby("Division", sort=False):
-        try:
-            compute_turns(ledger.with_turns(group.copy()))
-        except BattleLedgerError as exc:
-            problems.append(exc)
+    computed = None
+    try:
+        computed = compute_turns(ledger)
+    except BattleLedgerError:  # it stops at the first: each division alone shows every one
+        for _, group in ledger.turns.groupby("Division", sort=False):
+            try:
+                compute_turns(ledger.with_turns(group.copy()))
+            except BattleLedgerError as exc:
+                problems.append(exc)
     current = ledger.current_turn
-    if not ledger.turns.empty:
-        computed = None
-        with contextlib.suppress(BattleLedgerError):  # already reported above
-            computed = compute_turns(ledger)
-        if computed is not None:
-            have = set(ledger.turns.loc[ledger.turns["Turn"] == current, "Division"].astype(str))
-            for r in standing(ledger, computed, current - 1):
-                if r["status"] not in KIND.off_table and r["division"] not in have:
-                    problems.append(
-                        f"division {r['division']!r} has no row for the current turn {current} "
-                        f"(table {TURNS.name}); end-turn or record adds it"
-                    )
+    if not ledger.turns.empty and computed is not None:
+        have = set(ledger.turns.loc[ledger.turns["Turn"] == current, "Division"].astype(str))
+        for r in standing(ledger, computed, current - 1):
+            if r["status"] not in KIND.off_table and r["division"] not in have:
+                problems.append(
+                    f"division {r['division']!r} has no row for the current turn {current} "
+                    f"(table {TURNS.name}); end-turn or record adds it"
+                )
     return problems

@@ -533,13 +533,16 @@ def run_on_file(
     return run_on_book(open_book(path), macro, rng=rng, house=house, **options)
 
 
-def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
+def run_check(
+    book: Book, known_kinds: Collection[str] | Callable[[], Collection[str]] = ()
+) -> list[str]:
     """Every problem found in ``book`` (empty: all is well), one line each.
 
     Always checks ``_meta`` (a known kind and rule set) and, for a kind with
     checkers, runs them; an error a checker raises is a problem too.
-    ``known_kinds``: kinds known besides those with operations (the CLI
-    passes the template kinds).
+    ``known_kinds``: kinds known besides those with operations (the CLI passes the
+    template kinds), or a function giving them, asked only for a kind without
+    checkers (the template kinds import every kind and rule set).
     """
     from battle_ledger.sheets.house_rules import book_house_rules
 
@@ -559,12 +562,13 @@ def run_check(book: Book, known_kinds: Collection[str] = ()) -> list[str]:
     checks = CHECKERS.get(meta.kind, [])
     if not checks:
         load_operations()  # every kind, to tell whether this one is known
-    known = {k for k, _ in OPERATIONS} | set(REPORTS) | set(CHECKERS) | set(known_kinds)
-    if not checks and meta.kind not in known:
-        problems.append(
-            f"_meta: no Battle Ledger operations know workbooks of kind {meta.kind!r}"
-            + (f"; known kinds: {', '.join(sorted(known))}" if known else "")
-        )
+        known = {k for k, _ in OPERATIONS} | set(REPORTS) | set(CHECKERS)
+        known |= set(known_kinds() if callable(known_kinds) else known_kinds)
+        if meta.kind not in known:
+            problems.append(
+                f"_meta: no Battle Ledger operations know workbooks of kind {meta.kind!r}"
+                + (f"; known kinds: {', '.join(sorted(known))}" if known else "")
+            )
     with registry.using_house_rules([house] if house is not None else []):
         for check in checks:
             try:

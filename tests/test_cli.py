@@ -472,6 +472,24 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
 
 
+def test_checking_a_ledger_loads_only_its_own_kind(tmp_path: Path) -> None:
+    """``check`` of a DEP ledger imports neither the templates nor the other kinds (and
+    their rule sets): the template kinds are asked for only where a kind has no checks."""
+    import subprocess
+
+    from tests.strategies import build_from_example
+
+    ledger = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
+    probe = _PROBE.replace(repr(_HEAVY), repr(("battle_ledger.templates",
+                                               "battle_ledger.sheets.stand_losses")))  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe, "check", str(ledger)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    roster = tmp_path / "roster.xlsx"
+    assert invoke("new", "roster", "--ruleset", "etg", "-o", str(roster)).exit_code == 0
+    assert invoke("check", str(roster)).stdout.strip() == f"{roster}: ok"
+
+
 def test_repeated_option_groups_record_several_rows_all_or_none(tmp_path: Path) -> None:
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates import build
