@@ -506,10 +506,8 @@ def test_the_options_that_name_a_thing_are_declared_so(name: str, tmp_path: Path
     planned = PLAYBOOKS[name].some_records(path)
     checked: set[tuple[str, str, bool]] = set()
     for operation, options in planned:
-        declared = operation_options(name, operation)
-        declared_options = next(o for o in operations_for(name) if o.name == operation).options
-        for option in declared:
-            spec = declared_options[option]
+        declared = next(o for o in operations_for(name) if o.name == operation).options
+        for option, spec in declared.items():
             if option not in options or spec.type is not str or spec.choices:
                 continue
             copy = tmp_path / "copy.xlsx"
