@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strateg
 
 from _timing import alternate, battle_ledger, process, report
 
-from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger, standing
+from battle_ledger.sheets.dep_ledger import outcomes, read_ledger, standing
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.templates import build
@@ -42,7 +42,7 @@ def _turn_csv(ledger: Path, out: Path, seed: int) -> int:
     given = {options["division"]: options for _, options in drawn}
     book = HeadlessBook(ledger, writable=False)
     state = read_ledger(book)
-    out_of_it = {r["division"] for r in standing(state, compute_turns(state), state.current_turn
+    out_of_it = {r["division"] for r in standing(state, outcomes(state), state.current_turn
                                                  - 1) if r["status"] == "removed"}  # fmt: skip
     rows = [given.get(name, {"division": name, "orders": "N"}) for name in state.starts
             if name not in out_of_it]  # fmt: skip

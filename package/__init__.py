@@ -13,11 +13,21 @@ project's ``templates/`` or ``sheets/`` on the path never hides ours:
 Data flows one way, rulesets -> sheets -> templates -> xlfuncs (a test enforces it).
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 __all__ = ["__version__"]
 
-try:
-    __version__ = version("battle-ledger")
-except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> Any:
+    """``__version__``, read from the installed metadata when first asked for (reading it
+    costs every command, ``report`` among them, a fiftieth of a second)."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("battle-ledger")
+    except PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found

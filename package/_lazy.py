@@ -5,15 +5,23 @@ does not pay for pydantic, pandas or xlwings.
 package's ``__init__``: ``package.Ruleset`` imports ``package.model`` the first
 time it is asked for. A name not in the map raises ``AttributeError`` as usual, so
 ``from package import submodule`` still imports the submodule.
+
+``pd = lazy_module("pandas")`` at the top of a module: pandas is imported the first
+time one of its attributes is read (``pd.DataFrame``), so a command whose work
+never builds a frame (``report`` of a DEP ledger) does not pay for it. Type checkers
+see the plain import (``if TYPE_CHECKING: import pandas as pd``).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "lazy_module"]
 
 
 def lazy_exports(
@@ -35,3 +43,19 @@ def lazy_exports(
         return sorted(set(namespace) | set(names))
 
     return get, listing
+
+
+def lazy_module(name: str) -> ModuleType:
+    """Module ``name``, executed when one of its attributes is first read (the
+    standard library's ``LazyLoader``); the module itself where it is imported already."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module

@@ -38,9 +38,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.sheets.errors import CellValueError, ColumnNotFoundError, WrongKindError
+from battle_ledger.sheets.values import is_blank
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset
@@ -56,12 +61,14 @@ __all__ = [
     "Grid",
     "Meta",
     "Parts",
-    "build_frame",
+    "TableRows",
     "check_terms",
     "header_position",
     "meta_rows",
     "now",
     "parse_meta",
+    "table_rows",
+    "typed_columns",
 ]
 
 META_SHEET = "_meta"
@@ -200,8 +207,9 @@ def _text_of(value: Any) -> str:
     return str(value).strip()
 
 
-def _where(df: pd.DataFrame, index: Any) -> dict[str, Any]:
-    """Location keywords (file, sheet, table, row) for row ``index`` of a read table."""
+def _where(df: Any, index: Any) -> dict[str, Any]:
+    """Location keywords (file, sheet, table, row) for row ``index`` of a read table (a
+    frame or ``TableRows``: both keep them in ``attrs["where"]``)."""
     where = dict(df.attrs.get("where", {}))
     first = where.pop("first_row", None)
     if first is not None and isinstance(index, int | float):
@@ -211,21 +219,11 @@ def _where(df: pd.DataFrame, index: Any) -> dict[str, Any]:
     return where
 
 
-def _is_blank(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    if value is pd.NaT:
-        return True
-    return isinstance(value, str) and value.strip() == ""
-
-
 #: Whole numbers a float holds exactly (what the general path below goes through).
 _EXACT = 2**53
 
 
-def _convert(value: Any, kind: type, column: str, df: pd.DataFrame, index: Any) -> Any:
+def _convert(value: Any, kind: type, column: str, df: Any, index: Any) -> Any:
     """``value`` as ``kind``; blank stays None; anything else raises CellValueError
     located at ``df``'s row ``index``."""
     if value is None:
@@ -234,7 +232,7 @@ def _convert(value: Any, kind: type, column: str, df: pd.DataFrame, index: Any) 
         return value.strip() or None
     if kind is int and type(value) is int and -_EXACT < value < _EXACT:
         return value
-    if _is_blank(value):
+    if is_blank(value):
         return None
     expected = {int: "a whole number", float: "a number", str: "text", bool: "TRUE or FALSE"}
     try:
@@ -270,20 +268,6 @@ def _convert(value: Any, kind: type, column: str, df: pd.DataFrame, index: Any) 
         ) from None
 
 
-def _apply_types(df: pd.DataFrame, types: Mapping[str, type | None]) -> pd.DataFrame:
-    for column, kind in types.items():
-        if kind is None:
-            continue
-        values = [_convert(v, kind, column, df, i) for i, v in df[column].items()]
-        if kind is int:
-            df[column] = pd.array(values, dtype="Int64")
-        elif kind is float:
-            df[column] = pd.array(values, dtype="Float64")
-        else:
-            df[column] = pd.Series(values, index=df.index, dtype=object)
-    return df
-
-
 def header_position(headers: Sequence[Any], column: str, where: dict[str, Any]) -> int:
     """0-based position of ``column`` among a table's ``headers`` (case-blind).
 
@@ -302,15 +286,83 @@ def header_position(headers: Sequence[Any], column: str, where: dict[str, Any]) 
         ) from None
 
 
-def build_frame(
+@dataclass
+class TableRows:
+    """The body of an Excel Table as a backend read it, before any DataFrame: what
+    ``Book.read_rows`` gives and ``read_table``'s frame is built from (``frame()``).
+
+    ``headers``: the columns by the names asked for (a repeated header kept once,
+    the first); ``rows``: each data row's values in that order (declared types
+    converted, blank as None); ``index``: each row's 0-based position in the table
+    body; ``attrs["where"]``: file, sheet, table and ``first_row``, as a frame's
+    (``where_of`` reads either); ``types``: the declared type of each typed column.
+    """
+
+    headers: list[str]
+    rows: list[list[Any]]
+    index: list[int]
+    attrs: dict[str, Any]
+    types: dict[str, type]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def position(self, header: str) -> int:
+        """Where column ``header`` stands in each row."""
+        return self.headers.index(header)
+
+    def column(self, header: str) -> list[Any]:
+        """Column ``header``'s values, row by row."""
+        i = self.position(header)
+        return [row[i] for row in self.rows]
+
+    def records(self, headers: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Each row as a dict of header -> value (only ``headers``, where given)."""
+        wanted = list(self.headers if headers is None else headers)
+        at = [self.position(h) for h in wanted]
+        return [dict(zip(wanted, [row[i] for i in at], strict=True)) for row in self.rows]
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as ``read_table`` gives them: typed columns ``Int64``, ``Float64``
+        or objects (blanks missing), the others as pandas infers them."""
+        df = pd.DataFrame(self.rows, columns=self.headers, index=self.index)
+        df.attrs.update(self.attrs, where=dict(self.attrs["where"]))
+        for column, kind in self.types.items():
+            values = self.column(column)
+            if kind is int:
+                df[column] = pd.array(values, dtype="Int64")
+            elif kind is float:
+                df[column] = pd.array(values, dtype="Float64")
+            else:
+                df[column] = pd.Series(values, index=df.index, dtype=object)
+        return df
+
+
+def typed_columns(
+    headers: Sequence[str], columns: ColumnTypes | None
+) -> dict[int, tuple[str, type | None]]:
+    """Positions among ``headers`` of the typed columns an operation reads (a mapping
+    ``columns``): an input cell of theirs must not hold a formula (both file backends)."""
+    if not isinstance(columns, Mapping):
+        return {}
+    folded = [h.casefold() for h in headers]
+    found: dict[int, tuple[str, type | None]] = {}
+    for name, kind in columns.items():
+        key = name.strip().casefold()
+        if key in folded:
+            found[folded.index(key)] = (name, kind)
+    return found
+
+
+def table_rows(
     headers: Sequence[str],
     body: Sequence[Sequence[Any]],
     *,
     keep: Sequence[bool],
     columns: ColumnTypes | None,
     where: dict[str, Any],
-) -> pd.DataFrame:
-    """The DataFrame ``read_table`` returns (shared by the backends).
+) -> TableRows:
+    """The ``TableRows`` a backend read (shared by the backends).
 
     ``headers``: the table's headers in order; ``body``: its rows of values;
     ``keep[i]``: whether body row ``i`` is data (not blank); ``where``: file,
@@ -330,14 +382,23 @@ def build_frame(
                 **{k: v for k, v in where.items() if k != "first_row"},
             )
         rename[names[i]] = col
+    renamed = [rename.get(n, n) for n in names]
+    first: dict[str, int] = {}
+    for i, n in enumerate(renamed):
+        first.setdefault(n, i)
+    kept = sorted(first.values())
     index = [i for i, k in enumerate(keep) if k]
-    records = [[_cell_value(v) for v in body[i]] for i in index]
-    df = pd.DataFrame(records, columns=[rename.get(n, n) for n in names], index=index)
-    df = df.loc[:, ~df.columns.duplicated()]
-    df.attrs["where"] = dict(where)
+    rows = [[_cell_value(body[i][c]) for c in kept] for i in index]
+    result = TableRows([renamed[c] for c in kept], rows, index, {"where": dict(where)}, {})
     if isinstance(columns, Mapping):
-        df = _apply_types(df, columns)
-    return df
+        for column, kind in columns.items():
+            if kind is None:
+                continue
+            at = result.position(column)
+            for i, row in zip(index, rows, strict=True):
+                row[at] = _convert(row[at], kind, column, result, i)
+            result.types[column] = kind
+    return result
 
 
 def _cell_value(value: Any) -> Any:
@@ -368,7 +429,7 @@ def check_terms(
         )
     ids: list[str | None] = []
     for index, value in df[column].items():
-        if _is_blank(value):
+        if is_blank(value):
             if allow_blank:
                 ids.append(None)
                 continue
@@ -444,7 +505,6 @@ class Book(ABC):
         """Every sheet (hidden ones too), table and defined name (a sheet's own without
         its ``Sheet!`` prefix) the workbook has."""
 
-    @abstractmethod
     def read_table(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
     ) -> pd.DataFrame:
@@ -469,6 +529,14 @@ class Book(ABC):
         the inputs, so the backend need not fetch cached results (headless,
         formula cells then read as missing; saves a second parse of the file).
         """
+        return self.read_rows(table, columns, cached=cached).frame()
+
+    @abstractmethod
+    def read_rows(
+        self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> TableRows:
+        """What ``read_table`` reads, as ``TableRows`` (no DataFrame: a report that
+        needs none does not import pandas)."""
 
     @abstractmethod
     def write_cells(self, table: str, updates: pd.DataFrame) -> None:

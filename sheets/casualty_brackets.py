@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
@@ -60,6 +59,11 @@ from battle_ledger.sheets.ledger import (
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
 from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "GRADES",

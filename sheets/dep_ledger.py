@@ -23,11 +23,11 @@ is closed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
     MANEUVER_DIE,
@@ -74,7 +74,6 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     sides_out,
     start_minutes,
-    where_of,
 )
 from battle_ledger.sheets.operations import (
     OperationResult,
@@ -84,6 +83,11 @@ from battle_ledger.sheets.operations import (
     report,
 )
 from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "BY_TURN",
@@ -96,6 +100,7 @@ __all__ = [
     "compute_turns",
     "division_formulas",
     "end_turn",
+    "outcomes",
     "read_ledger",
     "record",
     "standing",
@@ -434,11 +439,12 @@ def _rules(book: Book) -> DepRules:
         raise exc.located(**where) from None
 
 
-def _located(exc: DepInputError, frame: pd.DataFrame, index: Any = None) -> DepInputError:
-    """``exc`` with the file, sheet, table, row and column (its field's header) added."""
+def _located(exc: DepInputError, where: dict[str, Any]) -> DepInputError:
+    """``exc`` with the file, sheet, table, row (``where``) and column (its field's
+    header) added."""
     table = DIVISIONS if exc.field.startswith("start_") else TURNS
     header = next((c.header for c in table.columns if c.field == exc.field), exc.field)
-    return exc.located(column=header, **where_of(frame, index))
+    return exc.located(column=header, **where)
 
 
 def read_ledger(book: Book) -> Ledger:
@@ -447,7 +453,8 @@ def read_ledger(book: Book) -> Ledger:
     rules = _rules(book)
     starts: dict[str, DivisionState] = {}
     sides: dict[str, str] = {}
-    for index, row in tables.things.iterrows():
+    headers = ["Division", "Start DEP", "Start CCP", "Stands", "Cavalry", "Side"]
+    for index, row in tables.thing_records(headers):
         name = str(row["Division"])
         dep, ccp, stands = row["Start DEP"], row["Start CCP"], row["Stands"]
         try:
@@ -460,8 +467,8 @@ def read_ledger(book: Book) -> Ledger:
                 stands=cell_whole(stands),
             )
         except DepInputError as exc:
-            raise _located(exc, tables.things, index) from None
-        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+            raise _located(exc, tables.where_thing(index)) from None
+        sides[name] = "" if row["Side"] is None else str(row["Side"])
     return Ledger(tables, rules, starts, sides)
 
 
@@ -479,16 +486,16 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
                       **flags, **counts)  # fmt: skip
 
 
-def compute_turns(ledger: Ledger) -> pd.DataFrame:
-    """DEP start, Rest point, DEP end, CCP end and Status of every row of tbl_Turns,
-    computed from the inputs by ``rulesets.dep`` (indexed like ``ledger.turns``)."""
-    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+def outcomes(ledger: Ledger) -> dict[Any, dict[str, Any]]:
+    """DEP start, Rest point, DEP end, CCP end, Status, ... of every row of tbl_Turns by
+    its row index (in table order), computed from the inputs by ``rulesets.dep``."""
     groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
-    turns = ledger.turns
     needed = ["Turn", "Division", *(header for _, header in _INPUTS)]
-    for index, row in zip(turns.index, turns[needed].to_dict("records"), strict=True):
+    records = ledger.tables.period_records(needed)
+    for index, row in records:
         groups.setdefault(str(row["Division"]), []).append((index, row))
-    found: dict[Any, list[Any]] = {}
+    found: dict[Any, dict[str, Any]] = {}
+    headers = [c.header for c in TURNS.having(Role.OUTCOME)]
     for division, group in groups.items():
         if division not in ledger.starts:
             raise CellValueError(
@@ -496,7 +503,7 @@ def compute_turns(ledger: Ledger) -> pd.DataFrame:
                 column="Division",
                 value=division,
                 expected="one of " + ", ".join(repr(d) for d in ledger.starts),
-                **where_of(turns, group[0][0]),
+                **ledger.tables.where_period(group[0][0]),
             )
         ordered = sorted(group, key=lambda item: item[1]["Turn"])  # stable, as before
         inputs = [_inputs(row) for _, row in ordered]
@@ -506,31 +513,40 @@ def compute_turns(ledger: Ledger) -> pd.DataFrame:
             hit = ordered[0][0]
             if exc.turn is not None:
                 hit = ordered[[t.turn == exc.turn for t in inputs].index(True)][0]
-            raise _located(exc, turns, hit) from None
+            raise _located(exc, ledger.tables.where_period(hit)) from None
         for (index, _), outcome in zip(ordered, result, strict=True):
-            found[index] = outcome.ledger_row()
+            found[index] = dict(zip(headers, outcome.ledger_row(), strict=True))
+    return {index: found[index] for index, _ in records}
+
+
+def compute_turns(ledger: Ledger) -> pd.DataFrame:
+    """``outcomes`` as a frame indexed like ``ledger.turns``."""
+    headers = [c.header for c in TURNS.having(Role.OUTCOME)]
+    found = outcomes(ledger)
     if not found:
-        return pd.DataFrame(index=turns.index, columns=outcomes, dtype=object)
-    return pd.DataFrame([found[i] for i in turns.index], index=turns.index, columns=outcomes)
+        return pd.DataFrame(index=ledger.turns.index, columns=headers, dtype=object)
+    return pd.DataFrame(list(found.values()), index=list(found), columns=headers)
 
 
-def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[str, Any]]:
-    """Each division as of the end of turn ``as_of`` (0: the start)."""
+def standing(
+    ledger: Ledger, computed: Mapping[Any, Mapping[str, Any]], as_of: int
+) -> list[dict[str, Any]]:
+    """Each division as of the end of turn ``as_of`` (0: the start); ``computed``: the
+    ``outcomes`` of its rows."""
     latest: dict[str, tuple[int, Any]] = {}  # division -> (turn, row index) of its last row
-    turns = ledger.turns
-    for index, name, turn in zip(turns.index, turns["Division"], turns["Turn"], strict=True):
-        if int(turn) <= as_of and (str(name) not in latest or int(turn) > latest[str(name)][0]):
-            latest[str(name)] = (int(turn), index)
-    outcome = computed.loc[[index for _, index in latest.values()]].to_dict("index")
+    for index, row in ledger.tables.period_records(["Division", "Turn"]):
+        name, turn = str(row["Division"]), int(row["Turn"])
+        if turn <= as_of and (name not in latest or turn > latest[name][0]):
+            latest[name] = (turn, index)
     rows: list[dict[str, Any]] = []
-    for division in ledger.divisions.to_dict("records"):
+    for _, division in ledger.tables.thing_records(["Division", "Corps"]):
         name = str(division["Division"])
         start = ledger.starts[name]
         dep, ccp, rest, status, last_turn = start.dep, start.ccp, 0, start.status, 0
         stands, wasted = start.stands, 0
         if name in latest:
             last_turn, last = latest[name]
-            values: dict[str, Any] = outcome[last]
+            values = computed[last]
             dep, ccp = int(values["DEP end"]), int(values["CCP end"])
             rest, status = int(values["Rest point"]), Status(str(values["Status"]))
             stands = cell_whole(values["Stands left"])
@@ -538,7 +554,7 @@ def standing(ledger: Ledger, computed: pd.DataFrame, as_of: int) -> list[dict[st
         rows.append(
             {
                 "side": ledger.sides[name],
-                "corps": "" if pd.isna(division["Corps"]) else str(division["Corps"]),
+                "corps": "" if division["Corps"] is None else str(division["Corps"]),
                 "division": name,
                 "cavalry": start.cavalry,
                 "dep": dep,
@@ -618,7 +634,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
         )
     turn = ledger.current_turn
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Division"].astype(str))
-    computed = compute_turns(ledger)  # every input checked first
+    computed = outcomes(ledger)  # every input checked first
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     before = {r["division"]: r for r in standing(ledger, computed, turn - 1)}
     # A division on the table without a row for this turn gets one (all N / 0).
@@ -631,7 +647,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
         extra = _blank_rows(turn, filler, ledger).set_axis(pd.RangeIndex(-len(filler), 0))
         extra = extra.assign(Orders=False, **{"Rest eligible": False})
         ledger = ledger.with_turns(pd.concat([ledger.turns, extra]))
-        computed = compute_turns(ledger)
+        computed = outcomes(ledger)
     after = standing(ledger, computed, turn)
     on_table = [r["division"] for r in after if r["status"] not in KIND.off_table]
     rows = pd.concat(
@@ -737,7 +753,7 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     mine = _row_of(ledger, name, turn)
     if mine.empty:
         # No row yet for this turn (a ledger started without an order of battle).
-        before = standing(ledger, compute_turns(ledger), turn - 1)
+        before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
             raise InvalidArgumentError(
                 f"turn {turn}, division {name!r}: the division has been removed from play "
@@ -752,15 +768,14 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
         trial_row = new.assign(Orders=False, **{"Rest eligible": False}).set_axis([-1])
         for column, value in given.items():
             trial_row.loc[-1, column] = value
-        computed = compute_turns(ledger.with_turns(pd.concat([ledger.turns, trial_row])))
-        effect = computed.loc[-1]
+        effect = outcomes(ledger.with_turns(pd.concat([ledger.turns, trial_row])))[-1]
         for column, value in given.items():
             new.loc[0, column] = _cell(value)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
     else:
         index = mine.index[0]
         # raises on what the rules forbid
-        effect = compute_turns(_with_inputs(ledger, index, given)).loc[index]
+        effect = outcomes(_with_inputs(ledger, index, given))[index]
         _write_inputs(book, index, given)
     shown = {k: _cell(v) for k, v in given.items()}
     maneuver = effect["Maneuver"]
@@ -823,8 +838,8 @@ def _correct(
     was = {column: _cell(mine.at[index, column]) for column in given}
     corrected = _with_inputs(ledger, index, given)
     last = ledger.current_turn - 1
-    before = {r["division"]: r for r in standing(ledger, compute_turns(ledger), last)}
-    after = standing(corrected, compute_turns(corrected), last)  # raises on what the rules forbid
+    before = {r["division"]: r for r in standing(ledger, outcomes(ledger), last)}
+    after = standing(corrected, outcomes(corrected), last)  # raises on what the rules forbid
     _write_inputs(book, index, given)
     shown = ", ".join(f"{k} {_cell(v)} (was {was[k]})" for k, v in given.items())
     changes = []
@@ -866,7 +881,7 @@ def where_we_stand(book: Book) -> OperationResult:
     """Each division's DEP, CCP, rest point and status as of the last closed turn,
     computed from the inputs (not cached values), with the side totals."""
     ledger = read_ledger(book)
-    computed = compute_turns(ledger)
+    computed = outcomes(ledger)
     closed = ledger.current_turn - 1
     rows = standing(ledger, computed, closed)
     sides = _side_totals(rows)
@@ -912,11 +927,11 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
         return [exc]
     computed = None
     try:
-        computed = compute_turns(ledger)
+        computed = outcomes(ledger)
     except BattleLedgerError:  # it stops at the first: each division alone shows every one
         for _, group in ledger.turns.groupby("Division", sort=False):
             try:
-                compute_turns(ledger.with_turns(group.copy()))
+                outcomes(ledger.with_turns(group.copy()))
             except BattleLedgerError as exc:
                 problems.append(exc)
     current = ledger.current_turn

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from openpyxl.utils import get_column_letter, quote_sheetname
+from battle_ledger.sheets.a1 import column_letter, quote_sheet
 
 __all__ = [
     "ISO_DATE_HELPERS",
@@ -40,7 +40,7 @@ def constant_name(table: str, name: str) -> str:
 
 def letters(headers: Sequence[str]) -> dict[str, str]:
     """Header -> column letter of a table whose first column is A."""
-    return {h: get_column_letter(i + 1) for i, h in enumerate(headers)}
+    return {h: column_letter(i + 1) for i, h in enumerate(headers)}
 
 
 def unless_blank(ref: str, formulas: Mapping[str, str]) -> dict[str, str]:
@@ -62,7 +62,7 @@ def row_above(column: str, top: int, row: int, position: str) -> str:
 
 def sheet_name(name: str) -> str:
     """A sheet name as a formula writes it (quoted where it must be)."""
-    return quote_sheetname(name)
+    return quote_sheet(name)
 
 
 def day_number(iso: str) -> str:

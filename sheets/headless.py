@@ -17,25 +17,18 @@ the file on disk is untouched, byte for byte; ``discard`` forgets everything.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import datetime as _dt
-import hashlib
 import io
 import math
-import os
-import re
-import shutil
-import tempfile
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree.ElementTree import ParseError
 
 import openpyxl
-import pandas as pd
 from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.formatting.formatting import ConditionalFormattingList
 from openpyxl.formula.translate import Translator
@@ -47,6 +40,7 @@ from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 from openpyxl.worksheet.table import Table
 from openpyxl.worksheet.worksheet import Worksheet
 
+from battle_ledger._lazy import lazy_module
 from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
@@ -55,33 +49,48 @@ from battle_ledger.sheets.book import (
     Grid,
     Meta,
     Parts,
-    build_frame,
+    TableRows,
     header_position,
     parse_meta,
+    table_rows,
+    typed_columns,
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
     NotAWorkbookError,
     UnsafeWorkbookError,
     WorkbookError,
-    WorkbookLockedError,
     WorkbookSaveError,
-    WorkbookTooLargeError,
-    no_defined_name,
     no_meta_sheet,
     no_such_table,
-    not_one_cell,
     totals_row_in_the_way,
 )
-from battle_ledger.sheets.history import forget_version, keep_version
 from battle_ledger.sheets.printout import fit_grid
+from battle_ledger.sheets.workbook_file import (
+    _FORMULA_REFUSED,
+    _TEXT_TRIGGERS,
+    MAX_CELL_TEXT,
+    WORKBOOK_SUFFIXES,
+    _check_archive,
+    _digest,
+    _missing,
+    _one_line,
+    check_not_locked,
+    name_address,
+    read_workbook,
+    save_workbook,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from battle_ledger.sheets.writer import (
     DEFAULT_WAIT,
-    TEMP_PREFIX,
     WriterLock,
-    remove_leftovers,
-    writable_target,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "MAX_CELL_TEXT",
@@ -95,127 +104,6 @@ __all__ = [
     "write_cell",
     "write_text_atomic",
 ]
-
-WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
-#: The most characters Excel (and openpyxl, which cuts the rest) keeps in one cell.
-MAX_CELL_TEXT = 32_767
-_TEXT_TRIGGERS = ("=", "+", "-", "@")
-#: What a formula found where an operation reads a typed value should be (in a text
-#: column, or another).
-_FORMULA_REFUSED = {
-    True: "text (a name or a note, typed as is)",
-    False: "a value typed as is, not a formula (the report reads what is typed)",
-}
-
-
-# -- opening ----------------------------------------------------------------------------
-
-
-def _one_line(exc: BaseException) -> str:
-    """An exception's text on one line (openpyxl's messages span several)."""
-    return " ".join(str(exc).split())
-
-
-#: Bounds on a workbook, checked from its zip directory before anything is parsed (a
-#: grand battle of 96 divisions and 96 turns: 1.2 MB, its largest part 13 MB unpacked,
-#: 9,216 rows, packed 12 to 1; docs/limits.md).
-MAX_WORKBOOK_BYTES = 100 * 1024 * 1024
-MAX_PARTS = 10_000
-MAX_PART_BYTES = 256 * 1024 * 1024
-MAX_UNPACKED_BYTES = 512 * 1024 * 1024
-#: Packed more tightly than this (unpacked size / packed size, parts over 1 MB): no
-#: spreadsheet's XML is that repetitive; a zip bomb is.
-MAX_PACKING_RATIO = 100
-#: Rows in one sheet (a table claims no more either).
-MAX_SHEET_ROWS = 100_000
-_ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
-_SHEET_PART = re.compile(r"xl/(?:worksheets|chartsheets)/[^/]+\.xml", re.IGNORECASE)
-_TABLE_PART = re.compile(r"xl/tables/[^/]+\.xml", re.IGNORECASE)
-_TABLE_REF = re.compile(
-    rb"<(?:[A-Za-z_][\w.-]*:)?table\b[^>]*?\sref=\"([A-Z]+)(\d+):([A-Z]+)(\d+)\""
-)
-_EXPECTED = "an .xlsx or .xlsm file saved by Excel, LibreOffice or battle-ledger"
-
-
-def _too_large(label: str, message: str, value: Any, expected: str) -> WorkbookTooLargeError:
-    return WorkbookTooLargeError(message, file=label, value=value, expected=expected)
-
-
-def _count_rows(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> None:
-    """Refuse a sheet of more than ``MAX_SHEET_ROWS`` rows, counted while unpacking it
-    in pieces (stopping at the first row too many), before openpyxl builds any."""
-    found, tail = 0, b""
-    with archive.open(info) as stream:
-        while chunk := stream.read(1 << 20):
-            block = tail + chunk
-            # A tag cut by the chunk's end is counted in the next block, not twice.
-            cut = max(0, len(block) - 64)
-            found += sum(1 for m in _ROW_TAG.finditer(block) if m.start() < cut)
-            tail = block[cut:]
-            if found > MAX_SHEET_ROWS:
-                break
-    found += len(_ROW_TAG.findall(tail))
-    if found > MAX_SHEET_ROWS:
-        raise _too_large(label, f"a sheet holds more than {MAX_SHEET_ROWS:,} rows "
-                         f"({info.filename})", f"at least {found:,} rows",
-                         f"at most {MAX_SHEET_ROWS:,} rows a sheet")  # fmt: skip
-
-
-def _check_archive(data: bytes, path: Path, *, writable: bool = True) -> None:
-    """Refuse, from the zip directory and before parsing anything, a workbook that is
-    not a zip, is larger than a ledger can be (parts, unpacked sizes, rows a sheet
-    holds or a table claims, packing tighter than XML packs), or, to be written, is a
-    macro-enabled workbook under a name that would lose its macros when saved. (The
-    file's own size, ``MAX_WORKBOOK_BYTES``, is checked before it is read.)"""
-    label = str(path)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
-        raise NotAWorkbookError(
-            "not an Excel workbook (the file is not a zip archive, or it is truncated)",
-            file=label,
-            expected=_EXPECTED,
-        ) from None
-    with archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_PARTS:
-            raise _too_large(label, "the workbook has too many parts", f"{len(infos):,} parts",
-                             f"at most {MAX_PARTS:,}")  # fmt: skip
-        total = 0
-        for info in infos:
-            total += info.file_size
-            if info.file_size > MAX_PART_BYTES:
-                raise _too_large(label, f"a part of the workbook is too large unpacked "
-                                 f"({info.filename})", f"{info.file_size:,} bytes",
-                                 f"at most {MAX_PART_BYTES:,} bytes a part")  # fmt: skip
-            if info.file_size > 1 << 20 and info.file_size > MAX_PACKING_RATIO * max(
-                info.compress_size, 1
-            ):
-                ratio = info.file_size // max(info.compress_size, 1)
-                raise _too_large(label, f"a part of the workbook is packed like a zip bomb "
-                                 f"({info.filename})", f"{ratio:,} to 1",
-                                 f"at most {MAX_PACKING_RATIO} to 1")  # fmt: skip
-        if total > MAX_UNPACKED_BYTES:
-            raise _too_large(label, "the workbook is too large unpacked", f"{total:,} bytes",
-                             f"at most {MAX_UNPACKED_BYTES:,} bytes")  # fmt: skip
-        for info in infos:
-            if _TABLE_PART.fullmatch(info.filename) and info.file_size < 1 << 20:
-                for ref in _TABLE_REF.finditer(archive.read(info)):
-                    rows = int(ref.group(4)) - int(ref.group(2)) + 1
-                    if rows > MAX_SHEET_ROWS + 1:
-                        raise _too_large(label, f"a table claims more than {MAX_SHEET_ROWS:,} "
-                                         f"rows ({info.filename})", rows,
-                                         f"at most {MAX_SHEET_ROWS:,} rows a table")  # fmt: skip
-            elif _SHEET_PART.fullmatch(info.filename) and info.file_size > 1 << 20:
-                _count_rows(archive, info, label)
-        names = {i.filename.casefold() for i in infos}
-        if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):
-            raise NotAWorkbookError(
-                "a macro-enabled workbook named " + path.suffix.lower() + ": saving it so "
-                "would drop its VBA project",
-                file=label,
-                expected="the name it was saved with (.xlsm), or a copy saved as .xlsx in Excel",
-            )
 
 
 def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) -> Workbook:
@@ -272,234 +160,6 @@ def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) ->
         ) from None
 
 
-def _lock_files(path: Path) -> list[Path]:
-    """Where Excel and LibreOffice put the lock file of an open ``path``."""
-    name = path.name
-    found = [path.with_name("~$" + name), path.with_name(f".~lock.{name}#")]
-    if len(name) > 2:
-        # Word-style owner files replace the first two characters of long names.
-        found.append(path.with_name("~$" + name[2:]))
-    return found
-
-
-def check_not_locked(path: Path | str) -> None:
-    """``WorkbookLockedError`` if Excel or LibreOffice holds ``path`` open."""
-    path = Path(path)
-    for lock in _lock_files(path):
-        if lock.exists():
-            holder = "LibreOffice" if lock.name.startswith(".~lock.") else "Excel"
-            raise WorkbookLockedError(
-                f"the workbook is open in {holder} (lock file {lock.name} beside it); "
-                f"close it in {holder} and try again, or delete {lock.name} if {holder} "
-                "is not running",
-                file=str(path),
-                expected="a workbook no program holds open",
-            )
-
-
-def read_workbook(
-    path: Path | str, writable: bool = True, wait: float = DEFAULT_WAIT
-) -> tuple[bytes, WriterLock | None]:
-    """The bytes of the workbook file ``path`` and, to write it, the writer lock (taken
-    first: one writer at a time, from this read to the save's rename). Refuses a name
-    that is not a workbook's, a missing file, a folder, a file too large, and, to write,
-    a workbook Excel or LibreOffice holds open."""
-    path = Path(path)
-    name = str(path)
-    if path.suffix.lower() not in WORKBOOK_SUFFIXES:
-        raise NotAWorkbookError(
-            f"not an Excel workbook (a {path.suffix or 'suffix-less'} file)",
-            file=name,
-            expected="an " + ", ".join(WORKBOOK_SUFFIXES) + " file",
-        )
-    lock: WriterLock | None = None
-    if writable and path.exists():
-        check_not_locked(path)
-        writable_target(path)
-        lock = WriterLock(path, wait).acquire()
-    try:
-        size = path.stat().st_size
-        if size > MAX_WORKBOOK_BYTES:  # refused unread
-            raise _too_large(name, "the workbook is too large", f"{size:,} bytes",
-                             f"at most {MAX_WORKBOOK_BYTES:,} bytes")  # fmt: skip
-        return path.read_bytes(), lock
-    except BaseException as exc:
-        if lock is not None:
-            lock.release()
-        if isinstance(exc, FileNotFoundError):
-            raise NotAWorkbookError(
-                "no such file", file=name, expected="the path of a workbook"
-            ) from None
-        if isinstance(exc, IsADirectoryError):
-            raise NotAWorkbookError(
-                "this is a folder", file=name, expected="the path of a workbook"
-            ) from None
-        if isinstance(exc, OSError):
-            raise NotAWorkbookError(
-                f"cannot read the file: {exc.strerror or exc}", file=name
-            ) from None
-        raise
-
-
-# -- saving -----------------------------------------------------------------------------
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def save_workbook(
-    wb: Workbook | Callable[[], bytes],
-    path: Path | str,
-    *,
-    overwrite: bool = False,
-    backup: bool = True,
-    before: str = "a save",
-    then: str = "",
-    expect_digest: str | None = None,
-    lock: WriterLock | None = None,
-) -> str:
-    """Save ``wb`` to ``path`` atomically; return the sha256 of the saved bytes.
-    (``wb`` may be a function making the file's bytes: the fast backend's save.)
-
-    The workbook goes to a temporary file in the same folder (written and
-    fsynced), which then replaces ``path`` in one step (``os.replace``; the
-    folder fsynced after), so a reader sees either the old file or the new one,
-    never half of either. Through a symlink the real file is replaced; a
-    read-only ledger or one with hard links is refused (``writable_target``).
-    With ``backup`` the version it replaces is kept in the workbook's history
-    folder (``sheets.history``: ``<name> history/NNNN before <before>.xlsx``, the
-    last 20), with ``then``, what the save changed (the Log lines written).
-    ``expect_digest``: refuse if the file changed on disk
-    since it was read. ``lock``: the writer lock the caller holds (else one is
-    taken for the save). On any failure the file at ``path`` is left as it was.
-    """
-    label = str(path)
-    check_not_locked(Path(path))
-    target = writable_target(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise WorkbookSaveError(
-            "cannot save: the folder does not exist",
-            file=label,
-            value=str(folder),
-            expected="an existing folder",
-        )
-    own = lock is None or not lock.held
-    held = WriterLock(target).acquire() if own else lock
-    try:
-        keep = (before, then) if backup else None
-        return _save(wb, target, label, overwrite, keep, expect_digest)
-    finally:
-        if own and held is not None:
-            held.release()
-
-
-def _save(
-    wb: Workbook | Callable[[], bytes],
-    target: Path,
-    label: str,
-    overwrite: bool,
-    keep: tuple[str, str] | None,
-    expect_digest: str | None,
-) -> str:
-    remove_leftovers(target)
-    if target.exists() and not target.is_file():
-        raise WorkbookSaveError(
-            "cannot save: the path is a folder", file=label, expected="a file name"
-        )
-    if target.exists() and not overwrite and expect_digest is None:
-        raise WorkbookSaveError(
-            "the file exists already", file=label, expected="a new file name, or --force"
-        )
-    if callable(wb):
-        return _replace(target, wb(), label, keep, expect_digest)
-    buffer = io.BytesIO()
-    try:
-        wb.save(buffer)
-    except (IllegalCharacterError, ValueError, TypeError) as exc:
-        raise WorkbookSaveError(f"the workbook could not be written ({exc})", file=label) from None
-    return _replace(target, buffer.getvalue(), label, keep, expect_digest)
-
-
-def write_text_atomic(path: Path | str, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` with the one atomic replace workbooks use."""
-    return write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path: Path | str, data: bytes, label: str | None = None) -> Path:
-    """Write ``data`` to ``path`` with the one atomic replace workbooks use (no history
-    kept; the caller holds whatever lock it needs)."""
-    target = writable_target(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir() or (target.exists() and not target.is_file()):
-        raise WorkbookSaveError("cannot write: the folder does not exist, or the name is a "
-                                "folder", file=str(path), expected="a file name")  # fmt: skip
-    _replace(target, data, label or str(path), keep=None, expect_digest=None)
-    return target
-
-
-def _replace(
-    target: Path, data: bytes, label: str, keep: tuple[str, str] | None, expect_digest: str | None
-) -> str:
-    """Put ``data`` at ``target`` in one step: a temporary file beside it, fsynced, then
-    ``os.replace``; the sha256 of ``data``. ``keep``: (before, then) to keep the
-    version replaced in the history folder."""
-    folder = target.parent if str(target.parent) else Path(".")
-    tmp_name: str | None = None
-    kept: Path | None = None
-    try:
-        changed = expect_digest is not None and target.exists()
-        if changed and _digest(target.read_bytes()) != expect_digest:
-            raise WorkbookSaveError(
-                "the file changed on disk since it was opened (saved by another "
-                "program?); nothing was written",
-                file=label,
-                expected="run the command again on the new version",
-            )
-        fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}-",
-                                        suffix=target.suffix, dir=folder)  # fmt: skip
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            shutil.copymode(target, tmp_name)
-            if keep is not None:
-                kept = keep_version(target, *keep)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_name, 0o666 & ~umask)
-        os.replace(tmp_name, target)
-        tmp_name = None
-        _fsync_folder(folder)
-    except OSError as exc:
-        raise WorkbookSaveError(
-            f"cannot save: {exc.strerror or exc}",
-            file=label,
-            expected="a folder you may write to, with room to spare",
-        ) from None
-    finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-            if kept is not None:  # the save failed: the version kept for it goes too
-                forget_version(kept)
-    return _digest(data)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX; Windows has no folder handles to sync)."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 # -- cells ------------------------------------------------------------------------------
 
 
@@ -528,13 +188,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, str | int | float | bool | _dt.datetime | _dt.date | _dt.time):
         return value
     return str(value)
-
-
-def _missing(value: Any) -> bool:
-    """Whether a DataFrame value means "nothing given" (None, NaN, NA, NaT)."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    return isinstance(value, float) and math.isnan(value)
 
 
 def workbook_parts(wb: Workbook) -> Parts:
@@ -586,25 +239,6 @@ def write_cell(cell: Cell | MergedCell, value: Any, where: dict[str, Any] | None
         cell.data_type = "s"
         if value.startswith(_TEXT_TRIGGERS):
             cell.quotePrefix = True
-
-
-def name_address(name: str, defined: Any, sheets: Sequence[str], file: str) -> tuple[str, str]:
-    """The sheet and cell (``B2``) the defined name ``defined`` (openpyxl's model; None:
-    the workbook has no such name) refers to, or the error saying it refers to none or
-    to more than one cell (both backends)."""
-    if defined is None:
-        raise no_defined_name(name, file)
-    destinations = list(defined.destinations)
-    not_one = not_one_cell(name, file, defined.attr_text)
-    if len(destinations) != 1:
-        raise not_one
-    sheet, ref = destinations[0]
-    # openpyxl leaves a quoted sheet name's doubled apostrophe ('O''Neil') as it is.
-    sheet = sheet.replace("''", "'")
-    ref = ref.replace("$", "")
-    if sheet not in sheets or ":" in ref:
-        raise not_one
-    return sheet, ref
 
 
 # -- tables -----------------------------------------------------------------------------
@@ -765,12 +399,12 @@ class HeadlessBook(Book):
     def _where(self, geo: _Geometry) -> dict[str, Any]:
         return {"file": self.name, "sheet": geo.ws.title, "table": geo.table.displayName}
 
-    def read_table(
+    def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
-    ) -> pd.DataFrame:
+    ) -> TableRows:
         geo = self._find(table)
         headers = geo.headers
-        typed_columns = self._typed_columns(headers, columns)
+        typed = typed_columns(headers, columns)
         body: list[list[Any]] = []
         keep: list[bool] = []
         columns_at = range(geo.min_col, geo.max_col + 1)
@@ -785,7 +419,7 @@ class HeadlessBook(Book):
             keep.append(
                 any(not f and not _blank(c.value) for c, f in zip(cells, formulas, strict=True))
             )
-            for i, (name, kind) in typed_columns.items():
+            for i, (name, kind) in typed.items():
                 if formulas[i]:
                     # A formula in a column an operation reads: injected, or typed by
                     # mistake; the report would read it otherwise than the workbook
@@ -799,23 +433,7 @@ class HeadlessBook(Book):
                         **self._where(geo),
                     )
         where = self._where(geo) | {"first_row": geo.body_start}
-        return build_frame(headers, body, keep=keep, columns=columns, where=where)
-
-    @staticmethod
-    def _typed_columns(
-        headers: list[str], columns: ColumnTypes | None
-    ) -> dict[int, tuple[str, type | None]]:
-        """Positions of the columns an operation reads: an input cell of theirs must not
-        hold a formula."""
-        if not isinstance(columns, Mapping):
-            return {}
-        folded = [h.casefold() for h in headers]
-        found: dict[int, tuple[str, type | None]] = {}
-        for name, kind in columns.items():
-            key = name.strip().casefold()
-            if key in folded:
-                found[folded.index(key)] = (name, kind)
-        return found
+        return table_rows(headers, body, keep=keep, columns=columns, where=where)
 
     # -- writing ------------------------------------------------------------------------
     def _column_index(self, geo: _Geometry, column: str) -> int:

@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import yaml
 
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, RulesetDataError
 from battle_ledger.rulesets.house import HOUSE_RULE, HouseRules, parse_house
@@ -43,6 +43,11 @@ from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.sheets.values import is_blank, number, shown, whole, yes_no
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "HOUSE_SHEET",
@@ -81,11 +86,11 @@ def house_parts(text: str) -> list[dict[str, Any]]:
 def _stored_text(book: Book) -> str | None:
     if not book.has_table(HOUSE_TABLE):
         return None
-    df = book.read_table(HOUSE_TABLE, {"Part": int, "Text": str})
-    if df.empty:
+    rows = book.read_rows(HOUSE_TABLE, {"Part": int, "Text": str})
+    if not rows:
         return None
-    parts = sorted((int(p), "" if is_blank(t) else str(t)) for p, t in zip(
-        df["Part"].fillna(0), df["Text"], strict=True))  # fmt: skip
+    parts = sorted((p or 0, "" if is_blank(t) else str(t)) for p, t in zip(
+        rows.column("Part"), rows.column("Text"), strict=True))  # fmt: skip
     return "".join(t for _, t in parts) or None
 
 
@@ -120,12 +125,12 @@ def _plain(value: Any) -> Any:
 def _typed_rows(book: Book, table: Table, name: str) -> list[dict[str, Any]]:
     """The rows the umpire left in the Rules sheet's table of ``name``, as house rows."""
     tname = rules_table(name)
-    df = book.read_table(tname)
-    where = dict(df.attrs.get("where", {}))
+    read = book.read_rows(tname)
+    where = dict(read.attrs.get("where", {}))
     first = where.pop("first_row", None)
-    headers = {str(h).casefold(): h for h in df.columns}
+    headers = {str(h).casefold(): h for h in read.headers}
     rows: list[dict[str, Any]] = []
-    for index, cells in df.iterrows():
+    for index, cells in zip(read.index, read.records(), strict=True):
         at = where | {"row": None if first is None else int(first) + int(index)}
         row: dict[str, Any] = {}
         for column in table.columns:
@@ -145,12 +150,13 @@ def _typed_rows(book: Book, table: Table, name: str) -> list[dict[str, Any]]:
 
 def _typed_values(book: Book, name: str) -> dict[str, Any]:
     """The values the umpire typed in the Rules sheet's table of constants ``name``."""
-    df = book.read_table(rules_table(name))
-    if "Name" not in df.columns or "Value" not in df.columns:
+    read = book.read_rows(rules_table(name))
+    if "Name" not in read.headers or "Value" not in read.headers:
         raise RulesetDataError(f"the Rules sheet's table of {name} has no Name and Value",
                                expected="the headers the ledger was built with",
-                               **dict(df.attrs.get("where", {})))  # fmt: skip
-    return {str(n).strip(): _plain(v) for n, v in zip(df["Name"], df["Value"], strict=True)
+                               **dict(read.attrs.get("where", {})))  # fmt: skip
+    return {str(n).strip(): _plain(v)
+            for n, v in zip(read.column("Name"), read.column("Value"), strict=True)
             if not is_blank(n) and not is_blank(v)}  # fmt: skip
 
 

@@ -24,17 +24,17 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import difflib
+import functools
 import math
 import numbers
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts
+from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
 from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
@@ -43,6 +43,11 @@ from battle_ledger.sheets.errors import (
 )
 from battle_ledger.sheets.formulas import letters, sheet_name
 from battle_ledger.sheets.values import cell_whole, choice, is_blank, number, whole, yes_no
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "ALLOW_EMPTY_HELP",
@@ -299,8 +304,9 @@ def register(kind: LedgerKind) -> LedgerKind:
 # -- reading ------------------------------------------------------------------------------
 
 
-def where_of(frame: pd.DataFrame, index: Any = None) -> dict[str, Any]:
-    """File, sheet, table (and the sheet row of ``index``) of a frame ``read_table`` gave."""
+def where_of(frame: pd.DataFrame | TableRows, index: Any = None) -> dict[str, Any]:
+    """File, sheet, table (and the sheet row of ``index``) of a frame ``read_table`` gave
+    (or the ``TableRows`` it was built from)."""
     where = dict(frame.attrs.get("where", {}))
     first = where.pop("first_row", None)
     if first is not None and isinstance(index, numbers.Real) and not isinstance(index, bool):
@@ -308,21 +314,90 @@ def where_of(frame: pd.DataFrame, index: Any = None) -> dict[str, Any]:
     return where
 
 
-@dataclass
-class Tables:
-    """A ledger's two tables as read (inputs only: the outcomes are recomputed)."""
+def _frame(rows: TableRows) -> pd.DataFrame:
+    """A table ``read_tables`` read as the DataFrame operations use: a column newer than
+    the ledger's template all missing (``pd.NA``)."""
+    frame = rows.frame()
+    for header in rows.attrs.get("added", ()):
+        frame[header] = pd.Series(pd.NA, index=frame.index, dtype=object)
+    return frame
 
-    kind: LedgerKind
-    things: pd.DataFrame
-    periods: pd.DataFrame
-    closed: int = 0  # the last period the Log says was closed (kinds with ``off_table``)
+
+def _records(
+    table: pd.DataFrame | TableRows, headers: list[str]
+) -> list[tuple[Any, dict[str, Any]]]:
+    """(row index, ``headers`` -> value) of each row of ``table``; missing as None."""
+    if isinstance(table, TableRows):
+        return list(zip(table.index, table.records(headers), strict=True))
+    records = table[headers].astype(object).where(table[headers].notna(), None)
+    return list(zip(table.index, records.to_dict("records"), strict=True))
+
+
+class Tables:
+    """A ledger's two tables as read (inputs only: the outcomes are recomputed).
+
+    Read by ``read_tables`` they are kept as ``TableRows`` and made DataFrames
+    (``things``, ``periods``) only when an operation asks: a report that reads
+    records (``thing_records``, ``period_records``) never imports pandas.
+    """
+
+    def __init__(
+        self,
+        kind: LedgerKind,
+        things: pd.DataFrame | TableRows,
+        periods: pd.DataFrame | TableRows,
+        closed: int = 0,
+    ) -> None:
+        self.kind = kind
+        self._things = things
+        self._periods = periods
+        self.closed = closed  # the last period the Log says was closed (``off_table``)
 
     @property
-    def current(self) -> int:
+    def things(self) -> pd.DataFrame:
+        """The things table's rows."""
+        if isinstance(self._things, TableRows):
+            self._things = _frame(self._things)
+        return self._things
+
+    @property
+    def periods(self) -> pd.DataFrame:
+        """The periods table's rows."""
+        if isinstance(self._periods, TableRows):
+            self._periods = _frame(self._periods)
+        return self._periods
+
+    def with_periods(self, periods: pd.DataFrame) -> Tables:
+        """The same things, other period rows."""
+        return Tables(self.kind, self._things, periods, self.closed)
+
+    def thing_records(self, headers: Iterable[str]) -> list[tuple[Any, dict[str, Any]]]:
+        """The things table's rows as (row index, ``headers`` -> value), blanks None."""
+        return _records(self._things, list(headers))
+
+    def period_records(self, headers: Iterable[str]) -> list[tuple[Any, dict[str, Any]]]:
+        """The periods table's rows as (row index, ``headers`` -> value), blanks None."""
+        return _records(self._periods, list(headers))
+
+    def where_thing(self, index: Any = None) -> dict[str, Any]:
+        """File, sheet, table and sheet row of the things table's row ``index``."""
+        return where_of(self._things, index)
+
+    def where_period(self, index: Any = None) -> dict[str, Any]:
+        """File, sheet, table and sheet row of the periods table's row ``index``."""
+        return where_of(self._periods, index)
+
+    def _period_numbers(self) -> list[Any]:
+        key = self.kind.period_key.header
+        if isinstance(self._periods, TableRows):
+            return self._periods.column(key)
+        return self._periods[key].tolist()
+
+    @functools.cached_property
+    def current(self) -> int:  # the tables do not change: asked often, counted once
         """The period being played: the highest in the periods table (1 before any row),
         or the one after the last closed when closing it left nothing on the table."""
-        key = self.kind.period_key.header
-        highest = 1 if self.periods.empty else int(self.periods[key].max())
+        highest = max((int(p) for p in self._period_numbers() if not is_blank(p)), default=1)
         return max(highest, self.closed + 1)
 
     @property
@@ -330,9 +405,10 @@ class Tables:
         """Whether the battle is over: a period was closed and nothing went on to the
         next (every thing left the table), so no period is open. Only where every thing
         on the table has a row of every period (``LedgerKind.rows_each_period``)."""
-        key = self.kind.period_key.header
-        return (self.kind.rows_each_period and self.closed > 0
-                and not (self.periods[key] == self.current).any())  # fmt: skip
+        if not (self.kind.rows_each_period and self.closed > 0):
+            return False
+        current = self.current
+        return not any(int(p) == current for p in self._period_numbers() if not is_blank(p))
 
     def refuse_if_nothing_recorded(
         self, book: Book, allow_empty: bool, period: int | None = None
@@ -396,7 +472,7 @@ class LedgerState:
     def with_turns(self, turns: pd.DataFrame) -> Self:
         """The same, with other period rows (a trial before anything is written)."""
         turns.attrs = dict(self.turns.attrs)
-        return replace(self, tables=replace(self.tables, periods=turns))
+        return replace(self, tables=self.tables.with_periods(turns))
 
     def with_filler(self, rows: pd.DataFrame) -> Self:
         """The same, with ``rows`` added as not yet on the sheet (indexed -n ... -1): the
@@ -533,39 +609,45 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     meta = kind.check_version(book)
     check_parts(book, meta)
     version = meta.template_version
-    frames = []
+    read: list[TableRows] = []
     for table in (kind.things, kind.periods):
-        frame = book.read_table(table.name, table.read_types(version), cached=False)
-        for column in table.columns:
-            if column.since > version and not column.computed:
-                frame[column.header] = pd.Series(pd.NA, index=frame.index, dtype=object)
-        frame.attrs["template_version"] = version
+        rows = book.read_rows(table.name, table.read_types(version), cached=False)
+        added = [c.header for c in table.columns if c.since > version and not c.computed]
+        for header in added:
+            rows.headers.append(header)
+            for row in rows.rows:
+                row.append(None)
+        rows.attrs["added"] = tuple(added)
+        rows.attrs["template_version"] = version
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
-        frame = frame[frame[key.header].notna()]
+        at = rows.position(key.header)
+        named = [i for i, row in enumerate(rows.rows) if row[at] is not None]
+        if len(named) < len(rows.rows):
+            rows.rows = [rows.rows[i] for i in named]
+            rows.index = [rows.index[i] for i in named]
         for column in table.having(Role.INPUT):
             reader = _reader(column)
             if reader is not None:
-                frame[column.header] = pd.Series(
-                    _read_column(frame, column, reader),
-                    index=frame.index,
-                    dtype=frame[column.header].dtype if column.entry is Entry.WHOLE else object,
-                )
-        frames.append(frame)
-    things, periods = frames
+                _read_column(rows, column, reader)
+                if column.entry is not Entry.WHOLE:
+                    rows.types[column.header] = object  # read: as the reader gives them
+        read.append(rows)
+    things, periods = read
     seen: set[str] = set()
-    for index, name in things[kind.thing_key.header].items():
+    key_header = kind.thing_key.header
+    for index, name in zip(things.index, things.column(key_header), strict=True):
         if str(name).strip().casefold() in seen:
             raise CellValueError(
                 f"two {kind.thing}s have the same name: the ledger finds {kind.thing}s by name",
-                column=kind.thing_key.header,
+                column=key_header,
                 value=name,
                 expected=f"unique {kind.thing} names",
                 **where_of(things, index),
             )
         seen.add(str(name).strip().casefold())
     period_key = kind.period_key.header
-    for index, value in periods[period_key].items():
-        if pd.isna(value) or int(value) < 1:
+    for index, value in zip(periods.index, periods.column(period_key), strict=True):
+        if value is None or int(value) < 1:
             raise CellValueError(
                 f"a row of {kind.periods.name} has no {kind.period} number",
                 column=period_key,
@@ -581,8 +663,9 @@ def _last_closed(book: Book, kind: LedgerKind) -> int:
     every thing off the table, no row of the next period marks it closed."""
     if not book.has_table(LOG_TABLE):
         return 0
-    log = book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False)
-    closes = log.loc[log["Action"].astype(str).str.strip() == kind.close, "Turn"]
+    log = book.read_rows(LOG_TABLE, ["Action", "Turn"], cached=False)
+    closes = [turn for action, turn in zip(log.column("Action"), log.column("Turn"), strict=True)
+              if str(action).strip() == kind.close]  # fmt: skip
     found = [int(t) for t in closes if isinstance(t, int | float) and not isinstance(t, bool)
              and math.isfinite(t) and float(t).is_integer()]  # fmt: skip
     return max(found, default=0)
@@ -597,7 +680,7 @@ def _reader(column: Column) -> Callable[[Any], Any] | None:
     if column.entry is Entry.WHOLE:
         high = column.high if isinstance(column.high, int) else None
         return lambda value: (
-            value if pd.isna(value) else whole(value, column.header, low=column.low, high=high)
+            None if value is None else whole(value, column.header, low=column.low, high=high)
         )
     if column.entry is Entry.NUMBER:
         return lambda value: number(value, column.header, low=column.low)
@@ -606,35 +689,34 @@ def _reader(column: Column) -> Callable[[Any], Any] | None:
     return None
 
 
-def _read_column(frame: pd.DataFrame, column: Column, reader: Callable[[Any], Any]) -> list[Any]:
-    """``reader`` over a column, each distinct value read once (the readers are pure; a
-    ledger's columns repeat Y, N and small counts)."""
+def _read_column(rows: TableRows, column: Column, reader: Callable[[Any], Any]) -> None:
+    """``reader`` over a column of ``rows`` (in place), each distinct value read once
+    (the readers are pure; a ledger's columns repeat Y, N and small counts)."""
+    at = rows.position(column.header)
     seen: dict[tuple[type, Any], Any] = {}
-    out: list[Any] = []
-    for index, value in frame[column.header].items():
+    for index, row in zip(rows.index, rows.rows, strict=True):
+        value = row[at]
         try:
-            key = (type(value), value)
-            out.append(seen[key])
+            row[at] = seen[(type(value), value)]
             continue
         except (KeyError, TypeError):
             pass
-        result = _read(frame, index, value, column, reader)
+        result = _read(rows, index, value, column, reader)
         with contextlib.suppress(TypeError):
             seen[(type(value), value)] = result
-        out.append(result)
-    return out
+        row[at] = result
 
 
 def _read(
-    frame: pd.DataFrame, index: Any, value: Any, column: Column, reader: Callable[[Any], Any]
+    rows: TableRows, index: Any, value: Any, column: Column, reader: Callable[[Any], Any]
 ) -> Any:
-    """``reader(value)``, a refusal located at ``frame``'s row ``index``."""
+    """``reader(value)``, a refusal located at row ``index`` of ``rows``."""
     try:
         return reader(value)
     except InvalidArgumentError as exc:
         raise CellValueError(
             exc.message, column=column.header, value=value, expected=exc.expected,
-            **where_of(frame, index),
+            **where_of(rows, index),
         ) from None  # fmt: skip
 
 

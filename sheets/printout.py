@@ -14,12 +14,13 @@ workbook (templates and the headless backend); ``chart_corner``, ``print_corner`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openpyxl.utils import get_column_letter, quote_sheetname, range_boundaries
-from openpyxl.workbook.workbook import Workbook
-
+from battle_ledger.sheets.a1 import boundaries, column_letter, quote_sheet
 from battle_ledger.sheets.book import Grid
+
+if TYPE_CHECKING:
+    from openpyxl.workbook.workbook import Workbook
 
 __all__ = ["Anchor", "chart_corner", "cut_reference", "fit_grid", "print_corner"]
 
@@ -59,7 +60,7 @@ def _anchor(chart: Any) -> Anchor:
     if to is not None:  # a chart read back from a file: anchored at two cells
         return to.row + 1, to.col + 1
     if isinstance(anchor, str):  # a chart just made: its size in cm
-        min_col, min_row, _, _ = range_boundaries(anchor)
+        min_col, min_row, _, _ = boundaries(anchor)
         return min_row, min_col, chart.height, chart.width
     # read back from a file: anchored at one cell, its extent in EMU
     return (anchor._from.row + 1, anchor._from.col + 1, anchor.ext.height / _EMU_PER_CM,
@@ -89,11 +90,11 @@ def cut_reference(formula: str, sheet: str, count: int) -> str | None:
     where, cells = formula.rsplit("!", 1)
     if where.strip("'").replace("''", "'") != sheet or ":" not in cells:
         return None
-    min_col, min_row, max_col, _ = range_boundaries(cells.replace("$", ""))
+    min_col, min_row, max_col, _ = boundaries(cells.replace("$", ""))
     if min_col is None or min_row is None or min_col != max_col:
         return None
-    col = get_column_letter(min_col)
-    return f"{quote_sheetname(sheet)}!${col}${min_row}:${col}${min_row + count - 1}"
+    col = column_letter(min_col)
+    return f"{quote_sheet(sheet)}!${col}${min_row}:${col}${min_row + count - 1}"
 
 
 def _cut(ref: Any, sheet: str, count: int) -> None:
@@ -116,14 +117,14 @@ def fit_grid(wb: Workbook, grid: Grid, count: int) -> None:
     ws = wb[grid.sheet]
 
     def width(col: int) -> float:
-        return ws.column_dimensions[get_column_letter(col)].width or 8.43
+        return ws.column_dimensions[column_letter(col)].width or 8.43
 
     def height(row: int) -> float:
         return ws.row_dimensions[row].height or 15
 
     corners = [chart_corner(_anchor(chart), width, height) for chart in ws._charts]
     right, bottom = print_corner(grid, count, ws.max_row, ws.max_column, corners)
-    ws.print_area = f"A1:{get_column_letter(right)}{bottom}"
+    ws.print_area = f"A1:{column_letter(right)}{bottom}"
     data = grid.chart_data or grid.sheet
     for sheet in wb.worksheets:
         for chart in sheet._charts:

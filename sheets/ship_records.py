@@ -22,10 +22,9 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
@@ -52,6 +51,11 @@ from battle_ledger.sheets.ledger import (
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
 from battle_ledger.sheets.values import cell_whole, whole
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "COMPASS",

@@ -19,10 +19,9 @@ from __future__ import annotations
 import contextlib
 import random
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
@@ -50,6 +49,11 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "BAYONET",

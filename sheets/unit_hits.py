@@ -15,10 +15,9 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
@@ -53,6 +52,11 @@ from battle_ledger.sheets.ledger import (
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
 from battle_ledger.sheets.values import cell_count, cell_whole
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "KIND",

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pandas import NA as _NA
-
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
@@ -24,6 +22,7 @@ __all__ = [
     "cell_whole",
     "choice",
     "is_blank",
+    "is_missing",
     "number",
     "shown",
     "whole",
@@ -43,13 +42,21 @@ def shown(value: Any) -> Any:
     return value
 
 
+#: pandas' missing values (a frame's NA and NaT), known by their types' names: a value
+#: read without pandas is never one, so asking does not import it.
+_PANDAS_MISSING = frozenset({"NAType", "NaTType"})
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN, or pandas' NA or NaT: no value at all."""
+    if value is None or type(value).__name__ in _PANDAS_MISSING:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
 def is_blank(value: Any) -> bool:
-    """None, NaN/NA or text of spaces: nothing typed."""
-    if value is None or value is _NA:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
+    """None, NaN/NA/NaT or text of spaces: nothing typed."""
+    return is_missing(value) or (isinstance(value, str) and not value.strip())
 
 
 def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:

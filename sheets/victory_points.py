@@ -17,10 +17,9 @@ Users build it as ``battle-ledger new victory-table --ruleset etg``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
@@ -47,6 +46,11 @@ from battle_ledger.sheets.ledger import (
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
 from battle_ledger.sheets.values import cell_count, yes_no, yes_test
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "ELIMINATED",

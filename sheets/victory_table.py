@@ -23,10 +23,9 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import (
@@ -67,6 +66,11 @@ from battle_ledger.sheets.ledger import (
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
 from battle_ledger.sheets.values import cell_count, cell_whole
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = [
     "BY_TURN",

@@ -23,10 +23,9 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
 from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
@@ -34,9 +33,10 @@ from battle_ledger.sheets.book import (
     Formula,
     Meta,
     Parts,
-    build_frame,
+    TableRows,
     header_position,
     parse_meta,
+    table_rows,
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
@@ -47,6 +47,11 @@ from battle_ledger.sheets.errors import (
     not_one_cell,
     totals_row_in_the_way,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["LIFT_PROTECTION", "RESTORE_PROTECTION", "XlwingsBook", "excel_value"]
 
@@ -182,14 +187,14 @@ class XlwingsBook(Book):
     def _where(self, info: _Table) -> dict[str, Any]:
         return {"file": self.name, "sheet": str(info.sheet.name), "table": info.name}
 
-    def read_table(
+    def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
-    ) -> pd.DataFrame:
+    ) -> TableRows:
         # ``cached`` changes nothing here: Excel sends the shown values with the book.
         info = self._load(table)
         keep = [not all(_blank(v) for v in row) for row in info.body]
         where = self._where(info) | {"first_row": info.first_body_row}
-        return build_frame(info.headers, info.body, keep=keep, columns=columns, where=where)
+        return table_rows(info.headers, info.body, keep=keep, columns=columns, where=where)
 
     def meta(self) -> Meta:
         if self._meta is None:

@@ -33,11 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from xml.etree.ElementTree import Element
 
-import pandas as pd
-
+from battle_ledger._lazy import lazy_module
+from battle_ledger.sheets.a1 import boundaries, column_letter, coordinates
 from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
@@ -46,9 +46,11 @@ from battle_ledger.sheets.book import (
     Grid,
     Meta,
     Parts,
-    build_frame,
+    TableRows,
     header_position,
     parse_meta,
+    table_rows,
+    typed_columns,
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
@@ -58,19 +60,36 @@ from battle_ledger.sheets.errors import (
     no_such_table,
     totals_row_in_the_way,
 )
-from battle_ledger.sheets.headless import (
+from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
+from battle_ledger.sheets.workbook_file import (
     _FORMULA_REFUSED,
-    HeadlessBook,
+    MAX_SHEET_ROWS,
     _check_archive,
     _digest,
     _missing,
     name_address,
     read_workbook,
     save_workbook,
-    write_cell,
+    too_many_rows,
 )
-from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
 from battle_ledger.sheets.writer import DEFAULT_WAIT, WriterLock
+from battle_ledger.sheets.zipvalues import (
+    MAC_EPOCH,
+    WINDOWS_EPOCH,
+    DefinedNameText,
+    from_serial,
+    is_date_format,
+    is_timedelta_format,
+    number_format,
+    plain_strings,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from battle_ledger.sheets.headless import HeadlessBook
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["ENGINE_VARIABLE", "ZipBook", "open_book"]
 
@@ -124,6 +143,8 @@ def open_book(
     """The workbook file ``path`` as a ``Book``: the fast backend, or openpyxl's when
     ``BATTLE_LEDGER_ENGINE=openpyxl``."""
     if os.environ.get(ENGINE_VARIABLE, "").strip().casefold() == "openpyxl":
+        from battle_ledger.sheets.headless import HeadlessBook
+
         return HeadlessBook(path, kind=kind, writable=writable, wait=wait, history=history)
     return ZipBook(path, kind=kind, writable=writable, wait=wait, history=history)
 
@@ -192,15 +213,11 @@ def _column_number(letters: bytes) -> int:
 
 
 def _letters(col: int) -> str:
-    from openpyxl.utils import get_column_letter
-
-    return get_column_letter(col)
+    return column_letter(col)
 
 
 def _boundaries(ref: str) -> tuple[int, int, int, int]:
-    from openpyxl.utils import range_boundaries
-
-    min_col, min_row, max_col, max_row = range_boundaries(ref)
+    min_col, min_row, max_col, max_row = boundaries(ref)
     if None in (min_col, min_row, max_col, max_row):
         raise _UnsureError(f"a range of whole rows or columns ({ref})")
     return min_col, min_row, max_col, max_row  # type: ignore[return-value]
@@ -323,8 +340,9 @@ def _column_of(letters: bytes) -> int:
 # and ``display_name`` read from it.
 _TABLE_TAG = re.compile(rb"<table\s[^>]*>")
 _MAIN_NAMESPACE = b'xmlns="' + _MAIN_NS.encode() + b'"'
-_TABLE_NAMES = {key: re.compile(rb"\s" + key.encode() + rb'="([^"&<]*)"')
-                for key in ("name", "displayName")}  # fmt: skip
+_TABLE_ATTRIBUTES = {key: re.compile(rb"\s" + key.encode() + rb'="([^"&<]*)"')
+                     for key in ("name", "displayName", "ref", "headerRowCount",
+                                 "totalsRowCount")}  # fmt: skip
 
 
 @dataclass
@@ -348,16 +366,23 @@ class _Table:
             self._model = Table.from_tree(_parse(self.xml))
         return self._model
 
-    def _named(self, key: str) -> str:
-        """Attribute ``key`` of the table's tag, read off the XML where it is plainly
-        written (no prefix, no reference, no DTD), else from the model."""
+    def _attribute(self, key: str) -> str | None:
+        """Attribute ``key`` of the table's tag (None: not given), read off the XML where
+        it is plainly written (no prefix, no reference, no DTD), else from the model."""
         if self._model is None and b"<!" not in self.xml:
             tag = _TABLE_TAG.search(self.xml, 0, 4096)
-            plain = tag is not None and _MAIN_NAMESPACE in tag.group(0)
-            found = _TABLE_NAMES[key].search(tag.group(0)) if tag and plain else None
-            if found is not None:
-                return found.group(1).decode("utf-8")
-        return str(getattr(self.model, key))
+            if tag is not None and _MAIN_NAMESPACE in tag.group(0):
+                opening = tag.group(0)
+                found = _TABLE_ATTRIBUTES[key].search(opening)
+                if found is not None:
+                    return found.group(1).decode("utf-8")
+                if b"&" not in opening and key.encode() + b"=" not in opening:
+                    return None
+        value = getattr(self.model, key)
+        return None if value is None else str(value)
+
+    def _named(self, key: str) -> str:
+        return str(self._attribute(key))
 
     @property
     def name(self) -> str:
@@ -369,23 +394,26 @@ class _Table:
 
     @property
     def bounds(self) -> tuple[int, int, int, int]:
-        if self._bounds is None or self._bounds[0] != self.model.ref:
-            self._bounds = (self.model.ref, _boundaries(self.model.ref))
+        ref = self._named("ref")
+        if self._bounds is None or self._bounds[0] != ref:
+            self._bounds = (ref, _boundaries(ref))
         return self._bounds[1]
+
+    def _header_rows(self) -> int:
+        count = self._attribute("headerRowCount")
+        return 1 if count is None else int(count)
 
     @property
     def header_row(self) -> int | None:
-        count = 1 if self.model.headerRowCount is None else int(self.model.headerRowCount)
-        return self.bounds[1] if count else None
+        return self.bounds[1] if self._header_rows() else None
 
     @property
     def body_start(self) -> int:
-        count = 1 if self.model.headerRowCount is None else int(self.model.headerRowCount)
-        return self.bounds[1] + count
+        return self.bounds[1] + self._header_rows()
 
     @property
     def totals(self) -> int:
-        return int(self.model.totalsRowCount or 0)
+        return int(self._attribute("totalsRowCount") or 0)
 
     @property
     def body_end(self) -> int:
@@ -438,6 +466,8 @@ class _Sheet:
                     raise _UnsureError("an unclosed row")
                 close += len(b"</row>")
             rows[r] = _Row(m.start(), close, m.group(0), data)
+            if len(rows) > MAX_SHEET_ROWS:  # counted here, not before (``_check_archive``)
+                raise too_many_rows(self.book.label, self.part, len(rows))
             position = close
         if data[position:end].strip():
             raise _UnsureError("something after the last row")
@@ -579,8 +609,9 @@ class _Sheet:
 class _Package:
     """The parts of a workbook package and what the small ones say."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, label: str = "") -> None:
         self.data = data
+        self.label = label  # the file, for messages
         self.archive = zipfile.ZipFile(io.BytesIO(data))
         self.infos = {i.filename: i for i in self.archive.infolist()}
         self.changed: dict[str, bytes] = {}
@@ -595,10 +626,8 @@ class _Package:
             raise _UnsureError("a workbook in another namespace (strict Open XML?)")
         rels = self.relationships(workbook_part)
         pr = root.find("m:workbookPr", ns)
-        from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900
-
         date1904 = pr is not None and pr.get("date1904", "0").lower() in ("1", "true")
-        self.epoch = CALENDAR_MAC_1904 if date1904 else CALENDAR_WINDOWS_1900
+        self.epoch = MAC_EPOCH if date1904 else WINDOWS_EPOCH
         self.sheet_order: list[str] = []
         self.sheet_parts: dict[str, str] = {}
         self.chartsheets: set[str] = set()
@@ -615,11 +644,11 @@ class _Package:
                 self.sheet_parts[name] = target
             else:
                 self.chartsheets.add(name)
-        from openpyxl.workbook.defined_name import DefinedName
-
-        self.defined_names = [
-            DefinedName.from_tree(e) for e in root.iterfind("m:definedNames/m:definedName", ns)
-        ]
+        try:
+            names = root.iterfind("m:definedNames/m:definedName", ns)
+            self.defined_names = [DefinedNameText.from_tree(e) for e in names]
+        except ValueError:
+            raise _UnsureError("a defined name openpyxl should judge") from None
         self.calc_chain = [t for k, t in rels.values() if k.endswith(_CALC_CHAIN)]
         self.styles_part = next((t for k, t in rels.values() if k.endswith("/styles")), None)
         self.strings_part = next(
@@ -682,7 +711,7 @@ class _Package:
             data = self.read(part)
             if not _WHOLE_SHEET.search(data[-64:]):  # cut short: openpyxl says how
                 raise _UnsureError(f"a sheet part that does not end as a sheet does ({part})")
-            if b"<!" in data or b"<?" in data[5:]:  # a DTD, comments, CDATA: openpyxl judges
+            if b"<!" in data or data.find(b"<?", 5) >= 0:  # a DTD, comments, CDATA: openpyxl judges
                 raise _UnsureError(f"markup the fast reader leaves to openpyxl in {part}")
             found = self.sheets[name] = _Sheet(name, part, data, self)
         return found
@@ -710,12 +739,18 @@ class _Package:
         if self._strings is None:
             if self.strings_part is None:
                 raise _UnsureError("a shared string without a string table")
-            from openpyxl.reader.strings import read_string_table
-
+            data = self.read(self.strings_part)
             try:
-                self._strings = read_string_table(io.BytesIO(self.read(self.strings_part)))
-            except Exception as exc:
-                raise _UnsureError(f"a string table openpyxl should judge ({exc})") from None
+                self._strings = plain_strings(data, _unescape)
+            except _UnsureError:
+                self._strings = None
+            if self._strings is None:
+                from openpyxl.reader.strings import read_string_table
+
+                try:
+                    self._strings = read_string_table(io.BytesIO(data))
+                except Exception as exc:
+                    raise _UnsureError(f"a string table openpyxl should judge ({exc})") from None
         return self._strings
 
     def string(self, index: int) -> str:
@@ -735,12 +770,6 @@ class _Package:
     def styles(self) -> tuple[set[int], set[int], set[int]]:
         """The cell styles (indices) of dates, of durations, and with a quote prefix."""
         if self._styles is None:
-            from openpyxl.styles.numbers import (
-                BUILTIN_FORMATS,
-                is_date_format,
-                is_timedelta_format,
-            )
-
             dates: set[int] = set()
             durations: set[int] = set()
             quoted: set[int] = set()
@@ -751,7 +780,7 @@ class _Package:
                           for f in root.iterfind("m:numFmts/m:numFmt", ns)}  # fmt: skip
                 for idx, xf in enumerate(root.iterfind("m:cellXfs/m:xf", ns)):
                     fid = int(xf.get("numFmtId", "0"))
-                    fmt = custom[fid] if fid in custom else BUILTIN_FORMATS.get(fid, "General")
+                    fmt = number_format(fid, custom)
                     if is_date_format(fmt):
                         dates.add(idx)
                     if is_timedelta_format(fmt):
@@ -788,10 +817,8 @@ class _Package:
             dates, durations, _ = self.styles()
             s = _style_of(cell)
             if s in dates:
-                from openpyxl.utils.datetime import from_excel
-
                 try:
-                    return from_excel(number, self.epoch, timedelta=s in durations)
+                    return from_serial(number, self.epoch, timedelta=s in durations)
                 except (OverflowError, ValueError):
                     raise _UnsureError("a date out of range") from None
             return number
@@ -815,9 +842,11 @@ class _Package:
                 text = inner[7:-9]
                 if b"<" not in text:
                     return text.decode("utf-8")
-            elif (t in (b"", b"n") and inner.startswith(b"<v>") and inner.endswith(b"</v>")
-                  and cell[_STYLE] not in self.date_style_texts()):  # fmt: skip
-                return _number(inner[3:-4])
+            elif inner.startswith(b"<v>") and inner.endswith(b"</v>"):
+                if t == b"s" and inner[3:-4].isdigit():
+                    return self.string(int(inner[3:-4]))
+                if t in (b"", b"n") and cell[_STYLE] not in self.date_style_texts():
+                    return _number(inner[3:-4])
         return self.value(cell)
 
     def date_style_texts(self) -> frozenset[bytes]:
@@ -835,6 +864,8 @@ class _Package:
     # -- writing --------------------------------------------------------------------------
     def cell_xml(self, r: int, c: int, s: int, value: Any, where: dict[str, Any]) -> _Cell:
         """The cell openpyxl would write for ``value`` (the one safe-text writer decides)."""
+        from battle_ledger.sheets.headless import write_cell
+
         scratch = _scratch_cell()
         write_cell(scratch, value, where)
         ref = f"{_letters(c)}{r}".encode()
@@ -1116,8 +1147,8 @@ class ZipBook(Book):
         #: Why the fast path handed over to openpyxl (None while it has not).
         self.fell_back: str | None = None
         try:
-            _check_archive(data, self.path, writable=writable)
-            self._pkg: _Package | None = _Package(data)
+            _check_archive(data, self.path, writable=writable, count_rows=False)
+            self._pkg: _Package | None = _Package(data, self.name)
         except _UnsureError as exc:
             self._pkg = None
             self._fall_back(str(exc))
@@ -1131,6 +1162,8 @@ class ZipBook(Book):
     def _fall_back(self, why: str) -> None:
         """Give the workbook to openpyxl: the same bytes and lock, the writes so far."""
         self.fell_back = why
+        from battle_ledger.sheets.headless import HeadlessBook
+
         try:
             slow = HeadlessBook(self.path, writable=self.writable, history=self.history,
                                 opened=(self._data, self._lock))  # fmt: skip
@@ -1198,38 +1231,40 @@ class ZipBook(Book):
         sheet = self.package.sheet(table.sheet)
         min_col, _, max_col, _ = table.bounds
         names: list[str] = []
-        columns = table.model.tableColumns
         for offset in range(max_col - min_col + 1):
             text = None
             if table.header_row is not None:
                 text = self.package.value(sheet.cell(table.header_row, min_col + offset))
-            if text is None and offset < len(columns):
-                text = columns[offset].name
+            if text is None:  # no header cell: the name the table part gives the column
+                columns = table.model.tableColumns
+                text = columns[offset].name if offset < len(columns) else None
             names.append("" if text is None else str(text).strip())
         return names
 
     @_or_openpyxl
-    def read_table(
+    def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
-    ) -> pd.DataFrame:
+    ) -> TableRows:
         found = self._find(table)
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         headers = self._headers(found)
-        typed = HeadlessBook._typed_columns(headers, columns)
+        typed = typed_columns(headers, columns)
         min_col, _, max_col, _ = found.bounds
         body: list[list[Any]] = []
         keep: list[bool] = []
         rows = sheet.parse()
         width = max_col - min_col + 1
         value_of = pkg.quick_value
+        # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
+        places = {_letters(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
         for r in range(found.body_start, found.body_end + 1):
             values: list[Any] = [None] * width
             data = False
             row = rows.get(r)
             for cell in () if row is None else row.light():
-                i = _column_of(cell[0]) - min_col
-                if not 0 <= i < width or not (cell[_INNER] or cell[_MARK]):
+                i = places.get(cell[0])
+                if i is None or not (cell[_INNER] or cell[_MARK]):
                     continue
                 if cell[_MARK] or cell[_INNER][:2] == b"<f":
                     if not cached and i not in typed:
@@ -1249,14 +1284,13 @@ class ZipBook(Book):
                         )
                 else:
                     value = values[i] = value_of(cell)
-                    if not data and not (
-                        value is None or (isinstance(value, str) and not value.strip())
-                    ):
+                    if not data and value is not None and (type(value) is not str
+                                                           or value.strip()):  # fmt: skip
                         data = True
             body.append(values)
             keep.append(data)
         where = self._where(found) | {"first_row": found.body_start}
-        return build_frame(headers, body, keep=keep, columns=columns, where=where)
+        return table_rows(headers, body, keep=keep, columns=columns, where=where)
 
     # -- writing ----------------------------------------------------------------------------
     def _column(self, table: _Table, column: str) -> int:
@@ -1404,9 +1438,7 @@ class ZipBook(Book):
                         and dn.name.casefold() == folded:  # fmt: skip
                     defined = dn
         sheet, ref = name_address(name, defined, pkg.sheet_order, self.name)
-        from openpyxl.utils.cell import coordinate_to_tuple
-
-        r, c = coordinate_to_tuple(ref)
+        r, c = coordinates(ref)
         return pkg.sheet(sheet), r, c
 
     @_or_openpyxl
@@ -1527,7 +1559,7 @@ class ZipBook(Book):
                                          then="; ".join(self.log_lines))  # fmt: skip
             self.log_lines = ()
             self._data = data
-            self._pkg = _Package(data)
+            self._pkg = _Package(data, self.name)
             self._journal = []
         finally:
             self._release()

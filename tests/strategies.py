@@ -172,13 +172,13 @@ class Playbook:
 
 
 def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
-    from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger, standing
+    from battle_ledger.sheets.dep_ledger import TURNS, outcomes, read_ledger, standing
     from battle_ledger.sheets.headless import HeadlessBook
 
     ledger = read_ledger(HeadlessBook(path, writable=False))
     turn = ledger.current_turn
     found: list[tuple[str, dict[str, str]]] = []
-    for row in standing(ledger, compute_turns(ledger), turn - 1):
+    for row in standing(ledger, outcomes(ledger), turn - 1):
         if row["status"] == str(Status.REMOVED):
             continue
         start = ledger.starts[row["division"]]
