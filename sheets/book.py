@@ -388,7 +388,13 @@ def table_rows(
         first.setdefault(n, i)
     kept = sorted(first.values())
     index = [i for i, k in enumerate(keep) if k]
-    rows = [[_cell_value(body[i][c]) for c in kept] for i in index]
+    every = len(kept) == len(renamed)  # no header twice: each row as it is
+    rows = [
+        (list(body[i]) if every else [body[i][c] for c in kept])
+        if "" not in body[i]  # an empty text reads as missing, like an empty cell
+        else [None if body[i][c] == "" else body[i][c] for c in kept]
+        for i in index
+    ]
     result = TableRows([renamed[c] for c in kept], rows, index, {"where": dict(where)}, {})
     if isinstance(columns, Mapping):
         for column, kind in columns.items():
@@ -399,13 +405,6 @@ def table_rows(
                 row[at] = _convert(row[at], kind, column, result, i)
             result.types[column] = kind
     return result
-
-
-def _cell_value(value: Any) -> Any:
-    # Empty strings from a backend read as missing, like an empty cell.
-    if isinstance(value, str) and value == "":
-        return None
-    return value
 
 
 def check_terms(

@@ -108,6 +108,8 @@ def cell_whole(value: Any) -> int | None:
 
 def cell_count(value: Any) -> int:
     """A count cell already read and checked: its number, 0 where it is blank."""
+    if type(value) is int:  # the common case first: a count read as a whole number
+        return value
     return 0 if is_blank(value) else int(value)
 
 

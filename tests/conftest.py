@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,10 @@ HOUSE_FIXTURES = REPO / "tests" / "fixtures" / "house"
 # The per-user house-rules folder: none, so a tester's own house rules never change a
 # result (subprocesses inherit it). Tests that use one point it at a folder of theirs.
 os.environ["BATTLE_LEDGER_RULES_DIR"] = str(REPO / "tests" / "fixtures" / "house" / "none")
+# The parsed rule-set data: kept for the tests' processes, not in the tester's own cache.
+os.environ["BATTLE_LEDGER_CACHE_DIR"] = str(
+    Path(tempfile.gettempdir()) / "battle-ledger-tests-cache"
+)
 
 
 @pytest.fixture(params=["openpyxl", "fast"])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from battle_ledger import rulesets
+from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
@@ -191,3 +194,46 @@ def test_a_spelling_shared_by_two_terms_fails(tmp_path: Path) -> None:
     )
     with pytest.raises(RulesetDataError, match="guard"):
         load_file(path)
+
+
+def test_a_packaged_file_is_parsed_once_and_kept_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache holds the parse of the very bytes it was made from: the same rule set
+    from it as from the YAML; a stale, damaged or unwritable cache changes nothing."""
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    path = registry.DATA_DIR / "eagles-to-glory.yaml"
+    plain = registry.load_file(path)
+    first = registry.load_file(path, packaged=True)
+    kept = list((tmp_path / "cache").glob("eagles-to-glory-*-v1.json"))
+    assert len(kept) == 1
+    assert registry.load_file(path, packaged=True) == first == plain
+    # A parse it holds is what is read (no YAML): shown by one planted by hand.
+    doctored = json.loads(kept[0].read_text(encoding="utf-8"))
+    doctored["name"] = "read from the cache"
+    kept[0].write_text(json.dumps(doctored), encoding="utf-8")
+    assert registry.load_file(path, packaged=True).name == "read from the cache"
+    # Damaged: parsed again, and the good parse kept in its place.
+    kept[0].write_text('{"id": ', encoding="utf-8")
+    assert registry.load_file(path, packaged=True) == plain
+    assert json.loads(kept[0].read_text(encoding="utf-8"))["name"] == plain.name
+    # An older parse (other bytes) goes when a new one is kept.
+    older = kept[0].with_name("eagles-to-glory-" + "0" * 32 + "-v1.json")
+    older.write_text("{}", encoding="utf-8")
+    kept[0].unlink()
+    registry.load_file(path, packaged=True)
+    assert not older.exists()
+    # A cache that cannot be written: loaded all the same.
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, str(blocked / "cache"))
+    assert registry.load_file(path, packaged=True) == plain
+
+
+def test_the_cache_folder_is_the_platforms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(registry.CACHE_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/somewhere/cache")
+    if sys.platform not in ("win32", "darwin"):
+        assert registry.cache_dir() == Path("/somewhere/cache/battle-ledger")
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, "/else")
+    assert registry.cache_dir() == Path("/else")

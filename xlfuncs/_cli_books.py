@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -744,19 +743,11 @@ def _read_config(path: Path) -> list[tuple[str, str]]:
 
 
 def _write_config(path: Path, pairs: list[tuple[str, str]]) -> None:
-    import tempfile
+    from battle_ledger._files import replace_text
 
     text = "".join(f'"{k}","{v}"\n' for k, v in pairs)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".~bl-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        replace_text(path, text, prefix=".~bl-")
     except OSError as exc:
         raise WorkbookSaveError(
             f"cannot write the xlwings configuration: {os_error_line(exc)}", file=str(path)
