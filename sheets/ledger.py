@@ -316,7 +316,7 @@ def where_of(frame: pd.DataFrame | TableRows, index: Any = None) -> dict[str, An
 
 def _frame(rows: TableRows) -> pd.DataFrame:
     """A table ``read_tables`` read as the DataFrame operations use: a column newer than
-    the ledger's template all missing (``pd.NA``)."""
+    the ledger's template missing (``pd.NA``) where its reader gives no value."""
     frame = rows.frame()
     for header in rows.attrs.get("added", ()):
         frame[header] = pd.Series(pd.NA, index=frame.index, dtype=object)
@@ -612,12 +612,14 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
     read: list[TableRows] = []
     for table in (kind.things, kind.periods):
         rows = book.read_rows(table.name, table.read_types(version), cached=False)
-        added = [c.header for c in table.columns if c.since > version and not c.computed]
-        for header in added:
-            rows.headers.append(header)
+        added = [c for c in table.columns if c.since > version and not c.computed]
+        for column in added:
+            rows.headers.append(column.header)
             for row in rows.rows:
                 row.append(None)
-        rows.attrs["added"] = tuple(added)
+        # In a frame, NA where no reader gives a value for a blank (a yes/no reads N).
+        rows.attrs["added"] = tuple(c.header for c in added if c.role is not Role.INPUT
+                                    or _reader(c) is None or c.entry is Entry.WHOLE)  # fmt: skip
         rows.attrs["template_version"] = version
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         at = rows.position(key.header)
