@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xml.etree.ElementTree import Element
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.a1 import boundaries, column_letter, coordinates
+from battle_ledger.sheets.a1 import boundaries, column_letter, column_number, coordinates
 from battle_ledger.sheets.book import (
     META_SHEET,
     Book,
@@ -205,13 +205,6 @@ def _escape(text: str) -> bytes:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
 
 
-def _column_number(letters: bytes) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ch - 64
-    return n
-
-
 def _letters(col: int) -> str:
     return column_letter(col)
 
@@ -331,7 +324,7 @@ class _Row:
 def _column_of(letters: bytes) -> int:
     found = _COLUMN_NUMBERS.get(letters)
     if found is None:
-        found = _COLUMN_NUMBERS[letters] = _column_number(letters)
+        found = _COLUMN_NUMBERS[letters] = column_number(letters.decode("ascii"))
     return found
 
 
