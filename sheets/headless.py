@@ -66,6 +66,7 @@ from battle_ledger.sheets.errors import (
     totals_row_in_the_way,
 )
 from battle_ledger.sheets.printout import fit_grid
+from battle_ledger.sheets.values import is_missing
 from battle_ledger.sheets.workbook_file import (
     _FORMULA_REFUSED,
     _TEXT_TRIGGERS,
@@ -73,7 +74,6 @@ from battle_ledger.sheets.workbook_file import (
     WORKBOOK_SUFFIXES,
     _check_archive,
     _digest,
-    _missing,
     _one_line,
     check_not_locked,
     name_address,
@@ -501,7 +501,7 @@ class HeadlessBook(Book):
                     cell._style = copy.copy(source._style)  # type: ignore[attr-defined]
                 header = next((h for h, i in targets.items() if i == c), None)
                 value = row[header] if header is not None else None
-                if header is not None and not _missing(value):
+                if header is not None and not is_missing(value):
                     write_cell(cell, value, where | {"row": r, "column": header})
                 elif c in calculated:
                     text = calculated[c]

@@ -30,7 +30,6 @@ from battle_ledger.sheets.errors import (
     not_one_cell,
 )
 from battle_ledger.sheets.history import forget_version, keep_version
-from battle_ledger.sheets.values import is_missing
 from battle_ledger.sheets.writer import (
     DEFAULT_WAIT,
     TEMP_PREFIX,
@@ -424,11 +423,6 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _missing(value: Any) -> bool:
-    """Whether a DataFrame value means "nothing given" (None, NaN, NA, NaT)."""
-    return is_missing(value)
 
 
 def name_address(name: str, defined: Any, sheets: Sequence[str], file: str) -> tuple[str, str]:

@@ -61,12 +61,12 @@ from battle_ledger.sheets.errors import (
     totals_row_in_the_way,
 )
 from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
+from battle_ledger.sheets.values import is_missing
 from battle_ledger.sheets.workbook_file import (
     _FORMULA_REFUSED,
     MAX_SHEET_ROWS,
     _check_archive,
     _digest,
-    _missing,
     name_address,
     read_workbook,
     save_workbook,
@@ -1364,7 +1364,7 @@ class ZipBook(Book):
                     style = _style_of(source)
                 header = next((h for h, i in targets.items() if i == c), None)
                 value = row[header] if header is not None else None
-                if header is not None and not _missing(value):
+                if header is not None and not is_missing(value):
                     self._write(sheet, r, c, value, where | {"row": r, "column": header}, style)
                 elif c in calculated:
                     text = calculated[c]
