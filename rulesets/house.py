@@ -107,7 +107,9 @@ def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> Rule
 
 
 def _load_yaml(text: str, origin: str) -> dict[str, Any]:
-    raw = registry.safe_yaml(text, origin, what="house-rules file", user=True)
+    from battle_ledger.rulesets.yaml_data import safe_yaml  # PyYAML only when a file is read
+
+    raw = safe_yaml(text, origin, what="house-rules file", user=True)
     if not isinstance(raw, dict):
         raise RulesetDataError(
             "a house-rules file must be a mapping",

@@ -24,8 +24,6 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, RulesetDataError
@@ -46,8 +44,13 @@ from battle_ledger.sheets.values import is_blank, number, shown, whole, yes_no
 
 if TYPE_CHECKING:
     import pandas as pd
-else:
+    import yaml
+
+    from battle_ledger.rulesets import yaml_data
+else:  # a workbook without house rules needs neither
     pd = lazy_module("pandas")
+    yaml = lazy_module("yaml")
+    yaml_data = lazy_module("battle_ledger.rulesets.yaml_data")
 
 __all__ = [
     "HOUSE_SHEET",
@@ -193,7 +196,7 @@ def book_house_rules(book: Book) -> HouseRules | None:
     typed = _sheet_tables(book, base)
     if not typed:
         return None if text is None else house
-    raw: dict[str, Any] = registry.safe_yaml(text, origin, user=True) if text else {}
+    raw: dict[str, Any] = yaml_data.safe_yaml(text, origin, user=True) if text else {}
     raw = {"id": base.id, **(raw or {})}
     tables = dict(raw.get("tables") or {})
     for name, filled in typed.items():

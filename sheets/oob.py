@@ -65,8 +65,8 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
-from battle_ledger.rulesets.registry import BoundedLoader, unique_mapping
 from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping
 
 __all__ = [
     "CALLED_HEADER",

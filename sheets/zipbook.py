@@ -103,14 +103,20 @@ _CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
 _CALC_CHAIN = "/calcChain"
 
 # A cell as Excel, LibreOffice and openpyxl write it: r, then s, then t, nothing else.
-# Read whole (``_CELL``), or light (``_CELL_LIGHT``: a formula's text is not copied, only
-# marked: most of a ledger's bytes are formulas an operation does not read).
 _CELL_HEAD = rb'<c r="([A-Z]{1,3})(\d+)"(?: s="(\d+)")?(?: t="(\w+)")?\s*'
 _INSIDE = rb"[^<]*(?:<(?!/c>)[^<]*)*"
 _CELL = re.compile(_CELL_HEAD + rb"(?:/>|>()(" + _INSIDE + rb")</c>)")
-_CELL_LIGHT = re.compile(_CELL_HEAD + rb"(?:/>|>(?:(<f)" + _INSIDE + rb"|(" + _INSIDE + rb"))</c>)")
+# Reading a table's rows at once (``_Sheet.table_cells``): a formula marked, the common
+# values' text taken at once (a number or string index alone in <v>, plain inline text),
+# anything else whole; and any "<c" the cell pattern does not read marked (``_BAD``).
+_CELL_READ = re.compile(
+    b"<c(?:" + _CELL_HEAD[2:]
+    + rb"(?:/>|>(?:(<f)" + _INSIDE + rb"|<v>([^<&\r]+)</v>|<is><t>([^<&\r]+)</t></is>|("
+    + _INSIDE + rb"))</c>)|([\s/>]))"
+)  # fmt: skip
+_MARKUP = re.compile(rb"<[!?]")
 _WHOLE_SHEET = re.compile(rb"</(?:\w+:)?worksheet>\s*$")
-_ROW_OPEN = re.compile(rb"<row\b([^>]*?)(/?)>")
+_ROW_NEXT = re.compile(rb"\s*(<row\b([^>]*?)(/?)>)")
 _ROW_NUMBER = re.compile(rb'\sr="(\d+)"')
 _FORMULA = re.compile(rb"<f\b([^>]*?)(?:/>|>([^<]*)</f>)")
 _VALUE = re.compile(rb"<v\b[^>]*?(?:/>|>([^<]*)</v>)")
@@ -191,12 +197,18 @@ def _number(raw: bytes) -> Any:
     """A number as openpyxl reads it (int unless it has a point or an exponent); what
     it refuses (NaN, INF, ...) openpyxl refuses with its own words."""
     try:
-        if b"." in raw or b"E" in raw or b"e" in raw:
-            value = float(raw)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ValueError(raw)
-            return value
-        return int(raw) if raw else None
+        return int(raw)  # fails where openpyxl reads a float: a point or an exponent
+    except ValueError:
+        pass
+    if not raw:
+        return None
+    try:
+        if raw.find(b".") < 0 and raw.find(b"E") < 0 and raw.find(b"e") < 0:
+            raise ValueError(raw)  # openpyxl's int() refuses it
+        value = float(raw)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(raw)
+        return value
     except ValueError:
         raise _UnsureError("a number openpyxl should judge") from None
 
@@ -244,6 +256,10 @@ def _rels_of(part: str) -> str:
 #: the XML inside it.
 _Cell = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
 _STYLE, _TYPE, _MARK, _INNER = 2, 3, 4, 5
+#: One cell as a table's rows are read (``_CELL_READ``): letters, row, style, type, the
+#: ``<f`` mark, a lone value's text, plain inline text, else the XML inside, and a
+#: non-empty last item where a ``<c`` was not read.
+_Found = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
 
 
 def _style_of(cell: _Cell | None) -> int:
@@ -269,9 +285,9 @@ def _cell_bytes(cell: _Cell) -> bytes:
 @dataclass
 class _Row:
     """A row: where its element is in the part (``start``, ``end``; -1: a new row), its
-    opening tag, and its cells by column, read whole once asked for (``cells``; until
-    then ``light()`` reads them each time, keeping nothing: a grand battle's sheet holds
-    tens of thousands of cells)."""
+    opening tag, and its cells by column, read whole once asked for (``cells``; a table's
+    rows are read without them, ``_Sheet.table_cells``: a grand battle's sheet holds tens
+    of thousands of cells, most of them formulas an operation does not read)."""
 
     start: int
     end: int
@@ -279,13 +295,10 @@ class _Row:
     data: bytes = b""
     _cells: dict[int, _Cell] | None = None
 
-    def light(self) -> list[_Cell]:
-        """The row's cells in the order written, formulas marked but not copied."""
-        if self._cells is not None:
-            return list(self._cells.values())
-        if self.start < 0:
-            return []
-        return self._checked(_CELL_LIGHT.findall(self.data, self.start, self.end))
+    @property
+    def as_written(self) -> bool:
+        """Whether the row is still its element in the part (not new, not changed)."""
+        return self._cells is None and self.start >= 0
 
     def _checked(self, found: list[_Cell]) -> list[_Cell]:
         """``found``, if it is every cell of the row and they are all this row's."""
@@ -442,10 +455,10 @@ class _Sheet:
         rows: dict[int, _Row] = {}
         position = self.data_start
         previous = 0
-        for m in _ROW_OPEN.finditer(data, self.data_start, end):
-            if data[position : m.start()].strip():
-                raise _UnsureError("something between rows")
-            number = _ROW_NUMBER.search(m.group(1))
+        # Each row where the last ended (after white space): a row's cells are not
+        # searched for the next row (a grand battle's rows are mostly formulas).
+        while (m := _ROW_NEXT.match(data, position, end)) is not None:
+            number = _ROW_NUMBER.search(m.group(2))
             if number is None:
                 raise _UnsureError("a row without its number")
             r = int(number.group(1))
@@ -453,17 +466,17 @@ class _Sheet:
                 raise _UnsureError("rows out of order")
             previous = r
             close = m.end()
-            if not m.group(2):
+            if not m.group(3):
                 close = data.find(b"</row>", m.end(), end)
                 if close < 0:
                     raise _UnsureError("an unclosed row")
                 close += len(b"</row>")
-            rows[r] = _Row(m.start(), close, m.group(0), data)
+            rows[r] = _Row(m.start(1), close, m.group(1), data)
             if len(rows) > MAX_SHEET_ROWS:  # counted here, not before (``_check_archive``)
                 raise too_many_rows(self.book.label, self.part, len(rows))
             position = close
         if data[position:end].strip():
-            raise _UnsureError("something after the last row")
+            raise _UnsureError("something between or after the rows")
         self.rows = rows
         self._check_table_parts()
         return rows
@@ -477,6 +490,38 @@ class _Sheet:
                    if kind.endswith("/table")}  # fmt: skip
         if listed != related or (b"tablePart" in self.data[self.data_end :] and not listed):
             raise _UnsureError("tables the sheet lists otherwise than it relates them")
+
+    def table_cells(self, first: int, last: int) -> list[tuple[list[_Found], int, int]]:
+        """The cells of rows ``first`` to ``last`` in the order written: runs of rows as
+        written read by one pattern (``_CELL_READ``), each with its first and last row
+        (a cell must say one of them: openpyxl places a cell by its own ``r``); a row
+        changed or added here, its cells as they are now (whole: its inner XML only)."""
+        rows = self.parse()
+        runs: list[tuple[list[_Found], int, int]] = []
+        run: list[_Row] = []
+        numbers: list[int] = []
+
+        def close() -> None:
+            if run:
+                found = _CELL_READ.findall(self.data, run[0].start, run[-1].end)
+                runs.append((found, numbers[0], numbers[-1]))
+                run.clear()
+                numbers.clear()
+
+        for r in range(first, last + 1):
+            row = rows.get(r)
+            if row is None:
+                continue
+            if row.as_written:
+                run.append(row)
+                numbers.append(r)
+                continue
+            close()
+            whole = [(c[0], c[1], c[_STYLE], c[_TYPE], b"", b"", b"", c[_INNER], b"")
+                     for c in row.cells.values()]  # fmt: skip
+            runs.append((whole, r, r))
+        close()
+        return runs
 
     def cell(self, r: int, c: int) -> _Cell | None:
         row = self.parse().get(r)
@@ -704,7 +749,9 @@ class _Package:
             data = self.read(part)
             if not _WHOLE_SHEET.search(data[-64:]):  # cut short: openpyxl says how
                 raise _UnsureError(f"a sheet part that does not end as a sheet does ({part})")
-            if b"<!" in data or data.find(b"<?", 5) >= 0:  # a DTD, comments, CDATA: openpyxl judges
+            # A DTD, comments, CDATA, processing instructions past the declaration:
+            # openpyxl judges (one pass for all: the grand battle's sheet is 11 MB).
+            if data.startswith(b"<!") or _MARKUP.search(data, 1):
                 raise _UnsureError(f"markup the fast reader leaves to openpyxl in {part}")
             found = self.sheets[name] = _Sheet(name, part, data, self)
         return found
@@ -826,21 +873,6 @@ class _Package:
 
             return from_ISO8601(_unescape(text))
         raise _UnsureError(f"a cell of type {t.decode()}")
-
-    def quick_value(self, cell: _Cell) -> Any:
-        """``value`` of a cell that is not a formula, the common spellings read at once."""
-        inner, t = cell[_INNER], cell[_TYPE]
-        if b"&" not in inner and b"\r" not in inner:
-            if t == b"inlineStr" and inner.startswith(b"<is><t>") and inner.endswith(b"</t></is>"):
-                text = inner[7:-9]
-                if b"<" not in text:
-                    return text.decode("utf-8")
-            elif inner.startswith(b"<v>") and inner.endswith(b"</v>"):
-                if t == b"s" and inner[3:-4].isdigit():
-                    return self.string(int(inner[3:-4]))
-                if t in (b"", b"n") and cell[_STYLE] not in self.date_style_texts():
-                    return _number(inner[3:-4])
-        return self.value(cell)
 
     def date_style_texts(self) -> frozenset[bytes]:
         """The ``s`` attributes of cells whose numbers are dates or durations."""
@@ -1100,11 +1132,14 @@ def _or_openpyxl(method: F) -> F:
             try:
                 result = method(self, *args, **kwargs)
             except _UnsureError as exc:
-                self._fall_back(str(exc))
+                why = str(exc)
             else:
                 if method.__name__ in _JOURNALED:
                     self._journal.append((method.__name__, args, kwargs))
                 return result
+            # Outside the handler: an error of openpyxl's is not chained to the doubt
+            # (a refusal's message names its deepest cause).
+            self._fall_back(why)
         assert self._slow is not None
         return getattr(self._slow, method.__name__)(*args, **kwargs)
 
@@ -1244,44 +1279,54 @@ class ZipBook(Book):
         headers = self._headers(found)
         typed = typed_columns(headers, columns)
         min_col, _, max_col, _ = found.bounds
-        body: list[list[Any]] = []
-        keep: list[bool] = []
-        rows = sheet.parse()
-        width = max_col - min_col + 1
-        value_of = pkg.quick_value
+        first, last = found.body_start, found.body_end
+        body: list[list[Any]] = [[None] * (max_col - min_col + 1) for _ in range(first, last + 1)]
+        keep = [False] * len(body)
+        number, string, dates = _number, pkg.string, pkg.date_style_texts()
         # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
         places = {_letters(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
-        for r in range(found.body_start, found.body_end + 1):
-            values: list[Any] = [None] * width
-            data = False
-            row = rows.get(r)
-            for cell in () if row is None else row.light():
-                i = places.get(cell[0])
-                if i is None or not (cell[_INNER] or cell[_MARK]):
+        for cells, low, high in sheet.table_cells(first, last):
+            for letters, row, style, kind, mark, text, plain, inner, bad in cells:
+                if bad:
+                    raise _UnsureError("cells written otherwise than the fast reader reads")
+                r = int(row)
+                if not low <= r <= high:
+                    raise _UnsureError("a cell outside its row")  # openpyxl places it by r
+                i = places.get(letters)
+                if i is None:
                     continue
-                if cell[_MARK] or cell[_INNER][:2] == b"<f":
+                if mark or inner[:2] == b"<f":
                     if not cached and i not in typed:
                         continue
-                    cell = row.cells[i + min_col]  # type: ignore[union-attr]  # read whole
+                    cell = sheet.cell(r, i + min_col)  # read whole
                     if cached:
-                        values[i] = pkg.value(cell, data_only=True)
+                        body[r - first][i] = pkg.value(cell, data_only=True)
                     if i in typed:
-                        name, kind = typed[i]
+                        name, kind_read = typed[i]
                         raise CellValueError(
                             f"the {name} column holds a formula",
-                            value=pkg.formula_text(cell),
-                            expected=_FORMULA_REFUSED[kind is str],
+                            value=pkg.formula_text(cell),  # type: ignore[arg-type]
+                            expected=_FORMULA_REFUSED[kind_read is str],
                             row=r,
                             column=name,
                             **self._where(found),
                         )
+                    continue
+                if text and kind == b"s" and text.isdigit():
+                    value = string(int(text))
+                elif text and kind in (b"", b"n") and style not in dates:
+                    value = number(text)
+                elif plain and kind == b"inlineStr":
+                    value = plain.decode("utf-8")
+                elif text or plain or inner:
+                    inner = inner or (b"<v>" + text + b"</v>" if text else
+                                      b"<is><t>" + plain + b"</t></is>")  # fmt: skip
+                    value = pkg.value((letters, row, style, kind, b"", inner))
                 else:
-                    value = values[i] = value_of(cell)
-                    if not data and value is not None and (type(value) is not str
-                                                           or value.strip()):  # fmt: skip
-                        data = True
-            body.append(values)
-            keep.append(data)
+                    continue
+                body[r - first][i] = value
+                if value is not None and (type(value) is not str or value.strip()):
+                    keep[r - first] = True
         where = self._where(found) | {"first_row": found.body_start}
         return table_rows(headers, body, keep=keep, columns=columns, where=where)
 

@@ -25,7 +25,7 @@ import pytest
 
 from battle_ledger.sheets import book as book_module
 from battle_ledger.sheets import zipbook
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, WorkbookError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.history import versions
 from battle_ledger.sheets.ledger import KINDS
@@ -332,3 +332,118 @@ def test_a_macro_enabled_ledger_keeps_its_vba_through_an_operation(
         assert b"macroEnabled.main+xml" in z.read("[Content_Types].xml")
         assert b"vbaProject.bin" in z.read("xl/_rels/workbook.xml.rels")
     assert versions(ledger)  # the operations did write it (the version replaced is kept)
+
+
+def _table_sheet(tmp_path: Path, rows: list[bytes]) -> Path:
+    """A workbook whose sheet "Data" holds table tbl_T (A1:D5; a date style and a
+    plain one) with ``rows`` (body rows 2..5, as XML) written in place of its rows."""
+    from openpyxl.worksheet.table import Table
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["Name", "Count", "Day", "Note"])
+    for r in range(2, 6):
+        ws.cell(r, 1, "x")
+    ws.cell(2, 3).number_format = "yyyy-mm-dd"
+    ws.add_table(Table(displayName="tbl_T", ref="A1:D5"))
+    path = tmp_path / "spelled.xlsx"
+    wb.save(path)
+    with zipfile.ZipFile(path) as z:
+        xml = z.read("xl/worksheets/sheet1.xml")
+    date_style = re.search(rb'<c r="C2" s="(\d+)"', xml).group(1)  # type: ignore[union-attr]
+    head = re.search(rb'<row r="1".*?</row>', xml).group(0)  # type: ignore[union-attr]
+    body = b"".join(rows).replace(b"DATE", date_style)
+    xml = re.sub(rb"<sheetData>.*</sheetData>", lambda _: b"<sheetData>" + head + body
+                 + b"</sheetData>", xml, flags=re.S)  # fmt: skip
+    _rezip(path, lambda name, data: xml if name == "xl/worksheets/sheet1.xml" else data)
+    return path
+
+
+def _row(r: int, *cells: bytes) -> bytes:
+    return f'<row r="{r}">'.encode() + b"".join(cells) + b"</row>"
+
+
+# Cell spellings the table reader takes at once, and the openpyxl reading of them must
+# be its reading too.
+_READ_FAST: dict[str, list[bytes]] = {
+    "numbers, inline and empty": [
+        _row(2, b'<c r="A2" t="inlineStr"><is><t>Ney</t></is></c>', b'<c r="B2"><v>3</v></c>'),
+        _row(
+            3,
+            b'<c r="A3" t="inlineStr"><is><t/></is></c>',
+            b'<c r="B3" t="n"><v>2.5</v></c>',
+            b'<c r="D3"></c>',
+        ),
+        _row(
+            4,
+            b'<c r="A4" t="inlineStr"><is><t></t></is></c>',
+            b'<c r="B4"><v></v></c>',
+            b'<c r="D4" t="inlineStr"><is><t xml:space="preserve"> a </t></is></c>',
+        ),
+        _row(
+            5,
+            b'<c r="A5" t="inlineStr"><is><t>&lt;b&gt; &#233;</t></is></c>',
+            b'<c r="B5"><v>1E3</v></c>',
+            b'<c r="D5" t="b"><v>1</v></c>',
+        ),
+    ],
+    "dates, errors, spaces and gaps": [
+        _row(
+            2,
+            b'<c r="A2" t="inlineStr"><is><t>Soult</t></is></c>',
+            b'<c r="C2" s="DATE"><v>45000.5</v></c>',
+            b'<c r="D2" t="e"><v>#N/A</v></c>',
+        ),
+        _row(3, b'<c r="A3" t="inlineStr"><is><t>a\r\nb</t></is></c>', b'<c r="B3"><v> 7 </v></c>'),
+        _row(5, b'<c r="A5" t="str"><v>typed &amp; cached</v></c>', b'<c r="B5"/>'),
+    ],
+    "a cell in another row of the same run": [
+        _row(2, b'<c r="A2" t="inlineStr"><is><t>Ney</t></is></c>', b'<c r="B3"><v>9</v></c>'),
+        _row(3, b'<c r="A3" t="inlineStr"><is><t>Soult</t></is></c>'),
+    ],
+}
+
+# Spellings it hands to openpyxl: the answer is still openpyxl's.
+_READ_BY_OPENPYXL: dict[str, list[bytes]] = {
+    "attributes in another order": [_row(2, b'<c s="0" r="A2"><v>1</v></c>')],
+    "an attribute it does not know": [_row(2, b'<c r="A2" cm="1"><v>1</v></c>')],
+    "a cell without its reference": [_row(2, b"<c><v>1</v></c>")],
+    "a cell in a row outside the table": [
+        _row(5, b'<c r="A5" t="inlineStr"><is><t>Ney</t></is></c>', b'<c r="B6"><v>9</v></c>')
+    ],
+    "a number as a character reference": [_row(2, b'<c r="B2"><v>&#49;</v></c>')],
+    "rich text": [_row(2, b'<c r="A2" t="inlineStr"><is><r><t>rich</t></r></is></c>')],
+    "a NaN (openpyxl refuses it)": [_row(2, b'<c r="B2"><v>NaN</v></c>')],
+    "a processing instruction": [_row(2, b'<c r="A2"><v>1</v></c><?pi x?>')],
+    "white space and text between rows": [_row(2, b'<c r="A2"><v>1</v></c>') + b"\n x"],
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(_READ_FAST) + sorted(_READ_BY_OPENPYXL))
+def test_a_tables_rows_are_read_as_openpyxl_reads_them(spelling: str, tmp_path: Path) -> None:
+    fast = spelling in _READ_FAST
+    path = _table_sheet(tmp_path, (_READ_FAST if fast else _READ_BY_OPENPYXL)[spelling])
+    if "refuses" in spelling:
+        with pytest.raises(WorkbookError) as refused:
+            HeadlessBook(path, writable=False)
+        with pytest.raises(type(refused.value), match=re.escape(str(refused.value))):
+            ZipBook(path, writable=False).read_rows("tbl_T", cached=False)
+        return
+    theirs = HeadlessBook(path, writable=False).read_rows("tbl_T", cached=False)
+    book = ZipBook(path, writable=False)
+    ours = book.read_rows("tbl_T", cached=False)
+    assert (ours.headers, ours.rows, ours.index) == (theirs.headers, theirs.rows, theirs.index)
+    assert (book.fell_back is None) == fast, book.fell_back
+
+
+def test_a_tables_rows_read_after_a_write_are_the_rows_as_written_now(tmp_path: Path) -> None:
+    """Rows as written are read at once, a changed row from its cells now: both in order."""
+    rows = [_row(r, f'<c r="A{r}" t="inlineStr"><is><t>D{r}</t></is></c>'.encode(),
+                 f'<c r="B{r}"><v>{r}</v></c>'.encode()) for r in range(2, 6)]  # fmt: skip
+    book = ZipBook(_table_sheet(tmp_path, rows))
+    book.write_cells("tbl_T", pd.DataFrame({"Count": [40], "Note": ["new"]}, index=[2]))
+    read = book.read_rows("tbl_T", {"Count": int})
+    assert [row[:2] for row in read.rows] == [["D2", 2], ["D3", 3], ["D4", 40], ["D5", 5]]
+    assert read.column("Note") == [None, None, "new", None]
+    assert book.fell_back is None
