@@ -480,10 +480,9 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
     """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
     values = {field: row[header] for field, header in _INPUTS}
     roll = values.pop("maneuver_roll")
-    counts = {k: cell_count(v) for k, v in values.items() if not isinstance(v, bool)}
-    flags = {k: v for k, v in values.items() if isinstance(v, bool)}
     return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll),
-                      **flags, **counts)  # fmt: skip
+                      **{k: v if isinstance(v, bool) else cell_count(v)
+                         for k, v in values.items()})  # fmt: skip
 
 
 def outcomes(ledger: Ledger) -> dict[Any, dict[str, Any]]:

@@ -491,35 +491,36 @@ class _Sheet:
         if listed != related or (b"tablePart" in self.data[self.data_end :] and not listed):
             raise _UnsureError("tables the sheet lists otherwise than it relates them")
 
-    def table_cells(self, first: int, last: int) -> list[tuple[list[_Found], int, int]]:
+    def table_cells(self, first: int, last: int) -> list[tuple[list[_Found], dict[bytes, int]]]:
         """The cells of rows ``first`` to ``last`` in the order written: runs of rows as
-        written read by one pattern (``_CELL_READ``), each with its first and last row
-        (a cell must say one of them: openpyxl places a cell by its own ``r``); a row
-        changed or added here, its cells as they are now (whole: its inner XML only)."""
+        written read by one pattern (``_CELL_READ``), each with its rows by their numbers
+        as written (a cell must name one of them: openpyxl places a cell by its own
+        ``r``); a row changed or added here, its cells as they are now (whole: their
+        inner XML only)."""
         rows = self.parse()
-        runs: list[tuple[list[_Found], int, int]] = []
+        runs: list[tuple[list[_Found], dict[bytes, int]]] = []
         run: list[_Row] = []
-        numbers: list[int] = []
+        numbers: dict[bytes, int] = {}
 
         def close() -> None:
             if run:
-                found = _CELL_READ.findall(self.data, run[0].start, run[-1].end)
-                runs.append((found, numbers[0], numbers[-1]))
+                runs.append((_CELL_READ.findall(self.data, run[0].start, run[-1].end), numbers))
                 run.clear()
-                numbers.clear()
 
         for r in range(first, last + 1):
             row = rows.get(r)
             if row is None:
                 continue
             if row.as_written:
+                if not run:
+                    numbers = {}
                 run.append(row)
-                numbers.append(r)
+                numbers[b"%d" % r] = r
                 continue
             close()
             whole = [(c[0], c[1], c[_STYLE], c[_TYPE], b"", b"", b"", c[_INNER], b"")
                      for c in row.cells.values()]  # fmt: skip
-            runs.append((whole, r, r))
+            runs.append((whole, {b"%d" % r: r}))
         close()
         return runs
 
@@ -1285,12 +1286,12 @@ class ZipBook(Book):
         number, string, dates = _number, pkg.string, pkg.date_style_texts()
         # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
         places = {_letters(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
-        for cells, low, high in sheet.table_cells(first, last):
+        for cells, numbers in sheet.table_cells(first, last):
             for letters, row, style, kind, mark, text, plain, inner, bad in cells:
                 if bad:
                     raise _UnsureError("cells written otherwise than the fast reader reads")
-                r = int(row)
-                if not low <= r <= high:
+                r = numbers.get(row)
+                if r is None:
                     raise _UnsureError("a cell outside its row")  # openpyxl places it by r
                 i = places.get(letters)
                 if i is None:
