@@ -105,7 +105,7 @@ _CALC_CHAIN = "/calcChain"
 # A cell as Excel, LibreOffice and openpyxl write it: r, then s, then t, nothing else.
 _CELL_HEAD = rb'<c r="([A-Z]{1,3})(\d+)"(?: s="(\d+)")?(?: t="(\w+)")?\s*'
 _INSIDE = rb"[^<]*(?:<(?!/c>)[^<]*)*"
-_CELL = re.compile(_CELL_HEAD + rb"(?:/>|>()(" + _INSIDE + rb")</c>)")
+_CELL = re.compile(_CELL_HEAD + rb"(?:/>|>(" + _INSIDE + rb")</c>)")
 # Reading a table's rows at once (``_Sheet.table_cells``): a formula marked, the common
 # values' text taken at once (a number or string index alone in <v>, plain inline text),
 # anything else whole; and any "<c" the cell pattern does not read marked (``_BAD``).
@@ -251,14 +251,13 @@ def _rels_of(part: str) -> str:
     return str(path.parent / "_rels" / (path.name + ".rels"))
 
 
-#: One cell as the patterns find it, all bytes (b"" where it has none): its column
-#: letters, row, style, type, a mark ``<f`` where a light read left its formula out, and
-#: the XML inside it.
-_Cell = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
-_STYLE, _TYPE, _MARK, _INNER = 2, 3, 4, 5
-#: One cell as a table's rows are read (``_CELL_READ``): letters, row, style, type, the
-#: ``<f`` mark, a lone value's text, plain inline text, else the XML inside, and a
-#: non-empty last item where a ``<c`` was not read.
+#: One cell read whole (``_CELL``), all bytes (b"" where it has none): its column
+#: letters, row, style, type and the XML inside it.
+_Cell = tuple[bytes, bytes, bytes, bytes, bytes]
+_STYLE, _TYPE, _INNER = 2, 3, 4
+#: One cell as a table's rows are read (``_CELL_READ``): letters, row, style, type, a
+#: mark ``<f`` where its formula is left out, a lone value's text, plain inline text,
+#: else the XML inside, and a non-empty last item where a ``<c`` was not read.
 _Found = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
 
 
@@ -267,13 +266,12 @@ def _style_of(cell: _Cell | None) -> int:
 
 
 def _is_formula(cell: _Cell | None) -> bool:
-    return cell is not None and (cell[_MARK] != b"" or cell[_INNER][:2] == b"<f")
+    return cell is not None and cell[_INNER][:2] == b"<f"
 
 
 def _cell_bytes(cell: _Cell) -> bytes:
     """The ``<c>`` element of a cell read whole."""
-    letters, row, style, kind, mark, inner = cell
-    assert not mark, "a cell read light is never written back"
+    letters, row, style, kind, inner = cell
     head = b'<c r="' + letters + row + b'"'
     if style:
         head += b' s="' + style + b'"'
@@ -928,7 +926,7 @@ class _Package:
     @staticmethod
     def _made(ref: bytes, style: bytes, t: bytes, inner: bytes | None) -> _Cell:
         split = len(ref.rstrip(b"0123456789"))
-        return (ref[:split], ref[split:], style[4:-1], t, b"", inner or b"")
+        return (ref[:split], ref[split:], style[4:-1], t, inner or b"")
 
     def serialise(self) -> bytes:
         """The new package: changed parts rewritten, the others copied as they were."""
@@ -1322,7 +1320,7 @@ class ZipBook(Book):
                 elif text or plain or inner:
                     inner = inner or (b"<v>" + text + b"</v>" if text else
                                       b"<is><t>" + plain + b"</t></is>")  # fmt: skip
-                    value = pkg.value((letters, row, style, kind, b"", inner))
+                    value = pkg.value((letters, row, style, kind, inner))
                 else:
                     continue
                 body[r - first][i] = value
