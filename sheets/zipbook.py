@@ -108,7 +108,7 @@ _INSIDE = rb"[^<]*(?:<(?!/c>)[^<]*)*"
 _CELL = re.compile(_CELL_HEAD + rb"(?:/>|>(" + _INSIDE + rb")</c>)")
 # Reading a table's rows at once (``_Sheet.table_cells``): a formula marked, the common
 # values' text taken at once (a number or string index alone in <v>, plain inline text),
-# anything else whole; and any "<c" the cell pattern does not read marked (``_BAD``).
+# anything else whole; and any "<c" the cell pattern does not read marked (its last group).
 _CELL_READ = re.compile(
     b"<c(?:" + _CELL_HEAD[2:]
     + rb"(?:/>|>(?:(<f)" + _INSIDE + rb"|<v>([^<&\r]+)</v>|<is><t>([^<&\r]+)</t></is>|("

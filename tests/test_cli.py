@@ -476,6 +476,21 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
 
 
+def test_a_command_parses_no_yaml_once_the_rule_sets_parse_is_kept(tmp_path: Path) -> None:
+    """PyYAML is imported only to parse YAML: a packaged rule set's parse is kept in the
+    cache folder after the first command, and the next command reads that instead."""
+    import subprocess
+
+    env = {**os.environ, "BATTLE_LEDGER_CACHE_DIR": str(tmp_path / "cache")}
+    probe = _PROBE.replace(repr(_HEAVY), repr(("yaml",)))
+    loaded = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", probe, "rules", "show", "etg"], env=env,
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        loaded.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert loaded == [["yaml"], []]
+
+
 def test_checking_a_ledger_loads_only_its_own_kind(tmp_path: Path) -> None:
     """``check`` of a DEP ledger imports neither the templates nor the other kinds (and
     their rule sets): the template kinds are asked for only where a kind has no checks."""
