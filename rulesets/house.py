@@ -39,10 +39,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
 from battle_ledger.rulesets.model import (
@@ -58,6 +59,11 @@ from battle_ledger.rulesets.model import (
     is_house_rule,
     norm_key,
 )
+
+if TYPE_CHECKING:
+    from battle_ledger.rulesets import yaml_data
+else:  # PyYAML is imported only when a house-rules file is read
+    yaml_data = lazy_module("battle_ledger.rulesets.yaml_data")
 
 __all__ = [
     "HOUSE_RULE",
@@ -107,9 +113,7 @@ def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> Rule
 
 
 def _load_yaml(text: str, origin: str) -> dict[str, Any]:
-    from battle_ledger.rulesets.yaml_data import safe_yaml  # PyYAML only when a file is read
-
-    raw = safe_yaml(text, origin, what="house-rules file", user=True)
+    raw = yaml_data.safe_yaml(text, origin, what="house-rules file", user=True)
     if not isinstance(raw, dict):
         raise RulesetDataError(
             "a house-rules file must be a mapping",

@@ -302,7 +302,7 @@ class _Row:
         """``found``, if it is every cell of the row and they are all this row's."""
         data, start, end = self.data, self.start, self.end
         # Every cell found opens "<c ": when as many "<c" are in the row, none was missed
-        # (one count: a row is checked each time it is read); else count them exactly.
+        # (one count, the common case); else count them exactly.
         if data.count(b"<c", start, end) != len(found):
             tags = data.count(b"<c ", start, end) + data.count(b"<c>", start, end)
             if tags != len(found) or data.count(b"<c/", start, end):
@@ -1298,13 +1298,15 @@ class ZipBook(Book):
                     if not cached and i not in typed:
                         continue
                     cell = sheet.cell(r, i + min_col)  # read whole
+                    if cell is None:  # written in another row's element: openpyxl's to place
+                        raise _UnsureError("a cell outside its row")
                     if cached:
                         body[r - first][i] = pkg.value(cell, data_only=True)
                     if i in typed:
                         name, kind_read = typed[i]
                         raise CellValueError(
                             f"the {name} column holds a formula",
-                            value=pkg.formula_text(cell),  # type: ignore[arg-type]
+                            value=pkg.formula_text(cell),
                             expected=_FORMULA_REFUSED[kind_read is str],
                             row=r,
                             column=name,

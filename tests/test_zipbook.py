@@ -447,3 +447,19 @@ def test_a_tables_rows_read_after_a_write_are_the_rows_as_written_now(tmp_path: 
     assert [row[:2] for row in read.rows] == [["D2", 2], ["D3", 3], ["D4", 40], ["D5", 5]]
     assert read.column("Note") == [None, None, "new", None]
     assert book.fell_back is None
+
+
+def test_a_formula_written_in_another_rows_element_is_refused_as_openpyxl_refuses_it(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        _row(2, b'<c r="A2" t="inlineStr"><is><t>Ney</t></is></c>', b'<c r="B3"><f>1+1</f></c>'),
+        _row(3, b'<c r="A3" t="inlineStr"><is><t>Soult</t></is></c>'),
+    ]
+    path = _table_sheet(tmp_path, rows)
+    with pytest.raises(CellValueError) as theirs:
+        HeadlessBook(path, writable=False).read_rows("tbl_T", {"Count": int})
+    book = ZipBook(path, writable=False)
+    with pytest.raises(CellValueError, match=re.escape(str(theirs.value))):
+        book.read_rows("tbl_T", {"Count": int})
+    assert book.fell_back == "a cell outside its row"
