@@ -753,7 +753,7 @@ def random_check(
             f"{rs.name}: the random number needed for {term.name.lower()} is in the "
             f"{tbl.title} ({table}), which the published text does not print; give it as "
             f"table_value, or fill in tables.{table} in {rs.where_to_fill}",
-            file=rs.path,
+            file=rs.fill_file,
             table=str(table),
         )
     else:
@@ -849,7 +849,7 @@ def shift_odds(odds: str, conditions: str | None, ruleset: _RulesetArg = DEFAULT
         f"which names only "
         + ", ".join(str(r["odds"]) for r in rs.rows("odds_table"))
         + f"; fill in the row under tables.odds_table.rows in {rs.where_to_fill}",
-        file=rs.path,
+        file=rs.fill_file,
         table="odds_table",
     )
 

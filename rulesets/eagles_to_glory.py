@@ -151,7 +151,7 @@ def _given(rs: Ruleset, table: str, row: dict[str, Any], column: str, what: str)
         raise MissingTableError(
             f"{rs.name}: the published text does not give {what}; fill in "
             f"tables.{table}, row {key}, column {column} in {rs.where_to_fill}",
-            file=rs.path,
+            file=rs.fill_file,
             table=table,
             row=key,
             column=column,
@@ -214,7 +214,7 @@ def _check_condition(
             f"{rs.name} gives {term.name!r} only for a defender of type {', '.join(allowed)}, "
             f"not {defender.name.lower()}; add it to vocabularies.combat_conditions "
             f"({term.id}) attrs.defender_types in {rs.where_to_fill}",
-            file=rs.path,
+            file=rs.fill_file,
             table="combat_modifiers",
             row=term.id,
         )
@@ -300,7 +300,7 @@ def combat_range(unit_type: str) -> float:
     raise MissingTableError(
         f"{rs.name} gives no combat range for {unit.name.lower()}; add a row for it "
         f"under tables.combat_ranges in {rs.where_to_fill}",
-        file=rs.path,
+        file=rs.fill_file,
         table="combat_ranges",
         value=unit_type,
     )

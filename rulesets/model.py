@@ -364,11 +364,20 @@ class Ruleset(_Strict):
 
     @property
     def where_to_fill(self) -> str:
-        """Where a user fills in what the text does not print: a house-rules file."""
+        """Where a user fills in what the text does not print: the house rules in force,
+        or a new house-rules file (never the packaged data, which an upgrade replaces)."""
+        if self._house is not None:
+            return "the house rules in force (the file named)"
         return (
             f"a house-rules file (battle-ledger rules init-house {self.id} -o house.yaml, "
             "then --rules house.yaml)"
         )
+
+    @property
+    def fill_file(self) -> str | None:
+        """The file an error about something to fill in names: the house rules in force,
+        if they are a file; never the packaged data file."""
+        return None if self._house is None else str(self._house.origin)
 
     def derived(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """What ``build()`` derives from this rule set's tables alone, built once per
@@ -406,7 +415,7 @@ class Ruleset(_Strict):
             raise MissingTableError(
                 f"{self.name} refers to the table {table.title!r} ({name}) but the published "
                 f"text does not print it; fill in tables.{name} in {self.where_to_fill}",
-                file=self.path,
+                file=self.fill_file,
                 table=name,
             )
         return table
@@ -420,14 +429,14 @@ class Ruleset(_Strict):
             raise MissingTableError(
                 f"{self.name}: the table {tbl.title!r} ({table}) does not give {name!r}; "
                 f"fill it in under tables.{table}.values in {self.where_to_fill}",
-                file=self.path,
+                file=self.fill_file,
                 table=table,
             ) from None
         if const.value is None:
             raise MissingTableError(
                 f"{self.name}: the published text does not give {table}.{name}; "
                 f"fill in tables.{table}.values.{name} in {self.where_to_fill}",
-                file=self.path,
+                file=self.fill_file,
                 table=table,
             )
         return const.value
@@ -452,7 +461,7 @@ class Ruleset(_Strict):
                 if tbl.status is Status.PARTIAL
                 else ""
             ),
-            file=self.path,
+            file=self.fill_file,
             table=table,
         )
 

@@ -30,7 +30,7 @@ from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Book, Grid
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, WrongKindError
 from battle_ledger.sheets.formulas import (
     ISO_DATE_HELPERS,
     constant_name,
@@ -41,6 +41,7 @@ from battle_ledger.sheets.formulas import (
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
+    KINDS,
     Column,
     Entry,
     LedgerKind,
@@ -61,7 +62,14 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    load_operations,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_count
 
 if TYPE_CHECKING:
@@ -85,6 +93,7 @@ __all__ = [
     "date_option",
     "formation_formulas",
     "loss_row",
+    "loss_sources",
     "losses",
     "prints_replacements",
     "read_campaign",
@@ -497,9 +506,11 @@ def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
                                               rounding=ledger.rounding)  # fmt: skip
         except InvalidArgumentError as exc:
             column = {"guns replaced": "Guns replaced", "figures donated": "Figures donated"}
-            raise exc.located(
-                column=column.get(str(exc.column), "Stands lost"),
-                **where_of(ledger.turns, rows[_first_refused(ledger, start, fought)][0]),
+            index = rows[_first_refused(ledger, start, fought)][0]
+            # a battle being added (add-battle's trial, negative index) has no row yet
+            where = where_of(ledger.turns, index) if index >= 0 else {}
+            raise exc.prefixed(formation).located(
+                column=column.get(str(exc.column), "Stands lost"), **where
             ) from None
         folded[formation] = [(i, r, b, o) for (i, r), b, o in zip(rows, fought, outs,
                                                                   strict=True)]  # fmt: skip
@@ -632,35 +643,37 @@ def loss_row(battle: int, side: str, formation: str) -> dict[str, Any]:
     return {"Battle": battle, "Side": side, "Formation": formation, "Stands lost": 0}
 
 
-#: The battle ledgers whose losses a campaign takes (--from): kind -> the columns of
-#: what a thing lost each turn (the thing and the rule sets: the kind's declaration).
-_SOURCES = {
-    "dep-ledger": ("Stands lost",),
-    "casualty-brackets": ("Lost to fire", "Lost in melee"),
-}
+def loss_sources(ruleset: str) -> list[LedgerKind]:
+    """The kinds of battle ledger a campaign of ``ruleset`` takes its losses from
+    (``LedgerKind.losses``): every kind is loaded first, since a command loads only the
+    kind of the workbook it was given."""
+    load_operations()
+    return sorted((k for k in KINDS.values() if k.losses and ruleset in k.rulesets),
+                  key=lambda k: k.name)  # fmt: skip
 
 
 def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
     """Stands (figures) lost per formation in a battle ledger of ours of the campaign's
     rule set (a DEP ledger's stands lost per division, a casualty-brackets ledger's
     figures lost per unit), every name matched to the campaign's formations first."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.zipbook import open_book
 
-    book = HeadlessBook(path, writable=False)
+    book = open_book(path, writable=False, history=False)
     meta = book.meta()
-    wanted = [k for k in _SOURCES if ledger.ruleset in KINDS[k].rulesets]
-    if meta.kind not in wanted or meta.ruleset != ledger.ruleset:
-        raise InvalidArgumentError(
+    wanted = loss_sources(ledger.ruleset)
+    kind = next((k for k in wanted if k.name == meta.kind), None)
+    if kind is None or meta.ruleset != ledger.ruleset:
+        raise WrongKindError(
             f"{path.name} is a {meta.kind} for {meta.ruleset}: this campaign takes its losses "
-            f"from {' or '.join(wanted)} ledgers for {ledger.ruleset}",
+            f"from {' or '.join(k.name for k in wanted)} ledgers for {ledger.ruleset}",
             column="--from",
             value=str(path),
-            expected=" or ".join(f"a {k} (battle-ledger new {k})" for k in wanted),
+            expected=" or ".join(f"a {k.name} (battle-ledger new {k.name})" for k in wanted),
         )
-    name = KINDS[meta.kind].thing_key.header
-    turns = read_tables(book, KINDS[meta.kind]).periods
-    lost = sum((turns[c].fillna(0).astype(int) for c in _SOURCES[meta.kind]),
+    kind.check_version(book)
+    name = kind.thing_key.header
+    turns = read_tables(book, kind).periods
+    lost = sum((turns[c].fillna(0).astype(int) for c in kind.losses),
                pd.Series(0, index=turns.index)).groupby(turns[name].astype(str)).sum()  # fmt: skip
     unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
@@ -699,8 +712,10 @@ def date_option(text: str, option: str) -> dt.date:
 )  # fmt: skip
 def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -> OperationResult:
     """Add a battle: its name, date and winner, a row for every formation, and with --from
-    the stands each lost, read out of DEP ledgers of ours (every division name must be a
-    formation of the campaign: those that are not are listed, and nothing is written).
+    the stands (figures) each lost, read out of the battle's ledgers of ours (DEP ledgers
+    for Eagles to Glory, casualty brackets for Glory of the Empire; every division or unit
+    name must be a formation of the campaign: those that are not are listed, and nothing
+    is written).
 
     Example: battle-ledger run add-battle ledger.xlsx --name Ligny --date 1815-06-16 --winner French
     """
@@ -716,6 +731,13 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
         raise InvalidArgumentError("the battle is before the campaign's first date",
                                    column="--date", value=date,
                                    expected=f"{first.isoformat()} or later")  # fmt: skip
+    if not ledger.starts:
+        raise InvalidArgumentError(
+            "the campaign has no formations yet, so no battle can be added",
+            table=FORMATIONS.name, column=FORMATIONS.columns[0].header,
+            expected="formations typed into the Formations sheet, or a campaign made "
+            "with battle-ledger new campaign --oob FILE",
+        )  # fmt: skip
     sides = sorted({s for s in ledger.sides.values() if s})
     side = DRAW if winner.strip().casefold() == DRAW else find_name(
         sides, winner, what="side", option="--winner")  # fmt: skip
@@ -976,10 +998,12 @@ def where_we_stand(book: Book, on: str | None = None) -> OperationResult:
     day after the last battle), what is still to come back, and the battles."""
     ledger = read_campaign(book)
     day = _report_date(book, ledger, on)
-    units = standings(ledger, day)
+    # no battle and no date: the strength at the start, on no date (not today's)
+    units = standings(ledger, day or dt.date.min)
     title = battle_name(book) or "Campaign"
     missing = recovery.recovery_missing(ledger.ruleset)
-    lines = [f"{title}: strength on {day.isoformat()}"]
+    lines = [f"{title}: strength " + (f"on {day.isoformat()}" if day else
+                                      "at the start (no battle yet)")]  # fmt: skip
     if missing:
         lines.append(f"Nothing is counted back: {missing}")
     lines += [_standing_line(u) for u in units]
@@ -987,7 +1011,8 @@ def where_we_stand(book: Book, on: str | None = None) -> OperationResult:
         {"name": b.name, "date": b.date.isoformat(), "winner": b.winner}
         for b in sorted(ledger.battles.values(), key=lambda b: (b.date, b.number))
     ]
-    details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "on": day.isoformat(),
+    details = {"kind": KIND.name, "ruleset": book.meta().ruleset,
+               "on": day.isoformat() if day else None,
                "formations": units, "battles": battles, "recovery_missing": missing}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
@@ -1009,14 +1034,16 @@ def _standing_line(unit: dict[str, Any]) -> str:
     return line
 
 
-def _report_date(book: Book, ledger: CampaignLedger, on: str | None) -> dt.date:
+def _report_date(book: Book, ledger: CampaignLedger, on: str | None) -> dt.date | None:
+    """The date asked for, typed on the Campaign sheet, or the day after the last battle;
+    None for a campaign with no battle and no first date."""
     if on:
         return date_option(on, "--on")
     typed = _named_date(book, "StrengthOn")
     if typed is not None:
         return typed
     last = max((b.date for b in ledger.battles.values()), default=None)
-    return (last + dt.timedelta(days=1)) if last else (ledger.first_date or dt.date.today())
+    return (last + dt.timedelta(days=1)) if last else ledger.first_date
 
 
 @checker(KIND.name)

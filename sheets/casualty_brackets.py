@@ -365,6 +365,7 @@ KIND = register(
         period_formulas=turn_formulas,
         compute=lambda book: compute_turns(read_brackets(book)),  # defined below
         close="end-turn",
+        losses=("Lost to fire", "Lost in melee"),
         macro_prefix="cb",
         template_version=2,  # 2: leader casualties, the roll-passes setting, grade now
         oldest_version=2,

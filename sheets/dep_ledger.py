@@ -390,6 +390,7 @@ KIND = register(
         period_formulas=turn_formulas,
         compute=lambda book: compute_turns(read_ledger(book)),  # defined below
         close="end-turn",
+        losses=("Stands lost",),
         macro_prefix="dep",
         template_version=4,
         grid=BY_TURN,

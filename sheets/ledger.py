@@ -221,6 +221,9 @@ class LedgerKind:
     and charted as far as the periods played (``Book.show_periods``).
     ``rows_each_period``: every thing on the table has a row of every period (a ship's
     log has rows only for what happened: its battle's end is the kind's own).
+    ``losses``: the period columns whose sum is what a thing lost (stands, figures):
+    a campaign of one of its rule sets takes its losses from such a ledger
+    (``add-battle --from``); none for a kind that loses nothing a campaign counts.
     """
 
     name: str
@@ -246,6 +249,7 @@ class LedgerKind:
     asks_if_empty: bool = True  # closing a period with nothing recorded needs --allow-empty
     grid: Grid | None = None
     rows_each_period: bool = True
+    losses: tuple[str, ...] = ()
 
     @property
     def thing_key(self) -> Column:

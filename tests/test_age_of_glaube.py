@@ -111,7 +111,8 @@ def test_unprinted_tables_are_missing_with_their_columns(era: str) -> None:
         assert table.status is Status.MISSING and table.columns and not table.rows
         with pytest.raises(MissingTableError, match=name) as err:
             rs.require(name)
-        assert err.value.file == rs.path and rs.path.endswith(f"{era}.yaml")
+        assert err.value.file is None and rs.path not in str(err.value)  # never the package data
+        assert "rules init-house" in str(err.value)
     assert rs.table("odds_table").status is Status.PARTIAL
 
 
@@ -402,9 +403,8 @@ def test_golden_errors(era: str, case: dict[str, Any]) -> None:
     with pytest.raises(_ERRORS[case["error"]], match=re.escape(case["match"])) as err:
         fn(*case["args"], ruleset=era)
     if isinstance(err.value, MissingTableError):
-        # the message names the table and the data file to fill in
-        assert err.value.file == rulesets.get(era).path
-        assert f"{era}.yaml" in str(err.value)
+        # the message names the table and the house-rules file to write for it
+        assert err.value.file is None and f"rules init-house {era}" in str(err.value)
 
 
 # -- error paths --------------------------------------------------------------------------
@@ -414,7 +414,8 @@ def test_missing_combat_results_table_names_table_and_file() -> None:
     with pytest.raises(MissingTableError) as err:
         aog.random_check("combat")
     message = str(err.value)
-    assert "combat_results_table" in message and "age-of-glaube.yaml" in message
+    assert "combat_results_table" in message and "rules init-house age-of-glaube" in message
+    assert "age-of-glaube.yaml" not in message  # never the installed package's data file
     assert err.value.table == "combat_results_table"
 
 
@@ -638,7 +639,9 @@ def test_udfs_as_excel_calls_them() -> None:
 
 
 def test_udf_errors_name_the_table_and_file() -> None:
-    with pytest.raises(MissingTableError, match=r"national_army_tables.*age-of-reason\.yaml"):
+    with pytest.raises(
+        MissingTableError, match=r"national_army_tables.*rules init-house age-of-reason"
+    ):
         UDFS["AOG_CHECK"]("disrupted", "", None, "reason")
     with pytest.raises(InvalidArgumentError):
         UDFS["AOG_MARKS"](0.0)

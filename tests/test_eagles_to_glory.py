@@ -267,12 +267,14 @@ def test_unknown_type_grade_condition_name_the_value_and_list_the_allowed() -> N
     assert "'ambush'" in str(info.value) and "Defender up hill" in str(info.value)
 
 
-def test_missing_maneuver_table_names_the_table_and_the_data_file() -> None:
+def test_missing_maneuver_table_names_the_table_and_the_house_rules_to_fill_in() -> None:
+    """Never the installed package's data file (an upgrade replaces it): the house-rules
+    file to write (rules init-house), or the one in force."""
     with pytest.raises(MissingTableError) as info:
         etg.maneuver_result(7, "road movement")
     assert info.value.table == "maneuver_table"
-    assert info.value.file == str(DATA_FILE)
-    assert "maneuver_table" in str(info.value) and str(DATA_FILE) in str(info.value)
+    assert info.value.file is None and str(DATA_FILE) not in str(info.value)
+    assert "maneuver_table" in str(info.value) and "rules init-house" in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -290,13 +292,13 @@ def test_missing_maneuver_table_names_the_table_and_the_data_file() -> None:
         (("infantry", "squared infantry", "C", "C"), "combat_results"),
     ],
 )
-def test_what_the_text_does_not_print_names_the_table_and_file(
+def test_what_the_text_does_not_print_names_the_table_and_the_house_rules_to_fill_in(
     args: tuple[str, ...], table: str
 ) -> None:
     with pytest.raises(MissingTableError) as info:
         etg.combat_numbers(*args)
     assert info.value.table == table
-    assert str(DATA_FILE) in str(info.value)
+    assert str(DATA_FILE) not in str(info.value) and "rules init-house" in str(info.value)
 
 
 def test_conditions_that_cannot_apply_are_refused() -> None:

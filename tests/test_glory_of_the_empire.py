@@ -69,7 +69,8 @@ def test_missing_tables_name_the_table_and_the_file() -> None:
     assert rules.table("army_lists").status is Status.MISSING
     with pytest.raises(MissingTableError, match="army_lists") as err:
         gote.company_size("France", "line infantry")
-    assert "glory-of-the-empire.yaml" in str(err.value)
+    assert "glory-of-the-empire.yaml" not in str(err.value)
+    assert "rules init-house glory-of-the-empire" in str(err.value)
     with pytest.raises(MissingTableError, match="campaign_recovery"):
         rules.rows("campaign_recovery")
 

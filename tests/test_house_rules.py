@@ -190,6 +190,21 @@ def test_the_starter_file_loads_and_lists_every_missing_table(tmp_path: Path) ->
     assert again.exit_code == 2 and "exists" in again.output
 
 
+def test_a_table_still_missing_names_the_house_rules_file_in_force(tmp_path: Path) -> None:
+    """The starter file, not yet filled in: what to fill in is named in it, never in the
+    installed package's data file (a separate process, as the umpire runs it)."""
+    house = tmp_path / "house.yaml"
+    assert _cli("rules", "init-house", "etg", "-o", house).exit_code == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "udf", "ETG_MANEUVER", "6", "",
+         "B", "--rules", str(house)], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "tables.maneuver_table" in done.stderr and f"file {house}" in done.stderr
+    assert registry.packaged("etg").path not in done.stderr
+
+
 def test_the_per_user_folder_is_what_excel_functions_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

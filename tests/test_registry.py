@@ -113,8 +113,10 @@ def test_missing_values_and_tables_name_the_table_and_the_file(tmp_path: Path) -
     rs = load_file(_write(tmp_path, _GOOD))
     with pytest.raises(MissingTableError) as err:
         rs.require("crt")
-    assert "crt" in str(err.value) and "demo.yaml" in str(err.value)
-    with pytest.raises(MissingTableError, match=r"basics\.unknown.*demo\.yaml"):
+    # what to fill in, where: a house-rules file, never the packaged data file
+    assert "crt" in str(err.value) and "demo.yaml" not in str(err.value)
+    assert "rules init-house demo" in str(err.value)
+    with pytest.raises(MissingTableError, match=r"basics\.unknown.*rules init-house"):
         rs.constant("basics", "unknown")
     with pytest.raises(MissingTableError, match="does not give 'nope'"):
         rs.constant("basics", "nope")
