@@ -506,9 +506,7 @@ def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
                                               rounding=ledger.rounding)  # fmt: skip
         except InvalidArgumentError as exc:
             column = {"guns replaced": "Guns replaced", "figures donated": "Figures donated"}
-            index = rows[_first_refused(ledger, start, fought)][0]
-            # a battle being added (add-battle's trial, negative index) has no row yet
-            where = where_of(ledger.turns, index) if index >= 0 else {}
+            where = where_of(ledger.turns, rows[_first_refused(ledger, start, fought)][0])
             raise exc.prefixed(formation).located(
                 column=column.get(str(exc.column), "Stands lost"), **where
             ) from None

@@ -25,7 +25,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -58,7 +58,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
+from battle_ledger.sheets.values import cell_count, cell_whole, percent_text, yes_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -552,8 +552,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     cells = {headers[k]: ("Y" if v else "N") if isinstance(v, bool) else v
              for k, v in given.items()}  # fmt: skip
     if not cells:
-        raise InvalidArgumentError("record needs at least one input to record",
-                                   expected="--fire, --melee, --leader-attached, ...")  # fmt: skip
+        raise nothing_to_record("--fire, --melee, --leader-attached, ...")
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
     record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
@@ -618,9 +617,14 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
         rolls = _throw(ledger, turn, random.Random(seed))
     computed = compute_turns(ledger)
     due: list[dict[str, Any]] = []
+    rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
     for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
         out = computed.loc[index]
+        if out["Rally chance"] != "":
+            rallies.append({"unit": str(row["Unit"]), "chance": int(out["Rally chance"]),
+                            "rallied": {"Y": True, "N": False}.get(out["Rallied"]),
+                            "status": out["Status"]})  # fmt: skip
         if out["Check due"] == "Y":
             due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
                         "chance": int(out["Chance to pass"]),
@@ -651,12 +655,20 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
             )
             or "no morale checks due"
         )
+        + "".join(f"; {r['unit']} rally at {r['chance']}%" + _rally_news(r) for r in rallies)
         + "".join(f"; {d['unit']}'s leader at {d['chance']}%" + _leader_news(d) for d in leaders)
     )
     dice = " ".join(f"{v}" for thrown in rolls.values() for v in thrown.values())
     book.log("end-turn", detail, turn=turn, dice=dice)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
-                                    "checks_due": due, "leader_checks": leaders})  # fmt: skip
+                                    "checks_due": due, "rallies": rallies,
+                                    "leader_checks": leaders})  # fmt: skip
+
+
+def _rally_news(rally: dict[str, Any]) -> str:
+    if rally["rallied"] is None:
+        return " (no roll)"
+    return ": rallied, formed" if rally["rallied"] else f": still {rally['status']}"
 
 
 def _leader_news(check: dict[str, Any]) -> str:
@@ -681,7 +693,7 @@ def where_we_stand(book: Book) -> OperationResult:
     lines = [f"{battle or 'Casualty brackets'}: turn {ledger.current_turn}"]
     for u in units:
         lines.append(f"{u['unit']} ({u['grade']}): {u['lost']} of {u['start']} lost "
-                     f"({u['percent']:.0f}%), {u['status']}, "
+                     f"({percent_text(u['percent'])}), {u['status']}, "
                      f"{len(u['checks'])} check(s)")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
                "units": units}  # fmt: skip

@@ -47,7 +47,7 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Grid
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -735,10 +735,7 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     ledger = read_ledger(book)
     given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
-        raise InvalidArgumentError(
-            "record needs at least one input to record",
-            expected=", ".join(o.flag for o in _record_options()[1:-1]),
-        )
+        raise nothing_to_record(", ".join(o.flag for o in _record_options()[1:-1]))
     if turn is not None and turn < ledger.current_turn:
         return _correct(book, ledger, division, turn, given)
     if turn is not None and turn > ledger.current_turn:

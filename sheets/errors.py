@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    UnknownRulesetError,
+)
 
 __all__ = [
     "CellValueError",
@@ -19,8 +23,11 @@ __all__ = [
     "CommandError",
     "DamagedWorkbookError",
     "NotAWorkbookError",
+    "NothingToRecordError",
     "TableNotFoundError",
+    "UnknownKindError",
     "UnknownOperationError",
+    "UnknownRulesetNameError",
     "UnsafeWorkbookError",
     "WorkbookError",
     "WorkbookLockedError",
@@ -31,6 +38,7 @@ __all__ = [
     "no_meta_sheet",
     "no_such_table",
     "not_one_cell",
+    "nothing_to_record",
     "totals_row_in_the_way",
 ]
 
@@ -91,6 +99,20 @@ class UnknownOperationError(WorkbookError, CommandError):
     """No operation (macro), report or checker of that name for this kind of workbook."""
 
 
+class NothingToRecordError(CommandError):
+    """A record that gives the thing and no input: a mistake on the command line, a
+    quiet row in a batch (``run record --from-csv``: nothing happened to it)."""
+
+
+class UnknownKindError(CommandError):
+    """No kind of workbook of the name the command gives (``new dep-ledgr``)."""
+
+
+class UnknownRulesetNameError(UnknownRulesetError, CommandError):
+    """No rule set of the name the command gives (``--ruleset nosuch``); a rule set
+    a workbook names that none has stays an ``UnknownRulesetError`` (exit 1)."""
+
+
 # -- the errors every backend raises alike (headless, fast, Excel) ----------------------
 
 
@@ -135,3 +157,7 @@ def not_one_cell(name: str, file: str, refers_to: Any) -> CellValueError:
         value=refers_to,
         expected="a single cell such as Setup!$B$2",
     )
+
+
+def nothing_to_record(expected: str) -> NothingToRecordError:
+    return NothingToRecordError("record needs at least one input to record", expected=expected)

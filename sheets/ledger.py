@@ -313,7 +313,9 @@ def where_of(frame: pd.DataFrame | TableRows, index: Any = None) -> dict[str, An
     (or the ``TableRows`` it was built from)."""
     where = dict(frame.attrs.get("where", {}))
     first = where.pop("first_row", None)
-    if first is not None and isinstance(index, numbers.Real) and not isinstance(index, bool):
+    # a negative index is a row an operation is trying out, not on the sheet yet: no row
+    real = isinstance(index, numbers.Real) and not isinstance(index, bool) and index >= 0
+    if first is not None and real:
         where["row"] = int(first) + int(index)
     return where
 
@@ -551,11 +553,12 @@ def record_inputs(
     compute: Callable[[Any], Any],
     *,
     period: int | None = None,
-) -> None:
+) -> Any:
     """Write ``cells`` (header -> value as the sheet holds it) into the current period's
     (or ``period``'s) row of ``thing``, appending that row (``new_row``) if it has none;
     ``compute`` (the kind's rules over a trial ledger) must accept the result first, so
-    a refusal writes nothing."""
+    a refusal writes nothing. Returns that row's outcomes as ``compute`` gave them (what
+    the rules make happen at once, to be said when it is recorded)."""
     periods = state.turns
     key = next(
         c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
@@ -574,16 +577,17 @@ def record_inputs(
     if mine.empty:
         row = dict(new_row) | dict(cells)
         trial = pd.DataFrame([as_read(row)], index=[-1])
-        compute(state.with_turns(pd.concat([periods, trial])))
+        computed = compute(state.with_turns(pd.concat([periods, trial])))
         book.append_rows(kind.periods.name, rows_with_formulas(kind, periods, pd.DataFrame([row])))
-        return
+        return computed.loc[-1]
     index = mine.index[0]
     trial = periods.copy()
     for header, value in as_read(cells).items():
         trial[header] = trial[header].astype(object)
         trial.at[index, header] = value
-    compute(state.with_turns(trial))
+    computed = compute(state.with_turns(trial))
     book.write_cells(kind.periods.name, pd.DataFrame([dict(cells)], index=[index]))
+    return computed.loc[index]
 
 
 def check_parts(book: Book, meta: Meta) -> None:

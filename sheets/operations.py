@@ -76,7 +76,12 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
-from battle_ledger.sheets.errors import CommandError, UnknownOperationError, WrongKindError
+from battle_ledger.sheets.errors import (
+    CommandError,
+    NothingToRecordError,
+    UnknownOperationError,
+    WrongKindError,
+)
 from battle_ledger.sheets.values import number, whole, yes_no
 
 __all__ = [
@@ -505,15 +510,21 @@ def _run_batch(
 ) -> OperationResult:
     if not batch:
         raise CommandError(f"nothing to {macro}: no rows", expected="one row or more")
-    results = []
+    results, quiet = [], []
     for where, row in batch:
         try:
             results.append(run_operation(book, macro, **(options | dict(row))))
+        except NothingToRecordError:
+            # a row naming its thing and nothing else: nothing happened to it
+            quiet.append(", ".join([where, *map(str, row.values())]))
         except BattleLedgerError as exc:
             raise exc.prefixed(where) from None
-    return OperationResult(
-        "\n".join(r.summary for r in results), {"rows": [r.details for r in results]}
-    )
+    if not results:
+        raise CommandError(f"nothing to {macro}: every row is blank but for its name",
+                           expected="a row with something to record")  # fmt: skip
+    lines = [r.summary for r in results] + [f"{where}: nothing recorded" for where in quiet]
+    return OperationResult("\n".join(lines), {"rows": [r.details for r in results],
+                                              "quiet": quiet})  # fmt: skip
 
 
 def run_on_file(

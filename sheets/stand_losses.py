@@ -25,7 +25,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import letters, match_above, row_above, sheet_name, unless_blank
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
@@ -461,10 +461,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if modifiers is not None:
         cells["Fire DRM"] = _modifier(modifiers, "fire", "fire")
     if not cells:
-        raise InvalidArgumentError(
-            "record needs at least one input to record",
-            expected="--fire-points and --die, --stands-lost, ...",
-        )
+        raise nothing_to_record("--fire-points and --die, --stands-lost, ...")
     turn = ledger.current_turn
     record_inputs(book, KIND, ledger, name, cells, turn_row(turn, ledger.sides[name], name),
                   compute_turns)  # fmt: skip

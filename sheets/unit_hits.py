@@ -21,7 +21,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -265,12 +265,14 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
     folded = _fold(ledger)
     found = []
     for unit, sp in ledger.strengths.items():
-        last = folded[unit][-1][2] if folded.get(unit) else None
+        _, row, last = folded[unit][-1] if folded.get(unit) else (None, None, None)
         hits = 0 if last is None else last.hits
         gone = last is not None and last.removed
+        now = row is not None and int(row["Turn"]) == ledger.current_turn
         found.append({"side": ledger.sides[unit], "unit": unit, "strength_points": sp,
                       "hits": hits, "sp_left": sp - hits,
-                      "status": REMOVED if gone else IN_PLAY})  # fmt: skip
+                      "status": REMOVED if gone else IN_PLAY,
+                      "withdraw": bool(now and last is not None and last.withdraw)})  # fmt: skip
     return found
 
 
@@ -305,16 +307,20 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     name = find_thing(book, KIND, ledger.strengths, unit)
     cells = {_HEADERS[k]: v for k, v in given.items()}
     if not cells:
-        raise InvalidArgumentError(
-            "record needs at least one input to record",
-            expected="--fire-hits, --assault-hits, --rally-roll, ...",
-        )
+        raise nothing_to_record("--fire-hits, --assault-hits, --rally-roll, ...")
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
-    record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
+    out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
+    withdraw = out["Withdraw!"] == "Y"
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    if withdraw:  # "3+ Hits from one Fire Action": there and then, not at the turn's end
+        detail += "; Withdraw! (3+ Hits from one Fire Action): retreat 1 Box"
+    if out["Status"] == REMOVED:
+        detail += "; removed (Hits reach its SP)"
     book.log("record", detail, turn=turn)
-    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells,
+                                                      "withdraw": withdraw,
+                                                      "status": out["Status"]})  # fmt: skip
 
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
@@ -348,7 +354,7 @@ def where_we_stand(book: Book) -> OperationResult:
     battle = battle_name(book)
     lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
     lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
-              for u in units]  # fmt: skip
+              + ("; Withdraw! this turn" if u["withdraw"] else "") for u in units]  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
                "units": units}  # fmt: skip
     return OperationResult("\n".join(lines), details)

@@ -24,6 +24,7 @@ __all__ = [
     "is_blank",
     "is_missing",
     "number",
+    "percent_text",
     "shown",
     "whole",
     "yes_no",
@@ -33,6 +34,19 @@ __all__ = [
 #: What reads as yes / no (case-blind, spaces ignored; "x" is a ticked box); a bool or 1/0 as such.
 YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1", "x")
 NO_WORDS: tuple[str, ...] = ("n", "no", "false", "0")
+
+
+def percent_text(value: Any) -> str:
+    """A percentage as a report prints it: to one decimal, halves rounded up, a whole
+    number without its ".0" (3 of 8 is "37.5%", 1 of 3 "33.3%", 1 of 2 "50%"); never
+    Python's half-to-even on a float's binary value."""
+    from decimal import ROUND_HALF_UP, Decimal
+    from fractions import Fraction
+
+    exact = Fraction(value) if not isinstance(value, float) else Fraction(str(value))
+    tenths = Decimal(exact.numerator) / Decimal(exact.denominator)
+    text = str(tenths.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    return text.removesuffix(".0") + "%"
 
 
 def shown(value: Any) -> Any:

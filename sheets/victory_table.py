@@ -65,7 +65,7 @@ from battle_ledger.sheets.ledger import (
     where_of,
 )
 from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import cell_count, cell_whole
+from battle_ledger.sheets.values import cell_count, cell_whole, percent_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -618,11 +618,11 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, _frame(rows)))
     clock = _clock(ledger, turn)
     detail = f"turn {turn} ({clock}) closed: " + "; ".join(
-        f"{s['side']} {s['percent']:.1f}% lost" for s in sides
+        f"{s['side']} {percent_text(s['percent'])} lost" for s in sides
     )
     if due:
         detail += "; crisis-of-morale tests due: " + ", ".join(
-            f"{d['side']} {d['percent']}% (part {d['part']})" for d in due
+            f"{d['side']} {percent_text(d['percent'])} (part {d['part']})" for d in due
         )
     book.log("end-turn", detail, turn=turn)
     book.show_periods(BY_TURN, turn + 1)  # turns 0 to this one
@@ -651,7 +651,8 @@ def _roll(
     for test in due:
         count = ledger.units.get(test["side"], 0)
         numbers = [f"{float(aog.random_number(rng, ruleset)):.3f}" for _ in range(count)]
-        what = f"crisis of morale, {test['side']} {test['percent']}% (part {test['part']})"
+        shown = percent_text(test["percent"])
+        what = f"crisis of morale, {test['side']} {shown} (part {test['part']})"
         if not numbers:
             what += ": no units on the Sides sheet to roll for"
         book.log("crisis roll", what, turn=turn, dice=" ".join(numbers))
@@ -674,9 +675,12 @@ def where_we_stand(book: Book) -> OperationResult:
     lines = [f"{battle or 'Victory table'}: turn {turn} ({clock}), marks crossed when "
              f"{ledger.rules.crossed_when}"]  # fmt: skip
     for s in sides:
-        tested = ", ".join(f"{t['percent']}% (turn {t['turn']})" for t in s["crisis_tests"])
+        tested = ", ".join(
+            f"{percent_text(t['percent'])} (turn {t['turn']})" for t in s["crisis_tests"]
+        )
+        lost = percent_text(s["percent"])
         lines.append(
-            f"{s['side']}: {s['lost']} of {s['total']} base units lost ({s['percent']:.1f}%), "
+            f"{s['side']}: {s['lost']} of {s['total']} base units lost ({lost}), "
             f"{s['victory_points']} victory points; crisis tests: {tested or 'none yet'}"
             + (
                 "; above 40%: a crisis is likely for a majority"
@@ -688,7 +692,7 @@ def where_we_stand(book: Book) -> OperationResult:
         lines.append(
             f"If the battle ended now: {result['extent']}"
             + (f" for {result['winner']}" if result["winner"] else "")
-            + f" (difference {result['difference']:.1f}%)"
+            + f" (difference {percent_text(result['difference'])})"
         )
     return OperationResult(
         "\n".join(lines),

@@ -32,6 +32,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import get as _get_ruleset
+from battle_ledger.sheets.errors import CommandError, UnknownKindError
 from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ __all__ = [
     "known",
     "register_kind",
     "register_ledger",
+    "require_known",
     "resolve",
     "save_atomic",
 ]
@@ -110,20 +112,32 @@ def known(name: str) -> bool:
     return name in KINDS or any(name in k.aliases for k in KINDS.values())
 
 
+def require_known(name: str) -> None:
+    """Refuse a kind no one can build (a mistake in the command: exit 2), with "did you
+    mean"."""
+    if known(name):
+        return
+    from battle_ledger.sheets.operations import did_you_mean
+
+    names = sorted(set(KINDS) | {a for k in KINDS.values() for a in k.aliases})
+    hint = did_you_mean(name, names)
+    raise UnknownKindError(
+        f"unknown workbook kind {name!r}" + (f"; {hint}" if hint else ""),
+        value=name,
+        expected="one of " + ", ".join(names),
+    )
+
+
 def resolve(name: str, ruleset: Ruleset) -> TemplateKind:
     """The kind ``name`` means for ``ruleset``: the kind itself, or the one it is an
     alias of for that rule set (``victory-table`` for Eagles to Glory)."""
+    require_known(name)
     candidates = [k for k in KINDS.values() if name == k.name or name in k.aliases]
-    if not candidates:
-        names = sorted(set(KINDS) | {a for k in KINDS.values() for a in k.aliases})
-        raise InvalidArgumentError(
-            f"unknown workbook kind {name!r}", value=name, expected="one of " + ", ".join(names)
-        )
     for entry in candidates:
         if entry.supports(ruleset):
             return entry
     supported = sorted({r for k in candidates for r in (k.rulesets or ())})
-    raise InvalidArgumentError(
+    raise CommandError(
         f"a {name} is not made for {ruleset.name}",
         value=ruleset.id,
         expected="one of " + ", ".join(supported),

@@ -265,7 +265,7 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
                 options["leader_result_roll"] = str(pick(1, 100))
         if pick(0, 1):
             options["morale_roll"] = str(pick(1, 100))
-        if pick(0, 1):
+        if unit["status"] != "formed" and pick(0, 1):  # only a routed or disordered unit rallies
             options["rally_roll"] = str(pick(1, 100))
         found.append(("record", options))
     return found

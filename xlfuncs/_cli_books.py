@@ -20,7 +20,7 @@ import click
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
-from battle_ledger.xlfuncs.cli import cli, rules_option
+from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
@@ -235,15 +235,9 @@ def new(
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --rules house.yaml -o l.xlsx
     """
     from battle_ledger import templates
-    from battle_ledger.rulesets import registry
     from battle_ledger.sheets.headless import save_workbook
 
-    if not templates.known(kind):
-        raise InvalidArgumentError(
-            f"unknown workbook kind {kind!r}",
-            value=kind,
-            expected="one of " + ", ".join(templates.KINDS),
-        )
+    templates.require_known(kind)
     if out.suffix.lower() != ".xlsx":
         raise WorkbookSaveError(
             "the output must be an .xlsx file", file=str(out), expected="a name ending in .xlsx"
@@ -254,7 +248,7 @@ def new(
             file=str(out),
             expected="a new file name, or --force to replace it",
         )
-    ruleset = registry.get(ruleset_id)
+    ruleset = ruleset_named(ruleset_id)
     if house is not None and house.ruleset != ruleset.id:
         raise CommandError(
             f"the house rules are for {house.ruleset}, not {ruleset.id}",

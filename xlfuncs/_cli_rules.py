@@ -20,7 +20,7 @@ import click
 
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
 from battle_ledger.sheets.errors import CommandError
-from battle_ledger.xlfuncs.cli import cli, rules_option
+from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset, Table
@@ -389,10 +389,9 @@ def rules_show(ruleset_id: str, table: str | None, house: Any) -> None:
     \b
     Example: battle-ledger rules show etg dep_economy
     """
-    from battle_ledger.rulesets import registry
     from battle_ledger.rulesets.model import Kind
 
-    ruleset = registry.get(ruleset_id)
+    ruleset = ruleset_named(ruleset_id)
     if table is None:
         rows = [["table", "title", "kind", "status", "rows"]]
         for name, tbl in ruleset.tables.items():
@@ -433,11 +432,10 @@ def rules_init_house(ruleset_id: str, out: Path, force: bool) -> None:
     \b
     Example: battle-ledger rules init-house etg -o house.yaml
     """
-    from battle_ledger.rulesets import registry
     from battle_ledger.rulesets.house import starter_file
     from battle_ledger.sheets.headless import write_text_atomic
 
-    ruleset = registry.packaged(ruleset_id)
+    ruleset = ruleset_named(ruleset_id, packaged=True)
     if out.exists() and not force:
         raise CommandError(
             "the file exists already; nothing was written",

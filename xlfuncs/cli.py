@@ -6,13 +6,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 
-__all__ = ["cli", "main", "rules_option"]
+if TYPE_CHECKING:
+    from battle_ledger.rulesets.model import Ruleset
+
+__all__ = ["cli", "main", "rules_option", "ruleset_named"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -26,6 +29,25 @@ def _house_rules(ctx: click.Context, _param: click.Parameter, value: Path | None
     house = read_house_file(value)
     ctx.with_resource(using_house_rules([house]))  # in force until the command ends
     return house
+
+
+def ruleset_named(name: str, *, packaged: bool = False) -> Ruleset:
+    """The rule set the command names (``--ruleset``, ``rules show ID``): a name no rule
+    set has is a mistake in the command (exit 2), with "did you mean"."""
+    from battle_ledger.rulesets import registry
+    from battle_ledger.rulesets.errors import UnknownRulesetError
+
+    try:
+        return registry.packaged(name) if packaged else registry.get(name)
+    except UnknownRulesetError as exc:
+        from battle_ledger.sheets.errors import UnknownRulesetNameError
+        from battle_ledger.sheets.operations import did_you_mean
+
+        names = [n for r in registry.all_rulesets() for n in (r.id, *r.aliases)]
+        hint = did_you_mean(str(name), names)
+        raise UnknownRulesetNameError(
+            exc.message + (f"; {hint}" if hint else ""), value=name, expected=exc.expected
+        ) from None
 
 
 def rules_option(f: _F) -> _F:
