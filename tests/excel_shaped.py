@@ -72,9 +72,13 @@ def sheet_part(parts: dict[str, bytes], sheet: str) -> str:
 
 
 def extension_list(xml: bytes) -> bytes:
-    """A sheet's ``<extLst>`` element (b"": none)."""
-    m = re.search(rb"<extLst>.*</extLst>", xml, re.S)
-    return m.group(0) if m else b""
+    """A sheet's own ``<extLst>`` element, its last child (b"": none; a rule's extension
+    list, inside ``<conditionalFormatting>``, comes before it)."""
+    end = xml.rfind(b"</extLst>")
+    start = xml.rfind(b"<extLst>", 0, end)
+    if start < 0 or xml[end:].strip() != b"</extLst></worksheet>":
+        return b""
+    return xml[start : end + len(b"</extLst>")]
 
 
 def kept_parts(path: Path, kind: str) -> dict[str, bytes]:
