@@ -215,11 +215,12 @@ _SHEET_EXTENSIONS = {
     "{01252117-D84E-4E92-8308-4BE1C098FCBB}": "ignored errors",
     "{F7C9EE02-42E1-4005-9D12-6889AFFD525C}": "web extensions",
 }
-#: Workbook extensions that are settings Excel writes into every file it saves (not the
-#: umpire's content): openpyxl drops them and Excel writes them again.
+#: Workbook extensions that are settings Excel or LibreOffice writes into every file it
+#: saves (not the umpire's content): openpyxl drops them and they are written again.
 _WORKBOOK_SETTINGS = {
     "{140A7094-0E35-4892-8432-C4D2E57EDEB5}",  # x15:workbookPr (chart tracking)
     "{B58B0392-4F1F-4190-BB64-5DF3571DCE5F}",  # xcalcf:calcFeatures
+    "{7626C862-2A13-11E5-B345-FEFF819CDC9F}",  # loext:extCalcPr (reference syntax)
 }
 #: A sheet's related parts openpyxl does not keep as they are (a comment's text it keeps,
 #: but it writes the boxes anew: their size, place and look are lost).

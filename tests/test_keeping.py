@@ -312,3 +312,24 @@ def test_openpyxl_warnings_about_what_it_drops_refuse_a_save(tmp_path: Path) -> 
         with pytest.raises(WorkbookSaveError, match="what openpyxl warns of"):
             run_on_book(book, "end-turn", allow_empty="Y")
     assert ledger.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*extension is not supported")  # the test's own reading
+@pytest.mark.parametrize("kind", sorted(PLAYBOOKS))
+def test_libreoffice_computes_an_excel_shaped_ledger_as_our_own_after_a_period(
+    kind: str, tmp_path: Path
+) -> None:
+    """A period played on the Excel-shaped ledger (shared formulas read and extended by
+    the fast path): LibreOffice opens it and computes every sheet of ours as on the same
+    period played on our own file."""
+    from tests.libreoffice import recalculate
+
+    plain = _plain_ledger(kind, "", tmp_path.parent / "plain-ledgers")
+    ours = shutil.copyfile(plain, tmp_path / "ours.xlsx")
+    excel = excel_shaped(plain, tmp_path / "excel.xlsx", kind)
+    for path in (ours, excel):
+        play_periods(kind, path, 1, seed=11)
+    computed, theirs = recalculate(excel), recalculate(ours)
+    assert computed.pop(UMPIRE_SHEET)[1] == ["Ney arrives at turn 6", 12.5]
+    assert computed == theirs
