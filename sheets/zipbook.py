@@ -124,7 +124,8 @@ _SHARED_INDEX = re.compile(rb'\ssi="(\d+)"')
 # The cell that holds a shared formula's text: its reference, the formula's attributes
 # (t="shared", ref=, si=) and text.
 _SHARED_FIRST = re.compile(
-    rb'<c r="([A-Z]{1,3}\d+)"[^>]*>\s*<f\b([^>]*\st="shared"[^>]*\sref="[^>]*)>([^<]*)</f>'
+    rb'<c r="([A-Z]{1,3}\d+)"[^>]*>\s*<f\b((?=[^>]*\st="shared")(?=[^>]*\sref=")[^>]*)>'
+    rb"([^<]*)</f>"
 )
 _VALUE = re.compile(rb"<v\b[^>]*?(?:/>|>([^<]*)</v>)")
 _INLINE = re.compile(rb'^<is><t(?: xml:space="preserve")?>([^<]*)</t></is>$|^<is><t\s*/></is>$')
@@ -540,6 +541,7 @@ class _Sheet:
         """Each shared formula's index -> the reference and text of the cell holding it
         (read from the part as written: a write over such a cell goes to openpyxl)."""
         if self._shared is None:
+            self.parse()  # where the rows are
             self._shared = {}
             for m in _SHARED_FIRST.finditer(self.data, self.data_start, self.data_end):
                 si = _SHARED_INDEX.search(m.group(2))
