@@ -1149,9 +1149,14 @@ def _insert_in_workbook(workbook: bytes, name: str, element: bytes) -> bytes:
         raise _UnsureError("no workbook end tag")
     first_later = found.search(workbook, root.end(), end)
     at = end if first_later is None else first_later.start()
-    if prefix:
-        element = re.sub(rb"<(/?)(?=\w)", lambda m: b"<" + m.group(1) + prefix, element)
-    return workbook[:at] + element + workbook[at:]
+    return workbook[:at] + _prefixed(element, prefix) + workbook[at:]
+
+
+def _prefixed(element: bytes, prefix: bytes) -> bytes:
+    """``element`` (tags without a prefix) with ``prefix`` on every tag."""
+    if not prefix:
+        return element
+    return re.sub(rb"<(/?)(?=\w)", lambda m: b"<" + m.group(1) + prefix, element)
 
 
 def _full_calc_on_load(workbook: bytes) -> bytes:
@@ -1187,6 +1192,10 @@ def _print_area(workbook: bytes, sheet_id: int, text: str) -> bytes:
                + value + b"</definedName>")  # fmt: skip
     if b"</definedNames>" in workbook:
         return workbook.replace(b"</definedNames>", element + b"</definedNames>", 1)
+    empty = re.search(rb"<((?:\w+:)?)definedNames\s*/>", workbook)
+    if empty is not None:
+        whole = _prefixed(b"<definedNames>" + element + b"</definedNames>", empty.group(1))
+        return workbook[: empty.start()] + whole + workbook[empty.end() :]
     if b"<definedNames" in workbook or b"definedNames>" in workbook:
         raise _UnsureError("defined names spelled otherwise")
     return _insert_in_workbook(workbook, "definedNames", b"<definedNames>" + element
