@@ -21,8 +21,10 @@ import copy
 import datetime as _dt
 import io
 import math
+import re
+import warnings
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,7 +79,9 @@ from battle_ledger.sheets.workbook_file import (
     _one_line,
     check_not_locked,
     name_address,
+    openpyxl_losses,
     read_workbook,
+    refuse_lossy_save,
     save_workbook,
     write_bytes_atomic,
     write_text_atomic,
@@ -106,18 +110,38 @@ __all__ = [
 ]
 
 
-def _load(data: bytes, path: Path, *, data_only: bool, writable: bool = True) -> Workbook:
-    """openpyxl's workbook of ``data``, every failure turned into a clear error."""
+#: openpyxl's warnings as it loads that say it leaves something out ("... will be removed",
+#: "... will be lost", "... dropped", "... discarded").
+_DROPPED = re.compile(r"remov|lost|drop|discard|not supported", re.IGNORECASE)
+
+
+def _quietly(load: Callable[[], Workbook]) -> tuple[Workbook, list[str]]:
+    """``load()``, openpyxl's warnings kept off the user's screen: those saying it leaves
+    something out are returned (a save refuses them: ``HeadlessBook.commit``)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wb = load()
+    said = dict.fromkeys(" ".join(str(w.message).split()) for w in caught)
+    return wb, [text for text in said if _DROPPED.search(text)]
+
+
+def _load(
+    data: bytes, path: Path, *, data_only: bool, writable: bool = True
+) -> tuple[Workbook, list[str]]:
+    """openpyxl's workbook of ``data``, every failure turned into a clear error, and what
+    openpyxl warned it leaves out (its warnings are never shown)."""
     from defusedxml.common import DefusedXmlException
 
     label = str(path)
     _check_archive(data, path, writable=writable)
     try:
-        return openpyxl.load_workbook(
-            io.BytesIO(data),
-            data_only=data_only,
-            keep_vba=path.suffix.lower() in (".xlsm", ".xltm"),
-            keep_links=True,
+        return _quietly(
+            lambda: openpyxl.load_workbook(
+                io.BytesIO(data),
+                data_only=data_only,
+                keep_vba=path.suffix.lower() in (".xlsm", ".xltm"),
+                keep_links=True,
+            )
         )
     except DefusedXmlException as exc:
         raise UnsafeWorkbookError(
@@ -338,10 +362,12 @@ class HeadlessBook(Book):
         self._data = data
         self._digest = _digest(data)
         try:
-            self.wb = _load(data, self.path, data_only=False, writable=writable)
+            self.wb, self._dropped = _load(data, self.path, data_only=False, writable=writable)
         except BaseException:
             self._release()
             raise
+        #: Why the fast backend handed this workbook over (None: it was opened so).
+        self.handed_over: str | None = None
         self._values: dict[str, list[tuple[Any, ...]]] = {}
         self._closed = False
         self._meta: Meta | None = None
@@ -358,8 +384,10 @@ class HeadlessBook(Book):
         """
         rows = self._values.get(sheet)
         if rows is None:
-            values_wb = openpyxl.load_workbook(
-                io.BytesIO(self._data), read_only=True, data_only=True
+            values_wb, _ = _quietly(  # read, never saved: nothing of it is lost
+                lambda: openpyxl.load_workbook(
+                    io.BytesIO(self._data), read_only=True, data_only=True
+                )
             )
             try:
                 values_ws = values_wb[sheet]
@@ -623,6 +651,12 @@ class HeadlessBook(Book):
             raise WorkbookSaveError("this workbook was opened for reading only", file=self.name)
         if self._closed:
             raise WorkbookSaveError("this workbook was discarded", file=self.name)
+        # What openpyxl would not keep of the user's workbook: refused, the file as it was.
+        losses = openpyxl_losses(self._data) or [f"what openpyxl warns of ({text})"
+                                                 for text in self._dropped]  # fmt: skip
+        if losses:
+            self.discard()
+            raise refuse_lossy_save(losses, self.name, self.handed_over)
         if self._lock is None:
             self._lock = WriterLock(self.path).acquire()
         try:
@@ -632,6 +666,7 @@ class HeadlessBook(Book):
                                          then="; ".join(self.log_lines))  # fmt: skip
             self.log_lines = ()
             self._data = self.path.read_bytes()
+            self._dropped = []  # what is saved now is openpyxl's own
         finally:
             self._release()
         self._values = {}

@@ -52,7 +52,9 @@ __all__ = [
     "WORKBOOK_SUFFIXES",
     "check_not_locked",
     "name_address",
+    "openpyxl_losses",
     "read_workbook",
+    "refuse_lossy_save",
     "save_workbook",
     "too_many_rows",
     "write_bytes_atomic",
@@ -193,6 +195,168 @@ def _check_archive(
                 file=label,
                 expected="the name it was saved with (.xlsm), or a copy saved as .xlsx in Excel",
             )
+
+
+# -- what openpyxl cannot keep ---------------------------------------------------------------
+
+_MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+#: A sheet's extensions (``<ext uri>`` in its ``<extLst>``), all of which openpyxl drops,
+#: in the words the message uses.
+_SHEET_EXTENSIONS = {
+    "{78C0D931-6437-407D-A8EE-F0AAD7539E65}": "conditional formats of Excel 2010+",
+    "{CCE6A557-97BC-4B89-ADB6-D9C93CAAB3DF}": "drop-down lists of Excel 2010+",
+    "{05C60535-1F16-4FD2-B633-F4F36F0B64E0}": "sparklines",
+    "{A8765BA9-456A-4DAB-B4F3-ACF838C121DE}": "slicers",
+    "{3A4CF648-6AED-40F4-86FF-DC5316D8AED3}": "slicers",
+    "{7E03D99C-DC04-49D9-9315-930204A7B6E9}": "timelines",
+    "{FC87AEE6-9EDD-4A0A-B7FB-166176984837}": "protected ranges",
+    "{01252117-D84E-4E92-8308-4BE1C098FCBB}": "ignored errors",
+    "{F7C9EE02-42E1-4005-9D12-6889AFFD525C}": "web extensions",
+}
+#: Workbook extensions that are settings Excel or LibreOffice writes into every file it
+#: saves (not the umpire's content): openpyxl drops them and they are written again.
+_WORKBOOK_SETTINGS = {
+    "{140A7094-0E35-4892-8432-C4D2E57EDEB5}",  # x15:workbookPr (chart tracking)
+    "{B58B0392-4F1F-4190-BB64-5DF3571DCE5F}",  # xcalcf:calcFeatures
+    "{7626C862-2A13-11E5-B345-FEFF819CDC9F}",  # loext:extCalcPr (reference syntax)
+}
+#: A sheet's related parts openpyxl does not keep as they are (a comment's text it keeps,
+#: but it writes the boxes anew: their size, place and look are lost).
+_SHEET_RELATED = {
+    "/comments": "comments (their boxes)",
+    "/threadedComment": "threaded comments",
+    "/ctrlProp": "form controls",
+    "/oleObject": "embedded objects",
+    "/pivotTable": "pivot tables",
+    "/slicer": "slicers",
+    "/timeline": "timelines",
+}
+#: The kinds of Excel 2010+ conditional format, named in a refusal.
+_RULE_KINDS = {b":dataBar": "data bars", b":iconSet": "icon sets", b":colorScale": "colour scales"}
+_EXT_URI = re.compile(rb'<(?:\w+:)?ext\b[^>]*?\suri="([^"]*)"')
+_DRAWN = {
+    b"pic": "pictures",
+    b"sp": "shapes or text boxes",
+    b"grpSp": "grouped shapes",
+    b"cxnSp": "connectors",
+    b"AlternateContent": "drawing objects of Excel 2010+",
+}
+_DRAWN_TAG = re.compile(rb"<(?:\w+:)?(pic|sp|grpSp|cxnSp|AlternateContent)[\s>]")
+
+
+def _resolved(base: str, target: str) -> str:
+    if target.startswith("/"):
+        return target.lstrip("/")
+    parts = base.split("/")[:-1]
+    for piece in target.split("/"):
+        if piece == "..":
+            if parts:
+                parts.pop()
+        elif piece not in (".", ""):
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def _related(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
+    """Id -> (type, target part) of ``part``'s relationships inside the package ("" for
+    the package's own)."""
+    from defusedxml.ElementTree import fromstring
+
+    folder, _, name = part.rpartition("/")
+    rels = f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"
+    try:
+        root = fromstring(archive.read(rels))
+    except KeyError:
+        return {}
+    return {rel.get("Id") or "": (rel.get("Type") or "", _resolved(part, rel.get("Target") or ""))
+            for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship")
+            if rel.get("TargetMode") != "External"}  # fmt: skip
+
+
+def _extensions(xml: bytes) -> list[tuple[str, bytes]]:
+    """Each extension in ``xml``'s extension list: its uri (upper case) and its XML."""
+    at = xml.rfind(b"<extLst")
+    if at < 0:
+        at = xml.rfind(b":extLst")
+    if at < 0:
+        return []
+    found = list(_EXT_URI.finditer(xml, at))
+    ends = [m.start() for m in found[1:]] + [len(xml)]
+    pairs = zip(found, ends, strict=True)
+    return [(m.group(1).decode().upper(), xml[m.end() : end]) for m, end in pairs]
+
+
+def _sheet_extension(uri: str, body: bytes) -> str:
+    """What a sheet's extension holds, in the words a refusal uses."""
+    what = _SHEET_EXTENSIONS.get(uri, f"an Excel extension ({uri})")
+    rules = [word for tag, word in _RULE_KINDS.items() if tag in body]
+    return f"{what} ({', '.join(rules)})" if rules else what
+
+
+def openpyxl_losses(data: bytes) -> list[str]:
+    """What of the workbook ``data`` openpyxl would not keep through a load and a save,
+    one phrase each naming the sheet ("sparklines on sheet 'Turns'"): a sheet's extension
+    list (Excel 2010+'s conditional formats, data bars and icon sets among them, and
+    drop-down lists, sparklines, slicers), comments, pictures and shapes, form controls,
+    a workbook extension other than Excel's settings. Empty: nothing would be lost.
+    (What openpyxl warns of as it loads is caught where it loads: ``sheets.headless``.)"""
+    from defusedxml.ElementTree import fromstring
+
+    found: list[str] = []
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        office = next(t for k, t in _related(archive, "").values()
+                      if k.endswith("/officeDocument"))  # fmt: skip
+        workbook = archive.read(office)
+        root = fromstring(workbook)
+    except Exception:  # not a package we can read: openpyxl refuses it with its own words
+        return []
+    with archive:
+        names = set(archive.namelist())
+        rels = _related(archive, office)
+        for sheet in root.iter(f"{{{_MAIN_NS}}}sheet"):
+            part = rels.get(sheet.get(f"{{{_REL_NS}}}id") or "", ("", ""))[1]
+            if part not in names:
+                continue
+            where = f"on sheet '{sheet.get('name')}'"
+            xml = archive.read(part)
+            seen: list[str] = []
+            for uri, body in _extensions(xml):
+                what = _sheet_extension(uri, body)
+                if what not in seen:
+                    seen.append(what)
+            related = list(_related(archive, part).values())
+            comments = any(k.endswith("/comments") for k, _ in related)
+            for kind, target in related:
+                for suffix, what in _SHEET_RELATED.items():
+                    if kind.endswith(suffix) and what not in seen:
+                        seen.append(what)
+                if kind.endswith("/vmlDrawing") and not comments:
+                    seen.append("form controls or VML shapes")
+                if kind.endswith("/drawing") and target in names:
+                    for tag in dict.fromkeys(_DRAWN_TAG.findall(archive.read(target))):
+                        if _DRAWN[tag] not in seen:
+                            seen.append(_DRAWN[tag])
+            found += [f"{what} {where}" for what in seen]
+        others = [u for u, _ in _extensions(workbook) if u not in _WORKBOOK_SETTINGS]
+        if others:
+            found.append(f"the workbook's Excel extensions ({', '.join(others)})")
+    return found
+
+
+def refuse_lossy_save(losses: Sequence[str], file: str, why: str | None) -> WorkbookSaveError:
+    """The refusal of a save that openpyxl would make without ``losses`` (``why``: why
+    the fast backend, which keeps them, handed the workbook to openpyxl)."""
+    how = ("BATTLE_LEDGER_ENGINE=openpyxl" if why is None
+           else f"the fast path handed it over: {why}")  # fmt: skip
+    return WorkbookSaveError(
+        f"nothing saved: this save needs openpyxl ({how}), which would drop the "
+        + "; the ".join(losses),
+        file=file,
+        expected="the operation done in Excel, or the workbook without them",
+    )
 
 
 def _lock_files(path: Path) -> list[Path]:

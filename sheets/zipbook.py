@@ -119,6 +119,14 @@ _WHOLE_SHEET = re.compile(rb"</(?:\w+:)?worksheet>\s*$")
 _ROW_NEXT = re.compile(rb"\s*(<row\b([^>]*?)(/?)>)")
 _ROW_NUMBER = re.compile(rb'\sr="(\d+)"')
 _FORMULA = re.compile(rb"<f\b([^>]*?)(?:/>|>([^<]*)</f>)")
+_SHARED = re.compile(rb'\st="shared"')
+_SHARED_INDEX = re.compile(rb'\ssi="(\d+)"')
+# The cell that holds a shared formula's text: its reference, the formula's attributes
+# (t="shared", ref=, si=) and text.
+_SHARED_FIRST = re.compile(
+    rb'<c r="([A-Z]{1,3}\d+)"[^>]*>\s*<f\b((?=[^>]*\st="shared")(?=[^>]*\sref=")[^>]*)>'
+    rb"([^<]*)</f>"
+)
 _VALUE = re.compile(rb"<v\b[^>]*?(?:/>|>([^<]*)</v>)")
 _INLINE = re.compile(rb'^<is><t(?: xml:space="preserve")?>([^<]*)</t></is>$|^<is><t\s*/></is>$')
 _ENTITY = re.compile(rb"&(#[0-9]+|#x[0-9a-fA-F]+|lt|gt|amp|quot|apos);")
@@ -126,6 +134,12 @@ _NAMED = {b"lt": "<", b"gt": ">", b"amp": "&", b"quot": '"', b"apos": "'"}
 _DIMENSION = re.compile(rb'(<dimension\b[^>]*?\sref=")([^"]*)(")')
 _SQREF_TAG = re.compile(rb"<(?:conditionalFormatting|dataValidation)\b[^>]*>")
 _SQREF = re.compile(rb'(\ssqref=")([^"]*)(")')
+# An x14 validation or conditional format in a sheet's extension list, and its range
+# (``<xm:sqref>``, space-separated as the attribute is).
+_X14_BLOCK = re.compile(
+    rb"<(\w+:)(conditionalFormatting|dataValidation)\b(?:(?!</\1\2>).)*</\1\2>", re.S
+)
+_X14_SQREF = re.compile(rb"(<\w+:sqref>)([^<]*)(</\w+:sqref>)")
 _ROW_SPANS = re.compile(rb'\sspans="[^"]*"')
 _ROW_HEIGHT = re.compile(rb'\s(?:ht|customHeight)="[^"]*"')
 
@@ -436,6 +450,7 @@ class _Sheet:
         self.edited: set[int] = set()
         self.grown: list[tuple[tuple[int, int], int, int]] = []  # (cols, old last, grow)
         self.data_start = self.data_end = 0
+        self._shared: dict[bytes, tuple[str, str]] | None = None
 
     def parse(self) -> dict[int, _Row]:
         if self.rows is not None:
@@ -522,6 +537,19 @@ class _Sheet:
         close()
         return runs
 
+    def shared_formulas(self) -> dict[bytes, tuple[str, str]]:
+        """Each shared formula's index -> the reference and text of the cell holding it
+        (read from the part as written: a write over such a cell goes to openpyxl)."""
+        if self._shared is None:
+            self.parse()  # where the rows are
+            self._shared = {}
+            for m in _SHARED_FIRST.finditer(self.data, self.data_start, self.data_end):
+                si = _SHARED_INDEX.search(m.group(2))
+                if si is not None:
+                    self._shared[si.group(1)] = (m.group(1).decode("ascii"),
+                                                 "=" + _unescape(m.group(3)))  # fmt: skip
+        return self._shared
+
     def cell(self, r: int, c: int) -> _Cell | None:
         row = self.parse().get(r)
         return None if row is None else row.cells.get(c)
@@ -535,6 +563,11 @@ class _Sheet:
         return row
 
     def put(self, r: int, c: int, cell: _Cell) -> None:
+        old = self.cell(r, c)
+        if old is not None and b'ref="' in old[_INNER] and _SHARED.search(old[_INNER]):
+            # The cells that share its formula would lose their text: openpyxl writes
+            # each of them whole.
+            raise _UnsureError("a write over the cell holding a shared formula")
         self._row(r).cells[c] = cell
 
     def set_height(self, r: int, height: bytes) -> None:
@@ -599,10 +632,15 @@ class _Sheet:
         pieces.append(data[at : self.data_end])
         head, tail = self.data[: self.data_start], self.data[self.data_end :]
         if self.grown:
-            extensions = tail.split(b"<extLst", 1)[1] if b"<extLst" in tail else b""
-            if b"dataValidation" in extensions or b"conditionalFormatting" in extensions:
-                raise _UnsureError("validations or formats in an extension list")
             tail = _SQREF_TAG.sub(lambda m: _SQREF.sub(self._grow_sqref, m.group(0)), tail)
+            # Excel 2010+'s validations and conditional formats (x14, in the extension
+            # list) grow with the table as the others do; the rest of the list is kept
+            # as it was, byte for byte (sparklines are anchored where the umpire put them).
+            at = tail.find(b"<extLst")
+            if at >= 0:
+                tail = tail[:at] + _X14_BLOCK.sub(
+                    lambda m: _X14_SQREF.sub(self._grow_sqref, m.group(0)), tail[at:]
+                )
         head = _DIMENSION.sub(self._dimension, head, count=1)
         return [head, *pieces, tail]
 
@@ -882,7 +920,20 @@ class _Package:
             )
         return self._date_texts
 
-    def formula_text(self, cell: _Cell) -> str:
+    def formula_text(self, cell: _Cell, sheet: _Sheet | None = None) -> str:
+        """A formula cell's formula; one of a shared formula (Excel's spelling of a formula
+        filled down or across) translated from the cell that holds its text, as openpyxl
+        reads it."""
+        m = _FORMULA.search(cell[_INNER])
+        if sheet is not None and m is not None and _SHARED.search(m.group(1)):
+            si = _SHARED_INDEX.search(m.group(1))
+            origin = sheet.shared_formulas().get(si.group(1) if si else b"")
+            if origin is None:
+                raise _UnsureError("a shared formula without its first cell")
+            from openpyxl.formula.translate import Translator
+
+            here = (cell[0] + cell[1]).decode("ascii")
+            return str(Translator(origin[1], origin=origin[0]).translate_formula(here))
         return str(self.value(cell))
 
     # -- writing --------------------------------------------------------------------------
@@ -1070,15 +1121,51 @@ def _strings_xml(old: bytes, new: list[str], before: list[str]) -> bytes:
     return re.sub(rb"<(?:\w+:)?sst\b[^>]*>", counts, body, count=1)
 
 
+#: CT_Workbook's sequence (ECMA-376 Part 1, sml.xsd), in order: an element the fast path
+#: adds goes before the first element of the workbook that the schema puts after it.
+_WORKBOOK_SEQUENCE = (
+    "fileVersion", "fileSharing", "workbookPr", "workbookProtection", "bookViews", "sheets",
+    "functionGroups", "externalReferences", "definedNames", "calcPr", "oleSize",
+    "customWorkbookViews", "pivotCaches", "smartTagPr", "smartTagTypes", "webPublishing",
+    "fileRecoveryPr", "webPublishObjects", "extLst",
+)  # fmt: skip
+
+
+def _insert_in_workbook(workbook: bytes, name: str, element: bytes) -> bytes:
+    """``workbook`` with ``element`` (a ``name`` without a prefix) spliced in where
+    CT_Workbook's sequence puts it: before the first top-level element the sequence puts
+    after it, else before the end tag. The workbook element's own prefix is used."""
+    root = re.search(rb"<((?:[A-Za-z_][\w.-]*:)?)workbook[\s>]", workbook)
+    if root is None:
+        raise _UnsureError("no workbook element")
+    prefix = root.group(1)
+    later = _WORKBOOK_SEQUENCE[_WORKBOOK_SEQUENCE.index(name) + 1 :]
+    # Only the workbook's children in the main namespace (its prefix) are candidates;
+    # an extension's children (x15:..., mc:...) carry other prefixes.
+    found = re.compile(rb"<" + re.escape(prefix) + rb"(" + "|".join(later).encode()
+                       + rb")[\s/>]")  # fmt: skip
+    end = workbook.rfind(b"</" + prefix + b"workbook")
+    if end < 0:
+        raise _UnsureError("no workbook end tag")
+    first_later = found.search(workbook, root.end(), end)
+    at = end if first_later is None else first_later.start()
+    return workbook[:at] + _prefixed(element, prefix) + workbook[at:]
+
+
+def _prefixed(element: bytes, prefix: bytes) -> bytes:
+    """``element`` (tags without a prefix) with ``prefix`` on every tag."""
+    if not prefix:
+        return element
+    return re.sub(rb"<(/?)(?=\w)", lambda m: b"<" + m.group(1) + prefix, element)
+
+
 def _full_calc_on_load(workbook: bytes) -> bytes:
     """Ask Excel and LibreOffice to compute every formula when they open the file (new
-    rows' formulas have no results yet), as openpyxl's saves do."""
+    rows' formulas have no results yet), as openpyxl's saves do. A workbook without
+    ``<calcPr>`` gets one where CT_Workbook's sequence puts it (before ``<extLst>``)."""
     m = re.search(rb"<(?:\w+:)?calcPr\b[^>]*?/?>", workbook)
     if m is None:
-        end = workbook.rfind(b"</")
-        prefix = re.match(rb"</(\w+:)?", workbook[end:])
-        p = prefix.group(1) if prefix and prefix.group(1) else b""
-        return workbook[:end] + b"<" + p + b'calcPr fullCalcOnLoad="1"/>' + workbook[end:]
+        return _insert_in_workbook(workbook, "calcPr", b'<calcPr fullCalcOnLoad="1"/>')
     tag = m.group(0)
     if re.search(rb'\sfullCalcOnLoad="(1|true)"', tag):
         return workbook
@@ -1105,18 +1192,14 @@ def _print_area(workbook: bytes, sheet_id: int, text: str) -> bytes:
                + value + b"</definedName>")  # fmt: skip
     if b"</definedNames>" in workbook:
         return workbook.replace(b"</definedNames>", element + b"</definedNames>", 1)
-    if b"<definedNames" in workbook:
+    empty = re.search(rb"<((?:\w+:)?)definedNames\s*/>", workbook)
+    if empty is not None:
+        whole = _prefixed(b"<definedNames>" + element + b"</definedNames>", empty.group(1))
+        return workbook[: empty.start()] + whole + workbook[empty.end() :]
+    if b"<definedNames" in workbook or b"definedNames>" in workbook:
         raise _UnsureError("defined names spelled otherwise")
-    m = re.search(rb"<calcPr\b|</workbook>", workbook)
-    if m is None:
-        raise _UnsureError("no place for the print area")
-    return (
-        workbook[: m.start()]
-        + b"<definedNames>"
-        + element
-        + b"</definedNames>"
-        + workbook[m.start() :]
-    )
+    return _insert_in_workbook(workbook, "definedNames", b"<definedNames>" + element
+                               + b"</definedNames>")  # fmt: skip
 
 
 # -- the book ---------------------------------------------------------------------------------
@@ -1198,6 +1281,7 @@ class ZipBook(Book):
             self._lock = None  # the openpyxl book released it
             raise
         self._lock = None  # the openpyxl book holds it now
+        slow.handed_over = why  # its save names it if it would drop anything
         for name, args, kwargs in self._journal:
             getattr(slow, name)(*args, **kwargs)
         self._journal = []
@@ -1306,7 +1390,7 @@ class ZipBook(Book):
                         name, kind_read = typed[i]
                         raise CellValueError(
                             f"the {name} column holds a formula",
-                            value=pkg.formula_text(cell),
+                            value=pkg.formula_text(cell, sheet),
                             expected=_FORMULA_REFUSED[kind_read is str],
                             row=r,
                             column=name,
@@ -1421,7 +1505,7 @@ class ZipBook(Book):
                         from openpyxl.formula.translate import Translator
 
                         origin = f"{_letters(c)}{pattern}"
-                        translators[c] = Translator(pkg.formula_text(source), origin=origin)
+                        translators[c] = Translator(pkg.formula_text(source, sheet), origin=origin)
                     text = translators[c].translate_formula(f"{_letters(c)}{r}")
                     self._write(sheet, r, c, Formula(text), where | {"row": r, "column": ""}, style)
                 elif not _is_formula(old) and (style or old is not None):
