@@ -319,3 +319,76 @@ def test_import_functions_in_desktop_excel_writes_only_names_that_exist(tmp_path
     assert "dep_end_turn" in buttons and "dep_record" not in buttons
     assert subs == dict.fromkeys(buttons | {"report", "check"}, "")
     assert set(seen["found"]) == set(functions) | set(subs)
+
+
+# -- ranges: xlwings' per-cell test for Pyodide ---------------------------------------------
+
+_RANGE_CALL = """
+import asyncio, importlib.abc, json, sys, types
+from battle_ledger import xlfuncs
+import xlwings.server, xlwings.utils
+from tests.xlwings_json import function_call
+
+tried = []
+
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("pyodide"):
+            tried.append(name)
+        return None
+
+
+udfs = xlfuncs.load_udfs()
+module = types.ModuleType("custom_functions")
+module.AOG_CASUALTY_PCT = next(v for v in vars(xlfuncs).values()
+                               if getattr(v, "__name__", "") == "AOG_CASUALTY_PCT")
+losses = [[float(n)] for n in range(200)]
+sys.meta_path.insert(0, Watch())
+call = function_call("AOG_CASUALTY_PCT", losses, 400.0)
+if sys.argv[1] == "pyodide":
+    from pyodide.ffi import JsNull
+
+    call["args"][0][0] = [JsNull()]  # an empty cell, as Pyodide >= 0.28 hands it over
+    losses[0] = [None]
+answer = asyncio.run(xlwings.server.custom_functions_call(call, module))
+print(json.dumps({"tried": tried, "answer": answer,
+                  "plain": udfs["AOG_CASUALTY_PCT"](losses, 400.0),
+                  "is_jsnull": xlwings.utils.is_jsnull.__module__}))
+"""
+
+
+def _range_call(tmp_path: Path, case: str) -> dict[str, Any]:
+    """A 200-row range through xlwings' own function call, in a fresh server interpreter;
+    ``case`` "pyodide": a stand-in Pyodide on the path (xlwings Lite's interpreter)."""
+    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
+    if case == "pyodide":
+        package = tmp_path / "pyodide"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "ffi.py").write_text("class JsNull:\n    pass\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(_REPO)])
+    done = subprocess.run([sys.executable, "-c", _RANGE_CALL, case], cwd=_REPO, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_a_range_does_not_look_for_pyodide_once_a_cell(tmp_path: Path) -> None:
+    """xlwings 0.37 tries ``from pyodide.ffi import JsNull`` for every cell of a range
+    argument: outside Pyodide each try searched the path (seconds a 200-row call)."""
+    seen = _range_call(tmp_path, "server")
+    assert seen["tried"] == []
+    assert seen["answer"] == seen["plain"] and len(seen["plain"]) == 200
+    assert seen["is_jsnull"] == "battle_ledger.xlfuncs._registry"
+
+
+def test_in_pyodide_xlwings_own_test_for_jsnull_stays(tmp_path: Path) -> None:
+    """In Pyodide (a stand-in here) xlwings' own ``is_jsnull`` is kept: a ``JsNull``
+    cell still reads as an empty cell: its row of the answer blank, as a plain call
+    with an empty cell answers (xlwings sends a blank as "")."""
+    seen = _range_call(tmp_path, "pyodide")
+    assert seen["is_jsnull"] == "xlwings.utils"
+    assert seen["plain"][0] == [None] and seen["answer"][0] == [""]
+    assert seen["answer"][1:] == seen["plain"][1:]
