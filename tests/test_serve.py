@@ -108,6 +108,8 @@ def _alerts(actions: list[dict[str, Any]]) -> list[list[Any]]:
     return [a["args"] for a in actions if a["func"] == "alert"]
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_report_and_check_answer_in_a_message_box(xlwings_server: Served, ledger: Path) -> None:
     expected = run_report(HeadlessBook(ledger, writable=False)).summary
     report = run_on_server(xlwings_server, ledger, "report")
@@ -118,6 +120,8 @@ def test_report_and_check_answer_in_a_message_box(xlwings_server: Served, ledger
     assert {a["func"] for a in report + check} == {"alert"}
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_a_button_on_a_bad_ledger_answers_400_with_our_message(
     xlwings_server: Served, ledger: Path, tmp_path: Path
 ) -> None:
@@ -138,6 +142,8 @@ def test_a_button_on_a_bad_ledger_answers_400_with_our_message(
     assert (answer.status, answer.text) == (400, expected)
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_a_button_lifts_only_the_protection_of_the_sheets_it_writes(
     xlwings_server: Served, ledger: Path
 ) -> None:
@@ -411,6 +417,7 @@ def test_the_manifest_is_ours_id_and_icons(xlwings_server: Served) -> None:
         assert (width, height) == (size, size), url
 
 
+@pytest.mark.libreoffice
 def test_a_message_box_keeps_the_reports_columns(xlwings_server: Served, ledger: Path) -> None:
     """The report's fixed-width table in xlwings' message box: in a <pre>, every space
     kept (HTML would collapse them)."""
@@ -450,6 +457,7 @@ def test_the_task_pane_offers_dates_and_sides(xlwings_server: Served) -> None:
 # -- the payloads are the real client's -----------------------------------------------------
 
 
+@pytest.mark.libreoffice
 def test_the_tests_payloads_carry_every_key_the_real_client_sends(ledger: Path) -> None:
     """``tests/xlwings_json.py`` against the keys xlwings Server's own JavaScript sends
     (read out of its source): a key the client adds in a new version fails here until
@@ -472,6 +480,7 @@ def test_the_tests_payloads_carry_every_key_the_real_client_sends(ledger: Path) 
     assert set(function_call("ETG_CRT", "Infantry")) == keys["function_call"]
 
 
+@pytest.mark.libreoffice
 def test_formula_cells_carry_the_values_excel_shows(ledger: Path) -> None:
     """Excel sends what a formula cell shows, not "": in the payload every row's DEP end
     is the rules' (LibreOffice recalculates the file openpyxl wrote without values)."""

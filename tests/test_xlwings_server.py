@@ -73,10 +73,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.libreoffice
 def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
     assert server["on_server"] is True
 
 
+@pytest.mark.libreoffice
 def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
     from battle_ledger import xlfuncs
     from battle_ledger.xlfuncs._registry import EXCEL_HELP_CHARACTERS, function_help
@@ -118,6 +120,7 @@ def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[s
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.libreoffice
 def test_every_macro_can_receive_the_book_xlwings_server_hands_over(
     server: dict[str, Any],
 ) -> None:
@@ -137,10 +140,12 @@ def test_every_macro_can_receive_the_book_xlwings_server_hands_over(
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.libreoffice
 def test_the_toy_macros_are_registered_as_scripts(server: dict[str, Any]) -> None:
     assert [s["function_name"] for s in server["scripts"]] == sorted(r[0] for r in TOY_RUNS)
 
 
+@pytest.mark.libreoffice
 def test_udfs_called_through_the_server_path_agree_with_plain_calls(
     server: dict[str, Any],
 ) -> None:
@@ -156,6 +161,7 @@ def test_udfs_called_through_the_server_path_agree_with_plain_calls(
         assert call["server"] == plain, name
 
 
+@pytest.mark.libreoffice
 def test_the_actions_an_operation_emits(server: dict[str, Any]) -> None:
     runs = server["runs"]
     assert all(run["same_book"] for run in runs.values())
@@ -203,6 +209,7 @@ def _state(path: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.libreoffice
 @pytest.mark.parametrize(("macro", "operation", "options"), TOY_RUNS, ids=[r[0] for r in TOY_RUNS])
 def test_same_result_headless_and_on_xlwings_server(
     server: dict[str, Any], tmp_path: Path, macro: str, operation: str, options: dict[str, Any]
@@ -229,6 +236,7 @@ def _without_file(reads: dict[str, Any], path: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.libreoffice
 @pytest.mark.parametrize("which", [0, 1], ids=["toy", "text in a number column"])
 def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], which: int) -> None:
     path = server["toy"] if which == 0 else server["bad"]
@@ -249,6 +257,7 @@ def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], w
         )
 
 
+@pytest.mark.libreoffice
 def test_our_errors_reach_excel_as_xlwings_errors_with_our_message(server: dict[str, Any]) -> None:
     """xlwings Server answers an ``XlwingsError`` with 400 and its text (anything else:
     500, "An error occurred.", and retries)."""
@@ -259,6 +268,7 @@ def test_our_errors_reach_excel_as_xlwings_errors_with_our_message(server: dict[
     assert "six" in button["message"] and "Stands" in button["message"]
 
 
+@pytest.mark.libreoffice
 def test_report_and_check_answer_the_umpire_in_a_message_box(server: dict[str, Any]) -> None:
     for name in ("report", "check"):
         alerts = [a for a in server["alerts"][name] if a["func"] == "alert"]
@@ -267,6 +277,7 @@ def test_report_and_check_answer_the_umpire_in_a_message_box(server: dict[str, A
         assert title == f"Battle Ledger: {name}" and text.strip()
 
 
+@pytest.mark.libreoffice
 def test_a_star_import_gives_xlwings_every_function_and_button(server: dict[str, Any]) -> None:
     """``from battle_ledger.xlfuncs import *`` in a project's custom_functions module."""
     from battle_ledger import xlfuncs
