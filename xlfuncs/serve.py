@@ -196,37 +196,34 @@ def taskpane_html() -> str:
     )
 
 
-#: xlwings Server's message box (its ``xlwings_alert.html``), the message in a
-#: ``<pre>``: the report's fixed-width table keeps its columns (HTML collapses spaces).
-_ALERT = """{% extends "alert_base.html" %}
+#: The message line of xlwings Server's message box (``xlwings_alert.html``), and ours:
+#: in a ``<pre>``, the report's fixed-width table keeps its columns (HTML collapses
+#: spaces, and xlwings' own line breaks the lines with <br> only).
+_ALERT_MESSAGE = (
+    '<p>{{ prompt|replace("\\n", "<br>"|safe) }}</p>',
+    '<pre class="bl-message small" style="white-space: pre; overflow: auto">{{ prompt }}</pre>',
+)
 
-{% block content %}
-  <div id="callback" data-callback="{{ callback }}"></div>
-  <div class="container-fluid">
-    <div class="d-flex flex-column pb-3 px-2 vh-100">
-      <h1 class="pt-4">{{ title }}</h1>
-      <pre class="bl-message small" style="white-space: pre; overflow: auto">{{ prompt }}</pre>
-      <div class="mt-auto">
-        <div class="float-end">
-          {% if "ok" in buttons %}
-            <button id="ok" type="button" class="btn btn-primary btn-xl-alert">OK</button>
-          {% endif %}
-          {% if "yes" in buttons %}
-            <button id="yes" type="button" class="btn btn-primary btn-xl-alert">Yes</button>
-          {% endif %}
-          {% if "no" in buttons %}
-            <button id="no" type="button" class="btn btn-outline-secondary btn-xl-alert">No</button>
-          {% endif %}
-          {% if "cancel" in buttons %}
-            <button id="cancel" type="button" class="btn btn-outline-secondary btn-xl-alert">
-              Cancel</button>
-          {% endif %}
-        </div>
-      </div>
-    </div>
-  </div>
-{% endblock content %}
-"""
+
+def _xlwings_template(name: str) -> str | None:
+    """xlwings Server's own template ``name``, or None (not installed, not found)."""
+    spec = importlib.util.find_spec("xlwings_server")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        return (Path(spec.origin).parent / "templates" / name).read_text("utf-8")
+    except OSError:
+        return None
+
+
+def _alert() -> str | None:
+    """xlwings Server's message box with the message in a ``<pre>``; None (its own is
+    served) where its template is not as expected."""
+    text = _xlwings_template("xlwings_alert.html")
+    old, new = _ALERT_MESSAGE
+    if text is None or old not in text:
+        return None
+    return text.replace(old, new)
 
 
 def taskpane_script() -> str:
@@ -243,12 +240,8 @@ def _manifest() -> str | None:
     """xlwings Server's add-in manifest without its sample "Hello World" ribbon button,
     the task pane button named for Battle Ledger; None (the server's own manifest is
     served) where xlwings Server is missing or its template is not as expected."""
-    spec = importlib.util.find_spec("xlwings_server")
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        text = (Path(spec.origin).parent / "templates" / "manifest.xml").read_text("utf-8")
-    except OSError:
+    text = _xlwings_template("manifest.xml")
+    if text is None:
         return None
     start = text.find("<!-- Ribbon button that calls a function -->")
     end = text.find("</Control>", start)
@@ -262,7 +255,7 @@ def _manifest() -> str | None:
         if old not in text:
             return None
         text = text.replace(old, new)
-    return text
+    return text.replace(*_ICONS_COMMENT)
 
 
 _ICONS = "{{ base_url }}{{ settings.static_url_path }}/images/battle-ledger"
@@ -274,10 +267,6 @@ _MANIFEST_WORDS = {
     ),
     "<ProviderName>xlwings</ProviderName>": "<ProviderName>Battle Ledger</ProviderName>",
     # Our icons, served by the server itself (xlwings' are on xlwings.org).
-    "<!-- Hosted on the public xlwings.org site so the Office Admin Center can fetch\n"
-    "       them even when the add-in itself is deployed on a private network. -->": (
-        "<!-- Battle Ledger's icons, served by battle-ledger serve itself. -->"
-    ),
     "https://www.xlwings.org/xlwings-32.png": f"{_ICONS}-32.png",
     "https://www.xlwings.org/xlwings-64.png": f"{_ICONS}-64.png",
     **{
@@ -287,6 +276,13 @@ _MANIFEST_WORDS = {
         for n in (16, 32, 80)
     },
 }
+
+#: xlwings' comment on its icons, where it has it (not needed: only a comment).
+_ICONS_COMMENT = (
+    "<!-- Hosted on the public xlwings.org site so the Office Admin Center can fetch\n"
+    "       them even when the add-in itself is deployed on a private network. -->",
+    "<!-- Battle Ledger's icons, served by battle-ledger serve itself. -->",
+)
 
 #: The add-in's Id in Excel: ours, fixed, one per xlwings Server environment (an add-in
 #: of another Id, xlwings Server's own sample included, is another add-in to Excel).
@@ -320,15 +316,14 @@ def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
         "custom_functions/__init__.py": _STARS.format(what="functions"),
         "custom_scripts/__init__.py": _STARS.format(what="buttons"),
         "templates/taskpane.html": taskpane_html(),
-        "templates/xlwings_alert.html": _ALERT,
         "static/js/battle-ledger.js": taskpane_script(),
         # Run as the page loads (a classic script, before Office.js answers).
         "static/js/battle-ledger-guard.js": _script("taskpane_guard.js"),
         "pyproject.toml": _settings_toml(settings),
     }
-    manifest = _manifest()
-    if manifest is not None:
-        files["templates/manifest.xml"] = manifest
+    for name, text in (("manifest.xml", _manifest()), ("xlwings_alert.html", _alert())):
+        if text is not None:
+            files[f"templates/{name}"] = text
     icons = resources.files("battle_ledger.xlfuncs").joinpath("icons")
     pictures = {f"static/images/{p.name}": p.read_bytes() for p in icons.iterdir()
                 if p.name.endswith(".png")}  # fmt: skip
