@@ -14,12 +14,16 @@ from pathlib import Path
 __all__ = ["replace_text"]
 
 
-def replace_text(path: Path, text: str, *, prefix: str = ".tmp-") -> None:
-    """Write ``text`` (UTF-8) to ``path``, making its folder; ``OSError`` when it cannot."""
+def replace_text(path: Path, text: str, *, prefix: str = ".tmp-", encoding: str = "utf-8") -> None:
+    """Write ``text`` (UTF-8, or ``encoding``) to ``path``, making its folder; ``OSError``
+    when it cannot (``UnicodeEncodeError`` where ``encoding`` cannot hold ``text``: the
+    file is then left as it was)."""
+    text.encode(encoding)  # raises before anything is touched
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        # Text mode: the platform's line ends (VBA's Line Input ends a line at CR or CRLF).
+        with os.fdopen(handle, "w", encoding=encoding) as out:
             out.write(text)
         os.replace(temporary, path)
     except BaseException:

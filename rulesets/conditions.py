@@ -18,7 +18,9 @@ def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> lis
     """
     if text is None:
         return []
-    spelled = {_folded(s): t for t in ruleset.vocabulary(vocabulary).terms for s in t.spellings()}
+    spelled = ruleset.derived(
+        ("conditions spelled", vocabulary), lambda: _spelled(ruleset, vocabulary)
+    )
     items = [item.strip() for item in str(text).replace(";", ",").split(",")]
     terms: list[Term] = []
     i = 0
@@ -36,6 +38,12 @@ def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> lis
             terms.append(term)
         i = j
     return terms
+
+
+def _spelled(ruleset: Ruleset, vocabulary: str) -> dict[str, Term]:
+    """Every spelling of the vocabulary's terms, folded: built once per loaded rule set
+    (a column of conditions would otherwise rebuild it for every row)."""
+    return {_folded(s): t for t in ruleset.vocabulary(vocabulary).terms for s in t.spellings()}
 
 
 def _folded(text: str) -> str:

@@ -297,6 +297,28 @@ class Table(_Strict):
             yield {k: v for k, v in row.items() if k not in _ROW_META}
 
 
+def _indexed(table: Table, columns: tuple[str, ...]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The rows of ``table`` by their values in ``columns`` (case-folded), the first row
+    of each key, as a search in order finds it."""
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in table.iter_rows():
+        try:
+            found.setdefault(tuple(norm_key(row.get(k)) for k in columns), row)
+        except TypeError:  # a value no key can equal
+            continue
+    return found
+
+
+def _spelled(vocab: Vocabulary) -> dict[str, Term]:
+    """Each spelling of the vocabulary's terms, case-folded, to its term (the first
+    term that spells it, as a search in order finds)."""
+    found: dict[str, Term] = {}
+    for term in vocab.terms:
+        for spelling in term.spellings():
+            found.setdefault(spelling.casefold(), term)
+    return found
+
+
 def norm_key(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else value
 
@@ -383,10 +405,15 @@ class Ruleset(_Strict):
         """What ``build()`` derives from this rule set's tables alone, built once per
         loaded rule set (its tables are frozen; house rules make another rule set).
         ``key`` names the derivation; a build that raises keeps nothing."""
+        # Read straight from pydantic's store of private attributes: ``self._derived``
+        # goes through its __getattr__, microseconds a call, and a column of function
+        # calls asks here a few times a row.
+        private = self.__pydantic_private__
+        cache: dict[Hashable, Any] = self._derived if private is None else private["_derived"]
         try:
-            found: _T = self._derived[key]
+            found: _T = cache[key]
         except KeyError:
-            found = self._derived[key] = build()
+            found = cache[key] = build()
         return found
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
@@ -448,10 +475,16 @@ class Ruleset(_Strict):
     def lookup(self, table: str, **key: Any) -> dict[str, Any]:
         """The one row of ``table`` whose columns equal ``key`` (strings case-blind)."""
         tbl = self.require(table)
-        want = {k: norm_key(v) for k, v in key.items()}
-        for row in tbl.iter_rows():
-            if all(norm_key(row.get(k)) == v for k, v in want.items()):
-                return row
+        columns = tuple(key)
+        # An index per table and set of key columns, built once: a column of calls
+        # looks up the same tables for every row.
+        index = self.derived(("lookup", table, columns), lambda: _indexed(tbl, columns))
+        try:
+            row = index.get(tuple(norm_key(key[k]) for k in columns))
+        except TypeError:  # an unhashable value matches no row
+            row = None
+        if row is not None:
+            return dict(row)
         described = ", ".join(f"{k}={v!r}" for k, v in key.items())
         raise MissingTableError(
             f"{self.name}: the table {tbl.title!r} ({table}) has no row for {described}"
@@ -501,9 +534,9 @@ class Ruleset(_Strict):
         """The term of ``vocabulary`` spelled ``text`` (case-blind; id, name or alias)."""
         vocab = self.vocabulary(vocabulary)
         folded = " ".join(str(text).split()).casefold()
-        for term in vocab.terms:
-            if folded in (s.casefold() for s in term.spellings()):
-                return term
+        found = self.derived(("spellings", vocabulary), lambda: _spelled(vocab))
+        if folded in found:
+            return found[folded]
         family = [t.name for t in vocab.terms if t.attrs.get(folded) is True]
         if len(family) > 1:  # "cavalry": a word of the text's for several terms
             raise FamilyWordError(

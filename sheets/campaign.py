@@ -702,8 +702,9 @@ def date_option(text: str, option: str) -> dt.date:
     "add-battle",
     options=(
         Option("name", str, required=True, help="the battle's name, unique in the campaign"),
-        Option("date", str, required=True, help="year-month-day, e.g. 1805-12-02"),
-        Option("winner", str, required=True, help="the winning side, or draw"),
+        Option("date", str, required=True, help="year-month-day, e.g. 1805-12-02", date=True),
+        Option("winner", str, required=True, help="the winning side, or draw", side=True,
+               also=(DRAW,)),
         Option("ledgers", str, word="from", help="battle ledgers of ours to take the losses from "
                "(several: separated by ;)"),
     ),

@@ -123,7 +123,9 @@ class Option:
     and whole-number readers (``sheets.values``). A value that does not fit is
     a ``CommandError`` (a mistake in the command itself). ``thing``: the value is
     the name of one of the ledger's things (the key of its things table, found
-    case-blind, with "did you mean"): the task pane offers the names the workbook holds.
+    case-blind, with "did you mean"): the task pane offers the names the workbook holds;
+    ``side``: one of the sides in the things' Side column, or a word of ``also``, offered
+    the same way; ``date``: a date as year-month-day text, offered as a date field.
     """
 
     name: str
@@ -136,6 +138,9 @@ class Option:
     high: int | None = None
     word: str = ""  # the command line's word where the name cannot be it (``--from``)
     thing: bool = False  # names one of the ledger's things (a division, a ship, a side)
+    side: bool = False  # names one of the sides of the ledger's things (their Side column)
+    also: tuple[str, ...] = ()  # words accepted besides those names (a winner: draw)
+    date: bool = False  # a date, year-month-day text (the task pane offers a calendar)
 
     @property
     def flag(self) -> str:

@@ -19,6 +19,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("bench_startup.py", ["--pairs", "1"]),
         ("bench_turn.py", ["--pairs", "1", "--turns", "1"]),
         ("bench_udfs.py", ["--pairs", "1", "--rows", "500"]),
+        ("bench_serve.py", ["--requests", "8", "--rounds", "2", "--rows", "20"]),
         ("bench_end_turn.py", ["--pairs", "1", "--sizes", "6,8", "--no-memory"]),
         ("bench_report.py", ["--pairs", "1", "--size", "6"]),
         (

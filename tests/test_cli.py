@@ -436,6 +436,103 @@ def test_excel_setup_write_failure_is_one_line(tmp_path: Path) -> None:
     )
 
 
+#: An interpreter path with a letter outside ASCII (a user named Zoë), as excel-setup writes.
+_ZOE = "C:\\Users\\Zoë\\python\\pythonw.exe"
+
+
+@pytest.fixture
+def code_page(monkeypatch: pytest.MonkeyPatch, on_windows: None) -> str:
+    """A Western Windows machine: its ANSI code page cp1252, its Python at ``_ZOE``."""
+    import locale
+
+    from battle_ledger.xlfuncs import _cli_books
+
+    monkeypatch.setattr(locale, "getencoding", lambda: "cp1252")
+    monkeypatch.setattr(_cli_books, "_interpreter", lambda: _ZOE)
+    return "cp1252"
+
+
+def _xlwings_lines(data: bytes, encoding: str) -> dict[str, str]:
+    """What xlwings reads from an xlwings.conf (its ``utils.read_user_config``'s pattern)."""
+    import re
+
+    found = (re.findall(r'"[^"]*"', line) for line in data.decode(encoding).splitlines())
+    return {v[0].strip('"'): v[1].strip('"') for v in found if v}
+
+
+@pytest.mark.parametrize("written_in", ["cp1252", "utf-8"])
+def test_excel_setup_keeps_a_non_ascii_path_in_the_code_page_xlwings_reads(
+    tmp_path: Path, code_page: str, written_in: str
+) -> None:
+    """A file xlwings' own CLI wrote (the code page) or an earlier excel-setup (UTF-8), a
+    path of Zoë's in it: read, kept, and written back in the code page xlwings and its
+    VBA read; a second run changes nothing."""
+    conf = tmp_path / "xlwings.conf"
+    old = '"LICENSE_KEY","noncommercial"\n"CONDA PATH","C:\\Users\\Zoë\\miniconda3"\n'
+    conf.write_bytes(old.encode(written_in))
+    written = invoke("excel-setup", "--write", "--config", str(conf))
+    assert written.exit_code == 0, written.output
+    settings = _xlwings_lines(conf.read_bytes(), code_page)
+    assert settings == {
+        "LICENSE_KEY": "noncommercial",
+        "CONDA PATH": "C:\\Users\\Zoë\\miniconda3",
+        "INTERPRETER_WIN": _ZOE,
+        "UDF MODULES": "battle_ledger.xlfuncs",
+    }
+    first = conf.read_bytes()
+    assert invoke("excel-setup", "--write", "--config", str(conf)).exit_code == 0
+    assert conf.read_bytes() == first
+
+
+def test_excel_setup_on_a_utf8_machine_writes_utf8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import locale
+
+    from battle_ledger.xlfuncs import _cli_books
+
+    monkeypatch.setattr(_cli_books, "desktop_excel", lambda: "macos")
+    monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: "UTF-8")
+    monkeypatch.setattr(_cli_books, "_interpreter", lambda: "/Users/zoë/venv/bin/python")
+    conf = tmp_path / "xlwings.conf"
+    conf.write_bytes('"CONDA PATH","/Users/zoë/miniconda3"\n'.encode())
+    assert invoke("excel-setup", "--write", "--config", str(conf)).exit_code == 0
+    settings = _xlwings_lines(conf.read_bytes(), "utf-8")
+    assert settings["CONDA PATH"] == "/Users/zoë/miniconda3"
+    assert settings["INTERPRETER_MAC"] == "/Users/zoë/venv/bin/python"
+
+
+def test_excel_setup_refuses_an_undecodable_file_in_one_line(
+    tmp_path: Path, code_page: str
+) -> None:
+    conf = tmp_path / "xlwings.conf"
+    # 0x81: no character of cp1252, and no UTF-8 either.
+    conf.write_bytes(b'"LICENSE_KEY","abc"\r\n"CONDA PATH","C:\\caf\x81"\r\n')
+    before = conf.read_bytes()
+    assert_one_line_error(
+        invoke("excel-setup", "--write", "--config", str(conf)),
+        "cannot read the xlwings configuration", "0x81", "line 2", "cp1252", str(conf),
+    )  # fmt: skip
+    assert conf.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["xlwings.conf"]
+
+
+def test_excel_setup_refuses_a_path_the_code_page_cannot_hold(
+    tmp_path: Path, code_page: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from battle_ledger.xlfuncs import _cli_books
+
+    monkeypatch.setattr(_cli_books, "_interpreter", lambda: "C:\\Users\\Жора\\python.exe")
+    conf = tmp_path / "xlwings.conf"
+    conf.write_bytes(b'"LICENSE_KEY","abc"\r\n')
+    assert_one_line_error(
+        invoke("excel-setup", "--write", "--config", str(conf)),
+        "cp1252", "'Ж'", "INTERPRETER_WIN",
+    )  # fmt: skip
+    assert conf.read_bytes() == b'"LICENSE_KEY","abc"\r\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["xlwings.conf"]
+
+
 _HEAVY = ("xlwings", "pandas", "numpy", "openpyxl", "pydantic")
 _PROBE = (
     "import sys, contextlib, io, json\n"

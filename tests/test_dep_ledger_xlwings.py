@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+import pytest
 
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
@@ -53,6 +54,8 @@ def _state(path: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_end_turn_on_xlwings_server_matches_headless(
     tmp_path: Path, xlwings_server: Served
 ) -> None:

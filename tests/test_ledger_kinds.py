@@ -389,6 +389,8 @@ def _operation_cases() -> list[tuple[str, str]]:
     return [(name, op.name) for name in ALL for op in operations_for(name)]
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "operation"), _operation_cases())
 def test_xlwings_server_replay_equals_the_headless_run(
     name: str, operation: str, tmp_path: Path, xlwings_server: Served

@@ -10,9 +10,11 @@ included, against the headless run).
 
 from __future__ import annotations
 
+import html
 import html.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -106,6 +108,8 @@ def _alerts(actions: list[dict[str, Any]]) -> list[list[Any]]:
     return [a["args"] for a in actions if a["func"] == "alert"]
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_report_and_check_answer_in_a_message_box(xlwings_server: Served, ledger: Path) -> None:
     expected = run_report(HeadlessBook(ledger, writable=False)).summary
     report = run_on_server(xlwings_server, ledger, "report")
@@ -116,6 +120,8 @@ def test_report_and_check_answer_in_a_message_box(xlwings_server: Served, ledger
     assert {a["func"] for a in report + check} == {"alert"}
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_a_button_on_a_bad_ledger_answers_400_with_our_message(
     xlwings_server: Served, ledger: Path, tmp_path: Path
 ) -> None:
@@ -136,6 +142,8 @@ def test_a_button_on_a_bad_ledger_answers_400_with_our_message(
     assert (answer.status, answer.text) == (400, expected)
 
 
+@pytest.mark.libreoffice
+@pytest.mark.slow
 def test_a_button_lifts_only_the_protection_of_the_sheets_it_writes(
     xlwings_server: Served, ledger: Path
 ) -> None:
@@ -212,8 +220,14 @@ def test_the_task_pane_has_every_kinds_buttons_and_their_options(xlwings_server:
             assert controls.fields.get(macro, []) == list(op.options), macro
             for option in op.options.values():
                 offered = controls.offered.get((macro, option.name))
-                assert offered == (controls.things[kind.name]["data-things-list"]
-                                   if option.thing else None), (macro, option.name)  # fmt: skip
+                expected = (
+                    controls.things[kind.name]["data-things-list"]
+                    if option.thing
+                    else f"{macro}-{option.name}-list"
+                    if option.side
+                    else None
+                )
+                assert offered == expected, (macro, option.name)  # fmt: skip
         assert controls.things[kind.name] == {
             "data-things-table": kind.things.name,
             "data-things-column": kind.thing_key.header,
@@ -246,11 +260,15 @@ def test_the_task_pane_script_in_node(tmp_path: Path) -> None:
     )
     script = served_module.taskpane_script()
     (folder / "battle-ledger.mjs").write_text(script, encoding="utf-8")
+    project = served_module.write_project(tmp_path / "project")
+    shutil.copy(project / "static" / "js" / "battle-ledger-guard.js", folder / "guard.js")
     (folder / "custom-scripts" / "package.json").write_text('{"type": "module"}')
     (folder / "run.mjs").write_text(
         """
 import assert from "node:assert/strict";
-import { formArgs, kindOf, readThings } from "./battle-ledger.mjs";
+import { formArgs, kindOf, readThings, sideWords, officeHost } from "./battle-ledger.mjs";
+import vm from "node:vm";
+import { readFileSync } from "node:fs";
 const sheet = (isProtected) => ({
   protection: {
     protected: isProtected, options: { allowFormatColumns: true },
@@ -288,12 +306,35 @@ assert.deepEqual(await readThings(book({ tbl_Divisions: divisions }), "tbl_Divis
                                   "Division"), ["1st Division", "2nd Division", "Guard"]);
 assert.deepEqual(await readThings(book({}), "tbl_Divisions", "Division"), []);
 assert.deepEqual(await readThings(book({ tbl_Divisions: {} }), "tbl_Divisions", "Division"), []);
+// A winner: the sides the things hold, then draw (once, whatever its case).
+assert.deepEqual(sideWords(["French", "Prussian"], ["draw"]), ["French", "Prussian", "draw"]);
+assert.deepEqual(sideWords(["Draw", "French"], ["draw"]), ["Draw", "French"]);
+// Office.onReady: a host inside Office; none outside (no host, or no answer at all).
+assert.equal(await officeHost(async () => ({ host: "Excel" }), 1000), "Excel");
+assert.equal(await officeHost(async () => ({ host: null }), 1000), null);
+assert.equal(await officeHost(() => new Promise(() => {}), 50), null);
+// The guard: in a browser tab xlwings' reload budget is spent; in Office it is left.
+const guard = readFileSync("./guard.js", "utf-8");
+const tab = (extra) => {
+  const stored = {};
+  const w = { location: { search: "", hash: "" }, chrome: {}, external: {},
+              sessionStorage: { setItem: (k, v) => { stored[k] = v; } }, ...extra };
+  w.parent = extra.parent ?? w;
+  vm.runInNewContext(guard, { window: w });
+  return [w.battleLedgerOutsideOffice === true, stored.xlwingsTaskpaneReloadCount !== undefined];
+};
+assert.deepEqual(tab({}), [true, true]);
+assert.deepEqual(tab({ parent: {} }), [false, false]);  // framed by Excel on the web
+assert.deepEqual(tab({ chrome: { webview: {} } }), [false, false]);  // WebView2 (Windows)
+assert.deepEqual(tab({ webkit: { messageHandlers: {} } }), [false, false]);  // Mac
+assert.deepEqual(tab({ location: { search: "?_host_Info=Excel$Win32", hash: "" } }),
+                 [false, false]);
 console.log("ok");
 """.replace("LIFT", LIFT_PROTECTION).replace("RESTORE", RESTORE_PROTECTION),
         encoding="utf-8",
     )
     done = subprocess.run(
-        [node, str(folder / "run.mjs")], capture_output=True, text=True, timeout=60
+        [node, str(folder / "run.mjs")], capture_output=True, text=True, timeout=60, cwd=folder
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
@@ -349,5 +390,110 @@ def test_the_manifest_opens_the_task_pane_and_nothing_else(xlwings_server: Serve
     for gone in ("hello-ribbon", "Hello World", "MyGroup"):
         assert gone not in answer.text
     for shown in ('DisplayName DefaultValue="Battle Ledger"', 'DefaultValue="BL"',
-                  'id="MyTaskpaneButton.Label" DefaultValue="Battle Ledger"'):  # fmt: skip
+                  'id="MyTaskpaneButton.Label" DefaultValue="Battle Ledger"',
+                  "<ProviderName>Battle Ledger</ProviderName>"):  # fmt: skip
         assert shown in answer.text
+
+
+def test_the_manifest_is_ours_id_and_icons(xlwings_server: Served) -> None:
+    """Our own Id (not xlwings Server's sample's), and icons the server itself serves, each
+    a PNG of the size the manifest names."""
+    import re
+    import struct
+    import xml.etree.ElementTree as ElementTree
+
+    text = xlwings_server.request("/manifest").text
+    root = ElementTree.fromstring(text)
+    office = "{http://schemas.microsoft.com/office/appforoffice/1.1}"
+    assert root.findtext(f"{office}Id") == served_module.MANIFEST_IDS["prod"]
+    icons = re.findall(r'(?:Icon(?:Url)?|Image)[^>]*DefaultValue="([^"]+\.png)"', text)
+    assert icons and not [url for url in icons if "battle-ledger-" not in url]
+    for url in set(icons):
+        answer = xlwings_server.request(url.removeprefix(xlwings_server.url))
+        assert answer.status == 200, url
+        assert answer.body.startswith(b"\x89PNG\r\n\x1a\n")
+        width, height = struct.unpack(">II", answer.body[16:24])
+        size = int(re.findall(r"-(\d+)\.png$", url)[0])
+        assert (width, height) == (size, size), url
+
+
+@pytest.mark.libreoffice
+def test_a_message_box_keeps_the_reports_columns(xlwings_server: Served, ledger: Path) -> None:
+    """The report's fixed-width table in xlwings' message box: in a <pre>, every space
+    kept (HTML would collapse them)."""
+    import urllib.parse
+
+    report = run_report(HeadlessBook(ledger, writable=False)).summary
+    assert "  " in report  # the columns are padded
+    query = urllib.parse.urlencode({"prompt": report, "title": "Battle Ledger: report",
+                                    "buttons": "ok", "mode": "info", "callback": "x"})  # fmt: skip
+    page = xlwings_server.request(f"/xlwings/alert?{query}")
+    assert page.status == 200
+    shown = re.search(r"<pre[^>]*>(.*?)</pre>", page.text, re.S)
+    assert shown is not None and html.unescape(shown.group(1)) == report
+
+
+def test_the_task_pane_offers_dates_and_sides(xlwings_server: Served) -> None:
+    """A date field is a date input; a winner offers the workbook's sides (the things'
+    Side column) and draw."""
+    from battle_ledger.sheets.campaign import DRAW
+
+    page = xlwings_server.request("/taskpane").text
+    section = re.search(r'<section[^>]*data-kind="campaign".*?</section>', page, re.S)
+    assert section is not None
+    panel = section.group(0)
+    assert 'data-sides-column="Side"' in panel
+    date = re.search(r'<input[^>]*id="campaign_add_battle-date"[^>]*>', panel)
+    assert date is not None and 'type="date"' in date.group(0)
+    winner = re.search(r'<input[^>]*id="campaign_add_battle-winner"[^>]*>', panel)
+    assert winner is not None and 'list="campaign_add_battle-winner-list"' in winner.group(0)
+    offered = re.search(r'<datalist id="campaign_add_battle-winner-list"[^>]*>', panel)
+    assert offered is not None and "data-sides" in offered.group(0)
+    assert json.loads(html.unescape(re.findall(r'data-also="([^"]*)"', offered.group(0))[0])) == [
+        DRAW
+    ]
+
+
+# -- the payloads are the real client's -----------------------------------------------------
+
+
+@pytest.mark.libreoffice
+def test_the_tests_payloads_carry_every_key_the_real_client_sends(ledger: Path) -> None:
+    """``tests/xlwings_json.py`` against the keys xlwings Server's own JavaScript sends
+    (read out of its source): a key the client adds in a new version fails here until
+    the tests send it too."""
+    from tests.xlwings_json import book_json, client_keys, function_call
+
+    keys = client_keys()
+    payload = book_json(ledger) | {"args": []}
+    assert set(payload) == keys["payload"]
+    assert set(payload["book"]) == keys["book"]
+    assert payload["sheets"] and all(set(s) == keys["sheet"] for s in payload["sheets"])
+    parts = {
+        "table": [t for s in payload["sheets"] for t in s["tables"]],
+        "name": payload["names"],
+        "chart": [c for s in payload["sheets"] for c in s["charts"]],
+    }
+    for part, found in parts.items():
+        assert found, f"the ledger has no {part} to check"
+        assert all(set(item) == keys[part] for item in found), part
+    assert set(function_call("ETG_CRT", "Infantry")) == keys["function_call"]
+
+
+@pytest.mark.libreoffice
+def test_formula_cells_carry_the_values_excel_shows(ledger: Path) -> None:
+    """Excel sends what a formula cell shows, not "": in the payload every row's DEP end
+    is the rules' (LibreOffice recalculates the file openpyxl wrote without values)."""
+    from battle_ledger.sheets.dep_ledger import outcomes, read_ledger
+    from tests.tables import table_cell
+    from tests.xlwings_json import book_json
+
+    payload = book_json(ledger)
+    wb = openpyxl.load_workbook(ledger)
+    expected = outcomes(read_ledger(HeadlessBook(ledger, writable=False)))
+    assert expected
+    for index, outcome in expected.items():
+        cell = table_cell(wb, "tbl_Turns", "DEP end", int(index))
+        assert str(cell.value).startswith("=")
+        sheet = next(s for s in payload["sheets"] if s["name"] == cell.parent.title)
+        assert sheet["values"][cell.row - 1][cell.column - 1] == outcome["DEP end"]

@@ -73,10 +73,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.libreoffice
 def test_xlwings_took_the_server_decorators(server: dict[str, Any]) -> None:
     assert server["on_server"] is True
 
 
+@pytest.mark.libreoffice
 def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[str, Any]) -> None:
     from battle_ledger import xlfuncs
     from battle_ledger.xlfuncs._registry import EXCEL_HELP_CHARACTERS, function_help
@@ -118,6 +120,7 @@ def test_every_udf_is_registered_with_its_docstring_and_arguments(server: dict[s
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.libreoffice
 def test_every_macro_can_receive_the_book_xlwings_server_hands_over(
     server: dict[str, Any],
 ) -> None:
@@ -137,10 +140,12 @@ def test_every_macro_can_receive_the_book_xlwings_server_hands_over(
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.libreoffice
 def test_the_toy_macros_are_registered_as_scripts(server: dict[str, Any]) -> None:
     assert [s["function_name"] for s in server["scripts"]] == sorted(r[0] for r in TOY_RUNS)
 
 
+@pytest.mark.libreoffice
 def test_udfs_called_through_the_server_path_agree_with_plain_calls(
     server: dict[str, Any],
 ) -> None:
@@ -156,6 +161,7 @@ def test_udfs_called_through_the_server_path_agree_with_plain_calls(
         assert call["server"] == plain, name
 
 
+@pytest.mark.libreoffice
 def test_the_actions_an_operation_emits(server: dict[str, Any]) -> None:
     runs = server["runs"]
     assert all(run["same_book"] for run in runs.values())
@@ -203,6 +209,7 @@ def _state(path: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.libreoffice
 @pytest.mark.parametrize(("macro", "operation", "options"), TOY_RUNS, ids=[r[0] for r in TOY_RUNS])
 def test_same_result_headless_and_on_xlwings_server(
     server: dict[str, Any], tmp_path: Path, macro: str, operation: str, options: dict[str, Any]
@@ -229,6 +236,7 @@ def _without_file(reads: dict[str, Any], path: str) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.libreoffice
 @pytest.mark.parametrize("which", [0, 1], ids=["toy", "text in a number column"])
 def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], which: int) -> None:
     path = server["toy"] if which == 0 else server["bad"]
@@ -249,6 +257,7 @@ def test_both_backends_read_the_same_and_fail_the_same(server: dict[str, Any], w
         )
 
 
+@pytest.mark.libreoffice
 def test_our_errors_reach_excel_as_xlwings_errors_with_our_message(server: dict[str, Any]) -> None:
     """xlwings Server answers an ``XlwingsError`` with 400 and its text (anything else:
     500, "An error occurred.", and retries)."""
@@ -259,6 +268,7 @@ def test_our_errors_reach_excel_as_xlwings_errors_with_our_message(server: dict[
     assert "six" in button["message"] and "Stands" in button["message"]
 
 
+@pytest.mark.libreoffice
 def test_report_and_check_answer_the_umpire_in_a_message_box(server: dict[str, Any]) -> None:
     for name in ("report", "check"):
         alerts = [a for a in server["alerts"][name] if a["func"] == "alert"]
@@ -267,6 +277,7 @@ def test_report_and_check_answer_the_umpire_in_a_message_box(server: dict[str, A
         assert title == f"Battle Ledger: {name}" and text.strip()
 
 
+@pytest.mark.libreoffice
 def test_a_star_import_gives_xlwings_every_function_and_button(server: dict[str, Any]) -> None:
     """``from battle_ledger.xlfuncs import *`` in a project's custom_functions module."""
     from battle_ledger import xlfuncs
@@ -319,3 +330,76 @@ def test_import_functions_in_desktop_excel_writes_only_names_that_exist(tmp_path
     assert "dep_end_turn" in buttons and "dep_record" not in buttons
     assert subs == dict.fromkeys(buttons | {"report", "check"}, "")
     assert set(seen["found"]) == set(functions) | set(subs)
+
+
+# -- ranges: xlwings' per-cell test for Pyodide ---------------------------------------------
+
+_RANGE_CALL = """
+import asyncio, importlib.abc, json, sys, types
+from battle_ledger import xlfuncs
+import xlwings.server, xlwings.utils
+from tests.xlwings_json import function_call
+
+tried = []
+
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("pyodide"):
+            tried.append(name)
+        return None
+
+
+udfs = xlfuncs.load_udfs()
+module = types.ModuleType("custom_functions")
+module.AOG_CASUALTY_PCT = next(v for v in vars(xlfuncs).values()
+                               if getattr(v, "__name__", "") == "AOG_CASUALTY_PCT")
+losses = [[float(n)] for n in range(200)]
+sys.meta_path.insert(0, Watch())
+call = function_call("AOG_CASUALTY_PCT", losses, 400.0)
+if sys.argv[1] == "pyodide":
+    from pyodide.ffi import JsNull
+
+    call["args"][0][0] = [JsNull()]  # an empty cell, as Pyodide >= 0.28 hands it over
+    losses[0] = [None]
+answer = asyncio.run(xlwings.server.custom_functions_call(call, module))
+print(json.dumps({"tried": tried, "answer": answer,
+                  "plain": udfs["AOG_CASUALTY_PCT"](losses, 400.0),
+                  "is_jsnull": xlwings.utils.is_jsnull.__module__}))
+"""
+
+
+def _range_call(tmp_path: Path, case: str) -> dict[str, Any]:
+    """A 200-row range through xlwings' own function call, in a fresh server interpreter;
+    ``case`` "pyodide": a stand-in Pyodide on the path (xlwings Lite's interpreter)."""
+    env = os.environ | {"XLWINGS_ON_SERVER": "true", "XLWINGS_LICENSE_KEY": "noncommercial"}
+    if case == "pyodide":
+        package = tmp_path / "pyodide"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "ffi.py").write_text("class JsNull:\n    pass\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(_REPO)])
+    done = subprocess.run([sys.executable, "-c", _RANGE_CALL, case], cwd=_REPO, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def test_a_range_does_not_look_for_pyodide_once_a_cell(tmp_path: Path) -> None:
+    """xlwings 0.37 tries ``from pyodide.ffi import JsNull`` for every cell of a range
+    argument: outside Pyodide each try searched the path (seconds a 200-row call)."""
+    seen = _range_call(tmp_path, "server")
+    assert seen["tried"] == []
+    assert seen["answer"] == seen["plain"] and len(seen["plain"]) == 200
+    assert seen["is_jsnull"] == "battle_ledger.xlfuncs._registry"
+
+
+def test_in_pyodide_xlwings_own_test_for_jsnull_stays(tmp_path: Path) -> None:
+    """In Pyodide (a stand-in here) xlwings' own ``is_jsnull`` is kept: a ``JsNull``
+    cell still reads as an empty cell: its row of the answer blank, as a plain call
+    with an empty cell answers (xlwings sends a blank as "")."""
+    seen = _range_call(tmp_path, "pyodide")
+    assert seen["is_jsnull"] == "xlwings.utils"
+    assert seen["plain"][0] == [None] and seen["answer"][0] == [""]
+    assert seen["answer"][1:] == seen["plain"][1:]

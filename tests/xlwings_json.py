@@ -1,11 +1,20 @@
 """What the xlwings Server client sends and does, played with openpyxl.
 
-``book_json(path)`` builds the JSON payload the xlwings add-in sends the
-server for a workbook (``xw.Book(json=...)`` takes it): the book's name,
-active sheet and selection, its defined names, and per sheet its name, its
-values from A1 (empty cells as ``""``, what Excel shows for formulas: the
-cached values, or ``values_from``'s), its Excel Tables with their range
-addresses, and empty pictures/shapes/charts.
+``book_json(path)`` builds the JSON payload the xlwings Server 1.20 add-in sends the
+server for a workbook (``xw.Book(json=...)`` takes it), key for key as its JavaScript
+builds it (``getBookData`` in xlwings_server's ``static/js/custom-scripts/index.js``;
+``CLIENT_SOURCES`` names the files, ``client_keys()`` reads the keys out of them): the
+book's name, active sheet, selection and calculation mode; its names, book- and
+sheet-scoped, with their type; per sheet its name, visibility, gridlines, print area,
+the cells with a note, its values-only used range with its row and column counts, the
+values of A1 to that range's last cell as Excel shows them (empty cells ``""``, dates
+as ISO text, formula cells their computed values: the cached ones, or LibreOffice's
+recalculation where the file has none, as openpyxl writes it), its Excel Tables with
+their ranges, sizes, column names and style switches, pictures, shapes and charts.
+
+``function_call(name, *cells)`` is the body the add-in posts for a cell's function
+(``custom-functions-code.js``): each argument a range, the calling cell as
+``[Book]Sheet!A1``, the session, culture, date format, version and runtime.
 
 ``apply_actions(path, actions)`` does to a workbook file what the client
 does in Excel with the actions a script returns (``setValues``, ``setFormula``,
@@ -19,6 +28,9 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import hashlib
+import importlib.util
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,9 +43,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPLIED_ACTIONS",
+    "CLIENT_SOURCES",
     "ProtectedSheetError",
     "apply_actions",
     "book_json",
+    "client_keys",
     "function_call",
     "run_on_server",
 ]
@@ -41,6 +55,14 @@ __all__ = [
 
 #: The actions ``apply_actions`` knows how to apply: all a button may emit.
 APPLIED_ACTIONS = frozenset({"setValues", "setFormula", "resizeTable", "runMacro"})
+
+#: The client's files (under xlwings_server/static/js) that build what it sends.
+CLIENT_SOURCES = {
+    "book": "custom-scripts/index.js",
+    "names": "custom-scripts/named-items.js",
+    "charts": "custom-scripts/workbook-metadata.js",
+    "function_call": "custom-functions/custom-functions-code.js",
+}
 
 
 class ProtectedSheetError(AssertionError):
@@ -61,99 +83,282 @@ def _cell_json(value: Any) -> Any:
 
 
 def _address(min_col: int, min_row: int, max_col: int, max_row: int) -> str:
-    return f"{get_column_letter(min_col)}{min_row}:{get_column_letter(max_col)}{max_row}"
+    """An address as Office.js gives it unqualified: ``B3:F9``, a single cell ``B3``."""
+    first = f"{get_column_letter(min_col)}{min_row}"
+    if (min_col, min_row) == (max_col, max_row):
+        return first
+    return f"{first}:{get_column_letter(max_col)}{max_row}"
+
+
+#: Computed values of workbooks recalculated by LibreOffice, by their contents.
+_RECALCULATED: dict[str, Workbook] = {}
+
+
+def _shown_values(path: Path, formulas: Workbook) -> Workbook:
+    """The values Excel shows: the file's cached ones, or, where a formula cell has none
+    (openpyxl writes none), LibreOffice's recalculation of the file (a test without
+    LibreOffice is skipped, and fails in CI)."""
+    cached = openpyxl.load_workbook(path, data_only=True)
+    missing = any(
+        cell.data_type == "f" and cached[ws.title][cell.coordinate].value is None
+        for ws in formulas.worksheets
+        for row in ws.iter_rows()
+        for cell in row
+    )
+    if not missing:
+        return cached
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    key = _contents(formulas)
+    if key not in _RECALCULATED:
+        _RECALCULATED[key] = recalculated_workbook(path)
+    return _RECALCULATED[key]
+
+
+def _contents(wb: Workbook) -> str:
+    """A digest of what a workbook's values follow from: its cells and defined names (two
+    ledgers built alike are recalculated once, whatever else differs in their files)."""
+    digest = hashlib.sha256()
+    for ws in wb.worksheets:
+        digest.update(repr((ws.title, [(c.coordinate, c.value) for row in ws.iter_rows()
+                                       for c in row if c.value is not None])).encode())  # fmt: skip
+    names = sorted((n, d.attr_text) for n, d in wb.defined_names.items())
+    digest.update(repr(names).encode())
+    return digest.hexdigest()
+
+
+def _used(ws: Any) -> tuple[int, int, int, int] | None:
+    """The values-only used range (Office.js ``getUsedRange(true)``): the cells that
+    hold a value or a formula, formatting alone not counted; None on an empty sheet."""
+    cells = [(c.column, c.row) for row in ws.iter_rows() for c in row if c.value is not None]
+    if not cells:
+        return None
+    columns, rows = [c for c, _ in cells], [r for _, r in cells]
+    return min(columns), min(rows), max(columns), max(rows)
+
+
+_VISIBILITY = {"visible": "Visible", "hidden": "Hidden", "veryHidden": "VeryHidden"}
+_CALCULATION = {"auto": "Automatic", "manual": "Manual", "autoNoTable": "AutomaticExceptTables"}
+#: Excel.ChartType of openpyxl's chart classes (those the templates use, and a few).
+_CHART_TYPES = {"LineChart": "Line", "BarChart": "ColumnClustered", "PieChart": "Pie",
+                "AreaChart": "Area", "ScatterChart": "XYScatter"}  # fmt: skip
+_PLACE = ("height", "width", "left", "top")  # where a picture or shape sits, in points
+_POINTS_A_COLUMN, _POINTS_A_ROW = 48.0, 15.0  # Excel's default column width and row height
+
+
+def _table_json(table: Any) -> dict[str, Any]:
+    min_col, min_row, max_col, max_row = range_boundaries(table.ref)
+    assert min_col and min_row and max_col and max_row
+    headers = 1 if table.headerRowCount is None else int(table.headerRowCount)
+    totals = int(table.totalsRowCount or 0)
+    style = table.tableStyleInfo
+    return {
+        "name": table.displayName,
+        "range_address": _address(min_col, min_row, max_col, max_row),
+        "row_count": max_row - min_row + 1,
+        "column_count": max_col - min_col + 1,
+        "columns": [column.name for column in table.tableColumns],
+        "header_row_range_address": _address(min_col, min_row, max_col, min_row)
+        if headers
+        else None,
+        "data_body_range_address": _address(min_col, min_row + headers, max_col, max_row - totals),
+        "total_row_range_address": _address(min_col, max_row, max_col, max_row) if totals else None,
+        "show_headers": bool(headers),
+        "show_totals": bool(totals),
+        "table_style": style.name if style is not None and style.name else "TableStyleMedium2",
+        "show_autofilter": table.autoFilter is not None,
+        "show_table_style_first_column": bool(style and style.showFirstColumn),
+        "show_table_style_last_column": bool(style and style.showLastColumn),
+        "show_table_style_row_stripes": bool(style and style.showRowStripes),
+        "show_table_style_column_stripes": bool(style and style.showColumnStripes),
+    }
+
+
+def _chart_json(chart: Any, index: int) -> dict[str, Any]:
+    """A chart as the client describes it (its position in points from its anchor, on
+    Excel's default column widths and row heights)."""
+    anchor = getattr(chart.anchor, "_from", None)
+    column, row = (anchor.col, anchor.row) if anchor is not None else (0, 0)
+    return {
+        "name": f"Chart {index + 1}",
+        "chart_type": _CHART_TYPES.get(type(chart).__name__, type(chart).__name__),
+        "left": column * _POINTS_A_COLUMN,
+        "top": row * _POINTS_A_ROW,
+        "width": chart.width / 2.54 * 72,  # openpyxl keeps centimetres
+        "height": chart.height / 2.54 * 72,
+    }
+
+
+def _sheet_json(ws: Any, shown: Any) -> dict[str, Any]:
+    used = _used(ws)
+    last_col, last_row = (used[2], used[3]) if used else (1, 1)
+    rows = [[_cell_json(shown.cell(r, c).value) for c in range(1, last_col + 1)]
+            for r in range(1, last_row + 1)]  # fmt: skip
+    areas = [
+        a.replace("$", "").split("!")[-1] for a in re.split(r",(?=(?:[^']*'[^']*')*[^']*$)",
+                                                            ws.print_area or "") if a
+    ]  # fmt: skip
+    pictures = [
+        {"name": f"Picture {i + 1}", "height": float(image.height), "width": float(image.width),
+         "left": 0.0, "top": 0.0, "lock_aspect_ratio": True}
+        for i, image in enumerate(ws._images)
+    ]  # fmt: skip
+    return {
+        "name": ws.title,
+        "visibility": _VISIBILITY[ws.sheet_state],
+        "show_gridlines": ws.sheet_view.showGridLines is not False,
+        "print_area": ",".join(areas) or None,
+        "notes": [
+            {"address": c.coordinate}
+            for row in ws.iter_rows()
+            for c in row
+            if c.comment is not None
+        ],
+        "notes_supported": True,
+        "used_range_address": _address(*used) if used else None,
+        "used_range_row_count": used[3] - used[1] + 1 if used else 0,
+        "used_range_column_count": used[2] - used[0] + 1 if used else 0,
+        "values": rows,
+        "pictures": pictures,
+        "shapes": [
+            {
+                "name": p["name"],
+                "type": "Image",
+                "height": p["height"],
+                "width": p["width"],
+                "left": p["left"],
+                "top": p["top"],
+            }
+            for p in pictures
+        ],
+        "charts": [_chart_json(chart, i) for i, chart in enumerate(ws._charts)],
+        "tables": [_table_json(table) for table in ws.tables.values()],
+        "pivot_tables": [],
+    }
+
+
+def _name_type(text: str, ranged: bool) -> str:
+    """Excel.NamedItemType of a name's definition."""
+    if ranged:
+        return "Range"
+    if text.upper() in ("TRUE", "FALSE"):
+        return "Boolean"
+    try:
+        float(text)
+    except ValueError:
+        return "String" if text.startswith('"') else "Error"
+    return "Double"
+
+
+def _names_json(wb: Workbook) -> list[dict[str, Any]]:
+    index = {ws.title: i for i, ws in enumerate(wb.worksheets)}
+    scopes: list[tuple[Any, Any]] = [(wb.defined_names, None)]
+    scopes += [(ws.defined_names, ws) for ws in wb.worksheets]
+    names = []
+    for defined_names, scope in scopes:
+        for name, defined in defined_names.items():
+            destinations = list(defined.destinations)
+            ranged = len(destinations) == 1 and destinations[0][0] in index
+            sheet, ref = destinations[0] if ranged else (None, None)
+            names.append(
+                {
+                    "name": name,
+                    "refers_to": "=" + defined.attr_text,
+                    "type": _name_type(defined.attr_text, ranged),
+                    "sheet_index": index[sheet] if sheet is not None else None,
+                    "address": ref.replace("$", "") if ref is not None else None,
+                    "scope_sheet_name": scope.title if scope is not None else None,
+                    "scope_sheet_index": index[scope.title] if scope is not None else None,
+                    "book_scope": scope is None,
+                }
+            )
+    return names
 
 
 def book_json(path: Path, *, values_from: Workbook | None = None) -> dict[str, Any]:
-    """The xlwings Server client's payload for the workbook at ``path``."""
+    """The xlwings Server client's payload for the workbook at ``path`` (``values_from``:
+    the values Excel would show, instead of the file's or LibreOffice's)."""
     import xlwings as xw
 
     formulas = openpyxl.load_workbook(path)
-    shown = values_from or openpyxl.load_workbook(path, data_only=True)
-    sheets: list[dict[str, Any]] = []
-    for ws in formulas.worksheets:
-        values_ws = shown[ws.title]
-        rows = [
-            [_cell_json(values_ws.cell(r, c).value) for c in range(1, ws.max_column + 1)]
-            for r in range(1, ws.max_row + 1)
-        ]
-        tables = []
-        for table in ws.tables.values():
-            min_col, min_row, max_col, max_row = range_boundaries(table.ref)
-            assert min_col and min_row and max_col and max_row
-            headers = 1 if table.headerRowCount is None else int(table.headerRowCount)
-            totals = int(table.totalsRowCount or 0)
-            tables.append(
-                {
-                    "name": table.displayName,
-                    "range_address": _address(min_col, min_row, max_col, max_row),
-                    "header_row_range_address": _address(min_col, min_row, max_col, min_row)
-                    if headers
-                    else None,
-                    "data_body_range_address": _address(
-                        min_col, min_row + headers, max_col, max_row - totals
-                    ),
-                    "total_row_range_address": _address(min_col, max_row, max_col, max_row)
-                    if totals
-                    else None,
-                    "show_headers": bool(headers),
-                    "show_totals": bool(totals),
-                    "table_style": "TableStyleMedium2",
-                    "show_autofilter": True,
-                }
-            )
-        sheets.append(
-            {
-                "name": ws.title,
-                "values": rows,
-                "pictures": [],
-                "shapes": [],
-                "charts": [],
-                "tables": tables,
-                "pivot_tables": [],
-                "used_range_address": _address(1, 1, ws.max_column, ws.max_row),
-            }
-        )
-    names = []
-    index = {ws.title: i for i, ws in enumerate(formulas.worksheets)}
-    for name, defined in formulas.defined_names.items():
-        (sheet, ref), *_ = list(defined.destinations)
-        names.append(
-            {
-                "name": name,
-                "sheet_index": index[sheet],
-                "address": ref.replace("$", ""),
-                "book_scope": True,
-                "scope_sheet_name": None,
-                "scope_sheet_index": None,
-                "refers_to": "=" + defined.attr_text,
-            }
-        )
+    shown = values_from or _shown_values(path, formulas)
+    active = formulas.active
+    selection = active.sheet_view.selection[0].sqref if active.sheet_view.selection else "A1"
+    calculation = formulas.calculation.calcMode if formulas.calculation else None
     return {
         "client": "Office.js",
         "version": xw.__version__,
-        "book": {"name": path.name, "active_sheet_index": 0, "selection": "A1"},
-        "names": names,
-        "sheets": sheets,
+        "book": {
+            "name": path.name,
+            "active_sheet_index": formulas.worksheets.index(active),
+            "selection": str(selection or "A1").split()[0],
+            "calculation": _CALCULATION.get(calculation or "auto", "Automatic"),
+        },
+        "sheets": [_sheet_json(ws, shown[ws.title]) for ws in formulas.worksheets],
+        "names": _names_json(formulas),
     }
 
 
-def function_call(name: str, *cells: Any) -> dict[str, Any]:
-    """What the add-in posts when a cell calls ``=BL.NAME(...)``: each argument a range
-    (a single cell as a 1x1 range)."""
+def function_call(name: str, *cells: Any, book: str = "Book1.xlsx") -> dict[str, Any]:
+    """What the add-in posts when a cell of ``book`` calls ``=BL.NAME(...)``: each
+    argument a range (a single cell as a 1x1 range)."""
     import xlwings as xw
 
     return {
+        "client": "Office.js",
         "func_name": name,
         "args": [c if isinstance(c, list) else [[c]] for c in cells],
-        "version": xw.__version__,
-        "client": "Office.js",
-        "caller_address": "Sheet1!A1",
-        "formula_address": "Sheet1!A1",
+        "caller_address": f"[{book}]Sheet1!A1",
+        "session_id": "0f8c2a8e-4b1d-4c1e-9a57-battle-ledger",
         "culture_info_name": "en-US",
-        "date_format": "yyyy-mm-dd",
-        "runtime": "1.4",  # the Office.js API version the add-in reports
+        "date_format": "M/d/yyyy",
+        "version": xw.__version__,
+        "runtime": "1.4",  # the custom functions runtime the add-in reports
     }
+
+
+def _object_keys(text: str, opening: str) -> set[str]:
+    """The keys of the object literal that starts at ``opening`` in JavaScript ``text``
+    (its own level only: a nested object's keys are not its)."""
+    text = re.sub(r"^\s*//.*$", "", text, flags=re.M)  # comments, whose words are no keys
+    start = text.index(opening) + len(opening)
+    depth, keys, i = 1, set(), start
+    while depth:
+        char = text[i]
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        elif depth == 1:
+            found = re.match(r"\s*([A-Za-z_]\w*)\s*[:,}]", text[i:])
+            if found and text[i - 1] in "{,\n " and text[start:i].strip()[-1:] in ("", ",", "{"):
+                keys.add(found.group(1))
+        i += 1
+    return keys
+
+
+def client_keys() -> dict[str, set[str]]:
+    """The keys the xlwings Server client sends, read out of its JavaScript source: the
+    payload's own, its book's, a sheet's, a table's, a name's, a chart's, and a function
+    call's body."""
+    spec = importlib.util.find_spec("xlwings_server")
+    assert spec is not None and spec.origin is not None, "xlwings Server is not installed"
+    js = Path(spec.origin).parent / "static" / "js"
+    book = (js / CLIENT_SOURCES["book"]).read_text("utf-8")
+    payload = set(re.findall(r'payload\["(\w+)"\]\s*=', book))
+    return {
+        "payload": payload | set(re.findall(r"payload\.(\w+)\s*=", book)),
+        "book": _object_keys(book, 'payload["book"] = {'),
+        "sheet": _object_keys(book, 'payload["sheets"].push({'),
+        "table": _object_keys(book, "tablesArray.push({"),
+        "name": _object_keys((js / CLIENT_SOURCES["names"]).read_text("utf-8"),
+                             "entries.map(({ item, range, sheet, scopeSheet }) => ({"),
+        "chart": _object_keys((js / CLIENT_SOURCES["charts"]).read_text("utf-8"),
+                              "charts.items.map((chart) => ({"),
+        "function_call": _object_keys((js / CLIENT_SOURCES["function_call"]).read_text("utf-8"),
+                                      "let body = {"),
+    }  # fmt: skip
 
 
 def _excel_text(value: Any) -> Any:

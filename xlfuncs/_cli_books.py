@@ -7,6 +7,7 @@ failed command leaves the workbook byte for byte as it was.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import datetime as _dt
 import json
@@ -717,31 +718,72 @@ def _config_path() -> Path:
     return Path(xw.USER_CONFIG_FILE)
 
 
-def _read_config(path: Path) -> list[tuple[str, str]]:
+def _config_encoding() -> str:
+    """The encoding xlwings keeps its xlwings.conf in on this machine: its CLI writes it
+    and its Python reads it with ``open()``'s default (the locale's), and on Windows its
+    VBA add-in reads it with ``Open ... For Input``, in the ANSI code page (cp1252 on a
+    Western machine), which ``locale.getencoding()`` gives even in Python's UTF-8 mode."""
+    import locale
+
+    if desktop_excel() == "windows":
+        return locale.getencoding()
+    return locale.getpreferredencoding(False)
+
+
+def _config_text(data: bytes, path: Path, encoding: str) -> str:
+    """An xlwings.conf's text: UTF-8 (what an earlier excel-setup wrote, and a BOM's
+    file), else ``encoding`` (xlwings' own); neither: a one-line error."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1]
+        line = data.count(b"\n", 0, exc.start) + 1
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        pass
+    ours = "" if codecs.lookup(encoding).name == "utf-8" else f" nor this machine's {encoding}"
+    raise WorkbookSaveError(
+        f"cannot read the xlwings configuration: byte 0x{bad.hex()} on line {line} is "
+        f"neither UTF-8{ours}",
+        file=str(path),
+        expected='"KEY","VALUE" lines as xlwings writes them (fix or remove the file)',
+    )
+
+
+def _read_config(path: Path, encoding: str) -> list[tuple[str, str]]:
     """The "KEY","VALUE" lines of an xlwings.conf file, in order."""
     import csv
 
     if not path.exists():
         return []
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise WorkbookSaveError(
             f"cannot read {path}: {os_error_line(exc)}", file=str(path)
         ) from None
     pairs: list[tuple[str, str]] = []
-    for row in csv.reader(text.splitlines()):
+    for row in csv.reader(_config_text(data, path, encoding).splitlines()):
         if len(row) >= 2:
             pairs.append((row[0], row[1]))
     return pairs
 
 
-def _write_config(path: Path, pairs: list[tuple[str, str]]) -> None:
+def _write_config(path: Path, pairs: list[tuple[str, str]], encoding: str) -> None:
     from battle_ledger._files import replace_text
 
     text = "".join(f'"{k}","{v}"\n' for k, v in pairs)
     try:
-        replace_text(path, text, prefix=".~bl-")
+        replace_text(path, text, prefix=".~bl-", encoding=encoding)
+    except UnicodeEncodeError as exc:
+        key = next(k for k, v in pairs if exc.object[exc.start] in f"{k}{v}")
+        raise WorkbookSaveError(
+            f"cannot write the xlwings configuration in this machine's {encoding} (what "
+            f"xlwings reads): {exc.object[exc.start]!r} of {key} is not in it",
+            file=str(path),
+            expected=f"paths of {encoding} characters (Python installed in such a folder)",
+        ) from None
     except OSError as exc:
         raise WorkbookSaveError(
             f"cannot write the xlwings configuration: {os_error_line(exc)}", file=str(path)
@@ -786,8 +828,9 @@ def excel_setup(write: bool, config_file: Path | None) -> None:
             click.echo("# On macOS the add-in runs the ledgers' buttons; Excel functions "
                        "need desktop Excel on Windows, or xlwings Server.")  # fmt: skip
         return
-    pairs = _read_config(path)
+    encoding = _config_encoding()
+    pairs = _read_config(path, encoding)
     keys = {k for k, _ in wanted}
     merged = [(k, v) for k, v in pairs if k not in keys] + wanted
-    _write_config(path, merged)
+    _write_config(path, merged, encoding)
     click.echo(f"wrote {path}: " + ", ".join(f"{k} = {v}" for k, v in wanted))

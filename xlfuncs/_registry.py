@@ -13,6 +13,7 @@ not imported for them at all: ``battle-ledger udf`` starts without either.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import inspect
 import os
 import re
@@ -212,5 +213,34 @@ def _xlwings() -> Any:
     if _on_server() or sys.platform.startswith("win"):
         import xlwings
 
+        _without_pyodide_per_cell(xlwings)
         return xlwings
     return None
+
+
+def _without_pyodide_per_cell(xw: Any) -> None:
+    """Outside Pyodide, make xlwings' test for Pyodide's ``JsNull`` cost nothing.
+
+    Why: xlwings 0.37's ``utils.is_jsnull`` runs ``from pyodide.ffi import JsNull`` for
+    every cell of a range argument; outside Pyodide each failing import searches the
+    path again (about 50 µs a cell, seconds for a 200-row call on a busy server). So,
+    once: ``pyodide.ffi`` is marked absent (None in ``sys.modules``, Python's own mark:
+    any xlwings that tries the import fails at once, whatever its function is called),
+    and ``is_jsnull``, where this xlwings has it, answers False without trying. In
+    Pyodide (xlwings Lite) the module exists and nothing is changed."""
+    if "pyodide.ffi" in sys.modules:
+        return
+    try:
+        if importlib.util.find_spec("pyodide") is not None:
+            return
+    except (ImportError, ValueError):
+        pass
+    sys.modules["pyodide.ffi"] = None  # type: ignore[assignment]
+    utils = getattr(xw, "utils", None)
+    if callable(getattr(utils, "is_jsnull", None)):
+        utils.is_jsnull = _never_jsnull
+
+
+def _never_jsnull(value: object) -> bool:
+    """xlwings' ``is_jsnull`` where there is no Pyodide: nothing is its ``JsNull``."""
+    return False

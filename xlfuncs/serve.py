@@ -33,6 +33,7 @@ from battle_ledger.sheets.operations import Operation, Option, load_operations, 
 __all__ = [
     "FUNCTIONS_NAMESPACE",
     "LICENSE_HELP",
+    "MANIFEST_IDS",
     "ServeSettings",
     "run",
     "taskpane_html",
@@ -98,7 +99,7 @@ def _option_field(option: Option, macro: str, kind: LedgerKind) -> str:
         select = attrs.replace("form-control", "form-select")
         control = f"<select {select}>{default}{listed}</select>"
     else:
-        entry = "number" if option.type in (int, float) else "text"
+        entry = "number" if option.type in (int, float) else "date" if option.date else "text"
         bounds = "".join(
             f' {name}="{value}"'
             for name, value in (("min", option.low), ("max", option.high))
@@ -106,7 +107,13 @@ def _option_field(option: Option, macro: str, kind: LedgerKind) -> str:
         )
         step = ' step="1"' if option.type is int else ""
         listed = f' list="{_things_list(kind)}" autocomplete="off"' if option.thing else ""
-        control = f'<input type="{entry}"{bounds}{step}{listed} {attrs}>'
+        if option.side:  # the sides the workbook's things hold, and the words besides
+            listed = f' list="{field}-list" autocomplete="off"'
+            also = html.escape(json.dumps(list(option.also)))
+            listed_after = f'<datalist id="{field}-list" data-sides data-also="{also}"></datalist>'
+        else:
+            listed_after = ""
+        control = f'<input type="{entry}"{bounds}{step}{listed} {attrs}>{listed_after}'
     hint = html.escape(option.help or option.metavar)
     return (
         f'<div class="mb-2"><label class="form-label small mb-0" for="{field}">'
@@ -149,10 +156,12 @@ def taskpane_html() -> str:
     for kind in KINDS.values():
         operations = "".join(_operation_panel(kind, op) for op in operations_for(kind.name))
         key = kind.thing_key.header
+        sides = next((c.header for c in kind.things.columns if c.field == "side"), "")
         panels.append(
             f'<section class="d-none" data-kind="{html.escape(kind.name)}" '
             f'data-things-table="{html.escape(kind.things.name)}" '
-            f'data-things-column="{html.escape(key)}" data-things-list="{_things_list(kind)}">'
+            f'data-things-column="{html.escape(key)}" data-things-list="{_things_list(kind)}" '
+            f'data-sides-column="{html.escape(sides)}">'
             f'<h2 class="h5">{html.escape(kind.title)}</h2>{operations}'
             f'<datalist id="{_things_list(kind)}"></datalist></section>'
         )
@@ -166,37 +175,73 @@ def taskpane_html() -> str:
         for k in KINDS.values()
     )
     return (
-        '{% extends "base.html" %}\n{% block extra_head %}\n'
+        '{% extends "base.html" %}\n'
+        # The first block of base.html's head that comes before xlwings' task pane reload
+        # script (taskpane-reload.js), which the guard must precede.
+        "{% block socketio %}{{ super() }}\n"
+        "<script src=\"{{ url_for('static', path='/js/battle-ledger-guard.js') }}\"></script>\n"
+        "{% endblock socketio %}\n{% block extra_head %}\n"
         "<script type=\"module\" src=\"{{ url_for('static', path='/js/battle-ledger.js') }}\">"
         "</script>\n{% endblock extra_head %}\n{% block content %}{% raw %}\n"
         '<main class="container-fluid py-2">\n'
         '<h1 class="h4">Battle Ledger</h1>\n'
         '<p id="bl-kind-note" class="small">Looking at the open workbook...</p>\n'
-        '<div class="mb-3"><label class="form-label small mb-0" for="bl-kind">Ledger kind</label>'
+        '<div class="mb-3" data-in-office>'
+        '<label class="form-label small mb-0" for="bl-kind">Ledger kind</label>'
         f'<select id="bl-kind" class="form-select form-select-sm">'
         f'<option value="">(not a ledger)</option>{choices}</select></div>\n'
-        f'<div class="mb-3" data-any-kind>{common}</div>\n'
+        f'<div class="mb-3" data-any-kind data-in-office>{common}</div>\n'
         + "\n".join(panels)
         + "\n</main>\n{% endraw %}{% endblock content %}\n"
     )
 
 
+#: The message line of xlwings Server's message box (``xlwings_alert.html``), and ours:
+#: in a ``<pre>``, the report's fixed-width table keeps its columns (HTML collapses
+#: spaces, and xlwings' own line breaks the lines with <br> only).
+_ALERT_MESSAGE = (
+    '<p>{{ prompt|replace("\\n", "<br>"|safe) }}</p>',
+    '<pre class="bl-message small" style="white-space: pre; overflow: auto">{{ prompt }}</pre>',
+)
+
+
+def _xlwings_template(name: str) -> str | None:
+    """xlwings Server's own template ``name``, or None (not installed, not found)."""
+    spec = importlib.util.find_spec("xlwings_server")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        return (Path(spec.origin).parent / "templates" / name).read_text("utf-8")
+    except OSError:
+        return None
+
+
+def _alert() -> str | None:
+    """xlwings Server's message box with the message in a ``<pre>``; None (its own is
+    served) where its template is not as expected."""
+    text = _xlwings_template("xlwings_alert.html")
+    old, new = _ALERT_MESSAGE
+    if text is None or old not in text:
+        return None
+    return text.replace(old, new)
+
+
 def taskpane_script() -> str:
     """The task pane's script (``taskpane.js``): the kind's panel, the forms' arguments,
     the protection callbacks a button's writes run between."""
-    return resources.files("battle_ledger.xlfuncs").joinpath("taskpane.js").read_text("utf-8")
+    return _script("taskpane.js")
+
+
+def _script(name: str) -> str:
+    return resources.files("battle_ledger.xlfuncs").joinpath(name).read_text("utf-8")
 
 
 def _manifest() -> str | None:
     """xlwings Server's add-in manifest without its sample "Hello World" ribbon button,
     the task pane button named for Battle Ledger; None (the server's own manifest is
     served) where xlwings Server is missing or its template is not as expected."""
-    spec = importlib.util.find_spec("xlwings_server")
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        text = (Path(spec.origin).parent / "templates" / "manifest.xml").read_text("utf-8")
-    except OSError:
+    text = _xlwings_template("manifest.xml")
+    if text is None:
         return None
     start = text.find("<!-- Ribbon button that calls a function -->")
     end = text.find("</Control>", start)
@@ -210,15 +255,43 @@ def _manifest() -> str | None:
         if old not in text:
             return None
         text = text.replace(old, new)
-    return text
+    return text.replace(*_ICONS_COMMENT)
 
 
+_ICONS = "{{ base_url }}{{ settings.static_url_path }}/images/battle-ledger"
 _MANIFEST_WORDS = {
     'DefaultValue="MyGroup"': 'DefaultValue="Ledger"',
     'DefaultValue="Show Taskpane"': 'DefaultValue="Battle Ledger"',
     'DefaultValue="Click to show the task pane"': (
         'DefaultValue="The buttons of the open ledger, and a form for each operation"'
     ),
+    "<ProviderName>xlwings</ProviderName>": "<ProviderName>Battle Ledger</ProviderName>",
+    # Our icons, served by the server itself (xlwings' are on xlwings.org).
+    "https://www.xlwings.org/xlwings-32.png": f"{_ICONS}-32.png",
+    "https://www.xlwings.org/xlwings-64.png": f"{_ICONS}-64.png",
+    **{
+        f"{{{{ base_url }}}}{{{{ settings.static_url_path }}}}/images/icons/xlwings-{n}.png": (
+            f"{_ICONS}-{n}.png"
+        )
+        for n in (16, 32, 80)
+    },
+}
+
+#: xlwings' comment on its icons, where it has it (not needed: only a comment).
+_ICONS_COMMENT = (
+    "<!-- Hosted on the public xlwings.org site so the Office Admin Center can fetch\n"
+    "       them even when the add-in itself is deployed on a private network. -->",
+    "<!-- Battle Ledger's icons, served by battle-ledger serve itself. -->",
+)
+
+#: The add-in's Id in Excel: ours, fixed, one per xlwings Server environment (an add-in
+#: of another Id, xlwings Server's own sample included, is another add-in to Excel).
+MANIFEST_IDS = {
+    "prod": "ed775f1f-6696-453f-95ab-f39e549cf39d",
+    "staging": "82fa9609-fe99-472f-b8c5-10cf3a4078df",
+    "uat": "10b97f42-4a20-461f-89f4-05ce350cdb47",
+    "qa": "9f345540-4b84-4da5-a4be-2dd194e60931",
+    "dev": "c2b10885-c119-4eb3-8195-5b83c8f76aa3",
 }
 
 
@@ -229,6 +302,7 @@ def _settings_toml(settings: ServeSettings) -> str:
         # Every call carries the workbook and keeps nothing: no Socket.IO, no Redis.
         "enable_socketio": False,
         "enable_examples": False,
+        **{f"manifest_id_{environment}": id_ for environment, id_ in MANIFEST_IDS.items()},
     }
     lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
     return "[tool.xlwings_server]\n" + "\n".join(lines) + "\n"
@@ -243,16 +317,24 @@ def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
         "custom_scripts/__init__.py": _STARS.format(what="buttons"),
         "templates/taskpane.html": taskpane_html(),
         "static/js/battle-ledger.js": taskpane_script(),
+        # Run as the page loads (a classic script, before Office.js answers).
+        "static/js/battle-ledger-guard.js": _script("taskpane_guard.js"),
         "pyproject.toml": _settings_toml(settings),
     }
-    manifest = _manifest()
-    if manifest is not None:
-        files["templates/manifest.xml"] = manifest
+    for name, text in (("manifest.xml", _manifest()), ("xlwings_alert.html", _alert())):
+        if text is not None:
+            files[f"templates/{name}"] = text
+    icons = resources.files("battle_ledger.xlfuncs").joinpath("icons")
+    pictures = {f"static/images/{p.name}": p.read_bytes() for p in icons.iterdir()
+                if p.name.endswith(".png")}  # fmt: skip
     try:
-        for name, text in files.items():
+        for name, content in (files | pictures).items():
             path = folder / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
     except OSError as exc:
         raise CommandError(f"cannot write the server's folder {folder}: {exc.strerror}") from None
     return folder

@@ -88,19 +88,38 @@ export async function readThings(context, table, column) {
   return thingNames(body.values);
 }
 
+// The words a side field offers: the sides the things hold, then the words besides (a
+// winner: draw) that are not among them.
+export function sideWords(sides, also) {
+  const seen = new Set(sides.map((s) => s.toLowerCase()));
+  return [...sides, ...(also || []).filter((w) => !seen.has(String(w).toLowerCase()))];
+}
+
+function offer(list, names) {
+  list.replaceChildren(
+    ...names.map((name) => {
+      const option = document.createElement("option");
+      option.value = name;
+      return option;
+    }),
+  );
+}
+
 async function fillThings(section) {
   const list = section && document.getElementById(section.getAttribute("data-things-list"));
   if (!list) return;
   try {
     const table = section.getAttribute("data-things-table");
     const column = section.getAttribute("data-things-column");
-    const names = await Excel.run((context) => readThings(context, table, column));
-    list.replaceChildren(
-      ...names.map((name) => {
-        const option = document.createElement("option");
-        option.value = name;
-        return option;
-      }),
+    const sidesColumn = section.getAttribute("data-sides-column");
+    const sideLists = section.querySelectorAll("datalist[data-sides]");
+    const [names, sides] = await Excel.run(async (context) => [
+      await readThings(context, table, column),
+      sidesColumn && sideLists.length ? await readThings(context, table, sidesColumn) : [],
+    ]);
+    offer(list, names);
+    sideLists.forEach((sideList) =>
+      offer(sideList, sideWords(sides, JSON.parse(sideList.getAttribute("data-also") || "[]"))),
     );
   } catch (error) {
     console.error("Battle Ledger: could not read the names of the ledger's things", error);
@@ -145,9 +164,41 @@ function wireForms() {
   });
 }
 
+// Outside Office (the page opened in a browser) there is no workbook: say so plainly,
+// instead of waiting for one (xlwings' own script would reload the page meanwhile; the
+// template's first script stops that: see taskpane_html in serve.py).
+export const OUTSIDE_OFFICE =
+  "Battle Ledger's task pane works inside Excel: Microsoft 365 or Excel 2021 and later " +
+  "(Windows, Mac) or Excel on the web, with the add-in loaded from this server's " +
+  "/manifest. Opened in a browser it has no workbook to work on.";
+
+function outsideOffice() {
+  const note = document.getElementById("bl-kind-note");
+  if (note) note.textContent = OUTSIDE_OFFICE;
+  document.querySelectorAll("[data-in-office]").forEach((el) => el.classList.add("d-none"));
+  // xlwings' "didn't load properly" prompt (its Reload button) stays where the page may
+  // be in Office after all; in a browser tab it has nothing to reload for.
+  const overlay = document.getElementById("xlwings-office-ready-error");
+  if (overlay && globalThis.battleLedgerOutsideOffice) overlay.classList.add("d-none");
+}
+
+// Office.onReady's answer, or null when it gives none within `ms` (no Office at all).
+export async function officeHost(onReady, ms) {
+  const late = new Promise((resolve) => setTimeout(() => resolve(null), ms));
+  const info = await Promise.race([onReady().catch(() => null), late]);
+  return info && info.host ? info.host : null;
+}
+
 async function detectKind() {
+  if (typeof Office === "undefined") {
+    outsideOffice();
+    return;
+  }
+  if (!(await officeHost(() => Office.onReady(), 4000))) {
+    outsideOffice();
+    return;
+  }
   try {
-    await Office.onReady();
     await Excel.run(async (context) => {
       const meta = context.workbook.worksheets.getItemOrNullObject("_meta");
       await context.sync();
