@@ -188,7 +188,9 @@ def test_rules_show_lists_tables_and_shows_missing_ones_as_such() -> None:
 
 
 def test_rules_show_errors() -> None:
-    assert_one_line_error(invoke("rules", "show", "chess"), "unknown rule set 'chess'")
+    # a rule set the command names that none has is a mistake in the command (exit 2)
+    assert_one_line_error(invoke("rules", "show", "chess"), "unknown rule set 'chess'", code=2)
+    assert_one_line_error(invoke("rules", "show", "glaub"), "did you mean 'glaube'", code=2)
     assert_one_line_error(
         invoke("rules", "show", "etg", "dep_economyy"), "did you mean dep_economy"
     )
@@ -220,22 +222,26 @@ def test_new_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "parts"),
+    ("args", "parts", "code"),
     [
-        (["new", "battleship", "--ruleset", "etg"], ["unknown workbook kind 'battleship'"]),
-        (["new", "dep-ledger", "--ruleset", "chess"], ["unknown rule set 'chess'"]),
+        (["new", "battleship", "--ruleset", "etg"], ["unknown workbook kind 'battleship'"], 2),
+        (["new", "dep-ledgr", "--ruleset", "etg"], ["did you mean 'dep-ledger'"], 2),
+        (["new", "dep-ledger", "--ruleset", "chess"], ["unknown rule set 'chess'"], 2),
+        (["new", "dep-ledger", "--ruleset", ""], ["unknown rule set ''"], 2),
+        (["new", "victory-table", "--ruleset", "sail"], ["not made for Age of Sail"], 2),
         (
             ["new", "dep-ledger", "--ruleset", "etg", "--oob", "{tmp}/none.csv"],
             ["no such", "none.csv"],
+            1,
         ),
     ],
 )
-def test_new_errors(tmp_path: Path, args: list[str], parts: list[str]) -> None:
+def test_new_errors(tmp_path: Path, args: list[str], parts: list[str], code: int) -> None:
+    """A mistake in the command (kind, rule set) exits 2; a file that is not there, 1."""
     out = tmp_path / "x.xlsx"
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     result = invoke(*args, "-o", str(out))
-    assert result.exit_code != 0
-    assert_one_line_error(result, *[p.replace("{tmp}", str(tmp_path)) for p in parts])
+    assert_one_line_error(result, *[p.replace("{tmp}", str(tmp_path)) for p in parts], code=code)
     assert not out.exists()
 
 
