@@ -24,7 +24,7 @@ from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.campaign import read_campaign
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
-from battle_ledger.sheets.operations import run_check, run_on_file, run_report
+from battle_ledger.sheets.operations import Upload, run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
 from tests.tables import named_cell, table_cell
@@ -177,7 +177,7 @@ def test_losses_from_a_ledger_the_campaign_cannot_read_are_refused(
     before = path.read_bytes()
     with pytest.raises(BattleLedgerError, match=words):
         run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="French",
-                    ledgers=str(ledger))  # fmt: skip
+                    ledgers=Upload(ledger.name, ledger.read_bytes()))  # fmt: skip
     assert path.read_bytes() == before
 
 
@@ -267,10 +267,10 @@ def test_many_losses_from_a_csv_all_checked_first(tmp_path: Path) -> None:
     bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Garde,99\n", "utf-8")
     before = path.read_bytes()
     with pytest.raises(BattleLedgerError, match="more stands than the formation had"):
-        run_on_file(path, "losses", from_csv=str(bad))
+        run_on_file(path, "losses", from_csv=Upload(bad.name, bad.read_bytes()))
     bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Austrians,1\n", "utf-8")
     with pytest.raises(BattleLedgerError, match="Austrians") as info:
-        run_on_file(path, "losses", from_csv=str(bad))
+        run_on_file(path, "losses", from_csv=Upload(bad.name, bad.read_bytes()))
     assert info.value.row == 3 and path.read_bytes() == before
 
 

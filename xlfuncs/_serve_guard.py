@@ -1,0 +1,263 @@
+"""What ``battle-ledger serve`` lets reach xlwings Server: sizes, shapes and who calls.
+
+``RequestGuard`` is an ASGI middleware in front of xlwings Server's app
+(``xlfuncs/serve_app.py``): a request body larger than ``MAX_BODY_BYTES`` is
+refused (413) before it is read whole; a function call or a button's payload that
+is not JSON, nests deeper than ``MAX_DEPTH``, carries more than its cells, or whose
+addresses claim more cells than ``MAX_CLAIMED_CELLS`` (a table said to cover
+A1:XFD1048576: xlwings would pad it out with blanks) is refused (413 or 400) before
+xlwings parses it. Every refusal is one line of text, our errors' own.
+
+``validate_token`` is the shared club token as an xlwings Server auth provider
+(``XLWINGS_AUTH_PROVIDERS=["custom"]``: the project's ``auth/custom`` module imports
+it): the token is the server's ``BATTLE_LEDGER_SERVE_TOKEN``; a request without it,
+or with another, gets 401.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from battle_ledger.sheets.errors import CommandError
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_BOOK_CELLS",
+    "MAX_CLAIMED_CELLS",
+    "MAX_DEPTH",
+    "MAX_FUNCTION_CELLS",
+    "TOKEN_VARIABLE",
+    "RequestGuard",
+    "payload_problem",
+    "validate_token",
+]
+
+#: The largest request body (a ledger's values and two uploaded files, base64).
+MAX_BODY_BYTES = 32 * 1024 * 1024
+#: The most values a function call's arguments hold (a column of 100,000 cells).
+MAX_FUNCTION_CELLS = 100_000
+#: The most values a button's workbook holds (a long battle is some 100,000).
+MAX_BOOK_CELLS = 1_000_000
+#: The most cells the addresses of a workbook's payload claim, all together.
+MAX_CLAIMED_CELLS = 4_000_000
+#: How deep a payload nests (a workbook: book, sheets, sheet, values, row: 5).
+MAX_DEPTH = 12
+#: Where the server finds the club's shared token (never on the command line: ps shows it).
+TOKEN_VARIABLE = "BATTLE_LEDGER_SERVE_TOKEN"
+
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_App = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+
+_FUNCTION_CALL = "/xlwings/custom-functions-call"
+_SCRIPT_CALL = "/xlwings/custom-scripts-call/"
+_CELL = re.compile(r"^\$?([A-Z]{1,3})?\$?(\d{1,7})?$")
+_LAST_ROW, _LAST_COLUMN = 1_048_576, 16_384
+
+
+class _RefusedError(Exception):
+    def __init__(self, status: int, error: CommandError) -> None:
+        super().__init__(str(error))
+        self.status = status
+
+
+def _refused(status: int, message: str, value: Any, expected: str) -> _RefusedError:
+    return _RefusedError(status, CommandError(message, value=value, expected=expected))
+
+
+class RequestGuard:
+    """``app`` behind the checks of a request's size and shape (see the module)."""
+
+    def __init__(self, app: _App, *, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await self._body(scope, receive)
+            _check(str(scope.get("path", "")), body)
+        except _RefusedError as refused:
+            await _answer(send, refused.status, str(refused))
+            return
+        sent = False
+
+        async def replay() -> _Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _body(self, scope: _Scope, receive: _Receive) -> bytes:
+        """The whole body, refused unread beyond ``max_body`` (as its length says, or
+        as it arrives)."""
+        expected = f"at most {self.max_body:,} bytes"
+        for name, value in scope.get("headers", ()):
+            if name.lower() == b"content-length":
+                try:
+                    size = int(value)
+                except ValueError:
+                    raise _refused(400, "the request's length is not a number",
+                                   value.decode("latin-1")[:40],
+                                   "a Content-Length in bytes") from None  # fmt: skip
+                if size > self.max_body:
+                    raise _refused(413, "the request is too large", f"{size:,} bytes", expected)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _refused(400, "the request ended early", "no body", "a whole request")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                raise _refused(413, "the request is too large", f"over {self.max_body:,} bytes",
+                               expected)  # fmt: skip
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+async def _answer(send: _Send, status: int, text: str) -> None:
+    body = (text.replace("\n", " ") + "\n").encode("utf-8")
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close")],
+    })  # fmt: skip
+    await send({"type": "http.response.body", "body": body})
+
+
+def _check(path: str, body: bytes) -> None:
+    """Refuse a function call or a button's payload that is not as the add-in sends it."""
+    if path.endswith(_FUNCTION_CALL):
+        what, cells = "a function call", MAX_FUNCTION_CELLS
+    elif _SCRIPT_CALL in path:
+        what, cells = "a button's workbook", MAX_BOOK_CELLS
+    else:
+        return
+    problem = payload_problem(body, what=what, max_cells=cells)
+    if problem is not None:
+        raise problem
+
+
+def payload_problem(body: bytes, *, what: str, max_cells: int) -> _RefusedError | None:
+    """Why ``body`` is no payload of ``what`` to pass on (an error with its status),
+    or None."""
+    try:
+        payload = json.loads(body)
+    except RecursionError:
+        return _refused(400, f"{what} nests too deep", "JSON", f"at most {MAX_DEPTH} levels")
+    except ValueError:
+        return _refused(400, f"{what} is not JSON", f"{len(body):,} bytes", "a JSON object")
+    if not isinstance(payload, dict):
+        return _refused(400, f"{what} is not a JSON object", f"a {_json_type(payload)}",
+                        "a JSON object")  # fmt: skip
+    values = claimed = 0
+    # Iteratively (no recursion on the sender's depth): each value with its depth.
+    stack: list[tuple[Any, int, str]] = [(payload, 1, "")]
+    while stack:
+        item, depth, key = stack.pop()
+        if depth > MAX_DEPTH:
+            return _refused(400, f"{what} nests too deep", f"{depth} levels",
+                            f"at most {MAX_DEPTH}")  # fmt: skip
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1, str(k)) for k, v in item.items())
+        elif isinstance(item, list):
+            values += len(item)
+            if values > max_cells:
+                return _refused(413, f"{what} holds too many values", f"over {max_cells:,}",
+                                f"at most {max_cells:,} (a smaller range)")  # fmt: skip
+            stack.extend((v, depth + 1, key) for v in item)
+        elif key.endswith("address") and isinstance(item, str) and item:
+            area = _area(item)
+            if area is None:
+                return _refused(400, f"{what} has an address that is none", item[:60],
+                                "an address such as A1:D20")  # fmt: skip
+            claimed += area
+            if claimed > MAX_CLAIMED_CELLS:
+                return _refused(413, f"{what} claims too many cells", item[:60],
+                                f"at most {MAX_CLAIMED_CELLS:,} cells in all")  # fmt: skip
+    return None
+
+
+def _json_type(value: Any) -> str:
+    return {list: "list", str: "string", bool: "true/false", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+def _area(address: str) -> int | None:
+    """How many cells ``address`` covers (``Sheet1!$A$1:$C$3``, ``A:A``, several areas
+    separated by commas); None if it is no address."""
+    total = 0
+    for part in address.rsplit("!", 1)[-1].split(","):
+        corners = [_CELL.match(c.strip().upper()) for c in part.split(":")]
+        if not 1 <= len(corners) <= 2 or any(m is None or not any(m.groups()) for m in corners):
+            return None
+        columns = [_column(m.group(1)) if m and m.group(1) else None for m in corners]
+        rows = [int(m.group(2)) if m and m.group(2) else None for m in corners]
+        if len(corners) == 1 and (columns[0] is None or rows[0] is None):
+            return None
+        width = _span(columns, _LAST_COLUMN)
+        height = _span(rows, _LAST_ROW)
+        if width is None or height is None:
+            return None
+        total += width * height
+    return total
+
+
+def _span(ends: list[int | None], last: int) -> int | None:
+    """How many rows (columns) from the first end to the second; a missing end on both
+    sides is the whole sheet's."""
+    if all(e is None for e in ends):
+        return last
+    if any(e is None for e in ends):
+        return None
+    known = [e for e in ends if e is not None]
+    low, high = min(known), max(known)
+    return high - low + 1 if low >= 1 and high <= last else None
+
+
+def _column(letters: str) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + ord(letter) - ord("A") + 1
+    return number
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+async def validate_token(token_string: str) -> Any:
+    """xlwings Server's auth provider hook (``auth.custom.validate_token``): the club's
+    shared token, sent by the task pane as the Authorization header, or 401."""
+    from fastapi import HTTPException
+    from xlwings_server.models import User
+
+    expected = os.environ.get(TOKEN_VARIABLE, "")
+    given = token_string.strip().removeprefix("Bearer ").strip()
+    if not given:
+        why = "no club token: type the club's token into the Battle Ledger task pane"
+    elif not expected or not secrets.compare_digest(_digest(given), _digest(expected)):
+        why = "wrong club token: ask the umpire who runs the server for the club's token"
+    else:
+        return User(id="club", name="club token")
+    raise HTTPException(status_code=401, detail=str(CommandError(why, expected="the token "
+                        f"the server was started with ({TOKEN_VARIABLE})")))  # fmt: skip
