@@ -21,7 +21,7 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
 
 from battle_ledger.sheets.errors import CommandError
@@ -34,7 +34,7 @@ __all__ = [
     "MAX_FUNCTION_CELLS",
     "TOKEN_VARIABLE",
     "RequestGuard",
-    "payload_problem",
+    "checked_payload",
     "validate_token",
 ]
 
@@ -76,8 +76,17 @@ def _refused(status: int, message: str, value: Any, expected: str) -> _RefusedEr
 class RequestGuard:
     """``app`` behind the checks of a request's size and shape (see the module)."""
 
-    def __init__(self, app: _App, *, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        app: _App,
+        *,
+        functions: Collection[str] = (),
+        scripts: Collection[str] = (),
+        max_body: int = MAX_BODY_BYTES,
+    ) -> None:
         self.app = app
+        self.functions = frozenset(functions)
+        self.scripts = frozenset(scripts)
         self.max_body = max_body
 
     async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
@@ -86,7 +95,7 @@ class RequestGuard:
             return
         try:
             body = await self._body(scope, receive)
-            _check(str(scope.get("path", "")), body)
+            self._check(str(scope.get("path", "")), body)
         except _RefusedError as refused:
             await _answer(send, refused.status, str(refused))
             return
@@ -130,6 +139,31 @@ class RequestGuard:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
+    def _check(self, path: str, body: bytes) -> None:
+        """Refuse a function call or a button's payload that is not as the add-in sends
+        it, or that names a function or a button the server does not have."""
+        if path.endswith(_FUNCTION_CALL):
+            what, cells, known, name = "a function call", MAX_FUNCTION_CELLS, self.functions, ""
+        elif _SCRIPT_CALL in path:
+            what, cells, known = "a button's workbook", MAX_BOOK_CELLS, self.scripts
+            name = path.rsplit("/", 1)[-1]
+        else:
+            return
+        payload = checked_payload(body, what=what, max_cells=cells)
+        if not name:
+            name = payload.get("func_name")
+            if not isinstance(name, str) or not isinstance(payload.get("args"), list):
+                raise _refused(400, "a function call names no function or has no arguments",
+                               ", ".join(sorted(map(str, payload)))[:60],
+                               "func_name and args, a list")  # fmt: skip
+            _check_cells(payload["args"])
+        elif not isinstance(payload.get("args", []), list):
+            raise _refused(400, "a button's arguments are not a list",
+                           _json_type(payload["args"]), "args, a list")  # fmt: skip
+        if known and name not in known:  # xlwings takes the module's attribute of that name
+            raise _refused(404, f"no {'button' if _SCRIPT_CALL in path else 'function'} of "
+                           "that name", name[:60], "one the task pane offers")  # fmt: skip
+
 
 async def _answer(send: _Send, status: int, text: str) -> None:
     body = (text.replace("\n", " ") + "\n").encode("utf-8")
@@ -143,30 +177,19 @@ async def _answer(send: _Send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _check(path: str, body: bytes) -> None:
-    """Refuse a function call or a button's payload that is not as the add-in sends it."""
-    if path.endswith(_FUNCTION_CALL):
-        what, cells = "a function call", MAX_FUNCTION_CELLS
-    elif _SCRIPT_CALL in path:
-        what, cells = "a button's workbook", MAX_BOOK_CELLS
-    else:
-        return
-    problem = payload_problem(body, what=what, max_cells=cells)
-    if problem is not None:
-        raise problem
-
-
-def payload_problem(body: bytes, *, what: str, max_cells: int) -> _RefusedError | None:
-    """Why ``body`` is no payload of ``what`` to pass on (an error with its status),
-    or None."""
+def checked_payload(body: bytes, *, what: str, max_cells: int) -> dict[str, Any]:
+    """``body`` as the payload of ``what``, or why it is none to pass on (an error with
+    its HTTP status)."""
     try:
         payload = json.loads(body)
     except RecursionError:
-        return _refused(400, f"{what} nests too deep", "JSON", f"at most {MAX_DEPTH} levels")
+        raise _refused(400, f"{what} nests too deep", "JSON",
+                       f"at most {MAX_DEPTH} levels") from None  # fmt: skip
     except ValueError:
-        return _refused(400, f"{what} is not JSON", f"{len(body):,} bytes", "a JSON object")
+        raise _refused(400, f"{what} is not JSON", f"{len(body):,} bytes",
+                       "a JSON object") from None  # fmt: skip
     if not isinstance(payload, dict):
-        return _refused(400, f"{what} is not a JSON object", f"a {_json_type(payload)}",
+        raise _refused(400, f"{what} is not a JSON object", f"a {_json_type(payload)}",
                         "a JSON object")  # fmt: skip
     values = claimed = 0
     # Iteratively (no recursion on the sender's depth): each value with its depth.
@@ -174,26 +197,44 @@ def payload_problem(body: bytes, *, what: str, max_cells: int) -> _RefusedError 
     while stack:
         item, depth, key = stack.pop()
         if depth > MAX_DEPTH:
-            return _refused(400, f"{what} nests too deep", f"{depth} levels",
+            raise _refused(400, f"{what} nests too deep", f"{depth} levels",
                             f"at most {MAX_DEPTH}")  # fmt: skip
         if isinstance(item, dict):
             stack.extend((v, depth + 1, str(k)) for k, v in item.items())
         elif isinstance(item, list):
             values += len(item)
             if values > max_cells:
-                return _refused(413, f"{what} holds too many values", f"over {max_cells:,}",
+                raise _refused(413, f"{what} holds too many values", f"over {max_cells:,}",
                                 f"at most {max_cells:,} (a smaller range)")  # fmt: skip
             stack.extend((v, depth + 1, key) for v in item)
         elif key.endswith("address") and isinstance(item, str) and item:
             area = _area(item)
             if area is None:
-                return _refused(400, f"{what} has an address that is none", item[:60],
+                raise _refused(400, f"{what} has an address that is none", item[:60],
                                 "an address such as A1:D20")  # fmt: skip
             claimed += area
             if claimed > MAX_CLAIMED_CELLS:
-                return _refused(413, f"{what} claims too many cells", item[:60],
+                raise _refused(413, f"{what} claims too many cells", item[:60],
                                 f"at most {MAX_CLAIMED_CELLS:,} cells in all")  # fmt: skip
-    return None
+    return payload
+
+
+def _check_cells(args: list[Any]) -> None:
+    """A function's arguments hold values, ranges of them, and Excel's typed values
+    (an error, a date: ``{"type": ..., "basicValue": ...}``): no other object."""
+    stack = list(args)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict) and (
+            not isinstance(item.get("type"), str)
+            or "basicValue" not in item
+            or isinstance(item["basicValue"], (dict, list))
+        ):
+            raise _refused(400, "a function's argument holds an object that is no cell value",
+                           ", ".join(sorted(map(str, item)))[:60],
+                           "values, ranges of values, or {type, basicValue}")  # fmt: skip
 
 
 def _json_type(value: Any) -> str:

@@ -69,7 +69,7 @@ LICENSE_HELP = (
 AUTH_CHOICES = ("none", "token", "entraid")
 
 #: How long a stop (SIGTERM, Ctrl-C) waits for the server before killing it.
-STOP_SECONDS = 1.5
+STOP_SECONDS = 1.0
 
 #: What Entra ID needs from the environment (xlwings Server reads them itself).
 _ENTRAID_VARIABLES = ("XLWINGS_AUTH_ENTRAID_CLIENT_ID", "XLWINGS_AUTH_ENTRAID_TENANT_ID")

@@ -20,6 +20,7 @@ os.environ.setdefault("XLWINGS_ON_SERVER", "true")
 from fastapi.responses import PlainTextResponse
 from starlette.exceptions import HTTPException
 from xlwings_server import main as _server
+from xlwings_server.routers import xlwings as _routes
 
 from battle_ledger.xlfuncs._serve_guard import RequestGuard
 
@@ -30,6 +31,15 @@ async def _http_error(request: Any, exc: HTTPException) -> PlainTextResponse:
     return PlainTextResponse(text, status_code=exc.status_code, headers=exc.headers)
 
 
+def _names(module: Any, mark: str) -> list[str]:
+    """The functions (``__xlfunc__``) or buttons (``__xlscript__``) xlwings Server serves."""
+    return [name for name, value in vars(module).items() if hasattr(value, mark)]
+
+
 _server.app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
 
-app = RequestGuard(_server.main_app)
+app = RequestGuard(
+    _server.main_app,
+    functions=_names(_routes.custom_functions, "__xlfunc__"),
+    scripts=_names(_routes.custom_scripts, "__xlscript__"),
+)
