@@ -29,15 +29,19 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import Upload, run_on_file, run_report
 from battle_ledger.xlfuncs._serve_guard import (
     MAX_BODY_BYTES,
+    MAX_BOOK_CELLS,
     MAX_CLAIMED_CELLS,
     MAX_DEPTH,
     MAX_FUNCTION_CELLS,
     TOKEN_VARIABLE,
+    checked_payload,
 )
 from battle_ledger.xlfuncs.cli import cli
 from tests.served import Served, server_missing, start_server, stop_server
@@ -284,6 +288,36 @@ def test_a_value_of_the_wrong_type_is_refused(grounds: dict[str, Path], guarded:
     _assert_refused(_send(guarded, "/xlwings/custom-scripts-call/campaign_losses", b"[1, 2]"), 400)
 
 
+def _malformed(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """A button's workbook with each part xlwings reads of the wrong shape."""
+    sheets = payload["sheets"]
+
+    def first(**changed: Any) -> dict[str, Any]:
+        return payload | {"sheets": [sheets[0] | changed, *sheets[1:]]}
+
+    return [
+        {}, {k: v for k, v in payload.items() if k != "sheets"}, payload | {"sheets": "x"},
+        payload | {"sheets": [1]}, payload | {"book": "x"},
+        payload | {"book": payload["book"] | {"active_sheet_index": "x"}},
+        payload | {"book": payload["book"] | {"active_sheet_index": True}},
+        payload | {"names": "x"}, payload | {"names": [{"name": 1}]},
+        payload | {"names": [{"name": "x"}]}, first(name=5), first(values="x"),
+        first(values=[[1], 5]), first(values=[[{"type": "Error"}]]), first(tables="x"),
+        first(tables=[{"name": 5, "range_address": "A1"}]), first(tables=[7]),
+    ]  # fmt: skip
+
+
+def test_a_workbook_of_the_wrong_shape_is_refused(
+    grounds: dict[str, Path], guarded: Served
+) -> None:
+    payload = book_json(grounds["campaign"]) | {"args": []}
+    for wrong in _malformed(payload):
+        for macro in ("report", "campaign_add_battle"):
+            answer = _send(guarded, f"/xlwings/custom-scripts-call/{macro}",
+                           json.dumps(wrong).encode())  # fmt: skip
+            _assert_refused(answer, 400)
+
+
 # -- sizes and shapes ---------------------------------------------------------------------
 
 
@@ -342,6 +376,32 @@ def test_a_table_claiming_the_whole_sheet_is_refused(
         answer = _send(guarded, "/xlwings/custom-scripts-call/report",
                        json.dumps(payload).encode())  # fmt: skip
         _assert_refused(answer, 400)
+
+
+_ROWS = st.one_of(st.integers(1, 2_500), st.integers(1, 1_048_576))  # near the limit too
+_COLUMNS = st.one_of(st.integers(1, 2_500), st.integers(1, 16_384))
+
+
+@given(_COLUMNS, _ROWS, _COLUMNS, _ROWS, st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_an_address_claims_the_cells_it_covers(
+    c1: int, r1: int, c2: int, r2: int, absolute: bool
+) -> None:
+    """Refused exactly when the range covers more than ``MAX_CLAIMED_CELLS`` cells (the
+    corners in either order, with or without $ and a sheet's name)."""
+    from openpyxl.utils import get_column_letter
+
+    mark = "$" if absolute else ""
+    address = (f"'Sheet 1'!{mark}{get_column_letter(c1)}{mark}{r1}:"
+               f"{mark}{get_column_letter(c2)}{mark}{r2}")  # fmt: skip
+    payload = {"sheets": [{"tables": [{"range_address": address}]}]}
+    covered = (abs(c2 - c1) + 1) * (abs(r2 - r1) + 1)
+    body = json.dumps(payload).encode()
+    if covered > MAX_CLAIMED_CELLS:
+        with pytest.raises(Exception, match="claims too many cells"):
+            checked_payload(body, what="a button's workbook", max_cells=MAX_BOOK_CELLS)
+    else:
+        assert checked_payload(body, what="a button's workbook", max_cells=MAX_BOOK_CELLS)
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 5_000, 200_000])

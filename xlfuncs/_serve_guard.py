@@ -160,6 +160,8 @@ class RequestGuard:
         elif not isinstance(payload.get("args", []), list):
             raise _refused(400, "a button's arguments are not a list",
                            _json_type(payload["args"]), "args, a list")  # fmt: skip
+        else:
+            _check_book(payload)
         if known and name not in known:  # xlwings takes the module's attribute of that name
             raise _refused(404, f"no {'button' if _SCRIPT_CALL in path else 'function'} of "
                            "that name", name[:60], "one the task pane offers")  # fmt: skip
@@ -219,6 +221,72 @@ def checked_payload(body: bytes, *, what: str, max_cells: int) -> dict[str, Any]
     return payload
 
 
+#: The shape of the workbook the add-in sends with a button (what xlwings reads of it):
+#: per part, each key's type (a tuple: the types it may take) and whether it must be
+#: there. A key not listed passes as it is.
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_TEXT = (str, type(None))
+_BOOK: dict[str, tuple[tuple[type, ...], bool]] = {
+    "book": ((dict,), True), "sheets": ((list,), True), "names": ((list,), True),
+}  # fmt: skip
+_BOOK_PARTS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    "book": {"name": ((str,), True), "active_sheet_index": ((int,), True),
+             "selection": (_OPTIONAL_TEXT, False)},
+    "sheets": {"name": ((str,), True), "values": ((list,), True), "tables": ((list,), False),
+               "pictures": ((list,), False), "shapes": ((list,), False),
+               "charts": ((list,), False), "pivot_tables": ((list,), False),
+               "notes": ((list,), False), "used_range_address": (_OPTIONAL_TEXT, False)},
+    "names": {"name": ((str,), True), "address": (_OPTIONAL_TEXT, True),
+              "sheet_index": (_OPTIONAL_INT, False), "book_scope": ((bool,), False),
+              "scope_sheet_index": (_OPTIONAL_INT, False),
+              "scope_sheet_name": (_OPTIONAL_TEXT, False), "refers_to": (_OPTIONAL_TEXT, False)},
+    "tables": {"name": ((str,), True), "range_address": ((str,), True),
+               "header_row_range_address": (_OPTIONAL_TEXT, False),
+               "data_body_range_address": (_OPTIONAL_TEXT, False),
+               "total_row_range_address": (_OPTIONAL_TEXT, False),
+               "show_headers": ((bool,), False), "show_totals": ((bool,), False)},
+}  # fmt: skip
+
+
+def _check_book(payload: dict[str, Any]) -> None:
+    """A button's workbook shaped as the add-in sends it (``_BOOK_PARTS``), its sheets'
+    values rows of plain values: anything else would fail inside xlwings."""
+    _check_keys(payload, _BOOK, "the workbook")
+    _check_keys(payload["book"], _BOOK_PARTS["book"], "the workbook's book")
+    for part in ("sheets", "names"):
+        for item in payload[part]:
+            _check_keys(item, _BOOK_PARTS[part], f"the workbook's {part}")
+    for sheet in payload["sheets"]:
+        for key in ("tables", "pictures", "shapes", "charts", "pivot_tables", "notes"):
+            for item in sheet.get(key, ()):
+                _check_keys(item, _BOOK_PARTS.get(key, {}), f"a sheet's {key}")
+        for row in sheet["values"]:
+            if not isinstance(row, list) or any(isinstance(c, (list, dict)) for c in row):
+                raise _refused(400, f"the values of sheet {sheet['name'][:60]!r} are not rows",
+                               f"a {_json_type(row)}", "rows, each a list of values")  # fmt: skip
+
+
+def _check_keys(item: Any, spec: dict[str, tuple[tuple[type, ...], bool]], where: str) -> None:
+    if not isinstance(item, dict):
+        raise _refused(400, f"{where} is not an object", f"a {_json_type(item)}", "an object")
+    for key, (types, required) in spec.items():
+        if key not in item:
+            if required:
+                raise _refused(400, f"{where} lacks {key}", ", ".join(sorted(item))[:60],
+                               key)  # fmt: skip
+            continue
+        value = item[key]
+        # JSON's true is no number here (bool is an int to Python).
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise _refused(400, f"{where} has {key} of the wrong type",
+                           f"a {_json_type(value)}",
+                           " or ".join(_TYPE_WORDS[t] for t in types))  # fmt: skip
+
+
+_TYPE_WORDS = {str: "text", int: "a whole number", bool: "true/false", list: "a list",
+               dict: "an object", type(None): "null"}  # fmt: skip
+
+
 def _check_cells(args: list[Any]) -> None:
     """A function's arguments hold values, ranges of them, and Excel's typed values
     (an error, a date: ``{"type": ..., "basicValue": ...}``): no other object."""
@@ -238,9 +306,8 @@ def _check_cells(args: list[Any]) -> None:
 
 
 def _json_type(value: Any) -> str:
-    return {list: "list", str: "string", bool: "true/false", type(None): "null"}.get(
-        type(value), "number"
-    )
+    return {list: "list", str: "string", bool: "true/false", type(None): "null",
+            dict: "object"}.get(type(value), "number")  # fmt: skip
 
 
 def _area(address: str) -> int | None:
