@@ -493,14 +493,28 @@ def _busy(served: Served, body: bytes, answered: list[int]) -> None:
         answered.append(0)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_busy_server_stops_within_two_seconds(signum: int, tmp_path: Path) -> None:
-    """Requests keep the server's one thread busy (each a column of distinct values,
-    computed in the event loop, one after the other); the signal stops it all the same."""
+def _running(group: str) -> list[str]:
+    """The processes of process group ``group`` that have not ended."""
+    found = subprocess.run(["ps", "-e", "-o", "pid=,pgid=,stat="], capture_output=True,
+                           text=True, check=True)  # fmt: skip
+    rows = [line.split() for line in found.stdout.splitlines()]
+    return [r[0] for r in rows if len(r) == 3 and r[1] == group and not r[2].startswith("Z")]
+
+
+@pytest.mark.parametrize(
+    ("signum", "workers"), [(signal.SIGTERM, "1"), (signal.SIGINT, "1"), (signal.SIGTERM, "2")]
+)
+def test_a_busy_server_stops_within_two_seconds(signum: int, workers: str, tmp_path: Path) -> None:
+    """Requests keep the server's threads busy (each a column of distinct values,
+    computed in the event loop, one after the other); the signal stops it all the same,
+    every process of it."""
     missing = server_missing()
     if missing:
         pytest.skip(missing)
-    served = start_server(tmp_path)
+    served = start_server(tmp_path, "--workers", workers)
+    found = subprocess.run(["pgrep", "-P", str(served.process.pid)], capture_output=True,
+                           text=True, check=True)  # fmt: skip
+    (child,) = found.stdout.split()
     answered: list[int] = []
     # Built once, before: the test's own threads then only send (the GIL is the test's).
     column = [[float(i) + 0.5] for i in range(MAX_FUNCTION_CELLS - 10)]
@@ -517,6 +531,11 @@ def test_a_busy_server_stops_within_two_seconds(signum: int, tmp_path: Path) -> 
         served.process.wait(timeout=10)
         took = time.monotonic() - started
         assert took < 2, f"stopped after {took:.2f} s"
+        # Every process of it stopped within the two seconds too (a zombie is stopped:
+        # reaping it is init's business).
+        while _running(child) and time.monotonic() - started < 2:
+            time.sleep(0.05)
+        assert _running(child) == []
         for sender in senders:
             sender.join(timeout=30)
     finally:

@@ -141,30 +141,29 @@ class RequestGuard:
 
     def _check(self, path: str, body: bytes) -> None:
         """Refuse a function call or a button's payload that is not as the add-in sends
-        it, or that names a function or a button the server does not have."""
+        it, or that names a function or a button the server does not have (xlwings
+        takes the module's attribute of that name)."""
         if path.endswith(_FUNCTION_CALL):
-            what, cells, known, name = "a function call", MAX_FUNCTION_CELLS, self.functions, ""
-        elif _SCRIPT_CALL in path:
-            what, cells, known = "a button's workbook", MAX_BOOK_CELLS, self.scripts
-            name = path.rsplit("/", 1)[-1]
-        else:
-            return
-        payload = checked_payload(body, what=what, max_cells=cells)
-        if not name:
+            payload = checked_payload(body, what="a function call", max_cells=MAX_FUNCTION_CELLS)
             name = payload.get("func_name")
             if not isinstance(name, str) or not isinstance(payload.get("args"), list):
                 raise _refused(400, "a function call names no function or has no arguments",
                                ", ".join(sorted(map(str, payload)))[:60],
                                "func_name and args, a list")  # fmt: skip
+            if self.functions and name not in self.functions:
+                raise _refused(404, "no function of that name", name[:60],
+                               "one the functions' list offers")  # fmt: skip
             _check_cells(payload["args"])
-        elif not isinstance(payload.get("args", []), list):
-            raise _refused(400, "a button's arguments are not a list",
-                           _json_type(payload["args"]), "args, a list")  # fmt: skip
-        else:
+        elif _SCRIPT_CALL in path:
+            payload = checked_payload(body, what="a button's workbook", max_cells=MAX_BOOK_CELLS)
+            name = path.rsplit("/", 1)[-1]
+            if self.scripts and name not in self.scripts:
+                raise _refused(404, "no button of that name", name[:60],
+                               "one the task pane offers")  # fmt: skip
+            if not isinstance(payload.get("args", []), list):
+                raise _refused(400, "a button's arguments are not a list",
+                               _json_type(payload["args"]), "args, a list")  # fmt: skip
             _check_book(payload)
-        if known and name not in known:  # xlwings takes the module's attribute of that name
-            raise _refused(404, f"no {'button' if _SCRIPT_CALL in path else 'function'} of "
-                           "that name", name[:60], "one the task pane offers")  # fmt: skip
 
 
 async def _answer(send: _Send, status: int, text: str) -> None:

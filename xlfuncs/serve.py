@@ -33,14 +33,19 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from battle_ledger.sheets.errors import CommandError
-from battle_ledger.sheets.ledger import KINDS, LedgerKind
-from battle_ledger.sheets.operations import Operation, Option, load_operations, operations_for
+
+# What the task pane is made of is imported where it is made (the child process): the
+# process that stays to stop the server keeps little, and ends at once.
+if TYPE_CHECKING:
+    from battle_ledger.sheets.ledger import LedgerKind
+    from battle_ledger.sheets.operations import Operation, Option
 from battle_ledger.xlfuncs._serve_guard import TOKEN_VARIABLE
 
 __all__ = [
@@ -212,6 +217,9 @@ def taskpane_html(settings: ServeSettings | None = None) -> str:
     form, and Report and Check for any ledger; with the club's token as ``auth``, a
     field to type it into. A Jinja template of xlwings Server's: our text goes in raw
     (a brace in a help text stays a brace)."""
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import load_operations, operations_for
+
     load_operations()  # the ledger kinds register as their modules load
     panels = []
     for kind in KINDS.values():
@@ -425,8 +433,9 @@ def run(
     noncommercial: bool = False,
     write_only: bool = False,
 ) -> None:
-    """Write the project folder (``project``, or a temporary one) and run xlwings Server
-    on it until interrupted; ``write_only``: write ``project`` and return."""
+    """Run xlwings Server on a project folder (``project``, or a temporary one removed
+    after) until SIGTERM or Ctrl-C, in a child process that writes the folder first;
+    ``write_only``: write ``project`` here and return."""
     if (settings.certfile is None) != (settings.keyfile is None):
         raise CommandError("--certfile and --keyfile go together (https needs both)")
     _who_may_call(settings)
@@ -445,7 +454,6 @@ def run(
             project = Path(stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="battle-ledger-server-")
             ))  # fmt: skip
-        write_project(project, settings)
         env = os.environ | {
             # Read by xlwings Server when it is imported (its settings, templates, modules).
             "XLWINGS_PROJECT_DIR": str(project.resolve()),
@@ -454,8 +462,8 @@ def run(
             # Over any the user's environment holds: --auth decides who calls.
             "XLWINGS_AUTH_PROVIDERS": json.dumps(settings.providers),
         }
-        _supervise([sys.executable, "-m", "battle_ledger.xlfuncs.serve", _child_args(settings)],
-                   env)  # fmt: skip
+        module = "battle_ledger.xlfuncs.serve"
+        _supervise([sys.executable, "-m", module, _child_args(settings, project)], env)
 
 
 class _StopError(Exception):
@@ -475,7 +483,9 @@ def _supervise(command: list[str], env: dict[str, str]) -> None:
     before = {s: signal.signal(s, _stop) for s in handled}
     child: subprocess.Popen[bytes] | None = None
     try:
-        child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+        # Its own process group: --workers' processes are stopped (killed) with it.
+        child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                 start_new_session=hasattr(os, "killpg"))  # fmt: skip
         code = child.wait()
         if code:
             raise CommandError(f"the server stopped (exit code {code}); its output is above")
@@ -484,41 +494,86 @@ def _supervise(command: list[str], env: dict[str, str]) -> None:
     finally:
         for s in handled:  # a second Ctrl-C while stopping: still stopped, not left behind
             signal.signal(s, signal.SIG_IGN)
-        if child is not None and child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        if child is not None:
+            _end(child)
         for s, handler in before.items():
             signal.signal(s, handler)
 
 
-def _child_args(settings: ServeSettings) -> str:
-    return json.dumps({
-        "host": settings.host, "port": settings.port, "workers": settings.workers,
-        "certfile": None if settings.certfile is None else str(settings.certfile),
-        "keyfile": None if settings.keyfile is None else str(settings.keyfile),
-    })  # fmt: skip
+def _end(child: subprocess.Popen[bytes]) -> None:
+    """Ask the server's processes to stop (its group: the workers of --workers too);
+    kill those still running after ``STOP_SECONDS``."""
+    group = getattr(os, "killpg", None)
+    if child.poll() is not None and group is None:
+        return
+    _signal(child, group, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(timeout=STOP_SECONDS)
+    # A worker may still be busy after the child stopped: the group, until it is empty.
+    while _signal(child, group, 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _signal(child, group, getattr(signal, "SIGKILL", signal.SIGTERM))
+    child.wait()
+
+
+def _signal(child: subprocess.Popen[bytes], group: Any, signum: int) -> bool:
+    """Send ``signum`` to the child's group (or to the child where there are no groups);
+    whether any of them was there to receive it."""
+    try:
+        if group is not None:
+            group(child.pid, signum)
+        elif child.poll() is None:
+            child.send_signal(signum)
+        else:
+            return False
+    except (ProcessLookupError, PermissionError):
+        return False  # gone already
+    return True
+
+
+def _child_args(settings: ServeSettings, project: Path) -> str:
+    given = {k: str(v) if isinstance(v, Path) else v for k, v in vars(settings).items()}
+    return json.dumps(given | {"project": str(project)})
 
 
 def _serve_child(args: str) -> None:
-    """The child process: uvicorn on ``serve_app`` (xlwings Server behind the guard)."""
+    """The child process: writes the project, then runs uvicorn on ``serve_app``
+    (xlwings Server behind the guard) until asked to stop; stopped with ``serve``
+    should that be killed outright (Linux)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    given = json.loads(args)
+    project = Path(given.pop("project"))
+    for name in ("certfile", "keyfile"):
+        given[name] = None if given[name] is None else Path(given[name])
+    settings = ServeSettings(**given)
+    try:
+        write_project(project, settings)
+    except CommandError as exc:
+        sys.stderr.write(f"battle-ledger serve: {exc}\n")
+        sys.exit(1)
     import uvicorn
 
-    given = json.loads(args)
     uvicorn.run(
         "battle_ledger.xlfuncs.serve_app:app",
-        host=given["host"],
-        port=given["port"],
-        workers=given["workers"],
-        ssl_certfile=given["certfile"],
-        ssl_keyfile=given["keyfile"],
-        # A stop waits this long for the requests under way (the parent kills after
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        ssl_certfile=None if settings.certfile is None else str(settings.certfile),
+        ssl_keyfile=None if settings.keyfile is None else str(settings.keyfile),
+        # A stop waits this long for the requests under way (``serve`` kills after
         # STOP_SECONDS whatever they do).
         timeout_graceful_shutdown=1,
     )
+    # Stopped: nothing of this process's is left to tidy (the folder is serve's), and
+    # unloading the hundreds of modules it imported would only make the stop late.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
