@@ -566,3 +566,81 @@ def test_a_request_never_reads_the_servers_standard_input(tmp_path: Path) -> Non
             assert os.readlink(f"/proc/{child}/fd/0") == "/dev/null"
     finally:
         stop_server(served)
+
+
+# -- the task pane sends content, never a path --------------------------------------------
+
+
+def test_the_task_pane_offers_files_to_choose_not_paths_to_type(tmp_path: Path) -> None:
+    """Each option taking a file is a file input (and, for a CSV, a box to paste it),
+    with no text field where a path could be typed."""
+    import html.parser
+
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import operations_for
+    from battle_ledger.xlfuncs.macros import macro_name
+    from battle_ledger.xlfuncs.serve import taskpane_html
+
+    class Fields(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: dict[str, dict[str, str | None]] = {}
+            self.pasted: set[str] = set()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            given = dict(attrs)
+            if "data-option" in given:
+                self.found[str(given["id"])] = given | {"tag": tag}
+            if "data-paste-for" in given:
+                self.pasted.add(str(given["data-paste-for"]))
+
+    fields = Fields()
+    fields.feed(taskpane_html())
+    files = [(macro_name(kind.macro_prefix, op.name), o) for kind in KINDS.values()
+             for op in operations_for(kind.name) for o in op.options.values()
+             if o.takes_file]  # fmt: skip
+    assert {o.name for _, o in files} == {"from_csv", "ledgers"}
+    for macro, option in files:
+        field = fields.found[f"{macro}-{option.name}"]
+        assert (field["tag"], field["type"]) == ("input", "file")
+        assert ("multiple" in field) == option.several
+        assert field["accept"] == ",".join(option.accept)
+        assert (f"{macro}-{option.name}" in fields.pasted) == (option.accept == (".csv",))
+
+
+def test_the_task_pane_reads_the_files_chosen_in_node(tmp_path: Path) -> None:
+    """``taskpane.js`` in Node.js: a file field's argument is what was read of the
+    files (base64, as Node encodes it), or blank; a file over the limit is refused."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    from battle_ledger.xlfuncs.serve import taskpane_script
+
+    folder = tmp_path / "js"
+    (folder / "custom-scripts").mkdir(parents=True)
+    (folder / "custom-scripts" / "index.js").write_text("export function registerCallback() {}\n")
+    (folder / "battle-ledger.mjs").write_text(taskpane_script(), encoding="utf-8")
+    (folder / "run.mjs").write_text(
+        """
+import assert from "node:assert/strict";
+import { formArgs, readFiles, toBase64 } from "./battle-ledger.mjs";
+const bytes = Uint8Array.from({ length: 70000 }, (_, i) => (i * 7919) % 256);
+assert.equal(toBase64(bytes), Buffer.from(bytes).toString("base64"));
+const file = (name, data) => ({ name, size: data.length, arrayBuffer: async () => data.buffer });
+const sent = await readFiles([file("ligny.xlsx", bytes), file("b.csv", Uint8Array.of(65))], 70000);
+assert.deepEqual(sent, [{ name: "ligny.xlsx", base64: Buffer.from(bytes).toString("base64") },
+                        { name: "b.csv", base64: "QQ==" }]);
+assert.equal(await readFiles([], 10), undefined);
+await assert.rejects(readFiles([file("big.xlsx", bytes)], 69999), /too large/);
+// A file input's value is the browser's "C:\\fakepath\\..." text: never sent.
+const chosen = { dataset: { file: "" }, value: "C:\\fakepath\\a.csv" };
+const read = { dataset: { file: "" }, sentFiles: sent };
+assert.deepEqual(formArgs([{ value: " Ligny " }, chosen, read]), ["Ligny", "", sent]);
+console.log("ok");
+""",
+        encoding="utf-8",
+    )
+    done = subprocess.run([node, str(folder / "run.mjs")], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
