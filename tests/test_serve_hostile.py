@@ -595,7 +595,7 @@ def test_the_task_pane_offers_files_to_choose_not_paths_to_type(tmp_path: Path) 
                 self.pasted.add(str(given["data-paste-for"]))
 
     fields = Fields()
-    fields.feed(taskpane_html())
+    fields.feed(taskpane_html())  # loads every kind's operations
     files = [(macro_name(kind.macro_prefix, op.name), o) for kind in KINDS.values()
              for op in operations_for(kind.name) for o in op.options.values()
              if o.takes_file]  # fmt: skip
@@ -644,3 +644,19 @@ console.log("ok");
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_every_option_naming_a_file_takes_its_content() -> None:
+    """An option whose help speaks of a file, a ledger or standard input is declared
+    as taking a file (``Upload``): none takes a path as text a request could send."""
+    import re
+
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import load_operations, operations_for
+
+    load_operations()
+    speaks = re.compile(r"\b(files?|csv|ledgers?|workbooks?|standard input|path)\b", re.I)
+    found = {(op.name, o.name): o.takes_file for kind in KINDS.values()
+             for op in operations_for(kind.name) for o in op.options.values()
+             if speaks.search(o.help)}  # fmt: skip
+    assert found and all(found.values()), found
