@@ -39,6 +39,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.errors import CommandError
 
 # What the task pane is made of is imported where it is made (the child process): the
@@ -54,6 +55,7 @@ __all__ = [
     "LICENSE_HELP",
     "STOP_SECONDS",
     "ServeSettings",
+    "ServerStoppedError",
     "run",
     "taskpane_html",
     "taskpane_script",
@@ -466,6 +468,10 @@ def run(
         _supervise([sys.executable, "-m", module, _child_args(settings, project)], env)
 
 
+class ServerStoppedError(BattleLedgerError):
+    """The server ended on its own (its address taken, its folder not writable...)."""
+
+
 class _StopError(Exception):
     """SIGTERM or Ctrl-C reached ``serve``."""
 
@@ -488,7 +494,8 @@ def _supervise(command: list[str], env: dict[str, str]) -> None:
                                  start_new_session=hasattr(os, "killpg"))  # fmt: skip
         code = child.wait()
         if code:
-            raise CommandError(f"the server stopped (exit code {code}); its output is above")
+            raise ServerStoppedError(f"the server stopped (exit code {code}); its output is "
+                                     "above")  # fmt: skip
     except _StopError:
         pass
     finally:
@@ -504,8 +511,8 @@ def _end(child: subprocess.Popen[bytes]) -> None:
     """Ask the server's processes to stop (its group: the workers of --workers too);
     kill those still running after ``STOP_SECONDS``."""
     group = getattr(os, "killpg", None)
-    if child.poll() is not None and group is None:
-        return
+    if child.poll() is not None:
+        return  # it ended on its own
     _signal(child, group, signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS
     with contextlib.suppress(subprocess.TimeoutExpired):
