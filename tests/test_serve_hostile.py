@@ -14,6 +14,7 @@ server stops within two seconds of SIGTERM or SIGINT.
 from __future__ import annotations
 
 import base64
+import functools
 import http.client
 import json
 import os
@@ -133,10 +134,16 @@ def _send(
         connection.close()
 
 
+@functools.cache
+def _book(path: Path) -> dict[str, Any]:
+    """The add-in's payload of the workbook at ``path`` (read once: never changed)."""
+    return book_json(path)
+
+
 def _button(
     served: Served, book: Path, macro: str, args: list[Any], **kwargs: Any
 ) -> tuple[int, str]:
-    payload = book_json(book) | {"args": args}
+    payload = _book(book) | {"args": args}
     return _send(served, f"/xlwings/custom-scripts-call/{macro}",
                  json.dumps(payload).encode(), **kwargs)  # fmt: skip
 
@@ -501,6 +508,7 @@ def _running(group: str) -> list[str]:
     return [r[0] for r in rows if len(r) == 3 and r[1] == group and not r[2].startswith("Z")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "workers"), [(signal.SIGTERM, "1"), (signal.SIGINT, "1"), (signal.SIGTERM, "2")]
 )
@@ -546,6 +554,7 @@ def test_a_busy_server_stops_within_two_seconds(signum: int, workers: str, tmp_p
         _send(served, "/xlwings/custom-scripts-meta")
 
 
+@pytest.mark.slow
 def test_a_request_never_reads_the_servers_standard_input(tmp_path: Path) -> None:
     """Even with a terminal's standard input open (a pipe nobody writes to), ``-`` is
     refused at once: the server's own is closed, and the option takes content only."""
@@ -660,3 +669,25 @@ def test_every_option_naming_a_file_takes_its_content() -> None:
              for op in operations_for(kind.name) for o in op.options.values()
              if speaks.search(o.help)}  # fmt: skip
     assert found and all(found.values()), found
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"])
+def test_this_machine_needs_no_authentication(host: str, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    result = CliRunner().invoke(cli, ["serve", "--host", host, "--write-only", "--project",
+                                      str(project)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "auth_providers = []" in (project / "pyproject.toml").read_text()
+
+
+def test_entra_id_is_written_for_xlwings_server(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    env = {"XLWINGS_AUTH_ENTRAID_CLIENT_ID": str(uuid.uuid4()),
+           "XLWINGS_AUTH_ENTRAID_TENANT_ID": str(uuid.uuid4())}  # fmt: skip
+    args = ["serve", "--host", "0.0.0.0", "--auth", "entraid", "--write-only", "--project",
+            str(project)]  # fmt: skip
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    assert 'auth_providers = ["entraid"]' in (project / "pyproject.toml").read_text()
+    assert 'id="bl-club-token"' not in (project / "templates" / "taskpane.html").read_text()
+    assert 'providers.includes("entraid")' in (project / "static" / "js" / "auth.js").read_text()
