@@ -691,3 +691,37 @@ def test_entra_id_is_written_for_xlwings_server(tmp_path: Path) -> None:
     assert 'auth_providers = ["entraid"]' in (project / "pyproject.toml").read_text()
     assert 'id="bl-club-token"' not in (project / "templates" / "taskpane.html").read_text()
     assert 'providers.includes("entraid")' in (project / "static" / "js" / "auth.js").read_text()
+
+
+def test_a_body_sent_too_slowly_is_refused() -> None:
+    """A body trickled in (here: half of it, then nothing) gets 408 once the time for it
+    is up, and never reaches xlwings Server."""
+    import asyncio
+
+    from battle_ledger.xlfuncs._serve_guard import RequestGuard
+
+    reached: list[str] = []
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+
+    asked: list[int] = []
+
+    async def trickle() -> dict[str, Any]:
+        asked.append(1)
+        if len(asked) == 1:
+            return {"type": "http.request", "body": b'{"func_name": ', "more_body": True}
+        await asyncio.sleep(60)
+        raise AssertionError("waited for the rest of the body")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/xlwings/custom-functions-call",
+             "headers": [(b"content-length", b"40")]}  # fmt: skip
+    started = time.monotonic()
+    asyncio.run(RequestGuard(app, body_seconds=0.3)(scope, trickle, send))
+    assert time.monotonic() - started < 5
+    assert reached == [] and sent[0]["status"] == 408
+    assert b"took too long" in sent[1]["body"] and sent[1]["body"].count(b"\n") == 1

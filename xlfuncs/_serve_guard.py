@@ -2,11 +2,13 @@
 
 ``RequestGuard`` is an ASGI middleware in front of xlwings Server's app
 (``xlfuncs/serve_app.py``): a request body larger than ``MAX_BODY_BYTES`` is
-refused (413) before it is read whole; a function call or a button's payload that
-is not JSON, nests deeper than ``MAX_DEPTH``, carries more than its cells, or whose
-addresses claim more cells than ``MAX_CLAIMED_CELLS`` (a table said to cover
-A1:XFD1048576: xlwings would pad it out with blanks) is refused (413 or 400) before
-xlwings parses it. Every refusal is one line of text, our errors' own.
+refused (413) before it is read whole, one not sent within ``BODY_SECONDS`` (408);
+a function call or a button's payload that is not JSON, nests deeper than
+``MAX_DEPTH``, carries more than its cells, or whose addresses claim more cells than
+``MAX_CLAIMED_CELLS`` (a table said to cover A1:XFD1048576: xlwings would pad it out
+with blanks) is refused (413 or 400) before xlwings parses it; so is one of another
+shape than the add-in sends, or naming a function or a button the server does not
+have (404). Every refusal is one line of text, our errors' own.
 
 ``validate_token`` is the shared club token as an xlwings Server auth provider
 (``XLWINGS_AUTH_PROVIDERS=["custom"]``: the project's ``auth/custom`` module imports
@@ -16,6 +18,7 @@ or with another, gets 401.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -27,6 +30,7 @@ from typing import Any
 from battle_ledger.sheets.errors import CommandError
 
 __all__ = [
+    "BODY_SECONDS",
     "MAX_BODY_BYTES",
     "MAX_BOOK_CELLS",
     "MAX_CLAIMED_CELLS",
@@ -48,6 +52,9 @@ MAX_BOOK_CELLS = 1_000_000
 MAX_CLAIMED_CELLS = 4_000_000
 #: How deep a payload nests (a workbook: book, sheets, sheet, values, row: 5).
 MAX_DEPTH = 12
+#: How long a request may take to send its body (a body sent a byte a minute would
+#: hold a connection for ever).
+BODY_SECONDS = 60.0
 #: Where the server finds the club's shared token (never on the command line: ps shows it).
 TOKEN_VARIABLE = "BATTLE_LEDGER_SERVE_TOKEN"
 
@@ -83,8 +90,10 @@ class RequestGuard:
         functions: Collection[str] = (),
         scripts: Collection[str] = (),
         max_body: int = MAX_BODY_BYTES,
+        body_seconds: float = BODY_SECONDS,
     ) -> None:
         self.app = app
+        self.body_seconds = body_seconds
         self.functions = frozenset(functions)
         self.scripts = frozenset(scripts)
         self.max_body = max_body
@@ -126,8 +135,15 @@ class RequestGuard:
                     raise _refused(413, "the request is too large", f"{size:,} bytes", expected)
         chunks: list[bytes] = []
         size = 0
+        deadline = asyncio.get_running_loop().time() + self.body_seconds
         while True:
-            message = await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(left, 0))
+            except TimeoutError:
+                raise _refused(408, "the request took too long to send", f"over "
+                               f"{self.body_seconds:g} s", f"a whole request within "
+                               f"{self.body_seconds:g} s") from None  # fmt: skip
             if message["type"] == "http.disconnect":
                 raise _refused(400, "the request ended early", "no body", "a whole request")
             chunk = message.get("body", b"")

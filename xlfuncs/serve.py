@@ -81,6 +81,9 @@ STOP_SECONDS = 1.0
 #: What Entra ID needs from the environment (xlwings Server reads them itself).
 _ENTRAID_VARIABLES = ("XLWINGS_AUTH_ENTRAID_CLIENT_ID", "XLWINGS_AUTH_ENTRAID_TENANT_ID")
 
+#: The most connections a worker process holds at once (503 beyond).
+_MAX_CONNECTIONS = 64
+
 #: The shortest club token taken (a guessable one would open the server to anyone).
 _MIN_TOKEN = 16
 
@@ -575,6 +578,9 @@ def _serve_child(args: str) -> None:
         # A stop waits this long for the requests under way (``serve`` kills after
         # STOP_SECONDS whatever they do).
         timeout_graceful_shutdown=1,
+        # Beyond this many connections at once (a worker each), 503: a flood of large
+        # bodies cannot hold more than this many in memory.
+        limit_concurrency=_MAX_CONNECTIONS,
     )
     # Stopped: nothing of this process's is left to tidy (the folder is serve's), and
     # unloading the hundreds of modules it imported would only make the stop late.
