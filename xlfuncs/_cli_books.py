@@ -545,19 +545,23 @@ def run(
     # A dry run reads only: it works while Excel has the ledger open, and takes no lock.
     workbook = open_book(book, wait=wait, writable=not dry_run)
     batch = None
-    if len(groups) > 1:
-        lead = next(iter(groups[0]))
-        flag = "--" + lead.replace("_", "-")
-        batch = [(f"{flag} {group[lead]}", group) for group in groups]
-    op = find_operation(workbook.meta().kind, macro, file=book.name)
-    if rows_csv is not None:
-        if "from_csv" in op.options:
-            options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)
-        else:
-            batch = _csv_batch(rows_csv)
-    # An option taking a file gets the file's content: the operation never opens a path.
-    for given in [options, *(row for _, row in batch or ())]:
-        _read_files(op.options.values(), given)
+    try:
+        if len(groups) > 1:
+            lead = next(iter(groups[0]))
+            flag = "--" + lead.replace("_", "-")
+            batch = [(f"{flag} {group[lead]}", group) for group in groups]
+        op = find_operation(workbook.meta().kind, macro, file=book.name)
+        if rows_csv is not None:
+            if "from_csv" in op.options:
+                options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)
+            else:
+                batch = _csv_batch(rows_csv)
+        # An option taking a file gets the file's content: the operation never opens a path.
+        for given in [options, *(row for _, row in batch or ())]:
+            _read_files(op.options.values(), given)
+    except BaseException:
+        workbook.discard()  # the writer's lock let go: nothing was written
+        raise
     result = run_on_book(workbook, macro, house=house, dry_run=dry_run, batch=batch, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
