@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -65,6 +64,7 @@ from battle_ledger.sheets.ledger import (
 from battle_ledger.sheets.operations import (
     OperationResult,
     Option,
+    Upload,
     checker,
     load_operations,
     operation,
@@ -650,22 +650,23 @@ def loss_sources(ruleset: str) -> list[LedgerKind]:
                   key=lambda k: k.name)  # fmt: skip
 
 
-def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
+def _losses_from(upload: Upload, ledger: CampaignLedger) -> dict[str, int]:
     """Stands (figures) lost per formation in a battle ledger of ours of the campaign's
     rule set (a DEP ledger's stands lost per division, a casualty-brackets ledger's
-    figures lost per unit), every name matched to the campaign's formations first."""
-    from battle_ledger.sheets.zipbook import open_book
+    figures lost per unit), every name matched to the campaign's formations first. The
+    ledger is its content (``Upload``): read in memory, never opened by a path."""
+    from battle_ledger.sheets.headless import HeadlessBook
 
-    book = open_book(path, writable=False, history=False)
+    book = HeadlessBook(upload.name, writable=False, history=False, opened=(upload.data, None))
     meta = book.meta()
     wanted = loss_sources(ledger.ruleset)
     kind = next((k for k in wanted if k.name == meta.kind), None)
     if kind is None or meta.ruleset != ledger.ruleset:
         raise WrongKindError(
-            f"{path.name} is a {meta.kind} for {meta.ruleset}: this campaign takes its losses "
-            f"from {' or '.join(k.name for k in wanted)} ledgers for {ledger.ruleset}",
+            f"{upload.name} is a {meta.kind} for {meta.ruleset}: this campaign takes its "
+            f"losses from {' or '.join(k.name for k in wanted)} ledgers for {ledger.ruleset}",
             column="--from",
-            value=str(path),
+            value=upload.name,
             expected=" or ".join(f"a {k.name} (battle-ledger new {k.name})" for k in wanted),
         )
     kind.check_version(book)
@@ -676,9 +677,9 @@ def _losses_from(path: Path, ledger: CampaignLedger) -> dict[str, int]:
     unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
         raise InvalidArgumentError(
-            f"{path.name} names {name.casefold()}s the campaign does not have: "
+            f"{upload.name} names {name.casefold()}s the campaign does not have: "
             + ", ".join(unknown),
-            column="--from", value=str(path),
+            column="--from", value=upload.name,
             expected="formations of the campaign: " + ", ".join(ledger.starts),
         )  # fmt: skip
     return {str(n): int(v) for n, v in lost.items() if int(v)}
@@ -705,8 +706,9 @@ def date_option(text: str, option: str) -> dt.date:
         Option("date", str, required=True, help="year-month-day, e.g. 1805-12-02", date=True),
         Option("winner", str, required=True, help="the winning side, or draw", side=True,
                also=(DRAW,)),
-        Option("ledgers", str, word="from", help="battle ledgers of ours to take the losses from "
-               "(several: separated by ;)"),
+        Option("ledgers", Upload, word="from", several=True, accept=(".xlsx", ".xlsm"),
+               help="battle ledgers of ours to take the losses from (several: separated "
+               "by ;)"),
     ),
 )  # fmt: skip
 def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -> OperationResult:
@@ -741,8 +743,8 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     side = DRAW if winner.strip().casefold() == DRAW else find_name(
         sides, winner, what="side", option="--winner")  # fmt: skip
     lost: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in str(given.get("ledgers") or "").split(";"))):
-        for formation, stands in _losses_from(Path(part), ledger).items():
+    for upload in given.get("ledgers") or ():
+        for formation, stands in _losses_from(upload, ledger).items():
             lost[formation] = lost.get(formation, 0) + stands
     number = max(ledger.battles, default=0) + 1
     battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}
@@ -805,8 +807,8 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
         Option("battle", str, help="the battle, by name or number"),
         Option("formation", str, help="the formation, as on Formations", thing=True),
         Option("lost", int, low=0, help="stands it lost in that battle"),
-        Option("from_csv", str, help="a CSV file (- for standard input) of many: columns "
-               "battle, formation, lost"),
+        Option("from_csv", Upload, accept=(".csv",), help="a CSV file (- for standard "
+               "input) of many: columns battle, formation, lost"),
     ),
 )  # fmt: skip
 def losses(book: Book, **given: Any) -> OperationResult:
@@ -817,7 +819,7 @@ def losses(book: Book, **given: Any) -> OperationResult:
     Example: battle-ledger run losses ledger.xlsx --battle 1 --formation "5e Division" --lost 3
     """
     ledger = read_campaign(book)
-    csv_file = given.pop("from_csv", None)
+    csv_file: Upload | None = given.pop("from_csv", None)
     if csv_file is not None:
         if given:
             raise InvalidArgumentError("--from-csv goes alone", column="--from-csv",
@@ -945,22 +947,13 @@ def _battle_number(ledger: CampaignLedger, battle: str) -> int:
     return by_name[find_name(by_name, text, what="battle", option="--battle")]
 
 
-def _csv_rows(source: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _csv_rows(source: Upload) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The rows of a CSV of losses (headers case-blind), each with where it stands."""
     import csv
     import io
-    import sys
 
-    name = "standard input" if source == "-" else source
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InvalidArgumentError(
-            f"cannot read the CSV: {exc.strerror}",
-            file=name,
-            column="--from-csv",
-            expected="a CSV file",
-        ) from None
+    name = source.name
+    text = source.text("--from-csv")
     reader = csv.DictReader(io.StringIO(text))
     heads = {(h or "").strip().casefold(): h for h in reader.fieldnames or []}
     wanted = {"battle": ("battle",), "formation": ("formation", "division", "unit"),

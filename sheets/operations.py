@@ -86,11 +86,13 @@ from battle_ledger.sheets.values import number, whole, yes_no
 
 __all__ = [
     "CHECKERS",
+    "MAX_UPLOAD_BYTES",
     "OPERATIONS",
     "REPORTS",
     "Operation",
     "OperationResult",
     "Option",
+    "Upload",
     "checker",
     "did_you_mean",
     "find_operation",
@@ -114,6 +116,36 @@ class OperationResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+#: The largest file an option takes (a campaign's CSV, a battle ledger): ledgers of a
+#: big battle are a few hundred KB.
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file's content, given to an operation whose option takes a file (``Option`` of
+    type ``Upload``). The command line reads it from the path typed; xlwings Server takes
+    it as the task pane sent it from the umpire's own computer. An operation reads only
+    these bytes: it never opens a path, so no request to a server can name a file there.
+    ``name``: what to call it in messages (the file's name as given, never opened).
+    """
+
+    name: str
+    data: bytes = field(repr=False)
+
+    def text(self, option: str) -> str:
+        """The content as UTF-8 text (a BOM from Excel is fine)."""
+        try:
+            return self.data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidArgumentError(
+                f"not UTF-8 text (byte {exc.start})",
+                file=self.name,
+                column=option,
+                expected="a UTF-8 file",
+            ) from None
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of an operation: ``--stands-lost N``, as the CLI, macros and help see it.
@@ -126,6 +158,9 @@ class Option:
     case-blind, with "did you mean"): the task pane offers the names the workbook holds;
     ``side``: one of the sides in the things' Side column, or a word of ``also``, offered
     the same way; ``date``: a date as year-month-day text, offered as a date field.
+    ``type`` ``Upload``: the option takes a file, and the operation receives its content
+    (an ``Upload``; with ``several``, a tuple of them), never a path: the command line
+    reads the path typed, the task pane sends a file chosen on the umpire's computer.
     """
 
     name: str
@@ -141,6 +176,8 @@ class Option:
     side: bool = False  # names one of the sides of the ledger's things (their Side column)
     also: tuple[str, ...] = ()  # words accepted besides those names (a winner: draw)
     date: bool = False  # a date, year-month-day text (the task pane offers a calendar)
+    several: bool = False  # a file option taking more than one file (a tuple of Uploads)
+    accept: tuple[str, ...] = ()  # a file option's suffixes (".csv": text, may be pasted)
 
     @property
     def flag(self) -> str:
@@ -150,12 +187,20 @@ class Option:
     def metavar(self) -> str:
         if self.choices:
             return "|".join(self.choices)
+        if self.type is Upload:
+            return "FILE[;FILE...]" if self.several else "FILE"
         return {bool: "Y|N", int: "N", float: "X"}.get(self.type, "TEXT")
+
+    @property
+    def takes_file(self) -> bool:
+        return self.type is Upload
 
     def convert(self, value: Any, operation: str) -> Any:
         """``value`` (text from a command line, or a cell's value) as this option's type."""
         if value is None:
             return None
+        if self.type is Upload:
+            return self._uploads(value, operation)
         try:
             if self.type is bool:
                 return yes_no(value, self.flag, blank=None)
@@ -188,11 +233,38 @@ class Option:
             return folded[text.strip().casefold()]
         return text
 
+    def _uploads(self, value: Any, operation: str) -> Upload | tuple[Upload, ...]:
+        """A file option's content as the operation receives it; a path (text) is
+        refused: only the command line reads one, before the operation runs."""
+        found = value if isinstance(value, (list, tuple)) else (value,)
+        if not found or not all(isinstance(v, Upload) for v in found):
+            raise CommandError(
+                f"option {self.flag} of {operation} takes a file's content, not a path",
+                column=self.flag,
+                value=_shown(value),
+                expected="a file chosen in the task pane, or a path on the command line",
+            )
+        if self.several:
+            return tuple(found)
+        if len(found) > 1:
+            raise CommandError(f"option {self.flag} of {operation} takes one file",
+                               column=self.flag, value=f"{len(found)} files",
+                               expected="one file")  # fmt: skip
+        upload: Upload = found[0]
+        return upload
+
+
+def _shown(value: Any) -> str:
+    """A value refused, as a message shows it: its type where it is not text, at most
+    60 characters of it where it is."""
+    if not isinstance(value, str):
+        return f"a {type(value).__name__}"
+    return value if len(value) <= 60 else value[:57] + "..."
+
 
 def _described(option: Option) -> str:
-    return {int: "a whole number", float: "a number", bool: "a yes/no answer"}.get(
-        option.type, "text"
-    )
+    return {int: "a whole number", float: "a number", bool: "a yes/no answer",
+            Upload: "a file"}.get(option.type, "text")  # fmt: skip
 
 
 def did_you_mean(given: str, known: Collection[str]) -> str:

@@ -26,7 +26,7 @@ from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
-from battle_ledger.sheets.operations import run_operation
+from battle_ledger.sheets.operations import Upload, run_operation
 from battle_ledger.templates import build, kinds_for, save_atomic
 
 __all__ = ["build_demo", "example_path", "load_example"]
@@ -197,14 +197,20 @@ def _play_campaign(book: HeadlessBook, rng: random.Random) -> None:
         return
     day_one = book.path.with_name("eagles-to-glory-dep-ledger.xlsx")
     run_operation(book, "add-battle", name="Quatre Bras", date="1815-06-16",
-                  winner="Anglo-Allied", ledgers=str(day_one))  # fmt: skip
+                  winner="Anglo-Allied", ledgers=_upload(day_one))  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bl-demo-") as tmp:
         day_two = save_atomic(build("dep-ledger", "eagles-to-glory", load_example("etg")),
                               Path(tmp) / "second-day.xlsx")  # fmt: skip
         _played(day_two, _play_dep, rng)
         run_operation(book, "add-battle", name="The second day", date="1815-06-18",
-                      winner="French", ledgers=str(day_two))  # fmt: skip
+                      winner="French", ledgers=_upload(day_two))  # fmt: skip
     book.write_name("StrengthOn", "1815-06-25")
+
+
+def _upload(path: Path) -> tuple[Upload, ...]:
+    """A battle ledger given to add-battle --from: its content, as the command line gives
+    it."""
+    return (Upload(path.name, path.read_bytes()),)
 
 
 def _play_gote_campaign(book: HeadlessBook) -> None:
@@ -213,7 +219,7 @@ def _play_gote_campaign(book: HeadlessBook) -> None:
     strengths the next day (the text prints no recovery: nothing comes back)."""
     day = book.path.with_name("glory-of-the-empire-casualty-brackets.xlsx")
     run_operation(book, "add-battle", name="Crysler's Farm", date="1813-11-11",
-                  winner="British and Canadian", ledgers=str(day))  # fmt: skip
+                  winner="British and Canadian", ledgers=_upload(day))  # fmt: skip
     run_operation(book, "losses", battle="1", formation="Upham's 6-pdr battery", lost="1")
     book.write_name("StrengthOn", "1813-11-12")
 

@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.campaign import read_campaign
+from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
-from battle_ledger.sheets.operations import run_check, run_on_file, run_report
+from battle_ledger.sheets.operations import Upload, run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
 from tests.tables import named_cell, table_cell
@@ -177,7 +178,7 @@ def test_losses_from_a_ledger_the_campaign_cannot_read_are_refused(
     before = path.read_bytes()
     with pytest.raises(BattleLedgerError, match=words):
         run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="French",
-                    ledgers=str(ledger))  # fmt: skip
+                    ledgers=Upload(ledger.name, ledger.read_bytes()))  # fmt: skip
     assert path.read_bytes() == before
 
 
@@ -267,11 +268,39 @@ def test_many_losses_from_a_csv_all_checked_first(tmp_path: Path) -> None:
     bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Garde,99\n", "utf-8")
     before = path.read_bytes()
     with pytest.raises(BattleLedgerError, match="more stands than the formation had"):
-        run_on_file(path, "losses", from_csv=str(bad))
+        run_on_file(path, "losses", from_csv=Upload(bad.name, bad.read_bytes()))
     bad.write_text("battle,formation,lost\nLigny,Prussians,5\nLigny,Austrians,1\n", "utf-8")
     with pytest.raises(BattleLedgerError, match="Austrians") as info:
-        run_on_file(path, "losses", from_csv=str(bad))
+        run_on_file(path, "losses", from_csv=Upload(bad.name, bad.read_bytes()))
     assert info.value.row == 3 and path.read_bytes() == before
+
+
+def test_a_file_option_takes_content_the_command_line_reads(tmp_path: Path) -> None:
+    """The operation takes a file's content (``Upload``), never a path: the command line
+    reads the path typed, or standard input for ``-``; a path given to the operation
+    itself is refused unread."""
+    path = _campaign(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(CommandError, match="takes a file's content, not a path"):
+        run_on_file(path, "losses", from_csv=str(tmp_path / "losses.csv"))
+    with pytest.raises(CommandError, match="takes a file's content, not a path"):
+        run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="Allies",
+                    ledgers=str(path))  # fmt: skip
+    assert path.read_bytes() == before
+    for args in (["--from-csv", str(tmp_path / "missing.csv")],
+                 ["--from-csv", str(tmp_path)]):  # fmt: skip
+        result = CliRunner().invoke(cli, ["run", "losses", str(path), *args])
+        assert result.exit_code == 1, result.output
+        assert len(result.output.strip().splitlines()) == 1 and str(tmp_path) in result.output
+    result = CliRunner().invoke(cli, ["run", "add-battle", str(path), "--name", "Wavre",
+                                      "--date", "1815-06-18", "--winner", "Allies",
+                                      "--from", " ; "])  # fmt: skip
+    assert result.exit_code == 2 and "names no file" in result.output, result.output
+    assert path.read_bytes() == before
+    result = CliRunner().invoke(cli, ["run", "losses", str(path), "--from-csv", "-"],
+                                input="battle,formation,lost\nLigny,Garde,2\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert _strengths(path, "1815-06-16")["Garde"] == 8
 
 
 def test_a_formation_typed_in_later_joins_the_next_battle(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
+    from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
     "check",
@@ -364,6 +365,55 @@ def _stdin_text(limit: int, option: str) -> str:
 MAX_CSV_CHARACTERS = 10_000_000
 
 
+def _read_files(options: Iterable[Option], given: dict[str, Any]) -> None:
+    """Each file option in ``given`` (its name or its word: ``--from``) as the content of
+    the files named (``-``: standard input), read here, on the command line."""
+    for option in options:
+        if not option.takes_file:
+            continue
+        for key in {option.name, option.word.replace("-", "_")} - {""}:
+            if isinstance(given.get(key), str):
+                given[key] = _read_uploads(given[key], option)
+
+
+def _read_uploads(text: str, option: Option) -> tuple[Upload, ...]:
+    """The files a file option names on the command line (several: separated by ``;``),
+    read whole (each at most ``MAX_UPLOAD_BYTES``; ``-``: standard input, once)."""
+    from battle_ledger.sheets.operations import MAX_UPLOAD_BYTES, Upload
+
+    parts = [p.strip() for p in text.split(";")] if option.several else [text.strip()]
+    found = []
+    for part in filter(None, parts):
+        if part == "-":
+            data = click.get_binary_stream("stdin").read(MAX_UPLOAD_BYTES + 1)
+            found.append(Upload("standard input", data))
+        else:
+            found.append(Upload(part, _file_bytes(Path(part), option)))
+        if len(found[-1].data) > MAX_UPLOAD_BYTES:
+            raise InvalidArgumentError("the file is too large", file=found[-1].name,
+                                       column=option.flag,
+                                       expected=f"at most {MAX_UPLOAD_BYTES:,} bytes")  # fmt: skip
+    if not found:
+        raise CommandError(f"{option.flag} names no file", column=option.flag, value=text,
+                           expected=option.metavar)  # fmt: skip
+    return tuple(found)
+
+
+def _file_bytes(path: Path, option: Option) -> bytes:
+    """A file's bytes, refused unread beyond ``MAX_UPLOAD_BYTES`` + 1."""
+    from battle_ledger.sheets.operations import MAX_UPLOAD_BYTES
+
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_UPLOAD_BYTES + 1)
+    except FileNotFoundError:
+        raise InvalidArgumentError("no such file", file=str(path), column=option.flag,
+                                   expected="the path of an existing file") from None  # fmt: skip
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot read the file: {exc.strerror or exc}",
+                                   file=str(path), column=option.flag) from None  # fmt: skip
+
+
 def operation_help(name: str, book: Path | None = None) -> str:
     """The help of operation ``name``: of the book's kind if ``book`` is one of ours,
     else of every kind that has it."""
@@ -490,15 +540,23 @@ def run(
     # A dry run reads only: it works while Excel has the ledger open, and takes no lock.
     workbook = open_book(book, wait=wait, writable=not dry_run)
     batch = None
-    if len(groups) > 1:
-        lead = next(iter(groups[0]))
-        flag = "--" + lead.replace("_", "-")
-        batch = [(f"{flag} {group[lead]}", group) for group in groups]
-    if rows_csv is not None:
-        if "from_csv" in find_operation(workbook.meta().kind, macro, file=book.name).options:
-            options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)
-        else:
-            batch = _csv_batch(rows_csv)
+    try:
+        if len(groups) > 1:
+            lead = next(iter(groups[0]))
+            flag = "--" + lead.replace("_", "-")
+            batch = [(f"{flag} {group[lead]}", group) for group in groups]
+        op = find_operation(workbook.meta().kind, macro, file=book.name)
+        if rows_csv is not None:
+            if "from_csv" in op.options:
+                options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)
+            else:
+                batch = _csv_batch(rows_csv)
+        # An option taking a file gets the file's content: the operation never opens a path.
+        for given in [options, *(row for _, row in batch or ())]:
+            _read_files(op.options.values(), given)
+    except BaseException:
+        workbook.discard()  # the writer's lock let go: nothing was written
+        raise
     result = run_on_book(workbook, macro, house=house, dry_run=dry_run, batch=batch, **options)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))

@@ -16,7 +16,17 @@ __all__ = ["serve"]
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="The address to listen on (0.0.0.0: every interface, behind a proxy).",
+    help="The address to listen on (0.0.0.0: every interface, behind a proxy; any "
+    "address but this machine's needs --auth).",
+)
+@click.option(
+    "--auth",
+    type=click.Choice(["none", "token", "entraid"]),
+    default="none",
+    show_default=True,
+    help="Who may call: none (this machine only), token (the club's shared token, from "
+    "BATTLE_LEDGER_SERVE_TOKEN, typed once into the task pane), entraid (Microsoft Entra "
+    "ID: XLWINGS_AUTH_ENTRAID_CLIENT_ID and XLWINGS_AUTH_ENTRAID_TENANT_ID).",
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option(
@@ -61,6 +71,7 @@ __all__ = ["serve"]
 )
 def serve(
     host: str,
+    auth: str,
     port: int,
     workers: int,
     project: Path | None,
@@ -74,7 +85,9 @@ def serve(
 
     Needs the server extra (python -m pip install 'battle-ledger[server]') and an
     xlwings license key in XLWINGS_LICENSE_KEY, or --noncommercial. Then load the
-    add-in's manifest (http://HOST:PORT/manifest) into Excel.
+    add-in's manifest (http://HOST:PORT/manifest) into Excel. It listens on this
+    machine only unless --host says otherwise, which needs --auth. SIGTERM or Ctrl-C
+    stops it within two seconds.
 
     \b
     Example:
@@ -82,5 +95,5 @@ def serve(
     """
     from battle_ledger.xlfuncs import serve as served
 
-    settings = served.ServeSettings(host, port, workers, namespace, certfile, keyfile)
+    settings = served.ServeSettings(host, port, workers, namespace, certfile, keyfile, auth)
     served.run(settings, project=project, noncommercial=noncommercial, write_only=write_only)

@@ -21,10 +21,14 @@ from typing import Any
 
 import xlwings as xw
 
+from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import (
+    MAX_UPLOAD_BYTES,
     Operation,
     OperationResult,
+    Option,
+    Upload,
     load_operations,
     operations_for,
     run_on_book,
@@ -103,7 +107,7 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
     params = [
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
                           annotation=hint)
-        for name, hint in [("book", xw.Book | None)] + [(o.name, o.type | None) for o in options]
+        for name, hint in [("book", xw.Book | None)] + [(o.name, _hint(o)) for o in options]
     ]  # fmt: skip
     signature = inspect.Signature(params, return_annotation=OperationResult)
 
@@ -111,6 +115,9 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
         values = signature.bind(*args, **kwargs).arguments
         target = _book(values.pop("book", None))
         given = {k: v for k, v in values.items() if v not in (None, "")}
+        for option in options:
+            if option.name in given:
+                given[option.name] = _sent(given[option.name], option, op.name)
         if "allow_empty" in op.options:  # the umpire at the button sees the sheet: no guard
             given.setdefault("allow_empty", True)
         result = run_on_book(target, op.name, **given)
@@ -123,6 +130,71 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
     lines = [op.summary, ""] + [f"{o.name}: {o.help or o.metavar}" for o in options]
     run.__doc__ = "\n".join(lines).strip()
     return run
+
+
+def _hint(option: Option) -> Any:
+    """A macro parameter's annotation: what arrives (a file option: what the task pane
+    sends, see ``_sent``)."""
+    return Any if option.takes_file else option.type | None
+
+
+#: The most characters of a file's name the task pane may send.
+_MAX_NAME = 255
+
+
+def _sent(value: Any, option: Option, operation: str) -> Any:
+    """An argument as the task pane sent it, checked: a plain value (text, a number, a
+    yes/no) for most options; for a file option, the files' content it read on the
+    umpire's computer (a list of ``{"name": ..., "base64": ...}`` or ``{"name": ...,
+    "text": ...}``, at most ``MAX_UPLOAD_BYTES`` each) as ``Upload``s. Anything else,
+    a path above all, is refused: the server opens no file a request names."""
+    if not option.takes_file:
+        if isinstance(value, (str, int, float, bool)):
+            return value
+        raise CommandError(f"option {option.flag} of {operation} takes one value",
+                           column=option.flag, value=f"a {type(value).__name__}",
+                           expected=option.metavar)  # fmt: skip
+    sent = value if isinstance(value, list) else [value]
+    uploads = [_upload(item, option, operation) for item in sent]
+    if not uploads or (len(uploads) > 1 and not option.several):
+        raise CommandError(f"option {option.flag} of {operation} takes "
+                           + ("files" if option.several else "one file"),
+                           column=option.flag, value=f"{len(uploads)} files",
+                           expected="a file chosen in the task pane")  # fmt: skip
+    return tuple(uploads)
+
+
+def _upload(item: Any, option: Option, operation: str) -> Upload:
+    """One file as the task pane sends it, as an ``Upload``."""
+    import base64
+    import binascii
+
+    def refused(why: str, value: Any) -> CommandError:
+        return CommandError(f"option {option.flag} of {operation} {why}", column=option.flag,
+                            value=value, expected="a file chosen in the task pane (its content, "
+                            "not a path)")  # fmt: skip
+
+    if not isinstance(item, dict):
+        shown = item[:60] if isinstance(item, str) else f"a {type(item).__name__}"
+        raise refused("takes a file's content, not a path", shown)
+    name, keys = item.get("name"), set(item) - {"name"}
+    if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME or len(keys) != 1:
+        raise refused("takes {name, base64} or {name, text}", ", ".join(sorted(map(str, item))))
+    # Only the last part of the name: it is a label for messages, never a path.
+    label = name.replace("\\", "/").rsplit("/", 1)[-1] or "file"
+    content = item.get("base64", item.get("text"))
+    if not isinstance(content, str) or keys - {"base64", "text"}:
+        raise refused("takes {name, base64} or {name, text}", ", ".join(sorted(map(str, item))))
+    if len(content) > 2 * MAX_UPLOAD_BYTES:
+        raise refused("takes a smaller file", f"{len(content):,} characters")
+    try:
+        data = (base64.b64decode(content, validate=True) if "base64" in keys
+                else content.encode("utf-8"))  # fmt: skip
+    except (binascii.Error, ValueError, UnicodeEncodeError):
+        raise refused("was sent garbled", label) from None
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise refused("takes a smaller file", f"{label}: {len(data):,} bytes")
+    return Upload(label, data)
 
 
 def options_of(op: Operation) -> list[Any]:

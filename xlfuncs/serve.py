@@ -8,6 +8,14 @@ ledger kind (its buttons, and a form per operation that takes options), and
 ``pyproject.toml`` holds the server's settings (Socket.IO off: every call is
 stateless). ``run`` writes one and runs the server on it.
 
+Safe to put on a club's server: no request names a file on the server (an option
+taking a file takes its content, sent by the task pane: ``sheets.operations.Upload``)
+nor reads its standard input (the server's is closed); who may call is decided (the
+loopback address only, unless ``auth`` names one of xlwings Server's auth providers:
+the club's shared token, or Entra ID); requests are limited in size and shape
+(``_serve_guard``); and the server stops within ``STOP_SECONDS`` of SIGTERM or Ctrl-C
+whatever a request is doing: it runs in a child process this one stops, and kills.
+
 Nothing here is needed by the rest of Battle Ledger: the command line and the
 core never import xlwings Server.
 """
@@ -17,24 +25,38 @@ from __future__ import annotations
 import contextlib
 import html
 import importlib.util
+import ipaddress
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.errors import CommandError
-from battle_ledger.sheets.ledger import KINDS, LedgerKind
-from battle_ledger.sheets.operations import Operation, Option, load_operations, operations_for
+
+# What the task pane is made of is imported where it is made (the child process): the
+# process that stays to stop the server keeps little, and ends at once.
+if TYPE_CHECKING:
+    from battle_ledger.sheets.ledger import LedgerKind
+    from battle_ledger.sheets.operations import Operation, Option
+from battle_ledger.xlfuncs._serve_guard import TOKEN_VARIABLE
 
 __all__ = [
+    "AUTH_CHOICES",
     "FUNCTIONS_NAMESPACE",
     "LICENSE_HELP",
     "MANIFEST_IDS",
+    "STOP_SECONDS",
     "ServeSettings",
+    "ServerStoppedError",
     "run",
     "taskpane_html",
     "taskpane_script",
@@ -49,6 +71,22 @@ LICENSE_HELP = (
     "commercial use), or pass --noncommercial for the free PolyForm Noncommercial "
     "license (hobby games, clubs, tests)"
 )
+
+#: Who may call: nobody but this machine ("none": loopback only), the holders of the
+#: club's shared token (xlwings Server's "custom" provider), or Entra ID users.
+AUTH_CHOICES = ("none", "token", "entraid")
+
+#: How long a stop (SIGTERM, Ctrl-C) waits for the server before killing it.
+STOP_SECONDS = 1.0
+
+#: What Entra ID needs from the environment (xlwings Server reads them itself).
+_ENTRAID_VARIABLES = ("XLWINGS_AUTH_ENTRAID_CLIENT_ID", "XLWINGS_AUTH_ENTRAID_TENANT_ID")
+
+#: The most connections a worker process holds at once (503 beyond).
+_MAX_CONNECTIONS = 64
+
+#: The shortest club token taken (a guessable one would open the server to anyone).
+_MIN_TOKEN = 16
 
 # The macros report and check work on a ledger of any kind.
 _ANY_KIND = ("report", "check")
@@ -69,6 +107,12 @@ class ServeSettings:
     namespace: str = FUNCTIONS_NAMESPACE
     certfile: Path | None = None
     keyfile: Path | None = None
+    auth: str = "none"
+
+    @property
+    def providers(self) -> list[str]:
+        """xlwings Server's auth providers for ``auth``."""
+        return {"token": ["custom"], "entraid": ["entraid"]}.get(self.auth, [])
 
 
 def _label(option: Option) -> str:
@@ -91,6 +135,8 @@ def _option_field(option: Option, macro: str, kind: LedgerKind) -> str:
     attrs = f'id="{field}" name="{option.name}" data-option class="form-control form-control-sm"'
     if option.required:
         attrs += " required"
+    if option.takes_file:
+        return _file_field(option, field, label, attrs)
     if option.choices or option.type is bool:
         words = option.choices or ("Y", "N")
         default = "" if option.required else '<option value="">(not given)</option>'
@@ -122,6 +168,28 @@ def _option_field(option: Option, macro: str, kind: LedgerKind) -> str:
     )
 
 
+def _file_field(option: Option, field: str, label: str, attrs: str) -> str:
+    """A file option's input: a file chosen on the umpire's computer, read by the task
+    pane and sent as its content (``taskpane.js``), never a path on the server; a text
+    file (CSV) may be pasted instead."""
+    from battle_ledger.sheets.operations import MAX_UPLOAD_BYTES
+
+    multiple = " multiple" if option.several else ""
+    accept = f' accept="{html.escape(",".join(option.accept))}"' if option.accept else ""
+    control = (f'<input type="file"{multiple}{accept} data-file '
+               f'data-max-bytes="{MAX_UPLOAD_BYTES}" {attrs}>')  # fmt: skip
+    if option.accept and all(a == ".csv" for a in option.accept):
+        control += (f'<textarea class="form-control form-control-sm mt-1" rows="3" '
+                    f'data-paste-for="{field}" placeholder="or paste the CSV here">'
+                    "</textarea>")  # fmt: skip
+    hint = html.escape(option.help.replace("(- for standard input) ", ""))
+    return (
+        f'<div class="mb-2"><label class="form-label small mb-0" for="{field}">'
+        f"{html.escape(label)}</label>{control}"
+        f'<div class="form-text" data-file-note>{hint}</div></div>'
+    )
+
+
 def _operation_panel(kind: LedgerKind, op: Operation) -> str:
     from battle_ledger.xlfuncs.macros import macro_name, options_of
 
@@ -146,11 +214,24 @@ def _operation_panel(kind: LedgerKind, op: Operation) -> str:
     )
 
 
-def taskpane_html() -> str:
+_TOKEN_FIELD = (
+    '<div class="mb-3" data-club-token><label class="form-label small mb-0" '
+    'for="bl-club-token">Club token</label><input type="password" id="bl-club-token" '
+    'class="form-control form-control-sm" autocomplete="off">'
+    '<div class="form-text">The token the umpire running the server gave the club '
+    "(kept in this Excel).</div></div>\n"
+)
+
+
+def taskpane_html(settings: ServeSettings | None = None) -> str:
     """The task pane: a panel per ledger kind (shown for a workbook of that kind, by
     ``battle-ledger.js``) with a button per operation and the operation's options as a
-    form, and Report and Check for any ledger. A Jinja template of xlwings Server's: our
-    text goes in raw (a brace in a help text stays a brace)."""
+    form, and Report and Check for any ledger; with the club's token as ``auth``, a
+    field to type it into. A Jinja template of xlwings Server's: our text goes in raw
+    (a brace in a help text stays a brace)."""
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import load_operations, operations_for
+
     load_operations()  # the ledger kinds register as their modules load
     panels = []
     for kind in KINDS.values():
@@ -190,7 +271,8 @@ def taskpane_html() -> str:
         '<label class="form-label small mb-0" for="bl-kind">Ledger kind</label>'
         f'<select id="bl-kind" class="form-select form-select-sm">'
         f'<option value="">(not a ledger)</option>{choices}</select></div>\n'
-        f'<div class="mb-3" data-any-kind data-in-office>{common}</div>\n'
+        + (_TOKEN_FIELD if settings is not None and settings.auth == "token" else "")
+        + f'<div class="mb-3" data-any-kind data-in-office>{common}</div>\n'
         + "\n".join(panels)
         + "\n</main>\n{% endraw %}{% endblock content %}\n"
     )
@@ -303,9 +385,42 @@ def _settings_toml(settings: ServeSettings) -> str:
         "enable_socketio": False,
         "enable_examples": False,
         **{f"manifest_id_{environment}": id_ for environment, id_ in MANIFEST_IDS.items()},
+        # Who may call (the child's environment says it again, over the user's own).
+        "auth_providers": settings.providers,
     }
     lines = [f"{key} = {json.dumps(value)}" for key, value in values.items()]
     return "[tool.xlwings_server]\n" + "\n".join(lines) + "\n"
+
+
+#: xlwings Server's "custom" auth provider: the club's shared token (``_serve_guard``).
+_TOKEN_PROVIDER = '''"""The club's shared token (written by battle-ledger serve)."""
+
+from battle_ledger.xlfuncs._serve_guard import validate_token
+
+__all__ = ["validate_token"]
+'''
+
+#: The add-in's ``getAuth`` (xlwings Server's ``static/js/auth.js``, replaced): Entra ID's
+#: token, or the club token typed into the task pane, kept in the add-in's storage.
+_AUTH_JS = """// Battle Ledger: who calls (written by battle-ledger serve).
+const BL_TOKEN_KEY = "battle-ledger-club-token";
+globalThis.getAuth = async function () {
+  const providers = (globalThis.config && globalThis.config.authProviders) || [];
+  if (providers.includes("entraid")) {
+    return { token: await xlwings.getAccessToken(), provider: "entraid" };
+  }
+  if (providers.includes("custom")) {
+    return { token: localStorage.getItem(BL_TOKEN_KEY) || "", provider: "custom" };
+  }
+  return { token: "", provider: "" };
+};
+document.addEventListener("DOMContentLoaded", () => {
+  const field = document.getElementById("bl-club-token");
+  if (!field) return;
+  field.value = localStorage.getItem(BL_TOKEN_KEY) || "";
+  field.addEventListener("change", () => localStorage.setItem(BL_TOKEN_KEY, field.value.trim()));
+});
+"""
 
 
 def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
@@ -315,10 +430,13 @@ def write_project(folder: Path, settings: ServeSettings | None = None) -> Path:
     files = {
         "custom_functions/__init__.py": _STARS.format(what="functions"),
         "custom_scripts/__init__.py": _STARS.format(what="buttons"),
-        "templates/taskpane.html": taskpane_html(),
+        "templates/taskpane.html": taskpane_html(settings),
         "static/js/battle-ledger.js": taskpane_script(),
         # Run as the page loads (a classic script, before Office.js answers).
         "static/js/battle-ledger-guard.js": _script("taskpane_guard.js"),
+        "static/js/auth.js": _AUTH_JS,
+        "auth/__init__.py": '"""Auth providers of Battle Ledger\'s server."""\n',
+        "auth/custom/__init__.py": _TOKEN_PROVIDER,
         "pyproject.toml": _settings_toml(settings),
     }
     for name, text in (("manifest.xml", _manifest()), ("xlwings_alert.html", _alert())):
@@ -349,6 +467,52 @@ def _license(noncommercial: bool) -> None:
     os.environ["XLWINGS_LICENSE_KEY"] = "noncommercial"
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
+
+
+def _who_may_call(settings: ServeSettings) -> None:
+    """Refuse to listen beyond this machine without authentication, and an
+    authentication without what it needs."""
+    if settings.auth not in AUTH_CHOICES:
+        raise CommandError(f"--auth takes one of {', '.join(AUTH_CHOICES)}",
+                           column="--auth", value=settings.auth,
+                           expected=" or ".join(AUTH_CHOICES))  # fmt: skip
+    if settings.auth == "none" and not _loopback(settings.host):
+        raise CommandError(
+            f"--host {settings.host} listens beyond this machine: anyone who reaches it "
+            "could run the buttons; give --auth token (the club's shared token in "
+            f"{TOKEN_VARIABLE}) or --auth entraid",
+            column="--host", value=settings.host,
+            expected="--auth token or --auth entraid, or --host 127.0.0.1",
+        )  # fmt: skip
+    if settings.auth == "token":
+        token = os.environ.get(TOKEN_VARIABLE, "").strip()
+        if len(token) < _MIN_TOKEN:
+            raise CommandError(
+                f"--auth token needs the club's token in {TOKEN_VARIABLE}, at least "
+                f"{_MIN_TOKEN} characters",
+                column=TOKEN_VARIABLE, value=f"{len(token)} characters",
+                expected=f"e.g. {TOKEN_VARIABLE}=$(python -c 'import secrets; "
+                "print(secrets.token_urlsafe())')",
+            )  # fmt: skip
+    if settings.auth == "entraid":
+        missing = [v for v in _ENTRAID_VARIABLES if not os.environ.get(v)]
+        if missing:
+            raise CommandError(
+                "--auth entraid needs the add-in's Entra ID app: " + ", ".join(missing),
+                column="--auth", value="entraid",
+                expected="the app registration's client and tenant ids in "
+                + " and ".join(_ENTRAID_VARIABLES),
+            )  # fmt: skip
+
+
 def run(
     settings: ServeSettings,
     *,
@@ -356,20 +520,18 @@ def run(
     noncommercial: bool = False,
     write_only: bool = False,
 ) -> None:
-    """Write the project folder (``project``, or a temporary one) and run xlwings Server
-    on it until interrupted; ``write_only``: write ``project`` and return."""
+    """Run xlwings Server on a project folder (``project``, or a temporary one removed
+    after) until SIGTERM or Ctrl-C, in a child process that writes the folder first;
+    ``write_only``: write ``project`` here and return."""
     if (settings.certfile is None) != (settings.keyfile is None):
         raise CommandError("--certfile and --keyfile go together (https needs both)")
+    _who_may_call(settings)
     if write_only:
         if project is None:
             raise CommandError("--write-only needs --project DIR (where to write)")
         write_project(project, settings)
         return
     _license(noncommercial)
-    if "xlwings" in sys.modules:  # imported without the server's decorators: no functions
-        raise RuntimeError("xlwings was imported before the server could set it up")
-    # xlwings takes its server decorators only if this is set before it is imported.
-    os.environ["XLWINGS_ON_SERVER"] = "true"
     if importlib.util.find_spec("xlwings_server") is None:
         raise CommandError(
             "xlwings Server is not installed: python -m pip install 'battle-ledger[server]'"
@@ -379,16 +541,135 @@ def run(
             project = Path(stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="battle-ledger-server-")
             ))  # fmt: skip
-        write_project(project, settings)
-        # Read by xlwings Server when it is imported (its settings, templates, modules).
-        os.environ["XLWINGS_PROJECT_DIR"] = str(project.resolve())
-        import uvicorn
+        env = os.environ | {
+            # Read by xlwings Server when it is imported (its settings, templates, modules).
+            "XLWINGS_PROJECT_DIR": str(project.resolve()),
+            # xlwings takes its server decorators only if this is set before its import.
+            "XLWINGS_ON_SERVER": "true",
+            # Over any the user's environment holds: --auth decides who calls.
+            "XLWINGS_AUTH_PROVIDERS": json.dumps(settings.providers),
+        }
+        module = "battle_ledger.xlfuncs.serve"
+        _supervise([sys.executable, "-m", module, _child_args(settings, project)], env)
 
-        uvicorn.run(
-            "xlwings_server.main:main_app",
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            ssl_certfile=None if settings.certfile is None else str(settings.certfile),
-            ssl_keyfile=None if settings.keyfile is None else str(settings.keyfile),
-        )
+
+class ServerStoppedError(BattleLedgerError):
+    """The server ended on its own (its address taken, its folder not writable...)."""
+
+
+class _StopError(Exception):
+    """SIGTERM or Ctrl-C reached ``serve``."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise _StopError(signum)
+
+
+def _supervise(command: list[str], env: dict[str, str]) -> None:
+    """Run the server as a child process (its standard input closed: no request can read
+    this one's) until it ends, or until SIGTERM or Ctrl-C: then it is asked to stop and,
+    still running after ``STOP_SECONDS`` (a request busy in the server's only thread),
+    killed. This process does nothing else, so it answers a signal at once."""
+    handled = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    before = {s: signal.signal(s, _stop) for s in handled}
+    child: subprocess.Popen[bytes] | None = None
+    try:
+        # Its own process group: --workers' processes are stopped (killed) with it.
+        child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                 start_new_session=hasattr(os, "killpg"))  # fmt: skip
+        code = child.wait()
+        if code:
+            raise ServerStoppedError(f"the server stopped (exit code {code}); its output is "
+                                     "above")  # fmt: skip
+    except _StopError:
+        pass
+    finally:
+        for s in handled:  # a second Ctrl-C while stopping: still stopped, not left behind
+            signal.signal(s, signal.SIG_IGN)
+        if child is not None:
+            _end(child)
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def _end(child: subprocess.Popen[bytes]) -> None:
+    """Ask the server's processes to stop (its group: the workers of --workers too);
+    kill those still running after ``STOP_SECONDS``."""
+    group = getattr(os, "killpg", None)
+    if child.poll() is not None:
+        return  # it ended on its own
+    _signal(child, group, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(timeout=STOP_SECONDS)
+    # A worker may still be busy after the child stopped: the group, until it is empty.
+    while _signal(child, group, 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _signal(child, group, getattr(signal, "SIGKILL", signal.SIGTERM))
+    child.wait()
+
+
+def _signal(child: subprocess.Popen[bytes], group: Any, signum: int) -> bool:
+    """Send ``signum`` to the child's group (or to the child where there are no groups);
+    whether any of them was there to receive it."""
+    try:
+        if group is not None:
+            group(child.pid, signum)
+        elif child.poll() is None:
+            child.send_signal(signum)
+        else:
+            return False
+    except (ProcessLookupError, PermissionError):
+        return False  # gone already
+    return True
+
+
+def _child_args(settings: ServeSettings, project: Path) -> str:
+    given = {k: str(v) if isinstance(v, Path) else v for k, v in vars(settings).items()}
+    return json.dumps(given | {"project": str(project)})
+
+
+def _serve_child(args: str) -> None:
+    """The child process: writes the project, then runs uvicorn on ``serve_app``
+    (xlwings Server behind the guard) until asked to stop; stopped with ``serve``
+    should that be killed outright (Linux)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    given = json.loads(args)
+    project = Path(given.pop("project"))
+    for name in ("certfile", "keyfile"):
+        given[name] = None if given[name] is None else Path(given[name])
+    settings = ServeSettings(**given)
+    try:
+        write_project(project, settings)
+    except CommandError as exc:
+        sys.stderr.write(f"battle-ledger serve: {exc}\n")
+        sys.exit(1)
+    import uvicorn
+
+    uvicorn.run(
+        "battle_ledger.xlfuncs.serve_app:app",
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        ssl_certfile=None if settings.certfile is None else str(settings.certfile),
+        ssl_keyfile=None if settings.keyfile is None else str(settings.keyfile),
+        # A stop waits this long for the requests under way (``serve`` kills after
+        # STOP_SECONDS whatever they do).
+        timeout_graceful_shutdown=1,
+        # Beyond this many connections at once (a worker each), 503: a flood of large
+        # bodies cannot hold more than this many in memory.
+        limit_concurrency=_MAX_CONNECTIONS,
+    )
+    # Stopped: nothing of this process's is left to tidy (the folder is serve's), and
+    # unloading the hundreds of modules it imported would only make the stop late.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    _serve_child(sys.argv[1])

@@ -4,7 +4,9 @@
 // and keeps each operation button's xw-args equal to its form's fields, in the
 // order of the macro's arguments: xlwings' own xw-click handler reads xw-args when
 // the button is pressed and sends them to the macro. A blank field is sent as ""
-// (the operation's default); the macro reads text as the command line does.
+// (the operation's default); the macro reads text as the command line does. A file
+// field (a campaign's CSV, battle ledgers) sends the content of the files chosen on
+// this computer, read here ({name, base64}; a pasted CSV as {name, text}).
 //
 // A field that names one of the ledger's things (a division, a ship, a side) offers
 // the names the workbook's things table holds, read when the panel is shown and again
@@ -52,8 +54,61 @@ export async function battleLedgerProtect(context, sheetNames) {
 registerCallback(battleLedgerUnprotect);
 registerCallback(battleLedgerProtect);
 
+// A file field sends what was read of the files chosen (or the CSV pasted), never a
+// path: the server opens no file a request names.
 export function formArgs(fields) {
-  return Array.from(fields, (field) => String(field.value ?? "").trim());
+  return Array.from(fields, (field) => {
+    if (field.sentFiles) return field.sentFiles;
+    if (field.dataset?.file !== undefined) return ""; // no file chosen: not given
+    return String(field.value ?? "").trim();
+  });
+}
+
+export function toBase64(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
+// The files chosen, as the macro takes them: [{name, base64}], each at most maxBytes.
+export async function readFiles(files, maxBytes) {
+  const sent = [];
+  for (const file of Array.from(files || [])) {
+    if (file.size > maxBytes) {
+      throw new Error(`${file.name} is too large (${file.size} bytes; at most ${maxBytes})`);
+    }
+    sent.push({ name: file.name, base64: toBase64(new Uint8Array(await file.arrayBuffer())) });
+  }
+  return sent.length ? sent : undefined;
+}
+
+function wireFiles(form) {
+  const changed = () => form.dispatchEvent(new Event("input"));
+  form.querySelectorAll("input[data-file]").forEach((field) => {
+    const note = field.parentElement.querySelector("[data-file-note]");
+    const help = note ? note.textContent : "";
+    field.addEventListener("change", async () => {
+      try {
+        field.sentFiles = await readFiles(field.files, Number(field.dataset.maxBytes));
+        if (note) note.textContent = help;
+      } catch (error) {
+        field.sentFiles = undefined;
+        field.value = "";
+        if (note) note.textContent = error.message;
+      }
+      changed();
+    });
+  });
+  form.querySelectorAll("textarea[data-paste-for]").forEach((area) => {
+    area.addEventListener("input", () => {
+      const field = document.getElementById(area.dataset.pasteFor);
+      const text = area.value.trim();
+      field.sentFiles = text ? [{ name: "pasted CSV", text: area.value }] : undefined;
+      changed();
+    });
+  });
 }
 
 export function kindOf(metaRows) {
@@ -153,6 +208,7 @@ function wireForms() {
     form.addEventListener("input", update);
     form.addEventListener("change", update);
     form.addEventListener("submit", (event) => event.preventDefault());
+    wireFiles(form);
     update();
   });
   const select = document.getElementById("bl-kind");
