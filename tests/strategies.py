@@ -44,6 +44,7 @@ __all__ = [
     "build_from_example",
     "dep_turns",
     "input_columns",
+    "ledger_for_operation",
     "legal_battle",
     "legal_turn",
     "play_periods",
@@ -623,6 +624,35 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
         planned = PLAYBOOKS[kind].records(random.Random(seed).randint, path)
         if any(op == operation for op, _ in planned):
             return path
+    raise AssertionError(f"the {kind} playbook never does {operation}")
+
+
+def ledger_for_operation(kind: str, operation: str, path: Path) -> dict[str, str]:
+    """A ledger of ``kind`` at ``path``, one period played (the variant's, for a variant
+    operation), and the options of ``operation`` on it: of the first draw in which the
+    playbook does it; for the close, as its button gives them (``allow_empty``)."""
+    import random
+
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import operations_for
+
+    playbook = PLAYBOOKS[kind]
+    if operation in playbook.variants:
+        variant_ledger(kind, operation, path)
+    else:
+        build_from_example(kind, path)
+        play_periods(kind, path, 1, seed=7)
+    op = next(o for o in operations_for(kind) if o.name == operation)
+    for seed in range(100):
+        if operation == KINDS[kind].close:
+            options = playbook.close_options(path, seed)
+            if "allow_empty" in op.options:  # what the button does (the sheet is in view)
+                options["allow_empty"] = "Y"
+            return options
+        planned = playbook.records(random.Random(seed).randint, path)
+        options = next((o for name, o in planned if name == operation), {})
+        if options:
+            return options
     raise AssertionError(f"the {kind} playbook never does {operation}")
 
 
