@@ -25,6 +25,7 @@ from battle_ledger.sheets.operations import load_operations, operations_for, run
 from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
+from tests.conftest import HOUSE_FIXTURES
 from tests.libreoffice import require_soffice, resaved
 from tests.ooxml import NOISE, validate
 from tests.strategies import (
@@ -46,6 +47,21 @@ def test_every_template_is_valid(kind: str, ruleset: str, oob: bool, tmp_path: P
     path = tmp_path / "new.xlsx"
     given = ["--oob", str(example_path(ruleset))] if oob else []
     args = ["new", kind, "--ruleset", ruleset, *given, "-o", str(path)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert validate(path) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "ruleset", "house"),
+    [("dep-ledger", "etg", "etg-club.yaml"), ("campaign", "gote", "gote-campaign.yaml")],
+)
+def test_a_template_carrying_house_rules_is_valid(
+    kind: str, ruleset: str, house: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "new.xlsx"
+    rules = str(HOUSE_FIXTURES / house)
+    args = ["new", kind, "--ruleset", ruleset, "--rules", rules, "-o", str(path)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert validate(path) == []
