@@ -4,7 +4,9 @@ It runs openxml-audit (a pure-Python port of the Open XML SDK's validator: packa
 relationships, schema and semantic checks), then the structural checks that validator
 does not make (tried with planted faults in ``tests/test_ooxml.py``):
 
-- a table whose ``ref`` is not as wide as its ``tableColumns`` (count and children);
+- a table whose ``ref`` is not as wide as its ``tableColumns`` (count and children),
+  whose ``autoFilter`` covers other cells, or whose header cells are not its columns'
+  names (Excel repairs such a table on opening);
 - a cell reference repeated, out of order or outside its row, a row number repeated or
   out of order (the SDK checks neither).
 
@@ -21,7 +23,12 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, range_boundaries
+from openpyxl.utils.cell import (
+    column_index_from_string,
+    coordinate_from_string,
+    get_column_letter,
+    range_boundaries,
+)
 
 __all__ = ["NOISE", "validate"]
 
@@ -90,27 +97,92 @@ def _parsed(package: zipfile.ZipFile, name: str) -> ElementTree.Element:
     return ElementTree.fromstring(package.read(name))
 
 
-def _parts(package: zipfile.ZipFile, folder: str) -> Iterator[str]:
-    return (n for n in package.namelist() if re.fullmatch(rf"xl/{folder}/[^/]+\.xml", n))
+_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 
 
 def _structure(package: zipfile.ZipFile) -> list[str]:
+    """Each worksheet's rows and cells, and each of its tables against its cells."""
     found: list[str] = []
-    for check, folder in ((_table_problems, "tables"), (_sheet_problems, "worksheets")):
-        for name in _parts(package, folder):
-            found += [f"/{name}: {problem}" for problem in check(_parsed(package, name))]
+    strings = _shared_strings(package)
+    for name in package.namelist():
+        if not re.fullmatch(r"xl/worksheets/[^/]+\.xml", name):
+            continue
+        sheet = _parsed(package, name)
+        found += [f"/{name}: {problem}" for problem in _sheet_problems(sheet)]
+        cells = _cell_texts(sheet, strings)
+        for table in _tables_of(package, name):
+            found += [f"/{table}: {p}" for p in _table_problems(_parsed(package, table), cells)]
     return found
 
 
-def _table_problems(table: ElementTree.Element) -> Iterator[str]:
-    low, _, high, _ = range_boundaries(table.get("ref", ""))
+def _tables_of(package: zipfile.ZipFile, sheet: str) -> list[str]:
+    """The table parts the worksheet part ``sheet`` relates to."""
+    folder, file = sheet.rsplit("/", 1)
+    rels = f"{folder}/_rels/{file}.rels"
+    if rels not in package.namelist():
+        return []
+    found = []
+    for rel in _parsed(package, rels).iter(_RELS + "Relationship"):
+        if rel.get("Type", "").endswith("/table"):
+            target = rel.get("Target", "")
+            found.append(target[1:] if target.startswith("/") else _joined(folder, target))
+    return found
+
+
+def _joined(folder: str, target: str) -> str:
+    parts = folder.split("/")
+    for step in target.split("/"):
+        if step == "..":
+            parts.pop()
+        elif step != ".":
+            parts.append(step)
+    return "/".join(parts)
+
+
+def _shared_strings(package: zipfile.ZipFile) -> list[str]:
+    if "xl/sharedStrings.xml" not in package.namelist():
+        return []
+    root = _parsed(package, "xl/sharedStrings.xml")
+    return ["".join(t.text or "" for t in si.iter(_MAIN + "t")) for si in root]
+
+
+def _cell_texts(sheet: ElementTree.Element, strings: list[str]) -> dict[str, str]:
+    """Each cell's value as text, by reference (strings inline or shared, and numbers)."""
+    texts = {}
+    for cell in sheet.iter(_MAIN + "c"):
+        kind, value = cell.get("t", "n"), cell.find(_MAIN + "v")
+        if kind == "inlineStr":
+            texts[cell.get("r", "")] = "".join(t.text or "" for t in cell.iter(_MAIN + "t"))
+        elif value is not None and value.text is not None:
+            texts[cell.get("r", "")] = strings[int(value.text)] if kind == "s" else value.text
+    return texts
+
+
+def _table_problems(table: ElementTree.Element, cells: dict[str, str]) -> Iterator[str]:
+    """A table's ``ref`` as wide as its columns, its filter over the same cells, its header
+    cells its columns' names (Excel repairs a table that breaks any of these)."""
+    ref = table.get("ref", "")
+    low, top, high, bottom = range_boundaries(ref)
+    named = [c.get("name") for c in table.iter(_MAIN + "tableColumn")]
     columns = table.find(_MAIN + "tableColumns")
     declared = None if columns is None else columns.get("count")
-    listed = 0 if columns is None else len(columns.findall(_MAIN + "tableColumn"))
     width = (high or 0) - (low or 0) + 1
-    if declared != str(width) or listed != width:
-        yield (f"table {table.get('name')}: ref {table.get('ref')} is {width} columns wide, "
-               f"tableColumns count {declared} with {listed} tableColumn")  # fmt: skip
+    if declared != str(width) or len(named) != width:
+        yield (f"table {table.get('name')}: ref {ref} is {width} columns wide, "
+               f"tableColumns count {declared} with {len(named)} tableColumn")  # fmt: skip
+    totals = int(table.get("totalsRowCount", "0"))
+    filtered = table.find(_MAIN + "autoFilter")
+    if filtered is not None:
+        expected = f"{get_column_letter(low or 1)}{top}:{get_column_letter(high or 1)}"
+        expected += str((bottom or 0) - totals)
+        if filtered.get("ref") != expected:
+            yield f"table {table.get('name')}: autoFilter ref {filtered.get('ref')} for {expected}"
+    if table.get("headerRowCount", "1") != "0":
+        header = [
+            cells.get(f"{get_column_letter(c)}{top}") for c in range(low or 1, (high or 0) + 1)
+        ]
+        if header != named:
+            yield f"table {table.get('name')}: header cells {header} for columns {named}"
 
 
 def _sheet_problems(sheet: ElementTree.Element) -> Iterator[str]:

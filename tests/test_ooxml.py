@@ -179,6 +179,16 @@ _FAULTS = {
     ),
     "table wider than its columns": ("table", _a_table_one_column_wider, "columns wide"),
     "cell reference twice in a row": ("sheet", _a_second_cell_of_the_same_reference, "after"),
+    "filter over other cells": (
+        "table",
+        lambda xml: re.sub(rb'(<autoFilter ref="[A-Z]+\d+:[A-Z]+)\d+', rb"\g<1>999", xml),
+        "autoFilter ref",
+    ),
+    "header cell not its column's name": (
+        "sheet",
+        lambda xml: xml.replace(b"<t>Corps</t>", b"<t>Corp</t>", 1),
+        "header cells",
+    ),
 }
 
 
@@ -186,10 +196,11 @@ _FAULTS = {
 def test_a_planted_fault_is_caught(fault: str, tmp_path: Path) -> None:
     where, plant, named = _FAULTS[fault]
     source = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
-    part = {"sheet": "xl/worksheets/sheet2.xml", "table": "xl/tables/table2.xml"}[where]
-    faulty = _rezip(source, tmp_path / "faulty.xlsx", part, plant)
+    sheet, table = "xl/worksheets/sheet2.xml", "xl/tables/table2.xml"  # tbl_Divisions
+    faulty = _rezip(source, tmp_path / "faulty.xlsx", sheet if where == "sheet" else table, plant)
     problems = validate(faulty)
-    assert any(f"/{part}: " in p and named in p for p in problems), problems
+    assert any(named in p for p in problems), problems
+    assert all(p.startswith((f"/{sheet}: ", f"/{table}: ")) for p in problems), problems
 
 
 @pytest.mark.parametrize(
