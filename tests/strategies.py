@@ -47,7 +47,9 @@ __all__ = [
     "ledger_for_operation",
     "legal_battle",
     "legal_turn",
+    "options_for",
     "play_periods",
+    "played_for",
     "variant_ledger",
 ]
 
@@ -628,20 +630,30 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
 
 
 def ledger_for_operation(kind: str, operation: str, path: Path) -> dict[str, str]:
-    """A ledger of ``kind`` at ``path``, one period played (the variant's, for a variant
-    operation), and the options of ``operation`` on it: of the first draw in which the
-    playbook does it; for the close, as its button gives them (``allow_empty``)."""
+    """A ledger of ``kind`` at ``path`` on which the playbook does ``operation``
+    (``played_for``), and that operation's options on it (``options_for``)."""
+    return options_for(kind, operation, played_for(kind, operation, path))
+
+
+def played_for(kind: str, operation: str, path: Path) -> Path:
+    """A ledger of ``kind`` at ``path``, one period played: the variant's ledger for a
+    variant operation (``Playbook.variants``), else one from the bundled order of battle."""
+    if operation in PLAYBOOKS[kind].variants:
+        return variant_ledger(kind, operation, path)
+    build_from_example(kind, path)
+    play_periods(kind, path, 1, seed=7)
+    return path
+
+
+def options_for(kind: str, operation: str, path: Path) -> dict[str, str]:
+    """The options of ``operation`` on the ledger at ``path``: of the first draw in which
+    the playbook does it; for the close, as its button gives them (``allow_empty``)."""
     import random
 
     from battle_ledger.sheets.ledger import KINDS
     from battle_ledger.sheets.operations import operations_for
 
     playbook = PLAYBOOKS[kind]
-    if operation in playbook.variants:
-        variant_ledger(kind, operation, path)
-    else:
-        build_from_example(kind, path)
-        play_periods(kind, path, 1, seed=7)
     op = next(o for o in operations_for(kind) if o.name == operation)
     for seed in range(100):
         if operation == KINDS[kind].close:
