@@ -44,7 +44,6 @@ __all__ = [
     "build_from_example",
     "dep_turns",
     "input_columns",
-    "ledger_for_operation",
     "legal_battle",
     "legal_turn",
     "options_for",
@@ -627,12 +626,6 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
         if any(op == operation for op, _ in planned):
             return path
     raise AssertionError(f"the {kind} playbook never does {operation}")
-
-
-def ledger_for_operation(kind: str, operation: str, path: Path) -> dict[str, str]:
-    """A ledger of ``kind`` at ``path`` on which the playbook does ``operation``
-    (``played_for``), and that operation's options on it (``options_for``)."""
-    return options_for(kind, operation, played_for(kind, operation, path))
 
 
 def played_for(kind: str, operation: str, path: Path) -> Path:

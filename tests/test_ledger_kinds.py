@@ -43,8 +43,9 @@ from tests.strategies import (
     build_from_example,
     examples,
     input_columns,
-    ledger_for_operation,
+    options_for,
     play_periods,
+    played_for,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, run_on_server
@@ -397,8 +398,8 @@ def test_xlwings_server_replay_equals_the_headless_run(
     actions, applied as Office.js applies them (protection included), leave the
     workbook as the headless run does."""
     kind = _kind(name)
-    path = tmp_path / "ledger.xlsx"
-    options = ledger_for_operation(name, operation, path)
+    path = played_for(name, operation, tmp_path / "ledger.xlsx")
+    options = options_for(name, operation, path)
     op = next(o for o in operations_for(name) if o.name == operation)
     headless, served = tmp_path / "headless.xlsx", tmp_path / "served.xlsx"
     shutil.copy(path, headless)

@@ -32,7 +32,6 @@ from tests.ooxml import NOISE, validate
 from tests.strategies import (
     PLAYBOOKS,
     build_from_example,
-    ledger_for_operation,
     options_for,
     played_for,
 )
@@ -79,16 +78,20 @@ _Prepared = Callable[[str, str], tuple[Path, dict[str, str]]]
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> _Prepared:
-    """``prepared(kind, operation)``: a played ledger on which the playbook does
-    ``operation``, validated, and the operation's options; made once for both paths."""
+    """``prepared(kind, operation)``: the played ledger for ``operation``
+    (``tests.strategies.played_for``), validated, and the operation's options on it;
+    one ledger a kind (and one a variant), made once for every operation and both paths."""
+    played: dict[tuple[str, str | None], Path] = {}
     made: dict[tuple[str, str], tuple[Path, dict[str, str]]] = {}
 
     def get(kind: str, operation: str) -> tuple[Path, dict[str, str]]:
+        key = (kind, operation if operation in PLAYBOOKS[kind].variants else None)
+        if key not in played:
+            folder = tmp_path_factory.mktemp(kind)
+            played[key] = played_for(kind, operation, folder / "ledger.xlsx")
+            assert validate(played[key]) == []  # the played ledger, before an operation
         if (kind, operation) not in made:
-            path = tmp_path_factory.mktemp(f"{kind}-{operation}") / "ledger.xlsx"
-            options = ledger_for_operation(kind, operation, path)
-            assert validate(path) == []  # the played ledger, before the operation
-            made[kind, operation] = path, options
+            made[kind, operation] = played[key], options_for(kind, operation, played[key])
         return made[kind, operation]
 
     return get
