@@ -26,6 +26,9 @@ HOUSE_FIXTURES = REPO / "tests" / "fixtures" / "house"
 # The per-user house-rules folder: none, so a tester's own house rules never change a
 # result (subprocesses inherit it). Tests that use one point it at a folder of theirs.
 os.environ["BATTLE_LEDGER_RULES_DIR"] = str(REPO / "tests" / "fixtures" / "house" / "none")
+# openxml-audit (the test extra's OOXML validator) brings lxml, which openpyxl would then
+# write with: the tests keep openpyxl's own writer, as a plain install has it.
+os.environ.setdefault("OPENPYXL_LXML", "False")
 # The parsed rule-set data: kept for the tests' processes, not in the tester's own cache.
 os.environ["BATTLE_LEDGER_CACHE_DIR"] = str(
     Path(tempfile.gettempdir()) / "battle-ledger-tests-cache"

@@ -46,7 +46,9 @@ __all__ = [
     "input_columns",
     "legal_battle",
     "legal_turn",
+    "options_for",
     "play_periods",
+    "played_for",
     "variant_ledger",
 ]
 
@@ -623,6 +625,39 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
         planned = PLAYBOOKS[kind].records(random.Random(seed).randint, path)
         if any(op == operation for op, _ in planned):
             return path
+    raise AssertionError(f"the {kind} playbook never does {operation}")
+
+
+def played_for(kind: str, operation: str, path: Path) -> Path:
+    """A ledger of ``kind`` at ``path``, one period played: the variant's ledger for a
+    variant operation (``Playbook.variants``), else one from the bundled order of battle."""
+    if operation in PLAYBOOKS[kind].variants:
+        return variant_ledger(kind, operation, path)
+    build_from_example(kind, path)
+    play_periods(kind, path, 1, seed=7)
+    return path
+
+
+def options_for(kind: str, operation: str, path: Path) -> dict[str, str]:
+    """The options of ``operation`` on the ledger at ``path``: of the first draw in which
+    the playbook does it; for the close, as its button gives them (``allow_empty``)."""
+    import random
+
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import operations_for
+
+    playbook = PLAYBOOKS[kind]
+    op = next(o for o in operations_for(kind) if o.name == operation)
+    for seed in range(100):
+        if operation == KINDS[kind].close:
+            options = playbook.close_options(path, seed)
+            if "allow_empty" in op.options:  # what the button does (the sheet is in view)
+                options["allow_empty"] = "Y"
+            return options
+        planned = playbook.records(random.Random(seed).randint, path)
+        options = next((o for name, o in planned if name == operation), {})
+        if options:
+            return options
     raise AssertionError(f"the {kind} playbook never does {operation}")
 
 

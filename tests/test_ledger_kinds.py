@@ -43,8 +43,9 @@ from tests.strategies import (
     build_from_example,
     examples,
     input_columns,
+    options_for,
     play_periods,
-    variant_ledger,
+    played_for,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, run_on_server
@@ -399,23 +400,9 @@ def test_xlwings_server_replay_equals_the_headless_run(
     actions, applied as Office.js applies them (protection included), leave the
     workbook as the headless run does."""
     kind = _kind(name)
-    if operation in PLAYBOOKS[name].variants:
-        path = variant_ledger(name, operation, tmp_path / "ledger.xlsx")
-    else:
-        path = _build(name, tmp_path / "ledger.xlsx")
-        _play(name, path, periods=1, seed=7)
+    path = played_for(name, operation, tmp_path / "ledger.xlsx")
+    options = options_for(name, operation, path)
     op = next(o for o in operations_for(name) if o.name == operation)
-    options: dict[str, str] = {}
-    for seed in range(100):  # the first battle in which the playbook does this operation
-        planned = PLAYBOOKS[name].records(random.Random(seed).randint, path)
-        options = next((o for op, o in planned if op == operation), {})
-        if operation == kind.close:
-            options = PLAYBOOKS[name].close_options(path, seed)
-            if "allow_empty" in op.options:  # what the button does (the sheet is in view)
-                options["allow_empty"] = "Y"
-        if options or operation == kind.close:
-            break
-    assert options or operation == kind.close, f"the playbook never does {operation}"
     headless, served = tmp_path / "headless.xlsx", tmp_path / "served.xlsx"
     shutil.copy(path, headless)
     shutil.copy(path, served)
