@@ -49,7 +49,9 @@ from tests.served import Served, server_missing, start_server, stop_server
 from tests.xlwings_json import apply_actions, book_json, function_call
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "eagles-to-glory.csv"
-TOKEN = "club-" + uuid.uuid4().hex
+# The same in every test process (pytest-xdist collects the parameters in each): a token
+# of the tests' own, never a club's.
+TOKEN = "club-tests-5f0c2a9e41d84b7c9a3e6d2b1f7a8c40"
 CANARY = "CANARY-" + uuid.uuid4().hex
 
 
