@@ -12,7 +12,7 @@ import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 
-__all__ = ["cli", "main", "rules_option"]
+__all__ = ["cli", "main", "rules_option", "wait_option"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -40,6 +40,17 @@ def rules_option(f: _F) -> _F:
         help="A house-rules file (battle-ledger rules init-house) to use instead of the "
         "per-user folder's.",
     )(f)
+
+
+#: ``--wait SECONDS``: how long a command writing a workbook waits for another writer.
+wait_option = click.option(
+    "--wait",
+    type=click.FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another battle-ledger command writes BOOK.",
+)
 
 
 class _Group(click.Group):
