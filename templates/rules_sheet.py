@@ -284,8 +284,9 @@ def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
     the formulas read) what a template built with ``new`` has.
 
     What is derived from the rules is what differs between the template built with the
-    published rules, with ``old`` and with ``new``; a cell of it that the ledger holds
-    otherwise (a row of its own order of battle) is left as it is. The Rules sheet is
+    published rules, with ``old`` and with ``new`` (a cell, a name, a table's size); a
+    cell of it that the ledger holds otherwise (a row of its own order of battle) is
+    left as it is. The Rules sheet is
     written whole: its open tables hold ``new``'s house rows, as a ledger built with
     them has.
     """
@@ -329,3 +330,13 @@ def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
             held = Formula(cell.value) if cell.data_type == "f" else cell.value
             if held in values[:2]:  # still the template's: the rules' to change
                 write(cell, values[2])
+        for table in target.tables.values():  # a table of the rules' size (the marks)
+            refs = [b[title].tables[table.name].ref if table.name in b[title].tables else None
+                    for b in built]  # fmt: skip
+            if None not in refs and refs[2] != table.ref and table.ref in refs[:2]:
+                table.ref = refs[2]
+                if table.autoFilter is not None:
+                    table.autoFilter.ref = refs[2]
+    again = templates.KINDS[kind].again
+    if again is not None:
+        again(wb, new)
