@@ -494,11 +494,7 @@ def _sheet_agrees(kind: str, book: Path) -> Any:
     assert len(expected) > 0
     for index, row in expected.iterrows():
         for header, value in row.items():
-            got, want = _plain(periods.at[index, header]), _plain(value)
-            if isinstance(want, float) and isinstance(got, float | int):
-                assert math.isclose(got, want, rel_tol=1e-13), (index, header, got, want)
-            else:
-                assert got == want, (index, header, got, want)
+            _same(periods.at[index, header], value, (index, header))
     things = KINDS[kind].things
     key = next(c for c in things.columns if c.role is Role.KEY)
     rows = shown.read_table(things.name).set_index(key.header)
@@ -508,10 +504,19 @@ def _sheet_agrees(kind: str, book: Path) -> Any:
         for column in things.having(Role.OUTCOME):
             value = entry.get(column.field)
             if isinstance(value, int | float) and not isinstance(value, bool):
-                got = _plain(rows.at[entry[key.field], column.header])
-                if got != "":  # blank: a view the sheet shows only when asked (a date)
-                    assert got == _plain(value), (entry[key.field], column.header, got, value)
+                shown_value = rows.at[entry[key.field], column.header]
+                if _plain(shown_value) != "":  # blank: a view shown only when asked (a date)
+                    _same(shown_value, value, (entry[key.field], column.header))
     return expected.to_dict(), details
+
+
+def _same(shown: Any, computed: Any, where: Any) -> None:
+    got, want = _plain(shown), _plain(computed)
+    if isinstance(want, float) and isinstance(got, float | int):
+        # A spreadsheet keeps 15 significant digits.
+        assert math.isclose(got, want, rel_tol=1e-13), (where, got, want)
+    else:
+        assert got == want, (where, got, want)
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
