@@ -248,10 +248,16 @@ def change_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayou
             f"the house rules are for {house.ruleset}, this ledger is {meta.ruleset}",
             file=house.origin, value=house.ruleset, expected=meta.ruleset,
         )  # fmt: skip
-    carried = book_house_rules(book)
+    try:
+        carried = book_house_rules(book)
+    except BattleLedgerError as exc:  # a wrong cell typed on the Rules sheet: replaced
+        typed = f"the Rules sheet's house rules, refused ({exc.message})"
+        carried = _text_rules(book)
+    else:
+        typed = ""
     old = base if carried is None else registry.house_ruleset(carried)
     new = base if house is None else registry.house_ruleset(house)
-    changes = house_changes(old, new)
+    changes = house_changes(old, new) + ([typed] if typed else [])
     if not changes:
         return None
     if not book.has_table(HOUSE_TABLE):
@@ -263,6 +269,16 @@ def change_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayou
     _store_text(book, None if house is None else house.text)
     lay_out(book, old, new)
     return "; ".join(changes)
+
+
+def _text_rules(book: Book) -> HouseRules | None:
+    """The house rules of ``_house`` alone, or None where it holds none (or none that
+    load)."""
+    text = _stored_text(book)
+    try:
+        return None if text is None else parse_house(text, f"{book.name}, sheet {HOUSE_SHEET}")
+    except RulesetDataError:
+        return None
 
 
 def _store_text(book: Book, text: str | None) -> None:

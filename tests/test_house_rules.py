@@ -296,6 +296,13 @@ def test_a_table_typed_on_the_rules_sheet_is_checked_and_used(tmp_path: Path) ->
     assert "'five'" in bad.output and book.read_bytes() == before
     checked = _cli("check", book)
     assert checked.exit_code == 1 and "house rules" in checked.output
+    # A house-rules file replaces the wrong table, typed rows and all.
+    fixed = _cli("rules", "apply", book, CLUB)
+    assert fixed.exit_code == 0, fixed.output
+    assert "the Rules sheet's house rules, refused" in _log(book)[-1][1]
+    assert _cli("check", book).exit_code == 0
+    used = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "9")
+    assert used.exit_code == 0 and "maneuver: Move & Half" in used.output, used.output  # 9 + 1
 
 
 def test_run_rules_gives_a_ledger_its_rules_once(tmp_path: Path) -> None:
