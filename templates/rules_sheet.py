@@ -286,9 +286,9 @@ def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
     What is derived from the rules is what differs between the template built with the
     published rules, with ``old`` and with ``new`` (a cell, a name, a table's size); a
     cell of it that the ledger holds otherwise (a row of its own order of battle) is
-    left as it is. The Rules sheet is
-    written whole: its open tables hold ``new``'s house rows, as a ledger built with
-    them has.
+    left as it is. The Rules sheet is written whole: its open tables hold ``new``'s
+    house rows, as a ledger built with them has. What the kind lays out from the rules
+    and its own rows together, its ``again`` lays out (``templates.TemplateKind``).
     """
     from battle_ledger import templates  # the builders (this module is one of theirs)
 
