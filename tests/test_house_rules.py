@@ -609,3 +609,27 @@ def test_a_ledger_given_house_rules_later_is_the_ledger_built_with_them(
     removed = _cli("rules", "remove", book)
     assert removed.exit_code == 0, removed.output
     assert _sheets(book) == _sheets(plain)
+
+
+@pytest.mark.libreoffice
+def test_a_maneuver_table_longer_than_its_open_rows_is_read_to_its_end(tmp_path: Path) -> None:
+    """House rules given later with a Maneuver Table longer than the rows the Rules sheet
+    left open: the table grows, its names with it, and the Maneuver column (LibreOffice)
+    reads its last rows as the rules do."""
+    from battle_ledger.templates.rules_sheet import OPEN_ROWS
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    edition = read_house_file(_edition("dep-ledger", 2))
+    rows = registry.house_ruleset(edition).rows("maneuver_table")
+    assert len(rows) > OPEN_ROWS
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "-o", book).exit_code == 0
+    for division, roll in (("5e Division", 9), ("9e Division", 10), ("5th Division", 1)):
+        done = _cli("run", "record", book, "--division", division, "--maneuver-roll", roll)
+        assert done.exit_code == 0, done.output
+    given = _command("rules", "apply", book, _edition("dep-ledger", 2))
+    assert given.returncode == 0, given.stderr
+    expected, _ = _sheet_agrees("dep-ledger", book)
+    # 9 and 10 (+1 for 36 DEP or more) read the table's last two rows.
+    assert {rows[-2]["result"], rows[-1]["result"]} <= set(expected["Maneuver"].values())
