@@ -70,6 +70,7 @@ __all__ = [
     "RULES_DIR_ENV",
     "HouseRules",
     "apply_house",
+    "house_changes",
     "parse_house",
     "read_house_file",
     "starter_file",
@@ -340,6 +341,57 @@ def apply_house(base: Ruleset, house: HouseRules) -> Ruleset:
     merged._path = base.path
     merged._house = house
     return merged
+
+
+# -- what changed ------------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    return "blank" if value is None else repr(value)
+
+
+def _row_cells(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
+    return {c.name: row.get(c.name) for c in table.columns}
+
+
+def _row_changes(name: str, old: Table, new: Table) -> str | None:
+    """``name: 2 rows added, 1 row changed`` (rows matched by key, or whole without one)."""
+
+    def keyed(table: Table) -> dict[Any, dict[str, Any]]:
+        cells = [_row_cells(table, r) for r in table.rows]
+        if table.key:
+            return {_row_key(table, r): c for r, c in zip(table.rows, cells, strict=True)}
+        return {tuple(sorted((k, repr(v)) for k, v in c.items())): c for c in cells}
+
+    before, after = keyed(old), keyed(new)
+    counts = {
+        "added": sum(k not in before for k in after),
+        "changed": sum(k in before and before[k] != v for k, v in after.items()),
+        "removed": sum(k not in after for k in before),
+    }
+    said = [f"{n} row{'s' if n > 1 else ''} {what}" for what, n in counts.items() if n]
+    return f"{name}: " + ", ".join(said) if said else None
+
+
+def house_changes(old: Ruleset, new: Ruleset) -> list[str]:
+    """What rule set ``new`` changes against ``old`` (the same rule set with other house
+    rules), one phrase a table: ``maneuver_table: 8 rows added``, ``dep_economy.max_dep
+    48 -> 40``; empty when their numbers are the same (a note alone is no change)."""
+    said: list[str] = []
+    for name, before in old.tables.items():
+        after = new.tables.get(name, before)
+        if before.kind is Kind.CONSTANTS:
+            for cname in dict.fromkeys([*before.values, *after.values]):
+                was, now = before.values.get(cname), after.values.get(cname)
+                was_value = None if was is None else was.value
+                now_value = None if now is None else now.value
+                if was_value != now_value:
+                    said.append(f"{name}.{cname} {_shown(was_value)} -> {_shown(now_value)}")
+        else:
+            found = _row_changes(name, before, after)
+            if found is not None:
+                said.append(found)
+    return said
 
 
 # -- the starter file -----------------------------------------------------------------

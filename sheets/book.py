@@ -39,7 +39,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.errors import CellValueError, ColumnNotFoundError, WrongKindError
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    ColumnNotFoundError,
+    CommandError,
+    WrongKindError,
+)
 from battle_ledger.sheets.values import is_blank
 
 if TYPE_CHECKING:
@@ -574,6 +579,16 @@ class Book(ABC):
         """Print and chart ``grid`` only as far as its first ``count`` periods (the ones
         played: ``sheets.printout``). A backend that cannot change a print area or a
         chart's range leaves them as they are (Excel draws the rest as gaps)."""
+
+    def openpyxl_workbook(self) -> Any:
+        """The whole workbook as openpyxl holds it, for the one change no table write can
+        make: laying the Rules sheet out again for other house rules. Its changes are
+        saved by ``commit``. A backend that cannot hand it over (Excel) refuses."""
+        raise CommandError(
+            "house rules are changed on a ledger file, not in an open workbook",
+            file=self.name,
+            expected="battle-ledger rules apply BOOK FILE (or run OPERATION BOOK --rules FILE)",
+        )
 
     @abstractmethod
     def commit(self) -> None:

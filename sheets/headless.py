@@ -645,6 +645,9 @@ class HeadlessBook(Book):
         if grid.sheet in self.wb.sheetnames:  # a workbook of an older layout may lack it
             fit_grid(self.wb, grid, count)
 
+    def openpyxl_workbook(self) -> Workbook:
+        return self.wb
+
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:
         if not self.writable:

@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, RulesetDataError
-from battle_ledger.rulesets.house import HOUSE_RULE, HouseRules, parse_house
+from battle_ledger.rulesets.house import HOUSE_RULE, HouseRules, house_changes, parse_house
 from battle_ledger.rulesets.model import (
     CellType,
     Column,
     Kind,
-    Provenance,
     Ruleset,
     Status,
     Table,
@@ -40,7 +39,7 @@ from battle_ledger.rulesets.model import (
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.formulas import safe_name
-from battle_ledger.sheets.values import is_blank, number, shown, whole, yes_no
+from battle_ledger.sheets.values import is_blank, number, whole, yes_no
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,9 +56,10 @@ __all__ = [
     "HOUSE_TABLE",
     "PART_CHARS",
     "RULES_TABLE_PREFIX",
+    "RulesLayout",
     "book_house_rules",
+    "change_house_rules",
     "house_parts",
-    "install_house_rules",
     "rules_table",
     "using_book_rules",
 ]
@@ -225,66 +225,70 @@ def using_book_rules(book: Book) -> Iterator[HouseRules | None]:
         yield house
 
 
-def install_house_rules(book: Book, house: HouseRules) -> bool:
-    """Give ``book`` the house rules ``house`` (``run --rules FILE``): their text in
-    ``_house`` and the rows of every table the Rules sheet leaves open to fill in.
+#: Lays a workbook's Rules sheet (and what is read from it) out again for rule set ``new``
+#: in place of ``old``: the templates' own builder (``templates.rules_sheet``), which an
+#: operation here cannot import, handed in by the command.
+RulesLayout = Callable[[Book, Ruleset, Ruleset], None]
 
-    A book carrying the same rules is left as it is (False); a book carrying other
-    rules, or one built before workbooks carried their rules, is refused: the same
-    ledger must give the same numbers wherever it is opened.
+
+def change_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayout) -> str | None:
+    """Give ``book`` the house rules ``house`` (None: none) in place of those it carries
+    (``_house`` and the Rules sheet's open tables), without committing: their text in
+    ``_house``, and the Rules sheet, its names and the look-ups read from it laid out
+    again by ``lay_out``, so the workbook's own formulas compute what the operations do.
+
+    Returns what changed (``maneuver_table: 8 rows added; dep_economy.max_dep 48 ->
+    40``) for the Log, or None when the numbers stay the same (nothing is written). A
+    ledger built before ledgers carried their house rules is refused.
     """
     meta = book.meta()
     base = registry.packaged(meta.ruleset)
-    if house.ruleset != base.id:
+    if house is not None and house.ruleset != base.id:
         raise CommandError(
             f"the house rules are for {house.ruleset}, this ledger is {meta.ruleset}",
             file=house.origin, value=house.ruleset, expected=meta.ruleset,
         )  # fmt: skip
-    carried = book_house_rules(book)
-    if carried is not None:
-        same = registry.house_ruleset(carried).tables == registry.house_ruleset(house).tables
-        if carried.text == house.text or same:
-            return False
-        raise CommandError(
-            "this ledger carries its own house rules; --rules would change its numbers",
-            file=book.name, sheet=HOUSE_SHEET, value=house.origin,
-            expected="no --rules (the ledger's own rules), or a ledger built with them",
-        )  # fmt: skip
+    try:
+        carried = book_house_rules(book)
+    except BattleLedgerError as exc:  # a wrong cell typed on the Rules sheet: replaced
+        typed = f"the Rules sheet's house rules, refused ({exc.message})"
+        carried = _text_rules(book)
+    else:
+        typed = ""
+    old = base if carried is None else registry.house_ruleset(carried)
+    new = base if house is None else registry.house_ruleset(house)
+    changes = house_changes(old, new) + ([typed] if typed else [])
+    if not changes:
+        return None
     if not book.has_table(HOUSE_TABLE):
         raise CommandError(
             "this ledger was built before ledgers carried their house rules",
             file=book.name,
             expected="a ledger built again with 'battle-ledger new ... --rules FILE'",
         )
-    merged = registry.house_ruleset(house)
-    book.append_rows(HOUSE_TABLE, pd.DataFrame(house_parts(house.text)))
-    present = {t.casefold() for t in book.tables()}
-    for name, table in base.tables.items():
-        filled = merged.tables[name]
-        if table.status is not Status.MISSING or rules_table(name).casefold() not in present:
-            continue
-        if table.kind is Kind.CONSTANTS:
-            _write_values(book, filled, name)
-        elif filled.rows:
-            book.append_rows(rules_table(name), _sheet_rows(book, filled, name))
-    return True
+    _store_text(book, None if house is None else house.text)
+    lay_out(book, old, new)
+    return "; ".join(changes)
 
 
-def _write_values(book: Book, table: Table, name: str) -> None:
-    """The house values of constants table ``name`` into its Rules-sheet Value cells."""
-    df = book.read_table(rules_table(name))
-    cells = {index: shown(table.values[str(n)].value) for index, n in df["Name"].items()
-             if str(n) in table.values and table.values[str(n)].value is not None}  # fmt: skip
-    if cells:
-        book.write_cells(rules_table(name), pd.DataFrame({"Value": cells}))
+def _text_rules(book: Book) -> HouseRules | None:
+    """The house rules of ``_house`` alone, or None where it holds none (or none that
+    load)."""
+    text = _stored_text(book)
+    try:
+        return None if text is None else parse_house(text, f"{book.name}, sheet {HOUSE_SHEET}")
+    except RulesetDataError:
+        return None
 
 
-def _sheet_rows(book: Book, table: Table, name: str) -> pd.DataFrame:
-    headers = list(book.read_table(rules_table(name)).columns)
-    rows = []
-    for row in table.rows:
-        cells = {c.header: shown(row.get(c.name)) for c in table.columns}
-        if "Source" in headers:
-            cells["Source"] = Provenance.model_validate(row["source"]).describe()
-        rows.append(cells)
-    return pd.DataFrame(rows)
+def _store_text(book: Book, text: str | None) -> None:
+    """``text`` (None: none) in ``tbl_HouseRules`` in place of what it holds: its rows
+    rewritten, blanked past the text's parts, added where it has more."""
+    held = len(book.read_rows(HOUSE_TABLE, {"Part": int, "Text": str}))
+    parts = house_parts(text) if text else []
+    blank = [{"Part": None, "Text": None}] * max(held - len(parts), 0)
+    kept = (parts + blank)[:held]
+    if kept:
+        book.write_cells(HOUSE_TABLE, pd.DataFrame(kept, columns=["Part", "Text"]))
+    if len(parts) > held:
+        book.append_rows(HOUSE_TABLE, pd.DataFrame(parts[held:]))

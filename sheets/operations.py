@@ -70,7 +70,7 @@ import typing
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
@@ -83,6 +83,9 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.values import number, whole, yes_no
+
+if TYPE_CHECKING:
+    from battle_ledger.sheets.house_rules import RulesLayout
 
 __all__ = [
     "CHECKERS",
@@ -105,6 +108,7 @@ __all__ = [
     "run_on_file",
     "run_operation",
     "run_report",
+    "set_house_rules",
 ]
 
 
@@ -544,14 +548,17 @@ def run_on_book(
     *,
     rng: random.Random | None = None,
     house: HouseRules | None = None,
+    lay_out: RulesLayout | None = None,
     dry_run: bool = False,
     batch: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
     **options: Any,
 ) -> OperationResult:
     """Run ``macro`` on ``book``: commit if it succeeds, discard everything if it raises.
 
-    ``house``: house rules to give a ledger that carries none (``run --rules FILE``;
-    see ``sheets.house_rules.install_house_rules``), written in the same commit.
+    ``house``: house rules the ledger carries from now on, in place of its own (``run
+    --rules FILE``), with ``lay_out`` laying its Rules sheet out for them
+    (``templates.rules_sheet.lay_out_rules``; see ``sheets.house_rules.change_house_rules``):
+    written and logged in the same commit, and in force for the operation.
     ``dry_run``: run and report, then discard (nothing is written).
     ``batch``: run ``macro`` once per (where, options) in order, each one's options
     over ``options``, and commit once: every one or none (``run --from-csv``); an
@@ -559,12 +566,9 @@ def run_on_book(
     """
     try:
         if house is not None:
-            from battle_ledger.sheets.house_rules import install_house_rules
-
-            if install_house_rules(book, house):
-                book.log("house rules", f"house rules from {house.origin}")
-            else:
-                house = None  # the book carries them already
+            if lay_out is None:
+                raise TypeError("house rules given without the layout of their Rules sheet")
+            _give_house_rules(book, house, lay_out)
         if batch is None:
             result = run_operation(book, macro, rng=rng, house=house, **options)
         else:
@@ -577,6 +581,39 @@ def run_on_book(
         book.discard()
         raise
     return result
+
+
+def _give_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayout) -> list[str]:
+    """``change_house_rules``, logged: what changed (empty: nothing did)."""
+    from battle_ledger.sheets.house_rules import change_house_rules
+
+    changed = change_house_rules(book, house, lay_out)
+    if changed is None:
+        return []
+    said = f"from {house.origin}" if house is not None else "removed"
+    book.log("house rules", f"house rules {said}: {changed}")
+    return changed.split("; ")
+
+
+def set_house_rules(
+    book: Book, house: HouseRules | None, lay_out: RulesLayout, *, dry_run: bool = False
+) -> OperationResult:
+    """Give ``book`` the house rules ``house`` (None: none) in place of its own and
+    commit (``battle-ledger rules apply`` / ``rules remove``); nothing is saved when
+    its numbers stay the same."""
+    try:
+        changes = _give_house_rules(book, house, lay_out)
+        if changes and not dry_run:
+            book.commit()
+        else:
+            book.discard()
+    except BaseException:
+        book.discard()
+        raise
+    said = f"house rules from {house.origin}" if house is not None else "no house rules"
+    if not changes:
+        return OperationResult(f"{book.name}: {said} already; nothing changed", {"changes": []})
+    return OperationResult(f"{book.name}: {said}; " + "; ".join(changes), {"changes": changes})
 
 
 def _run_batch(
@@ -610,6 +647,7 @@ def run_on_file(
     *,
     rng: random.Random | None = None,
     house: HouseRules | None = None,
+    lay_out: RulesLayout | None = None,
     **options: Any,
 ) -> OperationResult:
     """Open the workbook file ``path`` headless, run ``macro`` on it, save atomically.
@@ -618,7 +656,7 @@ def run_on_file(
     """
     from battle_ledger.sheets.zipbook import open_book
 
-    return run_on_book(open_book(path), macro, rng=rng, house=house, **options)
+    return run_on_book(open_book(path), macro, rng=rng, house=house, lay_out=lay_out, **options)
 
 
 def run_check(

@@ -1656,6 +1656,12 @@ class ZipBook(Book):
                                if k.endswith("/chart")]  # fmt: skip
         return charts
 
+    def openpyxl_workbook(self) -> Any:
+        if self._slow is None:  # the Rules sheet laid out again: openpyxl's work
+            self._fall_back("the Rules sheet is laid out again for other house rules")
+        assert self._slow is not None
+        return self._slow.openpyxl_workbook()
+
     # -- commit ---------------------------------------------------------------------------
     def commit(self) -> None:
         if self._slow is not None:

@@ -66,6 +66,10 @@ class TemplateKind:
     rulesets: frozenset[str] | None = None  # None: every rule set
     version: int = TEMPLATE_VERSION  # the layout's version, written to _meta
     aliases: frozenset[str] = frozenset()  # other names users build it by, for its rule sets
+    #: What the builder lays out from the rules and the ledger's own rows together (the
+    #: victory table's marks of each side), laid out again in a ledger given other house
+    #: rules: ``again(wb, ruleset)`` (``rules_sheet.lay_out_rules`` calls it).
+    again: Callable[[Workbook, Ruleset], None] | None = None
 
     def supports(self, ruleset: Ruleset | str) -> bool:
         rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
@@ -82,6 +86,7 @@ def register_kind(
     rulesets: frozenset[str] | set[str] | list[str] | tuple[str, ...] | None = None,
     version: int = TEMPLATE_VERSION,
     aliases: frozenset[str] | tuple[str, ...] = (),
+    again: Callable[[Workbook, Ruleset], None] | None = None,
 ) -> TemplateKind:
     """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``); ``aliases``:
     other names users build it by for its rule sets (``victory-table`` for Eagles to
@@ -93,18 +98,23 @@ def register_kind(
         rulesets=None if rulesets is None else frozenset(rulesets),
         version=version,
         aliases=frozenset(aliases),
+        again=again,
     )
     KINDS[name] = kind
     return kind
 
 
 def register_ledger(
-    kind: LedgerKind, builder: Builder, aliases: tuple[str, ...] = ()
+    kind: LedgerKind,
+    builder: Builder,
+    aliases: tuple[str, ...] = (),
+    again: Callable[[Workbook, Ruleset], None] | None = None,
 ) -> TemplateKind:
     """Register the builder of ledger kind ``kind``: its name, description and rule
-    sets come from the declaration."""
+    sets come from the declaration (``again``: see ``TemplateKind``)."""
     return register_kind(kind.name, builder, kind.description, kind.rulesets,
-                         version=kind.template_version, aliases=aliases)  # fmt: skip
+                         version=kind.template_version, aliases=aliases,
+                         again=again)  # fmt: skip
 
 
 def known(name: str) -> bool:

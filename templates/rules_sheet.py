@@ -18,20 +18,28 @@
 House-default values are shaded (``style_house_default``) and marked "yes".
 Returns a ``RulesSheet`` with the ``TableRef`` of every table and the cell of
 every constant.
+
+``lay_out_rules(book, old, new)``: a ledger given other house rules after it was
+built gets the Rules sheet, the names and the look-ups a template built with them
+has (``sheets.house_rules.change_house_rules`` calls it).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
+from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table, is_house_rule
+from battle_ledger.sheets.book import Formula
 from battle_ledger.sheets.formulas import constant_name
+from battle_ledger.sheets.house_rules import rules_table
 from battle_ledger.sheets.values import shown
 from battle_ledger.templates._build import (
     TableRef,
@@ -46,12 +54,16 @@ from battle_ledger.templates._build import (
 )
 from battle_ledger.templates.style import style_house_default, style_input, style_note, style_title
 
+if TYPE_CHECKING:
+    from battle_ledger.sheets.book import Book
+
 __all__ = [
     "OPEN_ROWS",
     "RULES_SHEET",
     "RulesSheet",
     "add_rules_sheet",
     "constant_name",
+    "lay_out_rules",
     "render_source",
 ]
 
@@ -250,3 +262,81 @@ def add_rules_sheet(
                for ref in [*result.vocabularies.values(), *result.tables.values()])  # fmt: skip
     ws.print_area = f"A1:{get_column_letter(last)}{ws.max_row}"
     return result
+
+
+# -- other house rules after the build -----------------------------------------------------
+
+
+def _into_rules(ref: str | None) -> bool:
+    return ref is not None and re.search(rf"(?<![\w.])'?{RULES_SHEET}'?!", ref) is not None
+
+
+def _cells(ws: Worksheet) -> dict[tuple[int, int], Any]:
+    """Every written cell of ``ws``: its value, a formula marked as one."""
+    return {(c.row, c.column): Formula(c.value) if c.data_type == "f" else c.value
+            for row in ws.iter_rows() for c in row if c.value is not None}  # fmt: skip
+
+
+def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
+    """Lay ``book``'s Rules sheet out again for rule set ``new`` (the same rule set with
+    other house rules than ``old``) with the builder its template used, and make what the
+    template derives from the rules elsewhere (look-up blocks on ``_lists``, the names
+    the formulas read) what a template built with ``new`` has.
+
+    What is derived from the rules is what differs between the template built with the
+    published rules, with ``old`` and with ``new`` (a cell, a name, a table's size); a
+    cell of it that the ledger holds otherwise (a row of its own order of battle) is
+    left as it is. The Rules sheet is written whole: its open tables hold ``new``'s
+    house rows, as a ledger built with them has. What the kind lays out from the rules
+    and its own rows together, its ``again`` lays out (``templates.TemplateKind``).
+    """
+    from battle_ledger import templates  # the builders (this module is one of theirs)
+
+    kind = book.meta().kind
+    wb = book.openpyxl_workbook()
+    built = [templates.build(kind, r) for r in (registry.packaged(new.id), old, new)]
+    fresh = built[-1]
+    if RULES_SHEET in fresh.sheetnames:
+        by_table = {rules_table(n).casefold(): n for n in new.tables}
+        laid = sorted(fresh[RULES_SHEET].tables.values(),
+                      key=lambda t: int(re.sub(r"\D", "", t.ref.split(":")[0])))  # fmt: skip
+        names = [by_table[t.name.casefold()] for t in laid if t.name.casefold() in by_table]
+        at = (wb.sheetnames.index(RULES_SHEET) if RULES_SHEET in wb.sheetnames
+              else fresh.sheetnames.index(RULES_SHEET))  # fmt: skip
+        if RULES_SHEET in wb.sheetnames:
+            del wb[RULES_SHEET]
+        add_rules_sheet(wb, new, tables=names)
+        wb.move_sheet(RULES_SHEET, offset=at - wb.sheetnames.index(RULES_SHEET))
+    for name in {*wb.defined_names, *(n for b in built for n in b.defined_names)}:
+        refs = [b.defined_names[name].attr_text if name in b.defined_names else None
+                for b in built]  # fmt: skip
+        have = wb.defined_names[name].attr_text if name in wb.defined_names else None
+        if len(set(refs)) == 1 and not _into_rules(refs[-1]) and not _into_rules(have):
+            continue  # not the rules': the ledger's own (its sides, its settings)
+        if refs[-1] is None:
+            del wb.defined_names[name]
+        else:
+            define_name(wb, name, refs[-1])
+    for title in fresh.sheetnames:
+        if title == RULES_SHEET or title not in wb.sheetnames:
+            continue
+        cells = [_cells(b[title]) if title in b.sheetnames else {} for b in built]
+        target = wb[title]
+        for at_cell in {*cells[0], *cells[1], *cells[2]}:
+            values = [c.get(at_cell) for c in cells]
+            if values[0] == values[1] == values[2]:
+                continue
+            cell = target.cell(*at_cell)
+            held = Formula(cell.value) if cell.data_type == "f" else cell.value
+            if held in values[:2]:  # still the template's: the rules' to change
+                write(cell, values[2])
+        for table in target.tables.values():  # a table of the rules' size (the marks)
+            refs = [b[title].tables[table.name].ref if table.name in b[title].tables else None
+                    for b in built]  # fmt: skip
+            if None not in refs and refs[2] != table.ref and table.ref in refs[:2]:
+                table.ref = refs[2]
+                if table.autoFilter is not None:
+                    table.autoFilter.ref = refs[2]
+    again = templates.KINDS[kind].again
+    if again is not None:
+        again(wb, new)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import age_of_glaube as aog
@@ -255,4 +255,19 @@ def build_victory_table(
     return wb
 
 
-register_ledger(KIND, build_victory_table)
+def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
+    """The Marks sheet laid out again, where it was, for the ledger's sides and the marks
+    of ``ruleset`` (other house rules)."""
+    sides_sheet = wb[SIDES.sheet]
+    table = sides_sheet.tables[SIDES.name]
+    left, top, _, bottom = range_boundaries(table.ref)
+    column = left + SIDES.headers.index("Side")
+    sides = [str(v) for r in range(top + 1, bottom + 1)
+             if (v := sides_sheet.cell(r, column).value) not in (None, "")]  # fmt: skip
+    at = wb.sheetnames.index(MARKS_SHEET)
+    del wb[MARKS_SHEET]
+    _marks_sheet(wb, sides, aog.MarkRules.from_ruleset(ruleset))  # which marks, not when crossed
+    wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
+
+
+register_ledger(KIND, build_victory_table, again=_marks_again)

@@ -3,9 +3,12 @@ the workbook (``rulesets.house``, ``sheets.house_rules``, ``--rules FILE``)."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,10 +24,14 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import MissingTableError, RulesetDataError
 from battle_ledger.rulesets.house import HOUSE_RULE, parse_house, read_house_file, starter_file
 from battle_ledger.rulesets.recovery import stands_returning
+from battle_ledger.sheets.book import LOG_TABLE
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.house_rules import book_house_rules
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import load_operations
 from battle_ledger.xlfuncs.cli import cli
 from tests.conftest import HOUSE_FIXTURES
+from tests.strategies import PLAYBOOKS, build_from_example, play_periods
 from tests.tables import find_row, table_cell
 
 CLUB = HOUSE_FIXTURES / "etg-club.yaml"
@@ -304,6 +311,13 @@ def test_a_table_typed_on_the_rules_sheet_is_checked_and_used(tmp_path: Path) ->
     assert "'five'" in bad.output and book.read_bytes() == before
     checked = _cli("check", book)
     assert checked.exit_code == 1 and "house rules" in checked.output
+    # A house-rules file replaces the wrong table, typed rows and all.
+    fixed = _cli("rules", "apply", book, CLUB)
+    assert fixed.exit_code == 0, fixed.output
+    assert "the Rules sheet's house rules, refused" in _log(book)[-1][1]
+    assert _cli("check", book).exit_code == 0
+    used = _cli("run", "record", book, "--division", "5e Division", "--maneuver-roll", "9")
+    assert used.exit_code == 0 and "maneuver: Move & Half" in used.output, used.output  # 9 + 1
 
 
 def test_run_rules_gives_a_ledger_its_rules_once(tmp_path: Path) -> None:
@@ -318,10 +332,35 @@ def test_run_rules_gives_a_ledger_its_rules_once(tmp_path: Path) -> None:
     other = tmp_path / "other.yaml"
     retreat = "      - {low: null, high: null, result: Retreat}\n"
     other.write_text(f"id: etg\ntables:\n  maneuver_table:\n    rows:\n{retreat}", encoding="utf-8")
-    before = book.read_bytes()
-    refused = _cli("run", "end-turn", book, "--rules", other)
-    assert refused.exit_code == 2 and "carries its own house rules" in refused.output
-    assert book.read_bytes() == before
+    again = _cli("run", "end-turn", book, "--rules", CLUB)  # the same rules: no change
+    assert again.exit_code == 0, again.output
+    assert [r for r in _log(book) if r[0] == "house rules"] == [
+        ("house rules", f"house rules from {CLUB}: maneuver_table: 8 rows added; "
+                        "combat_results: 34 rows added")]  # fmt: skip
+    # Other rules replace the ledger's own: logged with what changed, kept from then on.
+    replaced = _cli("run", "end-turn", book, "--rules", other, "--allow-empty")
+    assert replaced.exit_code == 0, replaced.output
+    assert _log(book)[-2] == (
+        "house rules",
+        f"house rules from {other}: maneuver_table: 1 row added, "
+        "8 rows removed; combat_results: 34 rows removed",
+    )
+    moved = _cli("run", "record", book, "--division", "9e Division", "--maneuver-roll", "9")
+    assert "maneuver: Retreat" in moved.output
+    removed = _cli("rules", "remove", book)
+    assert removed.exit_code == 0 and "maneuver_table: 1 row removed" in removed.output
+    assert _log(book)[-1] == ("house rules", "house rules removed: maneuver_table: 1 row removed")
+    assert book_house_rules(HeadlessBook(book, writable=False)) is None
+    unchanged = book.read_bytes()
+    again = _cli("rules", "remove", book)
+    assert again.exit_code == 0 and "nothing changed" in again.output
+    assert book.read_bytes() == unchanged
+
+
+def _log(book: Path) -> list[tuple[str, str]]:
+    """The Log's (Action, Detail) rows."""
+    log = HeadlessBook(book, writable=False).read_table(LOG_TABLE)
+    return list(zip(log["Action"], log["Detail"], strict=True))
 
 
 @pytest.mark.libreoffice
@@ -388,3 +427,224 @@ def test_the_maneuver_bonus_is_judged_after_the_orders_dep(tmp_path: Path) -> No
     for division, result in wanted.items():
         index = find_row(wb, "tbl_Turns", Division=division, Turn=1)
         assert table_cell(wb, "tbl_Turns", "Maneuver", index).value == result, division
+
+
+# -- house rules given, changed and taken off after the ledger was built ------------------
+
+#: Two editions of house rules per rule set (tests/fixtures/house/later/<prefix>-1.yaml
+#: and -2.yaml), each changing what the kinds' formulas read from the rules.
+LATER = HOUSE_FIXTURES / "later"
+_EDITIONS = {"eagles-to-glory": "etg", "square-eagles": "se", "glory-of-the-empire": "gote",
+             "age-of-glaube": "glaube", "age-of-sail": "sail", "age-of-eagles": "aoe"}  # fmt: skip
+
+_COMPUTED = """
+import json, sys
+from battle_ledger.sheets.house_rules import using_book_rules
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import load_operations
+from battle_ledger.sheets.zipbook import open_book
+load_operations()
+book = open_book(sys.argv[1], writable=False)
+with using_book_rules(book):
+    frame = KINDS[book.meta().kind].compute(book)
+print(frame.to_json(orient="split", default_handler=str, double_precision=15))
+"""
+
+
+def _reads_rules(kind: str) -> bool:
+    """Whether the formulas of ``kind``'s template read a name of the rules: one on the
+    Rules sheet, or a look-up block (a name that is neither a setting of its declaration
+    nor a drop-down's list)."""
+    from battle_ledger import templates
+    from battle_ledger.sheets.ledger import KINDS
+
+    wb = templates.build(kind, PLAYBOOKS[kind].ruleset)
+    settings = {n.name for n in KINDS[kind].named_cells}
+    names = [n for n, d in wb.defined_names.items()
+             if n not in settings and not n.startswith("list_")
+             and re.search(r"\b(Rules|_lists)'?!", d.attr_text)]  # fmt: skip
+    formulas = [str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row
+                if c.data_type == "f"]  # fmt: skip
+    formulas += list(KINDS[kind].period_formulas(10).values())
+    return any(re.search(rf"\b{n}\b", f) for n in names for f in formulas)
+
+
+def _edition(kind: str, number: int) -> Path:
+    return LATER / f"{_EDITIONS[registry.packaged(PLAYBOOKS[kind].ruleset).id]}-{number}.yaml"
+
+
+def _command(*args: Any) -> subprocess.CompletedProcess[str]:
+    """A battle-ledger command as a separate process."""
+    return subprocess.run([sys.executable, "-m", "battle_ledger.xlfuncs.cli", *map(str, args)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+
+
+def _computed(book: Path) -> Any:
+    """What the rules compute for ``book``'s period rows with its own house rules (what
+    ``report`` computes), from a separate process."""
+    import pandas as pd
+
+    done = subprocess.run([sys.executable, "-c", _COMPUTED, str(book)], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return pd.read_json(io.StringIO(done.stdout), orient="split")
+
+
+def _plain(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""  # an empty formula result ("") reads back as an empty cell
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _sheet_agrees(kind: str, book: Path) -> Any:
+    """Every outcome cell of ``book``'s period rows, recalculated by LibreOffice, is what
+    the rules compute with its own house rules, and so is every number ``report --json``
+    gives of a thing (a side, a division); returns the computed outcomes and the
+    report's details."""
+    from battle_ledger.sheets.ledger import Role
+    from tests.libreoffice import recalculated_workbook
+
+    expected = _computed(book)
+    report = _command("report", book, "--json")
+    assert report.returncode == 0, report.stderr
+    recalculated = book.with_name("recalculated.xlsx")
+    recalculated_workbook(book).save(recalculated)
+    shown = HeadlessBook(recalculated, writable=False)
+    periods = shown.read_table(KINDS[kind].periods.name)
+    assert len(expected) > 0
+    for index, row in expected.iterrows():
+        for header, value in row.items():
+            _same(periods.at[index, header], value, (index, header))
+    things = KINDS[kind].things
+    key = next(c for c in things.columns if c.role is Role.KEY)
+    rows = shown.read_table(things.name).set_index(key.header)
+    details = json.loads(report.stdout)["details"]
+    told = [d for d in _dicts(details) if d.get(key.field) in rows.index]
+    for entry in told:
+        for column in things.having(Role.OUTCOME):
+            value = entry.get(column.field)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                shown_value = rows.at[entry[key.field], column.header]
+                if _plain(shown_value) != "":  # blank: a view shown only when asked (a date)
+                    _same(shown_value, value, (entry[key.field], column.header))
+    return expected.to_dict(), details
+
+
+def _same(shown: Any, computed: Any, where: Any) -> None:
+    got, want = _plain(shown), _plain(computed)
+    if isinstance(want, float) and isinstance(got, float | int):
+        # A spreadsheet keeps 15 significant digits.
+        assert math.isclose(got, want, rel_tol=1e-13), (where, got, want)
+    else:
+        assert got == want, (where, got, want)
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """Every mapping in a report's details, however deep."""
+    if isinstance(value, dict):
+        return [value, *(d for v in value.values() for d in _dicts(v))]
+    if isinstance(value, list):
+        return [d for v in value for d in _dicts(v)]
+    return []
+
+
+load_operations()
+READING_KINDS = [k for k in sorted(KINDS) if _reads_rules(k)]
+
+
+@pytest.mark.slow
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("kind", READING_KINDS)
+def test_house_rules_given_changed_and_removed_later_reach_the_sheet(
+    kind: str, tmp_path: Path
+) -> None:
+    """A ledger built without house rules and played, then given house rules by an
+    operation's --rules, given others by ``rules apply`` and left with none by ``rules
+    remove``: each time its own formulas (LibreOffice) show what the rules compute."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    playbook = PLAYBOOKS[kind]
+    book = build_from_example(kind, tmp_path / "ledger.xlsx")
+    play_periods(kind, book, 2, seed=5)
+    close = KINDS[kind].close
+    options = playbook.close_options(book) | ({"allow_empty": "Y"} if KINDS[kind].asks_if_empty
+                                              else {})  # fmt: skip
+    flags = [a for k, v in options.items() for a in (f"--{k.replace('_', '-')}", v)]
+    given = _command("run", close, book, *flags, "--rules", _edition(kind, 1))
+    assert given.returncode == 0, given.stderr
+    _sheet_agrees(kind, book)
+    play_periods(kind, book, 1, seed=6)  # the fast backend goes on on the laid-out ledger
+    first = _sheet_agrees(kind, book)
+    changed = _command("rules", "apply", book, _edition(kind, 2))
+    assert changed.returncode == 0, changed.stderr
+    second = _sheet_agrees(kind, book)
+    removed = _command("rules", "remove", book)
+    assert removed.returncode == 0, removed.stderr
+    published = _sheet_agrees(kind, book)
+    # The same rows under each edition and under the published rules: the editions
+    # change what this ledger computes (so the comparisons above tell something).
+    assert first != published and second != published
+
+
+def _sheets(path: Path) -> dict[str, Any]:
+    """Every cell value of every sheet but the Log and _meta, and the workbook's names."""
+    wb = openpyxl.load_workbook(path)
+    cells = {ws.title: {c.coordinate: c.value for row in ws.iter_rows() for c in row
+                        if c.value is not None}
+             for ws in wb.worksheets if ws.title not in ("Log", "_meta")}  # fmt: skip
+    names = {n: d.attr_text for n, d in wb.defined_names.items()}
+    tables = {
+        t.name: t.ref for ws in wb.worksheets if ws.title != "Log" for t in ws.tables.values()
+    }
+    return {"cells": cells, "names": names, "tables": tables, "order": wb.sheetnames}
+
+
+@pytest.mark.parametrize("engine", ["zip", "openpyxl"])
+@pytest.mark.parametrize("kind", READING_KINDS)
+def test_a_ledger_given_house_rules_later_is_the_ledger_built_with_them(
+    kind: str, engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rules apply`` on a new ledger leaves it, sheet by sheet, cell by cell, name by
+    name, as ``new --rules`` builds it (the Log aside); ``rules remove`` as ``new``
+    without; on either backend."""
+    if engine == "openpyxl":
+        monkeypatch.setenv("BATTLE_LEDGER_ENGINE", "openpyxl")
+    edition = read_house_file(_edition(kind, 2))
+    plain = build_from_example(kind, tmp_path / "plain.xlsx")
+    with registry.using_house_rules([edition]):
+        built = build_from_example(kind, tmp_path / "built.xlsx")
+    book = build_from_example(kind, tmp_path / "ledger.xlsx")
+    for file in (1, 2):
+        given = _cli("rules", "apply", book, _edition(kind, file))
+        assert given.exit_code == 0, given.output
+    assert _sheets(book) == _sheets(built)
+    removed = _cli("rules", "remove", book)
+    assert removed.exit_code == 0, removed.output
+    assert _sheets(book) == _sheets(plain)
+
+
+@pytest.mark.libreoffice
+def test_a_maneuver_table_longer_than_its_open_rows_is_read_to_its_end(tmp_path: Path) -> None:
+    """House rules given later with a Maneuver Table longer than the rows the Rules sheet
+    left open: the table grows, its names with it, and the Maneuver column (LibreOffice)
+    reads its last rows as the rules do."""
+    from battle_ledger.templates.rules_sheet import OPEN_ROWS
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    edition = read_house_file(_edition("dep-ledger", 2))
+    rows = registry.house_ruleset(edition).rows("maneuver_table")
+    assert len(rows) > OPEN_ROWS
+    book = tmp_path / "ledger.xlsx"
+    assert _cli("new", "dep-ledger", "--ruleset", "etg", "--oob", OOB, "-o", book).exit_code == 0
+    for division, roll in (("5e Division", 9), ("9e Division", 10), ("5th Division", 1)):
+        done = _cli("run", "record", book, "--division", division, "--maneuver-roll", roll)
+        assert done.exit_code == 0, done.output
+    given = _command("rules", "apply", book, _edition("dep-ledger", 2))
+    assert given.returncode == 0, given.stderr
+    expected, _ = _sheet_agrees("dep-ledger", book)
+    # 9 and 10 (+1 for 36 DEP or more) read the table's last two rows.
+    assert {rows[-2]["result"], rows[-1]["result"]} <= set(expected["Maneuver"].values())

@@ -21,7 +21,7 @@ import click
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
-from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named
+from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
@@ -283,16 +283,6 @@ def new(
 
 # -- run --------------------------------------------------------------------------------
 
-#: ``--wait SECONDS``: how long a writing command waits for another writer of BOOK.
-_wait_option = click.option(
-    "--wait",
-    type=click.FloatRange(min=0, max=3600),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait while another battle-ledger command writes BOOK.",
-)
-
 
 def parse_extra_options(args: list[str]) -> list[dict[str, str]]:
     """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens
@@ -489,7 +479,7 @@ class _RunCommand(click.Command):
 @click.argument("book", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print what the operation did as JSON.")
 @click.option("--dry-run", is_flag=True, help="Run, report, and leave the file unchanged.")
-@_wait_option
+@wait_option
 @click.option(
     "--from-csv",
     "rows_csv",
@@ -518,8 +508,9 @@ def run(
     folder 'BOOK history': battle-ledger undo BOOK puts it back) and left
     unchanged if anything goes wrong; one command writes a
     ledger at a time (another waits up to --wait seconds, then is refused).
-    The ledger's own house rules are in force; --rules FILE gives a ledger
-    built without them the file's (kept in it from then on).
+    The ledger's own house rules are in force; --rules FILE gives the ledger the
+    file's in place of its own (kept in it from then on, its Rules sheet laid out for
+    them, the change logged): 'battle-ledger rules apply' without an operation.
 
     \b
     Several rows at once: repeat the first option (each --division starts a row),
@@ -557,7 +548,11 @@ def run(
     except BaseException:
         workbook.discard()  # the writer's lock let go: nothing was written
         raise
-    result = run_on_book(workbook, macro, house=house, dry_run=dry_run, batch=batch, **options)
+    lay_out = None
+    if house is not None:  # the Rules sheet laid out for them: the templates' builder
+        from battle_ledger.templates.rules_sheet import lay_out_rules as lay_out
+    result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
+                         batch=batch, **options)  # fmt: skip
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
@@ -569,7 +564,7 @@ def run(
 
 @cli.command("undo")
 @click.argument("book", type=click.Path(path_type=Path))
-@_wait_option
+@wait_option
 def undo(book: Path, wait: float) -> None:
     """Put back the version of BOOK before the last operation; again for the one before.
 

@@ -1,4 +1,4 @@
-"""CLI commands about the rules: ``udf``, ``rulesets``, ``rules show``.
+"""CLI commands about the rules: ``udf``, ``rulesets``, ``rules show``, ``rules apply``.
 
 ``battle-ledger udf NAME ARG...`` calls the Excel function exactly as Excel
 would: each ARG is what a cell holds (numbers as floats, TRUE/FALSE as
@@ -20,12 +20,21 @@ import click
 
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
 from battle_ledger.sheets.errors import CommandError
-from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named
+from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
 
 if TYPE_CHECKING:
+    from battle_ledger.rulesets.house import HouseRules
     from battle_ledger.rulesets.model import Ruleset, Table
 
-__all__ = ["excel_argument", "format_result", "rules", "rulesets_command", "udf"]
+__all__ = [
+    "excel_argument",
+    "format_result",
+    "rules",
+    "rules_apply",
+    "rules_remove",
+    "rulesets_command",
+    "udf",
+]
 
 
 # -- udf --------------------------------------------------------------------------------
@@ -465,3 +474,55 @@ def rules_where() -> None:
         )
     for ruleset_id, house in sorted(found.items()):
         click.echo(f"{ruleset_id}: {house.origin}")
+
+
+# -- house rules on a ledger ---------------------------------------------------------------
+
+
+def _set_house_rules(book: Path, house: HouseRules | None, wait: float, dry_run: bool,
+                     as_json: bool) -> None:  # fmt: skip
+    from battle_ledger.sheets.operations import set_house_rules
+    from battle_ledger.sheets.zipbook import open_book
+    from battle_ledger.templates.rules_sheet import lay_out_rules
+
+    result = set_house_rules(open_book(book, wait=wait), house, lay_out_rules, dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps({"summary": result.summary, "details": result.details}, indent=2,
+                              ensure_ascii=False))  # fmt: skip
+    else:
+        click.echo(result.summary + (" (dry run: nothing saved)" if dry_run else ""))
+
+
+@rules.command("apply")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@click.option("--dry-run", is_flag=True, help="Tell what would change, save nothing.")
+@wait_option
+def rules_apply(book: Path, file: Path, as_json: bool, dry_run: bool, wait: float) -> None:
+    """Give the ledger BOOK the house rules in FILE, in place of those it carries.
+
+    The file replaces the ledger's house rules whole (rows typed on its Rules sheet
+    included): its hidden _house sheet, its Rules sheet and what its formulas read from
+    it, saved at once (undo puts them back), and the Log says what changed.
+
+    \b
+    Example: battle-ledger rules apply ledger.xlsx house.yaml
+    """
+    from battle_ledger.rulesets.house import read_house_file
+
+    _set_house_rules(book, read_house_file(file), wait, dry_run, as_json)
+
+
+@rules.command("remove")
+@click.argument("book", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@click.option("--dry-run", is_flag=True, help="Tell what would change, save nothing.")
+@wait_option
+def rules_remove(book: Path, as_json: bool, dry_run: bool, wait: float) -> None:
+    """Take the house rules off the ledger BOOK: it computes with the published rules.
+
+    \b
+    Example: battle-ledger rules remove ledger.xlsx
+    """
+    _set_house_rules(book, None, wait, dry_run, as_json)

@@ -15,7 +15,7 @@ from battle_ledger.rulesets.errors import BattleLedgerError
 if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset
 
-__all__ = ["cli", "main", "rules_option", "ruleset_named"]
+__all__ = ["cli", "main", "rules_option", "ruleset_named", "wait_option"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -62,6 +62,17 @@ def rules_option(f: _F) -> _F:
         help="A house-rules file (battle-ledger rules init-house) to use instead of the "
         "per-user folder's.",
     )(f)
+
+
+#: ``--wait SECONDS``: how long a command writing a workbook waits for another writer.
+wait_option = click.option(
+    "--wait",
+    type=click.FloatRange(min=0, max=3600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another battle-ledger command writes BOOK.",
+)
 
 
 class _Group(click.Group):
