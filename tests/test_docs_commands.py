@@ -48,6 +48,13 @@ _GIVEN: dict[str, tuple[dict[str, Path], tuple[str, ...]]] = {
         ),
     ),
     "dep-ledger.md": ({"army.csv": example_path("etg")}, ()),
+    "house-rules.md": (
+        {"army.csv": example_path("etg"), "house.yaml": HOUSE_FIXTURES / "etg-club.yaml"},
+        (
+            "new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx",
+            'run record ledger.xlsx --division "5e Division" --orders Y',
+        ),
+    ),
     "orders-of-battle.md": ({"quatre-bras.csv": example_path("etg")}, ()),
     "roster.md": ({"army.csv": example_path("etg")}, ()),
     "ship-records.md": ({"fleet.csv": example_path("age-of-sail")}, ()),
