@@ -594,9 +594,14 @@ def wind_formulas(r: int) -> dict[str, str]:
     def drift(table: str, column: str, die: str) -> str:
         found = "0"
         for row in ruleset.rows(table):
-            lo, hi, by = int(row["roll_low"]), int(row["roll_high"]), int(row[column])
+            by = int(row[column])
+            ends = [
+                f"{die}{op}{int(row[end])}"
+                for end, op in (("roll_low", ">="), ("roll_high", "<="))
+                if row.get(end) is not None
+            ]  # none: open that way
             if by:
-                found = f"IF(AND({die}>={lo},{die}<={hi}),{by},{found})"
+                found = f"IF(AND({','.join(ends) or 'TRUE'}),{by},{found})"
         return found
 
     turn = drift("wind_direction_drift", "points_clockwise", f"${c['Direction die']}{r}")

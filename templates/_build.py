@@ -108,6 +108,7 @@ __all__ = [
     "add_vocabulary_validation",
     "add_whole_validation",
     "add_yes_no_validation",
+    "bracket_low",
     "check_blank_rows",
     "define_name",
     "finish",
@@ -409,6 +410,19 @@ def _lists_sheet(wb: Workbook) -> Worksheet:
     ws = wb.create_sheet(LISTS_SHEET)
     ws.sheet_state = "hidden"
     return ws
+
+
+#: A brackets row open below ("1 or less", a house row's ``low: null``) in a look-up block:
+#: under any roll a sheet looks up (an approximate MATCH/VLOOKUP takes the last low at or
+#: under the roll).
+_OPEN_BELOW = -9.99e307
+
+
+def bracket_low(row: Mapping[str, Any], column: str) -> float:
+    """The low end of a brackets table's row as a look-up block holds it (open below: under
+    every roll)."""
+    low = row.get(column)
+    return _OPEN_BELOW if low is None else int(low)
 
 
 def lookup_block(

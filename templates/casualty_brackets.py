@@ -35,6 +35,7 @@ from battle_ledger.sheets.casualty_brackets import (
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
+    bracket_low,
     define_name,
     highlight_when,
     lookup_block,
@@ -80,10 +81,11 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
             rows.append([spelling, text, *padded, morale.get(term.id, 0), rally.get(term.id, 0),
                          raised, term.name])  # fmt: skip
     define_name(wb, GRADES, lookup_block(wb, GRADES, [GRADES, *GRADE_BLOCK], rows))
+    by_low = sorted(ruleset.rows("leader_casualty_results"), key=lambda r: bracket_low(r, "low"))
     results = [
-        [int(r["low"]), str(r["result"]), int(r.get("returns_in_turns") or 0),
+        [bracket_low(r, "low"), str(r["result"]), int(r.get("returns_in_turns") or 0),
          1 if r["out_of_game"] else 0, int(r.get("grade_change") or 0)]
-        for r in sorted(ruleset.rows("leader_casualty_results"), key=lambda r: int(r["low"]))
+        for r in by_low
     ]  # fmt: skip
     block = lookup_block(wb, LEADER_RESULTS, [LEADER_RESULTS, *LEADER_BLOCK], results)
     define_name(wb, LEADER_RESULTS, block)

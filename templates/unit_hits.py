@@ -29,6 +29,7 @@ from battle_ledger.sheets.unit_hits import (
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
+    bracket_low,
     define_name,
     lookup_block,
     new_workbook,
@@ -88,8 +89,8 @@ def build_unit_hits(
     turns = ledger_table(wb, TURNS, [turn_row(1, s, n) for s, n, _, _ in given], turn_formulas,
                          bounds={})  # fmt: skip
     status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
-    results = sorted(ruleset.rows("rally_results"), key=lambda r: int(r["roll_low"]))
-    block = [[int(r["roll_low"]), int(r["hits_regained"])] for r in results]
+    results = sorted(ruleset.rows("rally_results"), key=lambda r: bracket_low(r, "roll_low"))
+    block = [[bracket_low(r, "roll_low"), int(r["hits_regained"])] for r in results]
     define_name(wb, RALLY, lookup_block(wb, RALLY, [RALLY, "Hits regained"], block))
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip

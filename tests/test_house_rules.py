@@ -648,3 +648,44 @@ def test_a_maneuver_table_longer_than_its_open_rows_is_read_to_its_end(tmp_path:
     expected, _ = _sheet_agrees("dep-ledger", book)
     # 9 and 10 (+1 for 36 DEP or more) read the table's last two rows.
     assert {rows[-2]["result"], rows[-1]["result"]} <= set(expected["Maneuver"].values())
+
+
+@pytest.mark.libreoffice
+def test_brackets_open_at_either_end_build_and_compute(tmp_path: Path) -> None:
+    """A house brackets row open below (``roll_low: null``) or above: the template lays out
+    its look-ups (it refused such a file with a traceback), and the sheet's Rally reads
+    them as the rules do."""
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: square-eagles\nnote: open ends\ntables:\n  rally_results:\n    override: true\n"
+        "    rows:\n      - {roll_low: null, roll_high: 3, hits_regained: 0}\n"
+        "      - {roll_low: 4, roll_high: 4, hits_regained: 1}\n"
+        "      - {roll_low: 5, roll_high: null, hits_regained: 2}\n",
+        encoding="utf-8",
+    )
+    book = tmp_path / "hits.xlsx"
+    oob = OOB.with_name("square-eagles.yaml")
+    assert _cli("new", "unit-hits", "--ruleset", "se", "--oob", oob, "--rules", house, "-o",
+                book).exit_code == 0  # fmt: skip
+    first, second = (u["unit"] for u in _report(book)["units"][:2])
+    for unit in (first, second):
+        assert _cli("run", "record", book, "--unit", unit, "--fire-hits", 3).exit_code == 0
+    assert _cli("run", "end-turn", book).exit_code == 0
+    for unit, roll in ((first, 1), (second, 5)):
+        done = _cli("run", "record", book, "--unit", unit, "--rally-roll", roll)
+        assert done.exit_code == 0, done.output
+    hits = {u["unit"]: u["hits"] for u in _report(book)["units"]}
+    assert (hits[first], hits[second]) == (3, 1)  # 1: nothing back (open below); 5: two
+    wb = recalculated_workbook(book)
+    for unit, regained in ((first, 0), (second, 2)):
+        index = find_row(wb, "tbl_Turns", Unit=unit, Turn=2)
+        assert table_cell(wb, "tbl_Turns", "Regained", index).value == regained, unit
+
+
+def _report(book: Path) -> dict[str, Any]:
+    done = _cli("report", book, "--json")
+    assert done.exit_code == 0, done.output
+    return dict(json.loads(done.output)["details"])
