@@ -733,11 +733,12 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
+    name = find_thing(book, KIND, ledger.starts, division)  # unknown: refused, inputs or none
     given = {TURNS.header(field): value for field, value in inputs.items()}
     if not given:
         raise nothing_to_record(", ".join(o.flag for o in _record_options()[1:-1]))
     if turn is not None and turn < ledger.current_turn:
-        return _correct(book, ledger, division, turn, given)
+        return _correct(book, ledger, name, turn, given)
     if turn is not None and turn > ledger.current_turn:
         raise InvalidArgumentError(
             f"turn {turn} has not begun: the current turn is {ledger.current_turn}",
@@ -745,7 +746,6 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
             expected=f"1 to {ledger.current_turn}",
         )  # fmt: skip
     ledger.tables.refuse_if_over("record")
-    name = find_thing(book, KIND, ledger.starts, division)
     turn = ledger.current_turn
     mine = _row_of(ledger, name, turn)
     if mine.empty:
