@@ -42,6 +42,7 @@ __all__ = [
     "Playbook",
     "bad_values",
     "build_from_example",
+    "button_case",
     "dep_turns",
     "input_columns",
     "legal_battle",
@@ -623,6 +624,36 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
         planned = PLAYBOOKS[kind].records(random.Random(seed).randint, path)
         if any(op == operation for op, _ in planned):
             return path
+    raise AssertionError(f"the {kind} playbook never does {operation}")
+
+
+def button_case(kind: str, operation: str, path: Path) -> dict[str, str]:
+    """A ledger of ``kind`` at ``path`` on which its playbook does ``operation`` next (a
+    period played, or its variant's order of battle), and the options of that press: what
+    the umpire gives the button (the close of a period as the button runs it, with
+    ``allow_empty``: the sheet is in view)."""
+    import random
+
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import operations_for
+
+    if operation in PLAYBOOKS[kind].variants:
+        variant_ledger(kind, operation, path)
+    else:
+        build_from_example(kind, path)
+        play_periods(kind, path, 1, 7)
+    op = next(o for o in operations_for(kind) if o.name == operation)
+    closing = operation == KINDS[kind].close
+    options: dict[str, str] = {}
+    for seed in range(100):  # the first battle in which the playbook does this operation
+        planned = PLAYBOOKS[kind].records(random.Random(seed).randint, path)
+        options = next((o for name, o in planned if name == operation), {})
+        if closing:
+            options = PLAYBOOKS[kind].close_options(path, seed)
+            if "allow_empty" in op.options:
+                options["allow_empty"] = "Y"
+        if options or closing:
+            return options
     raise AssertionError(f"the {kind} playbook never does {operation}")
 
 

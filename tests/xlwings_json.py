@@ -35,6 +35,7 @@ __all__ = [
     "apply_actions",
     "book_json",
     "function_call",
+    "ledger_state",
     "run_on_server",
 ]
 
@@ -235,3 +236,24 @@ def run_on_server(
     assert answer.status == 200, f"{macro}: HTTP {answer.status}: {answer.text}"
     actions: list[dict[str, Any]] = answer.json()["actions"]
     return actions
+
+
+def ledger_state(path: Path, kind: Any) -> dict[str, Any]:
+    """What an operation leaves in a ledger of ``kind`` (a ``LedgerKind``): every table's
+    inputs, the periods' formulas, the Log; the same after a replay as after the
+    headless run."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from tests.tables import table_sheet
+
+    book = HeadlessBook(path, writable=False)
+    state: dict[str, Any] = {}
+    for table in (kind.things, kind.periods):
+        frame = book.read_table(table.name, cached=False)
+        inputs = [c.header for c in table.columns if not c.computed]
+        state[table.name] = frame[inputs].astype(str).values.tolist()
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, kind.periods.name)
+    ref = ws.tables[kind.periods.name].ref
+    state["formulas"] = [[c.value for c in row if str(c.value).startswith("=")] for row in ws[ref]]
+    state["log"] = book.read_table("tbl_Log")[["Action", "Detail"]].astype(str).values.tolist()
+    return state
