@@ -373,3 +373,99 @@ def test_every_button_in_xlwings_lite_leaves_the_ledger_the_headless_run_leaves(
     assert {a["func"] for a in actions} <= APPLIED_ACTIONS
     apply_actions(lite, actions)
     assert ledger_state(lite, KINDS[kind]) == ledger_state(headless, KINDS[kind])
+
+
+# -- the requirements, against the Pyodide they run in ------------------------------------------
+
+
+def _npm_pyodide(version: str) -> Path | None:
+    """The ``pyodide`` npm package of ``version`` (installed once into a cache folder;
+    its CDN, which serves the packages themselves, is not needed), or None without npm."""
+    folder = Path(
+        os.environ.get("BATTLE_LEDGER_TEST_CACHE", Path.home() / ".cache" / "battle-ledger")
+    )
+    folder = folder / f"pyodide-{version}"
+    package = folder / "node_modules" / "pyodide"
+    if not (package / "pyodide-lock.json").is_file():
+        npm = shutil.which("npm")
+        if npm is None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder),
+             f"pyodide@{version}"],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+    return package
+
+
+@pytest.fixture(scope="module")
+def pyodide_package() -> Path:
+    from battle_ledger.xlfuncs.lite import PYODIDE_VERSION
+
+    package = _npm_pyodide(PYODIDE_VERSION)
+    if package is None:
+        if os.environ.get("CI", "").strip().casefold() in ("1", "true", "yes"):
+            pytest.fail("npm is missing (CI=true: Node and npm are installed there)")
+        pytest.skip("npm is missing: the pyodide npm package cannot be installed")
+    return package
+
+
+def _pure_wheel(requirement: str, folder: Path, python: str) -> bool:
+    """Whether PyPI has a pure-Python wheel (py3-none-any) meeting ``requirement``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+         "--platform", "any", "--implementation", "py", "--abi", "none",
+         "--python-version", python, "--quiet", "-d", str(folder), requirement],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    return done.returncode == 0
+
+
+@pytest.mark.slow
+def test_every_requirement_is_in_pyodide_or_a_pure_python_wheel(
+    pyodide_package: Path, tmp_path: Path
+) -> None:
+    """Each line of the requirements we write, and each dependency Battle Ledger declares
+    (itself pure Python), is in the Pyodide lock file at a version its
+    specifier allows, or PyPI has a pure-Python wheel for it."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.utils import canonicalize_name
+
+    from battle_ledger.xlfuncs.lite import PYODIDE_VERSION, requirements_txt
+
+    lock = json.loads((pyodide_package / "pyodide-lock.json").read_text(encoding="utf-8"))
+    assert lock["info"]["version"] == PYODIDE_VERSION
+    python = ".".join(lock["info"]["python"].split(".")[:2])
+    packages = {canonicalize_name(n): p["version"] for n, p in lock["packages"].items()}
+    import importlib.metadata
+
+    metadata = importlib.metadata.metadata("battle-ledger")
+    needs_python = metadata.get("Requires-Python")
+    assert needs_python is None or SpecifierSet(needs_python).contains(lock["info"]["python"])
+    # Pure Python: nothing compiled in the folders the package is installed from.
+    compiled = [
+        p
+        for folder in ("package", "rulesets", "sheets", "templates", "xlfuncs")
+        for p in (_REPO / folder).rglob("*")
+        if p.suffix in (".so", ".pyd", ".c", ".pyx")
+    ]
+    assert compiled == []
+    ours = importlib.metadata.requires("battle-ledger") or []
+    lines = [line.split("#")[0].strip() for line in requirements_txt().splitlines()]
+    problems: list[str] = []
+    for text in [line for line in lines if line] + ours:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        if requirement.marker is not None and "extra" in str(requirement.marker):
+            continue  # an extra (the server's): not installed in xlwings Lite
+        if name == "battle-ledger":
+            continue  # ourselves: checked above
+        if name in packages:
+            if not requirement.specifier.contains(packages[name], prereleases=True):
+                problems.append(f"{text}: Pyodide {PYODIDE_VERSION} has {packages[name]}")
+        elif not _pure_wheel(text, tmp_path / "wheels", python):
+            problems.append(f"{text}: not in Pyodide {PYODIDE_VERSION}, no pure-Python wheel")
+    assert problems == [], "\n".join(problems)
