@@ -11,8 +11,11 @@ properties of the workbook's web extension, as Excel saves any add-in's settings
 - their two ``[Content_Types].xml`` overrides.
 
 ``with_lite_parts`` adds these parts to a package's bytes, or refreshes the code
-of a package that has them (the web extension's id and any other property kept);
-every other part is copied byte for byte. ``lite_properties`` reads them back.
+of a package that has them (the web extension's id and any other property kept),
+and lifts the sheets' protection: Office.js refuses a write into a protected sheet,
+and xlwings Lite cannot run the task-pane callbacks that lift it around a button's
+writes on xlwings Server (``sheets.xlbook``); the cells keep their locked flags. Every
+other part is copied byte for byte. ``lite_properties`` reads them back.
 The shapes are those of real workbooks saved by xlwings Lite
 (``tests/fixtures/lite/``).
 """
@@ -69,6 +72,8 @@ _EXTENSIONS = (
     'uri="{7C84B067-C214-45C3-A712-C9D94CD141B2}"><we:customFunctionIdList/></a:ext>'
     "</we:extLst>"
 )
+_SHEET_PROTECTION = re.compile(rb"<(?:\w+:)?sheetProtection\b[^>]*/>")
+_WORKSHEET_TYPE = b"spreadsheetml.worksheet+xml"
 _PROPERTY = re.compile(r'<we:property name="([^"]*)" value="([^"]*)"\s*/>')
 _ID = re.compile(r'<we:webextension\b[^>]*\sid="(\{[0-9A-Fa-f-]+\})"')
 
@@ -140,6 +145,13 @@ def _with_package_relationship(rels: bytes) -> bytes:
     return rels.replace(b"</Relationships>", rel + b"</Relationships>", 1)
 
 
+def _worksheets(types: bytes) -> list[str]:
+    """The worksheet parts the content types name."""
+    found = re.findall(rb'<Override\b[^>]*PartName="/([^"]+)"[^>]*ContentType="[^"]*'
+                       + re.escape(_WORKSHEET_TYPE), types)  # fmt: skip
+    return [f.decode() for f in found]
+
+
 def has_lite_parts(data: bytes) -> bool:
     """Whether the package ``data`` carries an xlwings Lite web extension."""
     try:
@@ -200,6 +212,10 @@ def with_lite_parts(data: bytes, properties: Mapping[str, str], label: str = "")
             ),
             _PACKAGE_RELS: _with_package_relationship(archive.read(_PACKAGE_RELS)),
         }  # fmt: skip
+        for sheet in _worksheets(fresh[_TYPES]):
+            xml = archive.read(sheet)
+            if _SHEET_PROTECTION.search(xml):
+                fresh[sheet] = _SHEET_PROTECTION.sub(b"", xml, count=1)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
             for info in archive.infolist():

@@ -174,14 +174,15 @@ def _refuse_if_protected(ws: Any, cell: Any, func: str) -> None:
         )
 
 
-def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
+def apply_actions(path: Path, actions: list[dict[str, Any]], *, callbacks: bool = True) -> None:
     """Do to the file what the xlwings client does in Excel with ``actions``.
 
     As Office.js: a write into a locked cell of a protected sheet, or a table resized
     on one, fails (``ProtectedSheetError``); the task pane's protection callbacks
     (``runMacro`` of ``LIFT_PROTECTION`` / ``RESTORE_PROTECTION``, as
     ``xlfuncs/taskpane.js`` does them) unprotect the sheets named and protect again
-    every sheet they unprotected, as it was.
+    every sheet they unprotected, as it was. ``callbacks=False``: a client that has no
+    callback of ours (xlwings Lite), where any ``runMacro`` fails.
     """
     from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 
@@ -190,6 +191,8 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
     for action in actions:
         func = action["func"]
         if func == "runMacro":
+            if not callbacks:
+                raise AssertionError(f"runMacro {action['args'][0]}: no such callback here")
             callback, sheets = action["args"]
             if callback == LIFT_PROTECTION:
                 for name in sheets:

@@ -94,6 +94,12 @@ def main_py(kind: str, ruleset: Ruleset) -> str:
         "",
     ]
     imports = [_import(m, names) for m, names in sorted(functions.items())]
+    # xlwings Lite runs no task-pane script of ours: writes go without the protection
+    # callbacks (a Lite ledger's sheets are unprotected: sheets.webextension).
+    imports.append(
+        "from battle_ledger.sheets.xlbook import use_protection_callbacks\n\n"
+        "use_protection_callbacks(False)\n"
+    )
     if buttons:
         imports.append(_import("battle_ledger.xlfuncs.macros", buttons))
     exported = [n for names in functions.values() for n in names] + buttons
