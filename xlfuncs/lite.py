@@ -93,13 +93,13 @@ def main_py(kind: str, ruleset: Ruleset) -> str:
         "",
         "",
     ]
-    imports = [_import(m, names) for m, names in sorted(functions.items())]
     # xlwings Lite runs no task-pane script of ours: writes go without the protection
     # callbacks (a Lite ledger's sheets are unprotected: sheets.webextension).
-    imports.append(
+    imports = [
         "from battle_ledger.sheets.xlbook import use_protection_callbacks\n\n"
-        "use_protection_callbacks(False)\n"
-    )
+        "use_protection_callbacks(False)  # xlwings Lite runs no task-pane script of ours\n\n"
+    ]
+    imports += [_import(m, names) for m, names in sorted(functions.items())]
     if buttons:
         imports.append(_import("battle_ledger.xlfuncs.macros", buttons))
     exported = [n for names in functions.values() for n in names] + buttons
