@@ -329,11 +329,9 @@ def test_xlwings_finds_the_functions_of_the_rule_set_and_the_buttons_of_the_kind
     found = lite_runtime.load(_main_py(path))
     assert found["on_server"] is True
     functions = {f["id"] for f in found["functions"]["functions"]}
-    own = {
-        n for n, f in UDFS.items() if module_ruleset(f.__module__) in (ruleset.id, ruleset.family)
-    }
-    others = {n for n, f in UDFS.items() if module_ruleset(f.__module__) not in
-              (None, ruleset.id, ruleset.family)}  # fmt: skip
+    of = {n: module_ruleset(f.__module__) for n, f in UDFS.items()}
+    own = {n for n, r in of.items() if r is not None and r in (ruleset.id, ruleset.family)}
+    others = {n for n, r in of.items() if r is not None and r not in (ruleset.id, ruleset.family)}
     assert own and own <= functions and not functions & others
     buttons = {macro_name(KINDS[kind].macro_prefix, op.name) for op in operations_for(kind)}
     assert {s["function_name"] for s in found["scripts"]} == buttons | {"report", "check"}

@@ -19,6 +19,7 @@ import re
 from collections import defaultdict
 from urllib.parse import urlsplit
 
+from battle_ledger.rulesets.errors import RulesetError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.ledger import KINDS
@@ -60,15 +61,22 @@ def _buttons(kind: str) -> list[str]:
 
 
 def _functions(ruleset: Ruleset) -> dict[str, list[str]]:
-    """Module -> the Excel functions of ``ruleset`` (its own, its family's, and those that
-    take their rule set as an argument: campaign recovery)."""
+    """Module -> the Excel functions of ``ruleset``: its own, its family's, and those that
+    take their rule set as an argument (campaign recovery) where it has that table (a
+    table the text does not print included: the function then says what to fill in)."""
+    from battle_ledger.rulesets.recovery import recovery_missing
     from battle_ledger.xlfuncs import load_udfs
     from battle_ledger.xlfuncs._registry import module_ruleset
 
+    try:
+        recovery_missing(ruleset.id)
+        recovers = True
+    except RulesetError:  # no campaign recovery at all (Age of Sail)
+        recovers = False
     found: dict[str, list[str]] = defaultdict(list)
     for _, f in sorted(load_udfs().items()):
         of = module_ruleset(f.__module__)
-        if of is None or of in (ruleset.id, ruleset.family):
+        if recovers if of is None else of in (ruleset.id, ruleset.family):
             found[f.__module__].append(f.__name__)
     return dict(found)
 
