@@ -57,6 +57,7 @@ __all__ = [
     "refuse_lossy_save",
     "save_workbook",
     "too_many_rows",
+    "workbook_bytes",
     "write_bytes_atomic",
     "write_text_atomic",
 ]
@@ -300,7 +301,8 @@ def openpyxl_losses(data: bytes) -> list[str]:
     one phrase each naming the sheet ("sparklines on sheet 'Turns'"): a sheet's extension
     list (Excel 2010+'s conditional formats, data bars and icon sets among them, and
     drop-down lists, sparklines, slicers), comments, pictures and shapes, form controls,
-    a workbook extension other than Excel's settings. Empty: nothing would be lost.
+    a workbook extension other than Excel's settings, an add-in's task pane and
+    settings (xlwings Lite's code). Empty: nothing would be lost.
     (What openpyxl warns of as it loads is caught where it loads: ``sheets.headless``.)"""
     from defusedxml.ElementTree import fromstring
 
@@ -343,6 +345,10 @@ def openpyxl_losses(data: bytes) -> list[str]:
         others = [u for u, _ in _extensions(workbook) if u not in _WORKBOOK_SETTINGS]
         if others:
             found.append(f"the workbook's Excel extensions ({', '.join(others)})")
+        # An add-in's task pane and settings (xlwings Lite's code): openpyxl writes the
+        # package anew from what it models, without them.
+        if any(k.endswith("/webextensiontaskpanes") for k, _ in _related(archive, "").values()):
+            found.append("the add-ins' task panes and settings (xlwings Lite's code)")
     return found
 
 
@@ -499,8 +505,12 @@ def _save(
         raise WorkbookSaveError(
             "the file exists already", file=label, expected="a new file name, or --force"
         )
-    if callable(wb):
-        return _replace(target, wb(), label, keep, expect_digest)
+    data = wb() if callable(wb) else workbook_bytes(wb, label)
+    return _replace(target, data, label, keep, expect_digest)
+
+
+def workbook_bytes(wb: Workbook, label: str) -> bytes:
+    """The package openpyxl writes of ``wb`` (``label``: the file, for the message)."""
     from openpyxl.utils.exceptions import IllegalCharacterError  # loaded with ``wb``
 
     buffer = io.BytesIO()
@@ -508,7 +518,7 @@ def _save(
         wb.save(buffer)
     except (IllegalCharacterError, ValueError, TypeError) as exc:
         raise WorkbookSaveError(f"the workbook could not be written ({exc})", file=label) from None
-    return _replace(target, buffer.getvalue(), label, keep, expect_digest)
+    return buffer.getvalue()
 
 
 def write_text_atomic(path: Path | str, text: str) -> Path:

@@ -53,7 +53,13 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")
 
-__all__ = ["LIFT_PROTECTION", "RESTORE_PROTECTION", "XlwingsBook", "excel_value"]
+__all__ = [
+    "LIFT_PROTECTION",
+    "RESTORE_PROTECTION",
+    "XlwingsBook",
+    "excel_value",
+    "use_protection_callbacks",
+]
 
 #: The task pane's callbacks (``xlfuncs/taskpane.js``) a commit asks Excel on the web to
 #: run around its writes: Office.js refuses writes into a protected sheet and has no
@@ -61,6 +67,15 @@ __all__ = ["LIFT_PROTECTION", "RESTORE_PROTECTION", "XlwingsBook", "excel_value"
 #: with the options they had, after the last write.
 LIFT_PROTECTION = "battleLedgerUnprotect"
 RESTORE_PROTECTION = "battleLedgerProtect"
+# Whether the Office.js client runs those callbacks: xlwings Server's task pane registers
+# them; xlwings Lite runs no script of ours (a Lite ledger's sheets are unprotected).
+_CALLBACKS = {"available": True}
+
+
+def use_protection_callbacks(available: bool) -> None:
+    """Say whether the Office.js client has our protection callbacks (xlwings Lite's
+    ``main.py`` says it has not: its writes then go without them)."""
+    _CALLBACKS["available"] = available
 
 
 def excel_value(value: Any) -> Any:
@@ -313,7 +328,7 @@ class XlwingsBook(Book):
             {name for name, _, _ in self._writes}
             | {str(info.sheet.name) for info in self._tables.values() if info.grown}
         )
-        guarded = bool(written) and self._office_js()
+        guarded = bool(written) and self._office_js() and _CALLBACKS["available"]
         if guarded:
             self.book.app.macro(LIFT_PROTECTION)(written)
         for info in self._tables.values():

@@ -42,6 +42,7 @@ __all__ = [
     "Playbook",
     "bad_values",
     "build_from_example",
+    "button_case",
     "dep_turns",
     "input_columns",
     "legal_battle",
@@ -626,6 +627,12 @@ def variant_ledger(kind: str, operation: str, path: Path) -> Path:
         if any(op == operation for op, _ in planned):
             return path
     raise AssertionError(f"the {kind} playbook never does {operation}")
+
+
+def button_case(kind: str, operation: str, path: Path) -> dict[str, str]:
+    """A ledger of ``kind`` at ``path`` on which its playbook does ``operation`` next
+    (``played_for``), and the options of that press (``options_for``)."""
+    return options_for(kind, operation, played_for(kind, operation, path))
 
 
 def played_for(kind: str, operation: str, path: Path) -> Path:

@@ -420,6 +420,17 @@ CATALOGUE: list[Case] = [
     ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
      ("more than any rule set throws",)),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
+    # the code a ledger carries for xlwings Lite
+    ("lite wheel not a wheel", None, ["lite", "LEDGER", "--lite-wheel", "ftp://a.org/b.zip"],
+     None, 2, ("--lite-wheel", "ftp://a.org/b.zip", "py3-none-any.whl")),
+    ("lite wheel without --lite", None,
+     ["new", "dep-ledger", "--ruleset", "etg", "-o", "OUT", "--lite-wheel",
+      "https://a.org/battle_ledger-0.1.0-py3-none-any.whl"], None, 2, ("--lite-wheel", "--lite")),
+    ("lite on a missing file", None, ["lite", "MISSING"], None, 1, ("no such file",)),
+    ("lite over another add-in", lambda p: _rezip(p, lambda n, d: d, {
+        "xl/webextensions/webextension1.xml": b'<we:webextension xmlns:we="x" id="{0}">'
+        b'<we:reference id="wa104379955"/></we:webextension>'}), ["lite", "LEDGER"], None, 1,
+     ("another add-in", "webextension1.xml")),
 ]  # fmt: skip
 
 

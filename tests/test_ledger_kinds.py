@@ -41,6 +41,7 @@ from tests.strategies import (
     Pick,
     bad_values,
     build_from_example,
+    button_case,
     examples,
     input_columns,
     options_for,
@@ -48,7 +49,7 @@ from tests.strategies import (
     played_for,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
-from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, run_on_server
+from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, ledger_state, run_on_server
 
 load_operations()
 ALL = sorted(KINDS)
@@ -370,22 +371,6 @@ def test_a_bad_option_is_refused(name: str, field: str, value: Any, tmp_path: Pa
 # -- xlwings Server runs the same operations ---------------------------------------------
 
 
-def _state(path: Path, kind: LedgerKind) -> dict[str, Any]:
-    """What an operation leaves: every table's inputs, the formulas, the Log."""
-    book = HeadlessBook(path, writable=False)
-    state: dict[str, Any] = {}
-    for table in (kind.things, kind.periods):
-        frame = book.read_table(table.name, cached=False)
-        inputs = [c.header for c in table.columns if not c.computed]
-        state[table.name] = frame[inputs].astype(str).values.tolist()
-    wb = openpyxl.load_workbook(path)
-    ws = table_sheet(wb, kind.periods.name)
-    ref = ws.tables[kind.periods.name].ref
-    state["formulas"] = [[c.value for c in row if str(c.value).startswith("=")] for row in ws[ref]]
-    state["log"] = book.read_table("tbl_Log")[["Action", "Detail"]].astype(str).values.tolist()
-    return state
-
-
 def _operation_cases() -> list[tuple[str, str]]:
     return [(name, op.name) for name in ALL for op in operations_for(name)]
 
@@ -412,7 +397,7 @@ def test_xlwings_server_replay_equals_the_headless_run(
     actions = run_on_server(xlwings_server, served, macro, args)
     assert {a["func"] for a in actions} <= APPLIED_ACTIONS
     apply_actions(served, actions)
-    assert _state(served, kind) == _state(headless, kind)
+    assert ledger_state(served, kind) == ledger_state(headless, kind)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -49,6 +49,7 @@ __all__ = [
     "book_json",
     "client_keys",
     "function_call",
+    "ledger_state",
     "run_on_server",
 ]
 
@@ -378,14 +379,15 @@ def _refuse_if_protected(ws: Any, cell: Any, func: str) -> None:
         )
 
 
-def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
+def apply_actions(path: Path, actions: list[dict[str, Any]], *, callbacks: bool = True) -> None:
     """Do to the file what the xlwings client does in Excel with ``actions``.
 
     As Office.js: a write into a locked cell of a protected sheet, or a table resized
     on one, fails (``ProtectedSheetError``); the task pane's protection callbacks
     (``runMacro`` of ``LIFT_PROTECTION`` / ``RESTORE_PROTECTION``, as
     ``xlfuncs/taskpane.js`` does them) unprotect the sheets named and protect again
-    every sheet they unprotected, as it was.
+    every sheet they unprotected, as it was. ``callbacks=False``: a client that has no
+    callback of ours (xlwings Lite), where any ``runMacro`` fails.
     """
     from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 
@@ -394,6 +396,8 @@ def apply_actions(path: Path, actions: list[dict[str, Any]]) -> None:
     for action in actions:
         func = action["func"]
         if func == "runMacro":
+            if not callbacks:
+                raise AssertionError(f"runMacro {action['args'][0]}: no such callback here")
             callback, sheets = action["args"]
             if callback == LIFT_PROTECTION:
                 for name in sheets:
@@ -440,3 +444,24 @@ def run_on_server(
     assert answer.status == 200, f"{macro}: HTTP {answer.status}: {answer.text}"
     actions: list[dict[str, Any]] = answer.json()["actions"]
     return actions
+
+
+def ledger_state(path: Path, kind: Any) -> dict[str, Any]:
+    """What an operation leaves in a ledger of ``kind`` (a ``LedgerKind``): every table's
+    inputs, the periods' formulas, the Log; the same after a replay as after the
+    headless run."""
+    from battle_ledger.sheets.headless import HeadlessBook
+    from tests.tables import table_sheet
+
+    book = HeadlessBook(path, writable=False)
+    state: dict[str, Any] = {}
+    for table in (kind.things, kind.periods):
+        frame = book.read_table(table.name, cached=False)
+        inputs = [c.header for c in table.columns if not c.computed]
+        state[table.name] = frame[inputs].astype(str).values.tolist()
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, kind.periods.name)
+    ref = ws.tables[kind.periods.name].ref
+    state["formulas"] = [[c.value for c in row if str(c.value).startswith("=")] for row in ws[ref]]
+    state["log"] = book.read_table("tbl_Log")[["Action", "Detail"]].astype(str).values.tolist()
+    return state

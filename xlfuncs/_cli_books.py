@@ -70,6 +70,14 @@ def _dumps(value: Any) -> str:
 
 # -- new --------------------------------------------------------------------------------
 
+#: ``--lite-wheel URL``: where xlwings Lite installs Battle Ledger from.
+_lite_wheel_option = click.option(
+    "--lite-wheel",
+    metavar="URL",
+    help="With --lite (or lite BOOK): install Battle Ledger in xlwings Lite from this wheel "
+    "(https://.../battle_ledger-VERSION-py3-none-any.whl; default: the released version).",
+)
+
 
 @cli.command("new")
 @click.argument("kind")
@@ -186,6 +194,13 @@ def _dumps(value: Any) -> str:
     is_flag=True,
     help="Overwrite OUT if it exists (the old one is kept in the folder 'OUT history').",
 )
+@click.option(
+    "--lite",
+    is_flag=True,
+    help="The workbook carries its own code for xlwings Lite: its functions and buttons "
+    "run in any Excel 2021+/365 with the free xlwings Lite add-in.",
+)
+@_lite_wheel_option
 @rules_option
 def new(
     kind: str,
@@ -213,6 +228,8 @@ def new(
     paper: str | None,
     out: Path,
     force: bool,
+    lite: bool,
+    lite_wheel: str | None,
     house: HouseRules | None,
 ) -> None:
     """Build a new workbook of KIND (dep-ledger, roster, ...) for a rule set.
@@ -235,6 +252,9 @@ def new(
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --rules house.yaml -o l.xlsx
+
+    \b
+    Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import save_workbook
@@ -250,6 +270,9 @@ def new(
             file=str(out),
             expected="a new file name, or --force to replace it",
         )
+    if lite_wheel is not None and not lite:
+        raise CommandError("--lite-wheel goes with --lite", column="--lite-wheel",
+                           value=lite_wheel, expected="--lite too")  # fmt: skip
     ruleset = ruleset_named(ruleset_id)
     if house is not None and house.ruleset != ruleset.id:
         raise CommandError(
@@ -276,12 +299,62 @@ def new(
              "damage_counts": damage_counts, "paper": paper}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
-    save_workbook(wb, out, overwrite=force, before="new")
+    made: Any = wb
+    if lite:
+        from battle_ledger.sheets.webextension import with_lite_parts
+        from battle_ledger.sheets.workbook_file import workbook_bytes
+        from battle_ledger.xlfuncs.lite import lite_properties_for
+
+        properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
+                                         lite_wheel)  # fmt: skip
+        made = lambda: with_lite_parts(workbook_bytes(wb, str(out)), properties, str(out))  # noqa: E731
+    save_workbook(made, out, overwrite=force, before="new")
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
-    click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules})")
+    carries = "; carries its code for xlwings Lite" if lite else ""
+    click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules}{carries})")
 
 
 # -- run --------------------------------------------------------------------------------
+
+
+# -- lite -------------------------------------------------------------------------------
+
+
+@cli.command("lite")
+@click.argument("book", type=click.Path(dir_okay=False, path_type=Path))
+@_lite_wheel_option
+@_wait_option
+def lite(book: Path, lite_wheel: str | None, wait: float) -> None:
+    """Write (or write again) the ledger's own code for xlwings Lite into BOOK.
+
+    BOOK then carries a main.py with its rule set's functions and its buttons, and a
+    requirements.txt naming Battle Ledger, in xlwings Lite's part of the workbook;
+    nothing else in it changes.
+
+    \b
+    Example: battle-ledger lite ledger.xlsx
+    """
+    import hashlib
+
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.webextension import with_lite_parts
+    from battle_ledger.sheets.workbook_file import read_workbook
+    from battle_ledger.sheets.zipbook import open_book
+    from battle_ledger.xlfuncs.lite import lite_properties_for
+
+    meta = open_book(book, writable=False).meta()
+    properties = lite_properties_for(meta.kind, registry.get(meta.ruleset), lite_wheel)
+    data, lock = read_workbook(book, wait=wait)
+    try:
+        fresh = with_lite_parts(data, properties, str(book))
+        save_workbook(lambda: fresh, book, expect_digest=hashlib.sha256(data).hexdigest(),
+                      lock=lock, before="lite")  # fmt: skip
+    finally:
+        if lock is not None:
+            lock.release()
+    click.echo(f"wrote xlwings Lite's main.py and requirements.txt into {book} "
+               f"({meta.kind}, {meta.ruleset})")  # fmt: skip
 
 
 def parse_extra_options(args: list[str]) -> list[dict[str, str]]:

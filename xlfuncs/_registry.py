@@ -33,6 +33,7 @@ __all__ = [
     "columns_described",
     "function_help",
     "macro",
+    "module_ruleset",
     "udf",
 ]
 
@@ -127,11 +128,17 @@ _MODULE_RULESETS = {
 }
 
 
+def module_ruleset(module: str) -> str | None:
+    """The rule set of a module of functions (``battle_ledger.xlfuncs.etg``), None for
+    one whose functions take their rule set as an argument (campaign recovery)."""
+    return _MODULE_RULESETS.get(module.rsplit(".", 1)[-1])
+
+
 def _category(f: Callable[..., Any]) -> str:
     """Excel's function category: "Battle Ledger: <the rule set's name>"."""
     from battle_ledger.rulesets import registry
 
-    ruleset = _MODULE_RULESETS.get(f.__module__.rsplit(".", 1)[-1])
+    ruleset = module_ruleset(f.__module__)
     return "Battle Ledger: " + (registry.packaged(ruleset).name if ruleset else "campaigns")
 
 
