@@ -41,7 +41,6 @@ from tests.strategies import (
     Pick,
     bad_values,
     build_from_example,
-    button_case,
     examples,
     input_columns,
     options_for,

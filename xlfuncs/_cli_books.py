@@ -323,7 +323,7 @@ def new(
 @cli.command("lite")
 @click.argument("book", type=click.Path(dir_okay=False, path_type=Path))
 @_lite_wheel_option
-@_wait_option
+@wait_option
 def lite(book: Path, lite_wheel: str | None, wait: float) -> None:
     """Write (or write again) the ledger's own code for xlwings Lite into BOOK.
 
