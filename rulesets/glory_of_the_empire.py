@@ -912,13 +912,6 @@ def unit_after_turn(
             return None
         return RollPasses.passes(_percent_roll(roll, what), chance, roll_passes)
 
-    if state.status == UnitStatus.FORMED and turn.rally_roll is not None:
-        raise InvalidArgumentError(
-            f"{prefix}a rally roll for a unit that is not routed or disordered",
-            column="rally roll",
-            value=turn.rally_roll,
-            expected="no rally roll: only a routed or disordered unit rallies",
-        )
     this_turn = fire + melee
     conditions = "leader" if turn.leader_attached else ""
     crossed = tuple(brackets_crossed(state.grade, state.start, state.lost, lost))

@@ -555,7 +555,17 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         raise nothing_to_record("--fire, --melee, --leader-attached, ...")
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
-    record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
+    out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
+    if "Rally roll" in cells and out["Rally chance"] == "":
+        # a formed unit has no rally to roll (the sheet ignores one typed there; refused
+        # here, where the umpire can be told at once)
+        raise InvalidArgumentError(
+            f"turn {turn}, unit {name!r}: a rally roll for a unit that is not routed or "
+            "disordered",
+            file=book.name, table=TURNS.name, column="--rally-roll",
+            value=cells["Rally roll"],
+            expected="no rally roll: only a routed or disordered unit rallies",
+        )  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})

@@ -238,13 +238,35 @@ def _hits(tmp_path: Path) -> Path:
     return path
 
 
+def test_a_rally_roll_for_a_formed_unit_is_refused(tmp_path: Path) -> None:
+    """ "Every unit has a 50% chance of rallying": a routed (or disordered) unit's roll; a
+    formed unit's is refused, saying so, and nothing is written."""
+    path = _ledger(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="not routed or disordered") as err:
+        run_on_file(path, "record", unit="1st Line", fire="1", rally_roll="10")
+    assert err.value.column == "--rally-roll" and path.read_bytes() == before
+    run_on_file(path, "record", unit="Militia", fire="3", morale_roll="99")  # routs
+    run_on_file(path, "end-turn")
+    done = run_on_file(path, "record", unit="Militia", rally_roll="99")
+    assert done.details["Rally roll"] == 99
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["rallies"] == [
+        {"unit": "Militia", "chance": 25, "rallied": False, "status": "routed"}
+    ]  # 50 - 10 (militia) - 5 x 3 castings
+    assert "Militia rally at 25%: still routed" in closed.summary
+
+
 def test_square_eagles_hits_withdraw_rally_and_removal(tmp_path: Path) -> None:
     """ "Units that take 3+ Hits from one Fire Action immediately retreat 1 Box"; Rally 4+
     one Hit back, 6+ two, "the first Hit is permanent"; Hits equal to SP: removed."""
     path = _hits(tmp_path)
     assert HeadlessBook(path, writable=False).meta().kind == "unit-hits"
     run_on_file(path, "record", unit="Lights", fire_hits="2", most_from_one_fire="2")
-    run_on_file(path, "record", unit="1er Léger", fire_hits="4", most_from_one_fire="3")
+    now = run_on_file(path, "record", unit="1er Léger", fire_hits="4", most_from_one_fire="3")
+    assert "Withdraw!" in now.summary and now.details["withdraw"]  # there and then
+    shown = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    assert shown["1er Léger"]["withdraw"] and not shown["Lights"]["withdraw"]
     done = run_on_file(path, "end-turn")
     assert done.details["withdraw"] == ["1er Léger"] and done.details["removed"] == []
     run_on_file(path, "record", unit="Lights", rally_roll="6")  # 2 Hits: only 1 back

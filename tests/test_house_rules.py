@@ -670,14 +670,14 @@ def test_brackets_open_at_either_end_build_and_compute(tmp_path: Path) -> None:
     oob = OOB.with_name("square-eagles.yaml")
     assert _cli("new", "unit-hits", "--ruleset", "se", "--oob", oob, "--rules", house, "-o",
                 book).exit_code == 0  # fmt: skip
-    first, second = (u["unit"] for u in _report(book)["units"][:2])
+    first, second = (u["unit"] for u in _details(book)["units"][:2])
     for unit in (first, second):
         assert _cli("run", "record", book, "--unit", unit, "--fire-hits", 3).exit_code == 0
     assert _cli("run", "end-turn", book).exit_code == 0
     for unit, roll in ((first, 1), (second, 5)):
         done = _cli("run", "record", book, "--unit", unit, "--rally-roll", roll)
         assert done.exit_code == 0, done.output
-    hits = {u["unit"]: u["hits"] for u in _report(book)["units"]}
+    hits = {u["unit"]: u["hits"] for u in _details(book)["units"]}
     assert (hits[first], hits[second]) == (3, 1)  # 1: nothing back (open below); 5: two
     wb = recalculated_workbook(book)
     for unit, regained in ((first, 0), (second, 2)):
@@ -685,7 +685,7 @@ def test_brackets_open_at_either_end_build_and_compute(tmp_path: Path) -> None:
         assert table_cell(wb, "tbl_Turns", "Regained", index).value == regained, unit
 
 
-def _report(book: Path) -> dict[str, Any]:
+def _details(book: Path) -> dict[str, Any]:
     done = _cli("report", book, "--json")
     assert done.exit_code == 0, done.output
     return dict(json.loads(done.output)["details"])

@@ -44,6 +44,7 @@ from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs._registry import UDFS, module_ruleset
 from battle_ledger.xlfuncs.cli import cli
 from battle_ledger.xlfuncs.macros import macro_name
+from tests.ooxml import validate
 from tests.strategies import PLAYBOOKS, button_case, play_periods
 from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, book_json, ledger_state
 from tests.xlwings_server_probe import UDF_CALLS
@@ -147,9 +148,11 @@ def test_the_fixtures_are_real_xlwings_lite_workbooks() -> None:
 def test_a_lite_ledger_has_the_parts_of_a_workbook_xlwings_lite_saved(
     kind: str, tmp_path: Path
 ) -> None:
-    ours = _parts(_new_lite(kind, tmp_path / "lite.xlsx"))
+    path = _new_lite(kind, tmp_path / "lite.xlsx")
+    ours = _parts(path)
     for real in _REAL:
         assert _shape(ours) == _shape(_parts(real)), real.name
+    assert validate(path) == []  # the web-extension parts pass the OOXML validator too
 
 
 def test_properties_are_encoded_as_office_encodes_them(tmp_path: Path) -> None:
@@ -202,6 +205,7 @@ def test_every_operation_keeps_the_lite_parts_byte_for_byte(kind: str, tmp_path:
     before = _lite_parts(path)
     play_periods(kind, path, 2, 3)
     assert _lite_parts(path) == before
+    assert validate(path) == []
     parts = _parts(path)
     assert b"webextensiontaskpanes" in parts["_rels/.rels"]
     assert parts["[Content_Types].xml"].count(b'<Override PartName="/xl/webextensions/') == 2

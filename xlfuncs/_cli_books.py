@@ -609,7 +609,7 @@ def run(
             lead = next(iter(groups[0]))
             flag = "--" + lead.replace("_", "-")
             batch = [(f"{flag} {group[lead]}", group) for group in groups]
-        op = find_operation(workbook.meta().kind, macro, file=book.name)
+        op = find_operation(workbook.meta().kind, macro, file=str(book))
         if rows_csv is not None:
             if "from_csv" in op.options:
                 options["from_csv"] = rows_csv  # the operation reads its own (campaign losses)

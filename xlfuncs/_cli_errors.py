@@ -41,11 +41,18 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+#: click 8.2's "no arguments: here is the help" (8.1, which Pyodide has for xlwings Lite,
+#: prints the help itself and exits 0: nothing to catch).
+_NO_ARGS_IS_HELP: tuple[type[click.ClickException], ...] = tuple(
+    filter(None, [getattr(click.exceptions, "NoArgsIsHelpError", None)])
+)
+
+
 def run_standalone(call: Callable[[], Any]) -> NoReturn:
     """Run ``call`` (click's main, standalone_mode=False) and exit like a CLI should."""
     try:
         result = call()
-    except click.exceptions.NoArgsIsHelpError as exc:
+    except _NO_ARGS_IS_HELP as exc:
         # "battle-ledger" alone: the help text is what the user wants to see.
         click.echo(exc.format_message(), err=True)
         sys.exit(2)

@@ -1,6 +1,7 @@
-"""Draws the add-in's icons (``battle-ledger-16.png`` ... ``-80.png`` beside this file):
-a ledger, its ruled page and a red ribbon, on a dark blue tile. Plain Python (zlib), so
-nothing needs installing: ``python xlfuncs/icons/make_icons.py``."""
+"""Draws the add-in's icons (``xlfuncs/icons/battle-ledger-16.png`` ... ``-80.png``): a
+ledger, its ruled page and a red ribbon, on a dark blue tile. Plain Python (zlib), so
+nothing needs installing: ``python tests/make_icons.py``; ``tests/test_icons.py`` checks
+the packaged pictures are what it draws."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import struct
 import zlib
 from pathlib import Path
 
-__all__ = ["SIZES", "icon_png", "main"]
+__all__ = ["ICONS", "SIZES", "icon_png", "main"]
 
 SIZES = (16, 32, 64, 80)
+#: Where the package keeps them (package data of battle_ledger.xlfuncs).
+ICONS = Path(__file__).resolve().parent.parent / "xlfuncs" / "icons"
 _TILE, _PAGE, _INK, _RIBBON = (31, 58, 95), (244, 236, 214), (70, 70, 80), (178, 34, 52)
 _SAMPLES = 4  # supersampling a side: the edges come out smooth
 
@@ -54,7 +57,7 @@ def icon_png(size: int) -> bytes:
 
 def main() -> None:
     for size in SIZES:
-        (Path(__file__).parent / f"battle-ledger-{size}.png").write_bytes(icon_png(size))
+        (ICONS / f"battle-ledger-{size}.png").write_bytes(icon_png(size))
 
 
 if __name__ == "__main__":
