@@ -221,10 +221,10 @@ _R = {name: constant_name("dep_economy", name) for name in RULE_NAMES}
 def turn_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r`` by header: ``dep_after_turn`` step for step.
 
-    Each row finds *the row of its division's previous turn* once (MATCH of
-    "Division|Turn-1" in the key column of the rows above it) and every
-    carried value is one INDEX on that row; ranges end on the row above, so
-    there is no circular reference.
+    Each row finds *the row of its division's previous turn* once (the last of
+    the rows above it holding its division and turn - 1, compared with ``=``:
+    ``match_above``) and every carried value is one INDEX on that row; ranges
+    end on the row above, so there is no circular reference.
     """
     c = letters(TURNS.headers)
     d = letters(DIVISIONS.headers)

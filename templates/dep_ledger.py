@@ -21,11 +21,12 @@ Sheets
 
 Formulas
     Plain A1 formulas that Excel 2010+, LibreOffice and Google Sheets all
-    read (IF, AND, OR, MIN, MAX, INDEX, MATCH, COUNTIFS, SUMIFS, IFERROR). Each
+    read (IF, AND, OR, MIN, MAX, INDEX, MATCH, SUMPRODUCT, IFERROR); a name is
+    compared with ``=`` only (``sheets.formulas``: never a criterion). Each
     row finds *the row of its division's previous turn* once, in a hidden
-    helper column (MATCH of "Division|Turn-1" in the key column of the rows
-    above it), and every carried value is one INDEX on that row; a range that
-    ends just above the row keeps the formulas free of circular references.
+    helper column (the last row above it with its division and turn - 1), and
+    every carried value is one INDEX on that row; a range that ends just above
+    the row keeps the formulas free of circular references.
     The arithmetic is ``rulesets.dep.dep_after_turn``'s, step for step
     (orders, rest, CCP bought, charges, counter-charges, stands lost, DEP
     markers; one clamp between 0 and the maximum at the end; status).
