@@ -283,9 +283,7 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"{cell('Previous status')}))"
         ),
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
-        "Previous row": match_above(
-            {c["Unit"]: cell("Unit"), c["Turn"]: f"{cell('Turn')}-1"}, top, r
-        ),
+        "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'}, top, r),
         "Unit row": thing_row(cell("Unit"), units, u["Unit"]),
         "Start": f"INDEX({units}!{figures},{cell('Unit row')})",
         "Leader chance": (

@@ -279,7 +279,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         ),
         "Key": f'${c["Division"]}{r}&"|"&${c["Turn"]}{r}',
         "Previous row": match_above(
-            {c["Division"]: f"${c['Division']}{r}", c["Turn"]: f"${c['Turn']}{r}-1"}, top, r
+            {c["Key"]: f'${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1)'}, top, r
         ),
         "Division row": thing_row(f"${c['Division']}{r}", div, d["Division"]),
         "Cavalry flag": f"IF({yes_test(start('Cavalry'))},1,0)",
@@ -350,7 +350,7 @@ def division_formulas(r: int) -> dict[str, str]:
     )
     formulas = {
         # From row 1 a position is a sheet row (no number above the table's rows).
-        "Row of last closed turn": last_equal({rows("Division", 1): name, rows("Turn", 1): closed}),
+        "Row of last closed turn": last_equal({rows("Key", 1): f'{name}&"|"&{closed}'}),
         "DEP now": f"IF({row}=0,${c['Start DEP']}{r},{at('DEP end')})",
         "CCP now": (  # a removed division's CCP are gone (a start at 0 DEP too)
             f'IF(${c["Status"]}{r}="removed",0,IF({row}=0,${c["Start CCP"]}{r},{at("CCP end")}))'

@@ -733,16 +733,14 @@ def _read(
 class LatestPeriod:
     """A things-table row's view of its thing's latest period row, for its formulas:
     ``row`` (the hidden Last row cell, 0 while there is none), ``at(header)`` a
-    column on that row, ``formula`` what finds it (the row of the thing's name whose
-    period number is its count of periods)."""
+    column on that row, ``formula`` what finds it (the key ``name|count``)."""
 
     name: str  # the thing's name cell
     row: str  # the Last row cell
     _sheet: str
     _letters: Mapping[str, str]
     _name_header: str
-    _number_header: str  # the period number the count is (Turn; a victory table's Sequence)
-    _key_header: str  # the period key every period row has a number in
+    _period_header: str  # the period key every period row has a number in
 
     def at(self, header: str) -> str:
         """Column ``header`` of the periods table on the latest period row."""
@@ -754,27 +752,24 @@ class LatestPeriod:
 
     def _rows(self, header: str, top: int) -> str:
         return period_column(self._sheet, self._letters[header], top,
-                             self._letters[self._key_header])  # fmt: skip
+                             self._letters[self._period_header])  # fmt: skip
 
     @property
     def formula(self) -> str:
-        """The Last row: the sheet row of the thing's name beside its count of periods."""
+        """The Last row: where the key of the thing's count of periods stands (compared
+        with ``=``: a name is never a criterion)."""
         count = count_equal({self._rows(self._name_header, HEADER_ROW + 1): self.name})
-        # From row 1, a position is a sheet row; above the table no period number is a number.
-        return last_equal({self._rows(self._name_header, 1): self.name,
-                           self._rows(self._number_header, 1): count})  # fmt: skip
+        # From row 1, a position is a sheet row (no key above the table's rows).
+        return last_equal({self._rows("Key", 1): f'{self.name}&"|"&{count}'})
 
 
-def latest_period(kind: LedgerKind, r: int, number: str | None = None) -> LatestPeriod:
-    """The latest period of the thing on sheet row ``r`` of the kind's things table;
-    ``number``: the periods' column a thing's count of periods is found in (its
-    period key unless said)."""
+def latest_period(kind: LedgerKind, r: int) -> LatestPeriod:
+    """The latest period of the thing on sheet row ``r`` of the kind's things table."""
     c = letters(kind.things.headers)
     key = kind.thing_key.header
-    period = kind.period_key.header
     return LatestPeriod(f"${c[key]}{r}", f"${c['Last row']}{r}", sheet_name(kind.periods.sheet),
-                        letters(kind.periods.headers), key, number or period,
-                        period)  # fmt: skip
+                        letters(kind.periods.headers), key,
+                        kind.period_key.header)  # fmt: skip
 
 
 def read_named(book: Book, name: str) -> Any:

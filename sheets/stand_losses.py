@@ -229,7 +229,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Status": (f'IF({removed},"{_S.REMOVED}",IF({is_spent},"{_S.SPENT}",'
                    f'IF({lost}=0,"{_S.FRESH}","{_S.WORN}")))'),
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
-        "Previous row": match_above({c["Brigade"]: cell("Brigade"), c["Turn"]: f'{cell("Turn")}-1'},
+        "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
         "Brigade row": thing_row(cell("Brigade"), brigades, b["Brigade"]),
         "Start": on_brigade("Stands at start"),

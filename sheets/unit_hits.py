@@ -151,7 +151,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
         "Status": f'IF({taken}>={sp},"{REMOVED}","{IN_PLAY}")',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
-        "Previous row": match_above({c["Unit"]: cell("Unit"), c["Turn"]: f'{cell("Turn")}-1'},
+        "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
         "Unit row": thing_row(cell("Unit"), units, u["Unit"]),
         "SP": f"INDEX({units}!{sp_col},{cell('Unit row')})",

@@ -205,7 +205,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Key": f'{cell("Side")}&"|"&{cell("Sequence")}',
         "Sequence": f"({cell('Turn')}-1)*{_PARTS}+{cell('Part')}",
         "Previous row": match_above(
-            {c["Side"]: cell("Side"), c["Sequence"]: f"{cell('Sequence')}-1"}, top, r
+            {c["Key"]: f'{cell("Side")}&"|"&({cell("Sequence")}-1)'}, top, r
         ),
         "Side row": thing_row(cell("Side"), sides, s["Side"]),
         "Previous total": (
@@ -247,7 +247,7 @@ def side_formulas(r: int) -> dict[str, str]:
         "Crisis for a majority": (
             f'IF(${c["% lost"]}{r}>{_C["crisis_majority_above_pct"]},"likely","")'
         ),
-        "Last row": latest_period(KIND, r, "Sequence").formula,
+        "Last row": latest_period(KIND, r).formula,
     }
     return unless_blank(side, formulas)
 

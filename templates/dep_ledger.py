@@ -60,7 +60,6 @@ from battle_ledger.sheets.dep_ledger import (
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
-    last_equal,
     letters,
     period_column,
     sheet_name,
@@ -327,10 +326,15 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
             if i == 0:
                 value = f'IF({name}="",NA(),{div}!${d["Start DEP"]}${src})'
             else:
-                at = last_equal({rows("Division"): name, rows("Turn"): f"$A{r}"})
+                # The column's division by its row on Divisions (each Turns row's Division
+                # row, found exactly there): numbers compared, not names, in one pass; a
+                # turn after its last closed one (removed, or not closed yet) is #N/A.
+                last = f"{div}!${d['Row of last closed turn']}${src}"
+                dep = sum_equal(rows("DEP end"), {rows("Division row"): str(src),
+                                                  rows("Turn"): f"$A{r}"})  # fmt: skip
                 value = (
-                    f'IF(OR({name}="",$A{r}>LastClosedTurn),NA(),'
-                    f"IF({at}=0,NA(),INDEX({rows('DEP end')},{at})))"
+                    f'IF(OR({name}="",$A{r}>LastClosedTurn,N({last})=0),NA(),'
+                    f"IF($A{r}>INDEX({turns}!${t['Turn']}:${t['Turn']},{last}),NA(),{dep}))"
                 )
             cell = ws.cell(row=r, column=2 + j)
             write(cell, Formula("=" + value))

@@ -197,7 +197,7 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
         style_formula(ws.cell(row=r, column=1), FMT_INT)
         for j in range(len(sides)):
             name = f"{get_column_letter(2 + j)}${head}"
-            at = last_equal({_turn_rows("Side"): name, _turn_rows("Sequence"): f"$A{r}*{parts}"})
+            at = last_equal({_turn_rows("Key"): f'{name}&"|"&($A{r}*{parts})'})
             value = (
                 "=0"
                 if i == 0
