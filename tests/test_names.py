@@ -81,8 +81,8 @@ def test_nasty_names_compute_alike_in_the_sheet_and_in_report(name: str, tmp_pat
     from tests.libreoffice import recalculated_workbook
 
     kind = KINDS[name]
-    # Ends stripped: a cell's text is read so, and a close writes its periods so (a name
-    # typed " lead" in a things table is "lead" to report but not to the sheet: left open).
+    # Ends stripped, as the order of battle reader gives them (a ledger reads a cell's text
+    # so; a name typed " lead" into a things table is "lead" to report, not to the sheet).
     path = renamed_ledger(name, tmp_path / "ledger.xlsx",
                           lambda count: [n.strip() for n in _nasty_names(count)])  # fmt: skip
     play_periods(name, path, periods=3, seed=11)
