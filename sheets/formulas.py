@@ -65,10 +65,11 @@ def unless_blank(ref: str, formulas: Mapping[str, str]) -> dict[str, str]:
 # A name is looked up with ``=`` only: the criteria functions (COUNTIF(S), SUMIF(S)) read
 # a leading = < > <> as an operator and * ? ~ as wildcards, MATCH(...,0) and VLOOKUP(...,0)
 # read the wildcards too, and Excel refuses criteria and MATCH keys over 255 characters.
-# ``=`` compares text with text, case-blind (so does the Python side: names are unique
-# casefolded, ``sheets.ledger.read_tables``); a name stays text however it looks (1e3,
-# TRUE, A1). SUMPRODUCT evaluates its arguments as arrays in Excel 2010, LibreOffice and
-# Google Sheets alike, with no Ctrl+Shift+Enter; its ranges are bounded (an array over a
+# ``=`` compares text with text, case-blind: names are unique case-blind
+# (``sheets.ledger.read_tables``), so it finds one thing, and the operations find a given
+# name case-blind too (``find_name``); a name stays text however it looks (1e3, TRUE, A1).
+# SUMPRODUCT evaluates its arguments as arrays in Excel 2010, LibreOffice and Google Sheets
+# alike, with no Ctrl+Shift+Enter; its ranges are bounded (an array over a
 # whole column is a million cells in Excel).
 #
 # ``equal`` is a mapping of range -> key: the rows where every range holds its key.
