@@ -548,7 +548,9 @@ def order_of_battle(
                     expected="the grade column left blank",
                 )
             grade = _term(ruleset, grade_vocab, values["grade"], "grade", source, line)
-        names = {c: _text(values.get(c)) for c in NAME_COLUMNS}
+        # Ends stripped, as a ledger reads a cell's text: a name " lead" would be "lead"
+        # to every operation and " lead" to the sheet's formulas, which compare exactly.
+        names = {c: _text(values.get(c)).strip() for c in NAME_COLUMNS}
         for column in (*NAME_COLUMNS, "commander"):
             text = _text(values.get(column))
             if len(text) > MAX_NAME_CHARACTERS:
@@ -627,7 +629,7 @@ def order_of_battle(
                 expected="unit names unique within a division",
             )
         seen[key4] = line
-        commander = None if _blank(values.get("commander")) else _text(values["commander"])
+        commander = None if _blank(values.get("commander")) else _text(values["commander"]).strip()
         units.append(
             Unit(
                 side=names["side"],

@@ -31,12 +31,16 @@ from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError, WrongKindError
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     ISO_DATE_HELPERS,
     constant_name,
     day_number,
     iso_date,
     letters,
+    period_column,
     sheet_name,
+    sum_equal,
+    thing_row,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -198,14 +202,15 @@ def _constant(name: str) -> str:
 
 
 def _losses_column(header: str) -> str:
+    """Column ``header`` of tbl_Losses, its rows only (exact look-ups are arrays)."""
     c = letters(LOSSES.headers)
-    return f"{sheet_name(LOSSES.sheet)}!${c[header]}:${c[header]}"
+    return period_column(sheet_name(LOSSES.sheet), c[header], HEADER_ROW + 1, c["Battle"])
 
 
 def _summed(header: str, formation: str, days: str) -> str:
     """The formation's ``header`` (Losses) summed over the battles up to day ``days``."""
     f, day = _losses_column("Formation"), _losses_column("Day")
-    return f'SUMIFS({_losses_column(header)},{f},{formation},{day},"<="&({days}))'
+    return sum_equal(_losses_column(header), {f: formation}, [f"{day}<={days}"])
 
 
 def _back(formation: str, day: str) -> str:
@@ -229,9 +234,9 @@ def strength_formula(formation: str, start: str, day: str, *, before: str = "") 
     parts = []
     for header, sign in _NET:
         if before:
-            parts.append(f'{sign}SUMIFS({col(header)},{f},{formation},{col("Day")},"<"&{day})'
-                         f'{sign}SUMIFS({col(header)},{f},{formation},{col("Day")},{day},'
-                         f'{col("Battle")},"<"&{before})')  # fmt: skip
+            parts.append(sign + sum_equal(col(header), {f: formation}, [f"{col('Day')}<{day}"]))
+            parts.append(sign + sum_equal(col(header), {f: formation, col("Day"): day},
+                                          [f"{col('Battle')}<{before}"]))  # fmt: skip
         else:
             parts.append(sign + _summed(header, formation, day))
     return f"{start}-({''.join(parts)})+{_back(formation, day)}"
@@ -270,12 +275,12 @@ def loss_formulas(r: int) -> dict[str, str]:
         "After a week": known(f"{back_by(2)}-{back_by(1)}"),
         "After a month": known(f"{back_by(3)}-{back_by(2)}"),
         "Gone for good": known(f"{lost}-{back_by(3)}"),
+        # A battle's number: no wildcard, no criterion.
         "Battle row": f"MATCH({cell('Battle')},{battles}!${b['Battle']}:${b['Battle']},0)",
         "Day": on_battle("Day"),
         "Winner": on_battle("Winner"),
         "Start": (f"INDEX({formations}!${f['Stands at start']}:${f['Stands at start']},"
-                  f"MATCH({cell('Formation')},{formations}!${f['Formation']}:"
-                  f"${f['Formation']},0))"),
+                  f"{thing_row(cell('Formation'), formations, f['Formation'])})"),
     })  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from battle_ledger.sheets.formulas import (
     match_above,
     row_above,
     sheet_name,
+    thing_row,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -282,8 +283,8 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"{cell('Previous status')}))"
         ),
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
-        "Previous row": match_above(f'{cell("Unit")}&"|"&({cell("Turn")}-1)', c["Key"], top, r),
-        "Unit row": f"MATCH({cell('Unit')},{units}!${u['Unit']}:${u['Unit']},0)",
+        "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'}, top, r),
+        "Unit row": thing_row(cell("Unit"), units, u["Unit"]),
         "Start": f"INDEX({units}!{figures},{cell('Unit row')})",
         "Leader chance": (
             f'IF(AND({leader},{cell("This turn")}>0),MIN(100,{per_casting}*{cell("This turn")}),"")'
@@ -326,6 +327,7 @@ def unit_formulas(r: int) -> dict[str, str]:
     last = latest_period(KIND, r)
     row, at = last.row, last.at
     return unless_blank(last.name, {
+        # A grade is the rule set's word (read_tables refuses others): a safe key.
         "Brackets": f"VLOOKUP(${c['Grade']}{r},{GRADES},2,0)",
         "Lost": f"IF({row}=0,0,{at('Lost so far')})",
         "% lost": f"${c['Lost']}{r}*100/${c['Figures at start']}{r}",

@@ -49,11 +49,16 @@ from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentErro
 from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     constant_name,
+    count_equal,
+    last_equal,
     letters,
     match_above,
+    period_column,
     row_above,
     sheet_name,
+    thing_row,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -216,10 +221,10 @@ _R = {name: constant_name("dep_economy", name) for name in RULE_NAMES}
 def turn_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r`` by header: ``dep_after_turn`` step for step.
 
-    Each row finds *the row of its division's previous turn* once (MATCH of
-    "Division|Turn-1" in the key column of the rows above it) and every
-    carried value is one INDEX on that row; ranges end on the row above, so
-    there is no circular reference.
+    Each row finds *the row of its division's previous turn* once (the last of
+    the rows above it holding its division and turn - 1, compared with ``=``:
+    ``match_above``) and every carried value is one INDEX on that row; ranges
+    end on the row above, so there is no circular reference.
     """
     c = letters(TURNS.headers)
     d = letters(DIVISIONS.headers)
@@ -274,9 +279,9 @@ def turn_formulas(r: int) -> dict[str, str]:
         ),
         "Key": f'${c["Division"]}{r}&"|"&${c["Turn"]}{r}',
         "Previous row": match_above(
-            f'${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1)', c["Key"], top, r
+            {c["Key"]: f'${c["Division"]}{r}&"|"&(${c["Turn"]}{r}-1)'}, top, r
         ),
-        "Division row": f"MATCH(${c['Division']}{r},{div}!${d['Division']}:${d['Division']},0)",
+        "Division row": thing_row(f"${c['Division']}{r}", div, d["Division"]),
         "Cavalry flag": f"IF({yes_test(start('Cavalry'))},1,0)",
         "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
         "Previous CCP": f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})",
@@ -313,6 +318,7 @@ def _maneuver_formulas(c: dict[str, str], r: int, orders: str) -> dict[str, str]
             f'*({result}<>"")*(ROW({result})-MIN(ROW({result}))+1))'
         ),
         "Maneuver": (
+            # "?*" counts the Rules sheet's filled results (no name in a criterion).
             f'IF(${c["Maneuver roll"]}{r}="","",IF(COUNTIF({result},"?*")=0,'
             f'"{NO_MANEUVER_TABLE}",IF(${c["Maneuver row"]}{r}=0,"{OFF_THE_TABLE}",'
             f"INDEX({result},${c['Maneuver row']}{r}))))"
@@ -330,10 +336,12 @@ def division_formulas(r: int) -> dict[str, str]:
     def at(col: str) -> str:
         return f"INDEX({turns}!${t[col]}:${t[col]},{row})"
 
-    closed = (
-        f"COUNTIFS({turns}!${t['Division']}:${t['Division']},${c['Division']}{r},"
-        f'{turns}!${t["Turn"]}:${t["Turn"]},"<"&CurrentTurn)'
-    )
+    def rows(col: str, top: int) -> str:
+        return period_column(turns, t[col], top, t["Turn"])
+
+    name = f"${c['Division']}{r}"
+    body = HEADER_ROW + 1
+    closed = count_equal({rows("Division", body): name}, [f"{rows('Turn', body)}<CurrentTurn"])
     cavalry = yes_test(f"${c['Cavalry']}{r}")
     initial = (
         f'IF(${c["Start DEP"]}{r}<={_R["removed_at_dep"]},"removed",'
@@ -341,9 +349,8 @@ def division_formulas(r: int) -> dict[str, str]:
         f'${c["Start DEP"]}{r}<{_R["blown_below_dep"]})),"blown","active"))'
     )
     formulas = {
-        "Row of last closed turn": (
-            f'IFERROR(MATCH(${c["Division"]}{r}&"|"&{closed},{turns}!${t["Key"]}:${t["Key"]},0),0)'
-        ),
+        # From row 1 a position is a sheet row (no number above the table's rows).
+        "Row of last closed turn": last_equal({rows("Key", 1): f'{name}&"|"&{closed}'}),
         "DEP now": f"IF({row}=0,${c['Start DEP']}{r},{at('DEP end')})",
         "CCP now": (  # a removed division's CCP are gone (a start at 0 DEP too)
             f'IF(${c["Status"]}{r}="removed",0,IF({row}=0,${c["Start CCP"]}{r},{at("CCP end")}))'

@@ -14,17 +14,29 @@ from collections.abc import Mapping, Sequence
 from battle_ledger.sheets.a1 import column_letter, quote_sheet
 
 __all__ = [
+    "HEADER_ROW",
     "ISO_DATE_HELPERS",
     "constant_name",
+    "count_equal",
     "day_number",
+    "first_equal",
     "iso_date",
+    "last_equal",
     "letters",
     "match_above",
+    "period_column",
     "row_above",
     "safe_name",
     "sheet_name",
+    "sum_equal",
+    "thing_row",
+    "to_the_end",
     "unless_blank",
 ]
+
+
+#: The header row of every ledger table (a title and a note above it).
+HEADER_ROW = 3
 
 
 def safe_name(text: str) -> str:
@@ -48,11 +60,95 @@ def unless_blank(ref: str, formulas: Mapping[str, str]) -> dict[str, str]:
     return {k: f'=IF({ref}="","",{v})' for k, v in formulas.items()}
 
 
-def match_above(key: str, column: str, top: int, row: int) -> str:
-    """The position of ``key`` among the cells of ``column`` from ``top`` to the row above
-    ``row`` (0 if none): how a period row finds its thing's previous period without
-    a circular reference."""
-    return f"IFERROR(MATCH({key},${column}${top}:${column}{row - 1},0),0)"
+# -- exact look-ups ------------------------------------------------------------------------
+#
+# A name is looked up with ``=`` only: the criteria functions (COUNTIF(S), SUMIF(S)) read
+# a leading = < > <> as an operator and * ? ~ as wildcards, MATCH(...,0) and VLOOKUP(...,0)
+# read the wildcards too, and Excel refuses criteria and MATCH keys over 255 characters.
+# ``=`` compares text with text, case-blind: names are unique case-blind
+# (``sheets.ledger.read_tables``), so it finds one thing, and the operations find a given
+# name case-blind too (``find_name``); a name stays text however it looks (1e3, TRUE, A1).
+# SUMPRODUCT evaluates its arguments as arrays in Excel 2010, LibreOffice and Google Sheets
+# alike, with no Ctrl+Shift+Enter; its ranges are bounded (an array over a
+# whole column is a million cells in Excel).
+#
+# ``equal`` is a mapping of range -> key: the rows where every range holds its key.
+
+
+def _where(equal: Mapping[str, str], also: Sequence[str] = ()) -> str:
+    return "*".join([f"({cells}={key})" for cells, key in equal.items()] + [f"({a})" for a in also])
+
+
+def count_equal(equal: Mapping[str, str], also: Sequence[str] = ()) -> str:
+    """How many rows hold every key of ``equal`` (range -> key) exactly, and meet the
+    conditions ``also`` (comparisons of numbers over the same rows: ``Turns!A4:A9<5``)."""
+    return f"SUMPRODUCT(1*{_where(equal, also)})"
+
+
+def sum_equal(values: str, equal: Mapping[str, str], also: Sequence[str] = ()) -> str:
+    """The sum of ``values`` on the rows holding every key of ``equal`` and meeting
+    ``also`` (text and blanks among ``values`` count 0, as SUMIFS counts them)."""
+    return f"SUMPRODUCT(1*{_where(equal, also)},{values})"
+
+
+def _positions(cells: str) -> str:
+    return f"(ROW({cells})-MIN(ROW({cells}))+1)"
+
+
+def last_equal(equal: Mapping[str, str]) -> str:
+    """The position (1 = the first row of the ranges) of the last row holding every key
+    of ``equal``; 0 if none."""
+    first = next(iter(equal))
+    return f"SUMPRODUCT(MAX({_where(equal)}*{_positions(first)}))"
+
+
+def first_equal(equal: Mapping[str, str]) -> str:
+    """The position of the first row holding every key of ``equal`` (what MATCH(...,0)
+    finds, without its wildcards); 0 if none."""
+    first = next(iter(equal))
+    n = f"(ROWS({first})+1)"
+    return f"MOD({n}-SUMPRODUCT(MAX({_where(equal)}*({n}-{_positions(first)}))),{n})"
+
+
+def thing_row(key: str, sheet: str, column: str) -> str:
+    """The sheet row of the one cell equal to ``key`` in ``column`` of a things table on
+    ``sheet`` (names are unique: ``read_tables``), #N/A if none. MATCH is fast and
+    reads a period row's thing from a table users may lengthen, but it takes wildcards:
+    its key has them escaped and ``=`` confirms what it finds, else (a key over 255
+    characters, a spreadsheet not reading ``~`` as Excel does) ``last_equal`` finds it."""
+    whole = f"{sheet}!${column}:${column}"
+    escaped = f'SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({key},"~","~~"),"*","~*"),"?","~?")'
+    found = f"MATCH({escaped},{whole},0)"
+    slow = last_equal({to_the_end(sheet, column): key})
+    return (f"IFERROR(IF(INDEX({whole},{found})={key},{found},1/0),"
+            f"IF({slow}=0,NA(),{slow}+{HEADER_ROW}))")  # fmt: skip
+
+
+def to_the_end(sheet: str, column: str) -> str:
+    """Column ``column`` of ``sheet`` from under the header row to the sheet's end: for the
+    few totals over a short table that grows and has no number in every row (a million
+    cells an array in Excel: not for a cell of every row)."""
+    return f"{sheet}!${column}${HEADER_ROW + 1}:${column}${_LAST_ROW}"
+
+
+#: The last row of a sheet (Excel 2007 and after, LibreOffice 7 and Google Sheets' import).
+_LAST_ROW = 1_048_576
+
+
+def period_column(sheet: str, column: str, top: int, key: str) -> str:
+    """Column ``column`` of a periods table on ``sheet`` from row ``top`` down to its last
+    row: the last number in the period ``key`` column (every period row has one:
+    ``read_tables`` refuses a row without), so an array over it stays the table's size
+    as the table grows."""
+    end = f"MAX({top},IFERROR(MATCH(9.99E+307,{sheet}!${key}:${key}),{top}))"
+    return f"{sheet}!${column}${top}:INDEX({sheet}!${column}:${column},{end})"
+
+
+def match_above(equal: Mapping[str, str], top: int, row: int) -> str:
+    """The position of the last row from ``top`` to the row above ``row`` whose columns
+    (letter -> key of ``equal``) hold their keys (0 if none): how a period row finds its
+    thing's previous period without a circular reference."""
+    return last_equal({f"${c}${top}:${c}{row - 1}": key for c, key in equal.items()})
 
 
 def row_above(column: str, top: int, row: int, position: str) -> str:

@@ -41,7 +41,14 @@ from battle_ledger.sheets.errors import (
     DamagedWorkbookError,
     WrongKindError,
 )
-from battle_ledger.sheets.formulas import letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
+    count_equal,
+    last_equal,
+    letters,
+    period_column,
+    sheet_name,
+)
 from battle_ledger.sheets.values import cell_whole, choice, is_blank, number, whole, yes_no
 
 if TYPE_CHECKING:
@@ -741,6 +748,7 @@ class LatestPeriod:
     _sheet: str
     _letters: Mapping[str, str]
     _name_header: str
+    _period_header: str  # the period key every period row has a number in
 
     def at(self, header: str) -> str:
         """Column ``header`` of the periods table on the latest period row."""
@@ -750,11 +758,17 @@ class LatestPeriod:
         """The whole column ``header`` of the periods table."""
         return f"{self._sheet}!${self._letters[header]}:${self._letters[header]}"
 
+    def _rows(self, header: str, top: int) -> str:
+        return period_column(self._sheet, self._letters[header], top,
+                             self._letters[self._period_header])  # fmt: skip
+
     @property
     def formula(self) -> str:
-        """The Last row: where the key of the thing's count of periods stands."""
-        count = f"COUNTIFS({self.column(self._name_header)},{self.name})"
-        return f'IFERROR(MATCH({self.name}&"|"&{count},{self.column("Key")},0),0)'
+        """The Last row: where the key of the thing's count of periods stands (compared
+        with ``=``: a name is never a criterion)."""
+        count = count_equal({self._rows(self._name_header, HEADER_ROW + 1): self.name})
+        # From row 1, a position is a sheet row (no key above the table's rows).
+        return last_equal({self._rows("Key", 1): f'{self.name}&"|"&{count}'})
 
 
 def latest_period(kind: LedgerKind, r: int) -> LatestPeriod:
@@ -762,7 +776,8 @@ def latest_period(kind: LedgerKind, r: int) -> LatestPeriod:
     c = letters(kind.things.headers)
     key = kind.thing_key.header
     return LatestPeriod(f"${c[key]}{r}", f"${c['Last row']}{r}", sheet_name(kind.periods.sheet),
-                        letters(kind.periods.headers), key)  # fmt: skip
+                        letters(kind.periods.headers), key,
+                        kind.period_key.header)  # fmt: skip
 
 
 def read_named(book: Book, name: str) -> Any:

@@ -30,7 +30,16 @@ from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Formula
 from battle_ledger.sheets.errors import CellValueError, CommandError
-from battle_ledger.sheets.formulas import letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
+    count_equal,
+    first_equal,
+    letters,
+    period_column,
+    sheet_name,
+    sum_equal,
+    thing_row,
+)
 from battle_ledger.sheets.ledger import (
     Column,
     Entry,
@@ -273,19 +282,27 @@ def damage_formulas(r: int) -> dict[str, str]:
     their = f"{cell(THEIR_DICE[0])}:{cell(THEIR_DICE[-1])}"
     sails, hull = (_hit_score(cell("Range"), aim) for aim in ("sails", "hull"))
     f: dict[str, str] = {
-        "S row": f"MATCH({cell('Ship')},{ships_col('Ship')},0)",
-        "T row": f"IFERROR(MATCH({cell('Target')},{ships_col('Ship')},0),0)",
+        "S row": thing_row(cell("Ship"), ships, s["Ship"]),
+        "T row": (
+            f'IF({cell("Target")}="",0,IFERROR({thing_row(cell("Target"), ships, s["Ship"])},0))'
+        ),
         "Wind speed": (
             f"IF({cell('Round')}<=1,WindSpeedStart,IFERROR(INDEX({sheet_name(WIND.sheet)}"
             f"!$E:$E,MATCH({cell('Round')}-1,{sheet_name(WIND.sheet)}!$A:$A,0)),"
             "WindSpeedStart))"
         ),
         "Pair": (
-            f"SUMIFS({above(_change('S', 'entangled'))},{above('Ship')},{cell('Ship')},"
-            f"{above('Target')},{cell('Target')})+SUMIFS({above(_change('S', 'entangled'))},"
-            f"{above('Ship')},{cell('Target')},{above('Target')},{cell('Ship')})"
+            sum_equal(
+                above(_change("S", "entangled")),
+                {above("Ship"): cell("Ship"), above("Target"): cell("Target")},
+            )
+            + "+"
+            + sum_equal(
+                above(_change("S", "entangled")),
+                {above("Ship"): cell("Target"), above("Target"): cell("Ship")},
+            )
         ),
-        "Sixes": f"COUNTIF({dice},6)",
+        "Sixes": f"COUNTIF({dice},6)",  # dice: numbers, a safe criterion
         # Sails: the sails' scores; the hull and an explosion nearby: the hull's.
         "Score": (
             f'IF(AND({is_(sd.Action.FIRE)},{cell("Aim")}="sails"),{sails},'
@@ -299,9 +316,9 @@ def damage_formulas(r: int) -> dict[str, str]:
     for who, name, fields, row in (("S", "Ship", _S_BEFORE, "S row"),
                                    ("T", "Target", _T_BEFORE, "T row")):  # fmt: skip
         for field in fields:
-            sums = f"SUMIFS({above(_change('S', field))},{above('Ship')},{cell(name)})"
+            sums = sum_equal(above(_change("S", field)), {above("Ship"): cell(name)})
             if field in _T_CHANGE:
-                sums += f"+SUMIFS({above(_change('T', field))},{above('Target')},{cell(name)})"
+                sums += "+" + sum_equal(above(_change("T", field)), {above("Target"): cell(name)})
             base = start.get(field, "0").format(row=cell(row))
             formula = f"{base}+{sums}"
             f[_before(who, field)] = formula if who == "S" else f"IF({cell(row)}=0,0,{formula})"
@@ -445,15 +462,15 @@ def damage_formulas(r: int) -> dict[str, str]:
         f[_change("T", field)] = t_change[field]
     f["Captor"] = f'IF({win}=1,{cell("Ship")},IF({win}=2,{cell("Target")},""))'
     f["Prize"] = f'IF({win}=1,{cell("Target")},IF({win}=2,{cell("Ship")},""))'
-    boards = (
-        f'COUNTIFS({upto("Ship")},{{who}},{upto("Action")},"board")'
-        f'+COUNTIFS({upto("Target")},{{who}},{upto("Action")},"board")'
-    )
-    f["Board key S"] = (
-        f'IF({is_(sd.Action.BOARD)},{cell("Ship")}&"|"&({boards.format(who=cell("Ship"))}),"")'
-    )
+
+    def boards(who: str) -> str:  # the boardings of ``who`` up to this row
+        board = f'"{sd.Action.BOARD.value}"'
+        return (count_equal({upto("Ship"): who, upto("Action"): board}) + "+"
+                + count_equal({upto("Target"): who, upto("Action"): board}))  # fmt: skip
+
+    f["Board key S"] = f'IF({is_(sd.Action.BOARD)},{cell("Ship")}&"|"&({boards(cell("Ship"))}),"")'
     f["Board key T"] = (
-        f'IF({is_(sd.Action.BOARD)},{cell("Target")}&"|"&({boards.format(who=cell("Target"))}),"")'
+        f'IF({is_(sd.Action.BOARD)},{cell("Target")}&"|"&({boards(cell("Target"))}),"")'
     )
 
     def struck(change: Mapping[str, str]) -> str:
@@ -522,28 +539,29 @@ def ship_formulas(r: int) -> dict[str, str]:
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
 
-    def col(header: str) -> str:
-        return f"{log}!${d[header]}:${d[header]}"
+    def col(header: str) -> str:  # the log's rows (exact look-ups are arrays)
+        return period_column(log, d[header], HEADER_ROW + 1, d["Round"])
 
     def total(field: str, start: str) -> str:
-        sums = f"SUMIFS({col(_change('S', field))},{col('Ship')},{name})"
+        sums = sum_equal(col(_change("S", field)), {col("Ship"): name})
         if field in _T_CHANGE:
-            sums += f"+SUMIFS({col(_change('T', field))},{col('Target')},{name})"
+            sums += "+" + sum_equal(col(_change("T", field)), {col("Target"): name})
         return f"{start}+{sums}"
+
+    def where(found: str, header: str, key: str) -> str:  # ``found`` on the first ``key``
+        at = first_equal({col(header): key})
+        return f'IF({at}=0,"",INDEX({col(found)},{at}))'
 
     gone = f'OR({cell("State")}="sunk",{cell("State")}="blown up")'
     units = f"{cell('Masts')}+IF({cell('Main')}=1,VLOOKUP({cell('Type')},{MAIN_MAST},2,0)-1,0)"
-    boards = (
-        f'COUNTIFS({col("Ship")},{name},{col("Action")},"board")'
-        f'+COUNTIFS({col("Target")},{name},{col("Action")},"board")'
-    )
-    key = f'{name}&"|"&({boards})'
-    partner = (
-        f"IFERROR(INDEX({col('Target')},MATCH({key},{col('Board key S')},0)),"
-        f'IFERROR(INDEX({col("Ship")},MATCH({key},{col("Board key T")},0)),""))'
-    )
-    own_state, own_ship = (f"{sheet_name(SHIPS.sheet)}!${c[h]}:${c[h]}" for h in ("State", "Ship"))
-    partner_state = f'IFERROR(INDEX({own_state},MATCH({partner},{own_ship},0)),"")'
+    # Her last boarding, as ship or as target (what the Board keys' count leads to).
+    involved = (f'({col("Action")}="{sd.Action.BOARD.value}")'
+                f'*(({col("Ship")}={name})+({col("Target")}={name})>0)')  # fmt: skip
+    at = f"SUMPRODUCT(MAX({involved}*(ROW({col('Ship')})-{HEADER_ROW})))"
+    partner = (f'IF({at}=0,"",IF(INDEX({col("Ship")},{at})={name},INDEX({col("Target")},{at}),'
+               f'INDEX({col("Ship")},{at})))')  # fmt: skip
+    partner_gone = "+".join(sum_equal(col(_change("S", end)), {col("Ship"): partner})
+                            for end in ("sunk", "blown_up")) + ">0"  # fmt: skip
     f = {
         "Port": total("port", cell("Gun decks")),
         "Starboard": total("starboard", cell("Gun decks")),
@@ -557,10 +575,9 @@ def ship_formulas(r: int) -> dict[str, str]:
         "At anchor since": f'IF({total("anchored", "0")}>0,{total("anchored", "0")},"")',
         # Her partner while both are still in the fight (blown up or sunk frees them).
         "Entangled with": (
-            f'IF(OR({total("entangled", "0")}=0,{gone}),"",IF(OR({partner_state}="sunk",'
-            f'{partner_state}="blown up"),"",{partner}))'
+            f'IF(OR({total("entangled", "0")}=0,{gone}),"",IF({partner_gone},"",{partner}))'
         ),
-        "Captured by": f'IFERROR(INDEX({col("Captor")},MATCH({name},{col("Prize")},0)),"")',
+        "Captured by": where("Captor", "Prize", name),
         "State": (
             f'IF({total("sunk", "0")}>0,"sunk",IF({total("blown_up", "0")}>0,"blown up",'
             f'IF({total("captured", "0")}>0,"captured","afloat")))'

@@ -26,7 +26,14 @@ from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError, nothing_to_record
-from battle_ledger.sheets.formulas import letters, match_above, row_above, sheet_name, unless_blank
+from battle_ledger.sheets.formulas import (
+    letters,
+    match_above,
+    row_above,
+    sheet_name,
+    thing_row,
+    unless_blank,
+)
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
     Column,
@@ -222,9 +229,9 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Status": (f'IF({removed},"{_S.REMOVED}",IF({is_spent},"{_S.SPENT}",'
                    f'IF({lost}=0,"{_S.FRESH}","{_S.WORN}")))'),
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
-        "Previous row": match_above(f'{cell("Brigade")}&"|"&({cell("Turn")}-1)', c["Key"],
+        "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
-        "Brigade row": f"MATCH({cell('Brigade')},{brigades}!${b['Brigade']}:${b['Brigade']},0)",
+        "Brigade row": thing_row(cell("Brigade"), brigades, b["Brigade"]),
         "Start": on_brigade("Stands at start"),
         "Spent": on_brigade("Spent point"),
         "Previous lost": (f"IF({cell('Previous row')}=0,0,"

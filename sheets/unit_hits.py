@@ -28,6 +28,7 @@ from battle_ledger.sheets.formulas import (
     match_above,
     row_above,
     sheet_name,
+    thing_row,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -150,8 +151,9 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
         "Status": f'IF({taken}>={sp},"{REMOVED}","{IN_PLAY}")',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
-        "Previous row": match_above(f'{cell("Unit")}&"|"&({cell("Turn")}-1)', c["Key"], _TOP, r),
-        "Unit row": f"MATCH({cell('Unit')},{units}!${u['Unit']}:${u['Unit']},0)",
+        "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'},
+                                    _TOP, r),
+        "Unit row": thing_row(cell("Unit"), units, u["Unit"]),
         "SP": f"INDEX({units}!{sp_col},{cell('Unit row')})",
         "Hits before": (f"IF({cell('Previous row')}=0,0,"
                         f"{row_above(c['Hits'], _TOP, r, cell('Previous row'))})"),

@@ -25,7 +25,17 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
 from battle_ledger.sheets.errors import CellValueError
-from battle_ledger.sheets.formulas import constant_name, letters, sheet_name, unless_blank
+from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
+    constant_name,
+    count_equal,
+    letters,
+    period_column,
+    sheet_name,
+    sum_equal,
+    to_the_end,
+    unless_blank,
+)
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
     Column,
@@ -128,6 +138,7 @@ WAGONS = ("tbl_Wagons", ("Wagon", "Side", "Captured by"))
 def eliminated_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Eliminated on sheet row ``r``: ``stand_victory_points``'s sum."""
     c = letters(ELIMINATED.headers)
+    # Type and class are the rule set's words (read_tables refuses others): safe keys.
     stand = f'IFERROR(VLOOKUP(${c["Type"]}{r},{STAND_POINTS},2,0),"missing")'
     grade = f'IFERROR(VLOOKUP(${c["Class"]}{r},{GRADE_POINTS},2,0),"missing")'
     each = f"${c['Points each']}{r}"
@@ -147,11 +158,17 @@ def side_formulas(r: int) -> dict[str, str]:
     side = f"${c['Side']}{r}"
     objectives = sheet_name(EXTRAS_SHEET)  # tbl_Objectives in A:C, tbl_Wagons in E:G
     wagon_points = constant_name("victory_points_other", "wagon")
+
+    def rows(header: str) -> str:
+        return period_column(sheet, e[header], HEADER_ROW + 1, e["Turn"])
+
     return unless_blank(side, {
-        "Stand points": (f"SUMIFS({sheet}!${e['Points to the enemy']}:${e['Points to the enemy']},"
-                         f'{sheet}!${e["Side"]}:${e["Side"]},"<>"&{side})'),
-        "Objective points": f"SUMIFS({objectives}!$B:$B,{objectives}!$C:$C,{side})",
-        "Wagon points": f"COUNTIFS({objectives}!$G:$G,{side})*{wagon_points}",
+        # The points of the enemy's stands: every side's row but this side's.
+        "Stand points": sum_equal(rows("Points to the enemy"), {},
+                                  [f"{rows('Side')}<>{side}"]),
+        "Objective points": sum_equal(to_the_end(objectives, "B"),
+                                      {to_the_end(objectives, "C"): side}),
+        "Wagon points": f"{count_equal({to_the_end(objectives, 'G'): side})}*{wagon_points}",
         "Victory points": "+".join(f"${c[h]}{r}" for h in ("Stand points", "Objective points",
                                                             "Wagon points")),
     })  # fmt: skip

@@ -36,11 +36,15 @@ from battle_ledger.rulesets.errors import (
 from battle_ledger.sheets.book import Book, Grid
 from battle_ledger.sheets.errors import CellValueError, CommandError
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     constant_name,
     letters,
     match_above,
+    period_column,
     row_above,
     sheet_name,
+    sum_equal,
+    thing_row,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -200,8 +204,10 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Crisis tests due": f"IF({cell('Reached')}>{cell('Previous highest')},{due},0)",
         "Key": f'{cell("Side")}&"|"&{cell("Sequence")}',
         "Sequence": f"({cell('Turn')}-1)*{_PARTS}+{cell('Part')}",
-        "Previous row": match_above(f'{cell("Side")}&"|"&({cell("Sequence")}-1)', c["Key"], top, r),
-        "Side row": f"MATCH({cell('Side')},{sides}!${s['Side']}:${s['Side']},0)",
+        "Previous row": match_above(
+            {c["Key"]: f'{cell("Side")}&"|"&({cell("Sequence")}-1)'}, top, r
+        ),
+        "Side row": thing_row(cell("Side"), sides, s["Side"]),
         "Previous total": (
             f"IF({cell('Previous row')}=0,INDEX({sides}!${s['Base units at start']}:"
             f"${s['Base units at start']},{cell('Side row')}),{prev('Total')})"
@@ -225,13 +231,16 @@ def side_formulas(r: int) -> dict[str, str]:
     def col(header: str) -> str:
         return f"{turns}!${t[header]}:${t[header]}"
 
+    def rows(header: str) -> str:
+        return period_column(turns, t[header], HEADER_ROW + 1, t["Turn"])
+
     side = f"${c['Side']}{r}"
     row = f"${c['Last row']}{r}"
     total_lost = f"SUM({col('Base units lost')})"
     formulas = {
-        "Reinforcements": f"SUMIFS({col('Reinforcements')},{col('Side')},{side})",
+        "Reinforcements": sum_equal(rows("Reinforcements"), {rows("Side"): side}),
         "Total": f"${c['Base units at start']}{r}+${c['Reinforcements']}{r}",
-        "Lost": f"SUMIFS({col('Base units lost')},{col('Side')},{side})",
+        "Lost": sum_equal(rows("Base units lost"), {rows("Side"): side}),
         "% lost": f"IF(${c['Total']}{r}=0,0,${c['Lost']}{r}*100/${c['Total']}{r})",
         "Highest mark": f"IF({row}=0,0,INDEX({col('Highest mark')},{row}))",
         "Victory points": (f"({total_lost}-${c['Lost']}{r})*{_C['victory_points_per_base_unit']}"),

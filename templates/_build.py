@@ -47,8 +47,10 @@ Sheet setup
     ``set_widths(ws, {"A": 12})``.
 
 Formulas are native and portable: only functions Excel 2010+, LibreOffice and
-Google Sheets share (SUM, SUMIF(S), COUNTIF(S), IF, MIN, MAX, ROUNDUP, CEILING,
-INDEX, MATCH, VLOOKUP, ...; no XLOOKUP, LET, LAMBDA or dynamic arrays).
+Google Sheets share (SUM, SUMPRODUCT, IF, MIN, MAX, ROUNDUP, CEILING, INDEX,
+MATCH, ...; no XLOOKUP, LET, LAMBDA or dynamic arrays). A name is looked up with
+``sheets.formulas``' exact helpers, never as a criterion (COUNTIF(S), SUMIF(S),
+MATCH, VLOOKUP read operators and wildcards in it).
 """
 
 from __future__ import annotations

@@ -211,6 +211,7 @@ def current_turn_formula(kind: LedgerKind) -> str:
         return f"=IF(COUNT({column})=0,1,MAX({column}))"
     log = quote_sheetname(LOG_SHEET)
     action, turn = (get_column_letter(LOG_COLUMNS.index(h) + 1) for h in ("Action", "Turn"))
+    # Criteria of ours (the close operation's word, a period number): no name in them.
     closed = (f'COUNTIFS({log}!${action}:${action},"{kind.close}",'
               f"{log}!${turn}:${turn},MAX({column}))")  # fmt: skip
     return f"=IF(COUNT({column})=0,1,MAX({column})+IF({closed}>0,1,0))"

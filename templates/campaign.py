@@ -44,6 +44,7 @@ from battle_ledger.sheets.formulas import (
     day_number,
     iso_date,
     letters,
+    sum_equal,
 )
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
@@ -95,7 +96,7 @@ def _recovery_block(wb: Workbook, ruleset: Ruleset, rules: RulesSheet) -> None:
     columns = {c.name: c.header for c in ruleset.table("campaign_recovery").columns}
     sides = table.sheet_range(columns["side"])
     rows = []
-    for outcome in ("winner", "loser"):
+    for outcome in ("winner", "loser"):  # fixed words of ours in the criteria, no names
         found, parts = f'COUNTIF({sides},"{outcome}")=0', []
         for column in ("next_day_pct", "week_pct", "month_pct"):
             parts.append(f'SUMIF({sides},"{outcome}",{table.sheet_range(columns[column])})')
@@ -132,7 +133,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
         if j == 0:
             found = f'IF(COUNT({events})=0,"",MIN({events}))'
         else:
-            prev = f"{get_column_letter(2 + j)}${_DAY_ROW}"
+            prev = f"{get_column_letter(2 + j)}${_DAY_ROW}"  # a day number: a safe criterion
             found = (f'IF({prev}="","",IF(COUNTIF({events},">"&{prev})=0,"",'
                      f'SMALL({events},COUNTIF({events},"<="&{prev})+1)))')  # fmt: skip
         write(ws[f"{col}{_DAY_ROW}"], Formula("=" + found))
@@ -163,7 +164,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
         write(ws.cell(row=r, column=2), "Total")
         for j in range(dates):
             col = get_column_letter(3 + j)
-            total = f"SUMIF($A${top}:$A${bottom},$A{r},{col}${top}:{col}${bottom})"
+            total = sum_equal(f"{col}${top}:{col}${bottom}", {f"$A${top}:$A${bottom}": f"$A{r}"})
             write(ws[f"{col}{r}"], Formula(f'=IF({col}${_DAY_ROW}="","",{total})'))
             style_formula(ws[f"{col}{r}"], FMT_INT)
     for row in range(_DAY_ROW, _HEAD_ROW):

@@ -21,11 +21,12 @@ Sheets
 
 Formulas
     Plain A1 formulas that Excel 2010+, LibreOffice and Google Sheets all
-    read (IF, AND, OR, MIN, MAX, INDEX, MATCH, COUNTIFS, SUMIFS, IFERROR). Each
+    read (IF, AND, OR, MIN, MAX, INDEX, MATCH, SUMPRODUCT, IFERROR); a name is
+    compared with ``=`` only (``sheets.formulas``: never a criterion). Each
     row finds *the row of its division's previous turn* once, in a hidden
-    helper column (MATCH of "Division|Turn-1" in the key column of the rows
-    above it), and every carried value is one INDEX on that row; a range that
-    ends just above the row keeps the formulas free of circular references.
+    helper column (the last row above it with its division and turn - 1), and
+    every carried value is one INDEX on that row; a range that ends just above
+    the row keeps the formulas free of circular references.
     The arithmetic is ``rulesets.dep.dep_after_turn``'s, step for step
     (orders, rest, CCP bought, charges, counter-charges, stands lost, DEP
     markers; one clamp between 0 and the maximum at the end; status).
@@ -56,7 +57,14 @@ from battle_ledger.sheets.dep_ledger import (
     turn_formulas,
     turn_row,
 )
-from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    count_equal,
+    letters,
+    period_column,
+    sheet_name,
+    sum_equal,
+)
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -211,26 +219,22 @@ def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Work
     return ws
 
 
-def _side_totals(ws: Worksheet, sides: Sequence[str], top: int) -> TableRef:
-    d = letters(DIVISIONS.headers)
-    div = sheet_name(DIVISIONS.sheet)
-
-    def col(name: str) -> str:
-        return f"{div}!${d[name]}:${d[name]}"
+def _side_totals(ws: Worksheet, sides: Sequence[str], top: int, divisions: TableRef) -> TableRef:
+    col = divisions.sheet_range  # the table's rows: operations add none
 
     body: list[list[Any]] = []
     for i, side in enumerate(sides or [""]):
-        r = top + 1 + i
+        mine = {col("Side"): f"$A{top + 1 + i}"}
         body.append(
             [
                 side,
-                Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Division")},"?*")'),
+                Formula("=" + count_equal(mine, [f'{col("Division")}<>""'])),
                 *(
-                    Formula(f'=COUNTIFS({col("Side")},$A{r},{col("Status")},"{status}")')
+                    Formula("=" + count_equal(mine | {col("Status"): f'"{status}"'}))
                     for status in KIND.statuses
                 ),
-                Formula(f"=SUMIFS({col('DEP now')},{col('Side')},$A{r})"),
-                Formula(f"=SUMIFS({col('CCP now')},{col('Side')},$A{r})"),
+                Formula("=" + sum_equal(col("DEP now"), mine)),
+                Formula("=" + sum_equal(col("CCP now"), mine)),
             ]
         )
     headers = ["Side", "Divisions", *(s.capitalize() for s in KIND.statuses)]
@@ -293,6 +297,10 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
     d = letters(DIVISIONS.headers)
     t = letters(TURNS.headers)
     div, turns = sheet_name(DIVISIONS.sheet), sheet_name(TURNS.sheet)
+
+    def rows(header: str) -> str:
+        return period_column(turns, t[header], TABLE_TOP + 1, t["Turn"])
+
     head = BY_TURN.first - 1
     count = len(names)
     corner = ws.cell(row=head, column=1)
@@ -318,10 +326,15 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
             if i == 0:
                 value = f'IF({name}="",NA(),{div}!${d["Start DEP"]}${src})'
             else:
+                # The column's division by its row on Divisions (each Turns row's Division
+                # row, found exactly there): numbers compared, not names, in one pass; a
+                # turn after its last closed one (removed, or not closed yet) is #N/A.
+                last = f"{div}!${d['Row of last closed turn']}${src}"
+                dep = sum_equal(rows("DEP end"), {rows("Division row"): str(src),
+                                                  rows("Turn"): f"$A{r}"})  # fmt: skip
                 value = (
-                    f'IF(OR({name}="",$A{r}>LastClosedTurn),NA(),'
-                    f"IFERROR(INDEX({turns}!${t['DEP end']}:${t['DEP end']},"
-                    f'MATCH({name}&"|"&$A{r},{turns}!${t["Key"]}:${t["Key"]},0)),NA()))'
+                    f'IF(OR({name}="",$A{r}>LastClosedTurn,N({last})=0),NA(),'
+                    f"IF($A{r}>INDEX({turns}!${t['Turn']}:${t['Turn']},{last}),NA(),{dep}))"
                 )
             cell = ws.cell(row=r, column=2 + j)
             write(cell, Formula("=" + value))
@@ -384,10 +397,10 @@ def build_dep_ledger(
         "MaxDEP": rules.max_dep,
     }
     _battle_sheet(wb, values, ceiling)
-    _divisions_sheet(wb, specs, rules, blank_rows)
+    divisions = _divisions_sheet(wb, specs, rules, blank_rows)
     _turns_sheet(wb, specs, rules)
     sides = list(dict.fromkeys(s.side for s in specs))
-    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2)
+    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, divisions)
     _chart_sheet(wb, [s.division for s in specs] + [""] * blank_rows, turns_shown, rules.max_dep)
     rules_sheet = add_rules_sheet(wb, ruleset, tables=["dep_economy", "maneuver_table"])
     maneuver = rules_sheet.tables["maneuver_table"]

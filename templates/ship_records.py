@@ -25,7 +25,7 @@ from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Formula
-from battle_ledger.sheets.formulas import letters, sheet_name
+from battle_ledger.sheets.formulas import count_equal, letters, sheet_name, sum_equal
 from battle_ledger.sheets.ship_records import (
     COMPASS,
     DAMAGE,
@@ -41,6 +41,7 @@ from battle_ledger.sheets.ship_records import (
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     PAPER_SIZES,
+    TableRef,
     add_table,
     define_name,
     highlight_when,
@@ -145,7 +146,7 @@ def build_ship_records(
          "DamageCounts": damage_counts},
         FRONT_FORMULAS,
     )  # fmt: skip
-    _fleets(front, list(dict.fromkeys(f for f, *_ in given)))
+    _fleets(front, list(dict.fromkeys(f for f, *_ in given)), ref)
     _cards(wb, given, paper.casefold())
     add_rules_sheet(wb, ruleset, tables=["ship_records", "hit_scores", "damage", "fire",
                                          "high_seas", "boarding", "shoals", "anchor",
@@ -170,28 +171,22 @@ def _check(given: Sequence[ShipRow]) -> None:
                                        expected=f"1 to {most}")  # fmt: skip
 
 
-def _fleets(ws: Worksheet, fleets: list[str]) -> None:
+def _fleets(ws: Worksheet, fleets: list[str], ships: TableRef) -> None:
     """Each fleet's ships afloat, boxes lost and damage inflicted, under the settings."""
     top = ws.max_row + 2
-    s = letters(SHIPS.headers)
-    ships = sheet_name(SHIPS.sheet)
-
-    def col(header: str) -> str:
-        return f"{ships}!${s[header]}:${s[header]}"
+    col = ships.sheet_range  # the table's rows: operations add none
 
     headers = ["Fleet", "Ships", "Afloat", "Boxes lost", "Damage inflicted"]
+    afloat = '"afloat"'
     rows = []
     for i, fleet in enumerate(fleets or [""]):
         r = top + 1 + i
         name = f"$A{r}"
-        rows.append([fleet or None,
-                     Formula(f'=IF({name}="","",COUNTIFS({col("Fleet")},{name}))'),
-                     Formula(f'=IF({name}="","",COUNTIFS({col("Fleet")},{name},{col("State")},'
-                             '"afloat"))'),
-                     Formula(f'=IF({name}="","",SUMIFS({col("Boxes lost")},{col("Fleet")},'
-                             f'{name}))'),
-                     Formula(f'=IF({name}="","",SUMIFS({col("Boxes lost")},{col("Fleet")},'
-                             f'"<>"&{name}))')])  # fmt: skip
+        mine = {col("Fleet"): name}
+        totals = [count_equal(mine), count_equal(mine | {col("State"): afloat}),
+                  sum_equal(col("Boxes lost"), mine),
+                  sum_equal(col("Boxes lost"), {}, [f"{col('Fleet')}<>{name}"])]  # fmt: skip
+        rows.append([fleet or None, *(Formula(f'=IF({name}="","",{t})') for t in totals)])
     ref = add_table(ws, "tbl_Fleets", headers, rows, top=top)
     for i in range(len(rows)):
         for h in headers:

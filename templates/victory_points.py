@@ -101,7 +101,7 @@ def build_victory_points(
               "on the Eliminated sheet (the points go to the enemy).")  # fmt: skip
     vp = side_ref.sheet_range("Victory points")
     side_col = side_ref.sheet_range("Side")
-    two = f'COUNTIFS({side_col},"?*")=2'
+    two = f'COUNTIFS({side_col},"?*")=2'  # "?*": any text, a criterion of ours
     first, second = (f"INDEX({vp},{i})" for i in (1, 2))
     leader = (f'=IF({two},IF({first}>{second},INDEX({side_col},1),IF({second}>{first},'
               f'INDEX({side_col},2),"")),"")')  # fmt: skip

@@ -24,7 +24,15 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.formulas import constant_name, letters, sheet_name
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    count_equal,
+    last_equal,
+    letters,
+    period_column,
+    sheet_name,
+    thing_row,
+)
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.sheets.victory_table import (
     BY_TURN,
@@ -103,7 +111,7 @@ def _battle_sheet(
               "the Turns sheet, then End turn.")  # fmt: skip
     pct = sides.sheet_range("% lost")
     names = sides.sheet_range("Side")
-    two = f'COUNTIFS({names},"?*")=2'
+    two = f'COUNTIFS({names},"?*")=2'  # "?*": any text, a criterion of ours
     first, second = (f"INDEX({pct},{i})" for i in (1, 2))
     formulas = {
         "CurrentTurn": current_turn_formula(KIND),
@@ -126,25 +134,30 @@ def _battle_sheet(
     return ws
 
 
+def _turn_rows(header: str) -> str:
+    """Column ``header`` of tbl_Turns, its rows only (exact look-ups are arrays)."""
+    t = letters(TURNS.headers)
+    return period_column(sheet_name(TURNS.sheet), t[header], TABLE_TOP + 1, t["Turn"])
+
+
 def _marks_sheet(wb: Workbook, sides: Sequence[str], rules: aog.MarkRules) -> TableRef:
     """Every mark of every side: base units needed for its current total, first crossed."""
     ws = wb.create_sheet(MARKS_SHEET)
     note = ("The base units lost that cross each mark, for the side's total now; the turn "
             "and part each was first crossed (a crisis test then).")  # fmt: skip
     title_row(ws, 1, "Marks", note)
-    s, t = letters(SIDES.headers), letters(TURNS.headers)
-    side_sheet, turns = sheet_name(SIDES.sheet), sheet_name(TURNS.sheet)
+    s, side_sheet = letters(SIDES.headers), sheet_name(SIDES.sheet)
     parts = constant_name("scale", "player_parts_per_turn")
+
     body: list[list[Any]] = []
     marks = rules.marks_between(0, rules.last_mark_pct)
     for i, (side, pct) in enumerate((side, pct) for side in sides or [""] for pct in marks):
         r = TABLE_TOP + 1 + i
         total = (f"INDEX({side_sheet}!${s['Total']}:${s['Total']},"
-                 f"MATCH($A{r},{side_sheet}!${s['Side']}:${s['Side']},0))")  # fmt: skip
-        below = (f"COUNTIFS({turns}!${t['Side']}:${t['Side']},$A{r},"
-                 f'{turns}!${t["Highest mark"]}:${t["Highest mark"]},"<"&$B{r})')  # fmt: skip
-        crossed = (f"COUNTIFS({turns}!${t['Side']}:${t['Side']},$A{r},"
-                   f'{turns}!${t["Highest mark"]}:${t["Highest mark"]},">="&$B{r})>0')  # fmt: skip
+                 f"{thing_row(f'$A{r}', side_sheet, s['Side'])})")  # fmt: skip
+        mine = {_turn_rows("Side"): f"$A{r}"}
+        below = count_equal(mine, [f"{_turn_rows('Highest mark')}<$B{r}"])
+        crossed = count_equal(mine, [f"{_turn_rows('Highest mark')}>=$B{r}"]) + ">0"
         blank = f'$A{r}=""'
         body.append([
             side,
@@ -171,8 +184,6 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
     ws = wb.create_sheet(BY_TURN.sheet)
     title_row(ws, 1, "% lost by turn", "Each side's % lost at the end of each closed turn; "
               "#N/A where the turn is not closed yet.")  # fmt: skip
-    t = letters(TURNS.headers)
-    turns = sheet_name(TURNS.sheet)
     parts = constant_name("scale", "player_parts_per_turn")
     head = BY_TURN.first - 1
     write(ws.cell(row=head, column=1), "Turn")
@@ -186,12 +197,12 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
         style_formula(ws.cell(row=r, column=1), FMT_INT)
         for j in range(len(sides)):
             name = f"{get_column_letter(2 + j)}${head}"
+            at = last_equal({_turn_rows("Key"): f'{name}&"|"&($A{r}*{parts})'})
             value = (
                 "=0"
                 if i == 0
-                else f"=IF($A{r}>=CurrentTurn,NA(),IFERROR(INDEX({turns}!${t['% lost']}:"
-                f'${t["% lost"]},MATCH({name}&"|"&($A{r}*{parts}),{turns}!${t["Key"]}:'
-                f"${t['Key']},0)),NA()))"
+                else f"=IF($A{r}>=CurrentTurn,NA(),"
+                f"IF({at}=0,NA(),INDEX({_turn_rows('% lost')},{at})))"
             )
             write(ws.cell(row=r, column=2 + j), Formula(value))
             style_formula(ws.cell(row=r, column=2 + j), _FMT_PCT)

@@ -8,6 +8,9 @@ callable so that Hypothesis (``st.integers``) and the benchmark
 - ``legal_battle(pick, divisions, turns, rules)``: every division's turns.
 - ``dep_turns(state, turn, rules)``: the Hypothesis strategy of one legal turn.
 - ``bad_values(column)``: values one input column of a kind must refuse.
+- ``thing_names(count)``: names a user can give things and sides, drawn to trouble a
+  spreadsheet's criteria (operators, wildcards, quotes, look-alikes of numbers, dates,
+  booleans and cells, 255 characters); ``renamed_ledger`` builds a kind with them.
 - ``PLAYBOOKS``: per ledger kind, how to build one from its rule set's bundled
   order of battle and the ``record`` options of one legal period on a file
   (every registered kind must have one: ``tests/test_ledger_kinds.py``).
@@ -37,6 +40,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 __all__ = [
     "FIXTURES",
+    "NAME_FIELDS",
     "PLAYBOOKS",
     "Pick",
     "Playbook",
@@ -50,6 +54,8 @@ __all__ = [
     "options_for",
     "play_periods",
     "played_for",
+    "renamed_ledger",
+    "thing_names",
     "variant_ledger",
 ]
 
@@ -593,6 +599,60 @@ PLAYBOOKS: dict[str, Playbook] = {
         "ship-records", "age-of-sail", _sail_records, {}, closing=_sail_round_end
     ),
 }
+
+
+#: What a name may hold beside letters and digits: the operators and wildcards of
+#: criteria (= < > ~ * ?), quotes, an ampersand, a bar, accents, another alphabet.
+_NAME_ALPHABET = "abcXYZ0159 =<>~*?'\"&|-+@.éÉøßКу"
+#: Names that look like something else to a spreadsheet.
+_LOOKALIKES = ("A1", "R1C1", "1e3", "TRUE", "FALSE", "1815-06-18", "0.5", "-1", "=A1", "<>x",
+               ">5", "*", "?x", "~*", "'quoted'", 'say "x"')  # fmt: skip
+#: The longest name a criterion takes in Excel (another reason to use none).
+_LONGEST = 255
+
+
+@st.composite
+def thing_names(draw: st.DrawFn, count: int) -> list[str]:
+    """``count`` names a user can have: never blank, unique as the ledger reads them
+    (``read_tables``: ends stripped, case-blind), so as the order of battle gives them
+    and the ledger keeps them (a cell's text is read with its ends stripped)."""
+    one = (
+        st.one_of(
+            st.sampled_from(_LOOKALIKES),
+            st.text(_NAME_ALPHABET, min_size=1, max_size=12),
+            st.text(_NAME_ALPHABET, min_size=_LONGEST, max_size=_LONGEST),
+        )
+        .map(str.strip)
+        .filter(bool)
+    )
+    return draw(st.lists(one, min_size=count, max_size=count,
+                         unique_by=lambda n: n.strip().casefold()))  # fmt: skip
+
+
+#: The fields of an order of battle's units that hold names.
+NAME_FIELDS = ("side", "corps", "division", "brigade", "unit", "commander")
+
+
+def renamed_ledger(kind: str, path: Path, names: Callable[[int], list[str]]) -> Path:
+    """A ledger of ``kind`` from its playbook's order of battle with every distinct name
+    (``NAME_FIELDS``) replaced by one of ``names(count)``, in order."""
+    from dataclasses import replace
+
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    ruleset = PLAYBOOKS[kind].ruleset
+    oob = read_oob(example_path(ruleset), registry.get(ruleset))
+    originals = list(dict.fromkeys(getattr(u, f) for u in oob.units for f in NAME_FIELDS
+                                   if getattr(u, f)))  # fmt: skip
+    given = dict(zip(originals, names(len(originals)), strict=True))
+    units = tuple(replace(u, **{f: given.get(getattr(u, f), getattr(u, f)) for f in NAME_FIELDS})
+                  for u in oob.units)  # fmt: skip
+    save_workbook(templates.build(kind, ruleset, replace(oob, units=units)), path)
+    return path
 
 
 def build_from_example(kind: str, path: Path, source: Path | None = None,

@@ -46,6 +46,8 @@ from tests.strategies import (
     options_for,
     play_periods,
     played_for,
+    renamed_ledger,
+    thing_names,
 )
 from tests.tables import column_range, named_cell, table_cell, table_sheet
 from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, ledger_state, run_on_server
@@ -263,13 +265,15 @@ def test_generated_battles_keep_the_ledger_whole(
 def test_libreoffice_agrees_with_the_rules_on_generated_battles(
     name: str, data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Battles Hypothesis draws through the kind's playbook (each example is one
-    LibreOffice recalculation, so few)."""
+    """Battles Hypothesis draws through the kind's playbook, every name of the order of
+    battle drawn to trouble a spreadsheet's criteria (``thing_names``: the native formulas
+    must look names up exactly), each example one LibreOffice recalculation, so few."""
     from tests.libreoffice import recalculated_workbook
 
     kind = _kind(name)
     tmp_path = tmp_path_factory.mktemp(name)
-    path = _build(name, tmp_path / "ledger.xlsx")
+    path = renamed_ledger(name, tmp_path / "ledger.xlsx",
+                          lambda count: data.draw(thing_names(count), label="names"))  # fmt: skip
     _play(name, path, periods=4, seed=lambda lo, hi: data.draw(st.integers(lo, hi)))
     expected = kind.compute(HeadlessBook(path, writable=False))
     recalculated = tmp_path / "recalculated.xlsx"

@@ -54,6 +54,20 @@ def test_names_are_kept_exactly(tmp_path: Path) -> None:
     assert oob.units[0].division == "Division « A »"
 
 
+def test_names_lose_the_spaces_at_their_ends(tmp_path: Path) -> None:
+    """As a ledger reads a cell's text: the sheet's formulas and the operations then
+    name a thing alike (issue 33)."""
+    body = "Côté , I Corps,  Div A,Brigade, lead ,infantry,C,3, Ney \n"
+    unit = read_oob(_csv(tmp_path, body), "etg").units[0]
+    assert (unit.side, unit.corps, unit.division, unit.unit, unit.commander) == (
+        "Côté",
+        "I Corps",
+        "Div A",
+        "lead",
+        "Ney",
+    )
+
+
 def test_blank_strengths_take_the_rule_sets_defaults(tmp_path: Path) -> None:
     etg = rulesets.get("etg")
     path = _csv(
