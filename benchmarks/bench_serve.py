@@ -57,13 +57,20 @@ class _Calls:
 
 
 def _server_cpu(pid: int) -> float:
-    """The server process's CPU seconds so far (user + system), or NaN where /proc is
-    not there to tell."""
+    """The CPU seconds so far (user + system) of the server: the process ``pid`` and every
+    process under it (``serve`` runs xlwings Server in a child, and its workers under
+    that), or NaN where /proc is not there to tell."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = [
+            int(c)
+            for task in Path(f"/proc/{pid}/task").iterdir()
+            for c in (task / "children").read_text().split()
+        ]
     except OSError:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(_server_cpu(c) for c in children)
 
 
 def _round(calls: _Calls, served: Served, requests: int, concurrency: int) -> None:
