@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger.sheets.errors import (
@@ -53,6 +53,7 @@ __all__ = [
     "check_not_locked",
     "name_address",
     "openpyxl_losses",
+    "part_target",
     "read_workbook",
     "refuse_lossy_save",
     "save_workbook",
@@ -247,11 +248,13 @@ _DRAWN = {
 _DRAWN_TAG = re.compile(rb"<(?:\w+:)?(pic|sp|grpSp|cxnSp|AlternateContent)[\s>]")
 
 
-def _resolved(base: str, target: str) -> str:
+def part_target(base: str, target: str) -> str:
+    """A relationship's ``target``, from the part ``base``, as a part name (no leading
+    slash)."""
     if target.startswith("/"):
         return target.lstrip("/")
-    parts = base.split("/")[:-1]
-    for piece in target.split("/"):
+    parts: list[str] = []
+    for piece in (*PurePosixPath(base).parent.parts, *PurePosixPath(target).parts):
         if piece == "..":
             if parts:
                 parts.pop()
@@ -271,7 +274,7 @@ def _related(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
         root = fromstring(archive.read(rels))
     except KeyError:
         return {}
-    return {rel.get("Id") or "": (rel.get("Type") or "", _resolved(part, rel.get("Target") or ""))
+    return {rel.get("Id") or "": (rel.get("Type") or "", part_target(part, rel.get("Target") or ""))
             for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship")
             if rel.get("TargetMode") != "External"}  # fmt: skip
 

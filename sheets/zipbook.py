@@ -68,6 +68,7 @@ from battle_ledger.sheets.workbook_file import (
     _check_archive,
     _digest,
     name_address,
+    part_target,
     read_workbook,
     save_workbook,
     too_many_rows,
@@ -243,21 +244,6 @@ def _boundaries(ref: str) -> tuple[int, int, int, int]:
 
 
 # -- the package ----------------------------------------------------------------------------
-
-
-def _resolve(base: str, target: str) -> str:
-    """A relationship's target as a part name (no leading slash)."""
-    if target.startswith("/"):
-        return target.lstrip("/")
-    folder = PurePosixPath(base).parent
-    parts: list[str] = []
-    for piece in (*folder.parts, *PurePosixPath(target).parts):
-        if piece == "..":
-            if parts:
-                parts.pop()
-        elif piece not in (".", ""):
-            parts.append(piece)
-    return "/".join(parts)
 
 
 def _rels_of(part: str) -> str:
@@ -772,7 +758,7 @@ class _Package:
                 continue
             found[rel.get("Id") or ""] = (
                 rel.get("Type") or "",
-                _resolve(part, rel.get("Target") or ""),
+                part_target(part, rel.get("Target") or ""),
             )
         return found
 

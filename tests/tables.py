@@ -8,6 +8,7 @@ cover it; ``named_cell(wb, "MaxDEP")`` the cell of a defined name.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from openpyxl.cell.cell import Cell
@@ -15,7 +16,15 @@ from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-__all__ = ["column_letter", "column_range", "find_row", "named_cell", "table_cell", "table_sheet"]
+__all__ = [
+    "column_letter",
+    "column_range",
+    "find_row",
+    "named_cell",
+    "plain",
+    "table_cell",
+    "table_sheet",
+]
 
 
 def _table(wb: Workbook, name: str) -> tuple[Worksheet, Any]:
@@ -77,3 +86,13 @@ def named_cell(wb: Workbook, name: str) -> Cell:
     cell = wb[sheet][ref.replace("$", "")]
     assert isinstance(cell, Cell)
     return cell
+
+
+def plain(value: Any) -> Any:
+    """A recalculated cell's value as the rules give it: an empty formula result ("")
+    reads back as an empty cell, a whole number as a float."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

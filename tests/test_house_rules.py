@@ -32,7 +32,7 @@ from battle_ledger.sheets.operations import load_operations
 from battle_ledger.xlfuncs.cli import cli
 from tests.conftest import HOUSE_FIXTURES
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
-from tests.tables import find_row, table_cell
+from tests.tables import find_row, plain, table_cell
 
 CLUB = HOUSE_FIXTURES / "etg-club.yaml"
 OOB = Path(__file__).resolve().parent.parent / "examples" / "eagles-to-glory.csv"
@@ -490,14 +490,6 @@ def _computed(book: Path) -> Any:
     return pd.read_json(io.StringIO(done.stdout), orient="split")
 
 
-def _plain(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""  # an empty formula result ("") reads back as an empty cell
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def _sheet_agrees(kind: str, book: Path) -> Any:
     """Every outcome cell of ``book``'s period rows, recalculated by LibreOffice, is what
     the rules compute with its own house rules, and so is every number ``report --json``
@@ -527,13 +519,13 @@ def _sheet_agrees(kind: str, book: Path) -> Any:
             value = entry.get(column.field)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 shown_value = rows.at[entry[key.field], column.header]
-                if _plain(shown_value) != "":  # blank: a view shown only when asked (a date)
+                if plain(shown_value) != "":  # blank: a view shown only when asked (a date)
                     _same(shown_value, value, (entry[key.field], column.header))
     return expected.to_dict(), details
 
 
 def _same(shown: Any, computed: Any, where: Any) -> None:
-    got, want = _plain(shown), _plain(computed)
+    got, want = plain(shown), plain(computed)
     if isinstance(want, float) and isinstance(got, float | int):
         # A spreadsheet keeps 15 significant digits.
         assert math.isclose(got, want, rel_tol=1e-13), (where, got, want)

@@ -49,7 +49,7 @@ from tests.strategies import (
     renamed_ledger,
     thing_names,
 )
-from tests.tables import column_range, named_cell, table_cell, table_sheet
+from tests.tables import column_range, named_cell, plain, table_cell, table_sheet
 from tests.xlwings_json import APPLIED_ACTIONS, apply_actions, ledger_state, run_on_server
 
 load_operations()
@@ -217,14 +217,6 @@ def _outcomes(book: HeadlessBook, table: Table) -> pd.DataFrame:
     return frame[[c.header for c in table.having(Role.OUTCOME)]]
 
 
-def _plain(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""  # an empty formula result ("") reads back as an empty cell
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL)
 @settings(
@@ -282,7 +274,7 @@ def test_libreoffice_agrees_with_the_rules_on_generated_battles(
     assert len(shown) == len(expected) > 0
     for index, row in expected.iterrows():
         for header, value in row.items():
-            got, want = _plain(shown.at[index, header]), _plain(value)
+            got, want = plain(shown.at[index, header]), plain(value)
             if isinstance(want, float) and isinstance(got, float | int):
                 # A spreadsheet keeps 15 significant digits.
                 assert math.isclose(got, want, rel_tol=1e-13), (index, header, got, want)
