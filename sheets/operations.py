@@ -191,7 +191,7 @@ class Option:
     def metavar(self) -> str:
         if self.choices:
             return "|".join(self.choices)
-        if self.type is Upload:
+        if self.takes_file:
             return "FILE[;FILE...]" if self.several else "FILE"
         return {bool: "Y|N", int: "N", float: "X"}.get(self.type, "TEXT")
 
@@ -203,7 +203,7 @@ class Option:
         """``value`` (text from a command line, or a cell's value) as this option's type."""
         if value is None:
             return None
-        if self.type is Upload:
+        if self.takes_file:
             return self._uploads(value, operation)
         try:
             if self.type is bool:

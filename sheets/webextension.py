@@ -29,6 +29,7 @@ import re
 import uuid
 import zipfile
 from collections.abc import Mapping
+from pathlib import Path
 
 from battle_ledger.sheets.errors import DamagedWorkbookError
 
@@ -43,6 +44,7 @@ __all__ = [
     "has_lite_parts",
     "lite_properties",
     "with_lite_parts",
+    "write_lite_parts",
 ]
 
 #: xlwings Lite's id in Microsoft's add-in store (AppSource).
@@ -227,3 +229,21 @@ def with_lite_parts(data: bytes, properties: Mapping[str, str], label: str = "")
                 target.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), body,
                                 zipfile.ZIP_DEFLATED)  # fmt: skip
     return out.getvalue()
+
+
+def write_lite_parts(path: Path, properties: Mapping[str, str], *, wait: float) -> None:
+    """Give the workbook file ``path`` xlwings Lite's parts (or write them again), under
+    the writer's lock, in one atomic save that keeps the version it replaces; refused
+    if the file changed since it was read."""
+    import hashlib
+
+    from battle_ledger.sheets.workbook_file import read_workbook, save_workbook
+
+    data, lock = read_workbook(path, wait=wait)
+    try:
+        fresh = with_lite_parts(data, properties, str(path))
+        save_workbook(lambda: fresh, path, expect_digest=hashlib.sha256(data).hexdigest(),
+                      lock=lock, before="lite")  # fmt: skip
+    finally:
+        if lock is not None:
+            lock.release()

@@ -334,25 +334,14 @@ def lite(book: Path, lite_wheel: str | None, wait: float) -> None:
     \b
     Example: battle-ledger lite ledger.xlsx
     """
-    import hashlib
-
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
-    from battle_ledger.sheets.webextension import with_lite_parts
-    from battle_ledger.sheets.workbook_file import read_workbook
+    from battle_ledger.sheets.webextension import write_lite_parts
     from battle_ledger.sheets.zipbook import open_book
     from battle_ledger.xlfuncs.lite import lite_properties_for
 
     meta = open_book(book, writable=False).meta()
     properties = lite_properties_for(meta.kind, registry.get(meta.ruleset), lite_wheel)
-    data, lock = read_workbook(book, wait=wait)
-    try:
-        fresh = with_lite_parts(data, properties, str(book))
-        save_workbook(lambda: fresh, book, expect_digest=hashlib.sha256(data).hexdigest(),
-                      lock=lock, before="lite")  # fmt: skip
-    finally:
-        if lock is not None:
-            lock.release()
+    write_lite_parts(book, properties, wait=wait)
     click.echo(f"wrote xlwings Lite's main.py and requirements.txt into {book} "
                f"({meta.kind}, {meta.ruleset})")  # fmt: skip
 
