@@ -27,7 +27,7 @@ from battle_ledger.rulesets.errors import (
     RulesetDataError,
     UnknownTermError,
 )
-from battle_ledger.rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.model import Ruleset, Term, remembered
 
 __all__ = [
     "DISENGAGE",
@@ -231,6 +231,7 @@ def _attacks_as(attacker: Term, spelling: str, charging: bool) -> str:
     return attacker.id
 
 
+@remembered(ruleset)
 def combat_numbers(
     attacker_type: str,
     defender_type: str,

@@ -50,6 +50,7 @@ short verbatim ``quote`` that the tests find in the text) or is marked
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Hashable, Iterator, Mapping
@@ -81,9 +82,14 @@ __all__ = [
     "cell_fits",
     "is_house_rule",
     "norm_key",
+    "remembered",
 ]
 
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: How many answers ``remembered`` keeps per rule set and rule (then it starts again).
+_ANSWERS_KEPT = 4096
 
 #: The source section of every value from a house-rules file (``rulesets.house``).
 HOUSE_RULE = "house rule"
@@ -551,3 +557,35 @@ class Ruleset(_Strict):
             expected="one of "
             + ", ".join(f'"{t.name}"' if "," in t.name else t.name for t in vocab.terms),
         )
+
+
+def remembered(ruleset: Callable[[], Ruleset]) -> Callable[[_F], _F]:
+    """A rule that is a pure function of ``ruleset()`` and its arguments, with its answers
+    kept per loaded rule set: Excel sends a whole column again when one cell of it
+    changes, and the column repeats a few types and grades. House rules put in force
+    make another rule set, so an answer of the old rules is never given for the new.
+    Only for rules whose answers are immutable (tuples, numbers, text) and whose
+    arguments are plain values; errors are not kept (raised again each time)."""
+
+    def decorate(rule: _F) -> _F:
+        @functools.wraps(rule)
+        def answer(*args: Any, **named: Any) -> Any:
+            if named:  # the callers pass arguments by position; anything else afresh
+                return rule(*args, **named)
+            kept: dict[Hashable, Any] = ruleset().derived(("remembered", rule), dict)
+            key = (*args, *map(type, args))  # TRUE is not 1, nor 1 1.0
+            try:
+                return kept[key]
+            except KeyError:
+                pass
+            except TypeError:  # an argument that cannot be a key: answered afresh
+                return rule(*args)
+            found = rule(*args)
+            if len(kept) >= _ANSWERS_KEPT:
+                kept.clear()
+            kept[key] = found
+            return found
+
+        return answer  # type: ignore[return-value]
+
+    return decorate

@@ -212,6 +212,34 @@ def test_a_table_still_missing_names_the_house_rules_file_in_force(tmp_path: Pat
     assert registry.packaged("etg").path not in done.stderr
 
 
+def test_an_answer_kept_is_never_given_under_other_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answers kept for a column of calls (``model.remembered``) are the rule set's own:
+    house rules put in force, in a context or in the per-user folder between two calls,
+    answer by their own tables, and the packaged answer comes back after."""
+    attack = ("infantry", "infantry", "C", "C", "")
+    packaged = etg.combat_numbers(*attack)
+    assert etg.combat_numbers(*attack) == packaged == (20, 35)  # kept, the same
+    changed = ("id: etg\ntables:\n  combat_results:\n    override: true\n    rows:\n"
+               "      - {attacker: infantry, defender: infantry, E: 25, D: 40}\n")  # fmt: skip
+    with registry.using_house_rules([_house(changed)]):
+        assert etg.combat_numbers(*attack) == (25, 40)
+    assert etg.combat_numbers(*attack) == packaged
+    folder = tmp_path / "house-rules"
+    folder.mkdir()
+    monkeypatch.setenv("BATTLE_LEDGER_RULES_DIR", str(folder))
+    monkeypatch.setattr("battle_ledger.rulesets.house._SCAN_SECONDS", 0.0)
+    from battle_ledger.xlfuncs.etg import ETG_CRT
+
+    column = [[a] for a in attack[:4]] + [[""]]
+    assert ETG_CRT(*[[c, c] for c in column]) == [list(packaged)] * 2
+    (folder / "etg.yaml").write_text(changed, encoding="utf-8")
+    assert ETG_CRT(*[[c, c] for c in column]) == [[25, 40]] * 2  # the next recalculation
+    (folder / "etg.yaml").unlink()
+    assert ETG_CRT(*[[c, c] for c in column]) == [list(packaged)] * 2
+
+
 def test_the_per_user_folder_is_what_excel_functions_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,9 @@
 - ``errors``: what a UDF the rules cannot answer and a button on the first further
   payload (a ledger with a bad cell) raise, class and message;
 - ``alerts``: the actions the ``report`` and ``check`` buttons emit on PAYLOAD;
-- ``star``: what ``from battle_ledger.xlfuncs import *`` gives, functions and scripts.
+- ``star``: what ``from battle_ledger.xlfuncs import *`` gives, functions and scripts;
+- ``arguments``: each of ``OFFICE_JS_ARGUMENTS`` as xlwings' default conversion makes it
+  and as ``office_js_argument`` does (the server's functions take their cells raw).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import contextlib
 import importlib
 import inspect
 import json
+import random
 import sys
 import types
 import typing
@@ -39,7 +42,7 @@ import xlwings as xw
 
 from tests.xlwings_json import function_call
 
-__all__ = ["TOY_RUNS", "UDF_CALLS", "book_reads", "main"]
+__all__ = ["OFFICE_JS_ARGUMENTS", "TOY_RUNS", "UDF_CALLS", "book_reads", "main"]
 
 
 # Real UDFs to call both ways: (name, the cells of the arguments).
@@ -48,6 +51,24 @@ UDF_CALLS: list[tuple[str, list[Any]]] = [
     ("AOG_CASUALTY_PCT", [30.0, 200.0]),
     ("DEP_AFTER", [48.0, 0.0, "N", 0.0, "active", "Y", "N", 0.0, 0.0, 2.0]),
 ]
+
+
+def _office_js_arguments(count: int = 120) -> list[Any]:
+    """Arguments as the add-in sends them (Office.js: every argument a 2-D range, an empty
+    cell "", an error or a typed value an object): every shape, cells of every kind."""
+    cells: list[Any] = ["", "", 0.0, 1.0, -2.5, 45123.0, "Infantry", " ", "#N/A", "TRUE",
+                        True, False, {"type": "Error", "errorType": "NotAvailable",
+                        "basicValue": "#N/A"}, {"type": "Error", "errorType": "Value",
+                        "basicValue": "#VALUE!"}, {"type": "Double", "basicValue": 45123.5},
+                        {"type": "String", "basicValue": "Heavy cavalry"},
+                        {"type": "Boolean", "basicValue": True}]  # fmt: skip
+    draw = random.Random(34)
+    shapes = [(1, 1), (1, 2), (2, 1), (1, 5), (7, 1), (3, 2), (2, 4), (200, 1)]
+    return [[[draw.choice(cells) for _ in range(width)] for _ in range(height)]
+            for height, width in (shapes[i % len(shapes)] for i in range(count))]  # fmt: skip
+
+
+OFFICE_JS_ARGUMENTS = _office_js_arguments()
 
 
 def _jsonable(value: Any) -> Any:
@@ -243,6 +264,16 @@ def main(payload_path: str, out_path: str, *more_payloads: str) -> None:
     # A project's custom_functions module as xlwings Server's examples write it.
     star: dict[str, Any] = {}
     exec("from battle_ledger.xlfuncs import *", star)
+    from xlwings import conversion
+    from xlwings.pro.udfs_officejs import to_scalar
+
+    from battle_ledger.xlfuncs._registry import office_js_argument
+
+    result["arguments"] = [
+        {"xlwings": _jsonable(conversion.read(None, to_scalar(sent), {}, engine_name="officejs")),
+         "ours": _jsonable(office_js_argument(to_scalar(sent)))}
+        for sent in OFFICE_JS_ARGUMENTS
+    ]  # fmt: skip
     result["star"] = {
         "functions": sorted(k for k, v in star.items() if hasattr(v, "__xlfunc__")),
         "scripts": sorted(k for k, v in star.items() if hasattr(v, "__xlscript__")),

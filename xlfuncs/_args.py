@@ -38,8 +38,8 @@ def as_column(value: Any) -> list[Any]:
     if not is_range(value):
         return [value]
     out: list[Any] = []
-    for item in value:
-        if is_range(item):
+    for item in value:  # isinstance here, not is_range: a long column calls it per cell
+        if isinstance(item, list | tuple):
             out.extend(item)
         else:
             out.append(item)

@@ -34,6 +34,7 @@ __all__ = [
     "function_help",
     "macro",
     "module_ruleset",
+    "office_js_argument",
     "udf",
 ]
 
@@ -68,10 +69,16 @@ def _for_excel(f: F, xw: Any) -> F:
     (each within Excel's 255 characters), its rule set as the category (desktop), and
     its results cached by the add-in (the rules are pure: same arguments, same answer)."""
     summary, arguments = function_help(f)
-    excel = _told_to_excel(f, xw)
+    raw = _on_server() and _outside_pyodide()
+    excel = _told_to_excel(_from_office_js(f) if raw else f, xw)
     excel.__doc__ = summary  # before xlwings first reads it
-    for name, text in arguments.items():
-        excel = xw.arg(name, doc=text)(excel)
+    for name in inspect.signature(f).parameters:
+        help_text = {"doc": arguments[name]} if name in arguments else {}
+        # On xlwings Server the cells come as Office.js sends them ("raw"), made what
+        # xlwings' default conversion gives by one pass of ours (office_js_argument):
+        # xlwings' own costs some microseconds a cell, most of a long range's call.
+        excel = xw.arg(name, "raw", **help_text)(excel) if raw else (
+            xw.arg(name, **help_text)(excel) if help_text else excel)  # fmt: skip
     # Last: each xw.arg call re-applies func's flags with their defaults.
     return cast(F, xw.func(category=_category(f), cache=True)(excel))
 
@@ -208,6 +215,46 @@ def _told_to_excel(f: F, xw: Any) -> F:
             raise xw.XlwingsError(str(exc)) from exc
 
     return cast(F, run)
+
+
+def office_js_argument(value: Any) -> Any:
+    """An argument as Office.js sends it to xlwings Server (after xlwings' ``to_scalar``:
+    one cell a value, a one-row range that row) made what xlwings' default conversion
+    makes it: an empty cell or an error None, a typed value (a date...) its basic
+    value; a single cell a value, a row or a column a list, a larger range a list of
+    rows."""
+    if type(value) is not list:
+        return _office_js_cell(value)
+    if not value or type(value[0]) is not list:  # one row
+        return _office_js_cell(value[0]) if len(value) == 1 else list(map(_office_js_cell, value))
+    if len(value) == 1:
+        return office_js_argument(value[0])
+    if len(value[0]) == 1:  # a column
+        return [_office_js_cell(row[0]) for row in value]
+    return [list(map(_office_js_cell, row)) for row in value]
+
+
+def _office_js_cell(value: Any) -> Any:
+    if type(value) is dict:  # Excel's typed values: an error is an empty cell
+        return None if value.get("type") == "Error" else value.get("basicValue")
+    return None if value == "" else value
+
+
+def _from_office_js(f: F) -> F:
+    """``f`` taking its arguments as Office.js sends them (``office_js_argument``)."""
+
+    @functools.wraps(f)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return f(*map(office_js_argument, args), **kwargs)
+
+    return cast(F, run)
+
+
+def _outside_pyodide() -> bool:
+    """Whether this is no Pyodide (xlwings Lite): there xlwings' conversion also turns
+    JavaScript's null into None, which ``office_js_argument`` does not know."""
+    return sys.modules.get("pyodide.ffi", False) is None or importlib.util.find_spec(
+        "pyodide") is None  # fmt: skip
 
 
 def _on_server() -> bool:

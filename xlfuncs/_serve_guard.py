@@ -208,32 +208,71 @@ def checked_payload(body: bytes, *, what: str, max_cells: int) -> dict[str, Any]
     if not isinstance(payload, dict):
         raise _refused(400, f"{what} is not a JSON object", f"a {_json_type(payload)}",
                         "a JSON object")  # fmt: skip
-    values = claimed = 0
-    # Iteratively (no recursion on the sender's depth): each value with its depth.
+    count = _Count(what, max_cells)
+    # Iteratively (no recursion on the sender's depth): each container with its depth and
+    # the key it sits under. JSON gives exact types, so ``type(v) is`` suffices; a row of
+    # plain values (most of a range) is counted where it stands, not visited again.
     stack: list[tuple[Any, int, str]] = [(payload, 1, "")]
     while stack:
         item, depth, key = stack.pop()
         if depth > MAX_DEPTH:
             raise _refused(400, f"{what} nests too deep", f"{depth} levels",
                             f"at most {MAX_DEPTH}")  # fmt: skip
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1, str(k)) for k, v in item.items())
-        elif isinstance(item, list):
-            values += len(item)
-            if values > max_cells:
-                raise _refused(413, f"{what} holds too many values", f"over {max_cells:,}",
-                                f"at most {max_cells:,} (a smaller range)")  # fmt: skip
-            stack.extend((v, depth + 1, key) for v in item)
-        elif key.endswith("address") and isinstance(item, str) and item:
-            area = _area(item)
-            if area is None:
-                raise _refused(400, f"{what} has an address that is none", item[:60],
-                                "an address such as A1:D20")  # fmt: skip
-            claimed += area
-            if claimed > MAX_CLAIMED_CELLS:
-                raise _refused(413, f"{what} claims too many cells", item[:60],
-                                f"at most {MAX_CLAIMED_CELLS:,} cells in all")  # fmt: skip
+        if type(item) is dict:
+            for name, value in item.items():
+                if type(value) is list or type(value) is dict:
+                    stack.append((value, depth + 1, str(name)))
+                elif type(value) is str and value and str(name).endswith("address"):
+                    count.address(value)
+            continue
+        count.values(len(item))
+        addressed = key.endswith("address")
+        for value in item:
+            if type(value) is list:
+                for cell in value:
+                    if type(cell) is list or type(cell) is dict:
+                        stack.append((value, depth + 1, key))
+                        break
+                else:  # a row of plain values: one level deeper, counted here
+                    if depth + 1 > MAX_DEPTH:
+                        stack.append((value, depth + 1, key))
+                        continue
+                    count.values(len(value))
+                    if addressed:
+                        for cell in value:
+                            if type(cell) is str and cell:
+                                count.address(cell)
+            elif type(value) is dict:
+                stack.append((value, depth + 1, key))
+            elif addressed and type(value) is str and value:
+                count.address(value)
     return payload
+
+
+class _Count:
+    """The values a payload holds and the cells its addresses claim, refused past the
+    bounds as they grow."""
+
+    def __init__(self, what: str, max_cells: int) -> None:
+        self.what, self.max_cells = what, max_cells
+        self.held = self.claimed = 0
+
+    def values(self, more: int) -> None:
+        self.held += more
+        if self.held > self.max_cells:
+            raise _refused(413, f"{self.what} holds too many values",
+                           f"over {self.max_cells:,}",
+                           f"at most {self.max_cells:,} (a smaller range)")  # fmt: skip
+
+    def address(self, address: str) -> None:
+        area = _area(address)
+        if area is None:
+            raise _refused(400, f"{self.what} has an address that is none", address[:60],
+                           "an address such as A1:D20")  # fmt: skip
+        self.claimed += area
+        if self.claimed > MAX_CLAIMED_CELLS:
+            raise _refused(413, f"{self.what} claims too many cells", address[:60],
+                           f"at most {MAX_CLAIMED_CELLS:,} cells in all")  # fmt: skip
 
 
 #: The shape of the workbook the add-in sends with a button (what xlwings reads of it):
