@@ -30,9 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of
@@ -44,6 +42,9 @@ from battle_ledger.rulesets.errors import (
     UnknownTermError,
 )
 from battle_ledger.rulesets.model import Ruleset, Term
+
+if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -346,6 +347,8 @@ def victory_table(
         "crisis_test_due",
         "victory_points",
     ]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -24,14 +24,15 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import dice, registry
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
+
+if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
+    import pandas as pd
 
 __all__ = [
     "RULESET_ID",
@@ -314,6 +315,8 @@ def ship_speeds(
     kind: pd.Series | str | None = None,
 ) -> pd.Series:
     """``ship_speed`` for whole columns (scalars repeat), indexed like ``masts``."""
+    import pandas as pd
+
     frame = pd.DataFrame({"masts": masts})
     frame["wind"] = wind_speed
     frame["angle"] = angle_off

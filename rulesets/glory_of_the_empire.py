@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
@@ -24,6 +22,9 @@ from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.dice import binomial, die, map_outcomes
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
+
+if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
+    import pandas as pd
 
 __all__ = [
     "RULESET_ID",
@@ -636,6 +637,8 @@ def morale_check_due(
 def _row_by_row(fn: Callable[..., Any], dtype: Any, *columns: pd.Series[Any]) -> pd.Series[Any]:
     """``fn`` applied to each row of equally long columns, indexed like the first."""
     values = [fn(*row) for row in zip(*columns, strict=True)]
+    import pandas as pd
+
     series: pd.Series[Any] = pd.Series(values, index=columns[0].index, dtype=dtype)
     return series
 

@@ -21,9 +21,7 @@ import datetime as dt
 import heapq
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
@@ -33,6 +31,9 @@ from battle_ledger.rulesets.errors import (
     RulesetDataError,
 )
 from battle_ledger.rulesets.model import Ruleset
+
+if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -318,6 +319,8 @@ def returning_frame(
         list(stands_returning(lost, str(outcome), ruleset))
         for lost, outcome in zip(frame[lost_column], frame[outcome_column], strict=True)
     ]
+    import pandas as pd
+
     return pd.DataFrame(
         rows,
         index=frame.index,
