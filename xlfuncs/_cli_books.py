@@ -274,7 +274,7 @@ def new(
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
 
     \b
-    Example: battle-ledger new dep-ledger --campaign c.xlsx --oob army.csv --on 1815-06-18 -o l.xlsx
+    Example: battle-ledger new dep-ledger --campaign c.xlsx --oob army.csv --on 1815-06-18 -o b.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import save_workbook
