@@ -224,6 +224,38 @@ def test_mistakes_in_new_from_a_campaign_are_refused(
     assert campaign.read_bytes() == before and not (tmp_path / "out.xlsx").exists()
 
 
+def test_a_campaign_its_order_of_battle_does_not_describe_is_refused(tmp_path: Path) -> None:
+    """A formation typed into the campaign later, or one the order of battle gives other
+    stands, is refused, named; the rest of the campaign still makes a ledger."""
+    campaign = tmp_path / "june.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "--blank-rows", "1",
+         "-o", campaign)  # fmt: skip
+    book = openpyxl.load_workbook(campaign)
+    for header, value in (("Side", "French"), ("Formation", "Garde"), ("Stands at start", 9)):
+        table_cell(book, "tbl_Formations", header, 7).value = value
+    book.save(campaign)
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", EXAMPLE,
+                          "--on", "1815-06-16", "-o", tmp_path / "out.xlsx")  # fmt: skip
+    assert code == 1 and "Garde of the campaign is not in the order of battle" in said
+    _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-16", tmp_path / "out.xlsx",
+            "--formations", "9e Division")  # fmt: skip
+    assert _divisions(tmp_path / "out.xlsx") == {"9e Division": 13}
+    fewer = tmp_path / "fewer.csv"
+    fewer.write_text(
+        EXAMPLE.read_text(encoding="utf-8").replace(
+            "92e Ligne,infantry,Veteran,3", "92e Ligne,infantry,Veteran,2"
+        ),
+        encoding="utf-8",
+    )
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", fewer,
+                          "--on", "1815-06-16", "--formations", "9e Division",
+                          "-o", tmp_path / "other.xlsx")  # fmt: skip
+    assert (
+        code == 1
+        and "9e Division starts the campaign with 13, the order of battle gives it 12" in said
+    )
+
+
 def test_on_and_formations_go_with_a_campaign(tmp_path: Path) -> None:
     code, said = _refused("new", "dep-ledger", "--ruleset", "etg", "--on", "1815-06-16",
                           "-o", tmp_path / "out.xlsx")  # fmt: skip
