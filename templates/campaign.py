@@ -53,6 +53,7 @@ from battle_ledger.sheets.formulas import (
     letters,
     sum_equal,
 )
+from battle_ledger.sheets.house_rules import using_book_rules
 from battle_ledger.sheets.ledger import find_name
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
@@ -94,6 +95,11 @@ def _strength_of(unit: Unit, ruleset: Ruleset) -> str:
     return "stands"
 
 
+def _count(units: Sequence[Unit], ruleset: Ruleset) -> int:
+    """What a campaign counts of a formation of ``units`` (``_strength_of`` each)."""
+    return sum(u.strength(_strength_of(u, ruleset)) or 0 for u in units)
+
+
 def formation_units(oob: OrderOfBattle, ruleset: Ruleset) -> dict[str, list[Unit]]:
     """The units of each formation, the level that loses and recovers stands, by the
     formation's name in the campaign: in Eagles to Glory the divisions (named as the DEP
@@ -107,8 +113,7 @@ def formation_units(oob: OrderOfBattle, ruleset: Ruleset) -> dict[str, list[Unit
         found = {spec.division: [u for u in oob.units if division_key(u) == key]
                  for key, spec in zip(oob.divisions(), divisions_of(oob, ruleset),
                                       strict=True)}  # fmt: skip
-    return {name: units for name, units in found.items()
-            if sum(u.strength(_strength_of(u, ruleset)) or 0 for u in units)}  # fmt: skip
+    return {name: units for name, units in found.items() if _count(units, ruleset)}
 
 
 def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, int, str]]:
@@ -116,7 +121,7 @@ def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, 
     Eagles to Glory the divisions (their units' stands summed, as the DEP ledger names
     them); in Glory of the Empire the units, their figures (a battery's guns)."""
     gote_units = ruleset.id == gote.RULESET_ID
-    return [(units[0].side, name, sum(u.strength(_strength_of(u, ruleset)) or 0 for u in units),
+    return [(units[0].side, name, _count(units, ruleset),
              ruleset.term("unit_types", units[0].type).name if gote_units else DIVISION)
             for name, units in formation_units(oob, ruleset).items()]  # fmt: skip
 
@@ -155,15 +160,17 @@ def battle_from_campaign(
     applied. In Eagles to Glory a division's stands come off its units last first (the
     order of battle's order); a unit left with none is left out, and so is a formation
     with no stands that day (refused where ``formations`` names it)."""
-    ledger = read_campaign(campaign)
-    ruleset = registry.get(ledger.ruleset)
+    with using_book_rules(campaign):  # its own recovery (house rules) counts what is back
+        ledger = read_campaign(campaign)
+        ruleset = registry.get(ledger.ruleset)
+        day = date_option(on, "--on")
+        standing = {s["formation"]: s for s in standings(ledger, day)}
     if oob.ruleset_id != ruleset.id:
         raise InvalidArgumentError(
             f"the order of battle is for {oob.ruleset_id}, the campaign for {ruleset.id}",
             file=oob.source or None, column="--oob", value=oob.ruleset_id,
             expected=f"the campaign's order of battle, for {ruleset.id}",
         )  # fmt: skip
-    day = date_option(on, "--on")
     first = ledger.first_date
     if first is not None and day < first:
         raise InvalidArgumentError("--on is before the campaign's first date", column="--on",
@@ -175,7 +182,6 @@ def battle_from_campaign(
         raise CommandError("--formations names no formation", column="--formations",
                            value="", expected="names separated by commas")  # fmt: skip
     units_by = formation_units(oob, ruleset)
-    standing = {s["formation"]: s for s in standings(ledger, day)}
     date = day.isoformat()
     units: list[Unit] = []
     made_with: list[str] = []
@@ -188,7 +194,7 @@ def battle_from_campaign(
                 expected="the order of battle the campaign was made from", **where,
             )  # fmt: skip
         own = units_by[name]
-        start = sum(u.strength(_strength_of(u, ruleset)) or 0 for u in own)
+        start = _count(own, ruleset)
         if start != ledger.starts[name]:
             raise InvalidArgumentError(
                 f"{name} starts the campaign with {ledger.starts[name]}, the order of "

@@ -362,6 +362,25 @@ def test_brackets_from_the_start_of_the_campaign(tmp_path: Path) -> None:
     assert _figures_at_start(day2)["2nd Foot"] == 10
 
 
+def test_the_campaigns_own_recovery_counts_what_is_back(tmp_path: Path) -> None:
+    """A campaign carrying the club's recovery (house rules: a winner's 50% back the next
+    day): the 45e Ligne, a winner, loses 5 on day 1, 3 (2.5, half up) back on day 2: the
+    day-2 ledger made from the campaign counts it 12 - 5 + 3 = 10."""
+    from tests.test_campaign import GOTE_HOUSE
+
+    campaign = tmp_path / "coast.xlsx"
+    _cli("new", "campaign", "--ruleset", "gote", "--oob", COASTAL, "--rules", GOTE_HOUSE,
+         "-o", campaign)  # fmt: skip
+    day1 = tmp_path / "day1.xlsx"
+    _battle(campaign, COASTAL, "casualty-brackets", "1812-02-28", day1)
+    _brackets_turns(day1, [{"45e Ligne": (5, 0)}])
+    _cli("run", "add-battle", campaign, "--name", "Day 1", "--date", "1812-02-28",
+         "--winner", "French", "--from", day1)  # fmt: skip
+    day2 = tmp_path / "day2.xlsx"
+    _battle(campaign, COASTAL, "casualty-brackets", "1812-02-29", day2)
+    assert _figures_at_start(day2)["45e Ligne"] == 10
+
+
 def _timeline(shown: dict[str, Any]) -> dict[str, dict[str, int]]:
     """The recalculated Timeline: each date's strength of every formation."""
     sheet = shown["Timeline"]
