@@ -25,6 +25,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_opt
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
+    from battle_ledger.sheets.book import Book
     from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
@@ -353,7 +354,7 @@ def new(
 
 
 def _campaign_book(campaign: Path | None, on: str | None, formations: str | None,
-                   oob_file: Path | None, kind: str) -> Any:  # fmt: skip
+                   oob_file: Path | None, kind: str) -> Book | None:  # fmt: skip
     """The campaign ledger a battle ledger is made from (``new KIND --campaign``), its
     options checked; None without ``--campaign``."""
     if campaign is None:
@@ -378,7 +379,7 @@ def _campaign_book(campaign: Path | None, on: str | None, formations: str | None
     return open_book(campaign, kind="campaign", writable=False)
 
 
-def _campaign_ruleset(campaign: Any, ruleset_id: str | None) -> str:
+def _campaign_ruleset(campaign: Book, ruleset_id: str | None) -> str:
     """The campaign's rule set; a --ruleset given too must name it."""
     found = str(campaign.meta().ruleset)
     if ruleset_id is not None and ruleset_named(ruleset_id).id != found:
