@@ -20,6 +20,7 @@ date serial. The rules are ``rulesets.recovery.formation_battles`` and
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import Book, Grid
+from battle_ledger.sheets.book import Book, Grid, Meta
 from battle_ledger.sheets.errors import CellValueError, WrongKindError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
@@ -91,8 +92,10 @@ __all__ = [
     "RECOVERY",
     "TIMELINE",
     "CampaignLedger",
+    "CampaignLink",
     "add_battle",
     "battle_formulas",
+    "campaign_link",
     "compute_losses",
     "date_option",
     "formation_formulas",
@@ -486,6 +489,56 @@ def read_campaign(book: Book) -> CampaignLedger:
                           read_setting(book, KIND, "BracketsFrom"))  # fmt: skip
 
 
+@dataclass(frozen=True)
+class CampaignLink:
+    """Which campaign, and which date of it, a battle ledger was made from (``new KIND
+    --campaign``): rows of the ledger's hidden ``_meta`` sheet, which no one types into.
+    A campaign is known by its name and the moment it was made (its own ``_meta``'s
+    ``created``): a copy of the file is the same campaign, another campaign of the same
+    name is not. ``formations``: the campaign's formations the ledger was made with,
+    named as the campaign names them (the ledger's divisions or units)."""
+
+    campaign: str
+    created: str
+    on: dt.date
+    formations: tuple[str, ...]
+
+    #: The ``_meta`` keys, one per field.
+    KEYS = ("campaign", "campaign created", "campaign on", "campaign formations")
+
+    def rows(self) -> dict[str, str]:
+        """The ``_meta`` rows that record the link."""
+        values = (self.campaign, self.created, self.on.isoformat(), "\n".join(self.formations))
+        return dict(zip(self.KEYS, values, strict=True))
+
+    @classmethod
+    def of(cls, meta: Meta, *, file: str) -> CampaignLink | None:
+        """The link a ledger's ``_meta`` records; None for a ledger not made from one."""
+        found = {k.casefold(): v for k, v in meta.extra}
+        if cls.KEYS[1] not in found:
+            return None
+        on = found.get(cls.KEYS[2], "")
+        try:
+            day = dt.date.fromisoformat(on)
+        except ValueError:
+            raise CellValueError("the campaign date the ledger was made on is not a date",
+                                 file=file, sheet="_meta", column=cls.KEYS[2], value=on,
+                                 expected="year-month-day, as new --campaign writes it"
+                                 ) from None  # fmt: skip
+        names = tuple(n for n in found.get(cls.KEYS[3], "").split("\n") if n)
+        return cls(found.get(cls.KEYS[0], ""), found[cls.KEYS[1]], day, names)
+
+    def named(self) -> str:
+        """The campaign as a message names it."""
+        return f"{self.campaign or 'an unnamed campaign'!r} (made {self.created})"
+
+
+def campaign_link(book: Book, on: dt.date, formations: Iterable[str]) -> CampaignLink:
+    """The link a battle ledger made from campaign ``book`` on ``on`` records."""
+    created = dict((k.casefold(), v) for k, v in book.meta().extra).get("created", "")
+    return CampaignLink(battle_name(book), created, on, tuple(formations))
+
+
 _Part = tuple[Any, Any, recovery.FormationBattle, recovery.FormationBattleOutcome]
 
 
@@ -655,11 +708,13 @@ def loss_sources(ruleset: str) -> list[LedgerKind]:
                   key=lambda k: k.name)  # fmt: skip
 
 
-def _losses_from(upload: Upload, ledger: CampaignLedger) -> dict[str, int]:
+def _losses_from(upload: Upload, ledger: CampaignLedger, here: CampaignLink) -> dict[str, int]:
     """Stands (figures) lost per formation in a battle ledger of ours of the campaign's
     rule set (a DEP ledger's stands lost per division, a casualty-brackets ledger's
-    figures lost per unit), every name matched to the campaign's formations first. The
-    ledger is its content (``Upload``): read in memory, never opened by a path."""
+    figures lost per unit), every name matched to the campaign's formations first: a
+    ledger made from a campaign (``new KIND --campaign``) by the link it records, which
+    must be to this campaign (``here``) and the battle's date. The ledger is its content
+    (``Upload``): read in memory, never opened by a path."""
     from battle_ledger.sheets.headless import HeadlessBook
 
     book = HeadlessBook(upload.name, writable=False, history=False, opened=(upload.data, None))
@@ -675,10 +730,24 @@ def _losses_from(upload: Upload, ledger: CampaignLedger) -> dict[str, int]:
             expected=" or ".join(f"a {k.name} (battle-ledger new {k.name})" for k in wanted),
         )
     kind.check_version(book)
+    link = CampaignLink.of(meta, file=upload.name)
+    if link is not None:
+        _check_link(upload.name, link, here)
     name = kind.thing_key.header
     turns = read_tables(book, kind).periods
     lost = sum((turns[c].fillna(0).astype(int) for c in kind.losses),
                pd.Series(0, index=turns.index)).groupby(turns[name].astype(str)).sum()  # fmt: skip
+    if link is not None:
+        made_with = {n.casefold(): n for n in link.formations}
+        strays = [str(n) for n in lost.index if str(n).casefold() not in made_with]
+        if strays:
+            raise InvalidArgumentError(
+                f"{upload.name} names formations it was not made with from the campaign: "
+                + ", ".join(strays),
+                column="--from", value=upload.name,
+                expected="the formations it was made with: " + ", ".join(link.formations),
+            )  # fmt: skip
+        lost.index = [made_with[str(n).casefold()] for n in lost.index]
     unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
         raise InvalidArgumentError(
@@ -688,6 +757,26 @@ def _losses_from(upload: Upload, ledger: CampaignLedger) -> dict[str, int]:
             expected="formations of the campaign: " + ", ".join(ledger.starts),
         )  # fmt: skip
     return {str(n): int(v) for n, v in lost.items() if int(v)}
+
+
+def _check_link(file: str, link: CampaignLink, here: CampaignLink) -> None:
+    """A linked battle ledger goes back into the campaign it was made from, as the battle
+    of the date it was made for."""
+    if (link.campaign, link.created) != (here.campaign, here.created):
+        raise WrongKindError(
+            f"{file} was made from the campaign {link.named()}, not from this one, "
+            f"{here.named()}",
+            column="--from", value=file,
+            expected=f"a battle ledger made from {here.campaign or 'this campaign'!r} "
+            "(battle-ledger new KIND --campaign THIS.xlsx --on DATE)",
+        )  # fmt: skip
+    if link.on != here.on:
+        raise InvalidArgumentError(
+            f"{file} was made from the campaign on {link.on.isoformat()}, for a battle "
+            f"that day, not on {here.on.isoformat()}",
+            column="--date", value=here.on.isoformat(),
+            expected=f"{link.on.isoformat()} (the date it was made on)",
+        )  # fmt: skip
 
 
 def date_option(text: str, option: str) -> dt.date:
@@ -748,8 +837,9 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     side = DRAW if winner.strip().casefold() == DRAW else find_name(
         sides, winner, what="side", option="--winner")  # fmt: skip
     lost: dict[str, int] = {}
+    here = campaign_link(book, day, ledger.starts)
     for upload in given.get("ledgers") or ():
-        for formation, stands in _losses_from(upload, ledger).items():
+        for formation, stands in _losses_from(upload, ledger, here).items():
             lost[formation] = lost.get(formation, 0) + stands
     number = max(ledger.battles, default=0) + 1
     battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}

@@ -166,13 +166,15 @@ def build(
     *,
     flags: Mapping[str, str] | None = None,
     paper: str = "a4",
+    meta: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Workbook:
     """Build a new workbook of ``kind`` for ``ruleset`` (and an order of battle), every
     sheet printing on ``paper`` (``a4`` or ``letter``).
 
     An option the kind's builder does not take is refused (``CommandError``),
-    named as ``flags`` spells it (the CLI's ``--start`` for ``start_time``).
+    named as ``flags`` spells it (the CLI's ``--start`` for ``start_time``). ``meta``:
+    rows more for the ``_meta`` sheet (a battle ledger's link to its campaign).
     """
     rs = ruleset if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset)
     entry = resolve(kind, rs)
@@ -187,7 +189,7 @@ def build(
     if "paper" in inspect.signature(entry.builder).parameters:  # its own printouts (cards)
         options["paper"] = paper
     wb = entry.builder(rs, oob, **(_facts_of(entry, oob) | options))
-    finish(wb, entry.name, rs.id, version=entry.version)
+    finish(wb, entry.name, rs.id, extra=meta, version=entry.version)
     set_paper(wb, paper)
     return wb
 

@@ -13,16 +13,18 @@ sit on the hidden ``_lists`` sheet and the chart's data on ``_chart``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
-from battle_ledger.rulesets import recovery
+from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import Formula
+from battle_ledger.rulesets.oob import OrderOfBattle, Unit, division_key
+from battle_ledger.sheets.book import Book, Formula
 from battle_ledger.sheets.campaign import (
     BATTLES,
     EVENT_DAYS,
@@ -31,13 +33,18 @@ from battle_ledger.sheets.campaign import (
     LOSSES,
     RECOVERY,
     TIMELINE,
+    CampaignLink,
     battle_formulas,
+    campaign_link,
     date_option,
     formation_formulas,
     loss_formulas,
     prints_replacements,
+    read_campaign,
+    standings,
     strength_formula,
 )
+from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.formulas import (
     ISO_DATE_HELPERS,
     constant_name,
@@ -46,6 +53,8 @@ from battle_ledger.sheets.formulas import (
     letters,
     sum_equal,
 )
+from battle_ledger.sheets.house_rules import using_book_rules
+from battle_ledger.sheets.ledger import find_name
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -62,10 +71,14 @@ from battle_ledger.templates._ledger import TABLE_TOP, front_sheet, grid_chart, 
 from battle_ledger.templates.rules_sheet import RulesSheet, add_rules_sheet
 from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, style_header
 
-if TYPE_CHECKING:
-    from battle_ledger.rulesets.oob import OrderOfBattle
-
-__all__ = ["DIVISION", "build_campaign", "formations_of"]
+__all__ = [
+    "DIVISION",
+    "BattleFromCampaign",
+    "battle_from_campaign",
+    "build_campaign",
+    "formation_units",
+    "formations_of",
+]
 
 _DAY_ROW, _HEAD_ROW = 4, 8  # the day numbers (hidden, with the date helpers), the dates
 
@@ -74,18 +87,183 @@ _DAY_ROW, _HEAD_ROW = 4, 8  # the day numbers (hidden, with the date helpers), t
 DIVISION = "Division"
 
 
+def _strength_of(unit: Unit, ruleset: Ruleset) -> str:
+    """The strength a campaign counts of ``unit``: Eagles to Glory's stands; Glory of
+    the Empire's figures, a battery's guns."""
+    if ruleset.id == gote.RULESET_ID:
+        return "figures" if unit.strength("figures") else "guns"
+    return "stands"
+
+
+def _count(units: Sequence[Unit], ruleset: Ruleset) -> int:
+    """What a campaign counts of a formation of ``units`` (``_strength_of`` each)."""
+    return sum(u.strength(_strength_of(u, ruleset)) or 0 for u in units)
+
+
+def formation_units(oob: OrderOfBattle, ruleset: Ruleset) -> dict[str, list[Unit]]:
+    """The units of each formation, the level that loses and recovers stands, by the
+    formation's name in the campaign: in Eagles to Glory the divisions (named as the DEP
+    ledger names them), in Glory of the Empire the units themselves. A formation with
+    nothing to count is none."""
+    if ruleset.id == gote.RULESET_ID:
+        found = {u.unit: [u] for u in oob.units}
+    else:
+        from battle_ledger.templates.dep_ledger import divisions_of
+
+        found = {spec.division: [u for u in oob.units if division_key(u) == key]
+                 for key, spec in zip(oob.divisions(), divisions_of(oob, ruleset),
+                                      strict=True)}  # fmt: skip
+    return {name: units for name, units in found.items() if _count(units, ruleset)}
+
+
 def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, int, str]]:
     """(side, formation, stands, type) of the level that loses and recovers stands: in
     Eagles to Glory the divisions (their units' stands summed, as the DEP ledger names
     them); in Glory of the Empire the units, their figures (a battery's guns)."""
-    if ruleset.id == gote.RULESET_ID:
-        return [(u.side, u.unit, count, ruleset.term("unit_types", u.type).name)
-                for u in oob.units
-                if (count := u.strength("figures") or u.strength("guns"))]  # fmt: skip
-    from battle_ledger.templates.dep_ledger import divisions_of
+    gote_units = ruleset.id == gote.RULESET_ID
+    return [(units[0].side, name, _count(units, ruleset),
+             ruleset.term("unit_types", units[0].type).name if gote_units else DIVISION)
+            for name, units in formation_units(oob, ruleset).items()]  # fmt: skip
 
-    return [(d.side, d.division, d.stands, DIVISION)
-            for d in divisions_of(oob, ruleset) if d.stands]  # fmt: skip
+
+#: The kinds of battle ledger whose units start from what Glory of the Empire's casualty
+#: brackets count from (the campaign's Brackets from), not from the figures on the table.
+#: Batteries keep their guns (the campaign's strength): where the brackets come to count
+#: guns lost, this is the one place that says what a battery starts a battle with.
+_COUNTS_BRACKETS = frozenset({"casualty-brackets"})
+
+
+@dataclass(frozen=True)
+class BattleFromCampaign:
+    """The order of battle of the next battle, the campaign's formations as they stand on
+    its date; the link the new ledger records; a line for each formation that is not as
+    it started (what was taken off which unit, who is left out)."""
+
+    oob: OrderOfBattle
+    link: CampaignLink
+    notes: tuple[str, ...]
+
+
+def battle_from_campaign(
+    campaign: Book,
+    oob: OrderOfBattle,
+    on: str,
+    *,
+    kind: str,
+    formations: Sequence[str] | None = None,
+) -> BattleFromCampaign:
+    """The order of battle for a ``kind`` ledger of the battle on ``on``: ``oob`` (the
+    order of battle the campaign was made from: the campaign keeps each formation's
+    strength, not its units' types and grades) with every formation of the campaign
+    (or those named in ``formations``) at its strength on that date: stands lost for
+    good gone, stands back from recovery counted, guns replaced and figures donated
+    applied. In Eagles to Glory a division's stands come off its units last first (the
+    order of battle's order); a unit left with none is left out, and so is a formation
+    with no stands that day (refused where ``formations`` names it)."""
+    with using_book_rules(campaign):  # its own recovery (house rules) counts what is back
+        ledger = read_campaign(campaign)
+        ruleset = registry.get(ledger.ruleset)
+        day = date_option(on, "--on")
+        standing = {s["formation"]: s for s in standings(ledger, day)}
+    if oob.ruleset_id != ruleset.id:
+        raise InvalidArgumentError(
+            f"the order of battle is for {oob.ruleset_id}, the campaign for {ruleset.id}",
+            file=oob.source or None, column="--oob", value=oob.ruleset_id,
+            expected=f"the campaign's order of battle, for {ruleset.id}",
+        )  # fmt: skip
+    first = ledger.first_date
+    if first is not None and day < first:
+        raise InvalidArgumentError("--on is before the campaign's first date", column="--on",
+                                   value=on, expected=f"{first.isoformat()} or later")  # fmt: skip
+    named = formations is not None
+    chosen = ([find_name(ledger.starts, f, what="formation", option="--formations")
+               for f in formations] if formations is not None else list(ledger.starts))  # fmt: skip
+    if named and not chosen:
+        raise CommandError("--formations names no formation", column="--formations",
+                           value="", expected="names separated by commas")  # fmt: skip
+    units_by = formation_units(oob, ruleset)
+    date = day.isoformat()
+    units: list[Unit] = []
+    made_with: list[str] = []
+    notes: list[str] = []
+    for name in dict.fromkeys(chosen):
+        where = {"file": oob.source or None, "column": "--oob"}
+        if name not in units_by:
+            raise InvalidArgumentError(
+                f"{name} of the campaign is not in the order of battle", value=name,
+                expected="the order of battle the campaign was made from", **where,
+            )  # fmt: skip
+        own = units_by[name]
+        start = _count(own, ruleset)
+        if start != ledger.starts[name]:
+            raise InvalidArgumentError(
+                f"{name} starts the campaign with {ledger.starts[name]}, the order of "
+                f"battle gives it {start}", value=start,
+                expected="the order of battle the campaign was made from", **where,
+            )  # fmt: skip
+        now = standing[name]
+        if now["strength"] <= 0:
+            if named:
+                raise InvalidArgumentError(
+                    f"{name} has nothing left on {date} ({now['start']} at the start, "
+                    f"{now['lost']} lost)", column="--formations", value=name,
+                    expected=f"a formation with stands on {date}",
+                )  # fmt: skip
+            notes.append(f"{name}: left out, nothing left on {date}")
+            continue
+        made_with.append(name)
+        kept = _as_it_stands(own, name, now, ruleset, brackets=kind in _COUNTS_BRACKETS)
+        units += kept
+        if now["strength"] != start or len(kept) != len(own):
+            notes.append(_note(name, start, now, own, kept, ruleset, date))
+    if not units:
+        raise InvalidArgumentError(f"no formation of the campaign has stands on {date}",
+                                   column="--on", value=on,
+                                   expected="a date some formation has stands on")  # fmt: skip
+    made = OrderOfBattle(ruleset.id, tuple(units), source=f"{campaign.name} on {date}",
+                         date=date)  # fmt: skip
+    return BattleFromCampaign(made, campaign_link(campaign, day, made_with), tuple(notes))
+
+
+def _as_it_stands(own: list[Unit], name: str, now: dict[str, Any], ruleset: Ruleset, *,
+                  brackets: bool) -> list[Unit]:  # fmt: skip
+    """A formation's units as they stand: Glory of the Empire's unit with its figures (a
+    casualty-brackets ledger's: what the brackets count from) or guns; Eagles to Glory's
+    division named as the campaign names it, its stands lost taken off its units last
+    first."""
+    if ruleset.id == gote.RULESET_ID:
+        (unit,) = own
+        field = _strength_of(unit, ruleset)
+        count = now["brackets_from"] if brackets and field == "figures" else now["strength"]
+        return [replace(unit, strengths={**unit.strengths, field: int(count)})]
+    off = now["start"] - now["strength"]
+    kept: list[Unit] = []
+    for unit in reversed(own):
+        stands = unit.strength("stands") or 0
+        taken = min(stands, max(off, 0))
+        off -= taken
+        if stands - taken > 0 or not stands:
+            left = {**unit.strengths, "stands": stands - taken}
+            kept.append(replace(unit, division=name, strengths=left))
+    return kept[::-1]
+
+
+def _note(name: str, start: int, now: dict[str, Any], own: list[Unit], kept: list[Unit],
+          ruleset: Ruleset, date: str) -> str:  # fmt: skip
+    """What the campaign changed in a formation, for the organiser to see."""
+    if ruleset.id == gote.RULESET_ID:
+        (unit,) = kept
+        field = _strength_of(unit, ruleset)
+        line = f"{name}: {now['strength']} of {start} {field} on {date}"
+        if field == "figures" and unit.strength(field) != now["strength"]:
+            line += f", brackets from {unit.strength(field)}"
+        return line
+    after = {u.unit: u.strength("stands") or 0 for u in kept}
+    taken = [f"{(u.strength('stands') or 0) - after.get(u.unit, 0)} off {u.unit}"
+             for u in own if (u.strength("stands") or 0) != after.get(u.unit, 0)]  # fmt: skip
+    gone = [u.unit for u in own if u.unit not in after]
+    line = f"{name}: {now['strength']} of {start} stands on {date} ({', '.join(taken)})"
+    return line + (f"; left out: {', '.join(gone)}" if gone else "")
 
 
 def _recovery_block(wb: Workbook, ruleset: Ruleset, rules: RulesSheet) -> None:
@@ -241,8 +419,6 @@ def build_campaign(
             raise InvalidArgumentError(f"unknown {what}", column=what, value=value,
                                        expected=" or ".join(allowed))  # fmt: skip
     if brackets_from is not None and not gote_campaign:
-        from battle_ledger.sheets.errors import CommandError
-
         raise CommandError(f"{ruleset.name} counts no casualty brackets",
                            column="--brackets-from", value=brackets_from,
                            expected="a Glory of the Empire campaign")  # fmt: skip

@@ -30,6 +30,7 @@ from tests.tables import named_cell, table_cell
 _EXAMPLE = "etg"
 _RECORD = ["--division", "5e Division", "--stands-lost", "1"]
 _HUGE = "9" * 401
+_FROM_CAMPAIGN = ["new", "dep-ledger", "-o", "OUT", "--campaign"]
 
 
 @pytest.fixture(scope="module")
@@ -420,6 +421,18 @@ CATALOGUE: list[Case] = [
     ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
      ("more than any rule set throws",)),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
+    # a battle ledger made from a campaign (new KIND --campaign)
+    ("from a campaign: a ledger of another kind", None,
+     [*_FROM_CAMPAIGN, "LEDGER", "--oob", str(example_path(_EXAMPLE)), "--on", "1815-06-16"],
+     None, 1, ("campaign", "dep-ledger")),
+    ("from a campaign: no such file", None,
+     [*_FROM_CAMPAIGN, "MISSING", "--oob", str(example_path(_EXAMPLE)), "--on", "1815-06-16"],
+     None, 1, ("no such file",)),
+    ("from a campaign without its order of battle", None,
+     [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2, ("--campaign needs --oob",)),
+    ("a campaign date without a campaign", None,
+     ["new", "dep-ledger", "--ruleset", "etg", "--on", "1815-06-16", "-o", "OUT"], None, 2,
+     ("--on goes with --campaign",)),
     # the code a ledger carries for xlwings Lite
     ("lite wheel not a wheel", None, ["lite", "LEDGER", "--lite-wheel", "ftp://a.org/b.zip"],
      None, 2, ("--lite-wheel", "ftp://a.org/b.zip", "py3-none-any.whl")),

@@ -78,7 +78,8 @@ def test_help_everywhere(command: list[str]) -> None:
     [
         (["frobnicate"], ["No such command 'frobnicate'"]),
         (["run"], ["Missing argument 'MACRO'", "run --help"]),
-        (["new", "roster"], ["Missing option '--ruleset'"]),
+        (["new", "roster"], ["Missing option '-o'"]),
+        (["new", "roster", "-o", "x.xlsx"], ["new needs --ruleset", "--campaign FILE"]),
         (["new", "roster", "--ruleset", "etg", "-o"], ["'-o' requires an argument"]),
         (["new", "roster", "--ruleset", "etg", "--blank-rows", "-3", "-o", "x.xlsx"], ["-3"]),
         (["report"], ["Missing argument 'BOOK'"]),

@@ -70,7 +70,8 @@ def test_example_runs(where: str, kind: str, example: str, tmp_path: Path) -> No
     (the bundled Age of Sail one), turn.csv (two divisions' record of a turn),
     house.yaml (Eagles to Glory house rules, unless the example writes one) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
-    from its rule set's bundled order of battle; a campaign with its first battle)."""
+    from its rule set's bundled order of battle; a campaign with its first battle), and the
+    campaign an example makes a battle ledger from (army.csv's)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
     (tmp_path / "turn.csv").write_text(  # a turn of the bundled Quatre Bras DEP ledger
@@ -93,6 +94,9 @@ def test_example_runs(where: str, kind: str, example: str, tmp_path: Path) -> No
         elif args[:2] == ["run", KINDS[kind].close]:  # a turn recorded, to close
             for operation, options in records:
                 run_on_file(tmp_path / "ledger.xlsx", operation, **options)
+    if "--campaign" in args:  # the campaign a battle ledger is made from: army.csv's
+        oob = read_oob(example_path("etg"), registry.get("etg"))
+        save_workbook(build("campaign", "etg", oob), tmp_path / args[args.index("--campaign") + 1])
     if args[0] == "undo":  # a ledger with an operation to take back
         play_periods(kind, tmp_path / "ledger.xlsx", 1, seed=2)
     # A process of its own, as a user runs it: this test's process has every ledger kind

@@ -25,6 +25,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_opt
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
+    from battle_ledger.sheets.book import Book
     from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
@@ -82,7 +83,9 @@ _lite_wheel_option = click.option(
 @cli.command("new")
 @click.argument("kind")
 @click.option(
-    "--ruleset", "ruleset_id", required=True, help="Rule set id or alias (see 'rulesets')."
+    "--ruleset",
+    "ruleset_id",
+    help="Rule set id or alias (see 'rulesets'); with --campaign, the campaign's.",
 )
 @click.option(
     "--oob",
@@ -90,6 +93,18 @@ _lite_wheel_option = click.option(
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     help="Order of battle: a .csv, .yaml or roster .xlsx file (- reads CSV or YAML from "
     "standard input).",
+)
+@click.option(
+    "--campaign",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The next battle's ledger from a campaign ledger: its formations as they stand "
+    "--on a date (with --oob, the order of battle the campaign was made from).",
+)
+@click.option("--on", "on", metavar="YYYY-MM-DD", help="With --campaign: the battle's date.")
+@click.option(
+    "--formations",
+    metavar="A,B,...",
+    help="With --campaign: only these formations of the campaign (names separated by commas).",
 )
 @click.option(
     "--blank-rows",
@@ -204,8 +219,11 @@ _lite_wheel_option = click.option(
 @rules_option
 def new(
     kind: str,
-    ruleset_id: str,
+    ruleset_id: str | None,
     oob_file: Path | None,
+    campaign: Path | None,
+    on: str | None,
+    formations: str | None,
     blank_rows: int | None,
     battle: str | None,
     date: str | None,
@@ -255,6 +273,9 @@ def new(
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
+
+    \b
+    Example: battle-ledger new dep-ledger --campaign c.xlsx --oob army.csv --on 1815-06-18 -o b.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import save_workbook
@@ -273,6 +294,12 @@ def new(
     if lite_wheel is not None and not lite:
         raise CommandError("--lite-wheel goes with --lite", column="--lite-wheel",
                            value=lite_wheel, expected="--lite too")  # fmt: skip
+    source = _campaign_book(campaign, on, formations, oob_file, kind)
+    if source is not None:
+        ruleset_id = _campaign_ruleset(source, ruleset_id)
+    if ruleset_id is None:
+        raise CommandError("new needs --ruleset", column="--ruleset",
+                           expected="--ruleset ID, or --campaign FILE")  # fmt: skip
     ruleset = ruleset_named(ruleset_id)
     if house is not None and house.ruleset != ruleset.id:
         raise CommandError(
@@ -298,7 +325,18 @@ def new(
              "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
              "damage_counts": damage_counts, "paper": paper}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
+    link: dict[str, str] = {}
+    if source is not None and oob is not None and on is not None:
+        from battle_ledger.templates.campaign import battle_from_campaign
+
+        names = None if formations is None else [f for f in formations.split(",") if f.strip()]
+        made = battle_from_campaign(source, oob, on, kind=templates.resolve(kind, ruleset).name,
+                                    formations=names)  # fmt: skip
+        oob, link = made.oob, made.link.rows()
+        for note in made.notes:
+            click.echo(note)
+    wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, meta=link,
+                         **options)  # fmt: skip
     made: Any = wb
     if lite:
         from battle_ledger.sheets.webextension import with_lite_parts
@@ -311,7 +349,43 @@ def new(
     save_workbook(made, out, overwrite=force, before="new")
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
     carries = "; carries its code for xlwings Lite" if lite else ""
-    click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules}{carries})")
+    linked = f"; from {campaign} on {on}" if link else ""
+    click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules}{carries}{linked})")
+
+
+def _campaign_book(campaign: Path | None, on: str | None, formations: str | None,
+                   oob_file: Path | None, kind: str) -> Book | None:  # fmt: skip
+    """The campaign ledger a battle ledger is made from (``new KIND --campaign``), its
+    options checked; None without ``--campaign``."""
+    if campaign is None:
+        for option, value in (("--on", on), ("--formations", formations)):
+            if value is not None:
+                raise CommandError(f"{option} goes with --campaign", column=option,
+                                   value=value, expected="--campaign FILE too")  # fmt: skip
+        return None
+    for option, value, expected in (
+        ("--on", on, "--on YYYY-MM-DD: the date of the battle"),
+        ("--oob", oob_file, "--oob FILE: the order of battle the campaign was made from (the "
+         "campaign keeps each formation's strength, not its units' types and grades)"),
+    ):  # fmt: skip
+        if value is None:
+            raise CommandError(f"--campaign needs {option}", column=option, expected=expected)
+    if kind.strip().casefold() == "campaign":
+        raise CommandError("a campaign is not made from a campaign", column="--campaign",
+                           value=str(campaign), expected="a battle ledger's kind: "
+                           "dep-ledger, casualty-brackets, roster")  # fmt: skip
+    from battle_ledger.sheets.zipbook import open_book
+
+    return open_book(campaign, kind="campaign", writable=False)
+
+
+def _campaign_ruleset(campaign: Book, ruleset_id: str | None) -> str:
+    """The campaign's rule set; a --ruleset given too must name it."""
+    found = str(campaign.meta().ruleset)
+    if ruleset_id is not None and ruleset_named(ruleset_id).id != found:
+        raise CommandError(f"the campaign is for {found}", column="--ruleset",
+                           value=ruleset_id, expected=f"{found}, or no --ruleset")  # fmt: skip
+    return found
 
 
 # -- run --------------------------------------------------------------------------------
