@@ -71,6 +71,7 @@ __all__ = [
     "DAMAGE",
     "DICE",
     "KIND",
+    "ROUND_END",
     "SHIPS",
     "THEIR_DICE",
     "WIND",
@@ -78,6 +79,7 @@ __all__ = [
     "compute_damage",
     "damage_formulas",
     "read_ships",
+    "round_end_default",
     "ship_formulas",
     "standings",
     "wind_formulas",
@@ -95,6 +97,8 @@ _SHIP_TYPES = ("ship of the line", "frigate", "pirate")
 _BANDS = ("closer band", "farther band")
 _YES_NO = ("yes", "no")
 _COUNTS = ("all boxes of a ship lost", "boxes struck only")
+#: When End round throws the next round's opening dice (``damage_record_readings.round_end_dice``).
+ROUND_END = ("after the wind", "before the wind")
 #: What each ship's before/change columns track (``sail_damage.ShipState.FIELDS``).
 _S_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground", "anchored")
 _T_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire")
@@ -108,7 +112,8 @@ SHIPS = Table(
     sheet="Ships",
     title="Ships",
     note="Each ship's record: the boxes she has left, and her state, after every action of "
-    "the damage log. Speeds in cm at the current wind (0: dismasted, she drifts 1 downwind).",
+    "the damage log. Speeds in cm at the current wind (0: aground or at anchor she cannot "
+    "move; dismasted she drifts 1 downwind).",
     columns=(
         Column("Fleet", "fleet", _I, help="the ship's fleet", width=16, fixed=True),
         Column("Squadron", "squadron", _I, help="her squadron", width=14, fixed=True),
@@ -135,7 +140,8 @@ SHIPS = Table(
         Column("Captured by", "captured_by", _O, help="the ship that took her", width=14),
         Column("State", "state", _O, help="afloat, captured, blown up or sunk", width=10),
         *(Column(h, h.casefold().replace(" ", "_"), _O, Entry.WHOLE,
-                 f"cm a move at the current wind ({a} degrees off it)", width=8)
+                 f"cm a move at the current wind ({a} degrees off it); 0 aground or at "
+                 "anchor", width=8)
           for h, a in _SPEEDS),
         Column("Boxes lost", "boxes_lost", _O, Entry.WHOLE, "boxes struck (a ship blown up, "
                "sunk or captured: all, unless the setting counts boxes struck only)", width=7),
@@ -186,7 +192,8 @@ DAMAGE = Table(
                  width=4) for h in (*DICE, *THEIR_DICE)),
         Column("Needed", "needed", _O, help="the score the dice need", width=7),
         Column("Hits", "hits", _O, Entry.WHOLE, "dice at or above the score needed", width=5),
-        Column("Sets fire", "sets_fire", _O, help="Y: a pair of sixes sets the target on fire",
+        Column("Sets fire", "sets_fire", _O, help="Y: the broadside making a pair of sixes "
+               "(over her player's dice at the target this round) sets the target on fire",
                width=6),
         Column("Result", "result", _O, help="what the action did", width=26),
         Column("Struck", "struck", _O, help="the boxes struck off the target's record",
@@ -211,6 +218,12 @@ DAMAGE = Table(
         *(Column(_before("T", f), f"t_{f}", _H) for f in _T_BEFORE),
         *(Column(_change("S", f), f"s_change_{f}", _H) for f in _S_CHANGE),
         *(Column(_change("T", f), f"t_change_{f}", _H) for f in _T_CHANGE),
+        # Template version 2 (after the columns of older ledgers, which keep their
+        # letters): the firing player, the sixes of the round, the prize crew crossing.
+        Column("Player", "player", _H, since=2),
+        Column("Round sixes", "round_sixes", _H, since=2),
+        Column("Took", "took", _H, since=2),
+        Column("Capture crew", "capture_crew", _H, since=2),
     ),
 )  # fmt: skip
 
@@ -281,6 +294,8 @@ def damage_formulas(r: int) -> dict[str, str]:
     dice = f"{cell(DICE[0])}:{cell(DICE[-1])}"
     their = f"{cell(THEIR_DICE[0])}:{cell(THEIR_DICE[-1])}"
     sails, hull = (_hit_score(cell("Range"), aim) for aim in ("sails", "hull"))
+    captor_at = first_equal({above("Prize"): cell("Ship")})  # she was taken (0: never)
+    captor_row = thing_row(f"INDEX({above('Captor')},{captor_at})", ships, s["Ship"])
     f: dict[str, str] = {
         "S row": thing_row(cell("Ship"), ships, s["Ship"]),
         "T row": (
@@ -303,6 +318,11 @@ def damage_formulas(r: int) -> dict[str, str]:
             )
         ),
         "Sixes": f"COUNTIF({dice},6)",  # dice: numbers, a safe criterion
+        # The firing player: her fleet, or her captor's once she is a prize.
+        "Player": (
+            f"IF({is_(sd.Action.FIRE)},IF({captor_at}=0,INDEX({ships_col('Fleet')},"
+            f'{cell("S row")}),INDEX({ships_col("Fleet")},{captor_row})),"")'
+        ),
         # Sails: the sails' scores; the hull and an explosion nearby: the hull's.
         "Score": (
             f'IF(AND({is_(sd.Action.FIRE)},{cell("Aim")}="sails"),{sails},'
@@ -342,7 +362,15 @@ def damage_formulas(r: int) -> dict[str, str]:
         f'IF({is_(sd.Action.REPAIR)},"{repair}+","")))))))'
     )
     f["Hits"] = f'IF({is_(sd.Action.FIRE)},IF({score}="",0,COUNTIF({dice},">="&{score})),"")'
-    f["Sets fire"] = f'IF(AND({is_(sd.Action.FIRE)},{cell("Sixes")}>={pair_of}),"Y","")'
+    fired = f'"{sd.Action.FIRE.value}"'
+    same = {upto("Action"): fired, upto("Round"): cell("Round"), upto("Target"): cell("Target"),
+            upto("Player"): cell("Player")}  # fmt: skip
+    f["Round sixes"] = f"IF({is_(sd.Action.FIRE)},{sum_equal(upto('Sixes'), same)},0)"
+    # "a pair of sixes in the firing round": the broadside that makes the pair.
+    f["Sets fire"] = (
+        f"IF(AND({is_(sd.Action.FIRE)},{cell('Round sixes')}>={pair_of},"
+        f'{cell("Round sixes")}-{cell("Sixes")}<{pair_of}),"Y","")'
+    )
     hull_aim = f'AND({is_(sd.Action.FIRE)},{cell("Aim")}="hull")'
     side = cell("Side")
     p, st = T["port"], T["starboard"]
@@ -385,7 +413,35 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({is_(sd.Action.BOARD)},IF({total_s}>{total_t},1,IF({total_t}>{total_s},2,0)),0)"
     )
     f["Crew"] = f'IF({cell("Prize crew")}="",1,{cell("Prize crew")})'
-    win, crew = cell("Winner"), cell("Crew")
+    win, crew = cell("Winner"), cell("Capture crew")
+
+    def captured(captor: str, prize: str) -> dict[str, str]:  # her boardings that took him
+        return {above("Ship"): captor, above("Target"): prize, above("Winner"): "1"}
+
+    def taken(captor: str, prize: str) -> dict[str, str]:  # his boardings she won
+        return {above("Ship"): prize, above("Target"): captor, above("Winner"): "2"}
+
+    ship_, target_ = cell("Ship"), cell("Target")
+    took_st = (count_equal(captured(ship_, target_)) + "+"
+               + count_equal(taken(ship_, target_)))  # fmt: skip
+    took_ts = (count_equal(captured(target_, ship_)) + "+"
+               + count_equal(taken(target_, ship_)))  # fmt: skip
+    # "On separating, the captured ship must be manned by at least one gun deck from the
+    # winning ship": 1 the ship took the target, 2 the target took her.
+    f["Took"] = (
+        f"IF(AND({is_(sd.Action.SEPARATE)},{die}>={apart},{cell('Pair')}>0),"
+        f"IF({took_st}>0,1,IF({took_ts}>0,2,0)),0)"
+    )
+    took = cell("Took")
+
+    def crew_of(captor: str, prize: str) -> str:
+        return (sum_equal(above("Crew"), captured(captor, prize)) + "+"
+                + sum_equal(above("Crew"), taken(captor, prize)))  # fmt: skip
+
+    f["Capture crew"] = (
+        f"IF({took}=1,MIN({crew_of(ship_, target_)},{S['port']}+{S['starboard']}),"
+        f"IF({took}=2,MIN({crew_of(target_, ship_)},{T['port']}+{T['starboard']}),0))"
+    )
 
     def winner_deck(deck: str, w: Mapping[str, str]) -> str:
         """The winner's change of ``deck``: the prize crew from her side with more left."""
@@ -408,12 +464,12 @@ def damage_formulas(r: int) -> dict[str, str]:
     t_change: dict[str, str] = {}
     for deck in ("port", "starboard"):
         s_change[deck] = (
-            f"IF({win}=1,{winner_deck(deck, S)},IF({win}=2,{prize_deck(deck, S)},"
+            f"IF({took}=1,{winner_deck(deck, S)},IF({took}=2,{prize_deck(deck, S)},"
             f'IF({is_(sd.Action.STRIKE)},IF({cell("Box")}="{deck}",-1,0),'
             f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))'
         )
         t_change[deck] = (
-            f"IF({win}=2,{winner_deck(deck, T)},IF({win}=1,{prize_deck(deck, T)},"
+            f"IF({took}=2,{winner_deck(deck, T)},IF({took}=1,{prize_deck(deck, T)},"
             f"-{cell('Hit ' + deck)}))"
         )
     box = cell("Box")
@@ -490,7 +546,7 @@ def damage_formulas(r: int) -> dict[str, str]:
         (
             sd.Action.FIRE,
             f'IF({h}=0,"no hit",{h}&" hit"&IF({h}>1,"s",""))'
-            f'&IF({cell("Sixes")}>={pair_of},", on fire","")',
+            f'&IF({cell("Sets fire")}="Y",", on fire","")',
         ),
         (
             sd.Action.BOARD,
@@ -510,7 +566,11 @@ def damage_formulas(r: int) -> dict[str, str]:
         ),
         (sd.Action.FOUNDER, f'IF({die}<={founder},"founders","clear")'),
         (sd.Action.REFLOAT, f'IF({die}>={refloat},"refloated","still aground")'),
-        (sd.Action.SEPARATE, f'IF({sc["entangled"]}<0,"separated","still entangled")'),
+        (
+            sd.Action.SEPARATE,
+            f'IF({sc["entangled"]}<0,IF({took}>0,"separated; the prize crew mans the prize",'
+            '"separated"),"still entangled")',
+        ),
         (
             sd.Action.REPAIR,
             f"IF({sc['main']}+{sc['fore']}+{sc['mizzen']}>0,{repaired_mast}"
@@ -594,8 +654,10 @@ def ship_formulas(r: int) -> dict[str, str]:
     least = int(sail.rules().constant("movement", "min_speed"))
     for header, angle in _SPEEDS:
         adjust = int(adjustments[float(angle)])
+        # Aground she "cannot move again until" she refloats; at anchor "cannot move".
         f[header] = (
-            f'IF({gone},"",IF(({units})=0,0,MAX({least},({units})*(WindSpeedNow{adjust:+d}))))'
+            f'IF({gone},"",IF(OR({cell("Aground")}="Y",{cell("At anchor since")}<>""),0,'
+            f"IF(({units})=0,0,MAX({least},({units})*(WindSpeedNow{adjust:+d})))))"
         )
     return {k: f'=IF({name}="","",{v})' for k, v in f.items()}
 
@@ -675,6 +737,10 @@ KIND = register(
             NamedCell("DamageCounts", "Most damage counts", Entry.CHOICE, "all boxes of a ship "
                       "lost (blown up, sunk, captured; the house reading) or boxes struck only",
                       choices=_COUNTS),
+            NamedCell("RoundEnd", "Opening dice", Entry.CHOICE, "the next round's fire, "
+                      "sinking and refloating dice, thrown by End round after the wind "
+                      "changes (the text's sequence) or before it, in the round that ends",
+                      choices=ROUND_END),
             NamedCell("CurrentRound", "Round", Entry.WHOLE, computed=True),
             NamedCell("WindNow", "Wind now", computed=True),
             NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
@@ -689,6 +755,7 @@ KIND = register(
         rows_each_period=False,  # a log of what happened: burning ships roll on after the end
         record="fire",
         macro_prefix="ships",
+        template_version=2,  # 2: the opening dice setting; the player's sixes, the prize crew
     )
 )  # fmt: skip
 
@@ -831,11 +898,22 @@ def _wind_start(book: Book) -> tuple[str, int]:
     return direction, int(level if level is not None else start)
 
 
+def round_end_default(version: int) -> str:
+    """The opening dice's reading where a ledger does not say: the data's (the text's
+    sequence); a ledger made before the setting (template version 1) keeps the one it
+    was played with, before the wind."""
+    return str(sd.reading("round_end_dice")) if version >= 2 else ROUND_END[1]
+
+
 def _readings(book: Book) -> sd.Readings:
+    opening = read_setting(book, KIND, "RoundEnd") or round_end_default(
+        book.meta().template_version
+    )
     return sd.Readings(
         farther_band=read_setting(book, KIND, "BandEdges") == _BANDS[1],
         burning_ships_fire=read_setting(book, KIND, "BurningShipsFire") != "no",
         struck_only=read_setting(book, KIND, "DamageCounts") == _COUNTS[1],
+        opening_after_wind=opening == ROUND_END[0],
     )
 
 
@@ -869,11 +947,12 @@ def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
 
 def _state_of(ship: sd.Ship, now: sd.ShipState, wind: int, readings: sd.Readings,
               squadron: str) -> dict[str, Any]:  # fmt: skip
-    speeds = {}
+    speeds: dict[str, int | None] = {}
+    held = bool(now.aground or now.anchored)  # she "cannot move"
     for header, angle in _SPEEDS:
         key = header.casefold().replace(" ", "_")
-        speeds[key] = None if now.gone else sail.ship_speed(now.masts, wind, angle, ship.type,
-                                                         main_mast=bool(now.main))  # fmt: skip
+        speeds[key] = None if now.gone else 0 if held else sail.ship_speed(
+            now.masts, wind, angle, ship.type, main_mast=bool(now.main))  # fmt: skip
     return {
         "fleet": ship.fleet, "squadron": squadron, "ship": ship.name, "type": ship.type,
         "port": now.port, "starboard": now.starboard,
@@ -1216,34 +1295,42 @@ def _names(text: str | None, book: Book, ledger: ShipLedger, option: str) -> lis
     ),
 )  # fmt: skip
 def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
-    """Close the round: a die for every ship on fire (5-6, then 6, else she blows up), for
-    every wreck in high seas (1-2 sinks), for every ship aground (6 refloats), for the
-    ships asked to separate or repair; then the wind's two dice. Every die is logged.
+    """Close the round: the wind's two dice ("Round restarts by redefining wind direction
+    and strength"), then the next round's opening dice: one for every ship on fire (5-6,
+    then 6, else she blows up), every wreck in high seas at the new wind (1-2 sinks),
+    every ship aground (6 refloats), the ships asked to separate or repair. Every die is
+    logged. (The setting "Opening dice", before the wind: those dice first, in the round
+    that ends, with its wind.)
 
     Example: battle-ledger run end-round ledger.xlsx --seed 7
     """
     ledger = read_ships(book)
     logged, states = _folded(ledger)
     current = ledger.round
-    wind = ledger.winds()[-1][1]
+    direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
+    new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
+    after = ledger.readings.opening_after_wind
+    # The opening dice are the next round's, thrown with its wind (the text's sequence).
+    opening = replace(ledger, wind_rolls=[*ledger.wind_rolls, (direction_die, speed_die)])
+    dice_round = current + 1 if after else current
+    wind = new_speed if after else ledger.winds()[-1][1]
     events: list[sd.Event] = []
 
     def die() -> tuple[int]:
         return (rng.randint(1, 6),)
 
-    afloat = {n for n, s in states.items() if not s.gone}
     for name in ledger.ships:
-        if name not in afloat:
-            continue
         s = states[name]
+        if s.gone:
+            continue
         if s.fire:
-            events.append(sd.Event(current, sd.Action.FIRE_OUT, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.FIRE_OUT, name, 0, dice=die()))
         if s.wreck and wind >= int(sail.rules().constant("high_seas", "wind_speed")):
-            events.append(sd.Event(current, sd.Action.SINK, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.SINK, name, 0, dice=die()))
         if s.aground:
-            events.append(sd.Event(current, sd.Action.REFLOAT, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.REFLOAT, name, 0, dice=die()))
     for name in _names(given.get("repair"), book, ledger, "--repair"):
-        events.append(sd.Event(current, sd.Action.REPAIR, name, 0, dice=die()))
+        events.append(sd.Event(dice_round, sd.Action.REPAIR, name, 0, dice=die()))
     pairs = _entangled_pairs(ledger, logged, states)
     for name in _names(given.get("separate"), book, ledger, "--separate"):
         partners = [b for a, b in pairs if a == name] + [a for a, b in pairs if b == name]
@@ -1251,28 +1338,27 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
             raise CommandError(f"{name} is not entangled", column="--separate", value=name,
                                expected="a ship entangled with another")  # fmt: skip
         for other in partners:
-            events.append(sd.Event(current, sd.Action.SEPARATE, name, 0, target=other,
+            events.append(sd.Event(dice_round, sd.Action.SEPARATE, name, 0, target=other,
                                    dice=die()))  # fmt: skip
-    recorded = _record(book, ledger, events)
+    recorded = _record(book, opening if after else ledger, events)
     outs = recorded.outcomes
-    direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
-    new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
     row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
+    wind_line = f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}"
     lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
-    lines += recorded.over_lines()
-    lines.append(f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}")
+    lines = ([wind_line, *lines] if after else [*lines, wind_line]) + recorded.over_lines()
     book.log("end-round", f"round {current} closed; " + "; ".join(lines), turn=current,
-             dice=" ".join(str(d) for e in events for d in e.dice)
-             + f" wind {direction_die},{speed_die}")  # fmt: skip
+             dice=(f"wind {direction_die},{speed_die} " if after else "")
+             + " ".join(str(d) for e in events for d in e.dice)
+             + ("" if after else f" wind {direction_die},{speed_die}"))  # fmt: skip
     blown = [e.ship for e, o in zip(events, outs, strict=True) if o.result == "blows up"]
     return OperationResult(
         "\n".join([f"round {current} closed", *lines]
                   + [f"{b} blew up: every ship within 12 cm rolls (roll --check 'catch fire' "
                      f"--target '{b}' --range CM)" for b in blown]),
-        {"closed_round": current, "next_round": current + 1,
+        {"closed_round": current, "next_round": current + 1, "dice_round": dice_round,
          "wind": {"direction": new_dir, "speed": new_speed, "dice": [direction_die, speed_die]},
          "actions": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
                       "die": e.dice[0], "result": o.result}

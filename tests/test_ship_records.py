@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -73,22 +74,36 @@ def test_a_frigate_takes_a_pirate_by_gunnery_and_boarding(tmp_path: Path) -> Non
     assert "the battle is over for Pirates" in boarded.summary
     naiad, revenge = _ship(path, "Naiad"), _ship(path, "Revenge")
     assert revenge["state"] == "captured" and revenge["captured_by"] == "Naiad"
-    # The prize crew (one gun deck) is marked off the winner and mans the prize.
-    assert (naiad["port"], naiad["starboard"]) == (1, 2)
-    assert (revenge["port"], revenge["starboard"]) == (0, 1)
+    # "On separating, the captured ship must be manned by at least one gun deck from the
+    # winning ship": nothing is marked off at the capture.
+    assert (naiad["port"], naiad["starboard"]) == (2, 2)
     assert naiad["entangled_with"] == "Revenge"
     report = run_report(HeadlessBook(path, writable=False)).details
     fleets = {f["fleet"]: f for f in report["fleets"]}
     assert fleets["British"]["ships_taken"] == 1
     assert fleets["British"]["damage_inflicted"] == 2 * 2 + 3 + 3  # all of a lost ship's boxes
-    with pytest.raises(BattleLedgerError, match="captured"):
-        _run(path, "fire", ship="Revenge", from_side="starboard", target="Naiad", side="port",
-             aim="hull", range=2, dice="6")  # fmt: skip
+    # Until then no crew of hers mans the prize's guns.
+    with pytest.raises(BattleLedgerError, match="On separating"):
+        _run(path, "fire", ship="Revenge", from_side="starboard", target="Victory",
+             side="port", aim="hull", range=2, dice="6")  # fmt: skip
     # Separating takes a 6.
     _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=5)
     assert _ship(path, "Naiad")["entangled_with"] == "Revenge"
-    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
-    assert _ship(path, "Naiad")["entangled_with"] is None
+    _run(path, "end-round", seed=1)
+    done = _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    assert "prize crew" in done.details["actions"][0]["result"]
+    naiad, revenge = _ship(path, "Naiad"), _ship(path, "Revenge")
+    assert naiad["entangled_with"] is None
+    # "The gun deck must be marked off on the ships record": off the winner's side with
+    # more left (port when equal); "The transferred crew is the captured ships new combat
+    # potential and mans the gun decks accordingly": port first.
+    assert (naiad["port"], naiad["starboard"]) == (1, 2)
+    assert (revenge["port"], revenge["starboard"]) == (0, 1)
+    assert revenge["state"] == "captured"
+    # A prize crew fights: she fires for her captor's fleet.
+    fired = _run(path, "fire", ship="Revenge", from_side="starboard", target="Bucentaure",
+                 side="port", aim="hull", range=2, dice="6")  # fmt: skip
+    assert fired.details["actions"][0]["hits"] == 1
 
 
 def test_the_battle_is_over_when_one_fleet_alone_has_ships_afloat(tmp_path: Path) -> None:
@@ -117,29 +132,87 @@ def test_the_battle_is_over_when_one_fleet_alone_has_ships_afloat(tmp_path: Path
     assert closed.details["battle_over"] is True and closed.details["sides_out"] == []
 
 
+class _Dice(random.Random):
+    """Dice thrown in a given order (``end-round``: the wind's two, then the rest)."""
+
+    def __init__(self, *dice: int) -> None:
+        super().__init__(0)
+        self.dice = list(dice)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.dice.pop(0)
+
+
+def _end_round(path: Path, *dice: int, **options: Any) -> Any:
+    return run_on_file(path, "end-round", rng=_Dice(*dice),
+                       **{k: str(v) for k, v in options.items()})  # fmt: skip
+
+
 def test_a_burning_ship_blows_up_and_sets_a_neighbour_alight(tmp_path: Path) -> None:
+    """Combat: "If a firing player manages to get a pair of sixes in the firing round, the
+    target catches on fire. In the next round the ship on fire must throw a 5 or 6 to put
+    the fire out. If unsuccessful, the fire grows and in the next round, the ship must
+    throw a 6 to put the fire out. If unsuccessful, the ship blows up"."""
     path = _ledger(tmp_path)
-    # A pair of sixes sets the target on fire.
     result = _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
                   side="starboard", aim="hull", range=6, dice="6,6,2")  # fmt: skip
     assert result.details["actions"][0]["sets_fire"] is True
     assert _ship(path, "Bucentaure")["on_fire"] == 1
-    # First round of fire: 5 or 6 puts it out; a 3 and it grows.
-    _run(path, "roll", ship="Bucentaure", check="fire out", die=3)
+    # Not in the round the fire started: "In the next round".
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="next round"):
+        _run(path, "roll", ship="Bucentaure", check="fire out", die=5)
+    assert path.read_bytes() == before
+    # The round's end: the wind first, then round 2's fire removal (a 3: it grows).
+    closed = _end_round(path, 3, 3, 3)
+    assert [(a["action"], a["ship"], a["result"]) for a in closed.details["actions"]] == [
+        ("fire out", "Bucentaure", "the fire grows")]  # fmt: skip
     assert _ship(path, "Bucentaure")["on_fire"] == 2
-    # Second round: only a 6; a 5 and she blows up.
-    result = _run(path, "roll", ship="Bucentaure", check="fire out", die=5)
-    assert result.details["actions"][0]["result"] == "blows up"
+    # One fire-out die a round: a second in round 2 is refused.
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Bucentaure", check="fire out", die=6)
+    # Round 3: only a 6; a 5 and she blows up.
+    closed = _end_round(path, 3, 3, 5)
+    assert closed.details["blown_up"] == ["Bucentaure"]
     assert _ship(path, "Bucentaure")["state"] == "blown up"
     assert _ship(path, "Bucentaure")["speed_running"] is None
-    # Within 12 cm: the hull score at the range (3 cm: 3-6).
+    # Within 12 cm: the hull score at the range (3 cm: 3-6), one die for each ship.
     _run(path, "roll", ship="Redoutable", check="catch fire", target="Bucentaure", range=3, die=3)
     _run(path, "roll", ship="Victory", check="catch fire", target="Bucentaure", range=10, die=4)
     assert _ship(path, "Redoutable")["on_fire"] == 1
     assert _ship(path, "Victory")["on_fire"] == 0
+    with pytest.raises(BattleLedgerError, match="already"):
+        _run(path, "roll", ship="Victory", check="catch fire", target="Bucentaure", range=10,
+             die=6)  # fmt: skip
     with pytest.raises(BattleLedgerError, match="blown up"):
         _run(path, "fire", ship="Bucentaure", from_side="port", target="Victory", side="port",
              aim="hull", range=3, dice="6,6,6")  # fmt: skip
+
+
+def test_a_pair_of_sixes_counts_over_the_players_dice_at_the_target_in_the_round(
+    tmp_path: Path,
+) -> None:
+    """Combat: "If a firing player manages to get a pair of sixes in the firing round, the
+    target catches on fire": one six from each of two British ships at the same target in
+    one round is a pair; a six the French throw at her is not the British player's."""
+    path = _ledger(tmp_path)
+    first = _run(path, "fire", ship="Naiad", from_side="port", target="Bucentaure",
+                 side="starboard", aim="hull", range=6, dice="6,1")  # fmt: skip
+    assert first.details["actions"][0]["sets_fire"] is False
+    french = _run(path, "fire", ship="Redoutable", from_side="port", target="Bucentaure",
+                  side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert french.details["actions"][0]["sets_fire"] is False
+    assert _ship(path, "Bucentaure")["on_fire"] == 0
+    second = _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
+                  side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert second.details["actions"][0]["sets_fire"] is True
+    assert _ship(path, "Bucentaure")["on_fire"] == 1
+    # The next round starts the count again.
+    _end_round(path, 3, 3, 5)  # her fire put out
+    assert _ship(path, "Bucentaure")["on_fire"] == 0
+    again = _run(path, "fire", ship="Victory", from_side="starboard", target="Bucentaure",
+                 side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert again.details["actions"][0]["sets_fire"] is False
 
 
 def test_a_dismasted_wreck_repairs_a_mast_loses_her_hull_and_sinks(tmp_path: Path) -> None:
@@ -155,41 +228,115 @@ def test_a_dismasted_wreck_repairs_a_mast_loses_her_hull_and_sinks(tmp_path: Pat
     with pytest.raises(BattleLedgerError, match="repairing"):
         _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
              aim="hull", range=2, dice="6,6,6")  # fmt: skip
-    _run(path, "end-round", seed=1)
+    # "one dice per turn": a second repair die in the round is refused.
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
+    _end_round(path, 3, 3)
+    # A ship that has fought this round cannot then try a repair.
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="stern",
+         aim="sails", range=1, dice="1,1,1")  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="cannot man their guns"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
     # From the stern each hull hit takes a gun deck off both sides; then the hull.
-    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="stern",
-         aim="hull", range=1, dice="3,4,5")  # fmt: skip
-    assert (_ship(path, "Redoutable")["port"], _ship(path, "Redoutable")["starboard"]) == (0, 0)
     _run(path, "fire", ship="Victory", from_side="starboard", target="Redoutable",
          side="stern", aim="hull", range=1, dice="3,4,5")  # fmt: skip
+    assert (_ship(path, "Redoutable")["port"], _ship(path, "Redoutable")["starboard"]) == (0, 0)
+    _end_round(path, 3, 3)
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable",
+         side="stern", aim="hull", range=1, dice="3,4,5")  # fmt: skip
     assert _ship(path, "Redoutable")["hull"] == 0
-    report = run_report(HeadlessBook(path, writable=False)).details
-    if report["wind"]["speed"] < 6:
-        pytest.skip("the wind dropped below high seas")  # pragma: no cover - seed 1 keeps it
-    # No gun decks and no hull in high seas (wind 6+): a 1 or 2 sinks her.
+    # No gun decks and no hull in high seas (wind 6+): a 1 or 2 sinks her, one die a round.
     _run(path, "roll", ship="Redoutable", check="sink", die=3)
     assert _ship(path, "Redoutable")["state"] == "afloat"
-    _run(path, "roll", ship="Redoutable", check="sink", die=2)
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Redoutable", check="sink", die=2)
+    closed = _end_round(path, 3, 3, 2)
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("sink", "sinks")]  # fmt: skip
     assert _ship(path, "Redoutable")["state"] == "sunk"
 
 
-def test_a_ship_runs_aground_and_is_refloated(tmp_path: Path) -> None:
+def _wreck(path: Path, ship: str) -> None:
+    for box in ("port", "starboard", "hull"):
+        for _ in range(3):
+            _run(path, "correct", ship=ship, box=box)
+
+
+def test_the_round_restarts_by_redefining_the_wind_before_the_sinking_checks(
+    tmp_path: Path,
+) -> None:
+    """Game Sequence: "Round restarts by redefining wind direction and strength according
+    to die rolls", and each player's sequence then opens with the checks "to see if
+    severely damaged ships ... sink in high seas": a wreck at wind 5 whose round ends
+    with a 6 on the speed die rolls to sink in the next round, at wind 6."""
+    path = _ledger(tmp_path, wind_speed=5)
+    _wreck(path, "Redoutable")
+    closed = _end_round(path, 3, 6, 1)
+    assert closed.details["wind"]["speed"] == 6 and closed.details["dice_round"] == 2
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("sink", "sinks")]  # fmt: skip
+    log = HeadlessBook(path, writable=False).read_table("tbl_Damage", {"Round": int})
+    assert log["Round"].tolist()[-1] == 2
+    # The older reading, a setting: those dice before the wind, with the round's own wind.
+    old = tmp_path / "old"
+    old.mkdir()
+    path = _ledger(old, wind_speed=5, opening_dice="before the wind")
+    _wreck(path, "Redoutable")
+    closed = _end_round(path, 3, 6)
+    assert closed.details["wind"]["speed"] == 6 and closed.details["actions"] == []
+
+
+def test_a_ledger_made_before_the_setting_keeps_its_reading(tmp_path: Path) -> None:
+    """tests/fixtures/ship-records-v1.xlsx was played two rounds by the ledger before
+    template version 2: its round's end threw the next round's fire die before the wind,
+    in the round that ended (here the round the fire started). It loads, checks and goes
+    on with that reading."""
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes((Path(__file__).parent / "fixtures" / "ship-records-v1.xlsx").read_bytes())
+    book = HeadlessBook(path, writable=False)
+    assert book.meta().template_version == 1
+    assert run_check(book) == []
+    assert _ship(path, "Bucentaure")["state"] == "blown up"
+    closed = _end_round(path, 3, 3, 6)
+    assert closed.details["dice_round"] == 3 and closed.details["next_round"] == 4
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("refloat", "refloated")]  # fmt: skip
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_ship_aground_or_at_anchor_cannot_move(tmp_path: Path) -> None:
+    """Movement: a ship that founders "cannot move again until they throw a 6 and refloat";
+    "A ship may drop anchor and cannot move until an entire move has passed": her speeds
+    are 0 while aground or at anchor."""
     path = _ledger(tmp_path)
     _run(path, "roll", ship="Victory", check="founder", die=4)
     assert _ship(path, "Victory")["aground"] is False
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
     _run(path, "roll", ship="Victory", check="founder", die=2)
-    assert _ship(path, "Victory")["aground"] is True
-    _run(path, "roll", ship="Victory", check="refloat", die=5)
-    assert _ship(path, "Victory")["aground"] is True
-    _run(path, "roll", ship="Victory", check="refloat", die=6)
+    held = _ship(path, "Victory")
+    assert held["aground"] is True
+    assert (held["speed_running"], held["speed_beam_reach"], held["speed_close_hauled"]) == (
+        0, 0, 0)  # fmt: skip
+    # The refloating stage opens the next round: not in the round she foundered.
+    with pytest.raises(BattleLedgerError, match="round 2"):
+        _run(path, "roll", ship="Victory", check="refloat", die=6)
+    closed = _end_round(path, 3, 3, 5)
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("refloat", "still aground")]  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Victory", check="refloat", die=6)
+    _end_round(path, 3, 3, 6)
     assert _ship(path, "Victory")["aground"] is False
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
     _run(path, "anchor", ship="Victory")
+    assert _ship(path, "Victory")["speed_running"] == 0
     with pytest.raises(BattleLedgerError, match="entire move"):
         _run(path, "anchor", ship="Victory", weigh="Y")
-    _run(path, "end-round", seed=2)
-    _run(path, "end-round", seed=3)
+    _end_round(path, 3, 3)
+    _end_round(path, 3, 3)
     _run(path, "anchor", ship="Victory", weigh="Y")
     assert _ship(path, "Victory")["anchored"] is None
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
 
 
 def test_end_round_rolls_what_is_due_and_moves_the_wind(tmp_path: Path) -> None:
