@@ -20,8 +20,9 @@ in the formulas and in ``resolve``.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import field as _field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from battle_ledger._lazy import lazy_module
@@ -769,10 +770,12 @@ class ShipLedger(LedgerState):
 
     ships: dict[str, sd.Ship]
     squadrons: dict[str, str]
-    events: list[tuple[Any, sd.Event]]  # (row index, event), in the log's order
+    events: list[tuple[Any, sd.Event]]  # (row index, event), in round order
     wind_rolls: list[tuple[int, int]]  # each closed round's (direction die, speed die)
     wind_start: tuple[str, int]
     readings: sd.Readings
+    # The tables a user sorted otherwise, as their rows go back in round order.
+    reorder: dict[str, pd.DataFrame] = _field(default_factory=dict)
 
     @property
     def round(self) -> int:
@@ -842,7 +845,24 @@ def read_ships(book: Book) -> ShipLedger:
                                  **where_of(tables.periods, index))  # fmt: skip
         events.append((index, _event(row)))
     wind = book.read_table(WIND.name, WIND.read_types(), cached=False)
-    wind = wind[wind["Round"].notna()]
+    for index, row in wind[wind["Round"].isna()].iterrows():
+        typed = [h for h in ("Direction die", "Speed die") if not pd.isna(row[h])]
+        if typed:
+            raise CellValueError(f"a row of {WIND.name} holds {typed[0]} {row[typed[0]]!r} "
+                                 "but no Round: it would be skipped", column="Round",
+                                 expected="the round, or the row cleared",
+                                 **where_of(wind, index))  # fmt: skip
+    read = wind[wind["Round"].notna()]
+    # Rows in any order: the Round column orders them (a log sorted by round keeps each
+    # round's actions in their order, top to bottom).
+    wind = read.sort_values("Round", kind="stable")
+    events.sort(key=lambda found: found[1].round)
+    reorder = {}
+    if [i for i, _ in events] != list(tables.periods.index[: len(events)]):
+        reorder[DAMAGE.name] = _in_order(tables.periods, [i for i, _ in events], DAMAGE,
+                                         damage_formulas)  # fmt: skip
+    if list(wind.index) != list(read.index):
+        reorder[WIND.name] = _in_order(read, list(wind.index), WIND, wind_formulas)
     rolls: list[tuple[int, int]] = []
     for number, (index, row) in enumerate(wind.iterrows(), start=1):
         where = where_of(wind, index)
@@ -860,13 +880,36 @@ def read_ships(book: Book) -> ShipLedger:
             dice.append(int(value))
         rolls.append((dice[0], dice[1]))
     ledger = ShipLedger(tables, ships, squadrons, events, rolls, _wind_start(book),
-                        _readings(book))  # fmt: skip
+                        _readings(book), reorder)  # fmt: skip
     for index, event in events:
         if event.round > ledger.round:
             raise CellValueError("an action in a round not yet begun", column="Round",
                                  value=event.round, expected=f"round {ledger.round} or before",
                                  **where_of(tables.periods, index))  # fmt: skip
     return ledger
+
+
+def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
+              formulas: Callable[[int], dict[str, str]]) -> pd.DataFrame:  # fmt: skip
+    """The rows of ``frame`` (a table's inputs as read) taken in ``order``, onto the rows
+    they hold now, top to bottom, with each row's formulas: what puts them back in order."""
+    version = int(frame.attrs.get("template_version", KIND.template_version))
+    typed = [c.header for c in table.columns if not c.computed and c.header in frame.columns]
+    rows = frame.loc[list(order), typed].astype(object)
+    rows = rows.where(rows.notna(), None)
+    rows.index = sorted(order)
+    first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+    has = {c.header for c in table.columns if c.computed and c.since <= version}
+    cells = [{h: Formula(v) for h, v in formulas(first + int(i)).items() if h in has}
+             for i in rows.index]  # fmt: skip
+    return pd.concat([rows, pd.DataFrame(cells, index=rows.index)], axis=1)
+
+
+def _put_in_order(book: Book, ledger: ShipLedger) -> None:
+    """Write the tables a user sorted back in round order: the sheet's formulas read each
+    ship's record before an action from the rows above it."""
+    for table, rows in ledger.reorder.items():
+        book.write_cells(table, rows)
 
 
 def _wind_start(book: Book) -> tuple[str, int]:
@@ -1067,6 +1110,7 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
         flag = _FLAGS.get(column, f"--{column.replace(' ', '-')}") if column else None
         raise CommandError(exc.message, column=flag, value=exc.value,
                            expected=exc.expected) from None  # fmt: skip
+    _put_in_order(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
         book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
@@ -1410,9 +1454,16 @@ def where_we_stand(book: Book) -> OperationResult:
     over = _over(ledger, [f["fleet"] for f in fleets if not f["over"]])
     if over:
         lines.append("the battle is over: no more than one fleet has a ship afloat")
+    if ledger.reorder:
+        lines.append(" and ".join(t.title.casefold() for t in (DAMAGE, WIND)
+                                  if t.name in ledger.reorder)
+                     + " sorted otherwise than by round: read in round order here; the "
+                     "sheet's formulas read them top to bottom until the next operation "
+                     "writes them back in round order")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
                "wind": {"direction": direction, "speed": speed}, "ships": ships,
-               "fleets": fleets, "battle_over": over}  # fmt: skip
+               "fleets": fleets, "battle_over": over,
+               "in_round_order": not ledger.reorder}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 

@@ -517,3 +517,93 @@ def test_libreoffice_shows_every_record_as_the_report_does(
     for i, fleet in enumerate(fleets):
         assert _plain(table.at[i, "Damage inflicted"]) == fleet["damage_inflicted"]
         assert _plain(table.at[i, "Afloat"]) == fleet["afloat"]
+
+
+def _sort_descending(path: Path, table: str) -> None:
+    """Sort ``table``'s rows by Round, descending (stable), as a user sorts in Excel: the
+    typed cells move; each row's formulas are the row's own (Excel adjusts them so)."""
+    from battle_ledger.sheets.ship_records import DAMAGE, WIND
+
+    declared = {"tbl_Damage": DAMAGE, "tbl_Wind": WIND}[table]
+    typed = [c.header for c in declared.columns if not c.computed]
+    wb = openpyxl.load_workbook(path)
+    count = 0
+    while True:
+        try:
+            if table_cell(wb, table, "Round", count).value is None:
+                break
+        except (IndexError, KeyError, ValueError):
+            break
+        count += 1
+    rows = [{h: table_cell(wb, table, h, i).value for h in typed} for i in range(count)]
+    rows.sort(key=lambda row: -int(row["Round"]))
+    for i, row in enumerate(rows):
+        for header, value in row.items():
+            table_cell(wb, table, header, i).value = value
+    wb.save(path)
+
+
+def _played(tmp_path: Path) -> Path:
+    path = _ledger(tmp_path)
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
+         side="starboard", aim="hull", range=6, dice="6,6,2")  # fmt: skip
+    _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2",
+         target_dice="2,1,1,1")  # fmt: skip
+    _end_round(path, 2, 6, 3)  # Bucentaure's fire grows
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="sails", range=5, dice="5,5,1")  # fmt: skip
+    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    _end_round(path, 6, 1, 6)  # her fire out
+    return path
+
+
+def test_a_log_sorted_by_round_is_read_in_round_order(tmp_path: Path) -> None:
+    """The workbook conventions: "users may move, sort and add rows". The damage log and
+    the wind are read in the order of their Round column (a round's actions top to bottom,
+    as a sort by round keeps them); the next operation writes them back in that order,
+    which the sheet's formulas read."""
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    path = _played(tmp_path)
+    wanted = run_report(HeadlessBook(path, writable=False)).details
+    assert wanted["in_round_order"] is True
+    for table in ("tbl_Damage", "tbl_Wind"):
+        _sort_descending(path, table)
+    book = HeadlessBook(path, writable=False)
+    assert run_check(book) == []
+    shown = run_report(book)
+    assert shown.details["in_round_order"] is False and "round order" in shown.summary
+    assert shown.details["ships"] == wanted["ships"]
+    assert shown.details["wind"] == wanted["wind"] and shown.details["round"] == 3
+    _run(path, "anchor", ship="Victory")
+    now = run_report(HeadlessBook(path, writable=False)).details
+    assert now["in_round_order"] is True
+    log = HeadlessBook(path, writable=False).read_table("tbl_Damage", {"Round": int})
+    assert log["Round"].tolist() == sorted(log["Round"].tolist())
+    require_soffice()
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Ships")
+    for i, ship in enumerate(now["ships"]):
+        for header, key in _SHIP_COLUMNS.items():
+            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
+
+
+@pytest.mark.parametrize(("table", "header"), [("tbl_Damage", "Die 1"), ("tbl_Ships", "Gun decks"),
+                                               ("tbl_Wind", "Speed die")])  # fmt: skip
+def test_a_row_with_numbers_but_no_name_is_refused(tmp_path: Path, table: str,
+                                                   header: str) -> None:  # fmt: skip
+    """A row whose Ship (or Round) is blank but that holds numbers is not skipped while
+    check says ok: refused, naming the row."""
+    path = _played(tmp_path)
+    key = "Round" if table == "tbl_Wind" else "Ship"
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, table, key, 0).value = None
+    assert table_cell(wb, table, header, 0).value is not None
+    wb.save(path)
+    before = path.read_bytes()
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert len(problems) == 1 and f"no {key}" in problems[0] and "row 4" in problems[0]
+    with pytest.raises(BattleLedgerError, match="it would be skipped"):
+        _run(path, "anchor", ship="Victory")
+    assert path.read_bytes() == before
