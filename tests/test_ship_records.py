@@ -469,6 +469,31 @@ _SHIP_COLUMNS = {"Port": "port", "Starboard": "starboard", "Masts": "masts", "Hu
                  "Boxes lost": "boxes_lost"}  # fmt: skip
 
 
+def _libreoffice_agrees(path: Path, tmp_path: Path) -> None:
+    """Every log row's outcomes, every ship's record and each fleet's damage, as
+    LibreOffice recalculates the workbook, equal the rules' (report's)."""
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = tmp_path / "recalculated.xlsx"
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    expected = compute_damage(ledger)
+    ships, fleets = standings(ledger)
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(recalculated, writable=False)
+    shown = book.read_table("tbl_Damage")
+    for index, row in expected.iterrows():
+        for header, value in row.items():
+            assert _plain(shown.at[index, header]) == _plain(value), (index, header)
+    sheet = book.read_table("tbl_Ships")
+    for i, ship in enumerate(ships):
+        for header, key in _SHIP_COLUMNS.items():
+            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
+    table = book.read_table("tbl_Fleets")
+    for i, fleet in enumerate(fleets):
+        assert _plain(table.at[i, "Damage inflicted"]) == fleet["damage_inflicted"]
+        assert _plain(table.at[i, "Afloat"]) == fleet["afloat"]
+
+
 @pytest.mark.slow
 @pytest.mark.libreoffice
 @settings(
@@ -485,7 +510,6 @@ def test_libreoffice_shows_every_record_as_the_report_does(
     anchors, corrections, the wind; the settings drawn too): every log row, every ship's
     boxes, speeds and state, and each fleet's damage, as LibreOffice recalculates them,
     equal the rules' (each example is one recalculation, so few)."""
-    from tests.libreoffice import recalculated_workbook
 
     tmp_path = tmp_path_factory.mktemp("ships")
     path = build_from_example("ship-records", tmp_path / "records.xlsx")
@@ -499,24 +523,7 @@ def test_libreoffice_shows_every_record_as_the_report_does(
         wb[sheet][cell.replace("$", "")].value = value
     wb.save(path)
     play_periods("ship-records", path, 6, lambda lo, hi: data.draw(st.integers(lo, hi)))
-    ledger = read_ships(HeadlessBook(path, writable=False))
-    expected = compute_damage(ledger)
-    ships, fleets = standings(ledger)
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    book = HeadlessBook(recalculated, writable=False)
-    shown = book.read_table("tbl_Damage")
-    for index, row in expected.iterrows():
-        for header, value in row.items():
-            assert _plain(shown.at[index, header]) == _plain(value), (index, header)
-    sheet = book.read_table("tbl_Ships")
-    for i, ship in enumerate(ships):
-        for header, key in _SHIP_COLUMNS.items():
-            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
-    table = book.read_table("tbl_Fleets")
-    for i, fleet in enumerate(fleets):
-        assert _plain(table.at[i, "Damage inflicted"]) == fleet["damage_inflicted"]
-        assert _plain(table.at[i, "Afloat"]) == fleet["afloat"]
+    _libreoffice_agrees(path, tmp_path)
 
 
 def _sort_descending(path: Path, table: str) -> None:
@@ -562,7 +569,7 @@ def test_a_log_sorted_by_round_is_read_in_round_order(tmp_path: Path) -> None:
     the wind are read in the order of their Round column (a round's actions top to bottom,
     as a sort by round keeps them); the next operation writes them back in that order,
     which the sheet's formulas read."""
-    from tests.libreoffice import recalculated_workbook, require_soffice
+    from tests.libreoffice import require_soffice
 
     path = _played(tmp_path)
     wanted = run_report(HeadlessBook(path, writable=False)).details
@@ -581,12 +588,7 @@ def test_a_log_sorted_by_round_is_read_in_round_order(tmp_path: Path) -> None:
     log = HeadlessBook(path, writable=False).read_table("tbl_Damage", {"Round": int})
     assert log["Round"].tolist() == sorted(log["Round"].tolist())
     require_soffice()
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Ships")
-    for i, ship in enumerate(now["ships"]):
-        for header, key in _SHIP_COLUMNS.items():
-            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
+    _libreoffice_agrees(path, tmp_path)
 
 
 @pytest.mark.parametrize(("table", "header"), [("tbl_Damage", "Die 1"), ("tbl_Ships", "Gun decks"),
@@ -607,3 +609,40 @@ def test_a_row_with_numbers_but_no_name_is_refused(tmp_path: Path, table: str,
     with pytest.raises(BattleLedgerError, match="it would be skipped"):
         _run(path, "anchor", ship="Victory")
     assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_rounds_sixes_the_prize_crew_and_ships_held(
+    tmp_path: Path,
+) -> None:
+    """The sheet's formulas hold what the report holds for the states of the text: the
+    sixes of a player's ships at one target in the round, the prize crew crossing "On
+    separating" and the prize then firing, a ship aground or at anchor not moving, the
+    next round's opening dice after the wind."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = _ledger(tmp_path)
+    _run(path, "fire", ship="Naiad", from_side="port", target="Bucentaure",
+         side="starboard", aim="hull", range=6, dice="6,1")  # fmt: skip
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Bucentaure",
+         side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure", side="port",
+         aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2", target_dice="2,1,1,1",
+         prize_crew=2)  # fmt: skip
+    _run(path, "roll", ship="Redoutable", check="founder", die=1)
+    _run(path, "anchor", ship="Victory")
+    _end_round(path, 3, 3, 3, 6)  # Bucentaure's fire grows; Redoutable refloats
+    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    _run(path, "fire", ship="Revenge", from_side="port", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,6")  # fmt: skip
+    _run(path, "roll", ship="Redoutable", check="founder", die=2)
+    report = run_report(HeadlessBook(path, writable=False)).details
+    ships = {s["ship"]: s for s in report["ships"]}
+    assert ships["Bucentaure"]["on_fire"] == 2
+    assert (ships["Naiad"]["port"], ships["Naiad"]["starboard"]) == (0, 2)
+    assert (ships["Revenge"]["port"], ships["Revenge"]["starboard"]) == (2, 0)
+    assert ships["Redoutable"]["on_fire"] == 1 and ships["Redoutable"]["port"] == 1
+    assert ships["Redoutable"]["speed_running"] == 0 and ships["Victory"]["speed_running"] == 0
+    _libreoffice_agrees(path, tmp_path)
