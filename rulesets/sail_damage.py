@@ -784,9 +784,9 @@ def fold(
         me = states[event.ship]
         them = states.get(event.target)
         speed = (wind or {}).get(event.round, 4)
-        sixes_key = ("", "", "")
+        sixes_key = (0, "", "")
         if a is Action.FIRE and event.ship in ships and event.target in ships:
-            sixes_key = (str(event.round), player(event.ship, ships, states), event.target)
+            sixes_key = (event.round, player(event.ship, ships, states), event.target)
         took, crew = tally.took(event) if a is Action.SEPARATE else (0, 0)
         out = resolve(event, me, them, wind_speed=speed, pair_entangled=pairs.get(pair, 0),
                       readings=readings, sixes_before=tally.sixes.get(sixes_key, 0),
@@ -810,7 +810,7 @@ def fold(
 
 
 def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipState | None,
-           sixes_key: tuple[str, str, str], readings: Readings) -> None:  # fmt: skip
+           sixes_key: tuple[int, str, str], readings: Readings) -> None:  # fmt: skip
     """What ``event`` adds to the round's tally (``out``: what it did)."""
     a = Action(event.action)
     stage = stage_round(event, readings)
