@@ -185,8 +185,8 @@ DAMAGE = Table(
                low=1, high=3, width=6),
         Column("Masts first", "masts_first", _I, Entry.CHOICE, "on a broadside, the mast "
                "the target's owner gives up first", choices=sd.MASTS, width=8),
-        Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "gun decks the winner sends "
-               "across (blank: 1)", low=1, high=3, width=6),
+        Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "board: gun decks the winner "
+               "sends across on separating (blank: 1)", low=1, high=3, width=6),
         Column("Box", "box", _I, Entry.CHOICE, "strike or restore: the box", choices=sd.BOXES,
                width=8),
         *(Column(h, h.casefold().replace(" ", "_"), _I, Entry.WHOLE, "a d6", low=1, high=6,
@@ -1187,7 +1187,7 @@ def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
 def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     """A broadside: one die per gun deck firing, hits on the range table's score for the
     hull or the sails; gun decks on the side struck, then hull units; masts in order;
-    a pair of sixes sets the target on fire.
+    a pair of sixes among her player's dice at the target this round sets it on fire.
 
     Example: battle-ledger run fire ledger.xlsx --ship Victory --from port --target Redoutable --side starboard --aim hull --range 3 --dice 5,2,6
     """  # noqa: E501
@@ -1216,14 +1216,14 @@ def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
         Option("dice", str, help="the boarder's dice, one per gun deck left (none: rolled)"),
         Option("target_dice", str, help="the target's dice, one per gun deck left"),
         Option("prize_crew", int, low=1, high=3, help="gun decks the winner sends across "
-               "(default 1)"),
+               "on separating (default 1)"),
         Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
     ),
 )  # fmt: skip
 def board(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     """Boarding: one die per gun deck left on each ship, the higher total captures the
-    other; the winner marks off the prize crew's gun deck(s), who man the prize; the
-    ships stay entangled until one throws a 6 to separate.
+    other; the ships stay entangled until one throws a 6 to separate, when the winner
+    marks off the prize crew's gun deck(s), who man the prize.
 
     Example: battle-ledger run board ledger.xlsx --ship Naiad --target Rhin --dice 6,4,3,5 --target-dice 2,2,1,3
     """  # noqa: E501
@@ -1463,7 +1463,8 @@ def where_we_stand(book: Book) -> OperationResult:
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
                "wind": {"direction": direction, "speed": speed}, "ships": ships,
                "fleets": fleets, "battle_over": over,
-               "in_round_order": not ledger.reorder}  # fmt: skip
+               "in_round_order": not ledger.reorder,
+               "opening_dice": ROUND_END[not ledger.readings.opening_after_wind]}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 
