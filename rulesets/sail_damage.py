@@ -129,6 +129,9 @@ class Readings:
     # The next round's opening dice thrown after the wind changes (the printed sequence:
     # "Round restarts by redefining wind"), or before it, in the round that ends.
     opening_after_wind: bool = True
+    # A ledger made before template version 2, whose sheet computes as it was made: the
+    # prize crew crossing at the capture, a pair of sixes within one broadside.
+    made_before_crossing: bool = False
 
 
 @dataclass(frozen=True)
@@ -401,6 +404,12 @@ def resolve(
             else:
                 ship_change["captured"] = 1
                 captor, prize = event.target, event.ship
+            if readings.made_before_crossing:
+                least = int(ruleset.constant("boarding", "prize_crew_gun_decks"))
+                win, lose = (ship, t) if mine > theirs else (t, ship)
+                win_change, prize_change = _prize(event.prize_crew or least, win, lose)
+                ship_change |= win_change if mine > theirs else prize_change
+                target_change |= prize_change if mine > theirs else win_change
             result = f"{captor} captures {prize} ({max(mine, theirs)} to {min(mine, theirs)})"
         else:
             result = f"tie ({mine} to {theirs}): no capture"
@@ -785,9 +794,11 @@ def fold(
         them = states.get(event.target)
         speed = (wind or {}).get(event.round, 4)
         sixes_key = (0, "", "")
-        if a is Action.FIRE and event.ship in ships and event.target in ships:
+        if (a is Action.FIRE and event.ship in ships and event.target in ships
+                and not readings.made_before_crossing):  # fmt: skip
             sixes_key = (event.round, player(event.ship, ships, states), event.target)
-        took, crew = tally.took(event) if a is Action.SEPARATE else (0, 0)
+        took, crew = (tally.took(event) if a is Action.SEPARATE
+                      and not readings.made_before_crossing else (0, 0))  # fmt: skip
         out = resolve(event, me, them, wind_speed=speed, pair_entangled=pairs.get(pair, 0),
                       readings=readings, sixes_before=tally.sixes.get(sixes_key, 0),
                       took=took, crew=crew)  # fmt: skip
@@ -822,7 +833,8 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
         tally.repairing.add((stage, event.ship))
     if a is Action.FIRE:
         tally.fought.add((event.round, event.ship))
-        tally.sixes[sixes_key] = tally.sixes.get(sixes_key, 0) + event.dice.count(6)
+        if sixes_key[0]:  # counted over the round (not by a ledger made before)
+            tally.sixes[sixes_key] = tally.sixes.get(sixes_key, 0) + event.dice.count(6)
     if a is Action.BOARD:
         tally.fought.update({(event.round, event.ship), (event.round, event.target)})
         if out.prize:

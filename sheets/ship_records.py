@@ -368,9 +368,11 @@ def damage_formulas(r: int) -> dict[str, str]:
             upto("Player"): cell("Player")}  # fmt: skip
     f["Round sixes"] = f"IF({is_(sd.Action.FIRE)},{sum_equal(upto('Sixes'), same)},0)"
     # "a pair of sixes in the firing round": the broadside that makes the pair.
+    # A ledger made before (no Round sixes column: a blank cell) counts one broadside's.
+    rs, sixes = cell("Round sixes"), cell("Sixes")
     f["Sets fire"] = (
-        f"IF(AND({is_(sd.Action.FIRE)},{cell('Round sixes')}>={pair_of},"
-        f'{cell("Round sixes")}-{cell("Sixes")}<{pair_of}),"Y","")'
+        f"IF(AND({is_(sd.Action.FIRE)},IF(ISBLANK({rs}),{sixes}>={pair_of},"
+        f'AND({rs}>={pair_of},{rs}-{sixes}<{pair_of}))),"Y","")'
     )
     hull_aim = f'AND({is_(sd.Action.FIRE)},{cell("Aim")}="hull")'
     side = cell("Side")
@@ -444,14 +446,14 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({took}=2,MIN({crew_of(target_, ship_)},{T['port']}+{T['starboard']}),0))"
     )
 
-    def winner_deck(deck: str, w: Mapping[str, str]) -> str:
+    def winner_deck(deck: str, w: Mapping[str, str], crew: str = crew) -> str:
         """The winner's change of ``deck``: the prize crew from her side with more left."""
         port_side = f"{w['port']}>={w['starboard']}"
         if deck == "port":
             return f"-IF({port_side},MIN({crew},{w['port']}),{crew}-MIN({crew},{w['starboard']}))"
         return f"-IF({port_side},{crew}-MIN({crew},{w['port']}),MIN({crew},{w['starboard']}))"
 
-    def prize_deck(deck: str, lost: Mapping[str, str]) -> str:
+    def prize_deck(deck: str, lost: Mapping[str, str], crew: str = crew) -> str:
         """The prize's change of ``deck``: the prize crew mans her decks, port first."""
         if deck == "port":
             return f"MIN({crew},{lost['port']})-{lost['port']}"
@@ -463,15 +465,22 @@ def damage_formulas(r: int) -> dict[str, str]:
     )
     s_change: dict[str, str] = {}
     t_change: dict[str, str] = {}
+    # A ledger made before (no Took column: a blank cell) crosses the crew at the capture.
+    now, then = f"{took}", f"IF(ISBLANK({took}),{win},0)"
+    at_capture = cell("Crew")
     for deck in ("port", "starboard"):
         s_change[deck] = (
-            f"IF({took}=1,{winner_deck(deck, S)},IF({took}=2,{prize_deck(deck, S)},"
+            f"IF({then}=1,{winner_deck(deck, S, at_capture)},"
+            f"IF({then}=2,{prize_deck(deck, S, at_capture)},"
+            f"IF({now}=1,{winner_deck(deck, S)},IF({now}=2,{prize_deck(deck, S)},"
             f'IF({is_(sd.Action.STRIKE)},IF({cell("Box")}="{deck}",-1,0),'
-            f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))'
+            f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))))'
         )
         t_change[deck] = (
-            f"IF({took}=2,{winner_deck(deck, T)},IF({took}=1,{prize_deck(deck, T)},"
-            f"-{cell('Hit ' + deck)}))"
+            f"IF({then}=2,{winner_deck(deck, T, at_capture)},"
+            f"IF({then}=1,{prize_deck(deck, T, at_capture)},"
+            f"IF({now}=2,{winner_deck(deck, T)},IF({now}=1,{prize_deck(deck, T)},"
+            f"-{cell('Hit ' + deck)}))))"
         )
     box = cell("Box")
 
@@ -774,8 +783,9 @@ class ShipLedger(LedgerState):
     wind_rolls: list[tuple[int, int]]  # each closed round's (direction die, speed die)
     wind_start: tuple[str, int]
     readings: sd.Readings
-    # The tables a user sorted otherwise, as their rows go back in round order.
-    reorder: dict[str, pd.DataFrame] = _field(default_factory=dict)
+    # What the next operation writes back: the tables a user sorted otherwise, in round
+    # order; a ledger made before template version 2, its ships' speed formulas.
+    rewrite: dict[str, pd.DataFrame] = _field(default_factory=dict)
 
     @property
     def round(self) -> int:
@@ -857,12 +867,18 @@ def read_ships(book: Book) -> ShipLedger:
     # round's actions in their order, top to bottom).
     wind = read.sort_values("Round", kind="stable")
     events.sort(key=lambda found: found[1].round)
-    reorder = {}
+    rewrite = {}
+    if int(tables.things.attrs.get("template_version", KIND.template_version)) < 2:
+        first = int(tables.things.attrs.get("where", {}).get("first_row", _TOP + 1))
+        speeds = [h for h, _ in _SPEEDS]
+        rewrite[SHIPS.name] = pd.DataFrame(
+            [{h: Formula(ship_formulas(first + int(i))[h]) for h in speeds}
+             for i in tables.things.index], index=tables.things.index)  # fmt: skip
     if [i for i, _ in events] != list(tables.periods.index[: len(events)]):
-        reorder[DAMAGE.name] = _in_order(tables.periods, [i for i, _ in events], DAMAGE,
+        rewrite[DAMAGE.name] = _in_order(tables.periods, [i for i, _ in events], DAMAGE,
                                          damage_formulas)  # fmt: skip
     if list(wind.index) != list(read.index):
-        reorder[WIND.name] = _in_order(read, list(wind.index), WIND, wind_formulas)
+        rewrite[WIND.name] = _in_order(read, list(wind.index), WIND, wind_formulas)
     rolls: list[tuple[int, int]] = []
     for number, (index, row) in enumerate(wind.iterrows(), start=1):
         where = where_of(wind, index)
@@ -880,7 +896,7 @@ def read_ships(book: Book) -> ShipLedger:
             dice.append(int(value))
         rolls.append((dice[0], dice[1]))
     ledger = ShipLedger(tables, ships, squadrons, events, rolls, _wind_start(book),
-                        _readings(book), reorder)  # fmt: skip
+                        _readings(book), rewrite)  # fmt: skip
     for index, event in events:
         if event.round > ledger.round:
             raise CellValueError("an action in a round not yet begun", column="Round",
@@ -908,7 +924,7 @@ def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
 def _put_in_order(book: Book, ledger: ShipLedger) -> None:
     """Write the tables a user sorted back in round order: the sheet's formulas read each
     ship's record before an action from the rows above it."""
-    for table, rows in ledger.reorder.items():
+    for table, rows in ledger.rewrite.items():
         book.write_cells(table, rows)
 
 
@@ -949,14 +965,15 @@ def round_end_default(version: int) -> str:
 
 
 def _readings(book: Book) -> sd.Readings:
-    opening = read_setting(book, KIND, "RoundEnd") or round_end_default(
-        book.meta().template_version
-    )
+    version = book.meta().template_version
+    opening = read_setting(book, KIND, "RoundEnd") or round_end_default(version)
     return sd.Readings(
         farther_band=read_setting(book, KIND, "BandEdges") == _BANDS[1],
         burning_ships_fire=read_setting(book, KIND, "BurningShipsFire") != "no",
         struck_only=read_setting(book, KIND, "DamageCounts") == _COUNTS[1],
         opening_after_wind=opening == ROUND_END[0],
+        # Its sheet lacks the columns of the prize crew crossing and the round's sixes.
+        made_before_crossing=version < 2,
     )
 
 
@@ -1454,16 +1471,16 @@ def where_we_stand(book: Book) -> OperationResult:
     over = _over(ledger, [f["fleet"] for f in fleets if not f["over"]])
     if over:
         lines.append("the battle is over: no more than one fleet has a ship afloat")
-    if ledger.reorder:
-        lines.append(" and ".join(t.title.casefold() for t in (DAMAGE, WIND)
-                                  if t.name in ledger.reorder)
+    sorted_otherwise = [t for t in (DAMAGE, WIND) if t.name in ledger.rewrite]
+    if sorted_otherwise:
+        lines.append(" and ".join(t.title.casefold() for t in sorted_otherwise)
                      + " sorted otherwise than by round: read in round order here; the "
                      "sheet's formulas read them top to bottom until the next operation "
                      "writes them back in round order")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
                "wind": {"direction": direction, "speed": speed}, "ships": ships,
                "fleets": fleets, "battle_over": over,
-               "in_round_order": not ledger.reorder,
+               "in_round_order": not sorted_otherwise,
                "opening_dice": ROUND_END[not ledger.readings.opening_after_wind]}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 

@@ -646,3 +646,29 @@ def test_libreoffice_shows_the_rounds_sixes_the_prize_crew_and_ships_held(
     assert ships["Redoutable"]["on_fire"] == 1 and ships["Redoutable"]["port"] == 1
     assert ships["Redoutable"]["speed_running"] == 0 and ships["Victory"]["speed_running"] == 0
     _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.libreoffice
+def test_a_ledger_made_before_computes_in_its_sheet_as_in_the_report(tmp_path: Path) -> None:
+    """A version 1 ledger's sheet has no columns for the round's sixes or the prize crew
+    crossing on separating: it goes on with what it computes (a pair within a broadside,
+    the crew crossing at the capture), and its ships' speeds take the formulas of a ship
+    aground or at anchor at the next operation; LibreOffice and the report agree."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes((Path(__file__).parent / "fixtures" / "ship-records-v1.xlsx").read_bytes())
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,1,1")  # fmt: skip
+    _run(path, "fire", ship="Naiad", from_side="starboard", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,1")  # fmt: skip
+    assert _ship(path, "Redoutable")["on_fire"] == 0
+    _run(path, "fire", ship="Redoutable", from_side="starboard", target="Victory", side="port",
+         aim="hull", range=3, dice="6,6,1")  # fmt: skip
+    _run(path, "board", ship="Victory", target="Redoutable", dice="6,6,6,6",
+         target_dice="1,1,1,1")  # fmt: skip
+    victory, redoutable = _ship(path, "Victory"), _ship(path, "Redoutable")
+    assert victory["on_fire"] == 1 and (victory["port"], victory["starboard"]) == (1, 2)
+    assert redoutable["aground"] is True and redoutable["speed_running"] == 0
+    _libreoffice_agrees(path, tmp_path)
