@@ -961,7 +961,14 @@ def round_end_default(version: int) -> str:
     """The opening dice's reading where a ledger does not say: the data's (the text's
     sequence); a ledger made before the setting (template version 1) keeps the one it
     was played with, before the wind."""
-    return str(sd.reading("round_end_dice")) if version >= 2 else ROUND_END[1]
+    if version < 2:
+        return ROUND_END[1]
+    found = " ".join(str(sd.reading("round_end_dice")).split()).casefold()
+    if found not in ROUND_END:
+        raise InvalidArgumentError("the opening dice are thrown after or before the wind",
+                                   column="damage_record_readings.round_end_dice",
+                                   value=found, expected=" or ".join(ROUND_END))  # fmt: skip
+    return found
 
 
 def _readings(book: Book) -> sd.Readings:

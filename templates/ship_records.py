@@ -35,6 +35,7 @@ from battle_ledger.sheets.ship_records import (
     SHIPS,
     WIND,
     damage_formulas,
+    round_end_default,
     ship_formulas,
     wind_formulas,
 )
@@ -145,7 +146,7 @@ def build_ship_records(
         {"BattleName": battle, "WindStart": direction, "WindSpeedStart": int(speed),
          "BandEdges": band_edges, "BurningShipsFire": burning_ships_fire,
          "DamageCounts": damage_counts,
-         "RoundEnd": opening_dice or str(sd.reading("round_end_dice"))},
+         "RoundEnd": opening_dice or round_end_default(KIND.template_version)},
         FRONT_FORMULAS,
     )  # fmt: skip
     _fleets(front, list(dict.fromkeys(f for f, *_ in given)), ref)

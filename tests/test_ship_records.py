@@ -672,3 +672,23 @@ def test_a_ledger_made_before_computes_in_its_sheet_as_in_the_report(tmp_path: P
     assert victory["on_fire"] == 1 and (victory["port"], victory["starboard"]) == (1, 2)
     assert redoutable["aground"] is True and redoutable["speed_running"] == 0
     _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.parametrize(("value", "code"), [("before the wind", 0), ("sometimes", 1)])
+def test_a_house_file_sets_the_opening_dice_reading(tmp_path: Path, value: str,
+                                                   code: int) -> None:  # fmt: skip
+    """damage_record_readings.round_end_dice is read: a house file's "before the wind" is
+    the new ledger's setting; a value that is neither is refused, naming the key."""
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  damage_record_readings:\n    values:\n"
+                     f"      round_end_dice: {value}\n", encoding="utf-8")  # fmt: skip
+    fleet = Path(__file__).resolve().parent.parent / "examples" / "age-of-sail.csv"
+    out = tmp_path / "ships.xlsx"
+    made = CliRunner().invoke(cli, ["new", "ship-records", "--ruleset", "sail", "--oob",
+                                    str(fleet), "--rules", str(house), "-o", str(out)])  # fmt: skip
+    assert made.exit_code == code, made.output
+    if code:
+        assert "round_end_dice" in made.output and not out.exists()
+        return
+    report = run_report(HeadlessBook(out, writable=False)).details
+    assert report["opening_dice"] == value
