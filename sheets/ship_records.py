@@ -1357,9 +1357,10 @@ def _names(text: str | None, book: Book, ledger: ShipLedger, option: str) -> lis
     KIND.name,
     "end-round",
     options=(
-        Option("repair", str, help="ships trying to repair a mast (separated by ;)"),
+        Option("repair", str, help="ships trying to repair a mast, separated by ; (with "
+               "the next round's opening dice: they neither fire nor board in it)"),
         Option("separate", str, help="ships trying to get free of those entangled with "
-               "them (separated by ;)"),
+               "them, separated by ; (with the next round's opening dice)"),
     ),
 )  # fmt: skip
 def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
