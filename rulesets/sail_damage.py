@@ -640,7 +640,10 @@ def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
             raise _refuse(f"{event.ship} {did} in round {began}: her {a} die comes in round "
                           f"{began + 1} ({why})", "ship", event.ship,
                           f"round {began + 1} or later")  # fmt: skip
-    if a is Action.REPAIR and (stage, event.ship) in tally.fought:
+    # (With the reading "before the wind", a repair thrown at the round's end, its part
+    # blank, comes after the round's fighting.)
+    at_the_end = not readings.opening_after_wind and event.part == 0
+    if a is Action.REPAIR and (stage, event.ship) in tally.fought and not at_the_end:
         raise _refuse(f"{event.ship} has fired or boarded in round {stage}: \"the crew cannot "
                       "man their guns or board another ship whilst they attempt to repair\"",
                       "ship", event.ship, "a ship that has not fought this round")  # fmt: skip

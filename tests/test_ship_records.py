@@ -692,3 +692,23 @@ def test_a_house_file_sets_the_opening_dice_reading(tmp_path: Path, value: str,
         return
     report = run_report(HeadlessBook(out, writable=False)).details
     assert report["opening_dice"] == value
+
+
+def test_before_the_wind_a_repair_at_the_rounds_end_follows_the_fighting(
+    tmp_path: Path,
+) -> None:
+    """With the older reading, end-round's repair die is thrown at the end of the round,
+    after its fighting (as ledgers made before the setting have it): accepted after a
+    broadside, and the next round she fires; thrown in the round, it is not."""
+    path = _ledger(tmp_path, opening_dice="before the wind")
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="bow",
+         aim="sails", range=2, dice="4,5,6")  # fmt: skip
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="hull", range=2, dice="1,1,1")  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="cannot man their guns"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
+    closed = _end_round(path, 3, 3, 6, repair="Redoutable")
+    assert closed.details["dice_round"] == 1
+    assert _ship(path, "Redoutable")["masts_standing"] == ["main"]
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="hull", range=2, dice="1,1,1")  # fmt: skip
