@@ -921,9 +921,10 @@ def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
     return pd.concat([rows, pd.DataFrame(cells, index=rows.index)], axis=1)
 
 
-def _put_in_order(book: Book, ledger: ShipLedger) -> None:
-    """Write the tables a user sorted back in round order: the sheet's formulas read each
-    ship's record before an action from the rows above it."""
+def _rewrite(book: Book, ledger: ShipLedger) -> None:
+    """Write back what ``ShipLedger.rewrite`` holds: the tables a user sorted, in round
+    order (the sheet's formulas read each ship's record before an action from the rows
+    above it); a ledger made before, its ships' speed formulas."""
     for table, rows in ledger.rewrite.items():
         book.write_cells(table, rows)
 
@@ -1134,7 +1135,7 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
         flag = _FLAGS.get(column, f"--{column.replace(' ', '-')}") if column else None
         raise CommandError(exc.message, column=flag, value=exc.value,
                            expected=exc.expected) from None  # fmt: skip
-    _put_in_order(book, ledger)
+    _rewrite(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
         book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
