@@ -28,6 +28,7 @@ __all__ = [
     "BOXES",
     "GONE",
     "MASTS",
+    "ONCE_A_ROUND",
     "Action",
     "Event",
     "Outcome",
@@ -35,11 +36,15 @@ __all__ = [
     "Ship",
     "ShipState",
     "State",
+    "Tally",
     "boxes_lost",
     "check_event",
     "fold",
     "mast_order",
+    "player",
+    "reading",
     "resolve",
+    "stage_round",
     "wind_after_rounds",
 ]
 
@@ -84,6 +89,17 @@ _ONE_DIE = frozenset(
 )
 
 
+#: The checks one die decides, thrown once per ship per round: "one dice per turn" (a
+#: repair), the stages of each player's sequence (fire removal, separating, refloating,
+#: sinking); separating once per ship she is entangled with.
+ONCE_A_ROUND = frozenset(
+    {Action.FIRE_OUT, Action.SINK, Action.REFLOAT, Action.REPAIR, Action.SEPARATE}
+)
+#: The opening stages' checks the reading "before the wind" throws at the end of the round
+#: before (their Part blank), with that round's wind.
+_OPENING = frozenset({Action.FIRE_OUT, Action.SINK, Action.REFLOAT})
+
+
 class State(StrEnum):
     """Where a ship is: afloat, or out of the battle."""
 
@@ -97,7 +113,9 @@ class State(StrEnum):
 GONE = frozenset({State.BLOWN_UP, State.SUNK})
 
 
-def _reading(name: str) -> Any:
+def reading(name: str) -> Any:
+    """A value of the data's ``damage_record_readings`` (the readings where the text is
+    silent or where umpires differ)."""
     return sail.rules().constant("damage_record_readings", name)
 
 
@@ -108,6 +126,12 @@ class Readings:
     farther_band: bool = False  # a range of 4 or 8 cm in the farther band
     burning_ships_fire: bool = True
     struck_only: bool = False  # "most damage": boxes struck only, not all of a ship lost
+    # The next round's opening dice thrown after the wind changes (the printed sequence:
+    # "Round restarts by redefining wind"), or before it, in the round that ends.
+    opening_after_wind: bool = True
+    # A ledger made before template version 2, whose sheet computes as it was made: the
+    # prize crew crossing at the capture, a pair of sixes within one broadside.
+    made_before_crossing: bool = False
 
 
 @dataclass(frozen=True)
@@ -237,8 +261,8 @@ def mast_order(side: str, masts_first: str = "") -> tuple[str, ...]:
     """The order masts fall to sails hits: from the bow or stern along the ship; on a
     broadside the owner's first choice, then those costing least movement, main last."""
     if side in ("bow", "stern"):
-        return tuple(str(_reading(f"{side}_mast_order")).split())
-    default = tuple(str(_reading("broadside_mast_order")).split())
+        return tuple(str(reading(f"{side}_mast_order")).split())
+    default = tuple(str(reading("broadside_mast_order")).split())
     if masts_first in MASTS:
         return (masts_first, *(m for m in default if m != masts_first))
     return default
@@ -312,8 +336,10 @@ def _sails_hits(hits: int, order: Sequence[str], t: ShipState) -> dict[str, int]
 
 
 def _prize(crew: int, w: ShipState, loser: ShipState) -> tuple[dict[str, int], dict[str, int]]:
-    """The winner's deck(s) marked off (the side with more left, port when equal) and the
-    prize's decks: those the prize crew mans, port first."""
+    """On separating: the winner's deck(s) marked off (the side with more left, port when
+    equal; no more than she has left) and the prize's decks: those the prize crew mans,
+    port first."""
+    crew = min(crew, w.gun_decks)
     side = "port" if w.port >= w.starboard else "starboard"
     other = "starboard" if side == "port" else "port"
     first = min(crew, getattr(w, side))
@@ -331,12 +357,19 @@ def resolve(
     wind_speed: int = 4,
     pair_entangled: int = 0,
     readings: Readings = Readings(),
+    sixes_before: int = 0,
+    took: int = 0,
+    crew: int = 1,
 ) -> Outcome:
     """What ``event`` does to its ship (and target), given their records before it.
 
     ``pair_entangled``: whether ship and target are entangled with each other already
-    (1) or not (0). Checks nothing (``check_event`` does): the arithmetic the ledger's
-    formulas do, step for step.
+    (1) or not (0). ``sixes_before``: the sixes the firing player threw at the target
+    earlier in the round ("a pair of sixes in the firing round"). ``took``: on separating,
+    1 where the ship captured the target, 2 where the target captured her, and ``crew``
+    the prize crew that boarding sent ("On separating, the captured ship must be manned
+    by at least one gun deck from the winning ship"). Checks nothing (``check_event``
+    does): the arithmetic the ledger's formulas do, step for step.
     """
     a = Action(event.action)
     t = target or ShipState()
@@ -346,8 +379,9 @@ def resolve(
     if a is Action.FIRE:
         score = _score(event, event.aim, readings)
         hits = 0 if score is None else sum(1 for d in event.dice if d >= score)
-        sixes = sum(1 for d in event.dice if d == 6)
-        fire = sixes >= int(ruleset.constant("fire", "sixes_to_catch_fire"))
+        pair = int(ruleset.constant("fire", "sixes_to_catch_fire"))
+        sixes = sixes_before + sum(1 for d in event.dice if d == 6)
+        fire = sixes >= pair > sixes_before  # the broadside that makes the pair
         if event.aim == "sails":
             change = _sails_hits(hits, mast_order(event.side, event.masts_first), t)
         else:
@@ -362,20 +396,20 @@ def resolve(
         mine, theirs = sum(event.dice), sum(event.their_dice)
         new = 0 if pair_entangled else 1
         ship_change, target_change = {"entangled": new}, {"entangled": new}
-        crew = event.prize_crew or int(ruleset.constant("boarding", "prize_crew_gun_decks"))
         captor = prize = ""
-        if mine != theirs:
-            win, lose = (ship, t) if mine > theirs else (t, ship)
-            win_change, prize_change = _prize(crew, win, lose)
-            prize_change["captured"] = 1
+        if mine != theirs:  # the prize crew crosses on separating
             if mine > theirs:
-                ship_change |= win_change
-                target_change |= prize_change
+                target_change["captured"] = 1
                 captor, prize = event.ship, event.target
             else:
-                target_change |= win_change
-                ship_change |= prize_change
+                ship_change["captured"] = 1
                 captor, prize = event.target, event.ship
+            if readings.made_before_crossing:
+                least = int(ruleset.constant("boarding", "prize_crew_gun_decks"))
+                win, lose = (ship, t) if mine > theirs else (t, ship)
+                win_change, prize_change = _prize(event.prize_crew or least, win, lose)
+                ship_change |= win_change if mine > theirs else prize_change
+                target_change |= prize_change if mine > theirs else win_change
             result = f"{captor} captures {prize} ({max(mine, theirs)} to {min(mine, theirs)})"
         else:
             result = f"tie ({mine} to {theirs}): no capture"
@@ -406,12 +440,25 @@ def resolve(
                        change)  # fmt: skip
     if a is Action.SEPARATE:
         apart = sail.disentangles(die) and pair_entangled > 0
-        change = {"entangled": -1} if apart else {}
-        return Outcome(needed, None, False, "separated" if apart else "still entangled", "",
-                       change, dict(change))  # fmt: skip
+        if not apart:
+            return Outcome(needed, None, False, "still entangled", "", {}, {})
+        ship_change, target_change = {"entangled": -1}, {"entangled": -1}
+        result = "separated"
+        if took:
+            win, lose = (ship, t) if took == 1 else (t, ship)
+            win_change, prize_change = _prize(crew, win, lose)
+            if took == 1:
+                ship_change |= win_change
+                target_change |= prize_change
+            else:
+                target_change |= win_change
+                ship_change |= prize_change
+            result = "separated; the prize crew mans the prize"
+        return Outcome(needed, None, False, result, "", _nonzero(ship_change),
+                       _nonzero(target_change))  # fmt: skip
     if a is Action.REPAIR:
         if sail.mast_repaired(die):
-            fallen = [m for m in str(_reading("repair_order")).split() if not getattr(ship, m)]
+            fallen = [m for m in str(reading("repair_order")).split() if not getattr(ship, m)]
             if fallen:
                 return Outcome(needed, None, False, f"{fallen[0]} mast repaired", "",
                                {fallen[0]: 1})  # fmt: skip
@@ -448,6 +495,52 @@ def boxes_lost(ship: Ship, now: ShipState, readings: Readings = Readings()) -> i
 # -- checking an action against the records ----------------------------------------------
 
 
+def stage_round(event: Event, readings: Readings = Readings()) -> int:
+    """The round whose stages a die belongs to: its own; with the reading "before the
+    wind", a die of the opening stages (fire, sinking, refloating) thrown at the round's
+    end (its part blank: 0) is the next round's."""
+    if (not readings.opening_after_wind and event.part == 0
+            and Action(event.action) in _OPENING):  # fmt: skip
+        return event.round + 1
+    return event.round
+
+
+@dataclass
+class Tally:
+    """What the battle so far says about the round's dice: the checks thrown (once a
+    round), when fires started and ships foundered, who fought or repaired in which
+    round, the captures whose prize crew has not crossed yet, the sixes each player
+    threw at each target in each round."""
+
+    thrown: set[tuple[int, str, Action, str]] = field(default_factory=set)
+    fire_since: dict[str, int] = field(default_factory=dict)
+    aground_since: dict[str, int] = field(default_factory=dict)
+    fought: set[tuple[int, str]] = field(default_factory=set)
+    repairing: set[tuple[int, str]] = field(default_factory=set)
+    captures: dict[frozenset[str], tuple[str, str, int]] = field(default_factory=dict)
+    sixes: dict[tuple[int, str, str], int] = field(default_factory=dict)
+    catches: set[tuple[str, str]] = field(default_factory=set)
+
+    def unmanned(self, name: str) -> str:
+        """The captor of ``name`` while her prize crew has not crossed ("" if none)."""
+        return next((c for c, p, _ in self.captures.values() if p == name), "")
+
+    def took(self, event: Event) -> tuple[int, int]:
+        """On separating ship and target: (1, crew) where the ship captured the target,
+        (2, crew) where the target captured her, (0, 0) otherwise."""
+        found = self.captures.get(frozenset((event.ship, event.target)))
+        if found is None:
+            return 0, 0
+        captor, _, crew = found
+        return (1 if captor == event.ship else 2), crew
+
+
+def player(name: str, ships: Mapping[str, Ship], states: Mapping[str, ShipState]) -> str:
+    """The firing player of a ship: her fleet's, or her captor's once she is a prize."""
+    captor = states[name].captured_by
+    return ships[captor].fleet if captor else ships[name].fleet
+
+
 def _refuse(message: str, column: str, value: Any, expected: str) -> InvalidArgumentError:
     return InvalidArgumentError(message, column=column, value=value, expected=expected)
 
@@ -464,13 +557,15 @@ def check_event(
     states: Mapping[str, ShipState],
     *,
     pair_entangled: int = 0,
-    repairing: Iterable[tuple[int, str]] = (),
+    tally: Tally | None = None,
     readings: Readings = Readings(),
 ) -> None:
     """Refuse an action the records do not allow (``InvalidArgumentError`` naming the
     part of the action at fault): an unknown ship, a ship out of the battle, firing from
     a side with no gun decks or beyond 12 cm, dice that are not d6 or not one per gun
-    deck, a check for a ship it does not concern."""
+    deck, a check for a ship it does not concern, a second die of a check in one round,
+    a fire fought in the round it started."""
+    tally = tally or Tally()
     a = Action(event.action)
     if event.ship not in ships:
         raise _refuse("no such ship", "ship", event.ship, "a ship of the battle")
@@ -491,11 +586,12 @@ def check_event(
             raise _refuse(f"{event.target} is {other.state}", "target", event.target,
                           "a ship still afloat")  # fmt: skip
     if a is Action.FIRE:
-        _check_fire(event, me, repairing, readings)
+        _check_fire(event, me, tally, readings)
     elif a is Action.BOARD:
-        _check_board(event, ships, me, other, repairing)
+        _check_board(event, ships, me, other, tally.repairing)
     elif a in _ONE_DIE:
         _check_die(event, me)
+        _check_once(event, tally, readings)
     if a is Action.SEPARATE and not pair_entangled:
         raise _refuse(f"{event.ship} and {event.target} are not entangled", "target",
                       event.target, "a ship she is entangled with")  # fmt: skip
@@ -505,7 +601,7 @@ def check_event(
         raise _refuse(f"{event.ship} is at anchor already", "ship", event.ship,
                       "a ship under way")  # fmt: skip
     if a is Action.WEIGH:
-        wait = int(_reading("weigh_after_rounds"))
+        wait = int(reading("weigh_after_rounds"))
         if not me.anchored or event.round < me.anchored + wait:
             raise _refuse(
                 f"{event.ship} " + ("is not at anchor" if not me.anchored else
@@ -513,6 +609,44 @@ def check_event(
                 "ship", event.ship,
                 "a ship at anchor" if not me.anchored else f"round {me.anchored + wait} or later",
             )  # fmt: skip
+
+
+def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
+    """One die per ship per check per round; a fire fought and a ship refloated from the
+    round after (each player's sequence opens with them, before moving and fighting)."""
+    a = Action(event.action)
+    stage = stage_round(event, readings)
+    if a is Action.CATCH_FIRE:
+        if (event.ship, event.target) in tally.catches:
+            raise _refuse(f"{event.ship} has rolled for {event.target}'s explosion already",
+                          "target", event.target, "one die per ship near an explosion")  # fmt: skip
+        return
+    if a not in ONCE_A_ROUND:
+        return
+    key = (stage, event.ship, a, event.target if a is Action.SEPARATE else "")
+    if key in tally.thrown:
+        what = f"{a} with {event.target}" if a is Action.SEPARATE else str(a)
+        raise _refuse(f"{event.ship} has thrown her {what} die in round {stage} already: one "
+                      "die a round", "ship", event.ship,
+                      f"round {stage + 1} or later")  # fmt: skip
+    since = {Action.FIRE_OUT: (tally.fire_since, "caught fire", "\"In the next round the "
+                               "ship on fire must throw\""),
+             Action.REFLOAT: (tally.aground_since, "foundered", "the refloating stage "
+                              "comes before moving")}  # fmt: skip
+    if a in since:
+        rounds, did, why = since[a]
+        began = rounds.get(event.ship)
+        if began is not None and stage <= began:
+            raise _refuse(f"{event.ship} {did} in round {began}: her {a} die comes in round "
+                          f"{began + 1} ({why})", "ship", event.ship,
+                          f"round {began + 1} or later")  # fmt: skip
+    # (With the reading "before the wind", a repair thrown at the round's end, its part
+    # blank, comes after the round's fighting.)
+    at_the_end = not readings.opening_after_wind and event.part == 0
+    if a is Action.REPAIR and (stage, event.ship) in tally.fought and not at_the_end:
+        raise _refuse(f"{event.ship} has fired or boarded in round {stage}: \"the crew cannot "
+                      "man their guns or board another ship whilst they attempt to repair\"",
+                      "ship", event.ship, "a ship that has not fought this round")  # fmt: skip
 
 
 def _check_die(event: Event, me: ShipState) -> None:
@@ -544,9 +678,7 @@ def _check_range(event: Event, *, explosion: bool = False) -> None:
         )  # fmt: skip
 
 
-def _check_fire(
-    event: Event, me: ShipState, repairing: Iterable[tuple[int, str]], readings: Readings
-) -> None:
+def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -> None:
     if event.from_side not in _SIDES:
         raise _refuse("a ship fires from a broadside", "from", event.from_side,
                       "port or starboard")  # fmt: skip
@@ -557,15 +689,17 @@ def _check_fire(
         raise _refuse("aim at the hull (gun decks) or the sails", "aim", event.aim,
                       "hull or sails")  # fmt: skip
     _check_range(event)
-    if (event.round, event.ship) in set(repairing):
+    if (event.round, event.ship) in tally.repairing:
         raise _refuse(f"{event.ship} is repairing her masts this round: her crew cannot man "
                       "the guns", "ship", event.ship, "a ship not repairing")  # fmt: skip
     if me.fire and not readings.burning_ships_fire:
         raise _refuse(f"{event.ship} is on fire (this ledger's setting: a burning ship does "
                       "not fire)", "ship", event.ship, "a ship not on fire")  # fmt: skip
-    if me.captured:
-        raise _refuse(f"{event.ship} is a prize: she takes no further part in the fight "
-                      "(house reading)", "ship", event.ship, "a ship not captured")  # fmt: skip
+    captor = tally.unmanned(event.ship)
+    if captor:
+        raise _refuse(f"{event.ship} is {captor}'s prize, still entangled with her: \"On "
+                      "separating\" the prize crew mans her guns", "ship", event.ship,
+                      "a ship with a crew at her guns")  # fmt: skip
     left = getattr(me, event.from_side)
     if left == 0:
         raise _refuse(f"{event.ship} has no gun decks left on her {event.from_side} side",
@@ -590,10 +724,11 @@ def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
         raise _refuse(f"{event.target} is of {event.ship}'s own fleet", "target", event.target,
                       "a ship of another fleet")  # fmt: skip
     for name, state in ((event.ship, me), (event.target, other)):
-        if state.captured:
+        if state.captured and not reading("prize_boards"):
             raise _refuse(f"{name} is a prize: she neither boards nor is boarded again "
-                          "(house reading)", "target" if name == event.target else "ship",
-                          name, "a ship not captured")  # fmt: skip
+                          "(house reading: the text gives no recapture)",
+                          "target" if name == event.target else "ship", name,
+                          "a ship not captured")  # fmt: skip
         if (event.round, name) in set(repairing):
             raise _refuse(f"{name} is repairing her masts this round: her crew cannot board",
                           "ship", name, "a ship not repairing")  # fmt: skip
@@ -645,7 +780,7 @@ def fold(
     """
     states = {name: ship.start() for name, ship in ships.items()}
     pairs: dict[frozenset[str], int] = {}
-    repairing: set[tuple[int, str]] = set()
+    tally = Tally()
     last_board: dict[str, str] = {}
     outcomes: list[Outcome] = []
     for index, event in enumerate(events):
@@ -653,18 +788,24 @@ def fold(
         if check:
             try:
                 check_event(event, ships, states, pair_entangled=pairs.get(pair, 0),
-                            repairing=repairing, readings=readings)  # fmt: skip
+                            tally=tally, readings=readings)  # fmt: skip
             except InvalidArgumentError as exc:
                 exc.index = index  # type: ignore[attr-defined]
                 raise
+        a = Action(event.action)
         me = states[event.ship]
         them = states.get(event.target)
         speed = (wind or {}).get(event.round, 4)
+        sixes_key = (0, "", "")
+        if (a is Action.FIRE and event.ship in ships and event.target in ships
+                and not readings.made_before_crossing):  # fmt: skip
+            sixes_key = (event.round, player(event.ship, ships, states), event.target)
+        took, crew = (tally.took(event) if a is Action.SEPARATE
+                      and not readings.made_before_crossing else (0, 0))  # fmt: skip
         out = resolve(event, me, them, wind_speed=speed, pair_entangled=pairs.get(pair, 0),
-                      readings=readings)  # fmt: skip
-        a = Action(event.action)
-        if a is Action.REPAIR:
-            repairing.add((event.round, event.ship))
+                      readings=readings, sixes_before=tally.sixes.get(sixes_key, 0),
+                      took=took, crew=crew)  # fmt: skip
+        _tally(tally, event, out, me, them, sixes_key, readings)
         if a in (Action.BOARD, Action.SEPARATE):
             pairs[pair] = pairs.get(pair, 0) + out.ship.get("entangled", 0)
         if a is Action.BOARD:
@@ -680,6 +821,39 @@ def fold(
                                    else "")  # fmt: skip
         outcomes.append(out)
     return outcomes, states
+
+
+def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipState | None,
+           sixes_key: tuple[int, str, str], readings: Readings) -> None:  # fmt: skip
+    """What ``event`` adds to the round's tally (``out``: what it did)."""
+    a = Action(event.action)
+    stage = stage_round(event, readings)
+    if a in ONCE_A_ROUND:
+        tally.thrown.add((stage, event.ship, a, event.target if a is Action.SEPARATE else ""))
+    if a is Action.CATCH_FIRE:
+        tally.catches.add((event.ship, event.target))
+    if a is Action.REPAIR:
+        tally.repairing.add((stage, event.ship))
+    if a is Action.FIRE:
+        tally.fought.add((event.round, event.ship))
+        if sixes_key[0]:  # counted over the round (not by a ledger made before)
+            tally.sixes[sixes_key] = tally.sixes.get(sixes_key, 0) + event.dice.count(6)
+    if a is Action.BOARD:
+        tally.fought.update({(event.round, event.ship), (event.round, event.target)})
+        if out.prize:
+            least = int(sail.rules().constant("boarding", "prize_crew_gun_decks"))
+            crew = event.prize_crew or least
+            tally.captures[frozenset((event.ship, event.target))] = (out.captor, out.prize,
+                                                                     crew)  # fmt: skip
+    if a is Action.SEPARATE and out.ship.get("entangled", 0) < 0:
+        tally.captures.pop(frozenset((event.ship, event.target)), None)
+    for name, before, change in ((event.ship, me, out.ship), (event.target, them, out.target)):
+        if before is None or not name:
+            continue
+        if before.fire == 0 and change.get("fire", 0) > 0:
+            tally.fire_since[name] = event.round
+        if before.aground == 0 and change.get("aground", 0) > 0:
+            tally.aground_since[name] = event.round
 
 
 def wind_after_rounds(direction: str, speed: int,

@@ -639,6 +639,7 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         at = rows.position(key.header)
         named = [i for i, row in enumerate(rows.rows) if row[at] is not None]
+        _no_numbers_unnamed(rows, named, table, key)
         if len(named) < len(rows.rows):
             rows.rows = [rows.rows[i] for i in named]
             rows.index = [rows.index[i] for i in named]
@@ -673,6 +674,24 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
                 **where_of(periods, index),
             )
     return Tables(kind, things, periods, _last_closed(book, kind) if kind.off_table else 0)
+
+
+def _no_numbers_unnamed(rows: TableRows, named: Collection[int], table: Table, key: Column) -> None:
+    """Refuse a row whose name is blank but that holds numbers: left out as a blank row, it
+    would be skipped without a word (a blank row's inputs are blank, N or 0)."""
+    unnamed = sorted(set(range(len(rows.rows))) - set(named))
+    headers = [c.header for c in table.columns if c.header in rows.headers and not c.computed]
+    for i in unnamed:
+        for header in headers:
+            value = rows.rows[i][rows.position(header)]
+            if isinstance(value, numbers.Real) and not _untouched(value):
+                raise CellValueError(
+                    f"a row of {table.name} holds {header} {value!r} but no {key.header}: "
+                    "it would be skipped",
+                    column=key.header,
+                    expected=f"the row's {key.header.casefold()}, or the row cleared",
+                    **where_of(rows, rows.index[i]),
+                )
 
 
 def _last_closed(book: Book, kind: LedgerKind) -> int:

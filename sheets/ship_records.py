@@ -20,8 +20,9 @@ in the formulas and in ``resolve``.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import field as _field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from battle_ledger._lazy import lazy_module
@@ -71,6 +72,7 @@ __all__ = [
     "DAMAGE",
     "DICE",
     "KIND",
+    "ROUND_END",
     "SHIPS",
     "THEIR_DICE",
     "WIND",
@@ -78,6 +80,7 @@ __all__ = [
     "compute_damage",
     "damage_formulas",
     "read_ships",
+    "round_end_default",
     "ship_formulas",
     "standings",
     "wind_formulas",
@@ -95,6 +98,8 @@ _SHIP_TYPES = ("ship of the line", "frigate", "pirate")
 _BANDS = ("closer band", "farther band")
 _YES_NO = ("yes", "no")
 _COUNTS = ("all boxes of a ship lost", "boxes struck only")
+#: When End round throws the next round's opening dice (``damage_record_readings.round_end_dice``).
+ROUND_END = ("after the wind", "before the wind")
 #: What each ship's before/change columns track (``sail_damage.ShipState.FIELDS``).
 _S_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground", "anchored")
 _T_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire")
@@ -108,7 +113,8 @@ SHIPS = Table(
     sheet="Ships",
     title="Ships",
     note="Each ship's record: the boxes she has left, and her state, after every action of "
-    "the damage log. Speeds in cm at the current wind (0: dismasted, she drifts 1 downwind).",
+    "the damage log. Speeds in cm at the current wind (0: aground or at anchor she cannot "
+    "move; dismasted she drifts 1 downwind).",
     columns=(
         Column("Fleet", "fleet", _I, help="the ship's fleet", width=16, fixed=True),
         Column("Squadron", "squadron", _I, help="her squadron", width=14, fixed=True),
@@ -135,7 +141,8 @@ SHIPS = Table(
         Column("Captured by", "captured_by", _O, help="the ship that took her", width=14),
         Column("State", "state", _O, help="afloat, captured, blown up or sunk", width=10),
         *(Column(h, h.casefold().replace(" ", "_"), _O, Entry.WHOLE,
-                 f"cm a move at the current wind ({a} degrees off it)", width=8)
+                 f"cm a move at the current wind ({a} degrees off it); 0 aground or at "
+                 "anchor", width=8)
           for h, a in _SPEEDS),
         Column("Boxes lost", "boxes_lost", _O, Entry.WHOLE, "boxes struck (a ship blown up, "
                "sunk or captured: all, unless the setting counts boxes struck only)", width=7),
@@ -178,15 +185,16 @@ DAMAGE = Table(
                low=1, high=3, width=6),
         Column("Masts first", "masts_first", _I, Entry.CHOICE, "on a broadside, the mast "
                "the target's owner gives up first", choices=sd.MASTS, width=8),
-        Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "gun decks the winner sends "
-               "across (blank: 1)", low=1, high=3, width=6),
+        Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "board: gun decks the winner "
+               "sends across on separating (blank: 1)", low=1, high=3, width=6),
         Column("Box", "box", _I, Entry.CHOICE, "strike or restore: the box", choices=sd.BOXES,
                width=8),
         *(Column(h, h.casefold().replace(" ", "_"), _I, Entry.WHOLE, "a d6", low=1, high=6,
                  width=4) for h in (*DICE, *THEIR_DICE)),
         Column("Needed", "needed", _O, help="the score the dice need", width=7),
         Column("Hits", "hits", _O, Entry.WHOLE, "dice at or above the score needed", width=5),
-        Column("Sets fire", "sets_fire", _O, help="Y: a pair of sixes sets the target on fire",
+        Column("Sets fire", "sets_fire", _O, help="Y: the broadside making a pair of sixes "
+               "(over her player's dice at the target this round) sets the target on fire",
                width=6),
         Column("Result", "result", _O, help="what the action did", width=26),
         Column("Struck", "struck", _O, help="the boxes struck off the target's record",
@@ -211,6 +219,12 @@ DAMAGE = Table(
         *(Column(_before("T", f), f"t_{f}", _H) for f in _T_BEFORE),
         *(Column(_change("S", f), f"s_change_{f}", _H) for f in _S_CHANGE),
         *(Column(_change("T", f), f"t_change_{f}", _H) for f in _T_CHANGE),
+        # Template version 2 (after the columns of older ledgers, which keep their
+        # letters): the firing player, the sixes of the round, the prize crew crossing.
+        Column("Player", "player", _H, since=2),
+        Column("Round sixes", "round_sixes", _H, since=2),
+        Column("Took", "took", _H, since=2),
+        Column("Capture crew", "capture_crew", _H, since=2),
     ),
 )  # fmt: skip
 
@@ -281,6 +295,8 @@ def damage_formulas(r: int) -> dict[str, str]:
     dice = f"{cell(DICE[0])}:{cell(DICE[-1])}"
     their = f"{cell(THEIR_DICE[0])}:{cell(THEIR_DICE[-1])}"
     sails, hull = (_hit_score(cell("Range"), aim) for aim in ("sails", "hull"))
+    captor_at = first_equal({above("Prize"): cell("Ship")})  # she was taken (0: never)
+    captor_row = thing_row(f"INDEX({above('Captor')},{captor_at})", ships, s["Ship"])
     f: dict[str, str] = {
         "S row": thing_row(cell("Ship"), ships, s["Ship"]),
         "T row": (
@@ -303,6 +319,11 @@ def damage_formulas(r: int) -> dict[str, str]:
             )
         ),
         "Sixes": f"COUNTIF({dice},6)",  # dice: numbers, a safe criterion
+        # The firing player: her fleet, or her captor's once she is a prize.
+        "Player": (
+            f"IF({is_(sd.Action.FIRE)},IF({captor_at}=0,INDEX({ships_col('Fleet')},"
+            f'{cell("S row")}),INDEX({ships_col("Fleet")},{captor_row})),"")'
+        ),
         # Sails: the sails' scores; the hull and an explosion nearby: the hull's.
         "Score": (
             f'IF(AND({is_(sd.Action.FIRE)},{cell("Aim")}="sails"),{sails},'
@@ -342,7 +363,17 @@ def damage_formulas(r: int) -> dict[str, str]:
         f'IF({is_(sd.Action.REPAIR)},"{repair}+","")))))))'
     )
     f["Hits"] = f'IF({is_(sd.Action.FIRE)},IF({score}="",0,COUNTIF({dice},">="&{score})),"")'
-    f["Sets fire"] = f'IF(AND({is_(sd.Action.FIRE)},{cell("Sixes")}>={pair_of}),"Y","")'
+    fired = f'"{sd.Action.FIRE.value}"'
+    same = {upto("Action"): fired, upto("Round"): cell("Round"), upto("Target"): cell("Target"),
+            upto("Player"): cell("Player")}  # fmt: skip
+    f["Round sixes"] = f"IF({is_(sd.Action.FIRE)},{sum_equal(upto('Sixes'), same)},0)"
+    # "a pair of sixes in the firing round": the broadside that makes the pair.
+    # A ledger made before (no Round sixes column: a blank cell) counts one broadside's.
+    rs, sixes = cell("Round sixes"), cell("Sixes")
+    f["Sets fire"] = (
+        f"IF(AND({is_(sd.Action.FIRE)},IF(ISBLANK({rs}),{sixes}>={pair_of},"
+        f'AND({rs}>={pair_of},{rs}-{sixes}<{pair_of}))),"Y","")'
+    )
     hull_aim = f'AND({is_(sd.Action.FIRE)},{cell("Aim")}="hull")'
     side = cell("Side")
     p, st = T["port"], T["starboard"]
@@ -385,16 +416,44 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({is_(sd.Action.BOARD)},IF({total_s}>{total_t},1,IF({total_t}>{total_s},2,0)),0)"
     )
     f["Crew"] = f'IF({cell("Prize crew")}="",1,{cell("Prize crew")})'
-    win, crew = cell("Winner"), cell("Crew")
+    win, crew = cell("Winner"), cell("Capture crew")
 
-    def winner_deck(deck: str, w: Mapping[str, str]) -> str:
+    def captured(captor: str, prize: str) -> dict[str, str]:  # her boardings that took him
+        return {above("Ship"): captor, above("Target"): prize, above("Winner"): "1"}
+
+    def taken(captor: str, prize: str) -> dict[str, str]:  # his boardings she won
+        return {above("Ship"): prize, above("Target"): captor, above("Winner"): "2"}
+
+    ship_, target_ = cell("Ship"), cell("Target")
+    took_st = (count_equal(captured(ship_, target_)) + "+"
+               + count_equal(taken(ship_, target_)))  # fmt: skip
+    took_ts = (count_equal(captured(target_, ship_)) + "+"
+               + count_equal(taken(target_, ship_)))  # fmt: skip
+    # "On separating, the captured ship must be manned by at least one gun deck from the
+    # winning ship": 1 the ship took the target, 2 the target took her.
+    f["Took"] = (
+        f"IF(AND({is_(sd.Action.SEPARATE)},{die}>={apart},{cell('Pair')}>0),"
+        f"IF({took_st}>0,1,IF({took_ts}>0,2,0)),0)"
+    )
+    took = cell("Took")
+
+    def crew_of(captor: str, prize: str) -> str:
+        return (sum_equal(above("Crew"), captured(captor, prize)) + "+"
+                + sum_equal(above("Crew"), taken(captor, prize)))  # fmt: skip
+
+    f["Capture crew"] = (
+        f"IF({took}=1,MIN({crew_of(ship_, target_)},{S['port']}+{S['starboard']}),"
+        f"IF({took}=2,MIN({crew_of(target_, ship_)},{T['port']}+{T['starboard']}),0))"
+    )
+
+    def winner_deck(deck: str, w: Mapping[str, str], crew: str = crew) -> str:
         """The winner's change of ``deck``: the prize crew from her side with more left."""
         port_side = f"{w['port']}>={w['starboard']}"
         if deck == "port":
             return f"-IF({port_side},MIN({crew},{w['port']}),{crew}-MIN({crew},{w['starboard']}))"
         return f"-IF({port_side},{crew}-MIN({crew},{w['port']}),MIN({crew},{w['starboard']}))"
 
-    def prize_deck(deck: str, lost: Mapping[str, str]) -> str:
+    def prize_deck(deck: str, lost: Mapping[str, str], crew: str = crew) -> str:
         """The prize's change of ``deck``: the prize crew mans her decks, port first."""
         if deck == "port":
             return f"MIN({crew},{lost['port']})-{lost['port']}"
@@ -406,15 +465,22 @@ def damage_formulas(r: int) -> dict[str, str]:
     )
     s_change: dict[str, str] = {}
     t_change: dict[str, str] = {}
+    # A ledger made before (no Took column: a blank cell) crosses the crew at the capture.
+    now, then = f"{took}", f"IF(ISBLANK({took}),{win},0)"
+    at_capture = cell("Crew")
     for deck in ("port", "starboard"):
         s_change[deck] = (
-            f"IF({win}=1,{winner_deck(deck, S)},IF({win}=2,{prize_deck(deck, S)},"
+            f"IF({then}=1,{winner_deck(deck, S, at_capture)},"
+            f"IF({then}=2,{prize_deck(deck, S, at_capture)},"
+            f"IF({now}=1,{winner_deck(deck, S)},IF({now}=2,{prize_deck(deck, S)},"
             f'IF({is_(sd.Action.STRIKE)},IF({cell("Box")}="{deck}",-1,0),'
-            f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))'
+            f'IF({is_(sd.Action.RESTORE)},IF({cell("Box")}="{deck}",1,0),0))))))'
         )
         t_change[deck] = (
-            f"IF({win}=2,{winner_deck(deck, T)},IF({win}=1,{prize_deck(deck, T)},"
-            f"-{cell('Hit ' + deck)}))"
+            f"IF({then}=2,{winner_deck(deck, T, at_capture)},"
+            f"IF({then}=1,{prize_deck(deck, T, at_capture)},"
+            f"IF({now}=2,{winner_deck(deck, T)},IF({now}=1,{prize_deck(deck, T)},"
+            f"-{cell('Hit ' + deck)}))))"
         )
     box = cell("Box")
 
@@ -490,7 +556,7 @@ def damage_formulas(r: int) -> dict[str, str]:
         (
             sd.Action.FIRE,
             f'IF({h}=0,"no hit",{h}&" hit"&IF({h}>1,"s",""))'
-            f'&IF({cell("Sixes")}>={pair_of},", on fire","")',
+            f'&IF({cell("Sets fire")}="Y",", on fire","")',
         ),
         (
             sd.Action.BOARD,
@@ -510,7 +576,11 @@ def damage_formulas(r: int) -> dict[str, str]:
         ),
         (sd.Action.FOUNDER, f'IF({die}<={founder},"founders","clear")'),
         (sd.Action.REFLOAT, f'IF({die}>={refloat},"refloated","still aground")'),
-        (sd.Action.SEPARATE, f'IF({sc["entangled"]}<0,"separated","still entangled")'),
+        (
+            sd.Action.SEPARATE,
+            f'IF({sc["entangled"]}<0,IF({took}>0,"separated; the prize crew mans the prize",'
+            '"separated"),"still entangled")',
+        ),
         (
             sd.Action.REPAIR,
             f"IF({sc['main']}+{sc['fore']}+{sc['mizzen']}>0,{repaired_mast}"
@@ -594,8 +664,10 @@ def ship_formulas(r: int) -> dict[str, str]:
     least = int(sail.rules().constant("movement", "min_speed"))
     for header, angle in _SPEEDS:
         adjust = int(adjustments[float(angle)])
+        # Aground she "cannot move again until" she refloats; at anchor "cannot move".
         f[header] = (
-            f'IF({gone},"",IF(({units})=0,0,MAX({least},({units})*(WindSpeedNow{adjust:+d}))))'
+            f'IF({gone},"",IF(OR({cell("Aground")}="Y",{cell("At anchor since")}<>""),0,'
+            f"IF(({units})=0,0,MAX({least},({units})*(WindSpeedNow{adjust:+d})))))"
         )
     return {k: f'=IF({name}="","",{v})' for k, v in f.items()}
 
@@ -675,6 +747,10 @@ KIND = register(
             NamedCell("DamageCounts", "Most damage counts", Entry.CHOICE, "all boxes of a ship "
                       "lost (blown up, sunk, captured; the house reading) or boxes struck only",
                       choices=_COUNTS),
+            NamedCell("RoundEnd", "Opening dice", Entry.CHOICE, "the next round's fire, "
+                      "sinking and refloating dice, thrown by End round after the wind "
+                      "changes (the text's sequence) or before it, in the round that ends",
+                      choices=ROUND_END),
             NamedCell("CurrentRound", "Round", Entry.WHOLE, computed=True),
             NamedCell("WindNow", "Wind now", computed=True),
             NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
@@ -689,6 +765,7 @@ KIND = register(
         rows_each_period=False,  # a log of what happened: burning ships roll on after the end
         record="fire",
         macro_prefix="ships",
+        template_version=2,  # 2: the opening dice setting; the player's sixes, the prize crew
     )
 )  # fmt: skip
 
@@ -702,10 +779,13 @@ class ShipLedger(LedgerState):
 
     ships: dict[str, sd.Ship]
     squadrons: dict[str, str]
-    events: list[tuple[Any, sd.Event]]  # (row index, event), in the log's order
+    events: list[tuple[Any, sd.Event]]  # (row index, event), in round order
     wind_rolls: list[tuple[int, int]]  # each closed round's (direction die, speed die)
     wind_start: tuple[str, int]
     readings: sd.Readings
+    # What the next operation writes back: the tables a user sorted otherwise, in round
+    # order; a ledger made before template version 2, its ships' speed formulas.
+    rewrite: dict[str, pd.DataFrame] = _field(default_factory=dict)
 
     @property
     def round(self) -> int:
@@ -775,7 +855,30 @@ def read_ships(book: Book) -> ShipLedger:
                                  **where_of(tables.periods, index))  # fmt: skip
         events.append((index, _event(row)))
     wind = book.read_table(WIND.name, WIND.read_types(), cached=False)
-    wind = wind[wind["Round"].notna()]
+    for index, row in wind[wind["Round"].isna()].iterrows():
+        typed = [h for h in ("Direction die", "Speed die") if not pd.isna(row[h])]
+        if typed:
+            raise CellValueError(f"a row of {WIND.name} holds {typed[0]} {row[typed[0]]!r} "
+                                 "but no Round: it would be skipped", column="Round",
+                                 expected="the round, or the row cleared",
+                                 **where_of(wind, index))  # fmt: skip
+    read = wind[wind["Round"].notna()]
+    # Rows in any order: the Round column orders them (a log sorted by round keeps each
+    # round's actions in their order, top to bottom).
+    wind = read.sort_values("Round", kind="stable")
+    events.sort(key=lambda found: found[1].round)
+    rewrite = {}
+    if int(tables.things.attrs.get("template_version", KIND.template_version)) < 2:
+        first = int(tables.things.attrs.get("where", {}).get("first_row", _TOP + 1))
+        speeds = [h for h, _ in _SPEEDS]
+        rewrite[SHIPS.name] = pd.DataFrame(
+            [{h: Formula(ship_formulas(first + int(i))[h]) for h in speeds}
+             for i in tables.things.index], index=tables.things.index)  # fmt: skip
+    if [i for i, _ in events] != list(tables.periods.index[: len(events)]):
+        rewrite[DAMAGE.name] = _in_order(tables.periods, [i for i, _ in events], DAMAGE,
+                                         damage_formulas)  # fmt: skip
+    if list(wind.index) != list(read.index):
+        rewrite[WIND.name] = _in_order(read, list(wind.index), WIND, wind_formulas)
     rolls: list[tuple[int, int]] = []
     for number, (index, row) in enumerate(wind.iterrows(), start=1):
         where = where_of(wind, index)
@@ -793,13 +896,37 @@ def read_ships(book: Book) -> ShipLedger:
             dice.append(int(value))
         rolls.append((dice[0], dice[1]))
     ledger = ShipLedger(tables, ships, squadrons, events, rolls, _wind_start(book),
-                        _readings(book))  # fmt: skip
+                        _readings(book), rewrite)  # fmt: skip
     for index, event in events:
         if event.round > ledger.round:
             raise CellValueError("an action in a round not yet begun", column="Round",
                                  value=event.round, expected=f"round {ledger.round} or before",
                                  **where_of(tables.periods, index))  # fmt: skip
     return ledger
+
+
+def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
+              formulas: Callable[[int], dict[str, str]]) -> pd.DataFrame:  # fmt: skip
+    """The rows of ``frame`` (a table's inputs as read) taken in ``order``, onto the rows
+    they hold now, top to bottom, with each row's formulas: what puts them back in order."""
+    version = int(frame.attrs.get("template_version", KIND.template_version))
+    typed = [c.header for c in table.columns if not c.computed and c.header in frame.columns]
+    rows = frame.loc[list(order), typed].astype(object)
+    rows = rows.where(rows.notna(), None)
+    rows.index = sorted(order)
+    first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+    has = {c.header for c in table.columns if c.computed and c.since <= version}
+    cells = [{h: Formula(v) for h, v in formulas(first + int(i)).items() if h in has}
+             for i in rows.index]  # fmt: skip
+    return pd.concat([rows, pd.DataFrame(cells, index=rows.index)], axis=1)
+
+
+def _rewrite(book: Book, ledger: ShipLedger) -> None:
+    """Write back what ``ShipLedger.rewrite`` holds: the tables a user sorted, in round
+    order (the sheet's formulas read each ship's record before an action from the rows
+    above it); a ledger made before, its ships' speed formulas."""
+    for table, rows in ledger.rewrite.items():
+        book.write_cells(table, rows)
 
 
 def _wind_start(book: Book) -> tuple[str, int]:
@@ -831,11 +958,30 @@ def _wind_start(book: Book) -> tuple[str, int]:
     return direction, int(level if level is not None else start)
 
 
+def round_end_default(version: int) -> str:
+    """The opening dice's reading where a ledger does not say: the data's (the text's
+    sequence); a ledger made before the setting (template version 1) keeps the one it
+    was played with, before the wind."""
+    if version < 2:
+        return ROUND_END[1]
+    found = " ".join(str(sd.reading("round_end_dice")).split()).casefold()
+    if found not in ROUND_END:
+        raise InvalidArgumentError("the opening dice are thrown after or before the wind",
+                                   column="damage_record_readings.round_end_dice",
+                                   value=found, expected=" or ".join(ROUND_END))  # fmt: skip
+    return found
+
+
 def _readings(book: Book) -> sd.Readings:
+    version = book.meta().template_version
+    opening = read_setting(book, KIND, "RoundEnd") or round_end_default(version)
     return sd.Readings(
         farther_band=read_setting(book, KIND, "BandEdges") == _BANDS[1],
         burning_ships_fire=read_setting(book, KIND, "BurningShipsFire") != "no",
         struck_only=read_setting(book, KIND, "DamageCounts") == _COUNTS[1],
+        opening_after_wind=opening == ROUND_END[0],
+        # Its sheet lacks the columns of the prize crew crossing and the round's sixes.
+        made_before_crossing=version < 2,
     )
 
 
@@ -869,11 +1015,12 @@ def compute_damage(ledger: ShipLedger) -> pd.DataFrame:
 
 def _state_of(ship: sd.Ship, now: sd.ShipState, wind: int, readings: sd.Readings,
               squadron: str) -> dict[str, Any]:  # fmt: skip
-    speeds = {}
+    speeds: dict[str, int | None] = {}
+    held = bool(now.aground or now.anchored)  # she "cannot move"
     for header, angle in _SPEEDS:
         key = header.casefold().replace(" ", "_")
-        speeds[key] = None if now.gone else sail.ship_speed(now.masts, wind, angle, ship.type,
-                                                         main_mast=bool(now.main))  # fmt: skip
+        speeds[key] = None if now.gone else 0 if held else sail.ship_speed(
+            now.masts, wind, angle, ship.type, main_mast=bool(now.main))  # fmt: skip
     return {
         "fleet": ship.fleet, "squadron": squadron, "ship": ship.name, "type": ship.type,
         "port": now.port, "starboard": now.starboard,
@@ -988,6 +1135,7 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
         flag = _FLAGS.get(column, f"--{column.replace(' ', '-')}") if column else None
         raise CommandError(exc.message, column=flag, value=exc.value,
                            expected=exc.expected) from None  # fmt: skip
+    _rewrite(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
         book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
@@ -1064,7 +1212,7 @@ def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
 def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     """A broadside: one die per gun deck firing, hits on the range table's score for the
     hull or the sails; gun decks on the side struck, then hull units; masts in order;
-    a pair of sixes sets the target on fire.
+    a pair of sixes among her player's dice at the target this round sets it on fire.
 
     Example: battle-ledger run fire ledger.xlsx --ship Victory --from port --target Redoutable --side starboard --aim hull --range 3 --dice 5,2,6
     """  # noqa: E501
@@ -1093,14 +1241,14 @@ def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
         Option("dice", str, help="the boarder's dice, one per gun deck left (none: rolled)"),
         Option("target_dice", str, help="the target's dice, one per gun deck left"),
         Option("prize_crew", int, low=1, high=3, help="gun decks the winner sends across "
-               "(default 1)"),
+               "on separating (default 1)"),
         Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
     ),
 )  # fmt: skip
 def board(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
     """Boarding: one die per gun deck left on each ship, the higher total captures the
-    other; the winner marks off the prize crew's gun deck(s), who man the prize; the
-    ships stay entangled until one throws a 6 to separate.
+    other; the ships stay entangled until one throws a 6 to separate, when the winner
+    marks off the prize crew's gun deck(s), who man the prize.
 
     Example: battle-ledger run board ledger.xlsx --ship Naiad --target Rhin --dice 6,4,3,5 --target-dice 2,2,1,3
     """  # noqa: E501
@@ -1210,40 +1358,49 @@ def _names(text: str | None, book: Book, ledger: ShipLedger, option: str) -> lis
     KIND.name,
     "end-round",
     options=(
-        Option("repair", str, help="ships trying to repair a mast (separated by ;)"),
+        Option("repair", str, help="ships trying to repair a mast, separated by ; (with "
+               "the next round's opening dice: they neither fire nor board in it)"),
         Option("separate", str, help="ships trying to get free of those entangled with "
-               "them (separated by ;)"),
+               "them, separated by ; (with the next round's opening dice)"),
     ),
 )  # fmt: skip
 def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
-    """Close the round: a die for every ship on fire (5-6, then 6, else she blows up), for
-    every wreck in high seas (1-2 sinks), for every ship aground (6 refloats), for the
-    ships asked to separate or repair; then the wind's two dice. Every die is logged.
+    """Close the round: the wind's two dice ("Round restarts by redefining wind direction
+    and strength"), then the next round's opening dice: one for every ship on fire (5-6,
+    then 6, else she blows up), every wreck in high seas at the new wind (1-2 sinks),
+    every ship aground (6 refloats), the ships asked to separate or repair. Every die is
+    logged. (The setting "Opening dice", before the wind: those dice first, in the round
+    that ends, with its wind.)
 
     Example: battle-ledger run end-round ledger.xlsx --seed 7
     """
     ledger = read_ships(book)
     logged, states = _folded(ledger)
     current = ledger.round
-    wind = ledger.winds()[-1][1]
+    direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
+    new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
+    after = ledger.readings.opening_after_wind
+    # The opening dice are the next round's, thrown with its wind (the text's sequence).
+    opening = replace(ledger, wind_rolls=[*ledger.wind_rolls, (direction_die, speed_die)])
+    dice_round = current + 1 if after else current
+    wind = new_speed if after else ledger.winds()[-1][1]
     events: list[sd.Event] = []
 
     def die() -> tuple[int]:
         return (rng.randint(1, 6),)
 
-    afloat = {n for n, s in states.items() if not s.gone}
     for name in ledger.ships:
-        if name not in afloat:
-            continue
         s = states[name]
+        if s.gone:
+            continue
         if s.fire:
-            events.append(sd.Event(current, sd.Action.FIRE_OUT, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.FIRE_OUT, name, 0, dice=die()))
         if s.wreck and wind >= int(sail.rules().constant("high_seas", "wind_speed")):
-            events.append(sd.Event(current, sd.Action.SINK, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.SINK, name, 0, dice=die()))
         if s.aground:
-            events.append(sd.Event(current, sd.Action.REFLOAT, name, 0, dice=die()))
+            events.append(sd.Event(dice_round, sd.Action.REFLOAT, name, 0, dice=die()))
     for name in _names(given.get("repair"), book, ledger, "--repair"):
-        events.append(sd.Event(current, sd.Action.REPAIR, name, 0, dice=die()))
+        events.append(sd.Event(dice_round, sd.Action.REPAIR, name, 0, dice=die()))
     pairs = _entangled_pairs(ledger, logged, states)
     for name in _names(given.get("separate"), book, ledger, "--separate"):
         partners = [b for a, b in pairs if a == name] + [a for a, b in pairs if b == name]
@@ -1251,28 +1408,27 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
             raise CommandError(f"{name} is not entangled", column="--separate", value=name,
                                expected="a ship entangled with another")  # fmt: skip
         for other in partners:
-            events.append(sd.Event(current, sd.Action.SEPARATE, name, 0, target=other,
+            events.append(sd.Event(dice_round, sd.Action.SEPARATE, name, 0, target=other,
                                    dice=die()))  # fmt: skip
-    recorded = _record(book, ledger, events)
+    recorded = _record(book, opening if after else ledger, events)
     outs = recorded.outcomes
-    direction_die, speed_die = rng.randint(1, 6), rng.randint(1, 6)
-    new_dir, new_speed = sail.wind_drift(*ledger.winds()[-1], direction_die, speed_die)
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
     row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
+    wind_line = f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}"
     lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
-    lines += recorded.over_lines()
-    lines.append(f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}")
+    lines = ([wind_line, *lines] if after else [*lines, wind_line]) + recorded.over_lines()
     book.log("end-round", f"round {current} closed; " + "; ".join(lines), turn=current,
-             dice=" ".join(str(d) for e in events for d in e.dice)
-             + f" wind {direction_die},{speed_die}")  # fmt: skip
+             dice=(f"wind {direction_die},{speed_die} " if after else "")
+             + " ".join(str(d) for e in events for d in e.dice)
+             + ("" if after else f" wind {direction_die},{speed_die}"))  # fmt: skip
     blown = [e.ship for e, o in zip(events, outs, strict=True) if o.result == "blows up"]
     return OperationResult(
         "\n".join([f"round {current} closed", *lines]
                   + [f"{b} blew up: every ship within 12 cm rolls (roll --check 'catch fire' "
                      f"--target '{b}' --range CM)" for b in blown]),
-        {"closed_round": current, "next_round": current + 1,
+        {"closed_round": current, "next_round": current + 1, "dice_round": dice_round,
          "wind": {"direction": new_dir, "speed": new_speed, "dice": [direction_die, speed_die]},
          "actions": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
                       "die": e.dice[0], "result": o.result}
@@ -1324,9 +1480,17 @@ def where_we_stand(book: Book) -> OperationResult:
     over = _over(ledger, [f["fleet"] for f in fleets if not f["over"]])
     if over:
         lines.append("the battle is over: no more than one fleet has a ship afloat")
+    sorted_otherwise = [t for t in (DAMAGE, WIND) if t.name in ledger.rewrite]
+    if sorted_otherwise:
+        lines.append(" and ".join(t.title.casefold() for t in sorted_otherwise)
+                     + " sorted otherwise than by round: read in round order here; the "
+                     "sheet's formulas read them top to bottom until the next operation "
+                     "writes them back in round order")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "round": ledger.round,
                "wind": {"direction": direction, "speed": speed}, "ships": ships,
-               "fleets": fleets, "battle_over": over}  # fmt: skip
+               "fleets": fleets, "battle_over": over,
+               "in_round_order": not sorted_otherwise,
+               "opening_dice": ROUND_END[not ledger.readings.opening_after_wind]}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 

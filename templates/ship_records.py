@@ -35,6 +35,7 @@ from battle_ledger.sheets.ship_records import (
     SHIPS,
     WIND,
     damage_formulas,
+    round_end_default,
     ship_formulas,
     wind_formulas,
 )
@@ -97,6 +98,7 @@ def build_ship_records(
     band_edges: str = "closer band",
     burning_ships_fire: str = "yes",
     damage_counts: str = "all boxes of a ship lost",
+    opening_dice: str | None = None,
     paper: str = "a4",
     blank_rows: int = 0,
 ) -> Workbook:
@@ -143,7 +145,8 @@ def build_ship_records(
         wb, KIND, note,
         {"BattleName": battle, "WindStart": direction, "WindSpeedStart": int(speed),
          "BandEdges": band_edges, "BurningShipsFire": burning_ships_fire,
-         "DamageCounts": damage_counts},
+         "DamageCounts": damage_counts,
+         "RoundEnd": opening_dice or round_end_default(KIND.template_version)},
         FRONT_FORMULAS,
     )  # fmt: skip
     _fleets(front, list(dict.fromkeys(f for f, *_ in given)), ref)

@@ -325,6 +325,8 @@ CATALOGUE: list[Case] = [
      _RUN, None, 1, ("not a readable", "'INF'")),
     ("unknown division in Turns", _edit_cell("Division", "7e Division"), _RUN, None, 1,
      ("7e Division",)),
+    ("a row with numbers but no division", _edit_cell("Division", None), _RUN, None, 1,
+     ("but no Division", "row 4")),
     ("maximum DEP not a number", _openpyxl(_name_cell("MaxDEP", "forty")), _RUN, None, 1,
      ("maximum DEP",)),
     # bombs, each refused before it is unpacked

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -73,22 +74,36 @@ def test_a_frigate_takes_a_pirate_by_gunnery_and_boarding(tmp_path: Path) -> Non
     assert "the battle is over for Pirates" in boarded.summary
     naiad, revenge = _ship(path, "Naiad"), _ship(path, "Revenge")
     assert revenge["state"] == "captured" and revenge["captured_by"] == "Naiad"
-    # The prize crew (one gun deck) is marked off the winner and mans the prize.
-    assert (naiad["port"], naiad["starboard"]) == (1, 2)
-    assert (revenge["port"], revenge["starboard"]) == (0, 1)
+    # "On separating, the captured ship must be manned by at least one gun deck from the
+    # winning ship": nothing is marked off at the capture.
+    assert (naiad["port"], naiad["starboard"]) == (2, 2)
     assert naiad["entangled_with"] == "Revenge"
     report = run_report(HeadlessBook(path, writable=False)).details
     fleets = {f["fleet"]: f for f in report["fleets"]}
     assert fleets["British"]["ships_taken"] == 1
     assert fleets["British"]["damage_inflicted"] == 2 * 2 + 3 + 3  # all of a lost ship's boxes
-    with pytest.raises(BattleLedgerError, match="captured"):
-        _run(path, "fire", ship="Revenge", from_side="starboard", target="Naiad", side="port",
-             aim="hull", range=2, dice="6")  # fmt: skip
+    # Until then no crew of hers mans the prize's guns.
+    with pytest.raises(BattleLedgerError, match="On separating"):
+        _run(path, "fire", ship="Revenge", from_side="starboard", target="Victory",
+             side="port", aim="hull", range=2, dice="6")  # fmt: skip
     # Separating takes a 6.
     _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=5)
     assert _ship(path, "Naiad")["entangled_with"] == "Revenge"
-    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
-    assert _ship(path, "Naiad")["entangled_with"] is None
+    _run(path, "end-round", seed=1)
+    done = _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    assert "prize crew" in done.details["actions"][0]["result"]
+    naiad, revenge = _ship(path, "Naiad"), _ship(path, "Revenge")
+    assert naiad["entangled_with"] is None
+    # "The gun deck must be marked off on the ships record": off the winner's side with
+    # more left (port when equal); "The transferred crew is the captured ships new combat
+    # potential and mans the gun decks accordingly": port first.
+    assert (naiad["port"], naiad["starboard"]) == (1, 2)
+    assert (revenge["port"], revenge["starboard"]) == (0, 1)
+    assert revenge["state"] == "captured"
+    # A prize crew fights: she fires for her captor's fleet.
+    fired = _run(path, "fire", ship="Revenge", from_side="starboard", target="Bucentaure",
+                 side="port", aim="hull", range=2, dice="6")  # fmt: skip
+    assert fired.details["actions"][0]["hits"] == 1
 
 
 def test_the_battle_is_over_when_one_fleet_alone_has_ships_afloat(tmp_path: Path) -> None:
@@ -117,29 +132,87 @@ def test_the_battle_is_over_when_one_fleet_alone_has_ships_afloat(tmp_path: Path
     assert closed.details["battle_over"] is True and closed.details["sides_out"] == []
 
 
+class _Dice(random.Random):
+    """Dice thrown in a given order (``end-round``: the wind's two, then the rest)."""
+
+    def __init__(self, *dice: int) -> None:
+        super().__init__(0)
+        self.dice = list(dice)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.dice.pop(0)
+
+
+def _end_round(path: Path, *dice: int, **options: Any) -> Any:
+    return run_on_file(path, "end-round", rng=_Dice(*dice),
+                       **{k: str(v) for k, v in options.items()})  # fmt: skip
+
+
 def test_a_burning_ship_blows_up_and_sets_a_neighbour_alight(tmp_path: Path) -> None:
+    """Combat: "If a firing player manages to get a pair of sixes in the firing round, the
+    target catches on fire. In the next round the ship on fire must throw a 5 or 6 to put
+    the fire out. If unsuccessful, the fire grows and in the next round, the ship must
+    throw a 6 to put the fire out. If unsuccessful, the ship blows up"."""
     path = _ledger(tmp_path)
-    # A pair of sixes sets the target on fire.
     result = _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
                   side="starboard", aim="hull", range=6, dice="6,6,2")  # fmt: skip
     assert result.details["actions"][0]["sets_fire"] is True
     assert _ship(path, "Bucentaure")["on_fire"] == 1
-    # First round of fire: 5 or 6 puts it out; a 3 and it grows.
-    _run(path, "roll", ship="Bucentaure", check="fire out", die=3)
+    # Not in the round the fire started: "In the next round".
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="next round"):
+        _run(path, "roll", ship="Bucentaure", check="fire out", die=5)
+    assert path.read_bytes() == before
+    # The round's end: the wind first, then round 2's fire removal (a 3: it grows).
+    closed = _end_round(path, 3, 3, 3)
+    assert [(a["action"], a["ship"], a["result"]) for a in closed.details["actions"]] == [
+        ("fire out", "Bucentaure", "the fire grows")]  # fmt: skip
     assert _ship(path, "Bucentaure")["on_fire"] == 2
-    # Second round: only a 6; a 5 and she blows up.
-    result = _run(path, "roll", ship="Bucentaure", check="fire out", die=5)
-    assert result.details["actions"][0]["result"] == "blows up"
+    # One fire-out die a round: a second in round 2 is refused.
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Bucentaure", check="fire out", die=6)
+    # Round 3: only a 6; a 5 and she blows up.
+    closed = _end_round(path, 3, 3, 5)
+    assert closed.details["blown_up"] == ["Bucentaure"]
     assert _ship(path, "Bucentaure")["state"] == "blown up"
     assert _ship(path, "Bucentaure")["speed_running"] is None
-    # Within 12 cm: the hull score at the range (3 cm: 3-6).
+    # Within 12 cm: the hull score at the range (3 cm: 3-6), one die for each ship.
     _run(path, "roll", ship="Redoutable", check="catch fire", target="Bucentaure", range=3, die=3)
     _run(path, "roll", ship="Victory", check="catch fire", target="Bucentaure", range=10, die=4)
     assert _ship(path, "Redoutable")["on_fire"] == 1
     assert _ship(path, "Victory")["on_fire"] == 0
+    with pytest.raises(BattleLedgerError, match="already"):
+        _run(path, "roll", ship="Victory", check="catch fire", target="Bucentaure", range=10,
+             die=6)  # fmt: skip
     with pytest.raises(BattleLedgerError, match="blown up"):
         _run(path, "fire", ship="Bucentaure", from_side="port", target="Victory", side="port",
              aim="hull", range=3, dice="6,6,6")  # fmt: skip
+
+
+def test_a_pair_of_sixes_counts_over_the_players_dice_at_the_target_in_the_round(
+    tmp_path: Path,
+) -> None:
+    """Combat: "If a firing player manages to get a pair of sixes in the firing round, the
+    target catches on fire": one six from each of two British ships at the same target in
+    one round is a pair; a six the French throw at her is not the British player's."""
+    path = _ledger(tmp_path)
+    first = _run(path, "fire", ship="Naiad", from_side="port", target="Bucentaure",
+                 side="starboard", aim="hull", range=6, dice="6,1")  # fmt: skip
+    assert first.details["actions"][0]["sets_fire"] is False
+    french = _run(path, "fire", ship="Redoutable", from_side="port", target="Bucentaure",
+                  side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert french.details["actions"][0]["sets_fire"] is False
+    assert _ship(path, "Bucentaure")["on_fire"] == 0
+    second = _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
+                  side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert second.details["actions"][0]["sets_fire"] is True
+    assert _ship(path, "Bucentaure")["on_fire"] == 1
+    # The next round starts the count again.
+    _end_round(path, 3, 3, 5)  # her fire put out
+    assert _ship(path, "Bucentaure")["on_fire"] == 0
+    again = _run(path, "fire", ship="Victory", from_side="starboard", target="Bucentaure",
+                 side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    assert again.details["actions"][0]["sets_fire"] is False
 
 
 def test_a_dismasted_wreck_repairs_a_mast_loses_her_hull_and_sinks(tmp_path: Path) -> None:
@@ -155,41 +228,115 @@ def test_a_dismasted_wreck_repairs_a_mast_loses_her_hull_and_sinks(tmp_path: Pat
     with pytest.raises(BattleLedgerError, match="repairing"):
         _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
              aim="hull", range=2, dice="6,6,6")  # fmt: skip
-    _run(path, "end-round", seed=1)
+    # "one dice per turn": a second repair die in the round is refused.
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
+    _end_round(path, 3, 3)
+    # A ship that has fought this round cannot then try a repair.
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="stern",
+         aim="sails", range=1, dice="1,1,1")  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="cannot man their guns"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
     # From the stern each hull hit takes a gun deck off both sides; then the hull.
-    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="stern",
-         aim="hull", range=1, dice="3,4,5")  # fmt: skip
-    assert (_ship(path, "Redoutable")["port"], _ship(path, "Redoutable")["starboard"]) == (0, 0)
     _run(path, "fire", ship="Victory", from_side="starboard", target="Redoutable",
          side="stern", aim="hull", range=1, dice="3,4,5")  # fmt: skip
+    assert (_ship(path, "Redoutable")["port"], _ship(path, "Redoutable")["starboard"]) == (0, 0)
+    _end_round(path, 3, 3)
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable",
+         side="stern", aim="hull", range=1, dice="3,4,5")  # fmt: skip
     assert _ship(path, "Redoutable")["hull"] == 0
-    report = run_report(HeadlessBook(path, writable=False)).details
-    if report["wind"]["speed"] < 6:
-        pytest.skip("the wind dropped below high seas")  # pragma: no cover - seed 1 keeps it
-    # No gun decks and no hull in high seas (wind 6+): a 1 or 2 sinks her.
+    # No gun decks and no hull in high seas (wind 6+): a 1 or 2 sinks her, one die a round.
     _run(path, "roll", ship="Redoutable", check="sink", die=3)
     assert _ship(path, "Redoutable")["state"] == "afloat"
-    _run(path, "roll", ship="Redoutable", check="sink", die=2)
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Redoutable", check="sink", die=2)
+    closed = _end_round(path, 3, 3, 2)
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("sink", "sinks")]  # fmt: skip
     assert _ship(path, "Redoutable")["state"] == "sunk"
 
 
-def test_a_ship_runs_aground_and_is_refloated(tmp_path: Path) -> None:
+def _wreck(path: Path, ship: str) -> None:
+    for box in ("port", "starboard", "hull"):
+        for _ in range(3):
+            _run(path, "correct", ship=ship, box=box)
+
+
+def test_the_round_restarts_by_redefining_the_wind_before_the_sinking_checks(
+    tmp_path: Path,
+) -> None:
+    """Game Sequence: "Round restarts by redefining wind direction and strength according
+    to die rolls", and each player's sequence then opens with the checks "to see if
+    severely damaged ships ... sink in high seas": a wreck at wind 5 whose round ends
+    with a 6 on the speed die rolls to sink in the next round, at wind 6."""
+    path = _ledger(tmp_path, wind_speed=5)
+    _wreck(path, "Redoutable")
+    closed = _end_round(path, 3, 6, 1)
+    assert closed.details["wind"]["speed"] == 6 and closed.details["dice_round"] == 2
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("sink", "sinks")]  # fmt: skip
+    log = HeadlessBook(path, writable=False).read_table("tbl_Damage", {"Round": int})
+    assert log["Round"].tolist()[-1] == 2
+    # The older reading, a setting: those dice before the wind, with the round's own wind.
+    old = tmp_path / "old"
+    old.mkdir()
+    path = _ledger(old, wind_speed=5, opening_dice="before the wind")
+    _wreck(path, "Redoutable")
+    closed = _end_round(path, 3, 6)
+    assert closed.details["wind"]["speed"] == 6 and closed.details["actions"] == []
+
+
+def test_a_ledger_made_before_the_setting_keeps_its_reading(tmp_path: Path) -> None:
+    """tests/fixtures/ship-records-v1.xlsx was played two rounds by the ledger before
+    template version 2: its round's end threw the next round's fire die before the wind,
+    in the round that ended (here the round the fire started). It loads, checks and goes
+    on with that reading."""
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes((Path(__file__).parent / "fixtures" / "ship-records-v1.xlsx").read_bytes())
+    book = HeadlessBook(path, writable=False)
+    assert book.meta().template_version == 1
+    assert run_check(book) == []
+    assert _ship(path, "Bucentaure")["state"] == "blown up"
+    closed = _end_round(path, 3, 3, 6)
+    assert closed.details["dice_round"] == 3 and closed.details["next_round"] == 4
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("refloat", "refloated")]  # fmt: skip
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_ship_aground_or_at_anchor_cannot_move(tmp_path: Path) -> None:
+    """Movement: a ship that founders "cannot move again until they throw a 6 and refloat";
+    "A ship may drop anchor and cannot move until an entire move has passed": her speeds
+    are 0 while aground or at anchor."""
     path = _ledger(tmp_path)
     _run(path, "roll", ship="Victory", check="founder", die=4)
     assert _ship(path, "Victory")["aground"] is False
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
     _run(path, "roll", ship="Victory", check="founder", die=2)
-    assert _ship(path, "Victory")["aground"] is True
-    _run(path, "roll", ship="Victory", check="refloat", die=5)
-    assert _ship(path, "Victory")["aground"] is True
-    _run(path, "roll", ship="Victory", check="refloat", die=6)
+    held = _ship(path, "Victory")
+    assert held["aground"] is True
+    assert (held["speed_running"], held["speed_beam_reach"], held["speed_close_hauled"]) == (
+        0, 0, 0)  # fmt: skip
+    # The refloating stage opens the next round: not in the round she foundered.
+    with pytest.raises(BattleLedgerError, match="round 2"):
+        _run(path, "roll", ship="Victory", check="refloat", die=6)
+    closed = _end_round(path, 3, 3, 5)
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("refloat", "still aground")]  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="one die a round"):
+        _run(path, "roll", ship="Victory", check="refloat", die=6)
+    _end_round(path, 3, 3, 6)
     assert _ship(path, "Victory")["aground"] is False
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
     _run(path, "anchor", ship="Victory")
+    assert _ship(path, "Victory")["speed_running"] == 0
     with pytest.raises(BattleLedgerError, match="entire move"):
         _run(path, "anchor", ship="Victory", weigh="Y")
-    _run(path, "end-round", seed=2)
-    _run(path, "end-round", seed=3)
+    _end_round(path, 3, 3)
+    _end_round(path, 3, 3)
     _run(path, "anchor", ship="Victory", weigh="Y")
     assert _ship(path, "Victory")["anchored"] is None
+    assert _ship(path, "Victory")["speed_running"] == 3 * 4
 
 
 def test_end_round_rolls_what_is_due_and_moves_the_wind(tmp_path: Path) -> None:
@@ -322,6 +469,31 @@ _SHIP_COLUMNS = {"Port": "port", "Starboard": "starboard", "Masts": "masts", "Hu
                  "Boxes lost": "boxes_lost"}  # fmt: skip
 
 
+def _libreoffice_agrees(path: Path, tmp_path: Path) -> None:
+    """Every log row's outcomes, every ship's record and each fleet's damage, as
+    LibreOffice recalculates the workbook, equal the rules' (report's)."""
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = tmp_path / "recalculated.xlsx"
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    expected = compute_damage(ledger)
+    ships, fleets = standings(ledger)
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(recalculated, writable=False)
+    shown = book.read_table("tbl_Damage")
+    for index, row in expected.iterrows():
+        for header, value in row.items():
+            assert _plain(shown.at[index, header]) == _plain(value), (index, header)
+    sheet = book.read_table("tbl_Ships")
+    for i, ship in enumerate(ships):
+        for header, key in _SHIP_COLUMNS.items():
+            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
+    table = book.read_table("tbl_Fleets")
+    for i, fleet in enumerate(fleets):
+        assert _plain(table.at[i, "Damage inflicted"]) == fleet["damage_inflicted"]
+        assert _plain(table.at[i, "Afloat"]) == fleet["afloat"]
+
+
 @pytest.mark.slow
 @pytest.mark.libreoffice
 @settings(
@@ -338,7 +510,6 @@ def test_libreoffice_shows_every_record_as_the_report_does(
     anchors, corrections, the wind; the settings drawn too): every log row, every ship's
     boxes, speeds and state, and each fleet's damage, as LibreOffice recalculates them,
     equal the rules' (each example is one recalculation, so few)."""
-    from tests.libreoffice import recalculated_workbook
 
     tmp_path = tmp_path_factory.mktemp("ships")
     path = build_from_example("ship-records", tmp_path / "records.xlsx")
@@ -352,21 +523,192 @@ def test_libreoffice_shows_every_record_as_the_report_does(
         wb[sheet][cell.replace("$", "")].value = value
     wb.save(path)
     play_periods("ship-records", path, 6, lambda lo, hi: data.draw(st.integers(lo, hi)))
-    ledger = read_ships(HeadlessBook(path, writable=False))
-    expected = compute_damage(ledger)
-    ships, fleets = standings(ledger)
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    book = HeadlessBook(recalculated, writable=False)
-    shown = book.read_table("tbl_Damage")
-    for index, row in expected.iterrows():
+    _libreoffice_agrees(path, tmp_path)
+
+
+def _sort_descending(path: Path, table: str) -> None:
+    """Sort ``table``'s rows by Round, descending (stable), as a user sorts in Excel: the
+    typed cells move; each row's formulas are the row's own (Excel adjusts them so)."""
+    from battle_ledger.sheets.ship_records import DAMAGE, WIND
+
+    declared = {"tbl_Damage": DAMAGE, "tbl_Wind": WIND}[table]
+    typed = [c.header for c in declared.columns if not c.computed]
+    wb = openpyxl.load_workbook(path)
+    count = 0
+    while True:
+        try:
+            if table_cell(wb, table, "Round", count).value is None:
+                break
+        except (IndexError, KeyError, ValueError):
+            break
+        count += 1
+    rows = [{h: table_cell(wb, table, h, i).value for h in typed} for i in range(count)]
+    rows.sort(key=lambda row: -int(row["Round"]))
+    for i, row in enumerate(rows):
         for header, value in row.items():
-            assert _plain(shown.at[index, header]) == _plain(value), (index, header)
-    sheet = book.read_table("tbl_Ships")
-    for i, ship in enumerate(ships):
-        for header, key in _SHIP_COLUMNS.items():
-            assert _plain(sheet.at[i, header]) == _plain(ship[key]), (ship["ship"], header)
-    table = book.read_table("tbl_Fleets")
-    for i, fleet in enumerate(fleets):
-        assert _plain(table.at[i, "Damage inflicted"]) == fleet["damage_inflicted"]
-        assert _plain(table.at[i, "Afloat"]) == fleet["afloat"]
+            table_cell(wb, table, header, i).value = value
+    wb.save(path)
+
+
+def _played(tmp_path: Path) -> Path:
+    path = _ledger(tmp_path)
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure",
+         side="starboard", aim="hull", range=6, dice="6,6,2")  # fmt: skip
+    _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2",
+         target_dice="2,1,1,1")  # fmt: skip
+    _end_round(path, 2, 6, 3)  # Bucentaure's fire grows
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="sails", range=5, dice="5,5,1")  # fmt: skip
+    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    _end_round(path, 6, 1, 6)  # her fire out
+    return path
+
+
+def test_a_log_sorted_by_round_is_read_in_round_order(tmp_path: Path) -> None:
+    """The workbook conventions: "users may move, sort and add rows". The damage log and
+    the wind are read in the order of their Round column (a round's actions top to bottom,
+    as a sort by round keeps them); the next operation writes them back in that order,
+    which the sheet's formulas read."""
+    from tests.libreoffice import require_soffice
+
+    path = _played(tmp_path)
+    wanted = run_report(HeadlessBook(path, writable=False)).details
+    assert wanted["in_round_order"] is True
+    for table in ("tbl_Damage", "tbl_Wind"):
+        _sort_descending(path, table)
+    book = HeadlessBook(path, writable=False)
+    assert run_check(book) == []
+    shown = run_report(book)
+    assert shown.details["in_round_order"] is False and "round order" in shown.summary
+    assert shown.details["ships"] == wanted["ships"]
+    assert shown.details["wind"] == wanted["wind"] and shown.details["round"] == 3
+    _run(path, "anchor", ship="Victory")
+    now = run_report(HeadlessBook(path, writable=False)).details
+    assert now["in_round_order"] is True
+    log = HeadlessBook(path, writable=False).read_table("tbl_Damage", {"Round": int})
+    assert log["Round"].tolist() == sorted(log["Round"].tolist())
+    require_soffice()
+    _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.parametrize(("table", "header"), [("tbl_Damage", "Die 1"), ("tbl_Ships", "Gun decks"),
+                                               ("tbl_Wind", "Speed die")])  # fmt: skip
+def test_a_row_with_numbers_but_no_name_is_refused(tmp_path: Path, table: str,
+                                                   header: str) -> None:  # fmt: skip
+    """A row whose Ship (or Round) is blank but that holds numbers is not skipped while
+    check says ok: refused, naming the row."""
+    path = _played(tmp_path)
+    key = "Round" if table == "tbl_Wind" else "Ship"
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, table, key, 0).value = None
+    assert table_cell(wb, table, header, 0).value is not None
+    wb.save(path)
+    before = path.read_bytes()
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert len(problems) == 1 and f"no {key}" in problems[0] and "row 4" in problems[0]
+    with pytest.raises(BattleLedgerError, match="it would be skipped"):
+        _run(path, "anchor", ship="Victory")
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_rounds_sixes_the_prize_crew_and_ships_held(
+    tmp_path: Path,
+) -> None:
+    """The sheet's formulas hold what the report holds for the states of the text: the
+    sixes of a player's ships at one target in the round, the prize crew crossing "On
+    separating" and the prize then firing, a ship aground or at anchor not moving, the
+    next round's opening dice after the wind."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = _ledger(tmp_path)
+    _run(path, "fire", ship="Naiad", from_side="port", target="Bucentaure",
+         side="starboard", aim="hull", range=6, dice="6,1")  # fmt: skip
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Bucentaure",
+         side="port", aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure", side="port",
+         aim="hull", range=6, dice="6,1,1")  # fmt: skip
+    _run(path, "board", ship="Naiad", target="Revenge", dice="5,4,3,2", target_dice="2,1,1,1",
+         prize_crew=2)  # fmt: skip
+    _run(path, "roll", ship="Redoutable", check="founder", die=1)
+    _run(path, "anchor", ship="Victory")
+    _end_round(path, 3, 3, 3, 6)  # Bucentaure's fire grows; Redoutable refloats
+    _run(path, "roll", ship="Naiad", check="separate", target="Revenge", die=6)
+    _run(path, "fire", ship="Revenge", from_side="port", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,6")  # fmt: skip
+    _run(path, "roll", ship="Redoutable", check="founder", die=2)
+    report = run_report(HeadlessBook(path, writable=False)).details
+    ships = {s["ship"]: s for s in report["ships"]}
+    assert ships["Bucentaure"]["on_fire"] == 2
+    assert (ships["Naiad"]["port"], ships["Naiad"]["starboard"]) == (0, 2)
+    assert (ships["Revenge"]["port"], ships["Revenge"]["starboard"]) == (2, 0)
+    assert ships["Redoutable"]["on_fire"] == 1 and ships["Redoutable"]["port"] == 1
+    assert ships["Redoutable"]["speed_running"] == 0 and ships["Victory"]["speed_running"] == 0
+    _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.libreoffice
+def test_a_ledger_made_before_computes_in_its_sheet_as_in_the_report(tmp_path: Path) -> None:
+    """A version 1 ledger's sheet has no columns for the round's sixes or the prize crew
+    crossing on separating: it goes on with what it computes (a pair within a broadside,
+    the crew crossing at the capture), and its ships' speeds take the formulas of a ship
+    aground or at anchor at the next operation; LibreOffice and the report agree."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes((Path(__file__).parent / "fixtures" / "ship-records-v1.xlsx").read_bytes())
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,1,1")  # fmt: skip
+    _run(path, "fire", ship="Naiad", from_side="starboard", target="Redoutable", side="port",
+         aim="hull", range=3, dice="6,1")  # fmt: skip
+    assert _ship(path, "Redoutable")["on_fire"] == 0
+    _run(path, "fire", ship="Redoutable", from_side="starboard", target="Victory", side="port",
+         aim="hull", range=3, dice="6,6,1")  # fmt: skip
+    _run(path, "board", ship="Victory", target="Redoutable", dice="6,6,6,6",
+         target_dice="1,1,1,1")  # fmt: skip
+    victory, redoutable = _ship(path, "Victory"), _ship(path, "Redoutable")
+    assert victory["on_fire"] == 1 and (victory["port"], victory["starboard"]) == (1, 2)
+    assert redoutable["aground"] is True and redoutable["speed_running"] == 0
+    _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.parametrize(("value", "code"), [("before the wind", 0), ("sometimes", 1)])
+def test_a_house_file_sets_the_opening_dice_reading(tmp_path: Path, value: str,
+                                                   code: int) -> None:  # fmt: skip
+    """damage_record_readings.round_end_dice is read: a house file's "before the wind" is
+    the new ledger's setting; a value that is neither is refused, naming the key."""
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  damage_record_readings:\n    values:\n"
+                     f"      round_end_dice: {value}\n", encoding="utf-8")  # fmt: skip
+    fleet = Path(__file__).resolve().parent.parent / "examples" / "age-of-sail.csv"
+    out = tmp_path / "ships.xlsx"
+    made = CliRunner().invoke(cli, ["new", "ship-records", "--ruleset", "sail", "--oob",
+                                    str(fleet), "--rules", str(house), "-o", str(out)])  # fmt: skip
+    assert made.exit_code == code, made.output
+    if code:
+        assert "round_end_dice" in made.output and not out.exists()
+        return
+    report = run_report(HeadlessBook(out, writable=False)).details
+    assert report["opening_dice"] == value
+
+
+def test_before_the_wind_a_repair_at_the_rounds_end_follows_the_fighting(
+    tmp_path: Path,
+) -> None:
+    """With the older reading, end-round's repair die is thrown at the end of the round,
+    after its fighting (as ledgers made before the setting have it): accepted after a
+    broadside, and the next round she fires; thrown in the round, it is not."""
+    path = _ledger(tmp_path, opening_dice="before the wind")
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="bow",
+         aim="sails", range=2, dice="4,5,6")  # fmt: skip
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="hull", range=2, dice="1,1,1")  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="cannot man their guns"):
+        _run(path, "roll", ship="Redoutable", check="repair", die=6)
+    closed = _end_round(path, 3, 3, 6, repair="Redoutable")
+    assert closed.details["dice_round"] == 1
+    assert _ship(path, "Redoutable")["masts_standing"] == ["main"]
+    _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
+         aim="hull", range=2, dice="1,1,1")  # fmt: skip

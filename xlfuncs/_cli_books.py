@@ -192,6 +192,12 @@ _lite_wheel_option = click.option(
     "all her boxes).",
 )
 @click.option(
+    "--opening-dice",
+    type=click.Choice(["after the wind", "before the wind"]),
+    help="Ship records: end-round throws the next round's fire, sinking and refloating dice "
+    "after the wind changes (the text's sequence, default) or before it.",
+)
+@click.option(
     "--paper",
     type=click.Choice(["a4", "letter"], case_sensitive=False),
     help="The paper every sheet prints on, ship records' cards too (default a4).",
@@ -243,6 +249,7 @@ def new(
     band_edges: str | None,
     burning_ships_fire: str | None,
     damage_counts: str | None,
+    opening_dice: str | None,
     paper: str | None,
     out: Path,
     force: bool,
@@ -323,7 +330,8 @@ def new(
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
              "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
              "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
-             "damage_counts": damage_counts, "paper": paper}  # fmt: skip
+             "damage_counts": damage_counts, "opening_dice": opening_dice,
+             "paper": paper}  # fmt: skip
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     link: dict[str, str] = {}
     if source is not None and oob is not None and on is not None:
