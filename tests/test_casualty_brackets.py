@@ -83,7 +83,7 @@ def test_seeded_rolls_repeat_and_are_logged(tmp_path: Path) -> None:
         results.append(run_on_file(path, "end-turn", seed="1813").details["checks_due"])
     assert results[0] == results[1] and results[0][0]["result"] in ("passes", "routs")
     log = HeadlessBook(path, writable=False).read_table("tbl_Log")
-    assert str(log["Dice"].iloc[-1]).strip().isdigit()
+    assert all(d.isdigit() for d in str(log["Dice"].iloc[-1]).split())  # a rout: its rally too
 
 
 def test_report_json_contract(tmp_path: Path) -> None:
