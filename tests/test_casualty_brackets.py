@@ -19,7 +19,7 @@ from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
-from tests.tables import named_cell, table_cell
+from tests.tables import named_cell, plain, table_cell
 
 UNITS = [
     ("Blue", "1st Line", "Conscript", 20),
@@ -226,6 +226,239 @@ def test_libreoffice_agrees_on_the_leaders_and_the_raised_grade(tmp_path: Path) 
         assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in want], header
     units = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
     assert list(units["Grade now"]) == ["Conscript", "Guard", "Conscript"]
+
+
+# -- the states the text names: formed, disordered, routed; batteries ---------------------
+
+#: Turn 1: the 1st Line (conscripts, 20) loses 4 (20%); turn 2, 2 more (30%): the 25%
+#: bracket first exceeded, in a turn where the fighting left it as ``became`` says.
+_STATES_TURN_2 = {"unit": "1st Line", "fire": "2"}
+
+
+def _state_battle(tmp_path: Path, became: str | None, **options: str) -> Path:
+    path = tmp_path / "states.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=UNITS, **options), path)
+    run_on_file(path, "record", unit="1st Line", fire="4")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", **_STATES_TURN_2, **({"became": became} if became else {}))
+    return path
+
+
+def test_a_formed_unit_checks_when_it_first_exceeds_a_bracket(tmp_path: Path) -> None:
+    """ "Any conscript or militia unit that has exceeded 25% or 50% or 75% casualties as a
+    result of fire or melee in this turn must make morale checks": formed, 6 of 20 lost,
+    50% - 5% x 6 castings = 20%; no rally (it is neither broken, disordered nor routed)."""
+    path = _state_battle(tmp_path, None)
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == [
+        {"unit": "1st Line", "brackets": "25%", "chance": 20, "result": None}
+    ]
+    assert done.details["rallies"] == []
+    assert _units(path)["1st Line"]["status"] == "formed"
+
+
+def test_a_disordered_unit_does_not_check_and_rallies_at_30_more(tmp_path: Path) -> None:
+    """ "These checks are for units that are not routed or disordered"; "Unit is only
+    broken or disordered +30%": the same losses, the unit disordered by the turn's
+    fighting (a "FAIL, STAND DISORDERED"): no check; it rolls to rally at the end of the
+    turn ("Rallying is an automatic test at the end of a turn") at 50 - 30 + 30 = 50%."""
+    path = _state_battle(tmp_path, "disordered")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"] == [
+        {"unit": "1st Line", "chance": 50, "rallied": None, "status": "disordered"}
+    ]
+    unit = _units(path)["1st Line"]
+    assert (unit["status"], unit["checks"]) == ("disordered", [])
+    assert unit["became"] == [{"turn": 2, "state": "disordered"}]
+    assert unit["rallies"][0] == {
+        "turn": 2, "from": "disordered", "chance": 50, "roll": None, "rallied": None}  # fmt: skip
+    # still disordered in turn 3: 11 of 20 (55%) crosses 50% without a check; a 54 is
+    # over its chance (50 - 5 x 11 + 30 = 25; 5 of 20 is not more than 25% this turn)
+    run_on_file(path, "record", unit="1st Line", fire="5", rally_roll="54")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"][0] == {
+        "unit": "1st Line", "chance": 25, "rallied": False, "status": "disordered"}  # fmt: skip
+    # turn 4: a 5 rallies it; formed again
+    run_on_file(path, "record", unit="1st Line", rally_roll="5")
+    done = run_on_file(path, "end-turn")
+    assert done.details["rallies"][0] == {
+        "unit": "1st Line", "chance": 25, "rallied": True, "status": "formed"}  # fmt: skip
+    assert _units(path)["1st Line"]["status"] == "formed"
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_routed_unit_does_not_check_and_rallies_without_the_30(tmp_path: Path) -> None:
+    """ "A routed unit will continue to move to the rear until it is rallied"; "It is much
+    more difficult to rally routed soldiers": routed by the turn's fighting (a melee
+    "ROUT"), no check, and its rally has no +30%: 50 - 30 = 20%. A unit already routed
+    that is then disordered stays routed."""
+    path = _state_battle(tmp_path, "routed")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"] == [
+        {"unit": "1st Line", "chance": 20, "rallied": None, "status": "routed"}
+    ]
+    run_on_file(path, "record", unit="1st Line", became="disordered")
+    done = run_on_file(path, "end-turn")
+    assert done.details["rallies"][0]["status"] == "routed"
+    assert done.details["rallies"][0]["chance"] == 20
+
+
+@pytest.mark.parametrize(("first_rally", "first_turn"), [(None, 2), ("the next turn", 3)])
+def test_the_first_rally_of_a_unit_routed_by_a_check(
+    first_rally: str | None, first_turn: int, tmp_path: Path
+) -> None:
+    """ "9. Morale checks, rallies, ...": checks come before rallies in the last phase,
+    so a unit routed by its check rolls its first rally at the end of the same turn (the
+    data's reading); the setting "the next turn" leaves it to the end of turn T+1."""
+    options = {} if first_rally is None else {"first_rally": first_rally}
+    path = _state_battle(tmp_path, None, **options)
+    run_on_file(path, "record", unit="1st Line", morale_roll="99")
+    run_on_file(path, "end-turn", seed="1")
+    run_on_file(path, "end-turn", seed="2", allow_empty=True)
+    unit = _units(path)["1st Line"]
+    assert unit["checks"][0]["passed"] is False
+    assert unit["rallies"][0]["turn"] == first_turn
+    assert unit["rallies"][0]["roll"] is not None  # thrown by end-turn --seed
+    assert all(r["from"] == "routed" for r in unit["rallies"])
+
+
+def test_a_battery_counts_its_guns(tmp_path: Path) -> None:
+    """ "To keep track of the number of guns remaining place a dice or counter behind the
+    stand": the order of battle's batteries are in the ledger with their guns; guns lost
+    to fire and in melee count against them; no more guns than it has."""
+    oob = Path(__file__).resolve().parent.parent / "examples" / "glory-of-the-empire.yaml"
+    path = tmp_path / "cryslers.xlsx"
+    assert CliRunner().invoke(cli, ["new", "casualty-brackets", "--ruleset", "gote", "--oob",
+                                    str(oob), "-o", str(path)]).exit_code == 0  # fmt: skip
+    units = _units(path)
+    battery = units["Upham's 6-pdr battery"]
+    assert (battery["battery"], battery["counts"], battery["start"]) == (True, "guns", 2)
+    assert (units["13th U.S. Infantry"]["battery"], units["13th U.S. Infantry"]["counts"]) == (
+        False, "figures")  # fmt: skip
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="more guns lost than the battery has"):
+        run_on_file(path, "record", unit="Upham's 6-pdr battery", fire="2", melee="1")
+    assert path.read_bytes() == before
+    run_on_file(path, "record", unit="Upham's 6-pdr battery", melee="1")
+    run_on_file(path, "end-turn")
+    battery = _units(path)["Upham's 6-pdr battery"]
+    assert (battery["lost"], battery["percent"]) == (1, 50.0)
+    shown = CliRunner().invoke(cli, ["report", str(path)]).output
+    assert "Upham's 6-pdr battery (conscript): 1 of 2 guns lost" in shown
+
+
+def test_a_unit_with_figures_and_guns_is_refused(tmp_path: Path) -> None:
+    path = _ledger(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "Guns at start", 0).value = 4
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="both figures and guns") as info:
+        run_on_file(path, "end-turn")
+    assert info.value.column == "Figures at start" and path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("first_rally", ["the same turn", "the next turn"])
+def test_libreoffice_agrees_on_the_states_and_the_batteries(
+    first_rally: str, tmp_path: Path
+) -> None:
+    """Formed, disordered and routed units, a check failed and a battery's guns, with
+    both first-rally settings: the sheet's formulas give what ``report`` gives."""
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    units = [*UNITS, ("Red", "Foot battery", "Veteran", 4, True)]
+    path = tmp_path / "states.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=units, first_rally=first_rally), path)
+    for unit, fire, became in (
+        ("1st Line", "6", "disordered"),
+        ("Militia", "3", "routed"),
+        ("Old Guard", "7", None),
+        ("Foot battery", "3", None),
+    ):
+        run_on_file(path, "record", unit=unit, fire=fire,
+                    **({"became": became} if became else {}))  # fmt: skip
+    run_on_file(path, "record", unit="Old Guard", morale_roll="99")
+    run_on_file(path, "end-turn", seed="3")
+    run_on_file(path, "record", unit="1st Line", fire="1", rally_roll="1")
+    run_on_file(path, "record", unit="Foot battery", melee="1", became="disordered")
+    run_on_file(path, "end-turn", seed="4")
+    run_on_file(path, "record", unit="Militia", fire="1")
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = [str(plain(v)) for v in shown[header]]
+        want = [str(plain(w)) for w in expected[header]]
+        assert got == want, header
+    states = set(expected["Status"])
+    assert {"formed", "disordered", "routed"} <= states
+    report = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
+    for _, row in sheet.iterrows():
+        unit = report[row["Unit"]]
+        assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
+        assert abs(float(row["% lost"]) - unit["percent"]) < 1e-9
+
+
+# -- a ledger made before the states and batteries (template version 2) ------------------
+
+V2 = Path(__file__).parent / "fixtures" / "casualty-brackets-v2.xlsx"
+
+
+def _v2(tmp_path: Path) -> Path:
+    """tests/fixtures/casualty-brackets-v2.xlsx: Crysler's Farm built and played two turns
+    by the version before (the 12th U.S. Infantry routed by its check in turn 1, its rally
+    roll thrown in turn 2)."""
+    path = tmp_path / "v2.xlsx"
+    path.write_bytes(V2.read_bytes())
+    return path
+
+
+def test_a_version_2_ledger_still_opens_and_keeps_its_reading(tmp_path: Path) -> None:
+    path = _v2(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _units(path)
+    militia = units["12th U.S. Infantry"]
+    assert (militia["status"], militia["lost"]) == ("routed", 2)
+    # its reading, as its formulas hold it: the first rally the turn after the rout
+    assert militia["checks"][0]["turn"] == 1 and militia["rallies"][0]["turn"] == 2
+    assert "Upham's 6-pdr battery" not in units  # made before batteries were counted
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="no Became column"):
+        run_on_file(path, "record", unit="89th Regiment of Foot", became="disordered")
+    assert path.read_bytes() == before
+    run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"][0]["result"] == "routs"
+    assert all(r["unit"] != "13th U.S. Infantry" for r in done.details["rallies"])
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds compute the same in LibreOffice."""
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _v2(tmp_path)
+    run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
+    run_on_file(path, "end-turn", seed="5")
+    run_on_file(path, "record", unit="13th U.S. Infantry", rally_roll="1")
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = [str(plain(v)) for v in shown[header]]
+        want = [str(plain(w)) for w in expected[header]]
+        assert got == want, header
 
 
 # -- Square Eagles: Hits ------------------------------------------------------------------
