@@ -8,6 +8,10 @@ Quotes are from Glory of the Empire's "Morale checks" and "Rallying".
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import openpyxl
@@ -404,6 +408,66 @@ def test_libreoffice_agrees_on_the_states_and_the_batteries(
         unit = report[row["Unit"]]
         assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
         assert abs(float(row["% lost"]) - unit["percent"]) < 1e-9
+
+
+def _command(folder: Path, *args: str) -> str:
+    """``battle-ledger ARGS`` as a user types it, in a process of its own."""
+    done = subprocess.run([sys.executable, "-m", "battle_ledger.xlfuncs.cli", *args],
+                          cwd=folder, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    shown = f"battle-ledger {shlex.join(args)}\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0 and "Traceback" not in shown, shown
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
+    tmp_path: Path,
+) -> None:
+    """A battery's guns lost, turn by turn, in the casualty brackets are what the campaign
+    counts it lost (``add-battle --from``), and what "For every gun lost, an artillery
+    replacement figure will replace it" gives back: the Royal Artillery (4 guns) loses 1
+    to fire and 1 in melee in turn 1, 1 to fire in turn 2: 3 lost, 1 left; 2 figures of
+    the Royal Marines replace 2 of them (3 guns; the Marines 12 - 2 = 10 figures, "The
+    battalion donating the replacements will permanently lose this figure casting"); 4
+    figures would replace more guns than it lost, and are refused."""
+    shutil.copy(Path(__file__).parent / "fixtures" / "oob" / "coastal-campaign.yaml",
+                tmp_path / "coast.yaml")  # fmt: skip
+    _command(tmp_path, "new", "campaign", "--ruleset", "gote", "--oob", "coast.yaml", "--name",
+             "Coast", "-o", "coast.xlsx")  # fmt: skip
+    _command(tmp_path, "new", "casualty-brackets", "--ruleset", "gote", "--oob", "coast.yaml",
+             "-o", "day1.xlsx")  # fmt: skip
+    for turn in (("--fire", "1", "--melee", "1"), ("--fire", "1")):
+        _command(tmp_path, "run", "record", "day1.xlsx", "--unit", "Royal Artillery", *turn)
+        _command(tmp_path, "run", "record", "day1.xlsx", "--unit", "2nd Foot", "--fire", "1")
+        _command(tmp_path, "run", "end-turn", "day1.xlsx", "--seed", "1")
+    brackets = json.loads(_command(tmp_path, "report", "day1.xlsx", "--json"))["details"]
+    battery = next(u for u in brackets["units"] if u["unit"] == "Royal Artillery")
+    assert (battery["counts"], battery["start"], battery["lost"]) == ("guns", 4, 3)
+    added = _command(tmp_path, "run", "add-battle", "coast.xlsx", "--name", "Landing", "--date",
+                     "1810-05-01", "--winner", "French", "--from", "day1.xlsx")  # fmt: skip
+    assert "2 figures, 3 guns lost" in added
+
+    def formations() -> dict[str, dict[str, object]]:
+        shown = _command(tmp_path, "report", "coast.xlsx", "--on", "1810-05-02", "--json")
+        return {f["formation"]: f for f in json.loads(shown)["details"]["formations"]}
+
+    units = formations()
+    assert (units["Royal Artillery"]["lost"], units["Royal Artillery"]["strength"]) == (3, 1)
+    assert units["2nd Foot"]["strength"] == 8
+    refused = subprocess.run(
+        [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "run", "replace-artillery",
+         "coast.xlsx", "--battery", "Royal Artillery", "--donor",
+         "1st Battalion Royal Marines", "--figures", "4"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    _command(tmp_path, "run", "replace-artillery", "coast.xlsx", "--battery", "Royal Artillery",
+             "--donor", "1st Battalion Royal Marines", "--figures", "2")  # fmt: skip
+    units = formations()
+    assert (units["Royal Artillery"]["replaced"], units["Royal Artillery"]["strength"]) == (2, 3)
+    marines = units["1st Battalion Royal Marines"]
+    assert (marines["donated"], marines["strength"]) == (2, 10)
 
 
 # -- a ledger made before the states and batteries (template version 2) ------------------
