@@ -470,6 +470,28 @@ def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
     assert (marines["donated"], marines["strength"]) == (2, 10)
 
 
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["--unit", "1st Line", "--became", "shaken"], 2, "--became"),
+        (["--unit", "1st Line", "--became", "formed"], 2, "--became"),
+        (["--unit", "Old Guard", "--fire", "6", "--melee", "3"], 1,
+         "more figures lost than the unit has"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_a_state_the_text_does_not_name(
+    args: list[str], code: int, words: str, tmp_path: Path
+) -> None:
+    """Disordered or routed is what the fighting leaves (a unit is formed again only by a
+    rally): anything else is a mistake in the command, one line, the file unchanged."""
+    path = _ledger(tmp_path)
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, ["run", "record", str(path), *args])
+    assert done.exit_code == code, done.output
+    assert words in done.output and "Traceback" not in done.output
+    assert path.read_bytes() == before
+
+
 # -- a ledger made before the states and batteries (template version 2) ------------------
 
 V2 = Path(__file__).parent / "fixtures" / "casualty-brackets-v2.xlsx"
