@@ -419,7 +419,7 @@ KIND = register(
         # turn's fighting left a unit in, the first-rally setting, batteries
         template_version=_STATES,
         oldest_version=2,
-        versioned_formulas=lambda row, version: turn_formulas(row, version),
+        versioned_formulas=turn_formulas,
     )
 )
 
