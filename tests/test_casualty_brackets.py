@@ -421,6 +421,7 @@ def _command(folder: Path, *args: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.libreoffice
 def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
     tmp_path: Path,
 ) -> None:
@@ -468,6 +469,22 @@ def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
     assert (units["Royal Artillery"]["replaced"], units["Royal Artillery"]["strength"]) == (2, 3)
     marines = units["1st Battalion Royal Marines"]
     assert (marines["donated"], marines["strength"]) == (2, 10)
+    _campaign_recalculates_as_its_rules(tmp_path / "coast.xlsx")
+
+
+def _campaign_recalculates_as_its_rules(path: Path) -> None:
+    """The campaign's Losses sheet, recalculated by LibreOffice, is what its rules give."""
+    from battle_ledger.sheets.campaign import compute_losses, read_campaign
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    computed = compute_losses(read_campaign(HeadlessBook(path, writable=False)))
+    losses = recalculated_workbook(path)["Losses"]
+    headers = [c.value for c in losses[3]]
+    for i, (_, row) in enumerate(computed.iterrows()):
+        cells = {h: plain(losses.cell(row=4 + i, column=headers.index(h) + 1).value)
+                 for h in row.index}  # fmt: skip
+        assert cells == {h: plain(v) for h, v in row.items()}, i
 
 
 @pytest.mark.parametrize(
