@@ -651,7 +651,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
             "disordered",
             file=book.name, table=TURNS.name, column="--rally-roll",
             value=cells["Rally roll"],
-            expected="no rally roll: only a routed or disordered unit rallies",
+            expected="no rally roll: only a routed or disordered unit rallies (routed by its "
+            "check this turn: the morale roll first, or with it)",
         )  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)

@@ -744,3 +744,19 @@ def test_age_of_eagles_brigade_without_a_spent_point_is_refused(tmp_path: Path) 
     with pytest.raises(BattleLedgerError, match="no spent point") as info:
         run_on_file(path, "end-turn")
     assert info.value.column == "Spent point" and path.read_bytes() == before
+
+
+def test_a_rally_roll_follows_a_failed_check_in_the_same_turn(tmp_path: Path) -> None:
+    """Checks, then rallies ("9. Morale checks, rallies"): a unit's rally roll comes once
+    its check has routed it; typed with the morale roll, both count."""
+    path = _state_battle(tmp_path, None)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="not routed or disordered") as err:
+        run_on_file(path, "record", unit="1st Line", rally_roll="5")
+    assert "the morale roll first" in str(err.value) and path.read_bytes() == before
+    run_on_file(path, "record", unit="1st Line", morale_roll="99", rally_roll="5")
+    unit = _units(path)["1st Line"]
+    assert unit["checks"][0]["passed"] is False
+    assert unit["rallies"][0] == {"turn": 2, "from": "routed", "chance": 20, "roll": 5,
+                                  "rallied": True}  # fmt: skip
+    assert unit["status"] == "formed"
