@@ -12,7 +12,7 @@ Odds are exact (``fractions.Fraction``), never sampled.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ __all__ = [
     "RULESET_ID",
     "BracketsFrom",
     "ChartResult",
+    "FirstRally",
     "LeaderCasualtyResult",
     "LeaderOutcome",
     "MeleeOutcome",
@@ -764,6 +765,33 @@ class UnitStatus:
     ALL = (FORMED, DISORDERED, ROUTED)
 
 
+class FirstRally:
+    """When a unit routed by a failed morale check first rolls to rally: in the turn it
+    routs (the printed sequence: "9. Morale checks, rallies", and "Rallying is an
+    automatic test at the end of a turn") or at the end of the next turn (house reading
+    ``first_rally_in_turn_routed``; a setting of each ledger, since umpires differ).
+    The same holds for a unit the turn's fighting routed or disordered."""
+
+    SAME_TURN = "the same turn"
+    NEXT_TURN = "the next turn"
+    ALL = (SAME_TURN, NEXT_TURN)
+
+    @staticmethod
+    def default() -> str:
+        """The data's reading: the same turn."""
+        same = bool(ruleset().constant("morale_check_rules", "first_rally_in_turn_routed"))
+        return FirstRally.SAME_TURN if same else FirstRally.NEXT_TURN
+
+    @staticmethod
+    def reading(text: str | None) -> str:
+        """``text`` checked (None: the data's reading)."""
+        reading = FirstRally.default() if text is None else text
+        one_of(reading, FirstRally.ALL,
+               "a unit routed in a turn first rolls to rally in the same turn or the next",
+               "first rally")  # fmt: skip
+        return reading
+
+
 class RollPasses:
     """How a percentile roll meets a chance: the text gives the chance and the roll,
     not which side of it wins (house reading ``roll_passes_at_or_under``; a setting
@@ -824,16 +852,26 @@ class UnitState:
     start: int
     lost: int = 0
     status: str = UnitStatus.FORMED
+    battery: bool = False  # its strength is guns ("the number of remaining guns")
+
+    @property
+    def counts(self) -> str:
+        """What its strength and losses count: figures, or a battery's guns."""
+        return "guns" if self.battery else "figures"
 
 
 @dataclass(frozen=True)
 class UnitTurn:
-    """What the umpire records for one unit in one turn (rolls: None, not rolled yet)."""
+    """What the umpire records for one unit in one turn (rolls: None, not rolled yet).
+
+    ``became``: disordered or routed by the turn's fighting (a chart's "stand
+    disordered" or rout, a melee lost, routers passing through); None: neither."""
 
     turn: int | None = None
     fire: int = 0
     melee: int = 0
     leader_attached: bool = False
+    became: str | None = None
     morale_roll: int | None = None
     rally_roll: int | None = None
     leader_roll: int | None = None  # does the attached leader become a casualty
@@ -871,37 +909,53 @@ class UnitOutcome:
     status: str
     leader: LeaderOutcome | None = None  # None: no leader attached, or nothing lost
     grade: str = ""  # the grade from the next turn on (a leader's last words raise it)
+    in_turn: str = UnitStatus.FORMED  # the state the turn's fighting left it in
+    rallying_from: str | None = None  # disordered or routed, when it rolls to rally
+
+
+_WORSE = {UnitStatus.FORMED: 0, UnitStatus.DISORDERED: 1, UnitStatus.ROUTED: 2}
 
 
 def unit_after_turn(
-    state: UnitState, turn: UnitTurn, *, roll_passes: str | None = None
+    state: UnitState,
+    turn: UnitTurn,
+    *,
+    roll_passes: str | None = None,
+    first_rally: str | None = None,
 ) -> UnitOutcome:
-    """One turn of one unit: losses, the brackets first exceeded, the morale check,
-    the rally, the attached leader.
+    """One turn of one unit: losses, the state the turn's fighting left it in, the
+    brackets first exceeded, the morale check, the rally, the attached leader.
 
-    A routed or disordered unit rolls to rally (50% + the rally modifiers) and
+    The turn's fighting may leave a unit disordered or routed (``turn.became``; a
+    routed unit stays routed). Then the last phase, in the printed order ("9.
+    Morale checks, rallies, ..."): a formed unit whose losses first exceed a bracket
+    of its grade checks once (house reading: one check however many brackets), at
+    50% + the morale modifiers; failing, it routs 14". A routed or disordered unit
     does not check ("These checks are for units that are not routed or
-    disordered"); a formed unit whose losses first exceed a bracket of its
-    grade checks once (house reading: one check however many brackets), at 50%
-    + the morale modifiers; failing, it routs 14". A leader attached to a unit
-    that lost figures becomes a casualty on 5% per casting lost this turn, and a
-    second roll on the Results of Leader Casualties says what befell him; a
-    minor wound brings him back after N turns, and his last words raise the
-    unit one grade from the next turn (not Guards). Every roll passes as
-    ``roll_passes`` says (default: the data's reading, at or under).
-    Percentages are of the figures at the start of the battle.
+    disordered"); it rolls to rally at 50% + the rally modifiers, +30% when "only
+    broken or disordered". ``first_rally`` (``FirstRally``; default the data's
+    reading, the same turn): whether a unit routed or disordered in this turn
+    rolls now, or only units routed or disordered at its start. A leader attached
+    to a unit that lost figures becomes a casualty on 5% per casting lost this turn,
+    and a second roll on the Results of Leader Casualties says what befell him; a
+    minor wound brings him back after N turns, and his last words raise the unit
+    one grade from the next turn (not Guards). Every roll passes as
+    ``roll_passes`` says (default: the data's reading, at or under). Percentages
+    are of the figures (a battery: guns) at the start of the battle.
     """
     where = [f"turn {turn.turn}"] if turn.turn is not None else []
     where += [f"unit {state.unit!r}"] if state.unit else []
     prefix = f"{', '.join(where)}: " if where else ""
-    fire = _whole(turn.fire, f"{prefix}figures lost to fire")
-    melee = _whole(turn.melee, f"{prefix}figures lost in melee")
+    fire = _whole(turn.fire, f"{prefix}{state.counts} lost to fire")
+    melee = _whole(turn.melee, f"{prefix}{state.counts} lost in melee")
     lost = state.lost + fire + melee
     if lost > state.start:
         raise InvalidArgumentError(
-            f"{prefix}more figures lost than the unit has",
+            f"{prefix}more {state.counts} lost than the "
+            + ("battery" if state.battery else "unit")
+            + " has",
             value=fire + melee,
-            expected=f"at most {state.start - state.lost} (the figures left)",
+            expected=f"at most {state.start - state.lost} (the {state.counts} left)",
         )
     if state.status not in UnitStatus.ALL:
         raise InvalidArgumentError(
@@ -909,6 +963,11 @@ def unit_after_turn(
             value=state.status,
             expected=", ".join(UnitStatus.ALL),
         )
+    if turn.became is not None:
+        one_of(turn.became, (UnitStatus.DISORDERED, UnitStatus.ROUTED),
+               f"{prefix}the turn's fighting leaves a unit disordered or routed",
+               "became")  # fmt: skip
+    same_turn = FirstRally.reading(first_rally) == FirstRally.SAME_TURN
 
     def passes(roll: int | None, chance: int, what: str) -> bool | None:
         if roll is None:
@@ -918,21 +977,24 @@ def unit_after_turn(
     this_turn = fire + melee
     conditions = "leader" if turn.leader_attached else ""
     crossed = tuple(brackets_crossed(state.grade, state.start, state.lost, lost))
-    status, rally, rallied = state.status, None, None
-    if state.status != UnitStatus.FORMED:
-        only_disordered = state.status == UnitStatus.DISORDERED
-        terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
-        rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
-        rallied = passes(turn.rally_roll, rally, "rally roll")
-        status = UnitStatus.FORMED if rallied else state.status
+    in_turn = max(state.status, turn.became or UnitStatus.FORMED, key=_WORSE.__getitem__)
     due = morale_check_due(state.grade, state.start, state.lost, lost,
-                           routed_or_disordered=state.status != UnitStatus.FORMED)  # fmt: skip
+                           routed_or_disordered=in_turn != UnitStatus.FORMED)  # fmt: skip
+    status = in_turn
     chance = passed = None
     if due:
         chance = morale_check_chance(state.grade, conditions, lost, state.start, this_turn)
         passed = passes(turn.morale_roll, chance, "morale roll")
         if passed is False:
             status = UnitStatus.ROUTED
+    rally = rallied = rallying_from = None
+    if (status if same_turn else state.status) != UnitStatus.FORMED:
+        rallying_from = status
+        only_disordered = status == UnitStatus.DISORDERED
+        terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
+        rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
+        rallied = passes(turn.rally_roll, rally, "rally roll")
+        status = UnitStatus.FORMED if rallied else status
     leader = None
     grade_after = grade(state.grade).id
     if turn.leader_attached and this_turn > 0:
@@ -959,18 +1021,24 @@ def unit_after_turn(
         status=status,
         leader=leader,
         grade=grade_after,
+        in_turn=in_turn,
+        rallying_from=rallying_from,
     )
 
 
 def run_unit(
-    state: UnitState, turns: Sequence[UnitTurn], *, roll_passes: str | None = None
+    state: UnitState,
+    turns: Sequence[UnitTurn],
+    *,
+    roll_passes: str | None = None,
+    first_rally: str | None = None,
 ) -> list[UnitOutcome]:
     """Every turn of one unit: the one fold of ``unit_after_turn``."""
     outcomes: list[UnitOutcome] = []
     for turn in turns:
-        out = unit_after_turn(state, turn, roll_passes=roll_passes)
+        out = unit_after_turn(state, turn, roll_passes=roll_passes, first_rally=first_rally)
         outcomes.append(out)
-        state = UnitState(state.unit, out.grade, state.start, out.lost, out.status)
+        state = replace(state, grade=out.grade, lost=out.lost, status=out.status)
     return outcomes
 
 

@@ -851,9 +851,12 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
     book.append_rows(BATTLES.name, _with_battle_formulas(book, battle))
     book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
-    word = "figures" if ledger.ruleset == gote.RULESET_ID else "stands"
+    counted = f"{sum(lost.values())} stands"
+    if ledger.ruleset == gote.RULESET_ID:  # a battery loses guns (casualty brackets count them)
+        guns = sum(n for f, n in lost.items() if gote.battery(ledger.types.get(f, "")))
+        counted = f"{sum(lost.values()) - guns} figures" + (f", {guns} guns" if guns else "")
     detail = (f"battle {number}, {title} ({day.isoformat()}), won by {side}: "
-              f"{sum(lost.values())} {word} lost")  # fmt: skip
+              f"{counted} lost")  # fmt: skip
     book.log("add-battle", detail, turn=number)
     book.show_periods(TIMELINE, len(_timeline_dates(trial)))
     return OperationResult(detail, {"battle": number, "name": title, "date": day.isoformat(),

@@ -88,28 +88,40 @@ _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 GRADES, MODIFIERS = "gote_grades", "gote_modifiers"
 #: The workbook's setting: a percentile roll passes at or under the chance, or under it.
 ROLL_PASSES = "RollPasses"
+#: The workbook's setting: a unit routed in a turn first rolls to rally in it, or the next.
+FIRST_RALLY = "FirstRally"
+#: The template version that brought the disordered state, the first-rally setting and
+#: batteries (a ledger of version 2 keeps its reading: the first rally the next turn).
+_STATES = 3
 _TOP = 3
 
 UNITS = Table(
     name="tbl_Units",
     sheet="Units",
     title="Units",
-    note="Grade and figures at the start are yours; losses, % lost and status are as "
-    "recorded so far. Brackets: the casualty % a unit of that grade checks morale at.",
+    note="Grade and figures (a battery: guns) at the start are yours; losses, % lost and "
+    "status are as recorded so far. Brackets: the casualty % a unit of that grade checks "
+    "morale at.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=14, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
         Column("Grade", "grade", _I, Entry.CHOICE, "militia, conscript, veteran, elite or guard",
                width=11),
-        Column("Figures at start", "start", _I, Entry.WHOLE, "figures at the start of the battle",
-               low=1, width=9),
+        Column("Figures at start", "start", _I, Entry.WHOLE,
+               "figures at the start of the battle (blank for a battery)", low=1, width=9),
         Column("Brackets", "brackets", _O, help="the grade's casualty brackets (%)", width=10),
-        Column("Lost", "lost", _O, Entry.WHOLE, "figures lost so far", width=7),
-        Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / figures at start", width=8),
+        Column("Lost", "lost", _O, Entry.WHOLE, "figures (a battery: guns) lost so far",
+               width=7),
+        Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / figures (guns) at start",
+               width=8),
         Column("Status", "status", _O, help="formed, disordered or routed", width=10),
         Column("Grade now", "grade_now", _O,
                help="raised one grade by a leader's last words (not Guards)", width=10),
         Column("Last row", "last_row", _H),
+        # Template version 3: batteries, after the columns of older ledgers.
+        Column("Guns at start", "guns", _I, Entry.WHOLE,
+               "a battery's guns at the start of the battle (its Figures at start blank)",
+               low=1, width=8, since=_STATES),
     ),
 )  # fmt: skip
 
@@ -123,9 +135,10 @@ TURNS = Table(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="the unit, as in tbl_Units", width=26),
-        Column("Lost to fire", "fire", _I, Entry.WHOLE, "figures lost to fire", low=0, width=8),
-        Column("Lost in melee", "melee", _I, Entry.WHOLE, "figures lost in melee", low=0,
-               width=8),
+        Column("Lost to fire", "fire", _I, Entry.WHOLE, "figures (a battery: guns) lost to fire",
+               low=0, width=8),
+        Column("Lost in melee", "melee", _I, Entry.WHOLE,
+               "figures (a battery: guns) lost in melee", low=0, width=8),
         Column("Leader attached", "leader_attached", _I, Entry.YES_NO,
                "Y if a leader is attached (+10%)", width=8),
         Column("Morale roll", "morale_roll", _I, Entry.WHOLE,
@@ -174,6 +187,15 @@ TURNS = Table(
         Column("Crossed 1", "crossed_1", _H),
         Column("Crossed 2", "crossed_2", _H),
         Column("Crossed 3", "crossed_3", _H),
+        # Template version 3: the state the turn's fighting left the unit in, after the
+        # columns of older ledgers so that their formulas' columns stay where they were.
+        Column("Became", "became", _I, Entry.CHOICE,
+               "disordered or routed by this turn's fighting (a chart's \"stand disordered\" "
+               "or rout, a melee lost, routers passing through); blank: neither",
+               choices=(gote.UnitStatus.DISORDERED, gote.UnitStatus.ROUTED), width=10,
+               since=_STATES),
+        Column("Status in turn", "in_turn", _H, since=_STATES),
+        Column("Status at rally", "at_rally", _H, since=_STATES),
     ),
 )  # fmt: skip
 
@@ -203,8 +225,10 @@ def _rule(table: str, name: str) -> str:
     return constant_name(table, name)
 
 
-def turn_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step."""
+def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step.
+    ``version``: a ledger of an older template version gets the formulas of the columns it
+    has (version 2: no state typed, the first rally the next turn, no batteries)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -244,7 +268,15 @@ def turn_formulas(r: int) -> dict[str, str]:
     highest = f"MAX({cell('Crossed 1')},{cell('Crossed 2')},{cell('Crossed 3')})"
     lowest = (f"IF({cell('Crossed 1')}>0,{cell('Crossed 1')},IF({cell('Crossed 2')}>0,"
               f"{cell('Crossed 2')},{cell('Crossed 3')}))")  # fmt: skip
-    formed = f'{cell("Previous status")}="formed"'
+    previous = cell("Previous status")
+    if version >= _STATES:
+        in_turn, rallying = cell("Status in turn"), cell("Status at rally")
+        same_turn = f'{FIRST_RALLY}="{gote.FirstRally.SAME_TURN}"'
+        rallies = f'IF({same_turn},{rallying}<>"formed",{previous}<>"formed")'
+    else:
+        in_turn = previous
+        rallying = f'IF({cell("Result")}="routs","routed",{previous})'
+        rallies = f'{previous}<>"formed"'
     quarter = _rule("morale_check_rules", "lost_over_percent_this_turn")
     rally_base = _rule("rally_chance", "rally_base_percent")
     figures = f"${u['Figures at start']}:${u['Figures at start']}"
@@ -254,9 +286,9 @@ def turn_formulas(r: int) -> dict[str, str]:
         return f"VLOOKUP({cell('Leader result roll')},{LEADER_RESULTS},{index},TRUE)"
 
     per_casting = _rule("leader_casualty", "percent_per_casting")
-    disordered = (
-        f'IF({cell("Previous status")}="disordered",{modifier("broken or disordered", 3)},0)'
-    )
+    disordered = f'IF({rallying}="disordered",{modifier("broken or disordered", 3)},0)'
+    guns = f"${u['Guns at start']}:${u['Guns at start']}"
+    worse = {k: f'OR({previous}="{k}",{cell("Became")}="{k}")' for k in ("routed", "disordered")}
     formulas = {
         "Lost so far": f"{before}+{cell('This turn')}",
         "% lost": f"{lost}*100/{start}",
@@ -264,7 +296,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Brackets crossed": (
             f'IF({count}=0,"",IF({count}=1,{highest}&"%",{lowest}&"%-"&{highest}&"%"))'
         ),
-        "Check due": f'IF(AND({count}>0,{formed}),"Y","")',
+        "Check due": f'IF(AND({count}>0,{in_turn}="formed"),"Y","")',
         "Chance to pass": (
             f'IF({cell("Check due")}="Y",'
             f'{chance(2, _rule("rally_chance", "morale_check_base_percent"))},"")'
@@ -273,19 +305,17 @@ def turn_formulas(r: int) -> dict[str, str]:
             f'IF(OR({cell("Check due")}<>"Y",{cell("Morale roll")}=""),"",'
             f'IF({passes(cell("Morale roll"), cell("Chance to pass"))},"passes","routs"))'
         ),
-        "Rally chance": (f'IF({formed},"",{chance(3, rally_base, "+" + disordered)})'),
+        "Rally chance": f'IF({rallies},{chance(3, rally_base, "+" + disordered)},"")',
         "Rallied": (
             f'IF(OR({cell("Rally chance")}="",{cell("Rally roll")}=""),"",'
             f'IF({passes(cell("Rally roll"), cell("Rally chance"))},"Y","N"))'
         ),
-        "Status": (
-            f'IF({cell("Result")}="routs","routed",IF({cell("Rallied")}="Y","formed",'
-            f"{cell('Previous status')}))"
-        ),
+        "Status": f'IF({cell("Rallied")}="Y","formed",{rallying})',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'}, top, r),
         "Unit row": thing_row(cell("Unit"), units, u["Unit"]),
-        "Start": f"INDEX({units}!{figures},{cell('Unit row')})",
+        "Start": f"INDEX({units}!{figures},{cell('Unit row')})"
+        + (f"+INDEX({units}!{guns},{cell('Unit row')})" if version >= _STATES else ""),
         "Leader chance": (
             f'IF(AND({leader},{cell("This turn")}>0),MIN(100,{per_casting}*{cell("This turn")}),"")'
         ),
@@ -313,6 +343,12 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
         "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
     }
+    if version >= _STATES:
+        formulas["Status in turn"] = (
+            f'IF({worse["routed"]},"routed",IF({worse["disordered"]},"disordered","formed"))'
+        )
+        # checks, then rallies (the last phase's order): a unit is routed by a failed check
+        formulas["Status at rally"] = f'IF({cell("Result")}="routs","routed",{in_turn})'
     for k in (1, 2, 3):
         b = grade(f"Bracket {k}")
         formulas[f"Crossed {k}"] = (
@@ -330,7 +366,8 @@ def unit_formulas(r: int) -> dict[str, str]:
         # A grade is the rule set's word (read_tables refuses others): a safe key.
         "Brackets": f"VLOOKUP(${c['Grade']}{r},{GRADES},2,0)",
         "Lost": f"IF({row}=0,0,{at('Lost so far')})",
-        "% lost": f"${c['Lost']}{r}*100/${c['Figures at start']}{r}",
+        "% lost": (f"${c['Lost']}{r}*100/(N(${c['Figures at start']}{r})"
+                   f"+N(${c['Guns at start']}{r}))"),
         "Status": f'IF({row}=0,"formed",{at("Status")})',
         "Grade now": (f"IF({row}=0,VLOOKUP(${c['Grade']}{r},{GRADES},"
                       f"{GRADE_BLOCK.index('Name') + 2},0),{at('Grade after')})"),
@@ -359,6 +396,15 @@ KIND = register(
                 "does not say (a house reading)",
                 choices=gote.RollPasses.ALL,
             ),
+            NamedCell(
+                FIRST_RALLY,
+                "First rally",
+                Entry.CHOICE,
+                "a unit routed (or disordered) in a turn first rolls to rally at the end of "
+                "the same turn (the printed order: checks, then rallies) or of the next: the "
+                "text does not say outright (a house reading)",
+                choices=gote.FirstRally.ALL,
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=gote.UnitStatus.ALL,
@@ -369,8 +415,11 @@ KIND = register(
         close="end-turn",
         losses=("Lost to fire", "Lost in melee"),
         macro_prefix="cb",
-        template_version=2,  # 2: leader casualties, the roll-passes setting, grade now
+        # 2: leader casualties, the roll-passes setting, grade now; 3: the state the
+        # turn's fighting left a unit in, the first-rally setting, batteries
+        template_version=_STATES,
         oldest_version=2,
+        versioned_formulas=turn_formulas,
     )
 )
 
@@ -385,6 +434,7 @@ class BracketsLedger(LedgerState):
     starts: dict[str, gote.UnitState]
     sides: dict[str, str]
     roll_passes: str | None  # the workbook's setting (None: the rules' reading)
+    first_rally: str | None = None  # the workbook's setting (None: the rules' reading)
 
 
 def read_brackets(book: Book) -> BracketsLedger:
@@ -395,16 +445,27 @@ def read_brackets(book: Book) -> BracketsLedger:
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
-        if pd.isna(row["Figures at start"]):
+        figures, guns = row["Figures at start"], row["Guns at start"]
+        if pd.isna(figures) == pd.isna(guns):
             raise CellValueError(
-                f"unit {name!r} has no figures at the start",
+                f"unit {name!r} has "
+                + ("no figures nor guns" if pd.isna(figures) else "both figures and guns")
+                + " at the start",
                 column="Figures at start",
-                expected="a whole number 1 or more",
+                value=None if pd.isna(figures) else int(figures),
+                expected="a whole number 1 or more in Figures at start, or a battery's in "
+                "Guns at start (not both)",
                 **where_of(tables.things, index),
             )
-        starts[name] = gote.UnitState(name, str(grades[index]), int(row["Figures at start"]))
+        battery = pd.isna(figures)
+        start = int(guns if battery else figures)
+        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
-    return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES))
+    # a ledger made before the setting keeps the reading its formulas hold: the next turn
+    old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
+    first_rally = gote.FirstRally.NEXT_TURN if old else read_setting(book, KIND, FIRST_RALLY)
+    return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES),
+                          first_rally)  # fmt: skip
 
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
@@ -422,9 +483,11 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 rally_roll=cell_whole(row["Rally roll"]),
                 leader_roll=cell_whole(row["Leader roll"]),
                 leader_result_roll=cell_whole(row["Leader result roll"]),
+                became=None if pd.isna(row["Became"]) else str(row["Became"]),
             )
             try:
-                out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes)
+                out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes,
+                                           first_rally=ledger.first_rally)  # fmt: skip
             except InvalidArgumentError as exc:
                 raise exc.located(column="Lost to fire", **where_of(ledger.turns, index)) from None
             state = replace(state, lost=out.lost, status=out.status, grade=out.grade)
@@ -480,7 +543,7 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
         now = start.grade if last is None else last.grade
         found.append({
             "side": ledger.sides[unit], "unit": unit, "grade": start.grade,
-            "grade_now": now,
+            "grade_now": now, "battery": start.battery, "counts": start.counts,
             "start": start.start, "lost": 0 if last is None else last.lost,
             "percent": 0.0 if last is None else float(last.percent),
             "status": start.status if last is None else last.status,
@@ -488,6 +551,13 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
                 {"turn": int(row["Turn"]), "bracket": out.crossed[-1], "chance": out.chance,
                  "roll": cell_whole(row["Morale roll"]), "passed": out.passed}
                 for _, row, out in parts if out.check_due
+            ],
+            "became": [{"turn": int(row["Turn"]), "state": str(row["Became"])}
+                       for _, row, _ in parts if not pd.isna(row["Became"])],
+            "rallies": [
+                {"turn": int(row["Turn"]), "from": out.rallying_from, "chance": out.rally_chance,
+                 "roll": cell_whole(row["Rally roll"]), "rallied": out.rallied}
+                for _, row, out in parts if out.rally_chance is not None
             ],
             "leader_casualties": [
                 {"turn": int(row["Turn"]), "chance": out.leader.chance,
@@ -516,9 +586,16 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
     "record",
     options=(
         Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
-        Option("fire", int, low=0, help="figures lost to fire this turn"),
-        Option("melee", int, low=0, help="figures lost in melee this turn"),
+        Option("fire", int, low=0, help="figures (a battery: guns) lost to fire this turn"),
+        Option("melee", int, low=0, help="figures (a battery: guns) lost in melee this turn"),
         Option("leader_attached", bool, help="Y if a leader is attached (+10%)"),
+        Option(
+            "became",
+            str,
+            choices=gote.UnitStatus.ALL[1:],
+            help="disordered or routed by this turn's fighting (a chart's \"stand "
+            'disordered" or rout, a melee lost, routers passing through)',
+        ),
         Option("morale_roll", int, low=1, high=100, help="the percentile roll of a check due"),
         Option("rally_roll", int, low=1, high=100, help="the percentile roll to rally"),
         Option(
@@ -541,21 +618,29 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     """Record a unit's losses (and rolls) this turn; only the options given change.
 
-    Checked before anything is written: a unit cannot lose more figures than it has.
+    Checked before anything is written: a unit cannot lose more figures (a battery: guns)
+    than it has. --became disordered (or routed): the state the turn's fighting left it in.
 
-    Example: battle-ledger run record ledger.xlsx --unit "89th Regiment of Foot" --fire 2
+    Example: battle-ledger run record ledger.xlsx --unit "89th Regiment of Foot" --became disordered
     """
     ledger = read_brackets(book)
     name = find_thing(book, KIND, ledger.starts, unit)
     headers = {"fire": "Lost to fire", "melee": "Lost in melee", "leader_attached":
-               "Leader attached", "morale_roll": "Morale roll", "rally_roll": "Rally roll",
+               "Leader attached", "became": "Became", "morale_roll": "Morale roll",
+               "rally_roll": "Rally roll",
                "leader_roll": "Leader roll", "leader_result_roll": "Leader result roll",
                "note": "Note"}  # fmt: skip
     cells = {headers[k]: ("Y" if v else "N") if isinstance(v, bool) else v
              for k, v in given.items()}  # fmt: skip
     if not cells:
-        raise nothing_to_record("--fire, --melee, --leader-attached, ...")
+        raise nothing_to_record("--fire, --melee, --leader-attached, --became, ...")
     turn = ledger.current_turn
+    if "Became" in cells and ledger.turns.attrs.get("template_version", _STATES) < _STATES:
+        raise InvalidArgumentError(
+            "this ledger was made before a unit's state could be typed: it has no Became column",
+            file=book.name, table=TURNS.name, column="--became", value=cells["Became"],
+            expected="a ledger made by this version (battle-ledger new casualty-brackets)",
+        )  # fmt: skip
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
     if "Rally roll" in cells and out["Rally chance"] == "":
@@ -566,7 +651,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
             "disordered",
             file=book.name, table=TURNS.name, column="--rally-roll",
             value=cells["Rally roll"],
-            expected="no rally roll: only a routed or disordered unit rallies",
+            expected="no rally roll: only a routed or disordered unit rallies (routed by its "
+            "check this turn: the morale roll first, or with it)",
         )  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
@@ -704,7 +790,7 @@ def where_we_stand(book: Book) -> OperationResult:
     battle = battle_name(book)
     lines = [f"{battle or 'Casualty brackets'}: turn {ledger.current_turn}"]
     for u in units:
-        lines.append(f"{u['unit']} ({u['grade']}): {u['lost']} of {u['start']} lost "
+        lines.append(f"{u['unit']} ({u['grade']}): {u['lost']} of {u['start']} {u['counts']} lost "
                      f"({percent_text(u['percent'])}), {u['status']}, "
                      f"{len(u['checks'])} check(s)")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,

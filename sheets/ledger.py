@@ -231,6 +231,9 @@ class LedgerKind:
     ``losses``: the period columns whose sum is what a thing lost (stands, figures):
     a campaign of one of its rule sets takes its losses from such a ledger
     (``add-battle --from``); none for a kind that loses nothing a campaign counts.
+    ``versioned_formulas(row, version)``: where a newer template changed what an older
+    column computes, the formulas a ledger of that ``version`` gets on its new rows (None:
+    ``period_formulas`` serve every version).
     """
 
     name: str
@@ -257,6 +260,14 @@ class LedgerKind:
     grid: Grid | None = None
     rows_each_period: bool = True
     losses: tuple[str, ...] = ()
+    versioned_formulas: Callable[[int, int], dict[str, str]] | None = None
+
+    def formulas_of(self, version: int) -> Callable[[int], dict[str, str]]:
+        """The period formulas a ledger of template ``version`` gets on its new rows."""
+        versioned = self.versioned_formulas
+        if versioned is None:
+            return self.period_formulas
+        return lambda row: versioned(row, version)
 
     @property
     def thing_key(self) -> Column:
@@ -1014,7 +1025,7 @@ def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFra
     has = {c.header for c in kind.periods.columns if c.since <= version}
     extra = pd.DataFrame(
         [
-            {k: Formula(v) for k, v in kind.period_formulas(start + i).items() if k in has}
+            {k: Formula(v) for k, v in kind.formulas_of(version)(start + i).items() if k in has}
             for i in range(len(rows))
         ],
         index=rows.index,

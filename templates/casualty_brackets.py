@@ -53,17 +53,26 @@ from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
 
-__all__ = ["build_casualty_brackets", "units_of"]
+__all__ = ["UnitEntry", "build_casualty_brackets", "units_of"]
 
 
-def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
-    """(side, unit, grade, figures) of every unit with figures (batteries count guns)."""
+#: A unit of the ledger: (side, unit, grade, figures), or with a fifth item, True for a
+#: battery (the count is then its guns).
+UnitEntry = tuple[str, str, str, int] | tuple[str, str, str, int, bool]
+
+
+def units_of(oob: OrderOfBattle) -> list[UnitEntry]:
+    """(side, unit, grade, figures, battery) of every unit with figures, and of every
+    battery with guns ("the number of remaining guns": a battery counts guns)."""
     rs = gote.ruleset()
-    return [
-        (u.side, u.unit, rs.term("grades", u.grade).name if u.grade else "", figures)
-        for u in oob.units
-        if (figures := u.strength("figures"))
-    ]
+    found: list[UnitEntry] = []
+    for u in oob.units:
+        grade = rs.term("grades", u.grade).name if u.grade else ""
+        if figures := u.strength("figures"):
+            found.append((u.side, u.unit, grade, figures, False))
+        elif guns := u.strength("guns"):
+            found.append((u.side, u.unit, grade, guns, True))
+    return found
 
 
 def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
@@ -97,32 +106,42 @@ def build_casualty_brackets(
     ruleset: Ruleset,
     oob: OrderOfBattle | None = None,
     *,
-    units: Sequence[tuple[str, str, str, int]] | None = None,
+    units: Sequence[UnitEntry] | None = None,
     battle: str = "",
     roll_passes: str | None = None,
+    first_rally: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
-    """A new casualty-brackets ledger for Glory of the Empire, one row per unit
-    (``oob``'s, or ``units``: (side, unit, grade, figures)); ``blank_rows`` more to type.
-    ``roll_passes``: ``at or under`` (the data's reading) or ``under``."""
+    """A new casualty-brackets ledger for Glory of the Empire, one row per unit and
+    battery (``oob``'s, or ``units``: (side, unit, grade, figures[, battery])); ``blank_rows``
+    more to type. ``roll_passes``: ``at or under`` (the data's reading) or ``under``;
+    ``first_rally``: ``the same turn`` (the data's reading) or ``the next turn``."""
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise InvalidArgumentError("a roll passes at or under the chance, or under it",
                                    column="roll passes", value=roll_passes,
                                    expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
-    given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
+    rally = gote.FirstRally.reading(first_rally)
+    given = [
+        (*u[:4], bool(u[4]) if len(u) > 4 else False)
+        for u in (units if units is not None else (units_of(oob) if oob is not None else []))
+    ]
     names = [u[1].strip().casefold() for u in given]
-    for _, name, grade_name, figures in given:
+    for _, name, grade_name, count, battery in given:
         if names.count(name.strip().casefold()) > 1:
             raise InvalidArgumentError("two units have the same name: the ledger finds units "
                                        "by name", column="Unit", value=name,
                                        expected="unique unit names")  # fmt: skip
         gote.grade(grade_name)  # a grade the rules know
-        if figures < 1:
-            raise InvalidArgumentError(f"unit {name!r} has no figures", column="Figures at start",
-                                       value=figures, expected="1 or more")  # fmt: skip
+        if count < 1:
+            word = "guns" if battery else "figures"
+            raise InvalidArgumentError(f"unit {name!r} has no {word}",
+                                       column="Guns at start" if battery else "Figures at start",
+                                       value=count, expected="1 or more")  # fmt: skip
     wb = new_workbook()
-    rows = [{"Side": s, "Unit": n, "Grade": g, "Figures at start": f} for s, n, g, f in given]
+    rows = [{"Side": s, "Unit": n, "Grade": g,
+             ("Guns at start" if battery else "Figures at start"): c}
+            for s, n, g, c, battery in given]  # fmt: skip
     ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
                        bounds={})  # fmt: skip
     add_vocabulary_validation(
@@ -130,7 +149,7 @@ def build_casualty_brackets(
         wb, ruleset, "grades",
     )  # fmt: skip
     status_formatting(wb[UNITS.sheet], ref, KIND, whole_row=False)
-    turns = ledger_table(wb, TURNS, [turn_row(1, s, n) for s, n, _, _ in given], turn_formulas,
+    turns = ledger_table(wb, TURNS, [turn_row(1, u[0], u[1]) for u in given], turn_formulas,
                          bounds={})  # fmt: skip
     status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
     for header, fill in (("Brackets crossed", FILL_WARN), ("Check due", FILL_WARN),
@@ -143,7 +162,7 @@ def build_casualty_brackets(
     _blocks(wb, ruleset)
     front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
                 "due when a bracket of its grade is first exceeded.",
-                {"BattleName": battle, "RollPasses": passes},
+                {"BattleName": battle, "RollPasses": passes, "FirstRally": rally},
                 {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",

@@ -134,7 +134,8 @@ def _play_points(book: HeadlessBook, rng: random.Random) -> None:
 
 
 def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
-    """Five turns of fire and melee; the checks and rallies rolled with the demo's dice."""
+    """Five turns of fire and melee, a unit disordered by the fighting now and then; the
+    checks and rallies rolled with the demo's dice."""
     from battle_ledger.sheets.casualty_brackets import read_brackets, standings
 
     for turn in range(1, 6):
@@ -143,8 +144,9 @@ def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
             if lost:
                 leader = "Y" if rng.random() < 0.3 else "N"
+                fought = {"became": "disordered"} if rng.random() < 0.15 else {}
                 run_operation(book, "record", unit=unit["unit"], fire=str(lost),
-                              leader_attached=leader)  # fmt: skip
+                              leader_attached=leader, **fought)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))
 
 

@@ -255,8 +255,8 @@ def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 
 def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Losses by fire and melee within what each unit has left, a leader now and then
-    (his rolls typed for some), and percentile rolls typed for some units (the rest
-    thrown or left open)."""
+    (his rolls typed for some), a unit disordered or routed by the fighting now and then,
+    and percentile rolls typed for some units (the rest thrown or left open)."""
     from battle_ledger.sheets.casualty_brackets import read_brackets, standings
     from battle_ledger.sheets.headless import HeadlessBook
 
@@ -272,6 +272,8 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
                 options["leader_roll"] = str(pick(1, 100) if pick(0, 1) else pick(1, 15))
             if pick(0, 1):
                 options["leader_result_roll"] = str(pick(1, 100))
+        if pick(0, 3) == 0:  # the turn's fighting disorders or routs it
+            options["became"] = ("disordered", "routed")[pick(0, 1)]
         if pick(0, 1):
             options["morale_roll"] = str(pick(1, 100))
         if unit["status"] != "formed" and pick(0, 1):  # only a routed or disordered unit rallies

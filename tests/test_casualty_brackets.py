@@ -8,6 +8,10 @@ Quotes are from Glory of the Empire's "Morale checks" and "Rallying".
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import openpyxl
@@ -19,7 +23,7 @@ from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
-from tests.tables import named_cell, table_cell
+from tests.tables import named_cell, plain, table_cell
 
 UNITS = [
     ("Blue", "1st Line", "Conscript", 20),
@@ -83,7 +87,7 @@ def test_seeded_rolls_repeat_and_are_logged(tmp_path: Path) -> None:
         results.append(run_on_file(path, "end-turn", seed="1813").details["checks_due"])
     assert results[0] == results[1] and results[0][0]["result"] in ("passes", "routs")
     log = HeadlessBook(path, writable=False).read_table("tbl_Log")
-    assert str(log["Dice"].iloc[-1]).strip().isdigit()
+    assert all(d.isdigit() for d in str(log["Dice"].iloc[-1]).split())  # a rout: its rally too
 
 
 def test_report_json_contract(tmp_path: Path) -> None:
@@ -226,6 +230,338 @@ def test_libreoffice_agrees_on_the_leaders_and_the_raised_grade(tmp_path: Path) 
         assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in want], header
     units = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
     assert list(units["Grade now"]) == ["Conscript", "Guard", "Conscript"]
+
+
+# -- the states the text names: formed, disordered, routed; batteries ---------------------
+
+#: Turn 1: the 1st Line (conscripts, 20) loses 4 (20%); turn 2, 2 more (30%): the 25%
+#: bracket first exceeded, in a turn where the fighting left it as ``became`` says.
+_STATES_TURN_2 = {"unit": "1st Line", "fire": "2"}
+
+
+def _state_battle(tmp_path: Path, became: str | None, **options: str) -> Path:
+    path = tmp_path / "states.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=UNITS, **options), path)
+    run_on_file(path, "record", unit="1st Line", fire="4")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", **_STATES_TURN_2, **({"became": became} if became else {}))
+    return path
+
+
+def test_a_formed_unit_checks_when_it_first_exceeds_a_bracket(tmp_path: Path) -> None:
+    """ "Any conscript or militia unit that has exceeded 25% or 50% or 75% casualties as a
+    result of fire or melee in this turn must make morale checks": formed, 6 of 20 lost,
+    50% - 5% x 6 castings = 20%; no rally (it is neither broken, disordered nor routed)."""
+    path = _state_battle(tmp_path, None)
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == [
+        {"unit": "1st Line", "brackets": "25%", "chance": 20, "result": None}
+    ]
+    assert done.details["rallies"] == []
+    assert _units(path)["1st Line"]["status"] == "formed"
+
+
+def test_a_disordered_unit_does_not_check_and_rallies_at_30_more(tmp_path: Path) -> None:
+    """ "These checks are for units that are not routed or disordered"; "Unit is only
+    broken or disordered +30%": the same losses, the unit disordered by the turn's
+    fighting (a "FAIL, STAND DISORDERED"): no check; it rolls to rally at the end of the
+    turn ("Rallying is an automatic test at the end of a turn") at 50 - 30 + 30 = 50%."""
+    path = _state_battle(tmp_path, "disordered")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"] == [
+        {"unit": "1st Line", "chance": 50, "rallied": None, "status": "disordered"}
+    ]
+    unit = _units(path)["1st Line"]
+    assert (unit["status"], unit["checks"]) == ("disordered", [])
+    assert unit["became"] == [{"turn": 2, "state": "disordered"}]
+    assert unit["rallies"][0] == {
+        "turn": 2, "from": "disordered", "chance": 50, "roll": None, "rallied": None}  # fmt: skip
+    # still disordered in turn 3: 11 of 20 (55%) crosses 50% without a check; a 54 is
+    # over its chance (50 - 5 x 11 + 30 = 25; 5 of 20 is not more than 25% this turn)
+    run_on_file(path, "record", unit="1st Line", fire="5", rally_roll="54")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"][0] == {
+        "unit": "1st Line", "chance": 25, "rallied": False, "status": "disordered"}  # fmt: skip
+    # turn 4: a 5 rallies it; formed again
+    run_on_file(path, "record", unit="1st Line", rally_roll="5")
+    done = run_on_file(path, "end-turn")
+    assert done.details["rallies"][0] == {
+        "unit": "1st Line", "chance": 25, "rallied": True, "status": "formed"}  # fmt: skip
+    assert _units(path)["1st Line"]["status"] == "formed"
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_routed_unit_does_not_check_and_rallies_without_the_30(tmp_path: Path) -> None:
+    """ "A routed unit will continue to move to the rear until it is rallied"; "It is much
+    more difficult to rally routed soldiers": routed by the turn's fighting (a melee
+    "ROUT"), no check, and its rally has no +30%: 50 - 30 = 20%. A unit already routed
+    that is then disordered stays routed."""
+    path = _state_battle(tmp_path, "routed")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert done.details["rallies"] == [
+        {"unit": "1st Line", "chance": 20, "rallied": None, "status": "routed"}
+    ]
+    run_on_file(path, "record", unit="1st Line", became="disordered")
+    done = run_on_file(path, "end-turn")
+    assert done.details["rallies"][0]["status"] == "routed"
+    assert done.details["rallies"][0]["chance"] == 20
+
+
+@pytest.mark.parametrize(("first_rally", "first_turn"), [(None, 2), ("the next turn", 3)])
+def test_the_first_rally_of_a_unit_routed_by_a_check(
+    first_rally: str | None, first_turn: int, tmp_path: Path
+) -> None:
+    """ "9. Morale checks, rallies, ...": checks come before rallies in the last phase,
+    so a unit routed by its check rolls its first rally at the end of the same turn (the
+    data's reading); the setting "the next turn" leaves it to the end of turn T+1."""
+    options = {} if first_rally is None else {"first_rally": first_rally}
+    path = _state_battle(tmp_path, None, **options)
+    run_on_file(path, "record", unit="1st Line", morale_roll="99")
+    run_on_file(path, "end-turn", seed="1")
+    run_on_file(path, "end-turn", seed="2", allow_empty=True)
+    unit = _units(path)["1st Line"]
+    assert unit["checks"][0]["passed"] is False
+    assert unit["rallies"][0]["turn"] == first_turn
+    assert unit["rallies"][0]["roll"] is not None  # thrown by end-turn --seed
+    assert all(r["from"] == "routed" for r in unit["rallies"])
+
+
+def test_a_battery_counts_its_guns(tmp_path: Path) -> None:
+    """ "To keep track of the number of guns remaining place a dice or counter behind the
+    stand": the order of battle's batteries are in the ledger with their guns; guns lost
+    to fire and in melee count against them; no more guns than it has."""
+    oob = Path(__file__).resolve().parent.parent / "examples" / "glory-of-the-empire.yaml"
+    path = tmp_path / "cryslers.xlsx"
+    assert CliRunner().invoke(cli, ["new", "casualty-brackets", "--ruleset", "gote", "--oob",
+                                    str(oob), "-o", str(path)]).exit_code == 0  # fmt: skip
+    units = _units(path)
+    battery = units["Upham's 6-pdr battery"]
+    assert (battery["battery"], battery["counts"], battery["start"]) == (True, "guns", 2)
+    assert (units["13th U.S. Infantry"]["battery"], units["13th U.S. Infantry"]["counts"]) == (
+        False, "figures")  # fmt: skip
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="more guns lost than the battery has"):
+        run_on_file(path, "record", unit="Upham's 6-pdr battery", fire="2", melee="1")
+    assert path.read_bytes() == before
+    run_on_file(path, "record", unit="Upham's 6-pdr battery", melee="1")
+    run_on_file(path, "end-turn")
+    battery = _units(path)["Upham's 6-pdr battery"]
+    assert (battery["lost"], battery["percent"]) == (1, 50.0)
+    shown = CliRunner().invoke(cli, ["report", str(path)]).output
+    assert "Upham's 6-pdr battery (conscript): 1 of 2 guns lost" in shown
+
+
+def test_a_unit_with_figures_and_guns_is_refused(tmp_path: Path) -> None:
+    path = _ledger(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "Guns at start", 0).value = 4
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="both figures and guns") as info:
+        run_on_file(path, "end-turn")
+    assert info.value.column == "Figures at start" and path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("first_rally", ["the same turn", "the next turn"])
+def test_libreoffice_agrees_on_the_states_and_the_batteries(
+    first_rally: str, tmp_path: Path
+) -> None:
+    """Formed, disordered and routed units, a check failed and a battery's guns, with
+    both first-rally settings: the sheet's formulas give what ``report`` gives."""
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    units = [*UNITS, ("Red", "Foot battery", "Veteran", 4, True)]
+    path = tmp_path / "states.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=units, first_rally=first_rally), path)
+    for unit, fire, became in (
+        ("1st Line", "6", "disordered"),
+        ("Militia", "3", "routed"),
+        ("Old Guard", "7", None),
+        ("Foot battery", "3", None),
+    ):
+        run_on_file(path, "record", unit=unit, fire=fire,
+                    **({"became": became} if became else {}))  # fmt: skip
+    run_on_file(path, "record", unit="Old Guard", morale_roll="99")
+    run_on_file(path, "end-turn", seed="3")
+    run_on_file(path, "record", unit="1st Line", fire="1", rally_roll="1")
+    run_on_file(path, "record", unit="Foot battery", melee="1", became="disordered")
+    run_on_file(path, "end-turn", seed="4")
+    run_on_file(path, "record", unit="Militia", fire="1")
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = [str(plain(v)) for v in shown[header]]
+        want = [str(plain(w)) for w in expected[header]]
+        assert got == want, header
+    states = set(expected["Status"])
+    assert {"formed", "disordered", "routed"} <= states
+    report = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
+    for _, row in sheet.iterrows():
+        unit = report[row["Unit"]]
+        assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
+        assert abs(float(row["% lost"]) - unit["percent"]) < 1e-9
+
+
+def _command(folder: Path, *args: str) -> str:
+    """``battle-ledger ARGS`` as a user types it, in a process of its own."""
+    done = subprocess.run([sys.executable, "-m", "battle_ledger.xlfuncs.cli", *args],
+                          cwd=folder, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    shown = f"battle-ledger {shlex.join(args)}\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0 and "Traceback" not in shown, shown
+    return done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.libreoffice
+def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
+    tmp_path: Path,
+) -> None:
+    """A battery's guns lost, turn by turn, in the casualty brackets are what the campaign
+    counts it lost (``add-battle --from``), and what "For every gun lost, an artillery
+    replacement figure will replace it" gives back: the Royal Artillery (4 guns) loses 1
+    to fire and 1 in melee in turn 1, 1 to fire in turn 2: 3 lost, 1 left; 2 figures of
+    the Royal Marines replace 2 of them (3 guns; the Marines 12 - 2 = 10 figures, "The
+    battalion donating the replacements will permanently lose this figure casting"); 4
+    figures would replace more guns than it lost, and are refused."""
+    shutil.copy(Path(__file__).parent / "fixtures" / "oob" / "coastal-campaign.yaml",
+                tmp_path / "coast.yaml")  # fmt: skip
+    _command(tmp_path, "new", "campaign", "--ruleset", "gote", "--oob", "coast.yaml", "--name",
+             "Coast", "-o", "coast.xlsx")  # fmt: skip
+    _command(tmp_path, "new", "casualty-brackets", "--ruleset", "gote", "--oob", "coast.yaml",
+             "-o", "day1.xlsx")  # fmt: skip
+    for turn in (("--fire", "1", "--melee", "1"), ("--fire", "1")):
+        _command(tmp_path, "run", "record", "day1.xlsx", "--unit", "Royal Artillery", *turn)
+        _command(tmp_path, "run", "record", "day1.xlsx", "--unit", "2nd Foot", "--fire", "1")
+        _command(tmp_path, "run", "end-turn", "day1.xlsx", "--seed", "1")
+    brackets = json.loads(_command(tmp_path, "report", "day1.xlsx", "--json"))["details"]
+    battery = next(u for u in brackets["units"] if u["unit"] == "Royal Artillery")
+    assert (battery["counts"], battery["start"], battery["lost"]) == ("guns", 4, 3)
+    added = _command(tmp_path, "run", "add-battle", "coast.xlsx", "--name", "Landing", "--date",
+                     "1810-05-01", "--winner", "French", "--from", "day1.xlsx")  # fmt: skip
+    assert "2 figures, 3 guns lost" in added
+
+    def formations() -> dict[str, dict[str, object]]:
+        shown = _command(tmp_path, "report", "coast.xlsx", "--on", "1810-05-02", "--json")
+        return {f["formation"]: f for f in json.loads(shown)["details"]["formations"]}
+
+    units = formations()
+    assert (units["Royal Artillery"]["lost"], units["Royal Artillery"]["strength"]) == (3, 1)
+    assert units["2nd Foot"]["strength"] == 8
+    refused = subprocess.run(
+        [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "run", "replace-artillery",
+         "coast.xlsx", "--battery", "Royal Artillery", "--donor",
+         "1st Battalion Royal Marines", "--figures", "4"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    _command(tmp_path, "run", "replace-artillery", "coast.xlsx", "--battery", "Royal Artillery",
+             "--donor", "1st Battalion Royal Marines", "--figures", "2")  # fmt: skip
+    units = formations()
+    assert (units["Royal Artillery"]["replaced"], units["Royal Artillery"]["strength"]) == (2, 3)
+    marines = units["1st Battalion Royal Marines"]
+    assert (marines["donated"], marines["strength"]) == (2, 10)
+    _campaign_recalculates_as_its_rules(tmp_path / "coast.xlsx")
+
+
+def _campaign_recalculates_as_its_rules(path: Path) -> None:
+    """The campaign's Losses sheet, recalculated by LibreOffice, is what its rules give."""
+    from battle_ledger.sheets.campaign import compute_losses, read_campaign
+    from tests.libreoffice import recalculated_workbook, require_soffice
+
+    require_soffice()
+    computed = compute_losses(read_campaign(HeadlessBook(path, writable=False)))
+    losses = recalculated_workbook(path)["Losses"]
+    headers = [c.value for c in losses[3]]
+    for i, (_, row) in enumerate(computed.iterrows()):
+        cells = {h: plain(losses.cell(row=4 + i, column=headers.index(h) + 1).value)
+                 for h in row.index}  # fmt: skip
+        assert cells == {h: plain(v) for h, v in row.items()}, i
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["--unit", "1st Line", "--became", "shaken"], 2, "--became"),
+        (["--unit", "1st Line", "--became", "formed"], 2, "--became"),
+        (["--unit", "Old Guard", "--fire", "6", "--melee", "3"], 1,
+         "more figures lost than the unit has"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_a_state_the_text_does_not_name(
+    args: list[str], code: int, words: str, tmp_path: Path
+) -> None:
+    """Disordered or routed is what the fighting leaves (a unit is formed again only by a
+    rally): anything else is a mistake in the command, one line, the file unchanged."""
+    path = _ledger(tmp_path)
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, ["run", "record", str(path), *args])
+    assert done.exit_code == code, done.output
+    assert words in done.output and "Traceback" not in done.output
+    assert path.read_bytes() == before
+
+
+# -- a ledger made before the states and batteries (template version 2) ------------------
+
+V2 = Path(__file__).parent / "fixtures" / "casualty-brackets-v2.xlsx"
+
+
+def _v2(tmp_path: Path) -> Path:
+    """tests/fixtures/casualty-brackets-v2.xlsx: Crysler's Farm built and played two turns
+    by the version before (the 12th U.S. Infantry routed by its check in turn 1, its rally
+    roll thrown in turn 2)."""
+    path = tmp_path / "v2.xlsx"
+    path.write_bytes(V2.read_bytes())
+    return path
+
+
+def test_a_version_2_ledger_still_opens_and_keeps_its_reading(tmp_path: Path) -> None:
+    path = _v2(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _units(path)
+    militia = units["12th U.S. Infantry"]
+    assert (militia["status"], militia["lost"]) == ("routed", 2)
+    # its reading, as its formulas hold it: the first rally the turn after the rout
+    assert militia["checks"][0]["turn"] == 1 and militia["rallies"][0]["turn"] == 2
+    assert "Upham's 6-pdr battery" not in units  # made before batteries were counted
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="no Became column"):
+        run_on_file(path, "record", unit="89th Regiment of Foot", became="disordered")
+    assert path.read_bytes() == before
+    run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"][0]["result"] == "routs"
+    assert all(r["unit"] != "13th U.S. Infantry" for r in done.details["rallies"])
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds compute the same in LibreOffice."""
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _v2(tmp_path)
+    run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
+    run_on_file(path, "end-turn", seed="5")
+    run_on_file(path, "record", unit="13th U.S. Infantry", rally_roll="1")
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = [str(plain(v)) for v in shown[header]]
+        want = [str(plain(w)) for w in expected[header]]
+        assert got == want, header
 
 
 # -- Square Eagles: Hits ------------------------------------------------------------------
@@ -408,3 +744,19 @@ def test_age_of_eagles_brigade_without_a_spent_point_is_refused(tmp_path: Path) 
     with pytest.raises(BattleLedgerError, match="no spent point") as info:
         run_on_file(path, "end-turn")
     assert info.value.column == "Spent point" and path.read_bytes() == before
+
+
+def test_a_rally_roll_follows_a_failed_check_in_the_same_turn(tmp_path: Path) -> None:
+    """Checks, then rallies ("9. Morale checks, rallies"): a unit's rally roll comes once
+    its check has routed it; typed with the morale roll, both count."""
+    path = _state_battle(tmp_path, None)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="not routed or disordered") as err:
+        run_on_file(path, "record", unit="1st Line", rally_roll="5")
+    assert "the morale roll first" in str(err.value) and path.read_bytes() == before
+    run_on_file(path, "record", unit="1st Line", morale_roll="99", rally_roll="5")
+    unit = _units(path)["1st Line"]
+    assert unit["checks"][0]["passed"] is False
+    assert unit["rallies"][0] == {"turn": 2, "from": "routed", "chance": 20, "roll": 5,
+                                  "rallied": True}  # fmt: skip
+    assert unit["status"] == "formed"

@@ -7,6 +7,7 @@ tests/golden/glory-of-the-empire.yaml holds hand-worked inputs and outcomes.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -706,3 +707,79 @@ def test_a_routed_unit_does_not_check_and_may_rally() -> None:
 def test_a_unit_cannot_lose_more_than_it_has() -> None:
     with pytest.raises(InvalidArgumentError, match="more figures lost than the unit has"):
         gote.unit_after_turn(_unit(start=5, lost=4), gote.UnitTurn(turn=3, fire=2))
+
+
+def test_the_fighting_disorders_or_routs_a_unit_before_the_last_phase() -> None:
+    """ "FAIL, STAND DISORDERED = ... The unit is; however, disordered"; "These checks are
+    for units that are not routed or disordered": 6 of 20 lost this turn (30%, over 25%)
+    by a unit the fighting disordered: no check; its rally at the end of the turn is 50 -
+    5 x 6 - 20 + 30 ("Unit is only broken or disordered +30%") = 30. Routed: 0, no +30.
+    A routed unit that the fighting would disorder stays routed."""
+    disordered = gote.unit_after_turn(_unit(), gote.UnitTurn(fire=6, became="disordered"))
+    assert (disordered.crossed, disordered.check_due) == ((25,), False)
+    assert (disordered.in_turn, disordered.rallying_from) == ("disordered", "disordered")
+    assert (disordered.rally_chance, disordered.status) == (30, "disordered")
+    routed = gote.unit_after_turn(_unit(), gote.UnitTurn(fire=6, became="routed"))
+    assert (routed.check_due, routed.rally_chance, routed.status) == (False, 0, "routed")
+    still = gote.unit_after_turn(_unit(status="routed"), gote.UnitTurn(became="disordered"))
+    assert (still.in_turn, still.rallying_from, still.status) == ("routed", "routed", "routed")
+    with pytest.raises(InvalidArgumentError, match="disordered or routed"):
+        gote.unit_after_turn(_unit(), gote.UnitTurn(became="formed"))
+
+
+def test_the_first_rally_of_a_unit_routed_by_its_check() -> None:
+    """ "9. Morale checks, rallies, ...": the check first, then the rally, in the same
+    last phase (the data's reading); "the next turn" leaves the first rally to turn T+1.
+    Guard, 4 of 4 lost (2 this turn): the check fails on 96; its rally is 50 + 30 - 5 x 4
+    - 20 = 40, rolled the same turn; with the other reading, no rally until the next."""
+    state = gote.UnitState("Old Guard", "guard", 4, lost=2)
+    turn = gote.UnitTurn(fire=2, morale_roll=96, rally_roll=40)
+    same = gote.unit_after_turn(state, turn)
+    assert gote.FirstRally.default() == gote.FirstRally.SAME_TURN
+    assert (same.passed, same.rallying_from, same.rally_chance) == (False, "routed", 40)
+    assert (same.rallied, same.status) == (True, "formed")
+    later = gote.unit_after_turn(state, turn, first_rally=gote.FirstRally.NEXT_TURN)
+    assert (later.passed, later.rally_chance, later.status) == (False, None, "routed")
+    with pytest.raises(InvalidArgumentError, match="first rally"):
+        gote.unit_after_turn(state, turn, first_rally="never")
+
+
+def test_a_battery_counts_guns() -> None:
+    battery = gote.UnitState("Foot battery", "veteran", 4, lost=3, battery=True)
+    assert battery.counts == "guns"
+    with pytest.raises(InvalidArgumentError, match="more guns lost than the battery has"):
+        gote.unit_after_turn(battery, gote.UnitTurn(fire=2))
+
+
+@_FAST
+@given(
+    st.sampled_from(gote.UnitStatus.ALL),
+    st.sampled_from((None, *gote.UnitStatus.ALL[1:])),
+    st.integers(min_value=0, max_value=20),
+    st.sampled_from(gote.FirstRally.ALL),
+    st.one_of(st.none(), st.integers(min_value=1, max_value=100)),
+)
+def test_only_a_formed_unit_checks_and_a_disordered_one_rallies_30_easier(
+    before: str, became: str | None, fire: int, first_rally: str, roll: int | None
+) -> None:
+    """Whatever the state before, the fighting and the reading: a check is due only for a
+    unit formed through the turn; a unit rolls to rally only from disordered or routed,
+    and from disordered at 30 more than from routed (within 0-100)."""
+    state = _unit(status=before)
+    turn = gote.UnitTurn(fire=fire, became=became, morale_roll=roll, rally_roll=roll)
+    out = gote.unit_after_turn(state, turn, first_rally=first_rally)
+    if out.check_due:
+        assert before == gote.UnitStatus.FORMED and became is None
+    if out.rally_chance is not None:
+        assert out.rallying_from in (gote.UnitStatus.DISORDERED, gote.UnitStatus.ROUTED)
+        routed = gote.unit_after_turn(
+            replace(state, status="routed"), replace(turn, became="routed"),
+            first_rally=gote.FirstRally.NEXT_TURN,
+        )  # fmt: skip
+        assert routed.rally_chance is not None
+        extra = 30 if out.rallying_from == gote.UnitStatus.DISORDERED else 0
+        assert out.rally_chance == max(0, min(100, routed.rally_chance + extra)) or (
+            routed.rally_chance == 0 and out.rally_chance <= extra
+        )
+    if out.status == gote.UnitStatus.FORMED:
+        assert out.rallied or (before == gote.UnitStatus.FORMED and became is None)

@@ -159,6 +159,12 @@ _lite_wheel_option = click.option(
     "the chance (the data's reading) or under it.",
 )
 @click.option(
+    "--first-rally",
+    type=click.Choice(["the same turn", "the next turn"]),
+    help="Casualty brackets (Glory of the Empire): a unit routed in a turn first rolls to "
+    "rally at the end of the same turn (the data's reading) or of the next.",
+)
+@click.option(
     "--spent-point-counts",
     type=click.Choice(["stands lost", "stands left"]),
     help="Age of Eagles stands lost: a brigade is spent once its stands lost reach its spent "
@@ -243,6 +249,7 @@ def new(
     start_time: str | None,
     mark_crossed_when: str | None,
     roll_passes: str | None,
+    first_rally: str | None,
     spent_point_counts: str | None,
     wind: str | None,
     wind_speed: int | None,
@@ -328,6 +335,7 @@ def new(
              "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
              "start_time": start_time,
              "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
+             "first_rally": first_rally,
              "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
              "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
              "damage_counts": damage_counts, "opening_dice": opening_dice,
