@@ -321,14 +321,17 @@ def test_a_glory_of_the_empire_weekend_from_the_campaign_and_back(tmp_path: Path
     - 08-02: Marines 7, 45e 6, Equipage 6 - 1 = 5, Batterie de cote 3 - 1 + 1 = 3.
     """
     campaign, days = _empire_weekend(tmp_path)
+    # A battery's count is its guns (the brackets count guns for a battery).
     assert _figures_at_start(days[0]) == {"1st Battalion Royal Marines": 12, "2nd Foot": 10,
-                                          "4e Equipage de Flottille": 8,
-                                          "45e Ligne": 12}  # fmt: skip
+                                          "4e Equipage de Flottille": 8, "45e Ligne": 12,
+                                          "Royal Artillery": 4,
+                                          "Batterie de cote": 3}  # fmt: skip
     assert _figures_at_start(days[1]) == {"2nd Foot": 7, "45e Ligne": 11,
                                           "4e Equipage de Flottille": 8}  # fmt: skip
     assert _figures_at_start(days[2]) == {"1st Battalion Royal Marines": 8, "2nd Foot": 6,
-                                          "4e Equipage de Flottille": 6,
-                                          "45e Ligne": 8}  # fmt: skip
+                                          "4e Equipage de Flottille": 6, "45e Ligne": 8,
+                                          "Royal Artillery": 3,
+                                          "Batterie de cote": 3}  # fmt: skip
     expected = {  # Marines, 2nd Foot, RA, Equipage, 45e, Batterie de cote
         "1809-07-30": (8, 7, 3, 8, 11, 3), "1809-07-31": (8, 6, 3, 6, 8, 3),
         "1809-08-01": (7, 6, 3, 5, 6, 3), "1809-09-01": (7, 6, 3, 5, 6, 3),
