@@ -50,6 +50,7 @@ __all__ = [
     "order_of_battle",
     "strength_fields",
     "type_vocabulary",
+    "whole_number",
 ]
 
 #: The naming columns of every order of battle, outermost first.
@@ -393,7 +394,9 @@ def _where(source: str, line: int | str | None) -> str:
     return f"line {line}" if line is not None else (source or "the order of battle")
 
 
-def _whole(value: Any, column: str, source: str, line: int | str | None) -> int:
+def whole_number(value: Any, column: str, source: str, line: int | str | None) -> int:
+    """``value`` (a cell's number or text) as a whole number, 0 or more; else an error
+    naming ``source``, the line and ``column``."""
     number: int | None = None
     if isinstance(value, bool):
         number = None
@@ -600,7 +603,7 @@ def order_of_battle(
                 if not f.division:
                     strengths[f.name] = default
                 continue
-            number = _whole(raw, f.name, source, line)
+            number = whole_number(raw, f.name, source, line)
             if f.division:
                 key3 = (names["side"], names["corps"], names["division"])
                 got = division_values.setdefault(key3, {})

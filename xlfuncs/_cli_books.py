@@ -92,6 +92,14 @@ _lite_wheel_option = click.option(
     "standard input).",
 )
 @click.option(
+    "--map",
+    "map_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A map (.yaml) of the order of battle's own types, grades and strengths to each "
+    "rule set's (docs/orders-of-battle-across-rule-sets.md); every choice it makes is listed.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --map: print what was written as JSON.")
+@click.option(
     "--blank-rows",
     type=click.IntRange(min=0, max=10_000),
     help="Blank input rows to add to the tables (default: the template's).",
@@ -206,6 +214,8 @@ def new(
     kind: str,
     ruleset_id: str,
     oob_file: Path | None,
+    map_file: Path | None,
+    as_json: bool,
     blank_rows: int | None,
     battle: str | None,
     date: str | None,
@@ -255,11 +265,19 @@ def new(
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
+
+    --ruleset ALL with --map: one workbook per rule set from one order of battle in its own
+    words, OUT's name with the rule set's id (walcheren-eagles-to-glory.xlsx, ...).
+
+    \b
+    Example: battle-ledger new roster --ruleset ALL --oob walcheren.csv --map maps.yaml -o w.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import save_workbook
 
     templates.require_known(kind)
+    if as_json and map_file is None:
+        raise CommandError("--json goes with --map", column="--json", expected="--map FILE too")
     if out.suffix.lower() != ".xlsx":
         raise WorkbookSaveError(
             "the output must be an .xlsx file", file=str(out), expected="a name ending in .xlsx"
@@ -273,6 +291,22 @@ def new(
     if lite_wheel is not None and not lite:
         raise CommandError("--lite-wheel goes with --lite", column="--lite-wheel",
                            value=lite_wheel, expected="--lite too")  # fmt: skip
+    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
+             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
+             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
+             "start_time": start_time,
+             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
+             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
+             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
+             "damage_counts": damage_counts, "paper": paper}  # fmt: skip
+    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if map_file is not None or ruleset_id == _ALL:
+        if lite or house is not None:
+            raise CommandError("--ruleset ALL and --map build with the published rules, "
+                               "without --lite", value="--lite" if lite else "--rules",
+                               expected="one workbook at a time for --lite or --rules")  # fmt: skip
+        _new_mapped(kind, ruleset_id, oob_file, map_file, out, force, as_json, options)
+        return
     ruleset = ruleset_named(ruleset_id)
     if house is not None and house.ruleset != ruleset.id:
         raise CommandError(
@@ -289,15 +323,6 @@ def new(
             oob = read_oob_text(_stdin_text(MAX_OOB_BYTES, "--oob -"), ruleset)
         else:
             oob = read_oob(oob_file, ruleset)
-    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
-             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
-             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
-             "start_time": start_time,
-             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
-             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
-             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
-             "damage_counts": damage_counts, "paper": paper}  # fmt: skip
-    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, **options)
     made: Any = wb
     if lite:
@@ -312,6 +337,62 @@ def new(
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
     carries = "; carries its code for xlwings Lite" if lite else ""
     click.echo(f"wrote {out} ({kind}, {ruleset.id}{rules}{carries})")
+
+
+#: ``--ruleset ALL``: every rule set (with ``--map``).
+_ALL = "ALL"
+
+
+def _new_mapped(
+    kind: str,
+    ruleset_id: str,
+    oob_file: Path | None,
+    map_file: Path | None,
+    out: Path,
+    force: bool,
+    as_json: bool,
+    options: dict[str, Any],
+) -> None:
+    """``new KIND --oob FILE --map MAP``: the order of battle mapped to one rule set, or
+    to each (``--ruleset ALL``: OUT's stem with the rule set's id); every rule set's
+    mapping checked before anything is written."""
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import MAX_OOB_BYTES
+    from battle_ledger.sheets.oob_map import OobMap, mapped_file, read_map
+
+    if oob_file is None:
+        raise CommandError("--map and --ruleset ALL need an order of battle", column="--oob",
+                           expected="--oob FILE (.csv or .yaml)")  # fmt: skip
+    every = ruleset_id == _ALL
+    rulesets = registry.all_rulesets() if every else [ruleset_named(ruleset_id)]
+    outs = [out.with_name(f"{out.stem}-{rs.id}{out.suffix}") if every else out for rs in rulesets]
+    for path in outs:
+        if path.exists() and not force:
+            raise WorkbookSaveError(
+                "the file exists already; nothing was written",
+                file=str(path),
+                expected="a new file name, or --force to replace it",
+            )
+    oob_map = read_map(map_file) if map_file is not None else OobMap("no map", {})
+    text = _stdin_text(MAX_OOB_BYTES, "--oob -") if str(oob_file) == "-" else None
+    mapped = mapped_file("standard input" if text is not None else oob_file, rulesets, oob_map,
+                         text)  # fmt: skip
+    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options) for m in mapped]
+    written = []
+    for m, wb, path in zip(mapped, books, outs, strict=True):
+        save_workbook(wb, path, overwrite=force, before="new")
+        written.append({"ruleset": m.oob.ruleset_id, "file": str(path), "units": len(m.oob.units),
+                        "left_out": m.left_out,
+                        "choices": [c.as_dict() for c in m.choices]})  # fmt: skip
+        if not as_json:
+            click.echo(f"wrote {path} ({kind}, {m.oob.ruleset_id}: {len(m.oob.units)} units, "
+                       f"{m.left_out} left out)")  # fmt: skip
+            for choice in m.choices:
+                click.echo(f"  {choice.text()}")
+    if as_json:
+        click.echo(_dumps({"kind": kind, "map": oob_map.source, "written": written}))
 
 
 # -- run --------------------------------------------------------------------------------
