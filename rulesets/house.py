@@ -544,28 +544,44 @@ def _gap_rows(table: Table) -> list[tuple[dict[str, Any], list[str]]]:
     return found
 
 
+def _has_gap(table: Table) -> bool:
+    """Whether the starter file has a gap to fill in ``table``."""
+    return (
+        table.is_missing
+        or any(c.value is None for c in table.values.values())
+        or (table.status is not Status.GIVEN and bool(_gap_rows(table)))
+    )
+
+
 def starter_file(ruleset: Ruleset) -> str:
     """A house-rules file for ``ruleset`` that is not usable as it is: every value the
     text leaves out is ``GAP`` (refused until filled in or deleted), each with what another
     text prints for it as a commented suggestion; the tables printed in part and the
     readings of ours as commented skeletons."""
-    lines = [
-        f"# House rules for {ruleset.name} ({ruleset.id}).",
+    body = [line for name, table in ruleset.tables.items()
+            for line in _starter_table(ruleset, name, table)]  # fmt: skip
+    gaps = [
         f"# Every {GAP} below is a value the text leaves out: this file is refused until",
         "# each is filled in. Put your value there; or, where a suggestion is quoted under",
         "# it (the value another of the texts prints, with its source: never this rule",
         "# set's rules), put that value there if you accept it; or delete the row (or the",
         "# whole table) to leave it missing, as the text does: whatever needs it then",
-        '# says so. Every value here is shown as "house rule" wherever a source is shown;',
+        "# says so.",
+    ]
+    if not any(_has_gap(table) for table in ruleset.tables.values()):
+        gaps = ["# The text leaves no value out: every table below is a commented skeleton."]
+    lines = [
+        f"# House rules for {ruleset.name} ({ruleset.id}).",
+        *gaps,
+        '# Every value here is shown as "house rule" wherever a source is shown;',
         "# a value the text prints changes only under override: true. Uncomment a",
         "# commented table to add rows or change a reading of ours. Use the file with",
         "# --rules FILE, or put it in the folder 'battle-ledger rules where' shows.",
         f"id: {ruleset.id}",
         "note: our house rules   # shown as the source of every value below",
         "tables:",
+        *body,
     ]
-    for name, table in ruleset.tables.items():
-        lines += _starter_table(ruleset, name, table)
     return "\n".join(lines) + "\n"
 
 

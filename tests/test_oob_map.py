@@ -252,3 +252,15 @@ def test_the_maps_targets_are_the_rule_sets_words() -> None:
                 ruleset.term(type_vocabulary(ruleset), word)
     with pytest.raises(UnknownTermError):
         registry.get("aoe").term("unit_types", "line infantry")  # why the map is needed
+
+
+def test_all_means_every_rule_set_the_kind_is_made_for(tmp_path: Path) -> None:
+    """A DEP ledger is Eagles to Glory's alone: ALL builds that one, from standard input."""
+    text = OOB.read_text(encoding="utf-8")
+    args = ["new", "dep-ledger", "--ruleset", "ALL", "--oob", "-", "--map", str(MAPS)]
+    done = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "w.xlsx")], input=text)
+    assert done.exit_code == 0, done.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w-eagles-to-glory.xlsx"]
+    trained = [str(n) for n, ln in enumerate(text.splitlines(), 1) if ",trained," in ln]
+    said = f"grade 'trained' -> Green: {MAPS} line"
+    assert f"(lines {', '.join(trained)})" in done.stdout.split(said)[1].splitlines()[0]

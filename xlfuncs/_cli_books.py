@@ -25,6 +25,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_opt
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
+    from battle_ledger.rulesets.model import Ruleset
     from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
@@ -266,8 +267,8 @@ def new(
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
 
-    --ruleset ALL with --map: one workbook per rule set from one order of battle in its own
-    words, OUT's name with the rule set's id (walcheren-eagles-to-glory.xlsx, ...).
+    --ruleset ALL with --map: one workbook per rule set KIND is made for, from one order of
+    battle in its own words, OUT's name with the rule set's id (w-eagles-to-glory.xlsx, ...).
 
     \b
     Example: battle-ledger new roster --ruleset ALL --oob walcheren.csv --map maps.yaml -o w.xlsx
@@ -343,6 +344,17 @@ def new(
 _ALL = "ALL"
 
 
+def _makes(kind: str, ruleset: Ruleset) -> bool:
+    """Whether a workbook of ``kind`` is made for ``ruleset``."""
+    from battle_ledger import templates
+
+    try:
+        templates.resolve(kind, ruleset)
+    except CommandError:
+        return False
+    return True
+
+
 def _new_mapped(
     kind: str,
     ruleset_id: str,
@@ -366,7 +378,11 @@ def _new_mapped(
         raise CommandError("--map and --ruleset ALL need an order of battle", column="--oob",
                            expected="--oob FILE (.csv or .yaml)")  # fmt: skip
     every = ruleset_id == _ALL
-    rulesets = registry.all_rulesets() if every else [ruleset_named(ruleset_id)]
+    rulesets = (
+        [rs for rs in registry.all_rulesets() if _makes(kind, rs)]
+        if every
+        else [ruleset_named(ruleset_id)]
+    )
     outs = [out.with_name(f"{out.stem}-{rs.id}{out.suffix}") if every else out for rs in rulesets]
     for path in outs:
         if path.exists() and not force:
