@@ -527,7 +527,7 @@ def _table_suggestions(ruleset: Ruleset, name: str, table: Table) -> list[str]:
             cells = {c.name: r.get(c.name) for c in table.columns if c.name in r}
             lines += [f"#     - {_flow(cells)}",
                       f"#       # {_provenance(r.get('source'), theirs.source)}"]  # fmt: skip
-    return lines or ["#   no table of the same name in the other texts"]
+    return lines or ["#   none of the other texts prints it"]
 
 
 def _gap_rows(table: Table) -> list[tuple[dict[str, Any], list[str]]]:

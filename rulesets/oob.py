@@ -44,6 +44,8 @@ __all__ = [
     "RawUnit",
     "StrengthField",
     "Unit",
+    "cell_text",
+    "column_name",
     "division_key",
     "grade_vocabularies",
     "grade_vocabulary",
@@ -374,6 +376,17 @@ def strength_fields(ruleset: Ruleset) -> tuple[StrengthField, ...]:
 # -- checking -------------------------------------------------------------------------
 
 
+def column_name(header: Any) -> str:
+    """The column a header names: case-blind, spaces as ``_``, ``quality`` for ``grade``."""
+    col = str(header).strip().casefold().replace(" ", "_")
+    return _COLUMN_ALIASES.get(col, col)
+
+
+def cell_text(value: Any) -> str:
+    """A cell as text; whole floats (3.0 from a spreadsheet) as 3."""
+    return _text(value)
+
+
 def _text(value: Any) -> str:
     """A cell as text; whole floats (3.0 from a spreadsheet) as 3."""
     if value is None:
@@ -516,8 +529,7 @@ def order_of_battle(
         line: int | str | None = record.where or record.line
         values: dict[str, Any] = {}
         for key, value in record.values.items():
-            col = str(key).strip().casefold().replace(" ", "_")
-            col = _COLUMN_ALIASES.get(col, col)
+            col = column_name(key)
             if col not in known:
                 if _blank(value) and not str(key).strip():
                     continue  # an unnamed empty column (a trailing comma)

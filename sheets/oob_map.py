@@ -54,6 +54,8 @@ from battle_ledger.rulesets.oob import (
     NAME_COLUMNS,
     OrderOfBattle,
     RawUnit,
+    cell_text,
+    column_name,
     grade_vocabulary,
     order_of_battle,
     strength_fields,
@@ -307,7 +309,7 @@ def _section(ruleset: Ruleset, body: Any, source: str, line: int) -> RulesetMap:
         if not isinstance(how, str) or not how.strip():
             raise _bad(source, at, f"the strength {name!r} comes from nothing", how,
                        f"a column of the order of battle, or {_DEFAULT}")  # fmt: skip
-        column = how.strip().casefold().replace(" ", "_")
+        column = column_name(how)
         strengths[name] = _Strength(None if column == _DEFAULT else column, times, at)
     return RulesetMap(ruleset.id, types, sides, grades, grades_line, strengths)
 
@@ -352,16 +354,7 @@ def read_map(path: str | Path) -> OobMap:
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
-
-
-def _column(key: Any) -> str:
-    col = str(key).strip().casefold().replace(" ", "_")
-    return "grade" if col == "quality" else col
+    return cell_text(value).strip()
 
 
 class _Choices:
@@ -407,7 +400,7 @@ def map_order_of_battle(
     def one(record: RawUnit) -> RawUnit | None:
         line: int | str | None = record.where or record.line
         at = f"line {line}" if isinstance(line, int) else str(line or source)
-        values = {_column(k): v for k, v in record.values.items()}
+        values = {column_name(k): v for k, v in record.values.items()}
         word = _text(values.get("type"))
         side = _text(values.get("side"))
         entry = spec.sides.get(side, {}).get(word.casefold()) or spec.types.get(word.casefold())
