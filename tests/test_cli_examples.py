@@ -18,9 +18,9 @@ from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import OPERATIONS, load_operations, run_on_file
 from battle_ledger.templates import build
-from battle_ledger.templates.demo import example_path
+from battle_ledger.templates.demo import example_path, mapped_example
 from battle_ledger.xlfuncs.cli import cli
-from tests.conftest import HOUSE_FIXTURES, REPO
+from tests.conftest import HOUSE_FIXTURES
 from tests.strategies import PLAYBOOKS, play_periods, variant_ledger
 
 
@@ -74,8 +74,8 @@ def test_example_runs(where: str, kind: str, example: str, tmp_path: Path) -> No
     from its rule set's bundled order of battle; a campaign with its first battle)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
-    for name, bundled in (("walcheren.csv", "walcheren.csv"), ("maps.yaml", "walcheren-maps.yaml")):
-        shutil.copy(REPO / "examples" / bundled, tmp_path / name)  # one army, every rule set
+    for name, bundled in zip(("walcheren.csv", "maps.yaml"), mapped_example(), strict=True):
+        shutil.copy(bundled, tmp_path / name)  # one army, every rule set
     (tmp_path / "turn.csv").write_text(  # a turn of the bundled Quatre Bras DEP ledger
         "Division,Orders,Stands lost\n5e Division,Y,1\n9e Division,N,\n", encoding="utf-8"
     )

@@ -24,12 +24,11 @@ from battle_ledger.rulesets.oob import Unit, type_vocabulary
 from battle_ledger.sheets.headless import save_workbook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import OMIT, Mapped, mapped_file, parse_map, read_map
+from battle_ledger.templates.demo import mapped_example
 from battle_ledger.xlfuncs.cli import cli
-from tests.conftest import REPO
 from tests.strategies import CLUB_GRADES, CLUB_TYPES, club_orders_of_battle, examples
 
-OOB = REPO / "examples" / "walcheren.csv"
-MAPS = REPO / "examples" / "walcheren-maps.yaml"
+OOB, MAPS = mapped_example()
 BATTLE_LEDGER = (sys.executable, "-m", "battle_ledger.xlfuncs.cli")
 
 
