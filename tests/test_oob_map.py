@@ -26,6 +26,7 @@ from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import OMIT, Mapped, mapped_file, parse_map, read_map
 from battle_ledger.templates.demo import mapped_example
 from battle_ledger.xlfuncs.cli import cli
+from tests.ooxml import validate
 from tests.strategies import CLUB_GRADES, CLUB_TYPES, club_orders_of_battle, examples
 
 OOB, MAPS = mapped_example()
@@ -67,7 +68,7 @@ def _same(mapped: Mapped, back: Any) -> None:
         assert a.same_as(b), (a, b)
 
 
-@pytest.mark.slow  # nine workbooks built and read (about 10 s)
+@pytest.mark.slow  # nine workbooks built, validated and read (about 20 s)
 def test_one_order_of_battle_gives_all_nine_rosters(tmp_path: Path) -> None:
     """The bundled order of battle in the club's words and its map: one roster per rule
     set, as a user runs it; each roster reads back as the order of battle mapped."""
@@ -83,6 +84,7 @@ def test_one_order_of_battle_gives_all_nine_rosters(tmp_path: Path) -> None:
     for w in written:
         path = Path(w["file"])
         assert path == tmp_path / f"walcheren-{w['ruleset']}.xlsx"
+        assert validate(path) == []  # a workbook Excel opens without repair
         back = read_oob(path)
         _same(expected[w["ruleset"]], back)
         # Every unit of the file is in the roster, or left out by the map's "omit".
