@@ -33,6 +33,7 @@ otherwise the per-user folder (``user_rules_dir``) the Excel functions read.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -66,6 +67,7 @@ else:  # PyYAML is imported only when a house-rules file is read
     yaml_data = lazy_module("battle_ledger.rulesets.yaml_data")
 
 __all__ = [
+    "GAP",
     "HOUSE_RULE",
     "RULES_DIR_ENV",
     "HouseRules",
@@ -333,6 +335,7 @@ def apply_house(base: Ruleset, house: HouseRules) -> Ruleset:
             raise _fail(house, f"tables.{name}", f"{base.name} has no such table", value=name,
                         expected="one of " + ", ".join(base.tables))  # fmt: skip
         note = spec.note or model.note
+        _refuse_gaps(house, name, spec)
         if table.kind is Kind.CONSTANTS:
             tables[name] = _constants(house, name, table, spec, note)
         else:
@@ -396,61 +399,245 @@ def house_changes(old: Ruleset, new: Ruleset) -> list[str]:
 
 # -- the starter file -----------------------------------------------------------------
 
+#: What the starter file writes where the text leaves a value out: refused until the
+#: umpire puts a value there (their own, or the suggestion quoted beside it), or deletes
+#: the row or table to leave it missing.
+GAP = "FILL IN"
+
+#: Columns of the same meaning under another name in another rule set's table of the
+#: same name: Age of Eagles's basic move is Eagles to Glory's base move, in inches.
+_SAME_MEANING: dict[tuple[str, str], tuple[str, ...]] = {("movement_rates", "inches"): ("basic",)}
+
+
+def _is_gap(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().casefold() == GAP.casefold()
+
+
+def _refuse_gaps(house: HouseRules, name: str, spec: _HouseTable) -> None:
+    """Refuse a ``GAP`` the starter file left, naming its key."""
+    key = f"tables.{name}"
+    expected = (f"a value of yours, or the suggestion under it if you accept it; or delete "
+                f"the row (or {key}) to leave it as the text does")  # fmt: skip
+    for cname, given in (spec.values or {}).items():
+        value = given.get("value") if isinstance(given, dict) else given
+        if _is_gap(value):
+            raise _fail(house, f"{key}.values.{cname}", "a gap of the starter file, not filled in",
+                        value=value, expected=expected)  # fmt: skip
+    for i, row in enumerate(spec.rows or []):
+        for column, value in row.items() if isinstance(row, dict) else ():
+            if _is_gap(value):
+                raise _fail(house, f"{key}.rows[{i}].{column}",
+                            "a gap of the starter file, not filled in", value=value,
+                            expected=expected)  # fmt: skip
+
 
 def _comment(text: str, indent: str = "  # ") -> list[str]:
     return [indent + line for line in text.splitlines()]
 
 
+def _scalar(value: Any) -> str:
+    """``value`` as YAML (strings double-quoted, so that any text stays text)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value) if isinstance(value, bool | int | float) else json.dumps(str(value))
+
+
+def _flow(row: Mapping[str, Any]) -> str:
+    return (
+        "{" + ", ".join(f"{k}: {GAP if _is_gap(v) else _scalar(v)}" for k, v in row.items()) + "}"
+    )
+
+
+def _provenance(source: Provenance | Mapping[str, Any] | None, fallback: Provenance | None) -> str:
+    if isinstance(source, Mapping):
+        source = Provenance.model_validate(source)
+    chosen = source or fallback
+    return " ".join(chosen.describe().split()) if chosen is not None else "no source given"
+
+
+def _published(source: Provenance | dict[str, Any] | None, ours: bool) -> bool:
+    return not ours and not is_house_rule(source)
+
+
+def _others(ruleset: Ruleset, name: str, kind: Kind) -> list[tuple[Ruleset, Table]]:
+    """The other rule sets' tables of the same name and kind, with values the text prints."""
+    found = []
+    for other in registry.all_rulesets():
+        if other.id == ruleset.id:
+            continue
+        table = registry.packaged(other.id).tables.get(name)
+        if table is not None and table.kind is kind and not table.is_missing:
+            found.append((registry.packaged(other.id), table))
+    return found
+
+
+def _row_suggestions(ruleset: Ruleset, name: str, table: Table, row: Mapping[str, Any],
+                     column: str) -> list[str]:  # fmt: skip
+    """Comment lines: ``column`` of ``row`` as another text prints it (same table, same key)."""
+    lines = []
+    key = _row_key(table, row)
+    for other, theirs in _others(ruleset, name, table.kind):
+        if [c for c in theirs.key] != list(table.key):
+            continue
+        for their_row in theirs.rows:
+            if _row_key(theirs, their_row) != key:
+                continue
+            for their_column in (column, *_SAME_MEANING.get((name, column), ())):
+                value = their_row.get(their_column)
+                source = their_row.get("source")
+                if value is None or not _published(source, bool(their_row.get("house_default"))):
+                    continue
+                called = "" if their_column == column else f" (its {their_column})"
+                lines += [
+                    f"#   suggestion, from {other.name} ({other.text}), not {ruleset.name}'s "
+                    f"rules: {column}: {_scalar(value)}{called}",
+                    f"#     {_provenance(source, theirs.source)}",
+                ]
+                break
+    return lines or [f"#   {column}: no value for it in the other texts"]
+
+
+def _constant_suggestions(ruleset: Ruleset, name: str, cname: str) -> list[str]:
+    lines = []
+    for other, theirs in _others(ruleset, name, Kind.CONSTANTS):
+        const = theirs.values.get(cname)
+        if const is None or const.value is None or not _published(const.source,
+                                                                  const.house_default):  # fmt: skip
+            continue
+        lines += [f"#   suggestion, from {other.name} ({other.text}), not {ruleset.name}'s "
+                  f"rules: {cname}: {_scalar(const.value)}",
+                  f"#     {_provenance(const.source, theirs.source)}"]  # fmt: skip
+    return lines or ["#   no value for it in the other texts"]
+
+
+def _table_suggestions(ruleset: Ruleset, name: str, table: Table) -> list[str]:
+    """Comment lines: another text's printed rows of a table this text does not print."""
+    lines = []
+    needed = {c.name for c in table.columns if not c.optional}
+    for other, theirs in _others(ruleset, name, table.kind):
+        rows = [r for r in theirs.rows
+                if _published(r.get("source"), bool(r.get("house_default")))]  # fmt: skip
+        if not rows or not needed <= {c.name for c in theirs.columns}:
+            continue
+        lines.append(f"#   suggestion, from {other.name} ({other.text}), not {ruleset.name}'s "
+                     "rules: its rows, to copy in place of the row above")  # fmt: skip
+        for r in rows:
+            cells = {c.name: r.get(c.name) for c in table.columns if c.name in r}
+            lines += [f"#     - {_flow(cells)}",
+                      f"#       # {_provenance(r.get('source'), theirs.source)}"]  # fmt: skip
+    return lines or ["#   none of the other texts prints it"]
+
+
+def _gap_rows(table: Table) -> list[tuple[dict[str, Any], list[str]]]:
+    """The printed rows with a value left out: (the row to fill, the columns left out)."""
+    found = []
+    for row in table.rows:
+        blank = [c.name for c in table.columns
+                 if row.get(c.name) is None and not c.optional and c.name not in table.key
+                 and c.name not in (table.range or ())]  # fmt: skip
+        if blank:  # the row as printed (a house row gives every column), its blanks marked
+            cells = {c.name: GAP if c.name in blank else row.get(c.name) for c in table.columns
+                     if c.name in blank or row.get(c.name) is not None}  # fmt: skip
+            found.append((cells, blank))
+    return found
+
+
+def _has_gap(table: Table) -> bool:
+    """Whether the starter file has a gap to fill in ``table``."""
+    return (
+        table.is_missing
+        or any(c.value is None for c in table.values.values())
+        or (table.status is not Status.GIVEN and bool(_gap_rows(table)))
+    )
+
+
 def starter_file(ruleset: Ruleset) -> str:
-    """A house-rules file for ``ruleset``: every table the text does not print (or prints
-    only in part) and every reading of ours, as commented skeletons to fill in."""
+    """A house-rules file for ``ruleset`` that is not usable as it is: every value the
+    text leaves out is ``GAP`` (refused until filled in or deleted), each with what another
+    text prints for it as a commented suggestion; the tables printed in part and the
+    readings of ours as commented skeletons."""
+    body = [line for name, table in ruleset.tables.items()
+            for line in _starter_table(ruleset, name, table)]  # fmt: skip
+    gaps = [
+        f"# Every {GAP} below is a value the text leaves out: this file is refused until",
+        "# each is filled in. Put your value there; or, where a suggestion is quoted under",
+        "# it (the value another of the texts prints, with its source: never this rule",
+        "# set's rules), put that value there if you accept it; or delete the row (or the",
+        "# whole table) to leave it missing, as the text does: whatever needs it then",
+        "# says so.",
+    ]
+    if not any(_has_gap(table) for table in ruleset.tables.values()):
+        gaps = ["# The text leaves no value out: every table below is a commented skeleton."]
     lines = [
         f"# House rules for {ruleset.name} ({ruleset.id}).",
-        "# Uncomment a table and fill in its rows (or values). Every value here is shown",
-        '# as "house rule" wherever a source is shown; a value the text prints changes',
-        "# only under override: true. Use it with --rules FILE, or put it in the folder",
-        "# 'battle-ledger rules where' shows for the Excel functions.",
+        *gaps,
+        '# Every value here is shown as "house rule" wherever a source is shown;',
+        "# a value the text prints changes only under override: true. Uncomment a",
+        "# commented table to add rows or change a reading of ours. Use the file with",
+        "# --rules FILE, or put it in the folder 'battle-ledger rules where' shows.",
         f"id: {ruleset.id}",
         "note: our house rules   # shown as the source of every value below",
         "tables:",
+        *body,
     ]
-    for name, table in ruleset.tables.items():
-        readings = [n for n, c in table.values.items() if c.house_default or c.value is None]
-        if table.status not in (Status.MISSING, Status.PARTIAL) and not readings:
-            continue
-        lines.append("")
-        status = {
-            Status.MISSING: "not printed in the text",
-            Status.PARTIAL: "printed only in part",
-        }.get(table.status, "readings of ours: settings you may change")
-        lines.append(f"  # {name}: {table.title} ({status})")
-        if table.source is not None and table.source.quote:
-            lines.append(f'  #   {table.source.section}: "{table.source.quote}"')
-        if table.kind is Kind.CONSTANTS:
-            lines += [f"  # {name}:", "  #   values:"]
-            for cname, const in table.values.items():
-                if const.value is None:
-                    lines.append(f"  #     {cname}:    # not printed")
-                elif const.house_default:
-                    ours = f": {const.note}" if const.note else ""
-                    lines.append(f"  #     {cname}: {const.value}    # ours{ours}")
-            if table.is_missing and not table.values:
-                lines.append("  #     NAME: VALUE")
-            continue
-        columns = ", ".join(
-            f"{c.name} ({c.type}{', optional' if c.optional else ''}: {c.header})"
-            for c in table.columns
-        )
-        lines.extend(_comment(f"columns: {columns}", "  #   "))
-        if table.status is Status.PARTIAL and table.key:
-            printed = sorted({", ".join(str(r.get(k)) for k in table.key) for r in table.rows})
-            lines.extend(_comment("printed rows (" + ", ".join(table.key) + "): "
-                                  + "; ".join(printed), "  #   "))  # fmt: skip
-        lines.append(f"  # {name}:")
-        lines.append("  #   rows:")
-        cells = ", ".join(f"{c.name}: " for c in table.columns)
-        lines.append(f"  #     - {{{cells}}}")
     return "\n".join(lines) + "\n"
+
+
+def _starter_table(ruleset: Ruleset, name: str, table: Table) -> list[str]:
+    gaps = [n for n, c in table.values.items() if c.value is None]
+    readings = [n for n, c in table.values.items() if c.house_default and c.value is not None]
+    gap_rows = _gap_rows(table) if table.status is not Status.GIVEN else []
+    if table.status not in (Status.MISSING, Status.PARTIAL) and not (gaps or readings):
+        return []
+    status = {
+        Status.MISSING: "not printed in the text",
+        Status.PARTIAL: "printed only in part",
+    }.get(table.status, "readings of ours: settings you may change")
+    lines = ["", f"  # {name}: {table.title} ({status})"]
+    if table.source is not None and table.source.quote:
+        lines.append(f'  #   {table.source.section}: "{" ".join(table.source.quote.split())}"')
+    if table.kind is Kind.CONSTANTS:
+        lines += [
+            f"  {name}:" if gaps else f"  # {name}:",
+            "    values:" if gaps else "  #   values:",
+        ]
+        for cname, const in table.values.items():
+            if const.value is None:
+                lines.append(f"      {cname}: {GAP}    # not printed")
+                lines += _comment("\n".join(_constant_suggestions(ruleset, name, cname)), "      ")
+            elif const.house_default:
+                ours = f": {const.note}" if const.note else ""
+                lines.append(f"  #     {cname}: {const.value}    # ours{ours}")
+        if table.is_missing and not table.values:
+            lines += [f"  {name}:", "    values:", f"      NAME: {GAP}"]
+        return lines
+    columns = ", ".join(
+        f"{c.name} ({c.type}{', optional' if c.optional else ''}: {c.header})"
+        for c in table.columns
+    )
+    lines.extend(_comment(f"columns: {columns}", "  #   "))
+    if table.is_missing:
+        skeleton = {c.name: GAP for c in table.columns if not c.optional}
+        lines += [f"  {name}:", "    rows:", f"      - {_flow(skeleton)}"]
+        lines += _comment("\n".join(_table_suggestions(ruleset, name, table)), "        ")
+        return lines
+    if gap_rows:
+        lines += [f"  {name}:", "    rows:"]
+        for row, blank in gap_rows:
+            lines.append(f"      - {_flow(row)}")
+            for column in blank:
+                lines += _comment("\n".join(_row_suggestions(ruleset, name, table, row, column)),
+                                  "        ")  # fmt: skip
+        return lines
+    if table.key:
+        printed = sorted({", ".join(str(r.get(k)) for k in table.key) for r in table.rows})
+        lines.extend(_comment("printed rows (" + ", ".join(table.key) + "): "
+                              + "; ".join(printed), "  #   "))  # fmt: skip
+    cells = ", ".join(f"{c.name}: " for c in table.columns)
+    lines += [f"  # {name}:", "  #   rows:", f"  #     - {{{cells}}}"]
+    return lines
 
 
 # -- the per-user folder ----------------------------------------------------------------

@@ -44,12 +44,15 @@ __all__ = [
     "RawUnit",
     "StrengthField",
     "Unit",
+    "cell_text",
+    "column_name",
     "division_key",
     "grade_vocabularies",
     "grade_vocabulary",
     "order_of_battle",
     "strength_fields",
     "type_vocabulary",
+    "whole_number",
 ]
 
 #: The naming columns of every order of battle, outermost first.
@@ -373,6 +376,17 @@ def strength_fields(ruleset: Ruleset) -> tuple[StrengthField, ...]:
 # -- checking -------------------------------------------------------------------------
 
 
+def column_name(header: Any) -> str:
+    """The column a header names: case-blind, spaces as ``_``, ``quality`` for ``grade``."""
+    col = str(header).strip().casefold().replace(" ", "_")
+    return _COLUMN_ALIASES.get(col, col)
+
+
+def cell_text(value: Any) -> str:
+    """A cell as text; whole floats (3.0 from a spreadsheet) as 3."""
+    return _text(value)
+
+
 def _text(value: Any) -> str:
     """A cell as text; whole floats (3.0 from a spreadsheet) as 3."""
     if value is None:
@@ -393,7 +407,9 @@ def _where(source: str, line: int | str | None) -> str:
     return f"line {line}" if line is not None else (source or "the order of battle")
 
 
-def _whole(value: Any, column: str, source: str, line: int | str | None) -> int:
+def whole_number(value: Any, column: str, source: str, line: int | str | None) -> int:
+    """``value`` (a cell's number or text) as a whole number, 0 or more; else an error
+    naming ``source``, the line and ``column``."""
     number: int | None = None
     if isinstance(value, bool):
         number = None
@@ -513,8 +529,7 @@ def order_of_battle(
         line: int | str | None = record.where or record.line
         values: dict[str, Any] = {}
         for key, value in record.values.items():
-            col = str(key).strip().casefold().replace(" ", "_")
-            col = _COLUMN_ALIASES.get(col, col)
+            col = column_name(key)
             if col not in known:
                 if _blank(value) and not str(key).strip():
                     continue  # an unnamed empty column (a trailing comma)
@@ -600,7 +615,7 @@ def order_of_battle(
                 if not f.division:
                     strengths[f.name] = default
                 continue
-            number = _whole(raw, f.name, source, line)
+            number = whole_number(raw, f.name, source, line)
             if f.division:
                 key3 = (names["side"], names["corps"], names["division"])
                 got = division_values.setdefault(key3, {})

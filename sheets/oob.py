@@ -89,11 +89,13 @@ __all__ = [
     "read_csv",
     "read_oob",
     "read_oob_text",
+    "read_records",
     "read_roster",
     "read_text",
     "read_yaml",
     "roster_oob",
     "total_labels",
+    "with_facts",
 ]
 
 ROSTER_KIND = "roster"
@@ -208,6 +210,30 @@ def read_oob_text(
     return read_csv(label, ruleset, text)
 
 
+def read_records(path: str | Path, text: str | None = None) -> tuple[list[RawUnit], dict[str, Any]]:
+    """The units of a CSV or YAML order of battle as written, read for no rule set (its
+    words are checked once mapped: ``sheets.oob_map``), and what it says of the battle
+    (title, date, start). A YAML file's ``ruleset`` key is not read; its divisions may
+    give any rule set's division values. ``text``: the file's text, already read."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (*_CSV_SUFFIXES, *_YAML_SUFFIXES) and text is None:
+        raise InvalidArgumentError(
+            "not an order of battle to map",
+            file=str(p),
+            value=p.suffix,
+            expected="a .csv, .yaml or .yml file",
+        )
+    text = read_text(p) if text is None else text.removeprefix("\ufeff")
+    if suffix in _YAML_SUFFIXES or (
+        suffix not in _CSV_SUFFIXES and any(ln.startswith("sides:") for ln in text.splitlines())
+    ):
+        doc = _yaml_document(text, p)
+        facts = {key: doc[key] for key in _BATTLE_FACTS if doc.get(key) is not None}
+        return list(_yaml_units(doc["sides"], p, _every_division_field())), facts
+    return list(_csv_records(text, p)), _csv_facts(text)
+
+
 def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """An order of battle from ``path`` (.csv, .yaml/.yml, or a roster .xlsx)."""
     p = Path(path)
@@ -239,12 +265,17 @@ def read_csv(
     p = Path(path)
     rs = _resolve(ruleset, p, None)
     text = read_text(p) if text is None else text
+    return with_facts(order_of_battle(rs, _csv_records(text, p), str(p)), _csv_facts(text), p)
+
+
+def _csv_facts(text: str) -> dict[str, Any]:
+    """The battle's title, date and start from CSV ``text``'s ``# key: value`` lines."""
     facts: dict[str, Any] = {}
     for line in text.splitlines():
         key, colon, value = line.strip().removeprefix("#").partition(":")
         if line.lstrip().startswith("#") and colon and key.strip().casefold() in _BATTLE_FACTS:
             facts[key.strip().casefold()] = value.strip()
-    return _with_facts(order_of_battle(rs, _csv_records(text, p), str(p)), facts, p)
+    return facts
 
 
 #: What an order of battle may say of the battle itself (YAML keys, CSV ``# key:`` lines).
@@ -263,7 +294,7 @@ def _fact(value: Any, parse: Callable[[str], Any], problem: str, expected: str,
                                    expected=expected) from None  # fmt: skip
 
 
-def _with_facts(oob: OrderOfBattle, facts: dict[str, Any], path: Path) -> OrderOfBattle:
+def with_facts(oob: OrderOfBattle, facts: dict[str, Any], path: Path) -> OrderOfBattle:
     """``oob`` with the battle's title, date and start time, each checked."""
     date, start = facts.get("date", ""), facts.get("start", "")
     if isinstance(start, int) and not isinstance(start, bool) and 0 <= start < 1440:
@@ -379,7 +410,24 @@ def read_yaml(
 ) -> OrderOfBattle:
     """Nested sides -> corps -> divisions -> brigades -> units (``text``: as ``read_csv``)."""
     p = Path(path)
-    text = read_text(p) if text is None else text
+    doc = _yaml_document(read_text(p) if text is None else text, p)
+    found = doc.get("ruleset")
+    rs = _resolve(ruleset, p, None if found is None else str(found))
+    division_fields = {f.name for f in strength_fields(rs) if f.division}
+    records = list(_yaml_units(doc["sides"], p, division_fields))
+    facts = {key: doc[key] for key in _BATTLE_FACTS if doc.get(key) is not None}
+    return with_facts(order_of_battle(rs, records, str(p)), facts, p)
+
+
+def _every_division_field() -> set[str]:
+    """Every rule set's division values (a YAML order of battle read for no rule set)."""
+    from battle_ledger.rulesets.registry import all_rulesets
+
+    return {f.name for rs in all_rulesets() for f in strength_fields(rs) if f.division}
+
+
+def _yaml_document(text: str, p: Path) -> dict[str, Any]:
+    """A YAML order of battle's top mapping, its keys checked."""
     try:
         doc = yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as exc:
@@ -403,12 +451,7 @@ def read_yaml(
             file=str(p),
             expected="keys " + ", ".join(sorted(_TOP_KEYS)),
         )
-    found = doc.get("ruleset")
-    rs = _resolve(ruleset, p, None if found is None else str(found))
-    division_fields = {f.name for f in strength_fields(rs) if f.division}
-    records = list(_yaml_units(doc["sides"], p, division_fields))
-    facts = {key: doc[key] for key in _BATTLE_FACTS if doc.get(key) is not None}
-    return _with_facts(order_of_battle(rs, records, str(p)), facts, p)
+    return doc
 
 
 def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:

@@ -5,7 +5,9 @@ each rule set (``examples/<ruleset-id>.csv`` or ``.yaml``, package data, so
 nothing but the installed package is needed), builds every registered kind
 that supports the rule set (the roster for all; the DEP ledger for Eagles to
 Glory; whatever else is registered), saves each atomically as
-``<out_dir>/<ruleset-id>-<kind>.xlsx`` and returns the paths written.
+``<out_dir>/<ruleset-id>-<kind>.xlsx``, then the roster of each rule set from the one
+order of battle in a club's own words and its map (``MAPPED_EXAMPLE``:
+``walcheren-<ruleset-id>-roster.xlsx``), and returns the paths written.
 ``progress(path)`` is called after each file (the CLI prints it). Ledgers are
 played a few turns (the same operations as the buttons, dice seeded so the
 demo is the same each time): the DEP ledger 6 turns, the victory table 8, the
@@ -26,10 +28,11 @@ from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
+from battle_ledger.sheets.oob_map import mapped_file, read_map
 from battle_ledger.sheets.operations import Upload, run_operation
 from battle_ledger.templates import build, kinds_for, save_atomic
 
-__all__ = ["build_demo", "example_path", "load_example"]
+__all__ = ["MAPPED_EXAMPLE", "build_demo", "example_path", "load_example", "mapped_example"]
 
 _SUFFIXES = (".yaml", ".csv")
 
@@ -47,6 +50,17 @@ def example_path(ruleset_id: str) -> Path:
         value=ruleset_id,
         expected=f"examples/{ruleset_id}.csv or .yaml in the package",
     )
+
+
+#: The bundled order of battle in a club's own words, and its map to every rule set.
+MAPPED_EXAMPLE = ("walcheren.csv", "walcheren-maps.yaml")
+
+
+def mapped_example() -> tuple[Path, Path]:
+    """The bundled order of battle for every rule set and its map (``MAPPED_EXAMPLE``)."""
+    root = resources.files("battle_ledger.examples")
+    oob, maps = (Path(str(root.joinpath(name))) for name in MAPPED_EXAMPLE)
+    return oob, maps
 
 
 def load_example(ruleset_id: str) -> OrderOfBattle:
@@ -74,6 +88,14 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
             written.append(path)
             if progress is not None:
                 progress(path)
+    # One order of battle for every rule set: its roster in each (new --ruleset ALL --map).
+    oob, maps = mapped_example()
+    for mapped in mapped_file(oob, all_rulesets(), read_map(maps)):
+        stem = f"{oob.stem}-{mapped.oob.ruleset_id}-roster"
+        path = save_atomic(build("roster", mapped.oob.ruleset_id, mapped.oob), out / f"{stem}.xlsx")
+        written.append(path)
+        if progress is not None:
+            progress(path)
     return written
 
 

@@ -11,6 +11,9 @@ callable so that Hypothesis (``st.integers``) and the benchmark
 - ``thing_names(count)``: names a user can give things and sides, drawn to trouble a
   spreadsheet's criteria (operators, wildcards, quotes, look-alikes of numbers, dates,
   booleans and cells, 255 characters); ``renamed_ledger`` builds a kind with them.
+- ``club_orders_of_battle()``: orders of battle in a club's own words (those of the
+  bundled ``examples/walcheren.csv``, which ``examples/walcheren-maps.yaml`` maps to every
+  rule set), as CSV rows.
 - ``PLAYBOOKS``: per ledger kind, how to build one from its rule set's bundled
   order of battle and the ``record`` options of one legal period on a file
   (every registered kind must have one: ``tests/test_ledger_kinds.py``).
@@ -39,6 +42,8 @@ from battle_ledger.sheets.ledger import Column, Entry, Role, Table
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 __all__ = [
+    "CLUB_GRADES",
+    "CLUB_TYPES",
     "FIXTURES",
     "NAME_FIELDS",
     "PLAYBOOKS",
@@ -47,6 +52,7 @@ __all__ = [
     "bad_values",
     "build_from_example",
     "button_case",
+    "club_orders_of_battle",
     "dep_turns",
     "input_columns",
     "legal_battle",
@@ -763,3 +769,35 @@ def examples(ci: int) -> int:
 
     deep = settings.default.max_examples
     return deep if deep >= 1_000 else ci
+
+
+#: The types and grades of the bundled order of battle in a club's own words
+#: (``examples/walcheren.csv``; its map: ``examples/walcheren-maps.yaml``).
+CLUB_TYPES = ("line infantry", "light infantry", "grenadiers", "hussars", "dragoons",
+              "foot artillery", "horse artillery", "ship of the line", "frigate")  # fmt: skip
+CLUB_GRADES = ("guard", "elite", "veteran", "trained", "militia")
+_SHIPS = ("ship of the line", "frigate")
+
+
+@st.composite
+def club_orders_of_battle(draw: st.DrawFn, max_units: int = 8) -> list[dict[str, str]]:
+    """An order of battle in the club's own words, as CSV rows (column -> cell): units of
+    every type, in either side's divisions, with names ``thing_names`` draws; stands for
+    troops and batteries, guns for batteries, nothing for ships (the rules' defaults)."""
+    count = draw(st.integers(1, max_units))
+    rows = []
+    for name in draw(thing_names(count)):
+        kind = draw(st.sampled_from(CLUB_TYPES))
+        ship = kind in _SHIPS
+        rows.append({
+            "side": draw(st.sampled_from(("British", "French"))),
+            "corps": "Fleet" if ship else "Army",
+            "division": draw(st.sampled_from(("1st Division", "2nd Division"))),
+            "brigade": "",
+            "unit": name,
+            "type": kind,
+            "grade": "" if ship else draw(st.sampled_from(CLUB_GRADES)),
+            "stands": "" if ship else str(draw(st.integers(1, 6))),
+            "guns": str(draw(st.integers(1, 12))) if "artillery" in kind else "",
+        })  # fmt: skip
+    return rows

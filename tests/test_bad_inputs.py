@@ -442,6 +442,20 @@ CATALOGUE: list[Case] = [
      ["new", "dep-ledger", "--ruleset", "etg", "-o", "OUT", "--lite-wheel",
       "https://a.org/battle_ledger-0.1.0-py3-none-any.whl"], None, 2, ("--lite-wheel", "--lite")),
     ("lite on a missing file", None, ["lite", "MISSING"], None, 1, ("no such file",)),
+    # one order of battle for several rule sets (new --ruleset ALL --map)
+    ("map without an order of battle", None,
+     ["new", "roster", "--ruleset", "ALL", "--map", "INPUT", "-o", "OUT"],
+     _write("maps.yaml", "rulesets: {etg: {}}\n"), 2, ("--oob",)),
+    ("map entry not the rule set's", None,
+     ["new", "roster", "--ruleset", "ALL", "--oob", str(example_path(_EXAMPLE)), "--map", "INPUT",
+      "-o", "OUT"], _write("maps.yaml", "rulesets:\n  etg:\n    types: {hussars: zouaves}\n"),
+     1, ("line 3", "'zouaves'", "maps.yaml", "Light cavalry")),
+    ("word no map names", None,
+     ["new", "roster", "--ruleset", "ALL", "--oob", "INPUT", "-o", "OUT"],
+     _write("army.csv", _HEAD + _ROW), 1, ("line 2", "'line infantry'", "map does not name it")),
+    ("map not YAML", None,
+     ["new", "roster", "--ruleset", "etg", "--oob", str(example_path(_EXAMPLE)), "--map", "INPUT",
+      "-o", "OUT"], _write("maps.yaml", "rulesets: [etg: {\n"), 1, ("not valid YAML",)),
     ("lite over another add-in", lambda p: _rezip(p, lambda n, d: d, {
         "xl/webextensions/webextension1.xml": b'<we:webextension xmlns:we="x" id="{0}">'
         b'<we:reference id="wa104379955"/></we:webextension>'}), ["lite", "LEDGER"], None, 1,

@@ -18,7 +18,7 @@ from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import OPERATIONS, load_operations, run_on_file
 from battle_ledger.templates import build
-from battle_ledger.templates.demo import example_path
+from battle_ledger.templates.demo import example_path, mapped_example
 from battle_ledger.xlfuncs.cli import cli
 from tests.conftest import HOUSE_FIXTURES
 from tests.strategies import PLAYBOOKS, play_periods, variant_ledger
@@ -67,13 +67,16 @@ def test_the_helps_have_examples() -> None:
 )
 def test_example_runs(where: str, kind: str, example: str, tmp_path: Path) -> None:
     """In a folder with army.csv (the bundled Eagles to Glory order of battle), fleet.csv
-    (the bundled Age of Sail one), turn.csv (two divisions' record of a turn),
+    (the bundled Age of Sail one), walcheren.csv and maps.yaml (the bundled order of
+    battle for every rule set and its map), turn.csv (two divisions' record of a turn),
     house.yaml (Eagles to Glory house rules, unless the example writes one) and,
     unless the example writes it, ledger.xlsx (a ledger of the example's kind, built
     from its rule set's bundled order of battle; a campaign with its first battle), and the
     campaign an example makes a battle ledger from (army.csv's)."""
     shutil.copy(example_path("etg"), tmp_path / "army.csv")
     shutil.copy(example_path("age-of-sail"), tmp_path / "fleet.csv")
+    for name, bundled in zip(("walcheren.csv", "maps.yaml"), mapped_example(), strict=True):
+        shutil.copy(bundled, tmp_path / name)  # one army, every rule set
     (tmp_path / "turn.csv").write_text(  # a turn of the bundled Quatre Bras DEP ledger
         "Division,Orders,Stands lost\n5e Division,Y,1\n9e Division,N,\n", encoding="utf-8"
     )

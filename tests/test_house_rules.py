@@ -3,6 +3,7 @@ the workbook (``rulesets.house``, ``sheets.house_rules``, ``--rules FILE``)."""
 
 from __future__ import annotations
 
+import copy
 import io
 import itertools
 import json
@@ -17,12 +18,20 @@ from typing import Any
 
 import openpyxl
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import MissingTableError, RulesetDataError
-from battle_ledger.rulesets.house import HOUSE_RULE, parse_house, read_house_file, starter_file
+from battle_ledger.rulesets.house import (
+    GAP,
+    HOUSE_RULE,
+    parse_house,
+    read_house_file,
+    starter_file,
+)
+from battle_ledger.rulesets.model import CellType, Kind, Ruleset, Status, is_house_rule
 from battle_ledger.rulesets.recovery import stands_returning
 from battle_ledger.sheets.book import LOG_TABLE
 from battle_ledger.sheets.headless import HeadlessBook
@@ -184,24 +193,150 @@ def test_a_bad_house_file_is_refused_at_load_naming_file_key_and_value(
     assert shown.exit_code == 1 and str(path) in shown.output and "Traceback" not in shown.output
 
 
-def test_the_starter_file_loads_and_lists_every_missing_table(tmp_path: Path) -> None:
-    for ruleset in registry.all_rulesets():
-        text = starter_file(ruleset)
+def _gaps(ruleset: Ruleset) -> list[tuple[str, Any]]:
+    """What the text leaves out, from the data alone: (table, None) for a table it does
+    not print, (table, NAME) for a constant, (table, {KEY: ...}) for a row's blank cell."""
+    found: list[tuple[str, Any]] = []
+    for name, table in ruleset.tables.items():
+        if table.kind is Kind.CONSTANTS:
+            found += [(name, c) for c, const in table.values.items() if const.value is None]
+            if table.is_missing and not table.values:
+                found.append((name, None))
+        elif table.is_missing:
+            found.append((name, None))
+        elif table.status is Status.PARTIAL:
+            for row in table.rows:
+                if any(row.get(c.name) is None and not c.optional and c.name not in table.key
+                       and c.name not in (table.range or ()) for c in table.columns):  # fmt: skip
+                    found.append((name, {k: row[k] for k in table.key}))
+    return found
+
+
+_FILLED = {CellType.INT: 7, CellType.FLOAT: 7.5, CellType.STR: "ours", CellType.BOOL: True,
+           CellType.ANY: 7}  # fmt: skip
+
+
+def _filled(text: str, ruleset: Ruleset) -> dict[str, Any]:
+    """The starter file ``text`` with every gap filled by a value of its column's type."""
+    doc = yaml.safe_load(text)
+    for name, spec in (doc.get("tables") or {}).items():
+        columns = {c.name: c.type for c in ruleset.table(name).columns}
+        for row in spec.get("rows") or []:
+            row.update({k: _FILLED[columns[k]] for k, v in row.items() if v == GAP})
+        values = spec.get("values") or {}
+        values.update({k: _FILLED[CellType.ANY] for k, v in values.items() if v == GAP})
+    return dict(doc)
+
+
+@pytest.mark.parametrize("ruleset_id", registry.ruleset_ids())
+def test_the_starter_file_is_refused_until_each_gap_is_filled(ruleset_id: str) -> None:
+    """Every value the text leaves out is a gap of the starter file, named when the file
+    is read unfilled; filled, the file loads and the values are in force as house rules."""
+    ruleset = registry.packaged(ruleset_id)
+    text = starter_file(ruleset)
+    gaps = _gaps(ruleset)
+    for name, _ in gaps:
+        assert f"\n  {name}:\n" in text, (ruleset_id, name)  # there to fill, not commented
+    if not gaps:  # nothing left out (Square Eagles): loads as it is, every table commented
         assert _house(text).ruleset == ruleset.id
-        for name, table in ruleset.tables.items():
-            if table.is_missing:
-                assert f"  # {name}:" in text, (ruleset.id, name)
+        assert not any(GAP in ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+        return
+    with pytest.raises(RulesetDataError, match="a gap of the starter file, not filled in") as err:
+        _house(text)
+    assert f"tables.{gaps[0][0]}" in str(err.value) and err.value.file == "house.yaml"
+    filled = _filled(text, ruleset)
+    house = _house(yaml.safe_dump(filled, allow_unicode=True))
+    with registry.using_house_rules([house]):
+        ours = registry.get(ruleset_id)
+    for name, where in gaps:
+        table = ours.table(name)
+        if isinstance(where, str):
+            assert ours.constant(name, where) == _FILLED[CellType.ANY]
+            assert is_house_rule(table.values[where].source)
+        else:
+            rows = [r for r in table.rows
+                    if where is None or all(r.get(k) == v for k, v in where.items())]  # fmt: skip
+            assert rows and all(is_house_rule(r.get("source")) for r in rows), (name, where)
+            assert all(r.get(c.name) is not None for r in rows for c in table.columns
+                       if not c.optional and c.name not in (table.range or ()))  # fmt: skip
+    # Each gap in turn left unfilled (the rest filled) is refused by name.
+    for name, spec in filled["tables"].items():
+        for i, row in enumerate(spec.get("rows") or []):
+            column = next(k for k, v in row.items() if v == _FILLED[_column_type(ruleset, name, k)]
+                          and k not in ruleset.table(name).key)  # fmt: skip
+            one = copy.deepcopy(filled)
+            one["tables"][name]["rows"][i][column] = GAP
+            with pytest.raises(RulesetDataError) as err:
+                _house(yaml.safe_dump(one, allow_unicode=True))
+            assert f"tables.{name}.rows[{i}].{column}: a gap" in str(err.value)
+
+
+def _column_type(ruleset: Ruleset, table: str, column: str) -> CellType:
+    return next(c.type for c in ruleset.table(table).columns if c.name == column)
+
+
+def test_a_suggestion_is_another_texts_value_quoted_never_the_rules() -> None:
+    """Where another text prints a value the rule set leaves out, the starter quotes it
+    with its source, commented out: accepted by hand, it is a house rule like any other."""
+    gote, etg = registry.packaged("gote"), registry.packaged("etg")
+    text = starter_file(gote)
+    recovery = etg.table("campaign_recovery").rows
+    for row in recovery:
+        quote = " ".join(str(row["source"]["quote"]).split())
+        assert f'#       # Campaign Casualties: "{quote}"' in text
+    assert "from Eagles to Glory (eagles-to-glory.txt), not Glory of the Empire's rules" in text
+    days = etg.table("campaign_recovery_days").values
+    for name, const in days.items():
+        assert f"not Glory of the Empire's rules: {name}: {const.value}\n" in text
+    # No suggestion is in force unaccepted: the file's YAML holds only the gaps.
+    doc = yaml.safe_load(text)
+    assert doc["tables"]["campaign_recovery_days"]["values"] == dict.fromkeys(days, GAP)
+    # Accepted: the rows uncommented in place of the skeleton, the days filled, the army
+    # lists deleted (left missing, as the text leaves them).
+    doc["tables"]["campaign_recovery"]["rows"] = [
+        {k: r[k] for k in ("side", "next_day_pct", "week_pct", "month_pct")} for r in recovery
+    ]
+    doc["tables"]["campaign_recovery_days"]["values"] = {n: c.value for n, c in days.items()}
+    del doc["tables"]["army_lists"]
+    house = _house(yaml.safe_dump(doc))
+    with registry.using_house_rules([house]):
+        ours = registry.get("gote")
+    [winner] = [r for r in ours.table("campaign_recovery").rows if r["side"] == "winner"]
+    assert winner["next_day_pct"] == recovery[0]["next_day_pct"]
+    assert is_house_rule(winner["source"])
+    assert ours.table("army_lists").is_missing
+    # Eagles to Glory: the horse artillery's move from Age of Eagles, under its own name;
+    # the classes' victory points printed nowhere.
+    etg_text = starter_file(etg)
+    basic = registry.packaged("aoe").lookup("movement_rates", unit="horse artillery")["basic"]
+    assert f"not Eagles to Glory's rules: inches: {basic} (its basic)" in etg_text
+    assert '- {grade: "B", points: FILL IN}\n        #   points: no value for it in' in etg_text
+
+
+def test_init_house_writes_the_starter_once(tmp_path: Path) -> None:
     out = tmp_path / "house.yaml"
     assert _cli("rules", "init-house", "etg", "-o", out).exit_code == 0
+    assert out.read_text(encoding="utf-8") == starter_file(registry.packaged("etg"))
     again = _cli("rules", "init-house", "etg", "-o", out)
     assert again.exit_code == 2 and "exists" in again.output
 
 
 def test_a_table_still_missing_names_the_house_rules_file_in_force(tmp_path: Path) -> None:
-    """The starter file, not yet filled in: what to fill in is named in it, never in the
-    installed package's data file (a separate process, as the umpire runs it)."""
+    """The starter file, unfilled: refused, its first gap named in it, never in the
+    installed package's data file (a separate process, as the umpire runs it). Filled
+    but for the maneuver table, deleted to leave it missing: a function that needs it
+    names it and the house-rules file to fill it in."""
     house = tmp_path / "house.yaml"
     assert _cli("rules", "init-house", "etg", "-o", house).exit_code == 0
+    ask = [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "udf", "ETG_MANEUVER", "6", "", "B",
+           "--rules", str(house)]  # fmt: skip
+    unfilled = subprocess.run(ask, capture_output=True, text=True, check=False)
+    assert unfilled.returncode == 1 and unfilled.stderr.count("\n") == 1, unfilled.stderr
+    assert "tables.command_markers.rows[0].die: a gap of the starter file" in unfilled.stderr
+    assert f"file {house}" in unfilled.stderr
+    filled = _filled(house.read_text(encoding="utf-8"), registry.packaged("etg"))
+    del filled["tables"]["maneuver_table"]
+    house.write_text(yaml.safe_dump(filled), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "battle_ledger.xlfuncs.cli", "udf", "ETG_MANEUVER", "6", "",
          "B", "--rules", str(house)], capture_output=True, text=True, check=False,

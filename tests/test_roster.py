@@ -275,6 +275,9 @@ def test_demo_builds_every_kind_for_every_rule_set(tmp_path: Path) -> None:
         for rs in rulesets.all_rulesets()
         for kind in kinds_for(rs)
     }
+    expected |= {
+        tmp_path / "demo" / f"walcheren-{rs.id}-roster.xlsx" for rs in rulesets.all_rulesets()
+    }  # one order of battle, mapped to each
     assert set(paths) == expected
     assert tmp_path / "demo" / "eagles-to-glory-roster.xlsx" in expected
     for path in paths:

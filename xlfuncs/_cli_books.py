@@ -25,6 +25,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_opt
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
+    from battle_ledger.rulesets.model import Ruleset
     from battle_ledger.sheets.book import Book
     from battle_ledger.sheets.operations import Option, Upload
 
@@ -106,6 +107,14 @@ _lite_wheel_option = click.option(
     metavar="A,B,...",
     help="With --campaign: only these formations of the campaign (names separated by commas).",
 )
+@click.option(
+    "--map",
+    "map_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A map (.yaml) of the order of battle's own types, grades and strengths to each "
+    "rule set's (docs/orders-of-battle-across-rule-sets.md); every choice it makes is listed.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --map: print what was written as JSON.")
 @click.option(
     "--blank-rows",
     type=click.IntRange(min=0, max=10_000),
@@ -236,6 +245,8 @@ def new(
     campaign: Path | None,
     on: str | None,
     formations: str | None,
+    map_file: Path | None,
+    as_json: bool,
     blank_rows: int | None,
     battle: str | None,
     date: str | None,
@@ -290,11 +301,19 @@ def new(
 
     \b
     Example: battle-ledger new dep-ledger --campaign c.xlsx --oob army.csv --on 1815-06-18 -o b.xlsx
+
+    --ruleset ALL with --map: one workbook per rule set KIND is made for, from one order of
+    battle in its own words, OUT's name with the rule set's id (w-eagles-to-glory.xlsx, ...).
+
+    \b
+    Example: battle-ledger new roster --ruleset ALL --oob walcheren.csv --map maps.yaml -o w.xlsx
     """
     from battle_ledger import templates
     from battle_ledger.sheets.headless import save_workbook
 
     templates.require_known(kind)
+    if as_json and map_file is None:
+        raise CommandError("--json goes with --map", column="--json", expected="--map FILE too")
     if out.suffix.lower() != ".xlsx":
         raise WorkbookSaveError(
             "the output must be an .xlsx file", file=str(out), expected="a name ending in .xlsx"
@@ -308,6 +327,28 @@ def new(
     if lite_wheel is not None and not lite:
         raise CommandError("--lite-wheel goes with --lite", column="--lite-wheel",
                            value=lite_wheel, expected="--lite too")  # fmt: skip
+    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
+             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
+             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
+             "start_time": start_time,
+             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
+             "first_rally": first_rally,
+             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
+             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
+             "damage_counts": damage_counts, "opening_dice": opening_dice,
+             "paper": paper}  # fmt: skip
+    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if map_file is not None or ruleset_id == _ALL:
+        if lite or house is not None or campaign is not None:
+            given_too = "--lite" if lite else "--rules" if house is not None else "--campaign"
+            raise CommandError("--ruleset ALL and --map build with the published rules from "
+                               "an order of battle", value=given_too, expected="one workbook "
+                               "at a time for --lite, --rules or --campaign")  # fmt: skip
+        if ruleset_id is None:
+            raise CommandError("--map needs --ruleset", column="--ruleset",
+                               expected="--ruleset ID, or ALL for every rule set")  # fmt: skip
+        _new_mapped(kind, ruleset_id, oob_file, map_file, out, force, as_json, options)
+        return
     source = _campaign_book(campaign, on, formations, oob_file, kind)
     if source is not None:
         ruleset_id = _campaign_ruleset(source, ruleset_id)
@@ -330,17 +371,6 @@ def new(
             oob = read_oob_text(_stdin_text(MAX_OOB_BYTES, "--oob -"), ruleset)
         else:
             oob = read_oob(oob_file, ruleset)
-    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
-             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
-             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
-             "start_time": start_time,
-             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
-             "first_rally": first_rally,
-             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
-             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
-             "damage_counts": damage_counts, "opening_dice": opening_dice,
-             "paper": paper}  # fmt: skip
-    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     link: dict[str, str] = {}
     if source is not None and oob is not None and on is not None:
         from battle_ledger.templates.campaign import battle_from_campaign
@@ -402,6 +432,77 @@ def _campaign_ruleset(campaign: Book, ruleset_id: str | None) -> str:
         raise CommandError(f"the campaign is for {found}", column="--ruleset",
                            value=ruleset_id, expected=f"{found}, or no --ruleset")  # fmt: skip
     return found
+
+
+#: ``--ruleset ALL``: every rule set (with ``--map``).
+_ALL = "ALL"
+
+
+def _makes(kind: str, ruleset: Ruleset) -> bool:
+    """Whether a workbook of ``kind`` is made for ``ruleset``."""
+    from battle_ledger import templates
+
+    try:
+        templates.resolve(kind, ruleset)
+    except CommandError:
+        return False
+    return True
+
+
+def _new_mapped(
+    kind: str,
+    ruleset_id: str,
+    oob_file: Path | None,
+    map_file: Path | None,
+    out: Path,
+    force: bool,
+    as_json: bool,
+    options: dict[str, Any],
+) -> None:
+    """``new KIND --oob FILE --map MAP``: the order of battle mapped to one rule set, or
+    to each (``--ruleset ALL``: OUT's stem with the rule set's id); every rule set's
+    mapping checked before anything is written."""
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.oob import MAX_OOB_BYTES
+    from battle_ledger.sheets.oob_map import OobMap, mapped_file, read_map
+
+    if oob_file is None:
+        raise CommandError("--map and --ruleset ALL need an order of battle", column="--oob",
+                           expected="--oob FILE (.csv or .yaml)")  # fmt: skip
+    every = ruleset_id == _ALL
+    rulesets = (
+        [rs for rs in registry.all_rulesets() if _makes(kind, rs)]
+        if every
+        else [ruleset_named(ruleset_id)]
+    )
+    outs = [out.with_name(f"{out.stem}-{rs.id}{out.suffix}") if every else out for rs in rulesets]
+    for path in outs:
+        if path.exists() and not force:
+            raise WorkbookSaveError(
+                "the file exists already; nothing was written",
+                file=str(path),
+                expected="a new file name, or --force to replace it",
+            )
+    oob_map = read_map(map_file) if map_file is not None else OobMap("no map", {})
+    text = _stdin_text(MAX_OOB_BYTES, "--oob -") if str(oob_file) == "-" else None
+    mapped = mapped_file("standard input" if text is not None else oob_file, rulesets, oob_map,
+                         text)  # fmt: skip
+    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options) for m in mapped]
+    written = []
+    for m, wb, path in zip(mapped, books, outs, strict=True):
+        save_workbook(wb, path, overwrite=force, before="new")
+        written.append({"ruleset": m.oob.ruleset_id, "file": str(path), "units": len(m.oob.units),
+                        "left_out": m.left_out,
+                        "choices": [c.as_dict() for c in m.choices]})  # fmt: skip
+        if not as_json:
+            click.echo(f"wrote {path} ({kind}, {m.oob.ruleset_id}: {len(m.oob.units)} units, "
+                       f"{m.left_out} left out)")  # fmt: skip
+            for choice in m.choices:
+                click.echo(f"  {choice.text()}")
+    if as_json:
+        click.echo(_dumps({"kind": kind, "map": oob_map.source, "written": written}))
 
 
 # -- run --------------------------------------------------------------------------------
