@@ -29,6 +29,16 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.rulesets.oob import (
+    NAME_COLUMNS,
+    OrderOfBattle,
+    RawUnit,
+    Unit,
+    grade_vocabulary,
+    order_of_battle,
+    strength_fields,
+    type_vocabulary,
+)
 from battle_ledger.sheets.book import Book, Grid, Meta
 from battle_ledger.sheets.errors import CellValueError, WrongKindError
 from battle_ledger.sheets.formulas import (
@@ -89,6 +99,9 @@ __all__ = [
     "FORMATIONS",
     "KIND",
     "LOSSES",
+    "OOB_SHEET",
+    "OOB_SINCE",
+    "OOB_TABLE",
     "RECOVERY",
     "TIMELINE",
     "CampaignLedger",
@@ -102,10 +115,13 @@ __all__ = [
     "loss_row",
     "loss_sources",
     "losses",
+    "oob_headers",
+    "oob_rows",
     "prints_replacements",
     "read_campaign",
     "replace_artillery",
     "standings",
+    "stored_oob",
     "strength_formula",
 ]
 
@@ -325,6 +341,57 @@ def formation_formulas(r: int) -> dict[str, str]:
     return unless_blank(name, dated)
 
 
+#: The order of battle a campaign was made from, kept in it (template version 3 on), so
+#: that the next battle's ledger needs nothing but the campaign (``new KIND --campaign``):
+#: a sheet of its own, one row per unit in an order of battle CSV's own columns (what is
+#: given; a blank takes the rule set's default again when it is read back).
+OOB_SHEET = "Order of battle"
+OOB_TABLE = "tbl_OrderOfBattle"
+OOB_SINCE = 3
+
+
+def oob_headers(ruleset: Ruleset) -> list[str]:
+    """The columns of the kept order of battle: names, type, grade, commander and the
+    rule set's strengths, as an order of battle CSV heads them."""
+    strengths = [f.name for f in strength_fields(ruleset)]
+    return [*NAME_COLUMNS, "type", "grade", "commander", *strengths]
+
+
+def oob_rows(oob: OrderOfBattle, ruleset: Ruleset) -> list[list[Any]]:
+    """``oob``'s units as the kept order of battle's rows: the type in the order of
+    battle's own word where it had one, and only the strengths it gave (a division value on
+    every unit of its division), so that reading them back gives the same units."""
+
+    types = type_vocabulary(ruleset)
+
+    def row(u: Unit) -> list[Any]:
+        unit_type = ruleset.term(types, u.type)
+        grades = grade_vocabulary(ruleset, unit_type)
+        grade = ruleset.term(grades, u.grade).name if u.grade and grades else None
+        names = [getattr(u, c) for c in NAME_COLUMNS]
+        given = [u.strength(f.name) if f.name in u.given_at else None
+                 for f in strength_fields(ruleset)]  # fmt: skip
+        return [*names, u.called or unit_type.name, grade, u.commander, *given]
+
+    return [row(u) for u in oob.units]
+
+
+def stored_oob(book: Book, ruleset: Ruleset) -> OrderOfBattle | None:
+    """The order of battle campaign ``book`` keeps, read back and checked as any order of
+    battle is (each mistake named by its sheet and row); None for a campaign made before
+    campaigns kept one (template version 2) or made without one."""
+    if book.meta().template_version < OOB_SINCE:
+        return None
+    rows = book.read_rows(OOB_TABLE, cached=False)
+    first = rows.attrs["where"].get("first_row")
+    records = [RawUnit(dict(zip(rows.headers, values, strict=True)),
+                       where=f"sheet {OOB_SHEET!r}, row {first + i}" if first else None)
+               for i, values in zip(rows.index, rows.rows, strict=True)]  # fmt: skip
+    if not records:
+        return None
+    return order_of_battle(ruleset, records, book.name)
+
+
 #: Formations down, the campaign's dates across from column C; the chart reads each
 #: side's total down the hidden ``_chart`` sheet from row 2.
 TIMELINE = Grid("Timeline", first=3, across=True, chart_data="_chart")
@@ -370,7 +437,7 @@ KIND = register(
         asks_if_empty=False,
         record="losses",
         macro_prefix="campaign",
-        template_version=2,
+        template_version=OOB_SINCE,
         front="Campaign",
         grid=TIMELINE,
     )

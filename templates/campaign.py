@@ -23,7 +23,14 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.rulesets.oob import OrderOfBattle, Unit, division_key
+from battle_ledger.rulesets.oob import (
+    OrderOfBattle,
+    Unit,
+    division_key,
+    grade_vocabulary,
+    strength_fields,
+    type_vocabulary,
+)
 from battle_ledger.sheets.book import Book, Formula
 from battle_ledger.sheets.campaign import (
     BATTLES,
@@ -31,6 +38,9 @@ from battle_ledger.sheets.campaign import (
     FORMATIONS,
     KIND,
     LOSSES,
+    OOB_SHEET,
+    OOB_SINCE,
+    OOB_TABLE,
     RECOVERY,
     TIMELINE,
     CampaignLink,
@@ -39,9 +49,12 @@ from battle_ledger.sheets.campaign import (
     date_option,
     formation_formulas,
     loss_formulas,
+    oob_headers,
+    oob_rows,
     prints_replacements,
     read_campaign,
     standings,
+    stored_oob,
     strength_formula,
 )
 from battle_ledger.sheets.errors import CommandError
@@ -58,6 +71,7 @@ from battle_ledger.sheets.ledger import find_name
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
+    add_table,
     define_name,
     lookup_block,
     new_workbook,
@@ -146,15 +160,16 @@ class BattleFromCampaign:
 
 def battle_from_campaign(
     campaign: Book,
-    oob: OrderOfBattle,
+    oob: OrderOfBattle | None,
     on: str,
     *,
     kind: str,
     formations: Sequence[str] | None = None,
 ) -> BattleFromCampaign:
-    """The order of battle for a ``kind`` ledger of the battle on ``on``: ``oob`` (the
-    order of battle the campaign was made from: the campaign keeps each formation's
-    strength, not its units' types and grades) with every formation of the campaign
+    """The order of battle for a ``kind`` ledger of the battle on ``on``: the order of
+    battle the campaign keeps (``oob``, given too, must be the same; a campaign made before
+    campaigns kept theirs, or made without one, needs ``oob``) with every formation of the
+    campaign
     (or those named in ``formations``) at its strength on that date: stands lost for
     good gone, stands back from recovery counted, guns replaced and figures donated
     applied. In Eagles to Glory a division's stands come off its units last first (the
@@ -165,12 +180,17 @@ def battle_from_campaign(
         ruleset = registry.get(ledger.ruleset)
         day = date_option(on, "--on")
         standing = {s["formation"]: s for s in standings(ledger, day)}
+        kept = stored_oob(campaign, ruleset)
+    if oob is None:
+        oob = _kept_or_refused(campaign, kept)
     if oob.ruleset_id != ruleset.id:
         raise InvalidArgumentError(
             f"the order of battle is for {oob.ruleset_id}, the campaign for {ruleset.id}",
             file=oob.source or None, column="--oob", value=oob.ruleset_id,
             expected=f"the campaign's order of battle, for {ruleset.id}",
         )  # fmt: skip
+    if kept is not None and oob is not kept:
+        _same_or_refused(oob, kept, campaign.name, ruleset)
     first = ledger.first_date
     if first is not None and day < first:
         raise InvalidArgumentError("--on is before the campaign's first date", column="--on",
@@ -223,6 +243,69 @@ def battle_from_campaign(
     made = OrderOfBattle(ruleset.id, tuple(units), source=f"{campaign.name} on {date}",
                          date=date)  # fmt: skip
     return BattleFromCampaign(made, campaign_link(campaign, day, made_with), tuple(notes))
+
+
+def _kept_or_refused(campaign: Book, kept: OrderOfBattle | None) -> OrderOfBattle:
+    """The order of battle the campaign keeps; refused, saying why, where it keeps none."""
+    if kept is not None:
+        return kept
+    version = campaign.meta().template_version
+    why = (
+        f"was made before campaigns kept their order of battle (template version {version})"
+        if version < OOB_SINCE
+        else "was made without an order of battle"
+    )
+    raise CommandError(f"the campaign {why}: --campaign needs --oob", column="--oob",
+                       file=campaign.name, expected="--oob FILE: the order of battle the "
+                       "campaign was made from")  # fmt: skip
+
+
+#: What two orders of battle are compared on, unit by unit, in this order.
+_COMPARED = ("side", "corps", "division", "brigade", "unit", "type", "grade", "commander")
+
+
+def _term_name(ruleset: Ruleset, unit: Unit, term: str | None) -> str | None:
+    """A unit's type or grade (``term``, an id) as the rules name it."""
+    if term is None:
+        return None
+    kind = ruleset.term(type_vocabulary(ruleset), unit.type)
+    for vocabulary in (type_vocabulary(ruleset), grade_vocabulary(ruleset, kind)):
+        if vocabulary is not None and term in {t.id for t in ruleset.vocabulary(vocabulary).terms}:
+            return ruleset.term(vocabulary, term).name
+    return term
+
+
+def _same_or_refused(given: OrderOfBattle, kept: OrderOfBattle, campaign: str,
+                     ruleset: Ruleset) -> None:  # fmt: skip
+    """``given`` (--oob) must be the order of battle the campaign keeps: refused with the
+    first difference, named by the given file's line and the unit."""
+    where = {"file": given.source or None, "column": "--oob"}
+    head = "the order of battle is not the one the campaign keeps"
+    for number, (mine, theirs) in enumerate(zip(given.units, kept.units, strict=False), 1):
+        if mine.same_as(theirs):
+            continue
+        fields = [(f, getattr(mine, f), getattr(theirs, f)) for f in _COMPARED]
+        names = sorted(set(mine.strengths) | set(theirs.strengths))
+        fields += [(n, mine.strength(n), theirs.strength(n)) for n in names]
+        field, value, wanted = next(d for d in fields if d[1] != d[2])
+        if field in ("type", "grade"):  # ids: named as the rules name them
+            value, wanted = _term_name(ruleset, mine, value), _term_name(ruleset, theirs, wanted)
+        at = f"line {mine.line}" if mine.line is not None else f"unit {number}"
+        raise InvalidArgumentError(
+            f"{head}: {at} ({mine.unit}): {field} {value!r}, the campaign's {wanted!r}",
+            value=value, expected=f"{wanted!r}, as {campaign} keeps it (or leave out --oob)",
+            **where,
+        )  # fmt: skip
+    if len(given.units) != len(kept.units):
+        more = given if len(given.units) > len(kept.units) else kept
+        extra = more.units[min(len(given.units), len(kept.units))]
+        whose = "the order of battle" if more is given else "the campaign"
+        raise InvalidArgumentError(
+            f"{head}: {len(given.units)} units, the campaign's {len(kept.units)} (the first "
+            f"that only {whose} has: {extra.unit})", value=len(given.units),
+            expected=f"{len(kept.units)} units, as {campaign} keeps them (or leave out --oob)",
+            **where,
+        )  # fmt: skip
 
 
 def _as_it_stands(own: list[Unit], name: str, now: dict[str, Any], ruleset: Ruleset, *,
@@ -378,6 +461,24 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     fit_grid(wb, TIMELINE, 0)  # no battle yet: as far as the side and formation names
 
 
+def _order_of_battle(wb: Workbook, ruleset: Ruleset, oob: OrderOfBattle | None) -> None:
+    """The order of battle the campaign is made from, kept for the next battle's ledgers
+    (``sheets.campaign.stored_oob`` reads it back): locked, written as text, to read and
+    print, not to type into (a campaign made without one keeps an empty table)."""
+    ws = wb.create_sheet(OOB_SHEET)
+    title_row(ws, 1, OOB_SHEET, "The order of battle the campaign was made from: "
+              "battle-ledger new KIND --campaign builds each battle's ledger from it.")  # fmt: skip
+    headers = oob_headers(ruleset)
+    rows = oob_rows(oob, ruleset) if oob is not None else []
+    add_table(ws, OOB_TABLE, headers, rows, top=TABLE_TOP, locked=headers)
+    names = len(headers) - len(strength_fields(ruleset))  # names, type, grade, commander
+    set_widths(ws, {get_column_letter(1 + j): 20 if j < names else 10
+                    for j in range(len(headers))})  # fmt: skip
+    ws.freeze_panes = f"A{TABLE_TOP + 1}"
+    print_setup(ws, title_rows=f"{TABLE_TOP}:{TABLE_TOP}")
+    protect(ws)
+
+
 def build_campaign(
     ruleset: Ruleset,
     oob: OrderOfBattle | None = None,
@@ -462,6 +563,7 @@ def build_campaign(
         front[wb.defined_names[named].attr_text.split("!")[1].replace("$", "")].number_format = (
             FMT_TEXT)  # fmt: skip
     _timeline(wb, len(given) + blank_rows, sides, timeline_dates)
+    _order_of_battle(wb, ruleset, oob if formations is None else None)
     tables = ["campaign_recovery", "campaign_recovery_days", "recovery_rounding"]
     rules = add_rules_sheet(wb, ruleset, tables=tables + (
         ["artillery_replacements", "morale_check_rules"] if replacements else []))  # fmt: skip

@@ -249,6 +249,28 @@ _ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _campaign_instead(*, oob: bool) -> Callable[[Path], None]:
+    """A case whose ledger is a campaign instead: made from the bundled order of battle
+    (``oob``), or with its formations typed (it keeps no order of battle)."""
+
+    def make(path: Path) -> None:
+        from battle_ledger.rulesets import registry
+        from battle_ledger.sheets.oob import read_oob
+        from battle_ledger.sheets.workbook_file import save_workbook
+        from battle_ledger.templates import build
+
+        rs = registry.get(_EXAMPLE)
+        army = read_oob(example_path(_EXAMPLE), rs)
+        wb = (build("campaign", rs, army) if oob else
+              build("campaign", rs, formations=[("French", "5e Division", 15)]))  # fmt: skip
+        save_workbook(wb, path, overwrite=True, backup=False)
+
+    return make
+
+
 # -- the catalogue ---------------------------------------------------------------------------
 
 #: (id, how to spoil the ledger (None: leave it), the command (LEDGER / INPUT stand for
@@ -425,13 +447,23 @@ CATALOGUE: list[Case] = [
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
     # a battle ledger made from a campaign (new KIND --campaign)
     ("from a campaign: a ledger of another kind", None,
-     [*_FROM_CAMPAIGN, "LEDGER", "--oob", str(example_path(_EXAMPLE)), "--on", "1815-06-16"],
+     [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"],
      None, 1, ("campaign", "dep-ledger")),
     ("from a campaign: no such file", None,
-     [*_FROM_CAMPAIGN, "MISSING", "--oob", str(example_path(_EXAMPLE)), "--on", "1815-06-16"],
+     [*_FROM_CAMPAIGN, "MISSING", "--on", "1815-06-16"],
      None, 1, ("no such file",)),
-    ("from a campaign without its order of battle", None,
-     [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2, ("--campaign needs --oob",)),
+    ("from a campaign made before campaigns kept their order of battle", None,
+     [*_FROM_CAMPAIGN, "INPUT", "--on", "1815-06-16"],
+     _write("old.xlsx", (_FIXTURES / "campaign-v2.xlsx").read_bytes()), 2,
+     ("template version 2", "--campaign needs --oob")),
+    ("from a campaign made without an order of battle", _campaign_instead(oob=False),
+     [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
+     ("made without an order of battle", "--campaign needs --oob")),
+    ("from a campaign with another order of battle", _campaign_instead(oob=True),
+     [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16", "--oob", "INPUT"],
+     _write("other.csv", example_path(_EXAMPLE).read_text(encoding="utf-8").replace(
+         "92e Ligne,infantry,Veteran,3", "92e Ligne,infantry,Veteran,2")), 1,
+     ("not the one the campaign keeps", "(92e Ligne): stands 2, the campaign's 3")),
     ("a campaign date without a campaign", None,
      ["new", "dep-ledger", "--ruleset", "etg", "--on", "1815-06-16", "-o", "OUT"], None, 2,
      ("--on goes with --campaign",)),

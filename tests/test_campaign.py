@@ -543,3 +543,37 @@ def test_a_campaign_of_template_version_1_still_works(tmp_path: Path) -> None:
         cells = {h: losses.cell(row=4 + i, column=headers.index(h) + 1).value for h in row.index}
         assert cells == dict(row), i
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize("ruleset", ["etg", "gote"])
+def test_a_campaign_keeps_its_order_of_battle(ruleset: str, tmp_path: Path) -> None:
+    """The order of battle a campaign is made from reads back from its Order of battle
+    sheet as the same units (types in the order of battle's own words, defaults taken
+    again), and a unit's cell changed there is read as changed."""
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.campaign import OOB_TABLE, stored_oob
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    rs = registry.get(ruleset)
+    army = read_oob(example_path(ruleset), rs)
+    path = tmp_path / "campaign.xlsx"
+    save_workbook(build("campaign", rs, army), path)
+    kept = stored_oob(HeadlessBook(path, writable=False), rs)
+    assert kept is not None and len(kept.units) == len(army.units)
+    for mine, theirs in zip(army.units, kept.units, strict=True):
+        assert mine.same_as(theirs) and mine.called == theirs.called, mine.unit
+    book = openpyxl.load_workbook(path)
+    table_cell(book, OOB_TABLE, "unit", 0).value = "Renamed"
+    book.save(path)
+    changed = stored_oob(HeadlessBook(path, writable=False), rs)
+    assert changed is not None and changed.units[0].unit == "Renamed"
+
+
+def test_a_campaign_of_typed_formations_keeps_no_order_of_battle(tmp_path: Path) -> None:
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.campaign import stored_oob
+
+    path = tmp_path / "campaign.xlsx"
+    save_workbook(build("campaign", "etg", formations=[("French", "Garde", 9)]), path)
+    assert stored_oob(HeadlessBook(path, writable=False), registry.get("etg")) is None

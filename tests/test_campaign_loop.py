@@ -47,9 +47,10 @@ def _strengths(campaign: Path, on: str) -> dict[str, int]:
     return {f["formation"]: f["strength"] for f in _json(campaign, "--on", on)["formations"]}
 
 
-def _battle(campaign: Path, oob: Path, kind: str, on: str, out: Path, *more: str) -> str:
-    """A battle ledger made from the campaign on ``on``."""
-    return _cli("new", kind, "--campaign", campaign, "--oob", oob, "--on", on, "-o", out, *more)
+def _battle(campaign: Path, kind: str, on: str, out: Path, *more: str) -> str:
+    """A battle ledger made from the campaign on ``on``, in the issue's form: the campaign
+    and the date, nothing else (the campaign keeps its order of battle)."""
+    return _cli("new", kind, "--campaign", campaign, "--on", on, "-o", out, *more)
 
 
 def _dep_turns(ledger: Path, turns: list[dict[str, int]]) -> None:
@@ -78,16 +79,16 @@ def _eagles_weekend(folder: Path) -> tuple[Path, list[Path]]:
     _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "--name", "June 1815",
          "-o", campaign)  # fmt: skip
     ledgers = [folder / "quatre-bras.xlsx", folder / "genappe.xlsx", folder / "waterloo.xlsx"]
-    _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-16", ledgers[0], "--battle", "Quatre Bras")
+    _battle(campaign, "dep-ledger", "1815-06-16", ledgers[0], "--battle", "Quatre Bras")
     _dep_turns(ledgers[0], [{"5e Division": 3, "5th Division": 4}, {"5e Division": 2}])
     _cli("run", "add-battle", campaign, "--name", "Quatre Bras", "--date", "1815-06-16",
          "--winner", "Anglo-Allied", "--from", ledgers[0])  # fmt: skip
-    _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-17", ledgers[1],
+    _battle(campaign, "dep-ledger", "1815-06-17", ledgers[1],
             "--formations", "5e Division,5th division,Brunswick Division")  # fmt: skip
     _dep_turns(ledgers[1], [{"5e Division": 4, "5th Division": 3, "Brunswick Division": 2}])
     _cli("run", "add-battle", campaign, "--name", "Genappe", "--date", "1815-06-17",
          "--winner", "French", "--from", ledgers[1])  # fmt: skip
-    _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-18", ledgers[2])
+    _battle(campaign, "dep-ledger", "1815-06-18", ledgers[2])
     _dep_turns(
         ledgers[2], [{"5e Division": 6, "9e Division": 3}, {"5e Division": 4, "5th Division": 2}]
     )
@@ -147,10 +148,10 @@ def test_a_formation_with_nothing_left_is_left_out_or_refused(tmp_path: Path) ->
     formation leaves it out (and says so); one that names it is refused, naming it and
     the date."""
     campaign, _ = _eagles_weekend(tmp_path)
-    shown = _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-18", tmp_path / "after.xlsx")
+    shown = _battle(campaign, "dep-ledger", "1815-06-18", tmp_path / "after.xlsx")
     assert "5e Division: left out, nothing left on 1815-06-18" in shown
     assert "5e Division" not in _divisions(tmp_path / "after.xlsx")
-    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", EXAMPLE,
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign,
                           "--on", "1815-06-18", "--formations", "5e Division",
                           "-o", tmp_path / "none.xlsx")  # fmt: skip
     assert code == 1 and "5e Division has nothing left on 1815-06-18" in said
@@ -163,7 +164,7 @@ def test_a_roster_from_the_campaign_takes_stands_off_last_first(tmp_path: Path) 
     the 61e's 3), leaving the 2e Léger's 4; it reads back as that order of battle."""
     campaign, _ = _eagles_weekend(tmp_path)
     roster = tmp_path / "roster.xlsx"
-    shown = _battle(campaign, EXAMPLE, "roster", "1815-06-19", roster)
+    shown = _battle(campaign, "roster", "1815-06-19", roster)
     assert "5e Division: 4 of 15 stands on 1815-06-19" in shown
     oob = read_oob(roster, "etg")
     fifth = [(u.unit, u.strength("stands")) for u in oob.units if u.division == "5e Division"]
@@ -182,7 +183,7 @@ def test_a_ledger_goes_back_only_into_its_own_campaign_and_date(tmp_path: Path) 
     _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "--name", "June 1815",
          "-o", first)  # fmt: skip
     ledger = tmp_path / "battle.xlsx"
-    _battle(first, EXAMPLE, "dep-ledger", "1815-06-16", ledger)
+    _battle(first, "dep-ledger", "1815-06-16", ledger)
     _dep_turns(ledger, [{"5e Division": 1}])
     book = openpyxl.load_workbook(first)
     table_cell(book, "tbl_Meta", "Value", 3).value = "1999-01-01T00:00:00Z"  # made earlier
@@ -202,13 +203,12 @@ def test_a_ledger_goes_back_only_into_its_own_campaign_and_date(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "code", "words"),
     [
-        (["--on", "1815-06-16"], 2, "--campaign needs --oob"),
         (["--oob", str(EXAMPLE)], 2, "--campaign needs --on"),
-        (["--oob", str(EXAMPLE), "--on", "16 June"], 1, "--on is not a date"),
-        (["--oob", str(EXAMPLE), "--on", "1815-06-16", "--formations", "6e Division"], 2,
+        (["--on", "16 June"], 1, "--on is not a date"),
+        (["--on", "1815-06-16", "--formations", "6e Division"], 2,
          "no formation '6e Division'"),
         (["--oob", str(COASTAL), "--on", "1815-06-16"], 1, "the order of battle is for"),
-        (["--oob", str(EXAMPLE), "--on", "1815-06-16", "--ruleset", "gote"], 2,
+        (["--on", "1815-06-16", "--ruleset", "gote"], 2,
          "the campaign is for eagles-to-glory"),
     ],
 )  # fmt: skip
@@ -225,8 +225,9 @@ def test_mistakes_in_new_from_a_campaign_are_refused(
 
 
 def test_a_campaign_its_order_of_battle_does_not_describe_is_refused(tmp_path: Path) -> None:
-    """A formation typed into the campaign later, or one the order of battle gives other
-    stands, is refused, named; the rest of the campaign still makes a ledger."""
+    """A formation typed into the campaign later, or one the campaign starts with other
+    stands than its order of battle gives, is refused, named; the rest of the campaign
+    still makes a ledger."""
     campaign = tmp_path / "june.xlsx"
     _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "--blank-rows", "1",
          "-o", campaign)  # fmt: skip
@@ -234,26 +235,123 @@ def test_a_campaign_its_order_of_battle_does_not_describe_is_refused(tmp_path: P
     for header, value in (("Side", "French"), ("Formation", "Garde"), ("Stands at start", 9)):
         table_cell(book, "tbl_Formations", header, 7).value = value
     book.save(campaign)
-    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", EXAMPLE,
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign,
                           "--on", "1815-06-16", "-o", tmp_path / "out.xlsx")  # fmt: skip
     assert code == 1 and "Garde of the campaign is not in the order of battle" in said
-    _battle(campaign, EXAMPLE, "dep-ledger", "1815-06-16", tmp_path / "out.xlsx",
+    _battle(campaign, "dep-ledger", "1815-06-16", tmp_path / "out.xlsx",
             "--formations", "9e Division")  # fmt: skip
     assert _divisions(tmp_path / "out.xlsx") == {"9e Division": 13}
-    fewer = tmp_path / "fewer.csv"
-    fewer.write_text(
-        EXAMPLE.read_text(encoding="utf-8").replace(
-            "92e Ligne,infantry,Veteran,3", "92e Ligne,infantry,Veteran,2"
-        ),
-        encoding="utf-8",
-    )
-    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", fewer,
+    book = openpyxl.load_workbook(campaign)
+    names = [table_cell(book, "tbl_Formations", "Formation", i).value for i in range(7)]
+    table_cell(book, "tbl_Formations", "Stands at start", names.index("9e Division")).value = 12
+    book.save(campaign)
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign,
                           "--on", "1815-06-16", "--formations", "9e Division",
                           "-o", tmp_path / "other.xlsx")  # fmt: skip
     assert (
         code == 1
-        and "9e Division starts the campaign with 13, the order of battle gives it 12" in said
+        and "9e Division starts the campaign with 12, the order of battle gives it 13" in said
     )
+
+
+def _changed(folder: Path, old: str, new: str) -> Path:
+    """The bundled Eagles to Glory order of battle with one line changed."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert old in text
+    changed = folder / "changed.csv"
+    changed.write_text(text.replace(old, new), encoding="utf-8")
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("92e Ligne,infantry,Veteran,3", "92e Ligne,infantry,Veteran,2",
+         "(92e Ligne): stands 2, the campaign's 3"),
+        ("92e Ligne,infantry,Veteran,3", "92e Ligne,infantry,Elite,3",
+         "(92e Ligne): grade 'Elite', the campaign's 'Veteran'"),
+        ("Gauthier,92e Ligne,infantry", "Gauthier,92e Ligne,chasseurs",
+         "(92e Ligne): type 'Light cavalry', the campaign's 'Infantry'"),
+        ("Hubert,1er Chasseurs à cheval", "Hubert,1er Chasseurs",
+         "(1er Chasseurs): unit '1er Chasseurs', the campaign's '1er Chasseurs à cheval'"),
+    ],
+)  # fmt: skip
+def test_an_oob_given_too_must_be_the_one_the_campaign_keeps(
+    old: str, new: str, words: str, tmp_path: Path
+) -> None:
+    """--oob beside a campaign that keeps its order of battle is the same one (accepted)
+    or refused with its first difference, named by line and unit; nothing is written."""
+    campaign = tmp_path / "june.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "-o", campaign)
+    _cli("new", "dep-ledger", "--campaign", campaign, "--oob", EXAMPLE, "--on", "1815-06-16",
+         "-o", tmp_path / "same.xlsx")  # fmt: skip
+    changed = _changed(tmp_path, old, new)
+    line = 1 + next(i for i, t in enumerate(changed.read_text(encoding="utf-8").splitlines())
+                    if new in t)  # fmt: skip
+    before = campaign.read_bytes()
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--oob", changed,
+                          "--on", "1815-06-16", "-o", tmp_path / "out.xlsx")  # fmt: skip
+    assert code == 1 and said.count("\n") == 1, said
+    assert f"is not the one the campaign keeps: line {line} {words}" in said, said
+    assert campaign.read_bytes() == before and not (tmp_path / "out.xlsx").exists()
+
+
+def test_an_oob_with_a_unit_more_or_less_is_refused(tmp_path: Path) -> None:
+    campaign = tmp_path / "june.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "-o", campaign)
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    last = lines[-1].split(",")[4]
+    fewer = tmp_path / "fewer.csv"
+    fewer.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    code, said = _refused("new", "roster", "--campaign", campaign, "--oob", fewer,
+                          "--on", "1815-06-16", "-o", tmp_path / "out.xlsx")  # fmt: skip
+    units = len(read_oob(EXAMPLE, "etg").units)
+    assert code == 1 and f"{units - 1} units, the campaign's {units}" in said, said
+    assert f"the first that only the campaign has: {last}" in said
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_a_campaign_made_before_it_kept_its_order_of_battle_needs_oob(tmp_path: Path) -> None:
+    """A campaign of template version 2 (made by the Battle Ledger before this one, from
+    the bundled Quatre Bras armies: tests/fixtures/campaign-v2.xlsx) keeps no order of
+    battle: without --oob it is refused, saying so; with it, the loop runs as before."""
+    campaign = tmp_path / "old.xlsx"
+    campaign.write_bytes((FIXTURES / "campaign-v2.xlsx").read_bytes())
+    assert HeadlessBook(campaign, writable=False).meta().template_version == 2
+    before = campaign.read_bytes()
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--on", "1815-06-16",
+                          "-o", tmp_path / "out.xlsx")  # fmt: skip
+    assert code == 2 and "made before campaigns kept their order of battle" in said, said
+    assert "--campaign needs --oob" in said and campaign.read_bytes() == before
+    ledger = tmp_path / "qb.xlsx"
+    _cli("new", "dep-ledger", "--campaign", campaign, "--oob", EXAMPLE, "--on", "1815-06-16",
+         "-o", ledger)  # fmt: skip
+    _dep_turns(ledger, [{"5e Division": 3}])
+    _cli("run", "add-battle", campaign, "--name", "Quatre Bras", "--date", "1815-06-16",
+         "--winner", "Anglo-Allied", "--from", ledger)  # fmt: skip
+    assert _strengths(campaign, "1815-06-16")["5e Division"] == 15 - 3
+
+
+def test_a_campaign_made_without_an_order_of_battle_needs_oob(tmp_path: Path) -> None:
+    campaign = tmp_path / "typed.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--blank-rows", "3", "-o", campaign)
+    code, said = _refused("new", "dep-ledger", "--campaign", campaign, "--on", "1815-06-16",
+                          "-o", tmp_path / "out.xlsx")  # fmt: skip
+    assert code == 2 and "was made without an order of battle: --campaign needs --oob" in said
+
+
+def test_a_formation_with_a_comma_in_its_name_is_picked_quoted(tmp_path: Path) -> None:
+    """--formations splits on commas; a name with one in it is quoted, as in a CSV."""
+    army = tmp_path / "army.csv"
+    army.write_text(EXAMPLE.read_text(encoding="utf-8").replace(
+        ",9e Division,", ',"9e Division, Foy",'), encoding="utf-8")  # fmt: skip
+    campaign = tmp_path / "june.xlsx"
+    _cli("new", "campaign", "--ruleset", "etg", "--oob", army, "-o", campaign)
+    _battle(campaign, "dep-ledger", "1815-06-16", tmp_path / "out.xlsx",
+            "--formations", '"9e Division, Foy", 5e Division')  # fmt: skip
+    assert _divisions(tmp_path / "out.xlsx") == {"5e Division": 15, "9e Division, Foy": 13}
 
 
 def test_on_and_formations_go_with_a_campaign(tmp_path: Path) -> None:
@@ -274,7 +372,7 @@ def _empire_weekend(folder: Path) -> tuple[Path, list[Path]]:
     _cli("new", "campaign", "--ruleset", "gote", "--oob", COASTAL, "--name", "Walcheren",
          "-o", campaign)  # fmt: skip
     days = [folder / f"day{n}.xlsx" for n in (1, 2, 3)]
-    _battle(campaign, COASTAL, "casualty-brackets", "1809-07-30", days[0])
+    _battle(campaign, "casualty-brackets", "1809-07-30", days[0])
     _brackets_turns(
         days[0],
         [
@@ -288,13 +386,13 @@ def _empire_weekend(folder: Path) -> tuple[Path, list[Path]]:
          "--lost", "3")  # fmt: skip
     _cli("run", "replace-artillery", campaign, "--battery", "Royal Artillery",
          "--donor", "1st Battalion Royal Marines", "--figures", "2")  # fmt: skip
-    _battle(campaign, COASTAL, "casualty-brackets", "1809-07-31", days[1],
+    _battle(campaign, "casualty-brackets", "1809-07-31", days[1],
             "--formations", "2nd Foot,45e Ligne,4e Equipage de Flottille")  # fmt: skip
     _brackets_turns(days[1], [{"45e Ligne": (3, 0), "4e Equipage de Flottille": (0, 2),
                                "2nd Foot": (1, 0)}])  # fmt: skip
     _cli("run", "add-battle", campaign, "--name", "Day 2", "--date", "1809-07-31",
          "--winner", "British", "--from", days[1])  # fmt: skip
-    _battle(campaign, COASTAL, "casualty-brackets", "1809-08-01", days[2])
+    _battle(campaign, "casualty-brackets", "1809-08-01", days[2])
     _brackets_turns(days[2], [{"1st Battalion Royal Marines": (1, 0), "45e Ligne": (2, 0)}])
     _cli("run", "add-battle", campaign, "--name", "Day 3", "--date", "1809-08-01",
          "--winner", "draw", "--from", days[2])  # fmt: skip
@@ -342,7 +440,7 @@ def test_a_glory_of_the_empire_weekend_from_the_campaign_and_back(tmp_path: Path
         shown = _strengths(campaign, on)
         assert tuple(shown[n] for n in names) == strengths, on
     roster = tmp_path / "roster.xlsx"
-    _battle(campaign, COASTAL, "roster", "1809-08-02", roster)
+    _battle(campaign, "roster", "1809-08-02", roster)
     guns = {u.unit: u.strength("guns") for u in read_oob(roster, "gote").units}
     assert (guns["Royal Artillery"], guns["Batterie de cote"]) == (3, 3)
     assert run_check(HeadlessBook(campaign, writable=False)) == []
@@ -355,12 +453,12 @@ def test_brackets_from_the_start_of_the_campaign(tmp_path: Path) -> None:
     _cli("new", "campaign", "--ruleset", "gote", "--oob", COASTAL, "--brackets-from",
          "start of the campaign", "-o", campaign)  # fmt: skip
     day1 = tmp_path / "day1.xlsx"
-    _battle(campaign, COASTAL, "casualty-brackets", "1809-07-30", day1)
+    _battle(campaign, "casualty-brackets", "1809-07-30", day1)
     _brackets_turns(day1, [{"2nd Foot": (3, 0)}])
     _cli("run", "add-battle", campaign, "--name", "Day 1", "--date", "1809-07-30",
          "--winner", "French", "--from", day1)  # fmt: skip
     day2 = tmp_path / "day2.xlsx"
-    shown = _battle(campaign, COASTAL, "casualty-brackets", "1809-07-31", day2)
+    shown = _battle(campaign, "casualty-brackets", "1809-07-31", day2)
     assert "2nd Foot: 7 of 10 figures on 1809-07-31, brackets from 10" in shown
     assert _figures_at_start(day2)["2nd Foot"] == 10
 
@@ -375,12 +473,12 @@ def test_the_campaigns_own_recovery_counts_what_is_back(tmp_path: Path) -> None:
     _cli("new", "campaign", "--ruleset", "gote", "--oob", COASTAL, "--rules", GOTE_HOUSE,
          "-o", campaign)  # fmt: skip
     day1 = tmp_path / "day1.xlsx"
-    _battle(campaign, COASTAL, "casualty-brackets", "1812-02-28", day1)
+    _battle(campaign, "casualty-brackets", "1812-02-28", day1)
     _brackets_turns(day1, [{"45e Ligne": (5, 0)}])
     _cli("run", "add-battle", campaign, "--name", "Day 1", "--date", "1812-02-28",
          "--winner", "French", "--from", day1)  # fmt: skip
     day2 = tmp_path / "day2.xlsx"
-    _battle(campaign, COASTAL, "casualty-brackets", "1812-02-29", day2)
+    _battle(campaign, "casualty-brackets", "1812-02-29", day2)
     assert _figures_at_start(day2)["45e Ligne"] == 10
 
 

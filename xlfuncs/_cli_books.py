@@ -99,13 +99,15 @@ _lite_wheel_option = click.option(
     "--campaign",
     type=click.Path(dir_okay=False, path_type=Path),
     help="The next battle's ledger from a campaign ledger: its formations as they stand "
-    "--on a date (with --oob, the order of battle the campaign was made from).",
+    "--on a date, from the order of battle it keeps (--oob, if given, must be the same; a "
+    "campaign made before campaigns kept theirs needs it).",
 )
 @click.option("--on", "on", metavar="YYYY-MM-DD", help="With --campaign: the battle's date.")
 @click.option(
     "--formations",
     metavar="A,B,...",
-    help="With --campaign: only these formations of the campaign (names separated by commas).",
+    help="With --campaign: only these formations of the campaign (names separated by commas; "
+    "a name with a comma in it in double quotes: '\"A, B\",C').",
 )
 @click.option(
     "--map",
@@ -300,7 +302,7 @@ def new(
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv --lite -o lite.xlsx
 
     \b
-    Example: battle-ledger new dep-ledger --campaign c.xlsx --oob army.csv --on 1815-06-18 -o b.xlsx
+    Example: battle-ledger new dep-ledger --campaign c.xlsx --on 1815-06-18 -o b.xlsx
 
     --ruleset ALL with --map: one workbook per rule set KIND is made for, from one order of
     battle in its own words, OUT's name with the rule set's id (w-eagles-to-glory.xlsx, ...).
@@ -349,7 +351,7 @@ def new(
                                expected="--ruleset ID, or ALL for every rule set")  # fmt: skip
         _new_mapped(kind, ruleset_id, oob_file, map_file, out, force, as_json, options)
         return
-    source = _campaign_book(campaign, on, formations, oob_file, kind)
+    source = _campaign_book(campaign, on, formations, kind)
     if source is not None:
         ruleset_id = _campaign_ruleset(source, ruleset_id)
     if ruleset_id is None:
@@ -372,10 +374,10 @@ def new(
         else:
             oob = read_oob(oob_file, ruleset)
     link: dict[str, str] = {}
-    if source is not None and oob is not None and on is not None:
+    if source is not None and on is not None:
         from battle_ledger.templates.campaign import battle_from_campaign
 
-        names = None if formations is None else [f for f in formations.split(",") if f.strip()]
+        names = None if formations is None else _formation_names(formations)
         made = battle_from_campaign(source, oob, on, kind=templates.resolve(kind, ruleset).name,
                                     formations=names)  # fmt: skip
         oob, link = made.oob, made.link.rows()
@@ -400,7 +402,7 @@ def new(
 
 
 def _campaign_book(campaign: Path | None, on: str | None, formations: str | None,
-                   oob_file: Path | None, kind: str) -> Book | None:  # fmt: skip
+                   kind: str) -> Book | None:  # fmt: skip
     """The campaign ledger a battle ledger is made from (``new KIND --campaign``), its
     options checked; None without ``--campaign``."""
     if campaign is None:
@@ -409,13 +411,9 @@ def _campaign_book(campaign: Path | None, on: str | None, formations: str | None
                 raise CommandError(f"{option} goes with --campaign", column=option,
                                    value=value, expected="--campaign FILE too")  # fmt: skip
         return None
-    for option, value, expected in (
-        ("--on", on, "--on YYYY-MM-DD: the date of the battle"),
-        ("--oob", oob_file, "--oob FILE: the order of battle the campaign was made from (the "
-         "campaign keeps each formation's strength, not its units' types and grades)"),
-    ):  # fmt: skip
-        if value is None:
-            raise CommandError(f"--campaign needs {option}", column=option, expected=expected)
+    if on is None:
+        raise CommandError("--campaign needs --on", column="--on",
+                           expected="--on YYYY-MM-DD: the date of the battle")  # fmt: skip
     if kind.strip().casefold() == "campaign":
         raise CommandError("a campaign is not made from a campaign", column="--campaign",
                            value=str(campaign), expected="a battle ledger's kind: "
@@ -423,6 +421,14 @@ def _campaign_book(campaign: Path | None, on: str | None, formations: str | None
     from battle_ledger.sheets.zipbook import open_book
 
     return open_book(campaign, kind="campaign", writable=False)
+
+
+def _formation_names(given: str) -> list[str]:
+    """``--formations``' names: separated by commas, a name with a comma in it quoted as
+    in a CSV (``"Brigade A, B",5e Division``)."""
+    import csv
+
+    return [n.strip() for n in next(csv.reader([given], skipinitialspace=True), []) if n.strip()]
 
 
 def _campaign_ruleset(campaign: Book, ruleset_id: str | None) -> str:
