@@ -36,7 +36,7 @@ import pandas as pd
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
@@ -602,25 +602,8 @@ def _modifier_terms(rs: Ruleset, check: Term, modifiers: str | None) -> list[Ter
                 value=term.name,
                 expected="a modifier of " + ", ".join(applies),
             )
-    _one_per_exclusive_group(terms, column="modifiers", kind="modifier")
+    one_per_exclusive_group(terms, column="modifiers", kind="modifier")
     return terms
-
-
-def _one_per_exclusive_group(terms: list[Term], *, column: str, kind: str) -> None:
-    """Terms of one ``exclusive`` group (attrs) cannot both apply."""
-    groups: dict[str, Term] = {}
-    for term in terms:
-        group = term.attrs.get("exclusive")
-        if group is None:
-            continue
-        if group in groups:
-            raise InvalidArgumentError(
-                f"{groups[group].name} and {term.name} cannot both apply",
-                column=column,
-                value=f"{groups[group].name}, {term.name}",
-                expected=f"one {group} {kind}",
-            )
-        groups[group] = term
 
 
 def random_number_modifier(
@@ -823,7 +806,7 @@ def odds_column_shift(conditions: str | None, ruleset: _RulesetArg = DEFAULT_RUL
     either flank +1, rear +2; one of each kind, and kinds add up."""
     rs = era(ruleset)
     terms = parse_conditions(rs, "odds_shifts", conditions)
-    _one_per_exclusive_group(terms, column="conditions", kind="shift")
+    one_per_exclusive_group(terms, column="conditions", kind="shift")
     return sum(int(term.attrs["columns"]) for term in terms)
 
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import whole_number
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import d100, die, map_outcomes, sum_of
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
@@ -563,19 +563,7 @@ def _maneuver_terms(
     for term in list(terms):
         for implied in term.attrs.get("implies", []):
             add(rs.term("maneuver_conditions", str(implied)))
-    groups: dict[str, Term] = {}
-    for term in terms:
-        group = term.attrs.get("exclusive")
-        if group is None:
-            continue
-        if group in groups:
-            raise InvalidArgumentError(
-                f"{groups[group].name!r} and {term.name!r} may not be taken together",
-                column="conditions",
-                value=conditions,
-                expected=f"at most one {group} modifier",
-            )
-        groups[str(group)] = term
+    one_per_exclusive_group(terms)
     return terms
 
 

@@ -420,6 +420,9 @@ CATALOGUE: list[Case] = [
     ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
      ("more than any rule set throws",)),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
+    ("udf 8,000 conditions", None,
+     ["udf", "ETG_CRT", "Infantry", "Infantry", "B", "C", ", ".join(["charging"] * 8000)], None,
+     1, ("8,000 conditions in one list", "at most 200")),
     # the code a ledger carries for xlwings Lite
     ("lite wheel not a wheel", None, ["lite", "LEDGER", "--lite-wheel", "ftp://a.org/b.zip"],
      None, 2, ("--lite-wheel", "ftp://a.org/b.zip", "py3-none-any.whl")),
