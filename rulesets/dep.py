@@ -14,8 +14,10 @@ One turn of one division, in the order the DEP ledger's formulas use too
 4. **CCP bought** cost ``dep_per_ccp_bought`` DEP each and may be spent in the
    same turn (the exchange can be made at any time, charges are declared in
    the orders phase after it). CCP held after buying never exceed ``max_ccp``.
-5. **Charges** spend ``charge_cost_ccp`` CCP each and need orders that turn
-   (the DEP a charge plays is the orders DEP). **Counter-charges** cost
+5. **Charges** spend ``charge_cost_ccp`` CCP each and need orders that turn;
+   the DEP a charge plays is the orders DEP (``charge_dep_is_orders_dep``, a
+   reading of ours; false: ``charge_cost_dep`` DEP each beyond the orders DEP,
+   spent in the orders phase). **Counter-charges** cost
    ``counter_charge_cost_dep`` DEP and ``counter_charge_cost_ccp`` CCP each,
    without orders.
 6. **Stands lost** cost ``dep_per_stand_lost`` DEP each (never more than the
@@ -127,6 +129,8 @@ class DepRules:
     max_rest_points_held: int
     max_ccp: int
     dep_per_ccp_bought: int
+    charge_cost_dep: int
+    charge_dep_is_orders_dep: bool
     charge_cost_ccp: int
     counter_charge_cost_dep: int
     counter_charge_cost_ccp: int
@@ -143,7 +147,10 @@ class DepRules:
         than the rule set's ("maybe less depending upon the scenario"), never more.
         """
         rs = ruleset if ruleset is not None else registry.get("eagles-to-glory")
-        values = {name: int(rs.constant(_TABLE, name)) for name in RULE_NAMES}
+        values: dict[str, Any] = {
+            name: rs.constant(_TABLE, name) if name in _SETTINGS else int(rs.constant(_TABLE, name))
+            for name in RULE_NAMES
+        }
         if max_dep is not None:
             ceiling = values["max_dep"]
             if isinstance(max_dep, bool) or not 0 < max_dep <= ceiling:
@@ -155,6 +162,11 @@ class DepRules:
             values["max_dep"] = int(max_dep)
         return cls(**values)
 
+    @property
+    def charge_dep_beyond_orders(self) -> int:
+        """The DEP each charge costs beyond the division's orders DEP."""
+        return 0 if self.charge_dep_is_orders_dep else self.charge_cost_dep
+
 
 #: The values of the ``dep_economy`` table the rules read (the fields of ``DepRules``).
 RULE_NAMES: tuple[str, ...] = (
@@ -165,6 +177,8 @@ RULE_NAMES: tuple[str, ...] = (
     "max_rest_points_held",
     "max_ccp",
     "dep_per_ccp_bought",
+    "charge_cost_dep",
+    "charge_dep_is_orders_dep",
     "charge_cost_ccp",
     "counter_charge_cost_dep",
     "counter_charge_cost_ccp",
@@ -173,6 +187,8 @@ RULE_NAMES: tuple[str, ...] = (
     "maneuver_bonus_at_dep",
     "turn_minutes",
 )
+#: The values of ``RULE_NAMES`` that are settings (true/false), not numbers.
+_SETTINGS = frozenset({"charge_dep_is_orders_dep"})
 
 
 @dataclass(frozen=True)
@@ -419,6 +435,7 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
         else:
             rest_point = min(held, rules.max_rest_points_held)
     # else: neither orders nor rest: the chain of consecutive rest points breaks.
+    change -= inputs.charges * rules.charge_dep_beyond_orders
     change -= inputs.counter_charges * rules.counter_charge_cost_dep
     change -= inputs.stands_lost * rules.dep_per_stand_lost
     change -= inputs.ccp_bought * rules.dep_per_ccp_bought
@@ -464,9 +481,10 @@ OFF_THE_TABLE = "not on the table"
 def dep_at_maneuver(dep: int, inputs: TurnInputs, rules: DepRules) -> int:
     """The DEP a division "currently has" when its commander rolls for maneuver (turn
     sequence step 4): the turn's start less what the orders phase (step 1) spent, the
-    orders DEP, counter-charges and CCP bought (a division at 36 that takes orders rolls
-    at 35)."""
+    orders DEP, charges beyond it, counter-charges and CCP bought (a division at 36
+    that takes orders rolls at 35)."""
     spent = rules.orders_cost if inputs.orders else 0
+    spent += inputs.charges * rules.charge_dep_beyond_orders
     spent += inputs.counter_charges * rules.counter_charge_cost_dep
     spent += inputs.ccp_bought * rules.dep_per_ccp_bought
     return max(0, dep - spent)

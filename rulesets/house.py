@@ -113,6 +113,18 @@ def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> Rule
     return RulesetDataError(f"house rules, key {key}: {message}", file=origin, **extra)
 
 
+def _unread(house: HouseRules, key: str, what: str, value: Any) -> RulesetDataError:
+    """A value shown for reference only (``reference: true``): changing it would change
+    nothing, so it is refused rather than accepted and ignored."""
+    return _fail(
+        house, key,
+        f"{what} is shown for reference only: no rule of Battle Ledger reads it, so a "
+        "house value would change nothing",
+        value=value,
+        expected="a value the rules read (battle-ledger rules show ID lists them)",
+    )  # fmt: skip
+
+
 def _load_yaml(text: str, origin: str) -> dict[str, Any]:
     raw = yaml_data.safe_yaml(text, origin, what="house-rules file", user=True)
     if not isinstance(raw, dict):
@@ -212,6 +224,8 @@ def _constants(
         if old is None and base.status is not Status.MISSING:
             raise _fail(house, ckey, f"{name} has no value {cname!r}", value=cname,
                         expected="one of " + ", ".join(base.values))  # fmt: skip
+        if old is not None and (old.reference or base.reference):
+            raise _unread(house, ckey, f"{name}.{cname}", value)
         if value is None or not cell_fits(value, CellType.ANY):
             raise _fail(house, ckey, "not a value", value=value,
                         expected="a number, text, true/false or a list of them")  # fmt: skip
@@ -275,6 +289,8 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
     if spec.values is not None:
         raise _fail(house, f"{key}.values", f"{name} is a table of rows, not named values",
                     expected=f"{key}.rows: [{{...}}]")  # fmt: skip
+    if base.reference:
+        raise _unread(house, key, name, name)
     if base.status is Status.GIVEN and not spec.override:
         raise _fail(house, key, f"the text prints {name} ({base.title}); add override: true "
                     f"under {key} to change it", value=name)  # fmt: skip

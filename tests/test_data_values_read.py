@@ -1,0 +1,271 @@
+"""Every data value a house file may change is read: a mutation test over the data.
+
+For every value of a rule set's data (a constant, or a cell of a row that is not a
+key), a house file changes it; then either the house file is refused naming the key
+(the value is shown for reference only, ``reference: true``), or some outcome of the
+rule set's public functions changes. A value accepted and ignored fails, named.
+
+The outcomes are a battery of public calls per rule set: its golden cases
+(tests/golden/<id>.yaml) and a few folds of whole ledgers. The default run takes
+every constant and a seeded sample of row cells; ``-m slow`` takes every cell.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+import yaml
+
+from battle_ledger.rulesets import dep, registry
+from battle_ledger.rulesets import eagles_to_glory as etg
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.rulesets.house import parse_house
+from battle_ledger.rulesets.model import Kind, Ruleset
+from tests.golden import load_golden
+
+#: How many row cells per rule set the default run mutates (the slow run: all).
+SAMPLED_CELLS = 12
+
+Call = Callable[[], Any]
+#: Where a ruleset with house rules says to fill in what the text does not print.
+_IN_FORCE = "the house rules in force (the file named)"
+
+
+# -- the battery: public calls whose outcomes a read value changes -------------------------
+
+
+def _golden_calls(ruleset_id: str) -> list[Call]:
+    """The golden cases of ``ruleset_id`` that name a function and its arguments."""
+    golden = load_golden(ruleset_id)
+    calls: list[Call] = []
+    for case in [*golden.get("cases", []), *golden.get("errors", [])]:
+        if "fn" in case:
+            module, name = golden["module"], case["fn"]
+        elif "function" in case:
+            module_name, name = case["function"].rsplit(".", 1)
+            module = f"battle_ledger.rulesets.{module_name}"
+        else:
+            continue
+        fn = getattr(importlib.import_module(module), name)
+        args, kwargs = case.get("args", []), case.get("kwargs", {})
+        calls.append(lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs))
+    return calls
+
+
+def _dep_calls() -> list[Call]:
+    """A cavalry division's battle on the DEP economy: orders, rest, charges,
+    counter-charges, CCP bought, stands lost, markers; and its blown and removed ends."""
+    turns = [
+        {"rest_eligible": True},
+        {"rest_eligible": True},
+        {"orders": True, "charges": 2, "maneuver_roll": 5},
+        {"counter_charges": 1, "ccp_bought": 2},
+        {"orders": True, "charges": 1, "stands_lost": 3, "dep_markers": 2},
+        {"stands_lost": 6},
+        {"orders": True, "stands_lost": 20},
+    ]
+    inputs = [dep.TurnInputs(turn=i, **t) for i, t in enumerate(turns, start=1)]
+
+    def battle(start: int) -> Any:
+        rules = dep.DepRules.from_ruleset(registry.get("eagles-to-glory"))
+        state = dep.initial_state("Cavalry", start, 2, True, rules, stands=40)
+        bonus = [dep.next_maneuver_modifier(d, "active", rules) for d in (35, 36, 37, 38)]
+        return dep.run_division(state, inputs, rules), rules.turn_minutes, bonus
+
+    def other_reading() -> Any:  # a DEP per charge beyond the orders DEP
+        rules = dep.DepRules.from_ruleset(registry.get("eagles-to-glory"))
+        rules = replace(rules, charge_dep_is_orders_dep=False)
+        state = dep.initial_state("Cavalry", 40, 3, True, rules)
+        return dep.run_division(state, [replace(inputs[2], turn=1)], rules)
+
+    def at_most_ccp() -> Any:
+        rules = dep.DepRules.from_ruleset(registry.get("eagles-to-glory"))
+        state = dep.initial_state("Cavalry", 40, 2, True, rules)
+        return dep.run_division(state, [dep.TurnInputs(turn=1, ccp_bought=1)], rules)
+
+    return [lambda: battle(48), lambda: battle(30), other_reading, at_most_ccp]
+
+
+def _etg_calls() -> list[Call]:
+    """Eagles to Glory's rolls and readings the golden cases leave out."""
+    return [
+        lambda: etg.initiative_modifier(True, True, True),
+        lambda: etg.initiative_odds(3, 0),
+        *[lambda v=v: etg.percentile_roll(v) for v in (0, 1, "00", 100)],
+        lambda: etg.square_attempt_target(10, "disordered"),
+    ]
+
+
+BATTERIES: dict[str, Callable[[], list[Call]]] = {
+    "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
+}
+
+
+def _outcome(call: Call) -> str:
+    try:
+        return repr(call())
+    except Exception as exc:  # a value read and refused (or a crash) is an outcome too
+        # Where to fill in a missing value names the house rules in force: not an outcome.
+        said = str(getattr(exc, "message", exc))
+        for rs in registry.all_rulesets():
+            said = said.replace(rs.where_to_fill, "<where>")
+        return f"{type(exc).__name__}: {said.replace(_IN_FORCE, '<where>')}"
+
+
+def _outcomes(battery: list[Call], house: Any) -> list[str]:
+    with registry.using_house_rules([house] if house is not None else []):
+        return [_outcome(call) for call in battery]
+
+
+# -- the mutations ---------------------------------------------------------------------------
+
+
+def _changed(value: Any) -> list[Any]:
+    """Other values of ``value``'s kind (tried in turn until an outcome changes)."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, value * 3 + 7]
+    if isinstance(value, float):
+        return [value + 0.5, value * 3 + 7]
+    if isinstance(value, str):
+        return [value + " (changed)"]
+    if isinstance(value, list):
+        return [list(reversed(value)) if len(value) > 1 else [*value, *value], value[:-1]]
+    return []
+
+
+def _constant_keys(rs: Ruleset) -> Iterator[tuple[str, str]]:
+    for name, table in rs.tables.items():
+        for cname, const in table.values.items():
+            if const.value is not None:
+                yield name, cname
+
+
+def _cell_keys(rs: Ruleset) -> Iterator[tuple[str, int, str]]:
+    for name, table in rs.tables.items():
+        if table.kind is Kind.CONSTANTS:
+            continue
+        for i, row in enumerate(table.rows):
+            for column in table.columns:
+                if column.name in table.key or row.get(column.name) is None:
+                    continue
+                yield name, i, column.name
+
+
+def _house_text(rs: Ruleset, tables: dict[str, Any]) -> str:
+    return yaml.safe_dump({"id": rs.id, "note": "mutation", "tables": tables})
+
+
+def _constant_houses(rs: Ruleset, table: str, name: str) -> Iterator[str]:
+    for value in _changed(rs.tables[table].values[name].value):
+        yield _house_text(rs, {table: {"override": True, "values": {name: value}}})
+
+
+def _cell_houses(rs: Ruleset, table: str, index: int, column: str) -> Iterator[str]:
+    tbl = rs.tables[table]
+    rows = [{c.name: r[c.name] for c in tbl.columns if c.name in r} for r in tbl.rows]
+    for value in _changed(rows[index][column]):
+        changed = {**rows[index], column: value}
+        # A keyed table takes the changed row by its key; any other is given whole.
+        given = [changed] if tbl.key and tbl.kind is Kind.ROWS else \
+            [*rows[:index], changed, *rows[index + 1 :]]  # fmt: skip
+        yield _house_text(rs, {table: {"override": True, "rows": given}})
+
+
+def _unread(rs: Ruleset, key: str, houses: Iterator[str], battery: list[Call],
+            before: list[str]) -> str | None:  # fmt: skip
+    """None when a house file changing the value is refused or changes an outcome;
+    else why not."""
+    for text in houses:
+        try:
+            house = parse_house(text, f"{key}.yaml")
+        except BattleLedgerError as exc:
+            if key.split(".")[0] in str(exc):
+                return None  # refused, naming the key
+            return f"{key}: refused without naming it: {exc}"
+        if _outcomes(battery, house) != before:
+            return None
+    return f"{key}: changed in a house file, and no outcome changed"
+
+
+RULESETS = sorted(BATTERIES)
+
+
+@pytest.fixture(scope="module", params=RULESETS)
+def battery(request: pytest.FixtureRequest) -> tuple[Ruleset, list[Call], list[str]]:
+    rs = registry.packaged(request.param)
+    calls = BATTERIES[request.param]()
+    return rs, calls, _outcomes(calls, None)
+
+
+#: Values read where this battery does not reach yet (their outcomes need a ledger or a
+#: filled-in table): listed so that the test says when one is reached.
+_NOT_YET = {
+    # dep.MANEUVER_DIE is a literal 10; maneuver_result reads the die only once the
+    # Maneuver Table (not printed) is filled in.
+    "eagles-to-glory": {"maneuver_roll.die", "victory_points_other.wagon"},
+}
+
+
+def test_every_constant_is_read_or_refused(battery: tuple[Ruleset, list[Call], list[str]]) -> None:
+    rs, calls, before = battery
+    unread = []
+    for table, name in _constant_keys(rs):
+        why = _unread(rs, f"{table}.{name}", _constant_houses(rs, table, name), calls, before)
+        if why is not None:
+            unread.append(why.split(":")[0])
+    assert sorted(unread) == sorted(_NOT_YET.get(rs.id, set())), f"{rs.id}: accepted and ignored"
+
+
+def _check_cells(rs: Ruleset, calls: list[Call], before: list[str], cells: list[Any]) -> None:
+    unread = []
+    for table, index, column in cells:
+        key = f"{table}.rows[{index}].{column}"
+        why = _unread(rs, key, _cell_houses(rs, table, index, column), calls, before)
+        if why is not None:
+            unread.append(why)
+    assert not unread, f"{rs.id}: {len(unread)} cells accepted and ignored:\n" + "\n".join(unread)
+
+
+_CELLS_NOT_YET = pytest.mark.xfail(
+    strict=True,
+    reason="text cells shown for reference (markers, maneuver_results' meanings...) are "
+    "not marked reference yet",
+)
+
+
+@_CELLS_NOT_YET
+def test_a_sample_of_row_cells_is_read_or_refused(
+    battery: tuple[Ruleset, list[Call], list[str]],
+) -> None:
+    rs, calls, before = battery
+    cells = list(_cell_keys(rs))
+    sample = random.Random(rs.id).sample(cells, min(SAMPLED_CELLS, len(cells)))
+    _check_cells(rs, calls, before, sample)
+
+
+@pytest.mark.slow
+@_CELLS_NOT_YET
+def test_every_row_cell_is_read_or_refused(battery: tuple[Ruleset, list[Call], list[str]]) -> None:
+    rs, calls, before = battery
+    _check_cells(rs, calls, before, list(_cell_keys(rs)))
+
+
+def test_a_value_shown_for_reference_is_refused_naming_its_key() -> None:
+    """``dep_economy.rest_distance_inches`` is read by no rule (the umpire judges the
+    36"): a house file changing it is refused, naming the key, not accepted and ignored."""
+    text = "id: etg\ntables:\n  dep_economy:\n    override: true\n    values:\n" \
+        "      rest_distance_inches: 30\n"  # fmt: skip
+    with pytest.raises(BattleLedgerError, match="shown for reference only") as err:
+        parse_house(text, "house.yaml")
+    said = str(err.value)
+    assert "tables.dep_economy.values.rest_distance_inches" in said and "house.yaml" in said
+    whole = "id: etg\ntables:\n  scale:\n    override: true\n    values:\n      figures_mm: 25\n"
+    with pytest.raises(BattleLedgerError, match=r"tables\.scale\.values\.figures_mm"):
+        parse_house(whole, "house.yaml")
