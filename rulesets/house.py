@@ -431,8 +431,10 @@ def starter_file(ruleset: Ruleset) -> str:
         "tables:",
     ]
     for name, table in ruleset.tables.items():
-        readings = [n for n, c in table.values.items() if c.house_default or c.value is None]
-        if table.status not in (Status.MISSING, Status.PARTIAL) and not readings:
+        readings = [n for n, c in table.values.items()
+                    if (c.house_default or c.value is None) and not c.reference]  # fmt: skip
+        if table.reference or (table.status not in (Status.MISSING, Status.PARTIAL)
+                               and not readings):  # fmt: skip
             continue
         lines.append("")
         status = {
@@ -445,6 +447,8 @@ def starter_file(ruleset: Ruleset) -> str:
         if table.kind is Kind.CONSTANTS:
             lines += [f"  # {name}:", "  #   values:"]
             for cname, const in table.values.items():
+                if const.reference:
+                    continue
                 if const.value is None:
                     lines.append(f"  #     {cname}:    # not printed")
                 elif const.house_default:
