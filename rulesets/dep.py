@@ -138,6 +138,7 @@ class DepRules:
     removed_at_dep: int
     maneuver_bonus_at_dep: int
     turn_minutes: int
+    maneuver_die: int = 10  # the sides of the maneuver die (maneuver_roll.die)
 
     @classmethod
     def from_ruleset(cls, ruleset: Ruleset | None = None, max_dep: int | None = None) -> DepRules:
@@ -160,6 +161,7 @@ class DepRules:
                     expected=f"a whole number from 1 to {ceiling}",
                 )
             values["max_dep"] = int(max_dep)
+        values["maneuver_die"] = int(rs.constant("maneuver_roll", "die"))
         return cls(**values)
 
     @property
@@ -334,12 +336,12 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
             )
     roll = inputs.maneuver_roll
     if roll is not None and (isinstance(roll, bool) or not isinstance(roll, int)
-                             or not 1 <= roll <= MANEUVER_DIE):  # fmt: skip
+                             or not 1 <= roll <= rules.maneuver_die):  # fmt: skip
         raise DepInputError(
-            "a maneuver roll is one ten sided die",
+            f"a maneuver roll is one {rules.maneuver_die} sided die",
             field="maneuver_roll",
             value=roll,
-            expected=f"1 to {MANEUVER_DIE}, or blank",
+            expected=f"1 to {rules.maneuver_die}, or blank",
             **where,
         )
     modifiers = inputs.maneuver_modifiers
@@ -470,7 +472,8 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
     )
 
 
-#: The maneuver die (Eagles to Glory's "ten sided die").
+#: The maneuver die as printed (Eagles to Glory's "ten sided die"): the bound a DEP
+#: ledger's Maneuver roll column is built with; the rules check ``DepRules.maneuver_die``.
 MANEUVER_DIE = 10
 #: What the Maneuver column says while the Maneuver Table is not filled in.
 NO_MANEUVER_TABLE = "no Maneuver Table"
