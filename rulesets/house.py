@@ -314,6 +314,11 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
                 rows.append(row)
                 continue
             old = rows[at]
+            for column in base.columns:
+                if column.reference and column.name in given[i] and given[i][column.name] != \
+                        old.get(column.name):  # fmt: skip
+                    raise _unread(house, f"{key}.rows[{i}].{column.name}",
+                                  f"{name}.{column.name}", given[i][column.name])  # fmt: skip
             ours = old.get("house_default") or is_house_rule(old.get("source"))
             if printed and not spec.override and not ours and not _fills_blanks(old, given[i]):
                 shown = {c: old.get(c) for c in base.key}

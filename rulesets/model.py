@@ -167,6 +167,7 @@ class Column(_Strict):
     type: CellType = CellType.ANY
     title: str | None = None  # header shown in the Rules sheet (defaults to name)
     optional: bool = False  # a row may leave it out (blank)
+    reference: bool = False  # shown for reference only: no rule reads it (see Constant)
 
     @property
     def header(self) -> str:

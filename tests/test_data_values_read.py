@@ -102,7 +102,34 @@ def _etg_calls() -> list[Call]:
         lambda: etg.square_attempt_target(10, "disordered"),
         lambda: etg.maneuver_result(11),
         lambda: etg.wagon_victory_points(2),
+        *[lambda r=r: etg.maneuver_result_meaning(r) for r in _terms("etg", "maneuver_results")],
+        *[lambda c=c: etg.maneuver_modifier(c) for c in _terms("etg", "maneuver_conditions")],
+        *[
+            lambda c=c: etg.combat_numbers("infantry", "infantry", "C", "C", c)
+            for c in _terms("etg", "combat_conditions")
+        ],
+        *[
+            lambda r=r, u=u: etg.maneuver_move_inches(r, u)
+            for r in _terms("etg", "maneuver_results")
+            for u in _terms("etg", "unit_types")
+        ],
+        *[lambda r=r: etg.wind(r) for r in range(1, 11)],
+        *[lambda r=r: etg.wind_direction(r) for r in range(1, 11)],
+        *[
+            lambda lv=lv, r=r: etg.command_markers(lv, r)
+            for lv in ("division", "corps", "army")
+            for r in range(1, 11)
+        ],
+        *[
+            lambda u=u, g=g: etg.stand_victory_points(u, g)
+            for u in _terms("etg", "unit_types")
+            for g in _terms("etg", "grades")
+        ],
     ]
+
+
+def _terms(ruleset_id: str, vocabulary: str) -> list[str]:
+    return [t.id for t in registry.packaged(ruleset_id).vocabulary(vocabulary).terms]
 
 
 def _aog_calls(era: str) -> list[Call]:
@@ -190,7 +217,7 @@ def _changed(value: Any) -> list[Any]:
     if isinstance(value, float):
         return [value + 0.5, value * 3 + 7]
     if isinstance(value, str):
-        return [value + " (changed)"]
+        return [value + " (changed)", "changed"]
     if isinstance(value, list):
         return [list(reversed(value)) if len(value) > 1 else [*value, *value], value[:-1]]
     return []
@@ -282,38 +309,41 @@ def test_every_constant_is_read_or_refused(battery: tuple[Ruleset, list[Call], l
     )
 
 
-def _check_cells(rs: Ruleset, calls: list[Call], before: list[str], cells: list[Any]) -> None:
+def _unread_cells(rs: Ruleset, calls: list[Call], before: list[str], cells: list[Any]) -> list[str]:
     unread = []
     for table, index, column in cells:
         key = f"{table}.rows[{index}].{column}"
         why = _unread(rs, key, _cell_houses(rs, table, index, column), calls, before)
         if why is not None:
             unread.append(why)
-    assert not unread, f"{rs.id}: {len(unread)} cells accepted and ignored:\n" + "\n".join(unread)
+    return unread
 
 
-_CELLS_NOT_YET = pytest.mark.xfail(
-    strict=True,
-    reason="text cells shown for reference (markers, maneuver_results' meanings...) are "
-    "not marked reference yet",
-)
+#: Rule sets whose row cells this battery does not yet see all read or refused (text
+#: cells shown for reference not marked yet, or read where the battery does not reach).
+_CELLS_NOT_YET = {"square-eagles", *aog.ERAS}
 
 
-@_CELLS_NOT_YET
 def test_a_sample_of_row_cells_is_read_or_refused(
     battery: tuple[Ruleset, list[Call], list[str]],
 ) -> None:
     rs, calls, before = battery
+    if rs.id in _CELLS_NOT_YET:
+        pytest.skip("not every row cell is read or refused yet: the slow test lists them")
     cells = list(_cell_keys(rs))
     sample = random.Random(rs.id).sample(cells, min(SAMPLED_CELLS, len(cells)))
-    _check_cells(rs, calls, before, sample)
+    unread = _unread_cells(rs, calls, before, sample)
+    assert not unread, f"{rs.id}: cells accepted and ignored:\n" + "\n".join(unread)
 
 
 @pytest.mark.slow
-@_CELLS_NOT_YET
 def test_every_row_cell_is_read_or_refused(battery: tuple[Ruleset, list[Call], list[str]]) -> None:
     rs, calls, before = battery
-    _check_cells(rs, calls, before, list(_cell_keys(rs)))
+    unread = _unread_cells(rs, calls, before, list(_cell_keys(rs)))
+    if rs.id in _CELLS_NOT_YET:  # still so: else take it off the list
+        assert unread, f"{rs.id}: every row cell read or refused now"
+    else:
+        assert not unread, f"{rs.id}: cells accepted and ignored:\n" + "\n".join(unread)
 
 
 def test_a_value_shown_for_reference_is_refused_naming_its_key() -> None:
