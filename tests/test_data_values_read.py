@@ -162,6 +162,16 @@ def _aog_calls(era: str) -> list[Call]:
         rs = registry.get(era)
         return [aog.rolls_in_crisis(t, rs) for t in rs.vocabulary("unit_types").terms]
 
+    def defaults() -> Any:  # the base units a unit type has when none are given
+        from battle_ledger.rulesets.oob import strength_fields
+
+        rs = registry.get(era)
+        return [
+            (f.name, t.id, f.default(rs, t, None) if f.default is not None else None)
+            for f in strength_fields(rs)
+            for t in rs.vocabulary("unit_types").terms
+        ]
+
     def army() -> Any:  # the base units of the bundled order of battle's troops
         from battle_ledger.sheets.oob import read_oob
         from battle_ledger.templates.demo import example_path
@@ -174,6 +184,7 @@ def _aog_calls(era: str) -> list[Call]:
         battle,
         units,
         army,
+        defaults,
         lambda: aog.victory_marks(50, era),
         lambda: aog.victory_table(60, [3, 6, 2, 10], [0, 0, 20, 0], start="13:00", ruleset=era),
         lambda: aog.victory_points_of_side(3, 7, era),
