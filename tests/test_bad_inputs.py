@@ -401,6 +401,11 @@ CATALOGUE: list[Case] = [
     ("house rules: a printed value without override", None, [*_RUN, "--rules", "INPUT"],
      _write("house.yaml", "id: etg\ntables:\n  dep_economy:\n    values:\n      max_dep: 40\n"),
      1, ("override: true", "house.yaml")),
+    ("house rules: a value shown for reference", None, [*_RUN, "--rules", "INPUT"],
+     _write("house.yaml", "id: etg\ntables:\n  dep_economy:\n    override: true\n    values:\n"
+            "      rest_distance_inches: 30\n"),
+     1, ("tables.dep_economy.values.rest_distance_inches", "shown for reference only",
+         "house.yaml")),
     ("house rules of another rule set", None, ["rules", "apply", "LEDGER", "INPUT"],
      _write("house.yaml", "id: sail\n"), 2, ("for age-of-sail", "eagles-to-glory")),
     ("house rules file missing", None, ["rules", "apply", "LEDGER", "MISSING"], None, 1,
