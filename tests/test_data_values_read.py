@@ -113,8 +113,8 @@ def _etg_calls() -> list[Call]:
             for r in _terms("etg", "maneuver_results")
             for u in _terms("etg", "unit_types")
         ],
-        *[lambda r=r: etg.wind(r) for r in range(1, 11)],
-        *[lambda r=r: etg.wind_direction(r) for r in range(1, 11)],
+        *[lambda r=r: etg.wind(r) for r in range(12)],
+        *[lambda r=r: etg.wind_direction(r) for r in range(12)],
         *[
             lambda lv=lv, r=r: etg.command_markers(lv, r)
             for lv in ("division", "corps", "army")
@@ -274,18 +274,23 @@ def _cell_houses(rs: Ruleset, table: str, index: int, column: str) -> Iterator[s
 
 def _unread(rs: Ruleset, key: str, houses: Iterator[str], battery: list[Call],
             before: list[str]) -> str | None:  # fmt: skip
-    """None when a house file changing the value is refused or changes an outcome;
-    else why not."""
+    """None when a house file changing the value is refused as shown for reference
+    (naming the key), when a change is accepted and changes an outcome, or when no
+    change is accepted at all; else why not."""
+    accepted = False
     for text in houses:
         try:
             house = parse_house(text, f"{key}.yaml")
         except BattleLedgerError as exc:
-            if key.split(".")[0] in str(exc):
-                return None  # refused, naming the key
-            return f"{key}: refused without naming it: {exc}"
+            if "shown for reference only" in str(exc):
+                if key.split(".")[0] not in str(exc):
+                    return f"{key}: refused without naming it: {exc}"
+                return None
+            continue  # not a valid value there (a bracket's gap...): try another
+        accepted = True
         if _outcomes(battery, house) != before:
             return None
-    return f"{key}: changed in a house file, and no outcome changed"
+    return f"{key}: changed in a house file, and no outcome changed" if accepted else None
 
 
 RULESETS = sorted(BATTERIES)
