@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import dice, registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
+from battle_ledger.rulesets.conditions import longest_name, matched_runs
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
 from battle_ledger.rulesets.model import Ruleset, Term
 
@@ -153,26 +154,21 @@ class _Counted:
 
 def _parse_counted(vocabulary: str, text: str | None) -> list[_Counted]:
     """Split comma-separated conditions into terms with counts (same term: counts add)."""
-    if text is None:
-        return []
-    parts = [p.strip() for p in str(text).replace(";", ",").split(",") if p.strip()]
     found: dict[str, _Counted] = {}
-    i = 0
-    while i < len(parts):
-        # Some names hold commas as the text prints them ("Target limbered, changed
-        # formation or movement mode"): take the longest run of parts naming one term.
-        for j in range(len(parts), i, -1):
-            counted = _one_condition(vocabulary, ", ".join(parts[i:j]), strict=j == i + 1)
-            if counted is not None:
-                break
-        assert counted is not None  # strict lookup of a single part raises instead
+    # Some names hold commas as the text prints them ("Target limbered, changed formation
+    # or movement mode"): conditions.matched_runs takes the longest run naming one term.
+    runs = matched_runs(
+        text,
+        longest_name(ruleset(), vocabulary),
+        lambda item, single: _one_condition(vocabulary, item, strict=single),
+    )
+    for counted in runs:
         previous = found.get(counted.term.id)
         if previous is not None:  # the same term again: counts add, a plain repeat stays plain
             counted = _Counted(
                 counted.term, previous.count + counted.count, previous.explicit or counted.explicit
             )
         found[counted.term.id] = counted
-        i = j
     return list(found.values())
 
 

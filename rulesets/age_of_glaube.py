@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
@@ -47,9 +47,11 @@ if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
     import pandas as pd
 
 __all__ = [
+    "CRISIS_TESTS",
     "DEFAULT_RULESET",
     "ERAS",
     "FAMILY",
+    "VICTORY_POINTS_FOR",
     "CrossedWhen",
     "Margin",
     "MarkRules",
@@ -71,11 +73,13 @@ __all__ = [
     "random_number_modifier",
     "random_number_outcomes",
     "result_code",
+    "rolls_in_crisis",
     "run_side",
     "shift_odds",
     "victory_after_part",
     "victory_marks",
     "victory_points",
+    "victory_points_of_side",
     "victory_table",
     "win_margin",
 ]
@@ -255,6 +259,33 @@ def victory_points(base_units_removed: int, ruleset: _RulesetArg = DEFAULT_RULES
     return _whole(base_units_removed, "base units removed") * per_unit
 
 
+#: The readings of whose victory points a base unit removed counts in (9.1).
+VICTORY_POINTS_FOR = ("side that lost them", "enemy side")
+
+
+def victory_points_of_side(
+    own_removed: int, enemy_removed: int, ruleset: _RulesetArg = DEFAULT_RULESET
+) -> int:
+    """A side's victory points (9.1: "mark off one victory point"): for its own base
+    units removed, or, as some umpires read it, for the enemy's
+    (``victory_table.victory_points_for``, a reading of ours)."""
+    rs = era(ruleset)
+    reading = one_of(str(rs.constant("victory_table", "victory_points_for")), VICTORY_POINTS_FOR,
+                     "whose victory points a base unit removed counts in",
+                     "victory_table.victory_points_for")  # fmt: skip
+    removed = own_removed if reading == VICTORY_POINTS_FOR[0] else enemy_removed
+    return victory_points(removed, rs)
+
+
+def rolls_in_crisis(unit_type: Term, ruleset: _RulesetArg = DEFAULT_RULESET) -> bool:
+    """Whether a unit of ``unit_type`` rolls a random number in a crisis-of-morale test
+    (9.2: "for all troops in the army"): its arm is one of
+    ``victory_table.crisis_roll_arms`` (a reading of ours: foot, horse and batteries)."""
+    arms = era(ruleset).constant("victory_table", "crisis_roll_arms")
+    arm = unit_type.attrs.get("arm")
+    return isinstance(arm, str) and arm.casefold() in {str(a).casefold() for a in arms}
+
+
 def _start_minutes(start: str | None) -> int | None:
     if start is None or str(start).strip() == "":
         return None
@@ -364,6 +395,10 @@ class CrossedWhen:
     ALL = (REACHED, EXCEEDED)
 
 
+#: The readings of how many crisis tests a part crossing marks calls for (9.2).
+CRISIS_TESTS = ("one", "each mark")
+
+
 @dataclass(frozen=True)
 class MarkRules:
     """The numbers of the victory table's marks, from the era's ``victory_table`` table."""
@@ -373,6 +408,7 @@ class MarkRules:
     last_mark_pct: int
     crisis_majority_above_pct: int
     crossed_when: str
+    one_test_per_part: bool = True  # crisis_tests_per_part: one (ours), or each mark
 
     @classmethod
     def from_ruleset(
@@ -391,7 +427,11 @@ class MarkRules:
                 rs.constant("victory_table", "crisis_majority_above_pct")
             ),
             crossed_when=when,
-        )
+            one_test_per_part=one_of(
+                str(rs.constant("victory_table", "crisis_tests_per_part")), CRISIS_TESTS,
+                "crisis tests in a part that crosses marks", "crisis_tests_per_part",
+            ) == CRISIS_TESTS[0],
+        )  # fmt: skip
 
     def highest_mark(self, lost: int, total: int) -> int:
         """The highest mark (percent) ``lost`` of ``total`` has crossed (0: none)."""
@@ -443,8 +483,9 @@ class PartOutcome:
     lost: int
     percent: Fraction
     highest_mark: int
-    crossed: tuple[int, ...]  # a crisis-of-morale test is due for each (9.2)
+    crossed: tuple[int, ...]  # the marks crossed for the first time (9.2)
     majority_crisis: bool  # above 40%: "an immediate crisis is likely to occur for a majority"
+    tests: tuple[int, ...] = ()  # the crisis tests due, by the mark each is read at
 
     @property
     def crossed_text(self) -> str:
@@ -483,13 +524,17 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
     reached = rules.highest_mark(lost, total)
     highest = max(state.highest_mark, reached)
     percent = Fraction(lost * 100, total)
+    crossed = tuple(rules.marks_between(state.highest_mark, reached))
     return PartOutcome(
         total=total,
         lost=lost,
         percent=percent,
         highest_mark=highest,
-        crossed=tuple(rules.marks_between(state.highest_mark, reached)),
+        crossed=crossed,
         majority_crisis=percent > rules.crisis_majority_above_pct,
+        # 9.2: one test at the end of the move, at the highest level exceeded (ours), or
+        # one per level crossed.
+        tests=crossed[-1:] if rules.one_test_per_part else crossed,
     )
 
 
@@ -605,25 +650,8 @@ def _modifier_terms(rs: Ruleset, check: Term, modifiers: str | None) -> list[Ter
                 value=term.name,
                 expected="a modifier of " + ", ".join(applies),
             )
-    _one_per_exclusive_group(terms, column="modifiers", kind="modifier")
+    one_per_exclusive_group(terms, column="modifiers", kind="modifier")
     return terms
-
-
-def _one_per_exclusive_group(terms: list[Term], *, column: str, kind: str) -> None:
-    """Terms of one ``exclusive`` group (attrs) cannot both apply."""
-    groups: dict[str, Term] = {}
-    for term in terms:
-        group = term.attrs.get("exclusive")
-        if group is None:
-            continue
-        if group in groups:
-            raise InvalidArgumentError(
-                f"{groups[group].name} and {term.name} cannot both apply",
-                column=column,
-                value=f"{groups[group].name}, {term.name}",
-                expected=f"one {group} {kind}",
-            )
-        groups[group] = term
 
 
 def random_number_modifier(
@@ -826,7 +854,7 @@ def odds_column_shift(conditions: str | None, ruleset: _RulesetArg = DEFAULT_RUL
     either flank +1, rear +2; one of each kind, and kinds add up."""
     rs = era(ruleset)
     terms = parse_conditions(rs, "odds_shifts", conditions)
-    _one_per_exclusive_group(terms, column="conditions", kind="shift")
+    one_per_exclusive_group(terms, column="conditions", kind="shift")
     return sum(int(term.attrs["columns"]) for term in terms)
 
 

@@ -1,13 +1,37 @@
-"""Conditions: one comma-separated text of named modifiers, as typed in Excel."""
+"""Conditions: one comma-separated text of named modifiers, as typed in Excel.
+
+The one reader of such lists for every rule set: the split into items, the names
+that hold commas ("Black marker, commander attached, attacking"), the bound on a
+list's length, and the rule that terms of one ``exclusive`` group (the term's attrs)
+cannot both apply.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 
-__all__ = ["parse_conditions"]
+__all__ = [
+    "MAX_CONDITIONS",
+    "longest_name",
+    "matched_runs",
+    "one_per_exclusive_group",
+    "parse_conditions",
+]
+
+_T = TypeVar("_T")
+
+#: The most items one list of conditions may hold: more than any vocabulary has terms
+#: (30 at most), with room for repeats; a longer text is a mistake, not a list.
+MAX_CONDITIONS = 200
 
 
-def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> list[Term]:
+def parse_conditions(
+    ruleset: Ruleset, vocabulary: str, text: str | None, *, column: str = "conditions"
+) -> list[Term]:
     """Split ``"charging, defender disordered"`` into the vocabulary's terms.
 
     Blank text means no conditions. Each item is matched case-blind against the
@@ -15,29 +39,91 @@ def parse_conditions(ruleset: Ruleset, vocabulary: str, text: str | None) -> lis
     what is allowed. A term given twice counts once. The rules' own names may
     hold commas ("Black marker, commander attached, attacking"): the longest run
     of items that spells a term is that term, so every name is typed as listed.
+    More than ``MAX_CONDITIONS`` items raise InvalidArgumentError naming ``column``.
     """
-    if text is None:
-        return []
     spelled = ruleset.derived(
         ("conditions spelled", vocabulary), lambda: _spelled(ruleset, vocabulary)
     )
-    items = [item.strip() for item in str(text).replace(";", ",").split(",")]
+
+    def match(item: str, single: bool) -> Term | None:
+        found = spelled.get(_folded(item))
+        if found is None and single:  # raises, naming the item and what there is
+            return ruleset.term(vocabulary, item)
+        return found
+
     terms: list[Term] = []
-    i = 0
-    while i < len(items):
-        if not items[i]:
-            i += 1
-            continue
-        for j in range(len(items), i, -1):  # the longest run first
-            term = spelled.get(_folded(", ".join(items[i:j])))
-            if term is not None:
-                break
-        else:  # raises, naming the item and what there is
-            j, term = i + 1, ruleset.term(vocabulary, items[i])
+    for term in matched_runs(text, longest_name(ruleset, vocabulary), match, column=column):
         if term not in terms:
             terms.append(term)
-        i = j
     return terms
+
+
+def matched_runs(
+    text: str | None,
+    longest: int,
+    match: Callable[[str, bool], _T | None],
+    *,
+    column: str = "conditions",
+) -> list[_T]:
+    """The items of ``text`` (split at commas and semicolons, blanks skipped), each run
+    of at most ``longest`` items that ``match`` accepts taken as one, the longest
+    first. ``match(item, single)`` returns None for no match; for a single item
+    (``single``) it raises instead. Linear in the items: a run never spans more items
+    than the vocabulary's longest name holds."""
+    if text is None:
+        return []
+    items = [item.strip() for item in str(text).replace(";", ",").split(",")]
+    items = [item for item in items if item]
+    if len(items) > MAX_CONDITIONS:
+        raise InvalidArgumentError(
+            f"{len(items):,} conditions in one list",
+            column=column,
+            value=text,
+            expected=f"at most {MAX_CONDITIONS} conditions, separated by commas",
+        )
+    found: list[_T] = []
+    i = 0
+    while i < len(items):
+        for j in range(min(len(items), i + longest), i, -1):  # the longest run first
+            hit = match(", ".join(items[i:j]), j == i + 1)
+            if hit is not None:
+                break
+        else:  # pragma: no cover - match raises for a single item it does not know
+            raise AssertionError("match returned None for a single item")
+        found.append(hit)
+        i = j
+    return found
+
+
+def longest_name(ruleset: Ruleset, vocabulary: str) -> int:
+    """How many comma-separated items the vocabulary's longest spelling holds."""
+    return ruleset.derived(
+        ("conditions longest", vocabulary),
+        lambda: max(
+            (s.count(",") + 1 for t in ruleset.vocabulary(vocabulary).terms for s in t.spellings()),
+            default=1,
+        ),
+    )
+
+
+def one_per_exclusive_group(
+    terms: Iterable[Term], *, column: str = "conditions", kind: str = "modifier"
+) -> None:
+    """Terms of one ``exclusive`` group (their attrs) cannot both apply: raise
+    InvalidArgumentError naming both (``kind`` names what the terms are)."""
+    groups: dict[str, Term] = {}
+    for term in terms:
+        group = term.attrs.get("exclusive")
+        if group is None:
+            continue
+        first = groups.setdefault(str(group), term)
+        if first != term:
+            raise InvalidArgumentError(
+                f"{first.name!r} and {term.name!r} cannot both apply",
+                column=column,
+                value=f"{first.name}, {term.name}",
+                expected=f"at most one {group} {kind}",
+            )
 
 
 def _spelled(ruleset: Ruleset, vocabulary: str) -> dict[str, Term]:

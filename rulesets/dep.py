@@ -14,8 +14,10 @@ One turn of one division, in the order the DEP ledger's formulas use too
 4. **CCP bought** cost ``dep_per_ccp_bought`` DEP each and may be spent in the
    same turn (the exchange can be made at any time, charges are declared in
    the orders phase after it). CCP held after buying never exceed ``max_ccp``.
-5. **Charges** spend ``charge_cost_ccp`` CCP each and need orders that turn
-   (the DEP a charge plays is the orders DEP). **Counter-charges** cost
+5. **Charges** spend ``charge_cost_ccp`` CCP each and need orders that turn;
+   the DEP a charge plays is the orders DEP (``charge_dep_is_orders_dep``, a
+   reading of ours; false: ``charge_cost_dep`` DEP each beyond the orders DEP,
+   spent in the orders phase). **Counter-charges** cost
    ``counter_charge_cost_dep`` DEP and ``counter_charge_cost_ccp`` CCP each,
    without orders.
 6. **Stands lost** cost ``dep_per_stand_lost`` DEP each (never more than the
@@ -127,6 +129,8 @@ class DepRules:
     max_rest_points_held: int
     max_ccp: int
     dep_per_ccp_bought: int
+    charge_cost_dep: int
+    charge_dep_is_orders_dep: bool
     charge_cost_ccp: int
     counter_charge_cost_dep: int
     counter_charge_cost_ccp: int
@@ -134,6 +138,7 @@ class DepRules:
     removed_at_dep: int
     maneuver_bonus_at_dep: int
     turn_minutes: int
+    maneuver_die: int = 10  # the sides of the maneuver die (maneuver_roll.die)
 
     @classmethod
     def from_ruleset(cls, ruleset: Ruleset | None = None, max_dep: int | None = None) -> DepRules:
@@ -143,7 +148,10 @@ class DepRules:
         than the rule set's ("maybe less depending upon the scenario"), never more.
         """
         rs = ruleset if ruleset is not None else registry.get("eagles-to-glory")
-        values = {name: int(rs.constant(_TABLE, name)) for name in RULE_NAMES}
+        values: dict[str, Any] = {
+            name: rs.constant(_TABLE, name) if name in _SETTINGS else int(rs.constant(_TABLE, name))
+            for name in RULE_NAMES
+        }
         if max_dep is not None:
             ceiling = values["max_dep"]
             if isinstance(max_dep, bool) or not 0 < max_dep <= ceiling:
@@ -153,7 +161,13 @@ class DepRules:
                     expected=f"a whole number from 1 to {ceiling}",
                 )
             values["max_dep"] = int(max_dep)
+        values["maneuver_die"] = int(rs.constant("maneuver_roll", "die"))
         return cls(**values)
+
+    @property
+    def charge_dep_beyond_orders(self) -> int:
+        """The DEP each charge costs beyond the division's orders DEP."""
+        return 0 if self.charge_dep_is_orders_dep else self.charge_cost_dep
 
 
 #: The values of the ``dep_economy`` table the rules read (the fields of ``DepRules``).
@@ -165,6 +179,8 @@ RULE_NAMES: tuple[str, ...] = (
     "max_rest_points_held",
     "max_ccp",
     "dep_per_ccp_bought",
+    "charge_cost_dep",
+    "charge_dep_is_orders_dep",
     "charge_cost_ccp",
     "counter_charge_cost_dep",
     "counter_charge_cost_ccp",
@@ -173,6 +189,8 @@ RULE_NAMES: tuple[str, ...] = (
     "maneuver_bonus_at_dep",
     "turn_minutes",
 )
+#: The values of ``RULE_NAMES`` that are settings (true/false), not numbers.
+_SETTINGS = frozenset({"charge_dep_is_orders_dep"})
 
 
 @dataclass(frozen=True)
@@ -318,12 +336,12 @@ def _check_inputs(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> 
             )
     roll = inputs.maneuver_roll
     if roll is not None and (isinstance(roll, bool) or not isinstance(roll, int)
-                             or not 1 <= roll <= MANEUVER_DIE):  # fmt: skip
+                             or not 1 <= roll <= rules.maneuver_die):  # fmt: skip
         raise DepInputError(
-            "a maneuver roll is one ten sided die",
+            f"a maneuver roll is one {rules.maneuver_die} sided die",
             field="maneuver_roll",
             value=roll,
-            expected=f"1 to {MANEUVER_DIE}, or blank",
+            expected=f"1 to {rules.maneuver_die}, or blank",
             **where,
         )
     modifiers = inputs.maneuver_modifiers
@@ -419,6 +437,7 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
         else:
             rest_point = min(held, rules.max_rest_points_held)
     # else: neither orders nor rest: the chain of consecutive rest points breaks.
+    change -= inputs.charges * rules.charge_dep_beyond_orders
     change -= inputs.counter_charges * rules.counter_charge_cost_dep
     change -= inputs.stands_lost * rules.dep_per_stand_lost
     change -= inputs.ccp_bought * rules.dep_per_ccp_bought
@@ -453,7 +472,8 @@ def dep_after_turn(state: DivisionState, inputs: TurnInputs, rules: DepRules) ->
     )
 
 
-#: The maneuver die (Eagles to Glory's "ten sided die").
+#: The maneuver die as printed (Eagles to Glory's "ten sided die"): the bound a DEP
+#: ledger's Maneuver roll column is built with; the rules check ``DepRules.maneuver_die``.
 MANEUVER_DIE = 10
 #: What the Maneuver column says while the Maneuver Table is not filled in.
 NO_MANEUVER_TABLE = "no Maneuver Table"
@@ -464,9 +484,10 @@ OFF_THE_TABLE = "not on the table"
 def dep_at_maneuver(dep: int, inputs: TurnInputs, rules: DepRules) -> int:
     """The DEP a division "currently has" when its commander rolls for maneuver (turn
     sequence step 4): the turn's start less what the orders phase (step 1) spent, the
-    orders DEP, counter-charges and CCP bought (a division at 36 that takes orders rolls
-    at 35)."""
+    orders DEP, charges beyond it, counter-charges and CCP bought (a division at 36
+    that takes orders rolls at 35)."""
     spent = rules.orders_cost if inputs.orders else 0
+    spent += inputs.charges * rules.charge_dep_beyond_orders
     spent += inputs.counter_charges * rules.counter_charge_cost_dep
     spent += inputs.ccp_bought * rules.dep_per_ccp_bought
     return max(0, dep - spent)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import whole_number
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import d100, die, map_outcomes, sum_of
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
@@ -58,6 +58,7 @@ __all__ = [
     "square_attempt_succeeds",
     "square_attempt_target",
     "stand_victory_points",
+    "wagon_victory_points",
     "wind",
     "wind_direction",
 ]
@@ -564,19 +565,7 @@ def _maneuver_terms(
     for term in list(terms):
         for implied in term.attrs.get("implies", []):
             add(rs.term("maneuver_conditions", str(implied)))
-    groups: dict[str, Term] = {}
-    for term in terms:
-        group = term.attrs.get("exclusive")
-        if group is None:
-            continue
-        if group in groups:
-            raise InvalidArgumentError(
-                f"{groups[group].name!r} and {term.name!r} may not be taken together",
-                column="conditions",
-                value=conditions,
-                expected=f"at most one {group} modifier",
-            )
-        groups[str(group)] = term
+    one_per_exclusive_group(terms)
     return terms
 
 
@@ -637,12 +626,12 @@ def maneuver_result(
     filled in this raises MissingTableError naming the table and the file.
     """
     rs = ruleset()
+    # The roll is checked first: a roll off the die is a mistake whatever the table.
+    rolled = _die_roll(roll, int(rs.constant("maneuver_roll", "die")), "maneuver roll")
     rs.require("maneuver_table")
-    sides = int(rs.constant("maneuver_roll", "die"))
-    modified = _die_roll(roll, sides, "maneuver roll") + maneuver_modifier(
-        conditions, grade, unit_type, dep, enemy_inches
+    return maneuver_on_table(
+        rolled + maneuver_modifier(conditions, grade, unit_type, dep, enemy_inches)
     )
-    return maneuver_on_table(modified)
 
 
 def maneuver_on_table(modified: int) -> str:
@@ -776,6 +765,13 @@ def wind_direction(roll: Any) -> str:
 def _table_die(rs: Ruleset, table: str) -> int:
     """The die a brackets table is rolled on: its highest face (a d10 for the wind)."""
     return max(int(row["high"]) for row in rs.rows(table))
+
+
+def wagon_victory_points(captured: int) -> int:
+    """Victory points for enemy supply wagons captured: "A wagon is worth 200 victory
+    points each" (``victory_points_other.wagon``)."""
+    wagons = whole_number(captured, "captured", 0)
+    return wagons * int(ruleset().constant("victory_points_other", "wagon"))
 
 
 def stand_victory_points(unit_type: str, grade: str) -> int:

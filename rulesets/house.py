@@ -115,6 +115,18 @@ def _fail(house: HouseRules | str, key: str, message: str, **extra: Any) -> Rule
     return RulesetDataError(f"house rules, key {key}: {message}", file=origin, **extra)
 
 
+def _unread(house: HouseRules, key: str, what: str, value: Any) -> RulesetDataError:
+    """A value shown for reference only (``reference: true``): changing it would change
+    nothing, so it is refused rather than accepted and ignored."""
+    return _fail(
+        house, key,
+        f"{what} is shown for reference only: no rule of Battle Ledger reads it, so a "
+        "house value would change nothing",
+        value=value,
+        expected="a value the rules read (battle-ledger rules show ID lists them)",
+    )  # fmt: skip
+
+
 def _load_yaml(text: str, origin: str) -> dict[str, Any]:
     raw = yaml_data.safe_yaml(text, origin, what="house-rules file", user=True)
     if not isinstance(raw, dict):
@@ -214,6 +226,8 @@ def _constants(
         if old is None and base.status is not Status.MISSING:
             raise _fail(house, ckey, f"{name} has no value {cname!r}", value=cname,
                         expected="one of " + ", ".join(base.values))  # fmt: skip
+        if old is not None and (old.reference or base.reference):
+            raise _unread(house, ckey, f"{name}.{cname}", value)
         if value is None or not cell_fits(value, CellType.ANY):
             raise _fail(house, ckey, "not a value", value=value,
                         expected="a number, text, true/false or a list of them")  # fmt: skip
@@ -277,6 +291,8 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
     if spec.values is not None:
         raise _fail(house, f"{key}.values", f"{name} is a table of rows, not named values",
                     expected=f"{key}.rows: [{{...}}]")  # fmt: skip
+    if base.reference:
+        raise _unread(house, key, name, name)
     if base.status is Status.GIVEN and not spec.override:
         raise _fail(house, key, f"the text prints {name} ({base.title}); add override: true "
                     f"under {key} to change it", value=name)  # fmt: skip
@@ -300,6 +316,11 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
                 rows.append(row)
                 continue
             old = rows[at]
+            for column in base.columns:
+                if column.reference and column.name in given[i] and given[i][column.name] != \
+                        old.get(column.name):  # fmt: skip
+                    raise _unread(house, f"{key}.rows[{i}].{column.name}",
+                                  f"{name}.{column.name}", given[i][column.name])  # fmt: skip
             ours = old.get("house_default") or is_house_rule(old.get("source"))
             if printed and not spec.override and not ours and not _fills_blanks(old, given[i]):
                 shown = {c: old.get(c) for c in base.key}
@@ -535,7 +556,8 @@ def _gap_rows(table: Table) -> list[tuple[dict[str, Any], list[str]]]:
     found = []
     for row in table.rows:
         blank = [c.name for c in table.columns
-                 if row.get(c.name) is None and not c.optional and c.name not in table.key
+                 if row.get(c.name) is None and not c.optional and not c.reference
+                 and c.name not in table.key
                  and c.name not in (table.range or ())]  # fmt: skip
         if blank:  # the row as printed (a house row gives every column), its blanks marked
             cells = {c.name: GAP if c.name in blank else row.get(c.name) for c in table.columns
@@ -546,9 +568,9 @@ def _gap_rows(table: Table) -> list[tuple[dict[str, Any], list[str]]]:
 
 def _has_gap(table: Table) -> bool:
     """Whether the starter file has a gap to fill in ``table``."""
-    return (
+    return not table.reference and (
         table.is_missing
-        or any(c.value is None for c in table.values.values())
+        or any(c.value is None and not c.reference for c in table.values.values())
         or (table.status is not Status.GIVEN and bool(_gap_rows(table)))
     )
 
@@ -586,8 +608,11 @@ def starter_file(ruleset: Ruleset) -> str:
 
 
 def _starter_table(ruleset: Ruleset, name: str, table: Table) -> list[str]:
-    gaps = [n for n, c in table.values.items() if c.value is None]
-    readings = [n for n, c in table.values.items() if c.house_default and c.value is not None]
+    if table.reference:  # shown for reference only: no rule reads it, no house file changes it
+        return []
+    gaps = [n for n, c in table.values.items() if c.value is None and not c.reference]
+    readings = [n for n, c in table.values.items()
+                if c.house_default and c.value is not None and not c.reference]  # fmt: skip
     gap_rows = _gap_rows(table) if table.status is not Status.GIVEN else []
     if table.status not in (Status.MISSING, Status.PARTIAL) and not (gaps or readings):
         return []
@@ -604,6 +629,8 @@ def _starter_table(ruleset: Ruleset, name: str, table: Table) -> list[str]:
             "    values:" if gaps else "  #   values:",
         ]
         for cname, const in table.values.items():
+            if const.reference:
+                continue
             if const.value is None:
                 lines.append(f"      {cname}: {GAP}    # not printed")
                 lines += _comment("\n".join(_constant_suggestions(ruleset, name, cname)), "      ")

@@ -45,7 +45,10 @@ Shape of a file::
 
 Every value carries a ``source`` (section of the text and, where possible, a
 short verbatim ``quote`` that the tests find in the text) or is marked
-``house_default: true`` when the text is silent and the value is ours.
+``house_default: true`` when the text is silent and the value is ours. A value
+(or a whole table) that no rule of Battle Ledger reads, kept for the Rules sheet
+as a quick reference, is marked ``reference: true``: a house file may not change
+it, since a change would change nothing.
 """
 
 from __future__ import annotations
@@ -152,6 +155,9 @@ class Constant(_Strict):
     value: Any
     source: Provenance | None = None
     house_default: bool = False
+    # Shown for reference only: no rule of Battle Ledger reads it, so a house file may
+    # not change it (it would change nothing).
+    reference: bool = False
     unit: str | None = None
     note: str | None = None
 
@@ -167,6 +173,7 @@ class Column(_Strict):
     type: CellType = CellType.ANY
     title: str | None = None  # header shown in the Rules sheet (defaults to name)
     optional: bool = False  # a row may leave it out (blank)
+    reference: bool = False  # shown for reference only: no rule reads it (see Constant)
 
     @property
     def header(self) -> str:
@@ -201,6 +208,7 @@ class Table(_Strict):
     status: Status = Status.GIVEN
     source: Provenance | None = None
     note: str | None = None
+    reference: bool = False  # shown for reference only: no rule reads it (see Constant)
     # kind: constants
     values: dict[str, Constant] = Field(default_factory=dict)
     # kind: rows / brackets

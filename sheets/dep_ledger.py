@@ -246,9 +246,11 @@ def turn_formulas(r: int) -> dict[str, str]:
         f"IF(AND(${c['Cavalry flag']}{r}=1,OR({start('Start CCP')}<=0,"
         f'{start("Start DEP")}<{_R["blown_below_dep"]})),"blown","active"))'
     )
+    charge_dep = _charge_dep(c, r)
     dep_change = (
         f"-IF({orders},{_R['orders_cost']},0)"
         f"+IF(AND(NOT({orders}),{eligible},{rest_next}>={_R['rest_points_per_dep']}),1,0)"
+        f"-{charge_dep}"
         f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
         f"-${c['Stands lost']}{r}*{_R['dep_per_stand_lost']}"
         f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
@@ -297,13 +299,22 @@ def turn_formulas(r: int) -> dict[str, str]:
     return unless_blank(f"${c['Division']}{r}", formulas)
 
 
+def _charge_dep(c: dict[str, str], r: int) -> str:
+    """The DEP the turn's charges cost beyond the orders DEP (``charge_dep_beyond_orders``).
+    A ledger built before the setting was on its Rules sheet (template version 4 and
+    older) has no name for it: it was computed with the default, the orders DEP. The
+    Rules sheet shows the setting as yes/no (``values.shown``)."""
+    beyond = f'IFERROR({_R["charge_dep_is_orders_dep"]}="no",FALSE)'
+    return f"${c['Charges']}{r}*IF({beyond},{_R['charge_cost_dep']},0)"
+
+
 def _maneuver_formulas(c: dict[str, str], r: int, orders: str) -> dict[str, str]:
     """Maneuver row: the row of the Maneuver Table that holds the modified roll (0: none;
     a blank end is open); Maneuver: its result. Both as ``rulesets.dep._maneuver``, the
     DEP's +1 judged after the orders phase's DEP (``dep_at_maneuver``)."""
     low, high, result = (MANEUVER_NAMES[k] for k in ("low", "high", "result"))
     at_roll = (
-        f"${c['DEP start']}{r}-IF({orders},{_R['orders_cost']},0)"
+        f"${c['DEP start']}{r}-IF({orders},{_R['orders_cost']},0)-{_charge_dep(c, r)}"
         f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
         f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
     )

@@ -274,13 +274,12 @@ def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
     """Each side's victory points: enemy stands, objectives held, enemy wagons captured."""
     points = compute_eliminated(ledger)
     frame = ledger.tables.periods
-    wagon = int(etg.ruleset().constant("victory_points_other", "wagon"))
     found = []
     for side in ledger.sides:
         stands = int(points.loc[frame["Side"] != side, "Points to the enemy"].sum())
         held = ledger.objectives[ledger.objectives["Held by"] == side]
         objective = int(held["Points"].fillna(0).sum())
-        captured = int((ledger.wagons["Captured by"] == side).sum()) * wagon
+        captured = etg.wagon_victory_points(int((ledger.wagons["Captured by"] == side).sum()))
         found.append({"side": side, "stand_points": stands, "objective_points": objective,
                       "wagon_points": captured,
                       "victory_points": stands + objective + captured})  # fmt: skip

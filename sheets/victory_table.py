@@ -20,8 +20,8 @@ the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,7 @@ from battle_ledger.sheets.ledger import (
     find_thing,
     grouped_records,
     latest_period,
+    read_named,
     read_setting,
     read_tables,
     register,
@@ -100,14 +101,15 @@ SIDES = Table(
     name="tbl_Sides",
     sheet="Sides",
     title="Sides",
-    note="Base units at the start are yours (counted from the order of battle: foot and "
-    "horse, not batteries or generals); the rest is as recorded so far.",
+    note="Base units at the start and units are yours (counted from the order of battle: "
+    "base units of foot and horse; units of all troops, batteries too, not generals); the "
+    "rest is as recorded so far.",
     columns=(
         Column("Side", "side", _K, help="the army", width=18),
         Column("Base units at start", "base_units", _I, Entry.WHOLE,
                "the army's base units before the battle (3.2)", low=1, width=12),
         Column("Units", "units", _I, Entry.WHOLE,
-               "units of foot and horse: each rolls a random number in a crisis test (9.2)",
+               "units of the army's troops: each rolls a random number in a crisis test (9.2)",
                low=0, width=8),
         Column("Reinforcements", "reinforcements", _O, Entry.WHOLE,
                "base units arrived so far", width=14),
@@ -117,7 +119,8 @@ SIDES = Table(
         Column("Highest mark", "highest_mark", _O, Entry.WHOLE,
                "the highest mark tested (%)", width=10),
         Column("Victory points", "victory_points", _O, Entry.WHOLE,
-               "one per enemy base unit removed from play (9.1)", width=10),
+               "one marked off per base unit removed from play (9.1): the side's own, or "
+               "the enemy's (the rules' victory_points_for)", width=10),
         Column("Crisis for a majority", "majority", _O,
                help="above 40%: 'an immediate crisis is likely to occur for a majority'",
                width=14),
@@ -166,7 +169,8 @@ _TOP = 3
 _C = {
     name: constant_name("victory_table", name)
     for name in ("first_mark_pct", "mark_interval_pct", "last_mark_pct",
-                 "crisis_majority_above_pct", "victory_points_per_base_unit")
+                 "crisis_majority_above_pct", "victory_points_per_base_unit",
+                 "victory_points_for", "crisis_tests_per_part")
 }  # fmt: skip
 _PARTS = constant_name("scale", "player_parts_per_turn")
 _MINUTES = constant_name("scale", "turn_minutes")
@@ -196,12 +200,15 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Lost so far": f"{cell('Previous lost')}+{cell('Base units lost')}",
         "% lost": f"IF({total}=0,0,{lost}*100/{total})",
         "Highest mark": f"MAX({cell('Previous highest')},{cell('Reached')})",
-        "Marks crossed": (
-            f'IF({cell("Crisis tests due")}=0,"",IF({cell("Crisis tests due")}=1,'
-            f'{cell("Reached")}&"%",({cell("Reached")}-({cell("Crisis tests due")}-1)*{step})'
+        "Marks crossed": (  # the marks (not the tests: one a part may cover two)
+            f'IF({cell("Reached")}<={cell("Previous highest")},"",IF({due}=1,'
+            f'{cell("Reached")}&"%",({cell("Reached")}-({due}-1)*{step})'
             f'&"%-"&{cell("Reached")}&"%"))'
         ),
-        "Crisis tests due": f"IF({cell('Reached')}>{cell('Previous highest')},{due},0)",
+        "Crisis tests due": (  # one test a part (ours), or one per mark crossed
+            f"IF({cell('Reached')}>{cell('Previous highest')},"
+            f'IF(IFERROR({_C["crisis_tests_per_part"]}="one",FALSE),1,{due}),0)'
+        ),
         "Key": f'{cell("Side")}&"|"&{cell("Sequence")}',
         "Sequence": f"({cell('Turn')}-1)*{_PARTS}+{cell('Part')}",
         "Previous row": match_above(
@@ -243,7 +250,11 @@ def side_formulas(r: int) -> dict[str, str]:
         "Lost": sum_equal(rows("Base units lost"), {rows("Side"): side}),
         "% lost": f"IF(${c['Total']}{r}=0,0,${c['Lost']}{r}*100/${c['Total']}{r})",
         "Highest mark": f"IF({row}=0,0,INDEX({col('Highest mark')},{row}))",
-        "Victory points": (f"({total_lost}-${c['Lost']}{r})*{_C['victory_points_per_base_unit']}"),
+        "Victory points": (  # the side's own base units removed (ours), or the enemy's
+            f'IF(IFERROR({_C["victory_points_for"]}="side that lost them",FALSE),'
+            f"${c['Lost']}{r},{total_lost}-${c['Lost']}{r})"
+            f"*{_C['victory_points_per_base_unit']}"
+        ),
         "Crisis for a majority": (
             f'IF(${c["% lost"]}{r}>{_C["crisis_majority_above_pct"]},"likely","")'
         ),
@@ -310,7 +321,7 @@ class VictoryLedger(LedgerState):
     parts: int
     turn_minutes: int
     start_minutes: int  # the time turn 1 starts, in minutes after midnight
-    points_per_base_unit: int  # victory points for each enemy base unit removed (9.1)
+    points: Callable[[int, int], int]  # a side's victory points: (own, enemy) removed (9.1)
 
 
 def read_victory_table(book: Book) -> VictoryLedger:
@@ -342,7 +353,19 @@ def read_victory_table(book: Book) -> VictoryLedger:
                 **where_of(tables.periods, index),
             )
     minutes = int(ruleset.constant("scale", "turn_minutes"))
-    points = int(ruleset.constant("victory_table", "victory_points_per_base_unit"))
+    per_unit = int(ruleset.constant("victory_table", "victory_points_per_base_unit"))
+    # A ledger built before these readings were settings has no name for them on its
+    # Rules sheet: its formulas compute as it was built (a test per mark crossed, the
+    # enemy's base units removed), and so does this.
+    built_before = read_named(book, constant_name("victory_table", "crisis_tests_per_part")) is None
+    if built_before:
+        rules = replace(rules, one_test_per_part=False)
+
+    def points(own: int, enemy: int) -> int:
+        if built_before:
+            return enemy * per_unit
+        return aog.victory_points_of_side(own, enemy, ruleset)
+
     return VictoryLedger(
         tables, rules, starts, units, parts, minutes, start_minutes(book) or 0, points
     )
@@ -402,7 +425,7 @@ def compute_parts(ledger: VictoryLedger) -> pd.DataFrame:
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     rows = {
         index: [_clock(ledger, int(row["Turn"])), out.total, out.lost, float(out.percent),
-                out.highest_mark, out.crossed_text, len(out.crossed)]
+                out.highest_mark, out.crossed_text, len(out.tests)]
         for parts in _fold(ledger).values()
         for index, row, out in parts
     }  # fmt: skip
@@ -458,13 +481,13 @@ def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
                 "lost": lost.get(side, 0),
                 "percent": float(percent),
                 "highest_mark": 0 if last is None else last.highest_mark,
-                "victory_points": enemy * ledger.points_per_base_unit,
+                "victory_points": ledger.points(lost.get(side, 0), enemy),
                 "crisis_for_a_majority": percent > ledger.rules.crisis_majority_above_pct,
                 "marks": marks,
                 "crisis_tests": [
                     {"turn": int(r["Turn"]), "part": int(r["Part"]), "percent": pct}
                     for _, r, o in parts
-                    for pct in o.crossed
+                    for pct in o.tests
                 ],
             }
         )

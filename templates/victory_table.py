@@ -82,12 +82,17 @@ _FMT_PCT = "0.0"
 _TURNS_SHOWN = 36  # three hours of 5-minute turns
 
 
-def sides_of(oob: OrderOfBattle) -> list[tuple[str, int, int]]:
-    """(side, base units, units) of an order of battle: its foot and horse, the units
-    that have base units."""
+def sides_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, int, int]]:
+    """(side, base units, units) of an order of battle: the base units of its foot and
+    horse, and the units that roll in a crisis test (``aog.rolls_in_crisis``: all
+    troops, batteries too)."""
+
+    def rolls(unit_type: str) -> bool:
+        return aog.rolls_in_crisis(ruleset.term("unit_types", unit_type), ruleset)
+
     return [
         (side, oob.total("base_units", side),
-         sum(1 for u in oob.units_of(side) if u.strength("base_units")))
+         sum(1 for u in oob.units_of(side) if rolls(u.type)))
         for side in oob.sides()
     ]  # fmt: skip
 
@@ -234,7 +239,9 @@ def build_victory_table(
     ``turns_shown``: turns the chart covers.
     """
     rules = aog.MarkRules.from_ruleset(ruleset, mark_crossed_when)
-    given = list(sides) if sides is not None else (sides_of(oob) if oob is not None else [])
+    given = (
+        list(sides) if sides is not None else (sides_of(oob, ruleset) if oob is not None else [])
+    )
     armies = [(s[0], s[1], s[2] if len(s) > 2 else 0) for s in given]
     names = [name.strip().casefold() for name, _, _ in armies]
     for name, units, _ in armies:

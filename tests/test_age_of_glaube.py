@@ -645,3 +645,58 @@ def test_udf_errors_name_the_table_and_file() -> None:
         UDFS["AOG_CHECK"]("disrupted", "", None, "reason")
     with pytest.raises(InvalidArgumentError):
         UDFS["AOG_MARKS"](0.0)
+
+
+# -- readings the texts leave open: marked, and settings -------------------------------
+
+
+def _with(era: str, **values: Any) -> Any:
+    """The era with ``victory_table`` readings set by a house file."""
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    text = yaml.safe_dump({"id": era, "tables": {"victory_table": {"values": values}}})
+    return house_ruleset(parse_house(text, "house.yaml"))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_victory_points_are_marked_off_for_the_side_that_lost_them(era: str) -> None:
+    """9.1: "For each base unit removed from the play, mark off one victory point in the
+    victory table": ours, on the side whose base unit it was; umpires who credit the
+    enemy set victory_points_for: enemy side."""
+    rs = rulesets.get(era)
+    per = rs.constant("victory_table", "victory_points_per_base_unit")
+    assert rs.table("victory_table").values["victory_points_for"].house_default
+    assert aog.victory_points_of_side(3, 7, rs) == 3 * per
+    assert aog.victory_points_of_side(3, 7, _with(era, victory_points_for="enemy side")) == 7 * per
+    with pytest.raises(InvalidArgumentError, match="victory_points_for"):
+        aog.victory_points_of_side(3, 7, _with(era, victory_points_for="both sides"))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_two_marks_crossed_in_one_part_call_for_one_test(era: str) -> None:
+    """9.2: "At the end of each move a test must be performed"; when the casualties
+    exceed "for the first time the levels", the troops roll: ours, one test in a part
+    that crosses marks, read at the highest (crisis_tests_per_part: one); "each mark"
+    gives one a mark."""
+    state = aog.SideState("Blue", 60)
+    part = aog.PartInputs(lost=12)  # 12 of 60: 15% and 20% at once
+    ours = aog.victory_after_part(state, part, aog.MarkRules.from_ruleset(era))
+    assert ours.crossed == (15, 20) and ours.tests == (20,)
+    each = aog.MarkRules.from_ruleset(_with(era, crisis_tests_per_part="each mark"))
+    assert aog.victory_after_part(state, part, each).tests == (15, 20)
+    one = aog.victory_after_part(state, aog.PartInputs(lost=9), aog.MarkRules.from_ruleset(era))
+    assert one.tests == one.crossed == (15,)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_crisis_rolls_are_for_all_troops_batteries_too(era: str) -> None:
+    """9.2: "a random number must be rolled for all troops in the army": foot, horse and
+    batteries (crisis_roll_arms, ours); generals and messengers are command units."""
+    rs = rulesets.get(era)
+    rolls = {t.id: aog.rolls_in_crisis(t, rs) for t in rs.vocabulary("unit_types").terms}
+    assert rolls["infantry"] and rolls["cavalry"] and rolls["artillery"]
+    assert not rolls["general"] and not rolls["messenger"]
+    foot_and_horse = _with(era, crisis_roll_arms=["infantry", "cavalry"])
+    battery = rs.term("unit_types", "artillery")
+    assert not aog.rolls_in_crisis(battery, foot_and_horse)

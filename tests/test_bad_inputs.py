@@ -426,6 +426,11 @@ CATALOGUE: list[Case] = [
     ("house rules: a printed value without override", None, [*_RUN, "--rules", "INPUT"],
      _write("house.yaml", "id: etg\ntables:\n  dep_economy:\n    values:\n      max_dep: 40\n"),
      1, ("override: true", "house.yaml")),
+    ("house rules: a value shown for reference", None, [*_RUN, "--rules", "INPUT"],
+     _write("house.yaml", "id: etg\ntables:\n  dep_economy:\n    override: true\n    values:\n"
+            "      rest_distance_inches: 30\n"),
+     1, ("tables.dep_economy.values.rest_distance_inches", "shown for reference only",
+         "house.yaml")),
     ("house rules of another rule set", None, ["rules", "apply", "LEDGER", "INPUT"],
      _write("house.yaml", "id: sail\n"), 2, ("for age-of-sail", "eagles-to-glory")),
     ("house rules file missing", None, ["rules", "apply", "LEDGER", "MISSING"], None, 1,
@@ -445,6 +450,9 @@ CATALOGUE: list[Case] = [
     ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
      ("more than any rule set throws",)),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
+    ("udf 8,000 conditions", None,
+     ["udf", "ETG_CRT", "Infantry", "Infantry", "B", "C", ", ".join(["charging"] * 8000)], None,
+     1, ("8,000 conditions in one list", "at most 200")),
     # a battle ledger made from a campaign (new KIND --campaign)
     ("from a campaign: a ledger of another kind", None,
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"],

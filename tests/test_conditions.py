@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from battle_ledger import rulesets
-from battle_ledger.rulesets.conditions import parse_conditions
-from battle_ledger.rulesets.errors import UnknownTermError
+from battle_ledger.rulesets.conditions import (
+    MAX_CONDITIONS,
+    longest_name,
+    matched_runs,
+    one_per_exclusive_group,
+    parse_conditions,
+)
+from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
+from battle_ledger.rulesets.model import Term
 
 
 @pytest.mark.parametrize("ruleset_id", [r.id for r in rulesets.all_rulesets()])
@@ -33,3 +40,60 @@ def test_an_unknown_condition_names_itself_and_lists_names_with_commas_quoted() 
                             "attached,  attacking ,smoke")  # fmt: skip
     assert [t.name for t in both] == ["Smoke between the units",
                                       "Black marker, commander attached, attacking"]  # fmt: skip
+
+
+def test_a_list_is_read_in_linear_time() -> None:
+    """Each item is tried in runs no longer than the vocabulary's longest name: the
+    matches tried grow with the items, not with their square."""
+    ruleset = rulesets.get("etg")
+    longest = longest_name(ruleset, "combat_conditions")
+    assert longest == max(s.count(",") + 1 for t in ruleset.vocabulary("combat_conditions").terms
+                          for s in t.spellings())  # fmt: skip
+    tried: list[str] = []
+
+    def match(item: str, single: bool) -> str | None:
+        tried.append(item)
+        return item if single else None
+
+    items = MAX_CONDITIONS
+    assert len(matched_runs(", ".join(["smoke"] * items), longest, match)) == items
+    assert len(tried) <= items * longest
+
+
+def test_a_list_too_long_is_refused_naming_its_length() -> None:
+    ruleset = rulesets.get("etg")
+    text = ", ".join(["charging"] * 8000)
+    with pytest.raises(InvalidArgumentError, match="8,000 conditions in one list") as err:
+        parse_conditions(ruleset, "combat_conditions", text, column="modifiers")
+    assert f"at most {MAX_CONDITIONS}" in str(err.value) and "modifiers" in str(err.value)
+    at_most = parse_conditions(
+        ruleset, "combat_conditions", ", ".join(["charging"] * MAX_CONDITIONS)
+    )
+    assert [t.id for t in at_most] == [ruleset.term("combat_conditions", "charging").id]
+
+
+@pytest.mark.parametrize(
+    ("ruleset_id", "vocabulary"),
+    [
+        (r.id, name)
+        for r in rulesets.all_rulesets()
+        for name, v in r.vocabularies.items()
+        if any("exclusive" in t.attrs for t in v.terms)
+    ],
+)
+def test_terms_of_one_exclusive_group_cannot_both_apply(ruleset_id: str, vocabulary: str) -> None:
+    """One rule for every vocabulary with ``exclusive`` groups, naming both terms."""
+    terms = rulesets.get(ruleset_id).vocabulary(vocabulary).terms
+    groups: dict[str, list[Term]] = {}
+    for term in terms:
+        if "exclusive" in term.attrs:
+            groups.setdefault(str(term.attrs["exclusive"]), []).append(term)
+    for group, members in groups.items():
+        one_per_exclusive_group([members[0], members[0]])  # the same term twice is one
+        if len(members) < 2:
+            continue
+        with pytest.raises(InvalidArgumentError, match="cannot both apply") as err:
+            one_per_exclusive_group(members[:2], column="modifiers", kind="shift")
+        said = str(err.value)
+        assert members[0].name in said and members[1].name in said, said
+        assert f"at most one {group} shift" in said and "modifiers" in said

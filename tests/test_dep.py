@@ -21,12 +21,14 @@ from battle_ledger.rulesets.dep import (
     TurnInputs,
     advance,
     dep_after_turn,
+    dep_at_maneuver,
     initial_state,
     initial_status,
     maneuver_modifier,
     run_division,
 )
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.house import parse_house
 from tests.strategies import dep_turns
 
 RULES = DepRules.from_ruleset(registry.get("eagles-to-glory"))
@@ -134,9 +136,31 @@ def test_counter_charge_costs_one_dep_and_one_ccp_without_orders() -> None:
 
 
 def test_charge_spends_a_ccp_and_the_orders_dep() -> None:
-    """'One DEP and one CCP ... must be played for a cavalry unit to charge.'"""
+    """'One DEP and one CCP ... must be played for a cavalry unit to charge.' Charges are
+    declared 'by placing a Cavalry Charge Point (CCP) near the charging stands': our
+    reading (charge_dep_is_orders_dep, default) takes a charge's DEP as the orders DEP."""
+    assert RULES.charge_dep_is_orders_dep is True
     out = dep_after_turn(_state(40, 3, cavalry=True), _turn(orders=True, charges=2), RULES)
-    assert (out.dep_end, out.ccp_end) == (39, 1)
+    assert (out.dep_end, out.ccp_end) == (40 - RULES.orders_cost, 3 - 2 * RULES.charge_cost_ccp)
+
+
+@pytest.mark.parametrize("cost", [1, 2])
+def test_the_other_reading_charges_a_dep_per_charge_beyond_the_orders(cost: int) -> None:
+    """Umpires who read 'One DEP and one CCP ... must be played for a cavalry unit to
+    charge' as a DEP per charge set charge_dep_is_orders_dep false: charge_cost_dep DEP
+    each beyond the orders DEP, spent in the orders phase (before the maneuver roll)."""
+    house = parse_house(
+        "id: etg\ntables:\n  dep_economy:\n    override: true\n    values:\n"
+        f"      charge_dep_is_orders_dep: false\n      charge_cost_dep: {cost}\n",
+        "house.yaml",
+    )
+    rules = DepRules.from_ruleset(registry.house_ruleset(house))
+    assert (rules.charge_dep_beyond_orders, RULES.charge_dep_beyond_orders) == (cost, 0)
+    state, turn = _state(40, 3, cavalry=True), _turn(orders=True, charges=2)
+    out = dep_after_turn(state, turn, rules)
+    assert out.dep_end == 40 - rules.orders_cost - 2 * cost
+    assert dep_at_maneuver(40, turn, rules) == out.dep_end
+    assert dep_at_maneuver(40, turn, RULES) == 40 - RULES.orders_cost
 
 
 def test_cavalry_is_blown_when_its_charge_markers_are_spent_and_stays_blown() -> None:

@@ -411,9 +411,9 @@ def test_each_maneuver_modifier_has_the_text_value(kwargs: dict[str, Any], value
 
 
 def test_maneuver_modifiers_that_cannot_go_together() -> None:
-    with pytest.raises(InvalidArgumentError, match="may not be taken together"):
+    with pytest.raises(InvalidArgumentError, match="cannot both apply"):
         etg.maneuver_modifier("enemy > 36, enemy > 72")
-    with pytest.raises(InvalidArgumentError, match="may not be taken together"):
+    with pytest.raises(InvalidArgumentError, match="cannot both apply"):
         etg.maneuver_modifier("enemy > 36", enemy_inches=80)
     with pytest.raises(InvalidArgumentError, match="contradicts the grade"):
         etg.maneuver_modifier("guard", grade="E")

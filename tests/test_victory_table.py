@@ -424,3 +424,61 @@ def test_victory_points_blank_rows_are_ready_to_type_and_filled_first(tmp_path: 
     assert ws.tables["tbl_Eliminated"].ref == ref  # the first blank row, not a new one
     with pytest.raises(BattleLedgerError, match="blank rows"):
         build("victory-points", "etg", blank_rows=10_001)
+
+
+_READINGS = {
+    "ours": None,
+    "theirs": "id: age-of-reason\ntables:\n  victory_table:\n    values:\n"
+    "      victory_points_for: enemy side\n      crisis_tests_per_part: each mark\n",
+}
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("reading", sorted(_READINGS))
+def test_the_readings_of_9_1_and_9_2_in_report_and_libreoffice(
+    reading: str, tmp_path: Path
+) -> None:
+    """9.1 "mark off one victory point" (ours: for the side that lost the base unit) and
+    9.2 "exceeds for the first time the levels" (ours: one test in a part crossing
+    marks): the other readings by house rules; report and the sheet agree on each."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _ledger(tmp_path, "age-of-reason", [("Blue", 60), ("Red", 40)])
+    if _READINGS[reading] is not None:
+        house = tmp_path / "house.yaml"
+        house.write_text(_READINGS[reading], encoding="utf-8")
+        applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+        assert applied.exit_code == 0, applied.output
+    run_on_file(path, "record", side="Blue", lost="12")  # 15% and 20% in one part
+    run_on_file(path, "record", side="Red", lost="2", part="2")
+    done = run_on_file(path, "end-turn")
+    report = run_report(HeadlessBook(path, writable=False)).details
+    blue, red = report["sides"]
+    theirs = reading == "theirs"
+    assert [t["percent"] for t in done.details["tests_due"]] == ([15, 20] if theirs else [20])
+    assert (blue["victory_points"], red["victory_points"]) == ((2, 12) if theirs else (12, 2))
+    wb = recalculated_workbook(path)
+    row = find_row(wb, "tbl_Turns", Side="Blue", Turn=1, Part=1)
+    assert plain(table_cell(wb, "tbl_Turns", "Crisis tests due", row).value) == len(
+        done.details["tests_due"]
+    )
+    for index, side in enumerate((blue, red)):
+        shown = table_cell(wb, "tbl_Sides", "Victory points", index).value
+        assert plain(shown) == side["victory_points"], side["side"]
+
+
+def test_units_that_roll_in_a_crisis_are_all_troops_batteries_too() -> None:
+    """9.2 "a random number must be rolled for all troops in the army": the Units an
+    order of battle gives count its batteries (not its generals)."""
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+    from battle_ledger.templates.victory_table import sides_of
+
+    rs = registry.get("age-of-glaube")
+    oob = read_oob(example_path("age-of-glaube"), rs)
+    for side, _, units in sides_of(oob, rs):
+        types = [rs.term("unit_types", u.type) for u in oob.units_of(side)]
+        arms = [t.attrs.get("arm") for t in types]
+        assert "artillery" in arms, side  # the bundled armies have batteries
+        assert units == sum(a in ("infantry", "cavalry", "artillery") for a in arms), side
