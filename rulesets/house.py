@@ -267,7 +267,8 @@ def _check_row(house: HouseRules, key: str, table: Table, row: Any) -> dict[str,
             raise _fail(house, f"{key}.{column}", "unknown column", value=column,
                         expected="columns " + ", ".join(c.name for c in table.columns))  # fmt: skip
     for col in table.columns:
-        if row.get(col.name) is None and not col.optional and col.name not in (table.range or ()):
+        if (row.get(col.name) is None and not col.optional and not col.reference
+                and col.name not in (table.range or ())):  # fmt: skip
             raise _fail(house, f"{key}.{col.name}", "a value is needed",
                         expected=f"a {col.type} ({col.header})")  # fmt: skip
         if not cell_fits(row.get(col.name), col.type):
