@@ -64,11 +64,15 @@ from battle_ledger.sheets.printout import chart_corner, cut_reference, print_cor
 from battle_ledger.sheets.values import is_missing
 from battle_ledger.sheets.workbook_file import (
     _FORMULA_REFUSED,
+    _SHEET_PART,
     MAX_SHEET_ROWS,
     _check_archive,
     _digest,
     name_address,
+    open_package,
+    part_problems,
     part_target,
+    read_part,
     read_workbook,
     save_workbook,
     too_many_rows,
@@ -673,7 +677,7 @@ class _Package:
     def __init__(self, data: bytes, label: str = "") -> None:
         self.data = data
         self.label = label  # the file, for messages
-        self.archive = zipfile.ZipFile(io.BytesIO(data))
+        self.archive = open_package(data, label)
         self.infos = {i.filename: i for i in self.archive.infolist()}
         self.changed: dict[str, bytes] = {}
         self._relationships: dict[str, dict[str, tuple[str, str]]] = {}
@@ -731,7 +735,9 @@ class _Package:
         info = self.infos.get(part)
         if info is None:
             raise _UnsureError(f"no part {part}")
-        return self.archive.read(info)
+        # A sheet's rows are counted as it is unpacked: a bomb of rows is refused at
+        # the first row too many, not after all of it is unpacked and parsed.
+        return read_part(self.archive, info, self.label, rows=bool(_SHEET_PART.fullmatch(part)))
 
     def _office_document(self) -> str:
         for kind, target in self.relationships("").values():
@@ -1253,6 +1259,9 @@ class ZipBook(Book):
             raise
         if kind is not None:
             self.require_kind(kind)
+
+    def package_problems(self) -> list[str]:
+        return part_problems(self._data, self.name)
 
     # -- the hand-over ----------------------------------------------------------------------
     def _fall_back(self, why: str) -> None:
