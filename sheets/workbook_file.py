@@ -679,7 +679,7 @@ def _replace(
         if target.exists():
             shutil.copymode(target, tmp_name)
             if keep is not None:
-                kept = keep_version(target, *keep)
+                kept = keep_version(target, *keep, after=_digest(data))
         else:
             umask = os.umask(0)
             os.umask(umask)

@@ -1234,12 +1234,15 @@ class ZipBook(Book):
         writable: bool = True,
         wait: float = DEFAULT_WAIT,
         history: bool = True,
+        opened: tuple[bytes, WriterLock | None] | None = None,
     ) -> None:
+        """``opened``: the file's bytes, read already (and the writer lock, if taken),
+        as ``HeadlessBook`` takes them."""
         self.path = Path(path)
         self.name = str(path)
         self.writable = writable
         self.history = history
-        data, self._lock = read_workbook(path, writable, wait)
+        data, self._lock = opened if opened is not None else read_workbook(path, writable, wait)
         self._data = data
         self._digest = _digest(data)
         self._slow: HeadlessBook | None = None
