@@ -640,6 +640,7 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
         at = rows.position(key.header)
         named = [i for i, row in enumerate(rows.rows) if row[at] is not None]
         if len(named) < len(rows.rows):
+            _refuse_numbers_without_a_key(rows, table, key.header, at)
             rows.rows = [rows.rows[i] for i in named]
             rows.index = [rows.index[i] for i in named]
         for column in table.having(Role.INPUT):
@@ -673,6 +674,26 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
                 **where_of(periods, index),
             )
     return Tables(kind, things, periods, _last_closed(book, kind) if kind.off_table else 0)
+
+
+def _refuse_numbers_without_a_key(rows: TableRows, table: Table, key: str, at: int) -> None:
+    """A row left out for its blank ``key`` must hold no number an input column counts:
+    one that does would be skipped without a word (stands eliminated with no side, and
+    ``check`` saying all is well)."""
+    counted = [(c.header, rows.position(c.header)) for c in table.having(Role.INPUT)
+               if c.entry is Entry.WHOLE and c.header in rows.headers]  # fmt: skip
+    for index, row in zip(rows.index, rows.rows, strict=True):
+        if row[at] is not None:
+            continue
+        for header, position in counted:
+            if row[position] is not None:
+                raise CellValueError(
+                    f"a row of {table.name} holds {header} but no {key}: it would not be counted",
+                    column=key,
+                    value=row[position],
+                    expected=f"the {key} the row is about, or the row cleared",
+                    **where_of(rows, index),
+                )
 
 
 def _last_closed(book: Book, kind: LedgerKind) -> int:
