@@ -59,6 +59,8 @@ __all__ = [
     "openpyxl_losses",
     "part_problems",
     "part_target",
+    "read_part",
+    "read_pieces",
     "read_workbook",
     "refuse_lossy_save",
     "save_workbook",
@@ -122,7 +124,7 @@ _PIECE = 1 << 20
 _ROW_MARKS = (b"<row", b":row")
 
 
-def _pieces(
+def read_pieces(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, rows: bool = False
 ) -> Iterator[bytes]:
     """The unpacked bytes of part ``info`` in pieces of at most ``_PIECE`` bytes, with a
@@ -164,9 +166,9 @@ def read_part(
     archive: zipfile.ZipFile, part: str | zipfile.ZipInfo, label: str, rows: bool = False
 ) -> bytes:
     """The unpacked bytes of ``part`` of a user's package, read with a hard cap on the
-    bytes unpacked (``_pieces``; ``rows``: a sheet, refused at too many rows)."""
+    bytes unpacked (``read_pieces``; ``rows``: a sheet, refused at too many rows)."""
     info = part if isinstance(part, zipfile.ZipInfo) else archive.getinfo(part)
-    return b"".join(_pieces(archive, info, label, rows))
+    return b"".join(read_pieces(archive, info, label, rows))
 
 
 class _Package(zipfile.ZipFile):
@@ -189,7 +191,7 @@ def open_package(data: bytes, label: str) -> zipfile.ZipFile:
 def _count_rows(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> None:
     """Refuse a sheet of more than ``MAX_SHEET_ROWS`` rows, counted while unpacking it
     in pieces (stopping at the first row too many), before openpyxl builds any."""
-    for _ in _pieces(archive, info, label, rows=True):
+    for _ in read_pieces(archive, info, label, rows=True):
         pass
 
 
@@ -206,7 +208,7 @@ def part_problems(data: bytes, label: str) -> list[str]:
             parser = _xml_judge() if xml else None
             try:
                 sheet = _SHEET_PART.fullmatch(name) is not None
-                for piece in _pieces(archive, info, label, rows=sheet):
+                for piece in read_pieces(archive, info, label, rows=sheet):
                     if parser is not None:
                         parser.Parse(piece, False)
                 if parser is not None:
@@ -298,7 +300,7 @@ def _check_archive(
             elif count_rows and _SHEET_PART.fullmatch(info.filename):
                 _count_rows(archive, info, label)
             elif count_rows:  # openpyxl reads a part whole: each is unpacked once, bounded
-                for _ in _pieces(archive, info, label):
+                for _ in read_pieces(archive, info, label):
                     pass
         names = {i.filename.casefold() for i in infos}
         if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):

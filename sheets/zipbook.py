@@ -73,6 +73,7 @@ from battle_ledger.sheets.workbook_file import (
     part_problems,
     part_target,
     read_part,
+    read_pieces,
     read_workbook,
     save_workbook,
     too_many_rows,
@@ -1056,8 +1057,9 @@ def _copy_part(
         fresh.external_attr = info.external_attr
         if info.file_size > _LARGE_PART:
             fresh._compresslevel = _LARGE_PART_LEVEL  # type: ignore[attr-defined]
-        with source.open(info) as stream, target.open(fresh, "w") as out:
-            while chunk := stream.read(1 << 20):
+        with target.open(fresh, "w") as out:
+            # Unpacked with the hard cap of every read (a damaged part: one line)
+            for chunk in read_pieces(source, info, getattr(source, "label", "")):
                 out.write(chunk)
         return
     name_length, extra_length = struct.unpack("<HH", header[26:30])
