@@ -102,7 +102,6 @@ MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_PACKING_RATIO = 100
 #: Rows in one sheet (a table claims no more either).
 MAX_SHEET_ROWS = 100_000
-_ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
 _SHEET_PART = re.compile(r"xl/(?:worksheets|chartsheets)/[^/]+\.xml", re.IGNORECASE)
 _TABLE_PART = re.compile(r"xl/tables/[^/]+\.xml", re.IGNORECASE)
 _TABLE_REF = re.compile(
