@@ -203,7 +203,8 @@ def part_problems(data: bytes, label: str) -> list[str]:
     with open_package(data, label) as archive:
         for info in archive.infolist():
             name = info.filename
-            xml = name.lower().endswith((".xml", ".rels", ".vml"))
+            # (Not .vml: Excel's own VML drawings are not well-formed XML, <br> unclosed.)
+            xml = name.lower().endswith((".xml", ".rels"))
             parser = _xml_judge() if xml else None
             try:
                 sheet = _SHEET_PART.fullmatch(name) is not None
