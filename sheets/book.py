@@ -580,6 +580,12 @@ class Book(ABC):
         played: ``sheets.printout``). A backend that cannot change a print area or a
         chart's range leaves them as they are (Excel draws the rest as gaps)."""
 
+    def package_problems(self) -> list[str]:
+        """What is damaged in the workbook's file, one line a part (a part that does not
+        unpack as its zip directory says, XML cut short): ``check`` judges every part,
+        an operation only those it reads. A backend without a file (Excel) has none."""
+        return []
+
     def openpyxl_workbook(self) -> Any:
         """The whole workbook as openpyxl holds it, for the one change no table write can
         make: laying the Rules sheet out again for other house rules. Its changes are

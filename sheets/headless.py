@@ -80,6 +80,7 @@ from battle_ledger.sheets.workbook_file import (
     check_not_locked,
     name_address,
     openpyxl_losses,
+    part_problems,
     read_workbook,
     refuse_lossy_save,
     save_workbook,
@@ -155,6 +156,7 @@ def _load(
         zipfile.LargeZipFile,
         KeyError,
         ParseError,
+        SyntaxError,  # lxml's parse errors, where openpyxl reads a part with lxml
         InvalidFileException,
         EOFError,
         ValueError,
@@ -644,6 +646,9 @@ class HeadlessBook(Book):
     def show_periods(self, grid: Grid, count: int) -> None:
         if grid.sheet in self.wb.sheetnames:  # a workbook of an older layout may lack it
             fit_grid(self.wb, grid, count)
+
+    def package_problems(self) -> list[str]:
+        return part_problems(self._data, self.name)
 
     def openpyxl_workbook(self) -> Workbook:
         return self.wb

@@ -697,9 +697,10 @@ def _no_numbers_unnamed(rows: TableRows, named: Collection[int], table: Table, k
             value = rows.rows[i][rows.position(header)]
             if isinstance(value, numbers.Real) and not _untouched(value):
                 raise CellValueError(
-                    f"a row of {table.name} holds {header} {value!r} but no {key.header}: "
+                    f"a row of {table.name} holds {header} but no {key.header}: "
                     "it would be skipped",
                     column=key.header,
+                    value=value,
                     expected=f"the row's {key.header.casefold()}, or the row cleared",
                     **where_of(rows, rows.index[i]),
                 )

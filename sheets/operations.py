@@ -672,7 +672,7 @@ def run_check(
     """
     from battle_ledger.sheets.house_rules import book_house_rules
 
-    problems: list[str] = []
+    problems: list[str] = list(book.package_problems())
     meta = book.meta()
     load_operations(meta.kind)
     house = None

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from battle_ledger.sheets.errors import DamagedWorkbookError
+from battle_ledger.sheets.workbook_file import open_package
 
 __all__ = [
     "LITE_ADDIN_ID",
@@ -166,7 +167,7 @@ def has_lite_parts(data: bytes) -> bool:
 def lite_properties(data: bytes, label: str = "") -> dict[str, str] | None:
     """The properties of the package's xlwings Lite web extension (``main.py``,
     ``requirements.txt``, ...), decoded; None where it has none."""
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    with open_package(data, label) as archive:  # read with the hard cap on unpacking
         if WEBEXTENSION_PART not in archive.namelist():
             return None
         text = archive.read(WEBEXTENSION_PART).decode("utf-8")
@@ -189,7 +190,7 @@ def with_lite_parts(data: bytes, properties: Mapping[str, str], label: str = "")
     old = lite_properties(data, label) if has_lite_parts(data) else None
     kept: dict[str, str] = {}
     guid = "{" + str(uuid.uuid4()).upper() + "}"
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    with open_package(data, label) as archive:
         names = archive.namelist()
         if old is not None:
             kept = {k: v for k, v in old.items() if k not in properties}

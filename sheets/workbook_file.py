@@ -17,12 +17,15 @@ import re
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+from xml.parsers.expat import ExpatError, ParserCreate
 
 from battle_ledger.sheets.errors import (
     NotAWorkbookError,
+    UnsafeWorkbookError,
     WorkbookLockedError,
     WorkbookSaveError,
     WorkbookTooLargeError,
@@ -52,8 +55,12 @@ __all__ = [
     "WORKBOOK_SUFFIXES",
     "check_not_locked",
     "name_address",
+    "open_package",
     "openpyxl_losses",
+    "part_problems",
     "part_target",
+    "read_part",
+    "read_pieces",
     "read_workbook",
     "refuse_lossy_save",
     "save_workbook",
@@ -95,7 +102,6 @@ MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_PACKING_RATIO = 100
 #: Rows in one sheet (a table claims no more either).
 MAX_SHEET_ROWS = 100_000
-_ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
 _SHEET_PART = re.compile(r"xl/(?:worksheets|chartsheets)/[^/]+\.xml", re.IGNORECASE)
 _TABLE_PART = re.compile(r"xl/tables/[^/]+\.xml", re.IGNORECASE)
 _TABLE_REF = re.compile(
@@ -108,22 +114,127 @@ def _too_large(label: str, message: str, value: Any, expected: str) -> WorkbookT
     return WorkbookTooLargeError(message, file=label, value=value, expected=expected)
 
 
+#: Bytes unpacked from a part at a time: what one step of reading a part may cost in
+#: memory, whatever its packed data would unpack to.
+_PIECE = 1 << 20
+#: How a sheet's rows are counted in what is read of it: each row tag (``<row``, or with
+#: a prefix ``<x:row``) counted cheaply, with at most one other tag a sheet (``<rowBreaks``)
+#: counted with them; an over-count refuses only a sheet near the bound.
+_ROW_MARKS = (b"<row", b":row")
+
+
+def read_pieces(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, rows: bool = False
+) -> Iterator[bytes]:
+    """The unpacked bytes of part ``info`` in pieces of at most ``_PIECE`` bytes, with a
+    hard cap on the bytes actually unpacked, whatever the zip directory says: zipfile stops
+    at the size the directory gives (a part that unpacks to more fails its CRC, refused
+    here as damaged) and the bound is ``MAX_PART_BYTES`` besides. (``ZipFile.read`` unpacks
+    a part's whole packed data in one step first: a directory claiming 1 KB of a part that
+    unpacks to 1 GB takes 1 GB.) ``rows``: a sheet, its rows counted as they come,
+    refused at the first too many (``MAX_SHEET_ROWS``)."""
+    total = found = 0
+    tail = b""
+    try:
+        with archive.open(info) as stream:
+            while piece := stream.read(_PIECE):
+                total += len(piece)
+                if total > min(info.file_size, MAX_PART_BYTES):
+                    raise _too_large(label, f"a part of the workbook unpacks to more than "
+                                     f"its zip directory says ({info.filename})",
+                                     f"more than {total:,} bytes",
+                                     f"at most {min(info.file_size, MAX_PART_BYTES):,} "
+                                     "bytes")  # fmt: skip
+                if rows:
+                    block = tail + piece  # a mark cut by the piece's end, counted once
+                    found += sum(block.count(mark) for mark in _ROW_MARKS)
+                    tail = piece[-3:]
+                    if found > MAX_SHEET_ROWS:
+                        raise too_many_rows(label, info.filename, found)
+                yield piece
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+            OSError) as exc:  # fmt: skip
+        raise NotAWorkbookError(
+            f"not a readable Excel workbook: part {info.filename} is damaged ({_one_line(exc)})",
+            file=label,
+            expected=_EXPECTED,
+        ) from None
+
+
+def read_part(
+    archive: zipfile.ZipFile, part: str | zipfile.ZipInfo, label: str, rows: bool = False
+) -> bytes:
+    """The unpacked bytes of ``part`` of a user's package, read with a hard cap on the
+    bytes unpacked (``read_pieces``; ``rows``: a sheet, refused at too many rows)."""
+    info = part if isinstance(part, zipfile.ZipInfo) else archive.getinfo(part)
+    return b"".join(read_pieces(archive, info, label, rows))
+
+
+class _Package(zipfile.ZipFile):
+    """A user's package whose ``read`` unpacks with a hard cap (``read_part``)."""
+
+    label = ""
+
+    def read(self, name: str | zipfile.ZipInfo, pwd: bytes | None = None) -> bytes:
+        return read_part(self, name, self.label)
+
+
+def open_package(data: bytes, label: str) -> zipfile.ZipFile:
+    """The zip archive of a user's workbook ``data``, its parts read with a hard cap on
+    the bytes unpacked (``label``: the file, for messages)."""
+    archive = _Package(io.BytesIO(data))
+    archive.label = label
+    return archive
+
+
 def _count_rows(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> None:
     """Refuse a sheet of more than ``MAX_SHEET_ROWS`` rows, counted while unpacking it
     in pieces (stopping at the first row too many), before openpyxl builds any."""
-    found, tail = 0, b""
-    with archive.open(info) as stream:
-        while chunk := stream.read(1 << 20):
-            block = tail + chunk
-            # A tag cut by the chunk's end is counted in the next block, not twice.
-            cut = max(0, len(block) - 64)
-            found += sum(1 for m in _ROW_TAG.finditer(block) if m.start() < cut)
-            tail = block[cut:]
-            if found > MAX_SHEET_ROWS:
-                break
-    found += len(_ROW_TAG.findall(tail))
-    if found > MAX_SHEET_ROWS:
-        raise too_many_rows(label, info.filename, found)
+    for _ in read_pieces(archive, info, label, rows=True):
+        pass
+
+
+def part_problems(data: bytes, label: str) -> list[str]:
+    """What is damaged in the package ``data``, one line a part: a part that does not
+    unpack as its zip directory says, an XML part that is not whole (cut short, an
+    element not closed) or declares entities or a DTD. Empty: every part is sound.
+    (The parts an operation reads are judged as it reads them; ``check`` judges all.)"""
+    found: list[str] = []
+    with open_package(data, label) as archive:
+        for info in archive.infolist():
+            name = info.filename
+            # (Not .vml: Excel's own VML drawings are not well-formed XML, <br> unclosed.)
+            xml = name.lower().endswith((".xml", ".rels"))
+            parser = _xml_judge() if xml else None
+            try:
+                sheet = _SHEET_PART.fullmatch(name) is not None
+                for piece in read_pieces(archive, info, label, rows=sheet):
+                    if parser is not None:
+                        parser.Parse(piece, False)
+                if parser is not None:
+                    parser.Parse(b"", True)
+            except WorkbookTooLargeError as exc:
+                found.append(f"{name}: {exc.message}")
+            except NotAWorkbookError:
+                found.append(f"{name}: damaged (it does not unpack as its zip directory says)")
+            except UnsafeWorkbookError:  # after its subclass, too large
+                found.append(f"{name}: its XML declares entities or a DTD")
+            except ExpatError as exc:
+                found.append(f"{name}: not whole XML ({_one_line(exc)})")
+    return found
+
+
+def _xml_judge() -> Any:
+    """An expat parser that builds nothing (it only judges that a part is whole XML)
+    and stops at a DTD or an entity declaration."""
+
+    def refuse(*_: object) -> None:
+        raise UnsafeWorkbookError("its XML declares entities or a DTD")
+
+    parser = ParserCreate()
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    return parser
 
 
 def too_many_rows(label: str, part: str, found: int) -> WorkbookTooLargeError:
@@ -149,7 +260,7 @@ def _check_archive(
     of its time)."""
     label = str(path)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = open_package(data, label)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
         raise NotAWorkbookError(
             "not an Excel workbook (the file is not a zip archive, or it is truncated)",
@@ -186,9 +297,11 @@ def _check_archive(
                         raise _too_large(label, f"a table claims more than {MAX_SHEET_ROWS:,} "
                                          f"rows ({info.filename})", rows,
                                          f"at most {MAX_SHEET_ROWS:,} rows a table")  # fmt: skip
-            elif (count_rows and _SHEET_PART.fullmatch(info.filename)
-                  and info.file_size > 1 << 20):  # fmt: skip
+            elif count_rows and _SHEET_PART.fullmatch(info.filename):
                 _count_rows(archive, info, label)
+            elif count_rows:  # openpyxl reads a part whole: each is unpacked once, bounded
+                for _ in read_pieces(archive, info, label):
+                    pass
         names = {i.filename.casefold() for i in infos}
         if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):
             raise NotAWorkbookError(
@@ -311,7 +424,7 @@ def openpyxl_losses(data: bytes) -> list[str]:
 
     found: list[str] = []
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = open_package(data, "")
         office = next(t for k, t in _related(archive, "").values()
                       if k.endswith("/officeDocument"))  # fmt: skip
         workbook = archive.read(office)
@@ -568,7 +681,7 @@ def _replace(
         if target.exists():
             shutil.copymode(target, tmp_name)
             if keep is not None:
-                kept = keep_version(target, *keep)
+                kept = keep_version(target, *keep, after=_digest(data))
         else:
             umask = os.umask(0)
             os.umask(umask)

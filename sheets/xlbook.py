@@ -41,12 +41,14 @@ from battle_ledger.sheets.book import (
 from battle_ledger.sheets.errors import (
     CellValueError,
     WorkbookError,
+    WorkbookTooLargeError,
     no_defined_name,
     no_meta_sheet,
     no_such_table,
     not_one_cell,
     totals_row_in_the_way,
 )
+from battle_ledger.sheets.workbook_file import MAX_SHEET_ROWS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,6 +166,18 @@ class XlwingsBook(Book):
             raise no_such_table(self.name, table, self.tables())
         sheet, xl = found
         rng = xl.range
+        rows = rng.shape[0]
+        if rows > MAX_SHEET_ROWS + 2:  # a header and a totals row besides
+            # Before its values are asked for: a served book pads what its table claims
+            # out with blanks (a table said to cover A1:XFD1048576 would fill the memory).
+            raise WorkbookTooLargeError(
+                f"a table claims more than {MAX_SHEET_ROWS:,} rows",
+                file=self.name,
+                sheet=str(sheet.name),
+                table=str(xl.name),
+                value=f"{rows:,} rows",
+                expected=f"at most {MAX_SHEET_ROWS:,} rows a table",
+            )
         values = rng.options(ndim=2, empty=None).value or []
         show_headers = bool(xl.show_headers) if xl.show_headers is not None else True
         has_totals = bool(xl.show_totals)

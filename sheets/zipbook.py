@@ -64,11 +64,16 @@ from battle_ledger.sheets.printout import chart_corner, cut_reference, print_cor
 from battle_ledger.sheets.values import is_missing
 from battle_ledger.sheets.workbook_file import (
     _FORMULA_REFUSED,
+    _SHEET_PART,
     MAX_SHEET_ROWS,
     _check_archive,
     _digest,
     name_address,
+    open_package,
+    part_problems,
     part_target,
+    read_part,
+    read_pieces,
     read_workbook,
     save_workbook,
     too_many_rows,
@@ -673,7 +678,7 @@ class _Package:
     def __init__(self, data: bytes, label: str = "") -> None:
         self.data = data
         self.label = label  # the file, for messages
-        self.archive = zipfile.ZipFile(io.BytesIO(data))
+        self.archive = open_package(data, label)
         self.infos = {i.filename: i for i in self.archive.infolist()}
         self.changed: dict[str, bytes] = {}
         self._relationships: dict[str, dict[str, tuple[str, str]]] = {}
@@ -731,7 +736,9 @@ class _Package:
         info = self.infos.get(part)
         if info is None:
             raise _UnsureError(f"no part {part}")
-        return self.archive.read(info)
+        # A sheet's rows are counted as it is unpacked: a bomb of rows is refused at
+        # the first row too many, not after all of it is unpacked and parsed.
+        return read_part(self.archive, info, self.label, rows=bool(_SHEET_PART.fullmatch(part)))
 
     def _office_document(self) -> str:
         for kind, target in self.relationships("").values():
@@ -1050,8 +1057,9 @@ def _copy_part(
         fresh.external_attr = info.external_attr
         if info.file_size > _LARGE_PART:
             fresh._compresslevel = _LARGE_PART_LEVEL  # type: ignore[attr-defined]
-        with source.open(info) as stream, target.open(fresh, "w") as out:
-            while chunk := stream.read(1 << 20):
+        with target.open(fresh, "w") as out:
+            # Unpacked with the hard cap of every read (a damaged part: one line)
+            for chunk in read_pieces(source, info, getattr(source, "label", "")):
                 out.write(chunk)
         return
     name_length, extra_length = struct.unpack("<HH", header[26:30])
@@ -1228,12 +1236,15 @@ class ZipBook(Book):
         writable: bool = True,
         wait: float = DEFAULT_WAIT,
         history: bool = True,
+        opened: tuple[bytes, WriterLock | None] | None = None,
     ) -> None:
+        """``opened``: the file's bytes, read already (and the writer lock, if taken),
+        as ``HeadlessBook`` takes them."""
         self.path = Path(path)
         self.name = str(path)
         self.writable = writable
         self.history = history
-        data, self._lock = read_workbook(path, writable, wait)
+        data, self._lock = opened if opened is not None else read_workbook(path, writable, wait)
         self._data = data
         self._digest = _digest(data)
         self._slow: HeadlessBook | None = None
@@ -1253,6 +1264,9 @@ class ZipBook(Book):
             raise
         if kind is not None:
             self.require_kind(kind)
+
+    def package_problems(self) -> list[str]:
+        return part_problems(self._data, self.name)
 
     # -- the hand-over ----------------------------------------------------------------------
     def _fall_back(self, why: str) -> None:

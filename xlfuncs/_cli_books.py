@@ -823,20 +823,25 @@ def run(
 
 @cli.command("undo")
 @click.argument("book", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True,
+              help="Undo even though BOOK was changed since the last operation saved it "
+              "(in Excel): those changes are set aside with the rest, never lost.")  # fmt: skip
 @wait_option
-def undo(book: Path, wait: float) -> None:
+def undo(book: Path, force: bool, wait: float) -> None:
     """Put back the version of BOOK before the last operation; again for the one before.
 
     The versions are kept in the folder 'BOOK history' beside it (the last 20,
     ordinary workbooks: open one to look). The version undo replaces is set
-    aside there too ('NNNN undone.xlsx'), never lost.
+    aside there too ('NNNN undone.xlsx'), never lost. Undo puts back only a ledger
+    of ours of the same kind, and refuses to undo over changes it did not make
+    (BOOK edited in Excel since the last operation) unless given --force.
 
     \b
     Example: battle-ledger undo ledger.xlsx
     """
     from battle_ledger.sheets.history import undo as undo_last
 
-    version, aside = undo_last(book, wait=wait)
+    version, aside = undo_last(book, wait=wait, force=force)
     took_back = f"; took back: {version.then}" if version.then else ""
     saved = f"{version.saved:%Y-%m-%d %H:%M:%S}"
     click.echo(f"{book}: back to version {version.number} (saved {saved}, before "

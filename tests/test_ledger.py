@@ -1,0 +1,52 @@
+"""``sheets.ledger``'s reader of a kind's tables, on every kind: a row whose key is blank
+but which holds a number an input column counts is refused naming the row, never
+skipped without a word (issue 39: stands eliminated with no side, ``check`` ok)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.ledger import KINDS, Entry, Role
+from battle_ledger.sheets.operations import load_operations, run_on_file
+from battle_ledger.xlfuncs.cli import cli
+from tests.strategies import PLAYBOOKS, build_from_example, play_periods
+from tests.tables import table_cell
+
+load_operations()
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_a_number_in_a_row_without_its_key_is_refused(name: str, tmp_path: Path) -> None:
+    kind = KINDS[name]
+    table = kind.periods
+    key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
+    counted = next(c for c in table.having(Role.INPUT) if c.entry is Entry.WHOLE)
+    path = build_from_example(name, tmp_path / "ledger.xlsx")
+    play_periods(name, path, 1, 5)  # every table has rows
+    closing = PLAYBOOKS[name].close_options(path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, table.name, key.header, 0).value = None
+    number = table_cell(wb, table.name, counted.header, 0)
+    # A number that counts (0 counts nothing: a blank row's inputs are blank, N or 0).
+    given = number.value if isinstance(number.value, int) else 0
+    number.value = given if given >= 1 else max(counted.low or 0, 1)
+    row = number.row
+    wb.save(path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError) as raised:
+        run_on_file(path, kind.close, **closing)
+    assert raised.value.table == table.name and raised.value.row == row
+    assert raised.value.column == key.header
+    assert f"holds {counted.header} but no {key.header}" in str(raised.value)
+    checked = CliRunner().invoke(cli, ["check", str(path)])
+    assert checked.exit_code == 1 and f"row {row}" in checked.output, checked.output
+    reported = CliRunner().invoke(cli, ["report", str(path)])
+    assert reported.exit_code == 1, reported.output
+    lines = reported.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"row {row}" in lines[0] and "Traceback" not in reported.output
+    assert path.read_bytes() == before
