@@ -206,8 +206,9 @@ def _gaps(ruleset: Ruleset) -> list[tuple[str, Any]]:
             found.append((name, None))
         elif table.status is Status.PARTIAL:
             for row in table.rows:
-                if any(row.get(c.name) is None and not c.optional and not c.reference and c.name not in table.key
-                       and c.name not in (table.range or ()) for c in table.columns):  # fmt: skip
+                if any(row.get(c.name) is None and not c.optional and not c.reference
+                       and c.name not in table.key and c.name not in (table.range or ())
+                       for c in table.columns):  # fmt: skip
                     found.append((name, {k: row[k] for k in table.key}))
     return found
 
