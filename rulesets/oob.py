@@ -51,6 +51,7 @@ __all__ = [
     "grade_vocabulary",
     "order_of_battle",
     "strength_fields",
+    "told_at_once",
     "type_vocabulary",
     "whole_number",
 ]
@@ -696,15 +697,7 @@ def order_of_battle(
                          f"division {key3[2]!r}")  # fmt: skip
             except BattleLedgerError as exc:
                 mistakes.append(exc)
-    if len(mistakes) == 1:
-        raise mistakes[0]
-    if mistakes:
-        raise InvalidArgumentError(
-            f"{len(mistakes)} mistakes in the order of battle: "
-            + " ".join(f"({n}) {m.without_file()}" for n, m in enumerate(mistakes, 1)),
-            file=source or None,
-            expected="each put right (nothing was written)",
-        )
+    told_at_once(mistakes, "mistakes in the order of battle", source, "each put right")
     finished: list[Unit] = []
     for u in units:
         strengths, given_at = dict(u.strengths), dict(u.given_at)
@@ -739,3 +732,19 @@ def order_of_battle(
             expected="at least one unit",
         )
     return OrderOfBattle(ruleset_id=ruleset.id, units=tuple(finished), source=source)
+
+
+def told_at_once(
+    mistakes: Sequence[BattleLedgerError], what: str, source: str | None, expected: str
+) -> None:
+    """Raise the mistakes a reading found, all at once: the one as it is, several as one
+    error numbering each (``what``: "mistakes in the order of battle")."""
+    if len(mistakes) == 1:
+        raise mistakes[0]
+    if mistakes:
+        raise InvalidArgumentError(
+            f"{len(mistakes)} {what}: "
+            + " ".join(f"({n}) {m.without_file()}" for n, m in enumerate(mistakes, 1)),
+            file=source or None,
+            expected=f"{expected} (nothing was written)",
+        )

@@ -59,6 +59,7 @@ from battle_ledger.rulesets.oob import (
     grade_vocabulary,
     order_of_battle,
     strength_fields,
+    told_at_once,
     type_vocabulary,
     whole_number,
 )
@@ -464,15 +465,8 @@ def map_order_of_battle(
             left_out += 1
         else:
             mapped.append(done)
-    if len(mistakes) == 1:
-        raise mistakes[0]
-    if mistakes:
-        raise InvalidArgumentError(
-            f"{len(mistakes)} words not mapped to {ruleset.name}: "
-            + " ".join(f"({n}) {e.without_file()}" for n, e in enumerate(mistakes, 1)),
-            file=source or None,
-            expected="each put right in the order of battle or the map (nothing was written)",
-        )
+    told_at_once(mistakes, f"words not mapped to {ruleset.name}", source,
+                 "each put right in the order of battle or the map")  # fmt: skip
     for f in fields:
         how = spec.strengths.get(f.name)
         if how is None:

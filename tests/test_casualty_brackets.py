@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -372,8 +373,6 @@ def test_libreoffice_agrees_on_the_states_and_the_batteries(
 ) -> None:
     """Formed, disordered and routed units, a check failed and a battery's guns, with
     both first-rally settings: the sheet's formulas give what ``report`` gives."""
-    from battle_ledger.sheets.casualty_brackets import KIND
-    from tests.libreoffice import recalculated_workbook
 
     units = [*UNITS, ("Red", "Foot battery", "Veteran", 4, True)]
     path = tmp_path / "states.xlsx"
@@ -392,14 +391,7 @@ def test_libreoffice_agrees_on_the_states_and_the_batteries(
     run_on_file(path, "record", unit="Foot battery", melee="1", became="disordered")
     run_on_file(path, "end-turn", seed="4")
     run_on_file(path, "record", unit="Militia", fire="1")
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    expected = KIND.compute(HeadlessBook(path, writable=False))
-    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
-    for header in expected.columns:
-        got = [str(plain(v)) for v in shown[header]]
-        want = [str(plain(w)) for w in expected[header]]
-        assert got == want, header
+    expected, recalculated = _sheet_as_the_rules(path, tmp_path)
     states = set(expected["Status"])
     assert {"formed", "disordered", "routed"} <= states
     report = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
@@ -547,21 +539,12 @@ def test_a_version_2_ledger_still_opens_and_keeps_its_reading(tmp_path: Path) ->
 @pytest.mark.libreoffice
 def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     """Its old rows and the rows today's end-turn adds compute the same in LibreOffice."""
-    from battle_ledger.sheets.casualty_brackets import KIND
-    from tests.libreoffice import recalculated_workbook
 
     path = _v2(tmp_path)
     run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
     run_on_file(path, "end-turn", seed="5")
     run_on_file(path, "record", unit="13th U.S. Infantry", rally_roll="1")
-    recalculated = tmp_path / "recalculated.xlsx"
-    recalculated_workbook(path).save(recalculated)
-    expected = KIND.compute(HeadlessBook(path, writable=False))
-    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
-    for header in expected.columns:
-        got = [str(plain(v)) for v in shown[header]]
-        want = [str(plain(w)) for w in expected[header]]
-        assert got == want, header
+    _sheet_as_the_rules(path, tmp_path)
 
 
 # -- Square Eagles: Hits ------------------------------------------------------------------
@@ -760,3 +743,20 @@ def test_a_rally_roll_follows_a_failed_check_in_the_same_turn(tmp_path: Path) ->
     assert unit["rallies"][0] == {"turn": 2, "from": "routed", "chance": 20, "roll": 5,
                                   "rallied": True}  # fmt: skip
     assert unit["status"] == "formed"
+
+
+def _sheet_as_the_rules(path: Path, tmp_path: Path) -> tuple[Any, Path]:
+    """The ledger recalculated by LibreOffice: every computed column of its turns as the
+    rules compute it (returned: the rules' turns, and the recalculated file)."""
+    from battle_ledger.sheets.casualty_brackets import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = [str(plain(v)) for v in shown[header]]
+        want = [str(plain(w)) for w in expected[header]]
+        assert got == want, header
+    return expected, recalculated
