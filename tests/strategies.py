@@ -281,8 +281,10 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
 
 
 def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
-    """Fire and assault Hits within the Strength Points left, the most from one Fire
-    Action, now and then a Rally's d6."""
+    """Now and then a Rally's d6, then fire and assault Hits within the Strength Points
+    left after it (the Rally, an Action, comes before the turn's fire), the most from one
+    Fire Action."""
+    from battle_ledger.rulesets import square_eagles as se
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
 
@@ -290,14 +292,16 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     for unit in standings(read_hits(HeadlessBook(path, writable=False))):
         if unit["status"] != IN_PLAY:
             continue
+        options = {"unit": unit["unit"]}
         left = unit["sp_left"]
+        if pick(0, 2) == 0:
+            roll = pick(1, 6)
+            options["rally_roll"] = str(roll)
+            left += se.rally_result(roll, "", unit["hits"]).hits_regained
         fire = min(left, pick(0, 3) if pick(0, 1) else 0)
         assault = min(left - fire, pick(0, 2) if pick(0, 3) == 0 else 0)
-        most = str(pick(0, fire))
-        options = {"unit": unit["unit"], "fire_hits": str(fire), "most_from_one_fire": most,
-                   "assault_hits": str(assault)}  # fmt: skip
-        if pick(0, 2) == 0:
-            options["rally_roll"] = str(pick(1, 6))
+        options |= {"fire_hits": str(fire), "most_from_one_fire": str(pick(0, fire)),
+                    "assault_hits": str(assault)}  # fmt: skip
         found.append(("record", options))
     return found
 

@@ -408,3 +408,103 @@ def test_age_of_eagles_brigade_without_a_spent_point_is_refused(tmp_path: Path) 
     with pytest.raises(BattleLedgerError, match="no spent point") as info:
         run_on_file(path, "end-turn")
     assert info.value.column == "Spent point" and path.read_bytes() == before
+
+
+def _hits_by_unit(path: Path) -> dict[str, dict[str, object]]:
+    return {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+
+
+def _rally_then_fire(path: Path) -> None:
+    """Turn 1: Lights take 4 of 5, 1er Léger 1 of 7. Turn 2: both rally on a 6 and are
+    then fired at (Lights 3, 1er Léger 2); 1er Léger also assaulted for 1."""
+    run_on_file(path, "record", unit="Lights", fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="1", most_from_one_fire="1")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Lights", rally_roll="6", fire_hits="3",
+                most_from_one_fire="3")  # fmt: skip
+    run_on_file(path, "record", unit="1er Léger", rally_roll="6", fire_hits="2",
+                most_from_one_fire="2", assault_hits="1")  # fmt: skip
+
+
+def test_square_eagles_rally_comes_before_the_turns_fire(tmp_path: Path) -> None:
+    """ "3a. Initiative Actions Phase ... Action choices are: Bombardment, Rally ... 4a.
+    Initiative Fire Phase": a turn's Rally comes before its fire, and "Units may not
+    rally to less than 1 Hit". Lights at 4 Hits of 5 rally 2 back (2 Hits), then take 3
+    from fire: 5, removed (taking the fire first made 7 of 5, refused). 1er Léger at 1
+    Hit rally nothing back ("the first Hit is permanent"), then take 2 from fire and 1 in
+    assault: 4 (fire first would have let the Rally take 2 of its 4 Hits)."""
+    path = _hits(tmp_path)
+    _rally_then_fire(path)
+    units = _hits_by_unit(path)
+    assert (units["Lights"]["hits"], units["Lights"]["status"]) == (5, "removed")
+    assert (units["1er Léger"]["hits"], units["1er Léger"]["status"]) == (4, "in play")
+    done = run_on_file(path, "end-turn")
+    assert done.details["removed"] == ["Lights"] and done.details["withdraw"] == ["Lights"]
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_square_eagles_more_hits_than_the_rally_leaves_room_for_are_refused(
+    tmp_path: Path,
+) -> None:
+    """The Rally comes first, but never below 1 Hit: Lights at 1 Hit rally nothing back,
+    so 5 from fire is 6 of 5 SP, refused with what is left; nothing is written."""
+    path = _hits(tmp_path)
+    run_on_file(path, "record", unit="Lights", fire_hits="1")
+    run_on_file(path, "end-turn")
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="more Hits than the unit's Strength Points") as err:
+        run_on_file(path, "record", unit="Lights", rally_roll="6", fire_hits="5")
+    assert "at most 4" in str(err.value) and path.read_bytes() == before
+
+
+def _assault_first(tmp_path: Path) -> Path:
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: square-eagles\nnote: Reacting side\ntables:\n  turn_order:\n"
+        "    values:\n      assault_before_rally: true\n",
+        encoding="utf-8",
+    )
+    return house
+
+
+def test_square_eagles_an_assault_before_the_rally_is_a_house_setting(tmp_path: Path) -> None:
+    """Which of a unit's Rally and an Assault on it comes first depends on the side with
+    the Initiative ("3a ... 3b"), which the ledger does not keep: a house file's
+    ``turn_order.assault_before_rally: true`` counts the Assault first. 1er Léger at 1
+    Hit, assaulted for 1 (2 Hits), rally 1 back on a 6 before 2 from fire: 3, not 4."""
+    path = _hits(tmp_path)
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(_assault_first(tmp_path))])
+    assert applied.exit_code == 0, applied.output
+    _rally_then_fire(path)
+    units_now = _hits_by_unit(path)
+    assert units_now["1er Léger"]["hits"] == 3
+    assert units_now["Lights"]["hits"] == 5
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("assault_first", [False, True])
+def test_libreoffice_agrees_on_the_rally_before_the_fire(
+    tmp_path: Path, assault_first: bool
+) -> None:
+    """The sheet's formulas take the Rally before the fire (and the Assault where the
+    setting says), as report does."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.unit_hits import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _hits(tmp_path)
+    if assault_first:
+        applied = CliRunner().invoke(cli, ["rules", "apply", str(path),
+                                           str(_assault_first(tmp_path))])  # fmt: skip
+        assert applied.exit_code == 0, applied.output
+    _rally_then_fire(path)
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):
+        expected = KIND.compute(book)
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in ("Hits taken", "Regained", "Hits", "Status"):
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]]
+    assert list(shown["Hits"])[-2:] == ([5, 3] if assault_first else [5, 4])
