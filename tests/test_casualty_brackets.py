@@ -373,6 +373,119 @@ def test_libreoffice_agrees_on_the_stands_lost(tmp_path: Path) -> None:
         )
 
 
+def _charges(path: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """Turn 1: Bony (5 stands, spent point 2) loses a stand to fire (8 fire points, 9 + 1:
+    Telling Fire), Tromelin (2, spent point 1) one otherwise: spent. Bony charges Losthin
+    (fresh), 6 against 5; Losthin charges Tromelin, 3 against 4; no modifier typed."""
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    run_on_file(path, "record", unit="Tromelin", stands_lost="1")
+    first = run_on_file(path, "charge", attacker="Bony", defender="Losthin",
+                        attacker_die="6", defender_die="5")  # fmt: skip
+    second = run_on_file(path, "charge", attacker="Losthin", defender="Tromelin",
+                         attacker_die="3", defender_die="4")  # fmt: skip
+    return first.details, second.details
+
+
+def test_age_of_eagles_charge_takes_fresh_spent_and_fire_losses_from_the_record(
+    tmp_path: Path,
+) -> None:
+    """Bayonet & Sabre: "+2 Units are Fresh", "-2 Units are Spent", "-1 Each Stand lost
+    during Current Fire Phase": the ledger knows them and adds them. Bony, worn by the
+    stand the fire took, 6 - 1; Losthin, fresh, 5 + 2: -2, Withdrawal! (attacker). Losthin
+    3 + 2 against Tromelin, spent, 4 - 2: +3, Withdrawal! (defender). The other modifiers
+    (leaders, cover...) are typed; Fresh or Spent typed again is refused."""
+    path = _stands(tmp_path)
+    first, second = _charges(path)
+    assert first["attacker_record_modifiers"] == {
+        "status": "worn",
+        "fire_stands": 1,
+        "fresh_or_spent": 0,
+        "fire_losses": -1,
+        "total": -1,
+    }
+    assert first["defender_record_modifiers"] == {
+        "status": "fresh",
+        "fire_stands": 0,
+        "fresh_or_spent": 2,
+        "fire_losses": 0,
+        "total": 2,
+    }
+    assert (first["difference"], first["result"], first["loser"]) == (
+        (6 - 1) - (5 + 2),
+        "Withdrawal!",
+        "attacker",
+    )
+    assert second["defender_record_modifiers"]["status"] == "spent"
+    assert (second["difference"], second["result"], second["loser"]) == (
+        (3 + 2) - (4 - 2), "Withdrawal!", "defender")  # fmt: skip
+    turns = {u: t["turns"][0] for u, t in _units(path).items()}  # type: ignore[index]
+    assert turns["Bony"]["charge_record_modifiers"]["total"] == -1
+    assert turns["Tromelin"]["charge_record_modifiers"]["fresh_or_spent"] == -2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="taken from the ledger's record") as err:
+        run_on_file(path, "charge", attacker="Bony", defender="Losthin", attacker_die="6",
+                    defender_die="5", attacker_modifiers="leader attached, fresh")  # fmt: skip
+    assert err.value.value == "Units are Fresh" and path.read_bytes() == before
+
+
+def test_age_of_eagles_fresh_or_spent_at_the_start_of_the_turn_is_a_house_setting(
+    tmp_path: Path,
+) -> None:
+    """``brigade_losses.fresh_spent_at_the_charge: false``: Bony is Fresh as it started the
+    turn, though the fire took a stand: 6 + 2 - 1 against Losthin's 5 + 2, Locked in
+    Combat."""
+    path = _stands(tmp_path)
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
+        "    values:\n      fresh_spent_at_the_charge: false\n",
+        encoding="utf-8",
+    )
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    first, _ = _charges(path)
+    assert first["attacker_record_modifiers"]["status"] == "fresh"
+    assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("at_the_charge", [True, False])
+def test_libreoffice_agrees_on_the_charge_modifiers_of_the_record(
+    tmp_path: Path, at_the_charge: bool
+) -> None:
+    """The Turns sheet's B&S record DRM (Fresh +2, Spent -2, -1 per stand lost to the
+    turn's fire) is what the charge added, on either setting."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.stand_losses import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _stands(tmp_path)
+    if not at_the_charge:
+        house = tmp_path / "house.yaml"
+        house.write_text(
+            "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
+            "    values:\n      fresh_spent_at_the_charge: false\n",
+            encoding="utf-8",
+        )
+        applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+        assert applied.exit_code == 0, applied.output
+    first, second = _charges(path)
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):
+        expected = KIND.compute(book)
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        want = [str(w) for w in expected[header]]
+        assert [str(g).removesuffix(".0") for g in got] == want, header
+    drm = dict(zip(shown["Brigade"], shown["B&S record DRM"], strict=True))
+    assert drm["Bony"] == first["attacker_record_modifiers"]["total"]  # type: ignore[index]
+    assert drm["Tromelin"] == second["defender_record_modifiers"]["total"]  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("operation", "options", "words"),
     [
