@@ -36,6 +36,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
+    "RECORDED_CHARGE_CONDITIONS",
     "RULESET_ID",
     "BayonetResult",
     "BrigadeOutcome",
@@ -47,6 +48,7 @@ __all__ = [
     "FireResult",
     "InitiativeOdds",
     "MarchResult",
+    "RecordedChargeModifiers",
     "SpentCounts",
     "bayonet_modifier",
     "bayonet_odds",
@@ -63,6 +65,7 @@ __all__ = [
     "fire_points",
     "fire_result",
     "fire_result_names",
+    "fresh_spent_at_the_charge",
     "initiative_modifier",
     "initiative_odds",
     "march_modifier",
@@ -71,12 +74,14 @@ __all__ = [
     "march_row_odds",
     "movement_allowance",
     "outnumber_modifier",
+    "recorded_charge_modifiers",
     "reserve_movement_modifier",
     "resolve_charge",
     "resolve_fire",
     "roll_die",
     "ruleset",
     "tactical_movement_modifier",
+    "typed_charge_modifier",
 ]
 
 RULESET_ID = "age-of-eagles"
@@ -929,6 +934,9 @@ class BrigadeOutcome:
     fire: FireResult | None
     charge: BayonetResult | None
     charge_stands: int | None  # what the charge costs this brigade (None: no charge)
+    #: Its own Bayonet & Sabre modifiers its record gives (None: no charge), in the
+    #: recorded difference where the charge command made it.
+    charge_record: RecordedChargeModifiers | None
     march: MarchResult | None
     lost_this_turn: int  # every loss, never more than the stands left
     lost: int
@@ -940,6 +948,79 @@ def _spent(state: BrigadeState, lost: int, counts: str) -> bool:
     if counts == SpentCounts.STANDS_LOST:
         return lost >= state.spent_point
     return state.stands - lost <= state.spent_point
+
+
+def _status(state: BrigadeState, lost: int, counts: str) -> str:
+    """Fresh (nothing lost), worn, or spent at its spent point, after ``lost`` stands."""
+    if _spent(state, lost, counts):
+        return BrigadeStatus.SPENT
+    return BrigadeStatus.FRESH if lost == 0 else BrigadeStatus.WORN
+
+
+@dataclass(frozen=True)
+class RecordedChargeModifiers:
+    """A brigade's own Bayonet & Sabre die roll modifiers that its record gives: "+2 Units
+    are Fresh", "-2 Units are Spent" and "-1 Each Stand lost during Current Fire Phase".
+    Every other modifier (leaders, outnumbering, cover, formation, quality...) the umpire
+    types: the ledger does not keep them."""
+
+    status: str  # fresh, worn or spent at the charge
+    fire_stands: int  # stands it lost in this turn's fire
+    fresh_or_spent: int
+    fire_losses: int
+
+    @property
+    def total(self) -> int:
+        return self.fresh_or_spent + self.fire_losses
+
+    def describe(self) -> str:
+        """``fresh +2, 1 stand lost to fire -1`` (``none`` when there is none)."""
+        parts = [f"{self.status} {self.fresh_or_spent:+d}"] if self.fresh_or_spent else []
+        if self.fire_stands:
+            plural = "s" if self.fire_stands != 1 else ""
+            parts.append(f"{self.fire_stands} stand{plural} lost to fire {self.fire_losses:+d}")
+        return ", ".join(parts) or "none"
+
+
+def fresh_spent_at_the_charge() -> bool:
+    """The data's reading (``brigade_losses.fresh_spent_at_the_charge``): a brigade's Fresh
+    or Spent in a Bayonet & Sabre is its state at the charge, after the turn's fire and
+    March losses (false: as at the start of the turn)."""
+    return bool(ruleset().constant("brigade_losses", "fresh_spent_at_the_charge"))
+
+
+def recorded_charge_modifiers(status: str, fire_stands: int, role: str) -> RecordedChargeModifiers:
+    """The Bayonet & Sabre modifiers of a brigade ``status`` (fresh, worn, spent) that lost
+    ``fire_stands`` in this turn's fire, charging as ``role``, from the data's rows."""
+    lost = _count(fire_stands, "stands lost to fire")
+    one_of(status, (BrigadeStatus.FRESH, BrigadeStatus.WORN, BrigadeStatus.SPENT),
+           "a brigade in a Bayonet & Sabre is fresh, worn or spent")  # fmt: skip
+    fresh_or_spent = (bayonet_modifier(status, role)
+                      if status in (BrigadeStatus.FRESH, BrigadeStatus.SPENT) else 0)  # fmt: skip
+    fire = bayonet_modifier(f"{_STAND_LOST_TO_FIRE} x{lost}", role) if lost else 0
+    return RecordedChargeModifiers(status, lost, fresh_or_spent, fire)
+
+
+#: The Bayonet & Sabre condition the stands lost to this turn's fire count.
+_STAND_LOST_TO_FIRE = "stand lost this fire phase"
+#: The conditions ``recorded_charge_modifiers`` takes from the record: not typed as well.
+RECORDED_CHARGE_CONDITIONS = ("fresh", "spent", _STAND_LOST_TO_FIRE)
+
+
+def typed_charge_modifier(conditions: str | None, side: str) -> int:
+    """A side's Bayonet & Sabre modifier typed by the umpire, which a ledger adds to those
+    of the brigade's record: naming one of those (Fresh, Spent, stands lost to fire) again
+    is refused, it would count twice."""
+    for counted in _parse_counted("bayonet_conditions", conditions):
+        if counted.term.id in RECORDED_CHARGE_CONDITIONS:
+            raise InvalidArgumentError(
+                f"{counted.term.name!r} is taken from the ledger's record of the brigade",
+                column=f"{side} conditions",
+                value=counted.term.name,
+                expected="only the modifiers the ledger does not keep (leaders, outnumbering, "
+                "cover, formation, quality...)",
+            )
+    return bayonet_modifier(conditions, side)
 
 
 def brigade_after_turn(
@@ -980,16 +1061,24 @@ def brigade_after_turn(
     if turn.fire_points is not None and turn.fire_die is not None:
         face = _natural_die(turn.fire_die, f"{prefix}fire die")
         fire = fire_result(turn.fire_points, face + _whole(turn.fire_modifier, "fire modifier"))
-    charge = charge_stands = None
-    if turn.charge is not None and turn.charge_difference is not None:
-        role = str(turn.charge).strip().casefold()
-        one_of(role, ChargeRole.ALL, f"{prefix}a brigade charges as attacker or defender")
-        charge = bayonet_result(turn.charge_difference)
-        lost_it = charge.loser in (role, "both")
-        charge_stands = charge.stands_lost + charge.extra_captured if lost_it else 0
     march = None
     if turn.march_status is not None and turn.march_die is not None:
         march = march_result(turn.march_status, turn.march_die)
+    charge = charge_stands = record = None
+    if turn.charge is not None and turn.charge_difference is not None:
+        role = str(turn.charge).strip().casefold()
+        one_of(role, ChargeRole.ALL, f"{prefix}a brigade charges as attacker or defender")
+        fire_stands = 0 if fire is None else fire.stands_lost
+        before = 0  # Bayonet & Sabre is the third phase: the March and the fire come first
+        if fresh_spent_at_the_charge():
+            before = min(
+                left_before, typed + fire_stands + (0 if march is None else march.stands_lost)
+            )
+        status = _status(state, state.lost + before, counts)
+        record = recorded_charge_modifiers(status, min(fire_stands, left_before), role)
+        charge = bayonet_result(turn.charge_difference)
+        lost_it = charge.loser in (role, "both")
+        charge_stands = charge.stands_lost + charge.extra_captured if lost_it else 0
     from_tables = (
         (0 if fire is None else fire.stands_lost)
         + (charge_stands or 0)
@@ -1000,8 +1089,7 @@ def brigade_after_turn(
     left = state.stands - lost
     if left == 0 or (march is not None and march.removed):
         status = BrigadeStatus.REMOVED
-    elif _spent(state, lost, counts):
-        status = BrigadeStatus.SPENT
     else:
-        status = BrigadeStatus.FRESH if lost == 0 else BrigadeStatus.WORN
-    return BrigadeOutcome(fire, charge, charge_stands, march, lost_this_turn, lost, left, status)
+        status = _status(state, lost, counts)
+    return BrigadeOutcome(fire, charge, charge_stands, record, march, lost_this_turn, lost, left,
+                          status)  # fmt: skip

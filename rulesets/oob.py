@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from battle_ledger.rulesets import square_eagles
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
@@ -40,6 +41,7 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "MAX_NAME_CHARACTERS",
     "NAME_COLUMNS",
+    "BoundsFn",
     "OrderOfBattle",
     "RawUnit",
     "StrengthField",
@@ -186,6 +188,9 @@ class RawUnit:
 DefaultFn = Callable[[Ruleset, Term, Term | None], int | None]
 #: The most a strength may be, given the rule set and the unit types it concerns.
 HighFn = Callable[[Ruleset, Sequence[Term]], int]
+#: The fewest and the most a unit's strength may be, given the rule set and its type, and
+#: the rule's words for them (Square Eagles' "Can adjust up or down 1 SP").
+BoundsFn = Callable[[Ruleset, Term], tuple[int, int, str]]
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,8 @@ class StrengthField:
     foot and horse); a column that does not apply is left blank. ``high``: the most
     the rules allow, given the types of the units it concerns (the unit's, or every
     unit of the division for a division value); more is refused, never cut down.
+    ``bounds``: the fewest and the most a unit's strength may be, by its type (Square
+    Eagles' Strength Points); outside them is refused.
     """
 
     name: str
@@ -209,6 +216,7 @@ class StrengthField:
     division: bool = False
     applies: Callable[[Ruleset, Term], bool] | None = None
     high: HighFn | None = None
+    bounds: BoundsFn | None = None
 
     def applies_to(self, ruleset: Ruleset, unit_type: Term) -> bool:
         return self.applies is None or self.applies(ruleset, unit_type)
@@ -311,9 +319,19 @@ _ETG = (
     ),
     StrengthField("ccp", "CCP", default=_cavalry_ccp, division=True, high=_max_ccp),
 )
+
+
+def _se_strength_bounds(ruleset: Ruleset, unit_type: Term) -> tuple[int, int, str]:
+    bounds = square_eagles.strength_bounds(ruleset, unit_type)
+    return bounds.low, bounds.high, bounds.describe()
+
+
 _SE = (
     StrengthField(
-        "sp", "SP", default=_lookup_default("strength_points", "unit_type", "strength_points")
+        "sp",
+        "SP",
+        default=_lookup_default("strength_points", "unit_type", "strength_points"),
+        bounds=_se_strength_bounds,
     ),
 )
 _AOE = (StrengthField("stands", "Stands"), StrengthField("spent", "Spent point", optional=True))
@@ -508,6 +526,23 @@ def _at_most(f: StrengthField, number: int, ruleset: Ruleset, types: Sequence[Te
         )
 
 
+def _within_bounds(f: StrengthField, number: int, ruleset: Ruleset, unit_type: Term,
+                   source: str, line: int | str | None, whose: str) -> None:  # fmt: skip
+    """Refuse ``number`` for ``f`` outside the bounds of ``unit_type`` (``f.bounds``)."""
+    if f.bounds is None:
+        return
+    low, high, why = f.bounds(ruleset, unit_type)
+    if not low <= number <= high:
+        raise InvalidArgumentError(
+            f"{_where(source, line)}: {f.name} of {whose} is outside what {ruleset.name} "
+            f"allows ({why})",
+            file=source or None,
+            column=f.name,
+            value=number,
+            expected=f"a whole number from {low} to {high}",
+        )
+
+
 def order_of_battle(
     ruleset: Ruleset, records: Iterable[RawUnit], source: str = ""
 ) -> OrderOfBattle:
@@ -631,7 +666,9 @@ def order_of_battle(
                     )
                 got[f.name] = (number, line)
             else:
-                _at_most(f, number, ruleset, [unit_type], source, line, f"unit {names['unit']!r}")
+                whose = f"unit {names['unit']!r}"
+                _at_most(f, number, ruleset, [unit_type], source, line, whose)
+                _within_bounds(f, number, ruleset, unit_type, source, line, whose)
                 strengths[f.name] = number
                 given_at[f.name] = line
         key4 = (names["side"], names["corps"], names["division"], names["unit"])

@@ -31,6 +31,8 @@ __all__ = [
     "HitsOutcome",
     "HitsTurn",
     "RallyResult",
+    "StrengthBounds",
+    "assault_before_rally",
     "assault_dice",
     "assault_odds",
     "assault_result",
@@ -51,6 +53,7 @@ __all__ = [
     "rally_odds",
     "rally_result",
     "rules",
+    "strength_bounds",
     "strength_points",
     "unit_type",
 ]
@@ -105,13 +108,38 @@ def _range_boxes(range_boxes: Any) -> float:
 # -- strength, orders, initiative -----------------------------------------------------
 
 
+@dataclass(frozen=True)
+class StrengthBounds:
+    """A unit type's Strength Points and the fewest and most it may have: "Can adjust up
+    or down 1 SP for relative numbers, troop quality, etc."."""
+
+    type: str  # the unit type's name
+    strength_points: int
+    low: int
+    high: int
+
+    def describe(self) -> str:
+        """``Infantry 7 SP, adjusted up or down 1 SP: 6 to 8``."""
+        adjust = self.high - self.strength_points
+        return (f"{self.type} {self.strength_points} SP, adjusted up or down {adjust} SP: "
+                f"{self.low} to {self.high}")  # fmt: skip
+
+
+def strength_bounds(ruleset: Ruleset, unit: Term) -> StrengthBounds:
+    """The Strength Points of ``unit`` (a term of ``ruleset``'s unit types) and their
+    bounds: the one definition the SE_STRENGTH function and an order of battle's read
+    both take."""
+    base = int(ruleset.lookup("strength_points", unit_type=unit.id)["strength_points"])
+    limit = int(ruleset.constant("strength_adjustment", "max_adjustment"))
+    # A unit has at least 1 SP (removed when its Hits reach them), whatever a house limit.
+    return StrengthBounds(unit.name, base, max(1, base - limit), base + limit)
+
+
 def strength_points(unit: str, adjustment: int = 0) -> int:
     """Strength Points of a unit type, adjusted up or down by at most 1 SP."""
-    ruleset = rules()
-    term = unit_type(unit)
-    limit = int(ruleset.constant("strength_adjustment", "max_adjustment"))
-    adjust = _whole(adjustment, "adjustment", -limit, limit)
-    return int(ruleset.lookup("strength_points", unit_type=term.id)["strength_points"]) + adjust
+    bounds = strength_bounds(rules(), unit_type(unit))
+    base = bounds.strength_points
+    return base + _whole(adjustment, "adjustment", bounds.low - base, bounds.high - base)
 
 
 def is_removed(hits: int, strength: int) -> bool:
@@ -355,36 +383,60 @@ class HitsTurn:
 class HitsOutcome:
     """One unit's turn as the ledger shows it."""
 
-    hits_taken: int  # Hits after this turn's fire and assault, before any Rally
+    hits_taken: int  # Hits before the turn and this turn's fire and assault, no Rally off
     withdraw: bool  # 3+ Hits from one Fire Action: retreat 1 Box
     regained: int | None  # Hits a Rally regained (None: no Rally)
     hits: int  # Hits at the end of the turn
     removed: bool  # Hits reached its Strength Points
 
 
-def hits_after_turn(unit: str, strength: int, hits_before: int, turn: HitsTurn) -> HitsOutcome:
-    """Hits taken, Withdraw!, a Rally (4+ one Hit back, 6+ two; the first Hit stays), and
-    removal when the Hits reach the Strength Points (a removed unit cannot rally)."""
+def assault_before_rally() -> bool:
+    """Whether the Hits of an Assault on a unit come before its Rally in the same turn
+    (``turn_order.assault_before_rally``, a house reading: both are Actions, and which
+    comes first depends on the Initiative, which the ledger does not keep)."""
+    return bool(rules().constant("turn_order", "assault_before_rally"))
+
+
+def hits_after_turn(
+    unit: str,
+    strength: int,
+    hits_before: int,
+    turn: HitsTurn,
+    *,
+    assault_first: bool | None = None,
+) -> HitsOutcome:
+    """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
+    6+ two, "Units may not rally to less than 1 Hit"; an Assault), then the Fire Phases;
+    Withdraw!, and removal when the Hits reach the Strength Points.
+
+    A Rally counts the Hits the unit has when it rallies: those of earlier turns (and of
+    an Assault this turn, where ``assault_first``: by default the data's reading), not
+    this turn's fire, which comes after. A unit whose Hits reach its Strength Points
+    before its Rally has lost all its Hits and cannot rally. More Hits than its Strength
+    Points at any point are refused.
+    """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
     sp = _whole(strength, "strength points", 1)
     fire = _whole(turn.fire_hits, "fire hits")
     most = _whole(turn.most_from_one_fire, "hits from one fire action", high=fire)
     assault = _whole(turn.assault_hits, "assault hits")
-    taken = _whole(hits_before, "hits before", high=sp) + fire + assault
-    if taken > sp:
+    before = _whole(hits_before, "hits before", high=sp)
+    first = assault_before_rally() if assault_first is None else assault_first
+    at_rally = before + (assault if first else 0)
+    regained = None
+    if turn.rally_roll is not None and at_rally < sp:
+        regained = rally_result(turn.rally_roll, "", at_rally).hits_regained
+    taken = before + fire + assault
+    hits = taken - (regained or 0)
+    if max(at_rally, hits) > sp:
+        back = f", {regained} back by its Rally" if regained else ""
         raise InvalidArgumentError(
             f"{prefix}more Hits than the unit's Strength Points",
-            value=taken - hits_before,
-            expected=f"at most {sp - hits_before} (its Strength Points left)",
+            value=fire + assault,
+            expected=f"at most {sp - before + (regained or 0)} (its Strength Points left{back})",
         )
-    removed = is_removed(taken, sp)
-    regained = None
-    hits = taken
-    if turn.rally_roll is not None and not removed:
-        result = rally_result(turn.rally_roll, "", taken)
-        regained, hits = result.hits_regained, taken - result.hits_regained
-    return HitsOutcome(taken, must_withdraw(most), regained, hits, removed)
+    return HitsOutcome(taken, must_withdraw(most), regained, hits, hits >= sp)
 
 
 # -- assault -----------------------------------------------------------------------------

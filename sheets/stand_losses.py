@@ -27,6 +27,7 @@ from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentErro
 from battle_ledger.sheets.book import Book
 from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
+    constant_name,
     letters,
     match_above,
     row_above,
@@ -70,6 +71,8 @@ __all__ = [
     "KIND",
     "MARCH",
     "MARCH_STATUSES",
+    "RECORD",
+    "RECORD_BLOCK",
     "SPENT_COUNTS",
     "TURNS",
     "brigade_formulas",
@@ -88,6 +91,11 @@ _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 #: modified die for each result (by fire points), the results by severity, the Bayonet &
 #: Sabre table (by difference), the March table (by modified die, three columns per status).
 FIRE, FIRE_RESULTS, BAYONET, MARCH = "aoe_fire", "aoe_fire_results", "aoe_bayonet", "aoe_march"
+#: Defined name of the hidden block of a brigade's own Bayonet & Sabre modifiers that its
+#: record gives: Fresh, Spent, and each stand lost to this turn's fire (one row).
+RECORD = "aoe_bs_record"
+#: The RECORD block's columns.
+RECORD_BLOCK = ("Fresh", "Spent", "Each stand lost to fire")
 #: The brigade statuses of the March table, in the order of the MARCH block's columns.
 MARCH_STATUSES = ("Disorder", "Good Order", "Reserve Movement")
 #: The workbook's setting: what a brigade's spent point counts.
@@ -168,6 +176,12 @@ TURNS = Table(
         Column("Fire severity", "fire_severity", _H),
         Column("B&S loser", "charge_loser", _H),
         Column("March column", "march_column", _H),
+        # Template version 2, after the columns of older ledgers (their formulas' columns
+        # stay where they were).
+        Column("B&S record DRM", "charge_record", _O, Entry.WHOLE,
+               "its own Fresh (+2) / Spent (-2) at the charge and -1 per stand lost to this "
+               "turn's fire: the charge command adds them to its die; the rest is typed",
+               width=9, since=2),
     ),
 )  # fmt: skip
 
@@ -207,8 +221,24 @@ def turn_formulas(r: int) -> dict[str, str]:
     left_before = f"({cell('Start')}-{cell('Previous lost')})"
     lost, left, spent = cell("Lost so far"), cell("Left"), cell("Spent")
     removed = f'OR({left}=0,IF({cell("March column")}="",FALSE,{march(2)}=1))'
-    is_spent = (f'IF({SPENT_COUNTS}="{aoe.SpentCounts.STANDS_LEFT}",{left}<={spent},'
-                f"{lost}>={spent})")  # fmt: skip
+
+    def spent_at(lost: str) -> str:
+        return (f'IF({SPENT_COUNTS}="{aoe.SpentCounts.STANDS_LEFT}",{cell("Start")}-{lost}'
+                f"<={spent},{lost}>={spent})")  # fmt: skip
+
+    is_spent = spent_at(lost)
+    # The charge comes third: the March, the fire and the stands typed before it (or, by
+    # the house setting, the turn's start) make the brigade Fresh or Spent at the charge.
+    earlier = (f"MIN({left_before},{cell('Stands lost')}+{cell('Captured')}"
+               f"+{stands('Fire stands')}+{stands('March stands')})")  # fmt: skip
+    at_charge = constant_name("brigade_losses", "fresh_spent_at_the_charge")
+    before = f'({cell("Previous lost")}+IF({at_charge}="yes",{earlier},0))'
+
+    def own(k: int) -> str:
+        return f"INDEX({RECORD},1,{k})"
+
+    record = (f'IF({spent_at(before)},{own(2)},IF({before}=0,{own(1)},0))'
+              f"+MIN({stands('Fire stands')},{left_before})*{own(3)}")  # fmt: skip
     return unless_blank(cell("Brigade"), {
         "Fire result": (f'IF({cell("Fire severity")}="","",'
                         f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},2,FALSE))'),
@@ -241,6 +271,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "March column": (f'IF(OR({cell("March status")}="",{cell("March die")}=""),"",'
                          f'IF({cell("March status")}="{MARCH_STATUSES[0]}",2,'
                          f'IF({cell("March status")}="{MARCH_STATUSES[1]}",5,8)))'),
+        "B&S record DRM": f'IF({cell("B&S loser")}="","",{record})',
     })  # fmt: skip
 
 
@@ -286,6 +317,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_stands(book)),  # defined below
         close="end-turn",
         macro_prefix="aoe",
+        template_version=2,  # 2: the B&S record DRM
     )
 )
 
@@ -375,6 +407,7 @@ def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
         "" if out.charge_stands is None else out.charge_stands,
         "" if march is None else march.name, "" if march is None else march.stands_lost,
         out.lost_this_turn, out.lost, out.left, out.status,
+        "" if out.charge_record is None else out.charge_record.total,
     ]  # fmt: skip
 
 
@@ -402,6 +435,7 @@ def standings(ledger: StandsLedger) -> list[dict[str, Any]]:
             "turns": [
                 {"turn": int(row["Turn"]), "fire": None if out.fire is None else out.fire.name,
                  "charge": None if out.charge is None else out.charge.label,
+                 "charge_record_modifiers": _record_details(out.charge_record),
                  "march": None if out.march is None else out.march.name,
                  "lost": out.lost_this_turn}
                 for _, row, out in parts if out.lost_this_turn or out.fire or out.charge
@@ -420,12 +454,13 @@ def turn_row(turn: int, side: str, brigade: str) -> dict[str, Any]:
 
 
 def _modifier(given: Any, what: str, table: str) -> int:
-    """A die roll modifier: a whole number, or the charts' conditions in their words."""
+    """A die roll modifier: a whole number, or the charts' conditions in their words (a
+    Bayonet & Sabre's without those the ledger takes from its record)."""
     text = str(given).strip()
     with contextlib.suppress(ValueError):
         return int(text)
     try:
-        return aoe.bayonet_modifier(text, what) if table == "bayonet" else (
+        return aoe.typed_charge_modifier(text, what) if table == "bayonet" else (
             aoe.fire_die_modifier(text))  # fmt: skip
     except InvalidArgumentError as exc:
         where = f"--{what}-modifiers" if table == "bayonet" else "--modifiers"
@@ -477,6 +512,31 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
 
 
+def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.RecordedChargeModifiers:
+    """The Bayonet & Sabre modifiers of ``brigade``'s record in the current turn, charging
+    as ``role``: Fresh or Spent at the charge, and the stands this turn's fire took."""
+    state, row = ledger.starts[brigade], None
+    for _, recorded, out in _fold(ledger).get(brigade, []):
+        if int(recorded["Turn"]) == ledger.current_turn:
+            row = recorded
+            break
+        state = replace(state, lost=out.lost, status=out.status)
+    turn = _turn(ledger.current_turn, row) if row is not None else aoe.BrigadeTurn()
+    out = aoe.brigade_after_turn(state, replace(turn, charge=role, charge_difference=0),
+                                 spent_counts=ledger.spent_counts)  # fmt: skip
+    assert out.charge_record is not None  # a charge was given
+    return out.charge_record
+
+
+def _record_details(record: aoe.RecordedChargeModifiers | None) -> dict[str, Any] | None:
+    """A brigade's record modifiers as ``--json`` shows them."""
+    if record is None:
+        return None
+    return {"status": record.status, "fire_stands": record.fire_stands,
+            "fresh_or_spent": record.fresh_or_spent, "fire_losses": record.fire_losses,
+            "total": record.total}  # fmt: skip
+
+
 @operation(
     KIND.name,
     "charge",
@@ -485,8 +545,18 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         Option("defender", str, required=True, help="the brigade charged", thing=True),
         Option("attacker_die", int, low=1, high=10, help="the attacker's die (1-10)"),
         Option("defender_die", int, low=1, high=10, help="the defender's die (1-10)"),
-        Option("attacker_modifiers", str, help="the attacker's modifiers: a number or words"),
-        Option("defender_modifiers", str, help="the defender's modifiers: a number or words"),
+        Option(
+            "attacker_modifiers",
+            str,
+            help="the attacker's modifiers: a number or words, "
+            "without Fresh/Spent and stands lost to fire (the ledger adds them)",
+        ),
+        Option(
+            "defender_modifiers",
+            str,
+            help="the defender's modifiers: a number or words, "
+            "without Fresh/Spent and stands lost to fire (the ledger adds them)",
+        ),
         Option("seed", int, help="throw the dice not given, repeatable"),
     ),
 )
@@ -494,6 +564,9 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
            **given: Any) -> OperationResult:  # fmt: skip
     """A Bayonet & Sabre between two brigades this turn: both dice with each side's
     modifiers give the difference; the result and the stands it costs go on both rows.
+    Each brigade's "+2 Units are Fresh" / "-2 Units are Spent" and "-1 Each Stand lost
+    during Current Fire Phase" come from its record and are added by the ledger; the
+    other modifiers are the ones you type.
 
     Example: battle-ledger run charge ledger.xlsx --attacker "Bony's brigade" --defender "15th Brigade infantry" --attacker-die 8 --defender-die 4
     """  # noqa: E501
@@ -505,6 +578,8 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
                                    value=defender, expected="another brigade")  # fmt: skip
     rng = random.Random(seed)
     dice = {}
+    records = {"attacker": _record_modifiers(ledger, first, aoe.ChargeRole.ATTACKER),
+               "defender": _record_modifiers(ledger, second, aoe.ChargeRole.DEFENDER)}  # fmt: skip
     for who in ("attacker", "defender"):
         die = given.get(f"{who}_die")
         if die is None:
@@ -516,7 +591,8 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
                 )
             die = aoe.roll_die(rng)
         modifiers = given.get(f"{who}_modifiers")
-        dice[who] = (die, 0 if modifiers is None else _modifier(modifiers, who, "bayonet"))
+        typed = 0 if modifiers is None else _modifier(modifiers, who, "bayonet")
+        dice[who] = (die, typed + records[who].total)
     difference = (dice["attacker"][0] + dice["attacker"][1]) - (
         dice["defender"][0] + dice["defender"][1])  # fmt: skip
     turn = ledger.current_turn
@@ -528,12 +604,16 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
     result = aoe.bayonet_result(difference)
     detail = (f"{first} charges {second}: {dice['attacker'][0]}{dice['attacker'][1]:+d} against "
               f"{dice['defender'][0]}{dice['defender'][1]:+d}, difference {difference:+d}: "
-              f"{result.label}")  # fmt: skip
+              f"{result.label}; from the ledger's record: {first} "
+              f"{records['attacker'].describe()}, {second} {records['defender'].describe()} "
+              "(the other modifiers as typed)")  # fmt: skip
     book.log("charge", detail, turn=turn,
              dice=f"{dice['attacker'][0]} {dice['defender'][0]}")  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", {
         "turn": turn, "attacker": first, "defender": second, "difference": difference,
-        "result": result.name, "loser": result.loser})  # fmt: skip
+        "result": result.name, "loser": result.loser,
+        "attacker_record_modifiers": _record_details(records["attacker"]),
+        "defender_record_modifiers": _record_details(records["defender"])})  # fmt: skip
 
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})

@@ -5,8 +5,9 @@ formulas, operations).
 status so far). ``tbl_Turns``: one row per unit per turn: Hits from fire (and
 the most from one Fire Action: 3 or more, Withdraw!), Hits in assault, a
 Rally's d6; computed: Hits taken, Withdraw!, Hits regained (4+ one, 6+ two;
-"Units may not rally to less than 1 Hit"), Hits at the end, and removal when the
-Hits reach the Strength Points. The formulas are
+"Units may not rally to less than 1 Hit": the Rally, an Action, comes before
+the turn's fire), Hits at the end, and removal when the Hits reach the Strength
+Points. The formulas are
 ``rulesets.square_eagles.hits_after_turn`` step for step.
 
 Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles``.
@@ -115,7 +116,8 @@ TURNS = Table(
                low=0, width=8),
         Column("Rally roll", "rally_roll", _I, Entry.WHOLE, "a Rally's d6", low=1, high=6,
                width=7),
-        Column("Hits taken", "hits_taken", _O, Entry.WHOLE, "Hits before any Rally", width=8),
+        Column("Hits taken", "hits_taken", _O, Entry.WHOLE,
+               "Hits before and this turn's, the Rally not taken off", width=8),
         Column("Withdraw!", "withdraw", _O, help="Y: retreat 1 Box", width=9),
         Column("Regained", "regained", _O, help="Hits a Rally regained", width=8),
         Column("Hits", "hits", _O, Entry.WHOLE, "Hits at the end of the turn", width=7),
@@ -142,14 +144,22 @@ def turn_formulas(r: int) -> dict[str, str]:
     taken, sp, roll = cell("Hits taken"), cell("SP"), cell("Rally roll")
     floor = constant_name("rally_limits", "min_hits_after_rally")
     sp_col = f"${u['Strength Points']}:${u['Strength Points']}"
+    # The Actions Phases (a Rally, an Assault) before the Fire Phases: the Rally counts the
+    # Hits before this turn's fire. A ledger made before the setting was on its Rules sheet
+    # has no such name: the rules in force decide there, as report does.
+    first = (
+        f'IFERROR({constant_name("turn_order", "assault_before_rally")}="yes",'
+        f"{str(se.assault_before_rally()).upper()})"
+    )
+    at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
     return unless_blank(cell("Unit"), {
         "Hits taken": f"{cell('Hits before')}+{cell('Fire hits')}+{cell('Assault hits')}",
         "Withdraw!": (f"IF({cell('Most from one fire')}>={constant_name('withdraw', 'hits')},"
                       '"Y","")'),
-        "Regained": (f'IF(OR({roll}="",{taken}>={sp}),"",'
-                     f"MAX(0,MIN(VLOOKUP({roll},{RALLY},2,TRUE),{taken}-{floor})))"),
+        "Regained": (f'IF(OR({roll}="",{at_rally}>={sp}),"",'
+                     f"MAX(0,MIN(VLOOKUP({roll},{RALLY},2,TRUE),{at_rally}-{floor})))"),
         "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
-        "Status": f'IF({taken}>={sp},"{REMOVED}","{IN_PLAY}")',
+        "Status": f'IF({cell("Hits")}>={sp},"{REMOVED}","{IN_PLAY}")',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),

@@ -27,6 +27,8 @@ from battle_ledger.sheets.stand_losses import (
     KIND,
     MARCH,
     MARCH_STATUSES,
+    RECORD,
+    RECORD_BLOCK,
     SPENT_COUNTS,
     TURNS,
     brigade_formulas,
@@ -103,6 +105,8 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
         march.append(cells)
     headers = [f"{s} {h}" for s in MARCH_STATUSES for h in ("result", "stands", "removed")]
     define_name(wb, MARCH, lookup_block(wb, MARCH, [MARCH, *headers], march))
+    own = [aoe.bayonet_modifier(c) for c in aoe.RECORDED_CHARGE_CONDITIONS]
+    define_name(wb, RECORD, lookup_block(wb, RECORD, [RECORD, *RECORD_BLOCK[1:]], [own]))
 
 
 def build_stand_losses(

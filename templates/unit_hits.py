@@ -95,8 +95,8 @@ def build_unit_hits(
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
-    add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_limits", "withdraw",
-                                         "strength_points"])  # fmt: skip
+    add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_limits", "turn_order", "withdraw",
+                                         "strength_points", "strength_adjustment"])  # fmt: skip
     return wb
 
 

@@ -289,23 +289,33 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
 
 
 def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
-    """Fire and assault Hits within the Strength Points left, the most from one Fire
-    Action, now and then a Rally's d6."""
+    """Fire and assault Hits, the most from one Fire Action, now and then a Rally's d6;
+    what a unit has taken in all never more than its SP, and never all of it once it has
+    rallied. The Rally comes before the turn's fire, so what it gives back decides whether
+    a unit taking its last Hits stays; house rules given later change that, and the same
+    battle must stay whole under them."""
     from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
 
     found: list[tuple[str, dict[str, str]]] = []
-    for unit in standings(read_hits(HeadlessBook(path, writable=False))):
+    ledger = read_hits(HeadlessBook(path, writable=False))
+    turns = ledger.turns
+    for unit in standings(ledger):
         if unit["status"] != IN_PLAY:
             continue
-        left = unit["sp_left"]
+        mine = turns[turns["Unit"] == unit["unit"]]
+        taken = int(mine["Fire hits"].fillna(0).sum() + mine["Assault hits"].fillna(0).sum())
+        rallied = bool(mine["Rally roll"].notna().any())
+        left = unit["strength_points"] - taken - (1 if rallied else 0)
         fire = min(left, pick(0, 3) if pick(0, 1) else 0)
         assault = min(left - fire, pick(0, 2) if pick(0, 3) == 0 else 0)
         most = str(pick(0, fire))
         options = {"unit": unit["unit"], "fire_hits": str(fire), "most_from_one_fire": most,
                    "assault_hits": str(assault)}  # fmt: skip
         if pick(0, 2) == 0:
-            options["rally_roll"] = str(pick(1, 6))
+            roll = str(pick(1, 6))
+            if fire + assault < left:
+                options["rally_roll"] = roll
         found.append(("record", options))
     return found
 

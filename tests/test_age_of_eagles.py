@@ -704,3 +704,24 @@ def test_udf_bad_cells_raise_named_errors() -> None:
         udfs.AOE_MOVE("cavalry", "road", "maybe")
     with pytest.raises(InvalidArgumentError, match="different lengths"):
         udfs.AOE_FIRE([[1.0], [2.0]], [[1.0], [2.0], [3.0]])
+
+
+def test_a_brigades_record_gives_its_own_charge_modifiers() -> None:
+    """Bayonet & Sabre: "+2 Units are Fresh", "-2 Units are Spent", "-1 Each Stand lost
+    during Current Fire Phase". A fresh brigade of 6 (spent point 2) that loses the fire
+    table's stands this turn (30 fire points, a 5) is no longer fresh at the charge (the
+    data's reading): its record gives -1 per stand the fire took, and -2 once spent. A
+    brigade that lost nothing is Fresh, +2."""
+    state = aoe.BrigadeState("B", stands=6, spent_point=2)
+    fire = aoe.fire_result(30, 5)
+    took = min(fire.stands_lost, 6)
+    turn = aoe.BrigadeTurn(fire_points=30, fire_die=5, charge="defender", charge_difference=0)
+    record = aoe.brigade_after_turn(state, turn).charge_record
+    assert record is not None and record.fire_stands == took
+    assert record.fire_losses == -took
+    want = "spent" if took >= 2 else ("worn" if took else "fresh")
+    assert record.status == want
+    assert record.fresh_or_spent == {"spent": -2, "worn": 0, "fresh": 2}[want]
+    assert aoe.recorded_charge_modifiers("fresh", 0, "attacker").total == 2
+    quiet = aoe.brigade_after_turn(state, aoe.BrigadeTurn(charge="attacker", charge_difference=3))
+    assert quiet.charge_record is not None and quiet.charge_record.total == 2

@@ -281,6 +281,7 @@ Case = tuple[str, Callable[[Path], None] | None, list[str],
 
 _RUN = ["run", "record", "LEDGER", *_RECORD]
 _NEW = ["new", "dep-ledger", "--ruleset", "etg", "--oob", "INPUT", "-o", "OUT"]
+_NEW_SE = ["new", "casualty-brackets", "--ruleset", "se", "--oob", "INPUT", "-o", "OUT"]
 
 CATALOGUE: list[Case] = [
     # files that are not our workbooks
@@ -389,6 +390,12 @@ CATALOGUE: list[Case] = [
      1, ("line 2", "dep", "99", "0 to 48")),
     ("ccp without cavalry", None, _NEW, _write("army.csv", _HEAD + _ROW.replace(",,,X", ",,2,X")),
      1, ("line 2", "no cavalry")),
+    ("Square Eagles infantry at 9 SP", None, _NEW_SE,
+     _write("army.csv", "side,unit,type,sp\nBritish,Kempt,infantry,9\n"), 1,
+     ("army.csv", "line 2", "column sp", "got 9", "6 to 8", "adjusted up or down 1 SP")),
+    ("Square Eagles cavalry at 3 SP", None, _NEW_SE,
+     _write("army.csv", "side,unit,type,sp\nFrench,Chasseurs,cavalry,3\n"), 1,
+     ("army.csv", "line 2", "column sp", "got 3", "4 to 6")),
     ("name of 40,000 characters", None, _NEW,
      _write("army.csv", _HEAD + _ROW.replace("1e Ligne", "L" * 40_000)), 1, ("40,000 characters",)),
     ("unknown unit type", None, _NEW,

@@ -692,6 +692,119 @@ def test_libreoffice_agrees_on_the_stands_lost(tmp_path: Path) -> None:
         )
 
 
+def _charges(path: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """Turn 1: Bony (5 stands, spent point 2) loses a stand to fire (8 fire points, 9 + 1:
+    Telling Fire), Tromelin (2, spent point 1) one otherwise: spent. Bony charges Losthin
+    (fresh), 6 against 5; Losthin charges Tromelin, 3 against 4; no modifier typed."""
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    run_on_file(path, "record", unit="Tromelin", stands_lost="1")
+    first = run_on_file(path, "charge", attacker="Bony", defender="Losthin",
+                        attacker_die="6", defender_die="5")  # fmt: skip
+    second = run_on_file(path, "charge", attacker="Losthin", defender="Tromelin",
+                         attacker_die="3", defender_die="4")  # fmt: skip
+    return first.details, second.details
+
+
+def test_age_of_eagles_charge_takes_fresh_spent_and_fire_losses_from_the_record(
+    tmp_path: Path,
+) -> None:
+    """Bayonet & Sabre: "+2 Units are Fresh", "-2 Units are Spent", "-1 Each Stand lost
+    during Current Fire Phase": the ledger knows them and adds them. Bony, worn by the
+    stand the fire took, 6 - 1; Losthin, fresh, 5 + 2: -2, Withdrawal! (attacker). Losthin
+    3 + 2 against Tromelin, spent, 4 - 2: +3, Withdrawal! (defender). The other modifiers
+    (leaders, cover...) are typed; Fresh or Spent typed again is refused."""
+    path = _stands(tmp_path)
+    first, second = _charges(path)
+    assert first["attacker_record_modifiers"] == {
+        "status": "worn",
+        "fire_stands": 1,
+        "fresh_or_spent": 0,
+        "fire_losses": -1,
+        "total": -1,
+    }
+    assert first["defender_record_modifiers"] == {
+        "status": "fresh",
+        "fire_stands": 0,
+        "fresh_or_spent": 2,
+        "fire_losses": 0,
+        "total": 2,
+    }
+    assert (first["difference"], first["result"], first["loser"]) == (
+        (6 - 1) - (5 + 2),
+        "Withdrawal!",
+        "attacker",
+    )
+    assert second["defender_record_modifiers"]["status"] == "spent"
+    assert (second["difference"], second["result"], second["loser"]) == (
+        (3 + 2) - (4 - 2), "Withdrawal!", "defender")  # fmt: skip
+    turns = {u: t["turns"][0] for u, t in _units(path).items()}  # type: ignore[index]
+    assert turns["Bony"]["charge_record_modifiers"]["total"] == -1
+    assert turns["Tromelin"]["charge_record_modifiers"]["fresh_or_spent"] == -2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="taken from the ledger's record") as err:
+        run_on_file(path, "charge", attacker="Bony", defender="Losthin", attacker_die="6",
+                    defender_die="5", attacker_modifiers="leader attached, fresh")  # fmt: skip
+    assert err.value.value == "Units are Fresh" and path.read_bytes() == before
+
+
+def test_age_of_eagles_fresh_or_spent_at_the_start_of_the_turn_is_a_house_setting(
+    tmp_path: Path,
+) -> None:
+    """``brigade_losses.fresh_spent_at_the_charge: false``: Bony is Fresh as it started the
+    turn, though the fire took a stand: 6 + 2 - 1 against Losthin's 5 + 2, Locked in
+    Combat."""
+    path = _stands(tmp_path)
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
+        "    values:\n      fresh_spent_at_the_charge: false\n",
+        encoding="utf-8",
+    )
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    first, _ = _charges(path)
+    assert first["attacker_record_modifiers"]["status"] == "fresh"
+    assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("at_the_charge", [True, False])
+def test_libreoffice_agrees_on_the_charge_modifiers_of_the_record(
+    tmp_path: Path, at_the_charge: bool
+) -> None:
+    """The Turns sheet's B&S record DRM (Fresh +2, Spent -2, -1 per stand lost to the
+    turn's fire) is what the charge added, on either setting."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.stand_losses import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _stands(tmp_path)
+    if not at_the_charge:
+        house = tmp_path / "house.yaml"
+        house.write_text(
+            "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
+            "    values:\n      fresh_spent_at_the_charge: false\n",
+            encoding="utf-8",
+        )
+        applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+        assert applied.exit_code == 0, applied.output
+    first, second = _charges(path)
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):
+        expected = KIND.compute(book)
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        want = [str(w) for w in expected[header]]
+        assert [str(g).removesuffix(".0") for g in got] == want, header
+    drm = dict(zip(shown["Brigade"], shown["B&S record DRM"], strict=True))
+    assert drm["Bony"] == first["attacker_record_modifiers"]["total"]  # type: ignore[index]
+    assert drm["Tromelin"] == second["defender_record_modifiers"]["total"]  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("operation", "options", "words"),
     [
@@ -760,3 +873,103 @@ def _sheet_as_the_rules(path: Path, tmp_path: Path) -> tuple[Any, Path]:
         want = [str(plain(w)) for w in expected[header]]
         assert got == want, header
     return expected, recalculated
+
+
+def _hits_by_unit(path: Path) -> dict[str, dict[str, object]]:
+    return {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+
+
+def _rally_then_fire(path: Path) -> None:
+    """Turn 1: Lights take 4 of 5, 1er Léger 1 of 7. Turn 2: both rally on a 6 and are
+    then fired at (Lights 3, 1er Léger 2); 1er Léger also assaulted for 1."""
+    run_on_file(path, "record", unit="Lights", fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="1", most_from_one_fire="1")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Lights", rally_roll="6", fire_hits="3",
+                most_from_one_fire="3")  # fmt: skip
+    run_on_file(path, "record", unit="1er Léger", rally_roll="6", fire_hits="2",
+                most_from_one_fire="2", assault_hits="1")  # fmt: skip
+
+
+def test_square_eagles_rally_comes_before_the_turns_fire(tmp_path: Path) -> None:
+    """ "3a. Initiative Actions Phase ... Action choices are: Bombardment, Rally ... 4a.
+    Initiative Fire Phase": a turn's Rally comes before its fire, and "Units may not
+    rally to less than 1 Hit". Lights at 4 Hits of 5 rally 2 back (2 Hits), then take 3
+    from fire: 5, removed (taking the fire first made 7 of 5, refused). 1er Léger at 1
+    Hit rally nothing back ("the first Hit is permanent"), then take 2 from fire and 1 in
+    assault: 4 (fire first would have let the Rally take 2 of its 4 Hits)."""
+    path = _hits(tmp_path)
+    _rally_then_fire(path)
+    units = _hits_by_unit(path)
+    assert (units["Lights"]["hits"], units["Lights"]["status"]) == (5, "removed")
+    assert (units["1er Léger"]["hits"], units["1er Léger"]["status"]) == (4, "in play")
+    done = run_on_file(path, "end-turn")
+    assert done.details["removed"] == ["Lights"] and done.details["withdraw"] == ["Lights"]
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_square_eagles_more_hits_than_the_rally_leaves_room_for_are_refused(
+    tmp_path: Path,
+) -> None:
+    """The Rally comes first, but never below 1 Hit: Lights at 1 Hit rally nothing back,
+    so 5 from fire is 6 of 5 SP, refused with what is left; nothing is written."""
+    path = _hits(tmp_path)
+    run_on_file(path, "record", unit="Lights", fire_hits="1")
+    run_on_file(path, "end-turn")
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="more Hits than the unit's Strength Points") as err:
+        run_on_file(path, "record", unit="Lights", rally_roll="6", fire_hits="5")
+    assert "at most 4" in str(err.value) and path.read_bytes() == before
+
+
+def _assault_first(tmp_path: Path) -> Path:
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: square-eagles\nnote: Reacting side\ntables:\n  turn_order:\n"
+        "    values:\n      assault_before_rally: true\n",
+        encoding="utf-8",
+    )
+    return house
+
+
+def test_square_eagles_an_assault_before_the_rally_is_a_house_setting(tmp_path: Path) -> None:
+    """Which of a unit's Rally and an Assault on it comes first depends on the side with
+    the Initiative ("3a ... 3b"), which the ledger does not keep: a house file's
+    ``turn_order.assault_before_rally: true`` counts the Assault first. 1er Léger at 1
+    Hit, assaulted for 1 (2 Hits), rally 1 back on a 6 before 2 from fire: 3, not 4."""
+    path = _hits(tmp_path)
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(_assault_first(tmp_path))])
+    assert applied.exit_code == 0, applied.output
+    _rally_then_fire(path)
+    units_now = _hits_by_unit(path)
+    assert units_now["1er Léger"]["hits"] == 3
+    assert units_now["Lights"]["hits"] == 5
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("assault_first", [False, True])
+def test_libreoffice_agrees_on_the_rally_before_the_fire(
+    tmp_path: Path, assault_first: bool
+) -> None:
+    """The sheet's formulas take the Rally before the fire (and the Assault where the
+    setting says), as report does."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.unit_hits import KIND
+    from tests.libreoffice import recalculated_workbook
+
+    path = _hits(tmp_path)
+    if assault_first:
+        applied = CliRunner().invoke(cli, ["rules", "apply", str(path),
+                                           str(_assault_first(tmp_path))])  # fmt: skip
+        assert applied.exit_code == 0, applied.output
+    _rally_then_fire(path)
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):
+        expected = KIND.compute(book)
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in ("Hits taken", "Regained", "Hits", "Status"):
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]]
+    assert list(shown["Hits"])[-2:] == ([5, 3] if assault_first else [5, 4])

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from battle_ledger import rulesets
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
+from battle_ledger.rulesets.oob import RawUnit, order_of_battle
 from battle_ledger.xlfuncs import UDFS
 from tests.golden import case_id, load_golden, run_case, run_error
 
@@ -52,6 +53,34 @@ def test_strength_points() -> None:
     assert se.strength_points("Infantry") == 7
     assert {se.strength_points(u) for u in ("cavalry", "guns", "skirmishers")} == {5}
     assert se.strength_points("infantry", -1) == 6
+
+
+@pytest.mark.parametrize("unit", ["Infantry", "Lights", "Cavalry", "Heavy Cavalry", "Guns",
+                                  "Horse Artillery"])  # fmt: skip
+def test_an_order_of_battle_keeps_the_strength_points_se_strength_allows(unit: str) -> None:
+    """ "Infantry 7 SP, Cavalry 5 SP, Artillery or Skirmishers 5 SP. Can adjust up or down 1
+    SP": an order of battle's SP is read where SE_STRENGTH gives it (the type's, 1 up or
+    down) and refused elsewhere, naming the file, the line, the column, the value and the
+    bound, as SE_STRENGTH refuses the adjustment."""
+    ruleset = rulesets.get("se")
+    base = se.strength_points(unit)
+    for sp in range(0, base + 4):
+        record = RawUnit({"side": "French", "unit": "X", "type": unit, "sp": sp}, line=4)
+        try:
+            function = UDFS["SE_STRENGTH"](unit, float(sp - base))
+        except InvalidArgumentError:
+            function = None
+        if isinstance(function, str) and function.startswith("#"):
+            function = None  # the error Excel shows
+        try:
+            read = order_of_battle(ruleset, [record], "army.csv").units[0].strength("sp")
+        except InvalidArgumentError as exc:
+            read = None
+            low, high = base - 1, base + 1
+            assert (exc.file, exc.column, exc.value) == ("army.csv", "sp", sp)
+            assert str(exc).startswith("line 4: ") and f"from {low} to {high}" in str(exc)
+        assert read == function, sp
+        assert (read is not None) == (abs(sp - base) <= 1), sp
 
 
 def test_initiative_switch_needs_a_win_by_two() -> None:
