@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
+from battle_ledger.rulesets.files import read_input_text
 from battle_ledger.rulesets.model import (
     HOUSE_RULE,
     CellType,
@@ -160,16 +161,7 @@ def parse_house(text: str, origin: str) -> HouseRules:
 def read_house_file(path: Path | str) -> HouseRules:
     """The house rules in file ``path`` (read and validated)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesetDataError(
-            f"cannot read the house-rules file: {exc.strerror}", file=str(path)
-        ) from exc
-    except UnicodeDecodeError:
-        raise RulesetDataError(
-            "the house-rules file is not UTF-8 text", file=str(path), expected="a YAML file"
-        ) from None
+    text = read_input_text(path, error=RulesetDataError, what="the house-rules file")
     return parse_house(text, str(path))
 
 

@@ -181,7 +181,9 @@ def packaged(name: str) -> Ruleset:
     found = _FOUND.get(folded)
     if found is not None:  # every rule lookup comes here: no file system on the way
         return found
-    if folded.replace("-", "").isalnum() and (DATA_DIR / f"{folded}.yaml").is_file():
+    # An id is short ASCII (a longer or accented name is no file name of ours).
+    is_id = folded.replace("-", "").isalnum() and folded.isascii() and len(folded) <= 64
+    if is_id and (DATA_DIR / f"{folded}.yaml").is_file():
         found = _load_one(folded)  # an id: its file alone
     else:
         try:

@@ -56,6 +56,7 @@ from typing import Any
 import yaml
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.files import MAX_INPUT_BYTES, read_input_text
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.oob import (
     NAME_COLUMNS,
@@ -166,32 +167,13 @@ def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ru
 
 #: The largest order of battle read (bytes), and how deep a YAML one may nest: an army of
 #: thousands of units is a few hundred KB and five levels deep.
-MAX_OOB_BYTES = 10 * 1024 * 1024
+MAX_OOB_BYTES = MAX_INPUT_BYTES
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 text file (a BOM from Excel is fine), refused over ``MAX_OOB_BYTES``."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_OOB_BYTES:
-            raise InvalidArgumentError(
-                f"the file is too large ({size:,} bytes)",
-                file=str(path),
-                expected=f"at most {MAX_OOB_BYTES:,} bytes",
-            )
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidArgumentError(
-            "no such file", file=str(path), expected="the path of an existing file"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InvalidArgumentError(
-            f"not UTF-8 text (byte {exc.start})", file=str(path), expected="a UTF-8 file"
-        ) from None
-    except OSError as exc:
-        raise InvalidArgumentError(
-            f"cannot read the file: {exc.strerror or exc}", file=str(path)
-        ) from None
+    """A UTF-8 text file (a BOM from Excel is fine), refused over ``MAX_OOB_BYTES``, or
+    when it is no regular file (``rulesets.files``: the one bounded reader)."""
+    return read_input_text(path)
 
 
 def read_oob_text(

@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import (
@@ -90,6 +91,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHECKERS",
     "MAX_UPLOAD_BYTES",
+    "NO_VALUE",
     "OPERATIONS",
     "REPORTS",
     "Operation",
@@ -122,7 +124,7 @@ class OperationResult:
 
 #: The largest file an option takes (a campaign's CSV, a battle ledger): ledgers of a
 #: big battle are a few hundred KB.
-MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+MAX_UPLOAD_BYTES = MAX_INPUT_BYTES
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,20 @@ class Upload:
                 column=option,
                 expected="a UTF-8 file",
             ) from None
+
+
+class _NoValue:
+    """An option typed on the command line without a value (``--orders``): yes for a
+    yes/no option, a mistake for any other (never the text "true")."""
+
+    def __repr__(self) -> str:
+        return "(no value)"
+
+    __str__ = __repr__
+
+
+#: What an option given without a value holds until its operation reads it.
+NO_VALUE: Any = _NoValue()
 
 
 @dataclass(frozen=True)
@@ -203,6 +219,11 @@ class Option:
         """``value`` (text from a command line, or a cell's value) as this option's type."""
         if value is None:
             return None
+        if value is NO_VALUE:
+            if self.type is bool:
+                return True
+            raise CommandError(f"option {self.flag} of {operation} needs a value",
+                               column=self.flag, expected=self.metavar)  # fmt: skip
         if self.takes_file:
             return self._uploads(value, operation)
         try:

@@ -16,6 +16,7 @@ from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
+    "MAX_WHOLE",
     "NO_WORDS",
     "YES_WORDS",
     "cell_count",
@@ -101,17 +102,34 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
     )
 
 
+#: The bound of a number no rule bounds (a count of stands, figures, base units or
+#: points; a turn; a seed): no battle comes near it, and a number past it would be written
+#: into a ledger and overflow its arithmetic (a 26-digit count, 1E+308 in a cell).
+MAX_WHOLE = 100_000
+
+
 def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None,
           blank: int | None = 0) -> int:  # fmt: skip
     """``value`` as a whole number within ``low``..``high`` (an empty value is ``blank``;
-    None: refused). The one whole-number reader of cells, arguments and options."""
+    None: refused). The one whole-number reader of cells, arguments and options; an open
+    bound is ``MAX_WHOLE`` (below: ``-MAX_WHOLE``)."""
     if is_blank(value):
         if blank is None:
             raise InvalidArgumentError(
                 f"{name} is required", column=name, expected="a whole number"
             )
         return blank
-    return whole_number(value, name, low, high)
+    found = whole_number(value, name, low, high)
+    if abs(found) > MAX_WHOLE:  # only where a bound is open: the declared ones are less
+        raise _past_bound(name, value)
+    return found
+
+
+def _past_bound(name: str, value: Any) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"{name} is larger than any battle needs", column=name, value=value,
+        expected=f"a number from -{MAX_WHOLE:,} to {MAX_WHOLE:,}",
+    )  # fmt: skip
 
 
 def cell_whole(value: Any) -> int | None:
@@ -128,8 +146,8 @@ def cell_count(value: Any) -> int:
 
 
 def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
-    """``value`` as a number, ``low`` or more (an empty value is None). Text that reads as
-    a number is taken; a yes/no (TRUE) is not a number."""
+    """``value`` as a number, ``low`` or more, no larger than ``MAX_WHOLE`` (an empty
+    value is None). Text that reads as a number is taken; a yes/no (TRUE) is not a number."""
     if is_blank(value):
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
@@ -146,6 +164,8 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
             value=value,
             expected="a number" + ("" if low is None else f", {low:g} or more"),
         )
+    if abs(found) > MAX_WHOLE:
+        raise _past_bound(name, value)
     return found
 
 
