@@ -68,6 +68,7 @@ else:  # PyYAML is imported only when a house-rules file is read
 
 __all__ = [
     "HOUSE_RULE",
+    "MAX_HOUSE_CHARACTERS",
     "RULES_DIR_ENV",
     "HouseRules",
     "apply_house",
@@ -140,8 +141,18 @@ def _model(raw: dict[str, Any], origin: str) -> _HouseFile:
         ) from exc
 
 
+#: The longest house-rules text: a ledger keeps it whole (its ``_house`` sheet), and a
+#: ledger must stay within what every command reads (a long repetitive text packs like a
+#: zip bomb). A starter file (``rules init-house``) is some 7,000 characters.
+MAX_HOUSE_CHARACTERS = 128 * 1024
+
+
 def parse_house(text: str, origin: str) -> HouseRules:
     """Read and validate house rules from YAML ``text`` (``origin`` names it in messages)."""
+    if len(text) > MAX_HOUSE_CHARACTERS:
+        raise RulesetDataError(f"the house-rules file is too long ({len(text):,} characters)",
+                               file=origin,
+                               expected=f"at most {MAX_HOUSE_CHARACTERS:,} characters")  # fmt: skip
     model = _model(_load_yaml(text, origin), origin)
     try:
         base = registry.packaged(model.id)

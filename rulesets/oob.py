@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from battle_ledger.rulesets._numbers import MAX_WHOLE
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
@@ -426,6 +427,14 @@ def _whole(value: Any, column: str, source: str, line: int | str | None) -> int:
             column=column,
             value=value,
             expected="a whole number, 0 or more",
+        )
+    if number > MAX_WHOLE:
+        raise InvalidArgumentError(
+            f"{_where(source, line)}: {column} is larger than any battle needs",
+            file=source or None,
+            column=column,
+            value=value,
+            expected=f"a whole number from 0 to {MAX_WHOLE:,}",
         )
     return number
 

@@ -80,6 +80,7 @@ __all__ = [
     "QUALITY_HEADER",
     "ROSTER_KIND",
     "ROSTER_TABLE_PREFIX",
+    "ROSTER_TEMPLATE_VERSION",
     "ROW_HEADER",
     "SIDE_NAME",
     "TOTAL_LABELS",
@@ -98,6 +99,8 @@ __all__ = [
 ]
 
 ROSTER_KIND = "roster"
+#: The roster's layout version (``_meta``): a roster made by a newer one is not read.
+ROSTER_TEMPLATE_VERSION = 1
 ROSTER_TABLE_PREFIX = "tbl_Roster_"
 #: The defined name of side ``n``'s name cell (n from 1, as in ``tbl_Roster_<n>``).
 SIDE_NAME = "roster_side_{n}"
@@ -288,6 +291,25 @@ def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
         yield RawUnit(values=values, line=line)
 
 
+def _one_column_each(names: list[str], source: str, line: int) -> None:
+    """Refuse a header naming a column twice (the second would silently win), as the
+    readers fold a header: case, spaces, hyphens and underscores alike."""
+    seen: dict[str, int] = {}
+    for at, name in enumerate(names, start=1):
+        folded = name.lstrip("-").casefold().replace("-", "_").replace(" ", "_")
+        if not folded:
+            continue
+        if folded in seen:
+            first = seen[folded]
+            raise InvalidArgumentError(
+                f"line {line}: the header names a column twice: {names[first - 1]!r} "
+                f"(column {first}) and {name!r} (column {at})",
+                file=source,
+                expected="each column once",
+            )
+        seen[folded] = at
+
+
 def csv_rows(
     text: str, source: str, *, needs: str | None = None, header: str = "a header row"
 ) -> Iterator[tuple[int, dict[str, str]]]:
@@ -306,6 +328,7 @@ def csv_rows(
                 continue
             if names is None:
                 names = [c.strip() for c in cells]
+                _one_column_each(names, source, line)
                 if needs is not None and needs not in {h.casefold() for h in names}:
                     raise InvalidArgumentError(
                         f"line {line}: the header has no {needs} column",
@@ -398,7 +421,7 @@ def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:
         return []
     if not isinstance(value, list):
         raise InvalidArgumentError(
-            f"line {line}: {what} must be a list (- items)",
+            ("" if line is None else f"line {line}: ") + f"{what} must be a list (- items)",
             file=str(path),
             value=value if not isinstance(value, dict) else "a mapping",
             expected=f"{what}: [...]",

@@ -84,6 +84,7 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.values import number, whole, yes_no
+from battle_ledger.sheets.values import text as plain_text
 
 if TYPE_CHECKING:
     from battle_ledger.sheets.house_rules import RulesLayout
@@ -244,7 +245,11 @@ class Option:
                 value=value,
                 expected=expected,
             ) from None
-        text = str(value)
+        try:
+            text = plain_text(value, f"option {self.flag} of {operation}")
+        except InvalidArgumentError as exc:
+            raise CommandError(exc.message, column=self.flag, value=value,
+                               expected=exc.expected) from None  # fmt: skip
         if self.choices:
             folded = {c.casefold(): c for c in self.choices}
             if text.strip().casefold() not in folded:

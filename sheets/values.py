@@ -10,9 +10,10 @@ workbook and ``report`` never disagree about an answer.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
-from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets._numbers import MAX_WHOLE, whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "number",
     "percent_text",
     "shown",
+    "text",
     "whole",
     "yes_no",
     "yes_test",
@@ -102,12 +104,6 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
     )
 
 
-#: The bound of a number no rule bounds (a count of stands, figures, base units or
-#: points; a turn; a seed): no battle comes near it, and a number past it would be written
-#: into a ledger and overflow its arithmetic (a 26-digit count, 1E+308 in a cell).
-MAX_WHOLE = 100_000
-
-
 def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None,
           blank: int | None = 0) -> int:  # fmt: skip
     """``value`` as a whole number within ``low``..``high`` (an empty value is ``blank``;
@@ -166,6 +162,34 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
         )
     if abs(found) > MAX_WHOLE:
         raise _past_bound(name, value)
+    return found
+
+
+#: What no cell holds: control characters but tab, line feed and carriage return (Excel
+#: and openpyxl refuse them), and lone surrogates (bytes that were not UTF-8).
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+
+
+def text(value: Any, name: str) -> str:
+    """``value`` as text a cell can hold (the one reader of typed text: a note, a name):
+    no control character, no byte that was not UTF-8, at most Excel's 32,767 characters."""
+    from battle_ledger.sheets.workbook_file import MAX_CELL_TEXT
+
+    found = str(value)
+    bad = _NOT_TEXT.search(found)
+    if bad is not None:
+        raise InvalidArgumentError(
+            f"{name} holds a character no cell can hold (U+{ord(bad.group()):04X}, "
+            f"character {bad.start() + 1})",
+            column=name, value=found,
+            expected="text without control characters (tab and new line are fine)",
+        )  # fmt: skip
+    if len(found) > MAX_CELL_TEXT:
+        raise InvalidArgumentError(
+            f"{name} is {len(found):,} characters long, more than a cell holds",
+            column=name, value=found,
+            expected=f"at most {MAX_CELL_TEXT:,} characters (Excel's limit)",
+        )  # fmt: skip
     return found
 
 
