@@ -5,10 +5,12 @@ only when a YAML file is parsed (a packaged rule set's parse is cached as JSON).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import yaml
 
+from battle_ledger.rulesets._numbers import MAX_WHOLE
 from battle_ledger.rulesets.errors import RulesetDataError
 
 __all__ = ["MAX_YAML_DEPTH", "MAX_YAML_NODES", "BoundedLoader", "safe_yaml", "unique_mapping"]
@@ -94,6 +96,25 @@ class BoundedLoader(yaml.SafeLoader):
 
 
 BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, unique_mapping)
+
+
+def _bounded_number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | float:
+    """A number from a user's YAML, refused past ``MAX_WHOLE`` (or NaN, infinite): no
+    rule nor battle needs one, and it would overflow a ledger's arithmetic."""
+    if node.tag.endswith(":int"):
+        found: int | float = loader.construct_yaml_int(node)
+    else:
+        found = loader.construct_yaml_float(node)
+    if not math.isfinite(found) or abs(found) > MAX_WHOLE:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value[:40]} is past any number a battle needs "
+            f"(-{MAX_WHOLE:,} to {MAX_WHOLE:,})", node.start_mark,
+        )  # fmt: skip
+    return found
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", _bounded_number)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", _bounded_number)
 
 
 def _look_over(stream: Any) -> None:

@@ -417,8 +417,10 @@ CATALOGUE: list[Case] = [
     ("udf 5,000-digit number", None,
      ["udf", "ETG_CRT", "[[" + "9" * 5000 + "]]", "Infantry", "B", "C", "charging"], None, 1,
      ("too large",)),
-    ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
+    ("udf 100,000 dice", None, ["udf", "SE_HITS_ODDS", "100000", "4"], None, 1,
      ("more than any rule set throws",)),
+    ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
+     ("larger than any battle needs", "100,000")),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
     # the code a ledger carries for xlwings Lite
     ("lite wheel not a wheel", None, ["lite", "LEDGER", "--lite-wheel", "ftp://a.org/b.zip"],
