@@ -6,6 +6,7 @@ only when a YAML file is parsed (a packaged rule set's parse is cached as JSON).
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import yaml
@@ -58,6 +59,10 @@ MAX_YAML_DEPTH = 40
 MAX_YAML_NODES = 50_000
 
 
+#: A character no text holds: half of a UTF-16 pair, alone (YAML can escape one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class BoundedLoader(yaml.SafeLoader):
     """The loader for YAML from users (orders of battle, house rules, a workbook's rules):
     refuses what such a file never needs and a bomb does: aliases (``*name``: a few KB
@@ -70,6 +75,14 @@ class BoundedLoader(yaml.SafeLoader):
     def __init__(self, stream: Any) -> None:
         _look_over(stream)
         super().__init__(stream)
+
+    def construct_scalar(self, node: Any) -> Any:
+        found = super().construct_scalar(node)  # type: ignore[no-untyped-call]
+        if isinstance(found, str) and _SURROGATE.search(found):  # "\ud800" escaped
+            raise yaml.constructor.ConstructorError(
+                None, None, "a character that is not text (a lone surrogate)", node.start_mark
+            )
+        return found
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):

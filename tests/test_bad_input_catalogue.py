@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -241,6 +242,10 @@ def _yaml_spoiled(text: str) -> list[tuple[str, str | bytes]]:
             ("nested 100 deep", "sides: " + "[" * 100 + "]" * 100 + "\n"),
             ("a tag", "sides: !!python/object:os.system [ls]\n"),
             ("a key twice", text + "\nsides: []\n"),
+            ("a lone surrogate in a name",
+             re.sub(r"(unit: )([^,}\n]+)", r'\1"\2\\ud800"', text, count=1)),
+            ("a control character in a name",
+             re.sub(r"(unit: )([^,}\n]+)", r'\1"\2\\x01"', text, count=1)),
             ("binary", bytes(range(256)) * 40)]  # fmt: skip
 
 
@@ -281,6 +286,7 @@ _HOUSES: list[tuple[str, str | bytes, int]] = [
     ),
     ("an unknown table", "id: etg\ntables:\n  nope:\n    rows: []\n", 1),
     ("a key twice", "id: etg\nid: etg\n", 1),
+    ("a lone surrogate", 'id: etg\nnote: "x\\ud800"\n', 1),
     ("more values than any rule set", "id: etg\nnote: [" + "1, " * MAX_YAML_NODES + "1]\n", 1),
 ]
 
@@ -537,3 +543,47 @@ def test_the_bounds_are_stated_in_the_limits_page() -> None:
     for name in ("MAX_WHOLE", "MAX_INPUT_BYTES", "MAX_YAML_NODES", "MAX_HOUSE_CHARACTERS"):
         assert name in page
     assert f"{MAX_WHOLE:,}" in page and f"{MAX_YAML_NODES:,}" in page
+
+
+# -- Excel functions: numbers no cell should hold ----------------------------------------------
+
+_NOT_NUMBERS = (math.nan, math.inf, -math.inf, 1e308, 10**400, "9" * 400, float(MAX_WHOLE + 1))
+
+
+def _functions() -> dict[str, Callable[..., Any]]:
+    from battle_ledger.xlfuncs import load_udfs
+
+    return dict(load_udfs())
+
+
+def _taking_arguments() -> list[str]:
+    import inspect
+
+    return sorted(n for n, f in _functions().items() if inspect.signature(f).parameters)
+
+
+@pytest.mark.parametrize("name", _taking_arguments())
+def test_an_excel_function_answers_numbers_past_bounds_with_its_one_line_error(
+    name: str,
+) -> None:
+    """Each argument in turn NaN, infinite, 1E+308, 400 digits or past ``MAX_WHOLE``, the
+    others 1: an answer, or the function's own error (a ``BattleLedgerError``, one line),
+    never another exception (a traceback; HTTP 500 when served), in bounded time."""
+    import inspect
+
+    from battle_ledger.rulesets.errors import BattleLedgerError
+
+    fn = _functions()[name]
+    params = inspect.signature(fn).parameters.values()
+    count = sum(p.default is inspect.Parameter.empty for p in params) or len(params)
+    assert count
+    for at in range(count):
+        for bad in _NOT_NUMBERS:
+            args: list[Any] = [1] * count
+            args[at] = bad
+            started = time.perf_counter()
+            try:
+                fn(*args)
+            except BattleLedgerError as exc:
+                assert "\n" not in str(exc)
+            assert time.perf_counter() - started < 10, (name, at, bad)
