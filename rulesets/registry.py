@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from battle_ledger._files import replace_text
 from battle_ledger._lazy import lazy_module
-from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
+from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError, shown
 from battle_ledger.rulesets.model import Ruleset
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def packaged(name: str) -> Ruleset:
             found = _load_all()[_index()[folded]]
         except KeyError:
             raise UnknownRulesetError(
-                f"unknown rule set {name!r}",
+                f"unknown rule set {shown(name)}",
                 value=name,
                 expected="one of " + ", ".join(ruleset_ids()),
             ) from None

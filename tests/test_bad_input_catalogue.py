@@ -147,8 +147,8 @@ def _bad_option_values(option: Option) -> list[tuple[Any, int]]:
     """Values ``option`` must refuse, each with its exit code, from its declaration."""
     if option.takes_file:
         return [(_ALONE, 2), ("@missing.csv", 1), ("@pipe.csv", 1), ("@folder.csv", 1),
-                ("/dev/zero", 1), ("@binary.csv", 1)]  # fmt: skip
-    found: list[Any] = [_ALONE]
+                ("/dev/zero", 1)]  # fmt: skip
+    found: list[Any] = [] if option.type is bool else [_ALONE]  # a yes/no alone is yes
     if option.type is bool:
         found += ["maybe", "2", "Y N", "=TRUE", "\x01"]
     elif option.type is int:
@@ -261,10 +261,12 @@ def _orders_of_battle() -> list[Case]:
             cases.append(Case("orders of battle", f"{ruleset}: {what}",
                               ("new", "roster", "--ruleset", ruleset, "--oob", f"@{name}",
                                "-o", "@out.xlsx"), 1, files=((name, content),)))  # fmt: skip
-    for special in ("@pipe.csv", "@folder.csv", "/dev/zero", "@missing.yaml"):
+    # a folder: click's own check of the option's type (a mistake in the command)
+    for special, code in (("@pipe.csv", 1), ("@folder.csv", 2), ("/dev/zero", 1),
+                          ("@missing.yaml", 1)):  # fmt: skip
         cases.append(Case("orders of battle", f"--oob {special}",
                           ("new", "dep-ledger", "--ruleset", "etg", "--oob", special, "-o",
-                           "@out.xlsx"), 1, files=_FILES))  # fmt: skip
+                           "@out.xlsx"), code, files=_FILES))  # fmt: skip
     return cases
 
 
@@ -315,10 +317,10 @@ def _house_rules() -> list[Case]:
         cases.append(Case("house rules", f"rules apply: {what}",
                           ("rules", "apply", "LEDGER", "@house.yaml"), code,
                           kind="dep-ledger", files=(("house.yaml", content),)))  # fmt: skip
-    for special in ("@pipe.csv", "@folder.csv", "/dev/zero"):
+    for special, code in (("@pipe.csv", 1), ("@folder.csv", 2), ("/dev/zero", 1)):
         cases.append(Case("house rules", f"--rules {special}",
                           ("new", "dep-ledger", "--ruleset", "etg", "--rules", special, "-o",
-                           "@out.xlsx"), 1, files=_FILES))  # fmt: skip
+                           "@out.xlsx"), code, files=_FILES))  # fmt: skip
     return cases
 
 
