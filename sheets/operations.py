@@ -83,6 +83,7 @@ from battle_ledger.sheets.errors import (
     UnknownOperationError,
     WrongKindError,
 )
+from battle_ledger.sheets.ledger import Column, Entry
 from battle_ledger.sheets.values import number, whole, yes_no
 from battle_ledger.sheets.values import text as plain_text
 
@@ -199,6 +200,18 @@ class Option:
     date: bool = False  # a date, year-month-day text (the task pane offers a calendar)
     several: bool = False  # a file option taking more than one file (a tuple of Uploads)
     accept: tuple[str, ...] = ()  # a file option's suffixes (".csv": text, may be pasted)
+
+    @classmethod
+    def of(cls, column: Column, **given: Any) -> Option:
+        """The option of input column ``column``: its field, type, bounds (a bound named
+        after a rule, ``max_dep``, is the operation's own check) and choices, declared
+        once with the column; ``given``: the rest (``help``, ``name``...)."""
+        kind = {Entry.YES_NO: bool, Entry.WHOLE: int, Entry.NUMBER: float}.get(column.entry, str)
+        high = column.high if isinstance(column.high, int) else None
+        found: dict[str, Any] = {"name": column.field, "type": kind, "help": column.help,
+                                 "low": column.low, "high": high,
+                                 "choices": column.choices}  # fmt: skip
+        return cls(**(found | given))
 
     @property
     def flag(self) -> str:
