@@ -77,7 +77,7 @@ class BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
 
     def construct_scalar(self, node: Any) -> Any:
-        found = super().construct_scalar(node)  # type: ignore[no-untyped-call]
+        found = super().construct_scalar(node)
         if isinstance(found, str) and _SURROGATE.search(found):  # "\ud800" escaped
             raise yaml.constructor.ConstructorError(
                 None, None, "a character that is not text (a lone surrogate)", node.start_mark
@@ -153,7 +153,8 @@ def _look_over(stream: Any) -> None:
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
             if problem is not None:
-                raise yaml.composer.ComposerError(None, None, problem, event.start_mark)
+                mark: Any = event.start_mark  # libyaml's Mark, as good as PyYAML's here
+                raise yaml.composer.ComposerError(None, None, problem, mark)
     except yaml.composer.ComposerError:
         raise
     except yaml.YAMLError:
