@@ -351,12 +351,12 @@ CATALOGUE: list[Case] = [
                              "--orders", "maybe"], None, 2, ("maybe",)),
     ("unknown division", None, ["run", "record", "LEDGER", "--division", "5th Divison",
                                 "--stands-lost", "1"], None, 2, ("did you mean",)),
-    # values a cell cannot hold
+    # values a cell cannot hold: typed as an option, a mistake in the command
     ("note of 40,000 characters", None, ["run", "record", "LEDGER", "--division", "5e Division",
-                                         "--note", "n" * 40_000], None, 1, ("32,767",)),
+                                         "--note", "n" * 40_000], None, 2, ("--note", "32,767")),
     ("note with a control character", None, ["run", "record", "LEDGER", "--division",
-                                             "5e Division", "--note", "bell\x07"], None, 1,
-     ("Note",)),
+                                             "5e Division", "--note", "bell\x07"], None, 2,
+     ("--note", "U+0007")),
     ("a charge without orders", None, ["run", "record", "LEDGER", "--division", "5e Division",
                                        "--charges", "1"], None, 1, ("Charges",)),
     # orders of battle
