@@ -14,7 +14,13 @@ from typing import Any
 
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
-__all__ = ["one_of", "whole_number"]
+__all__ = ["MAX_WHOLE", "one_of", "whole_number"]
+
+#: The bound of a number no rule bounds (a count of stands, figures, base units or
+#: points; a turn; a seed), wherever a user gives one (an option, a cell, an order of
+#: battle, an Excel function's argument): no battle comes near it, and a number past it
+#: would be written into a ledger and overflow its arithmetic (a 26-digit count, 1E+308).
+MAX_WHOLE = 100_000
 
 
 def one_of(value: str, choices: tuple[str, ...], message: str, column: str | None = None) -> str:

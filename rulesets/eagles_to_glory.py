@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets._numbers import MAX_WHOLE, whole_number
 from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import d100, die, map_outcomes, sum_of
 from battle_ledger.rulesets.errors import (
@@ -589,6 +589,10 @@ def _inches(value: Any, name: str) -> Fraction:
         raise InvalidArgumentError(
             f"{name} cannot be negative", column=name, value=value, expected="0 or more inches"
         )
+    if inches > MAX_WHOLE:
+        raise InvalidArgumentError(f"{name} is larger than any table", column=name,
+                                   value=value,
+                                   expected=f"at most {MAX_WHOLE:,} inches")  # fmt: skip
     return inches
 
 

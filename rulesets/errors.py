@@ -18,6 +18,7 @@ __all__ = [
     "RulesetError",
     "UnknownRulesetError",
     "UnknownTermError",
+    "shown",
 ]
 
 _UNSET: Any = object()
@@ -25,7 +26,7 @@ _UNSET: Any = object()
 _SHOWN_CHARACTERS = 200
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """``value`` as an error message shows it: its repr, cut to a readable length (the
     length said), and a number too long to print described instead of printed."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000:
@@ -123,7 +124,7 @@ class BattleLedgerError(Exception):
         if where:
             text += f" ({', '.join(where)})"
         if self.has_value:
-            text += f": got {_shown(self.value)}"
+            text += f": got {shown(self.value)}"
         if self.expected:
             text += f"; expected {self.expected}"
         return text

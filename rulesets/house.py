@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
+from battle_ledger.rulesets.files import read_input_text
 from battle_ledger.rulesets.model import (
     HOUSE_RULE,
     CellType,
@@ -69,6 +70,7 @@ else:  # PyYAML is imported only when a house-rules file is read
 __all__ = [
     "GAP",
     "HOUSE_RULE",
+    "MAX_HOUSE_CHARACTERS",
     "RULES_DIR_ENV",
     "HouseRules",
     "apply_house",
@@ -153,8 +155,18 @@ def _model(raw: dict[str, Any], origin: str) -> _HouseFile:
         ) from exc
 
 
+#: The longest house-rules text: a ledger keeps it whole (its ``_house`` sheet), and a
+#: ledger must stay within what every command reads (a long repetitive text packs like a
+#: zip bomb). A starter file (``rules init-house``) is some 7,000 characters.
+MAX_HOUSE_CHARACTERS = 128 * 1024
+
+
 def parse_house(text: str, origin: str) -> HouseRules:
     """Read and validate house rules from YAML ``text`` (``origin`` names it in messages)."""
+    if len(text) > MAX_HOUSE_CHARACTERS:
+        raise RulesetDataError(f"the house-rules file is too long ({len(text):,} characters)",
+                               file=origin,
+                               expected=f"at most {MAX_HOUSE_CHARACTERS:,} characters")  # fmt: skip
     model = _model(_load_yaml(text, origin), origin)
     try:
         base = registry.packaged(model.id)
@@ -174,16 +186,7 @@ def parse_house(text: str, origin: str) -> HouseRules:
 def read_house_file(path: Path | str) -> HouseRules:
     """The house rules in file ``path`` (read and validated)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesetDataError(
-            f"cannot read the house-rules file: {exc.strerror}", file=str(path)
-        ) from exc
-    except UnicodeDecodeError:
-        raise RulesetDataError(
-            "the house-rules file is not UTF-8 text", file=str(path), expected="a YAML file"
-        ) from None
+    text = read_input_text(path, error=RulesetDataError, what="the house-rules file")
     return parse_house(text, str(path))
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from battle_ledger.rulesets import square_eagles
+from battle_ledger.rulesets._numbers import MAX_WHOLE
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
@@ -461,6 +462,14 @@ def whole_number(value: Any, column: str, source: str, line: int | str | None) -
             column=column,
             value=value,
             expected="a whole number, 0 or more",
+        )
+    if number > MAX_WHOLE:
+        raise InvalidArgumentError(
+            f"{_where(source, line)}: {column} is larger than any battle needs",
+            file=source or None,
+            column=column,
+            value=value,
+            expected=f"a whole number from 0 to {MAX_WHOLE:,}",
         )
     return number
 

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from battle_ledger._files import replace_text
 from battle_ledger._lazy import lazy_module
-from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
+from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError, shown
 from battle_ledger.rulesets.model import Ruleset
 
 if TYPE_CHECKING:
@@ -181,14 +181,16 @@ def packaged(name: str) -> Ruleset:
     found = _FOUND.get(folded)
     if found is not None:  # every rule lookup comes here: no file system on the way
         return found
-    if folded.replace("-", "").isalnum() and (DATA_DIR / f"{folded}.yaml").is_file():
+    # An id is short ASCII (a longer or accented name is no file name of ours).
+    is_id = folded.replace("-", "").isalnum() and folded.isascii() and len(folded) <= 64
+    if is_id and (DATA_DIR / f"{folded}.yaml").is_file():
         found = _load_one(folded)  # an id: its file alone
     else:
         try:
             found = _load_all()[_index()[folded]]
         except KeyError:
             raise UnknownRulesetError(
-                f"unknown rule set {name!r}",
+                f"unknown rule set {shown(name)}",
                 value=name,
                 expected="one of " + ", ".join(ruleset_ids()),
             ) from None

@@ -5,13 +5,16 @@ only when a YAML file is parsed (a packaged rule set's parse is cached as JSON).
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import yaml
 
+from battle_ledger.rulesets._numbers import MAX_WHOLE
 from battle_ledger.rulesets.errors import RulesetDataError
 
-__all__ = ["MAX_YAML_DEPTH", "BoundedLoader", "safe_yaml", "unique_mapping"]
+__all__ = ["MAX_YAML_DEPTH", "MAX_YAML_NODES", "BoundedLoader", "safe_yaml", "unique_mapping"]
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -49,12 +52,37 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 MAX_YAML_DEPTH = 40
 
 
+#: How many values (each key, value, list and mapping) YAML from a user may hold: the
+#: largest rule set's data holds 9,000, a grand battle's order of battle some 20,000.
+#: Reading YAML is slow (a 1.5 MB list took a minute): a file past it is refused as soon
+#: as it is reached, unread beyond.
+MAX_YAML_NODES = 50_000
+
+
+#: A character no text holds: half of a UTF-16 pair, alone (YAML can escape one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class BoundedLoader(yaml.SafeLoader):
     """The loader for YAML from users (orders of battle, house rules, a workbook's rules):
     refuses what such a file never needs and a bomb does: aliases (``*name``: a few KB
-    of them grow to gigabytes), nesting deeper than ``MAX_YAML_DEPTH``, a key twice."""
+    of them grow to gigabytes), nesting deeper than ``MAX_YAML_DEPTH``, more than
+    ``MAX_YAML_NODES`` values, a key twice."""
 
     _depth = 0
+    _nodes = 0
+
+    def __init__(self, stream: Any) -> None:
+        _look_over(stream)
+        super().__init__(stream)
+
+    def construct_scalar(self, node: Any) -> Any:
+        found = super().construct_scalar(node)
+        if isinstance(found, str) and _SURROGATE.search(found):  # "\ud800" escaped
+            raise yaml.constructor.ConstructorError(
+                None, None, "a character that is not text (a lone surrogate)", node.start_mark
+            )
+        return found
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -63,7 +91,13 @@ class BoundedLoader(yaml.SafeLoader):
                 None, None, "an alias (*name): spell every value out", mark
             )
         self._depth += 1
+        self._nodes += 1
         try:
+            if self._nodes > MAX_YAML_NODES:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, f"more than {MAX_YAML_NODES:,} values", mark
+                )
             if self._depth > MAX_YAML_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise yaml.composer.ComposerError(
@@ -75,6 +109,56 @@ class BoundedLoader(yaml.SafeLoader):
 
 
 BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, unique_mapping)
+
+
+def _bounded_number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | float:
+    """A number from a user's YAML, refused past ``MAX_WHOLE`` (or NaN, infinite): no
+    rule nor battle needs one, and it would overflow a ledger's arithmetic."""
+    if node.tag.endswith(":int"):
+        found: int | float = loader.construct_yaml_int(node)
+    else:
+        found = loader.construct_yaml_float(node)
+    if not math.isfinite(found) or abs(found) > MAX_WHOLE:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value[:40]} is past any number a battle needs "
+            f"(-{MAX_WHOLE:,} to {MAX_WHOLE:,})", node.start_mark,
+        )  # fmt: skip
+    return found
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", _bounded_number)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", _bounded_number)
+
+
+def _look_over(stream: Any) -> None:
+    """The bounds of ``BoundedLoader`` checked first by libyaml's parser, where PyYAML has
+    it: its events come some 50 times faster than the loader's nodes, so a file past a
+    bound is refused in a fraction of a second. What the parser finds wrong is left to
+    the loader to report (in its words, at the same place)."""
+    if not (yaml.__with_libyaml__ and isinstance(stream, str | bytes)):
+        return
+    depth = nodes = 0
+    problem = None
+    try:
+        for event in yaml.parse(stream, Loader=yaml.CSafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                problem = "an alias (*name): spell every value out"
+            elif isinstance(event, yaml.NodeEvent):
+                nodes += 1
+                depth += isinstance(event, yaml.CollectionStartEvent)
+                if nodes > MAX_YAML_NODES:
+                    problem = f"more than {MAX_YAML_NODES:,} values"
+                elif depth > MAX_YAML_DEPTH:
+                    problem = f"nested deeper than {MAX_YAML_DEPTH} levels"
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            if problem is not None:
+                mark: Any = event.start_mark  # libyaml's Mark, as good as PyYAML's here
+                raise yaml.composer.ComposerError(None, None, problem, mark)
+    except yaml.composer.ComposerError:
+        raise
+    except yaml.YAMLError:
+        return
 
 
 def safe_yaml(text: str, origin: str, *, what: str = "rule-set data", user: bool = False) -> Any:

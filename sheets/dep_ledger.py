@@ -724,9 +724,7 @@ def _record_options() -> tuple[Option, ...]:
     for column in TURNS.having(Role.INPUT, Role.NOTE):
         if column.field == "side":
             continue
-        kind = {Entry.YES_NO: bool, Entry.WHOLE: int}.get(column.entry, str)
-        high = column.high if isinstance(column.high, int) else None
-        found.append(Option(column.field, kind, help=column.help, low=column.low, high=high))
+        found.append(Option.of(column))
     found.append(Option("turn", int, low=1, help="a closed turn to correct (default: the "
                         "current turn); every later turn is recomputed"))  # fmt: skip
     return tuple(found)

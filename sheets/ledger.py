@@ -70,6 +70,7 @@ __all__ = [
     "Table",
     "Tables",
     "check_parts",
+    "check_template_version",
     "clock_text",
     "close_period",
     "closing_rows",
@@ -281,20 +282,27 @@ class LedgerKind:
 
     def check_version(self, book: Book) -> Meta:
         """The book's ``_meta``, refused unless it is this kind in a version we can read."""
-        meta = book.require_kind(self.name)
-        if not self.oldest_version <= meta.template_version <= self.template_version:
-            newer = meta.template_version > self.template_version
-            raise WrongKindError(
-                f"this {self.name} was made by "
-                + ("a newer Battle Ledger" if newer else "an older, unsupported Battle Ledger")
-                + f" (template version {meta.template_version})",
-                file=book.name,
-                sheet="_meta",
-                value=meta.template_version,
-                expected=f"template version {self.oldest_version} to {self.template_version}"
-                + ("; upgrade battle-ledger" if newer else ""),
-            )
-        return meta
+        return check_template_version(book, self.name, self.oldest_version,
+                                      self.template_version)  # fmt: skip
+
+
+def check_template_version(book: Book, kind: str, oldest: int, newest: int) -> Meta:
+    """The book's ``_meta``, refused unless it is a ``kind`` workbook made by a template
+    version from ``oldest`` to ``newest`` (a newer one may hold what we cannot read)."""
+    meta = book.require_kind(kind)
+    if not oldest <= meta.template_version <= newest:
+        newer = meta.template_version > newest
+        raise WrongKindError(
+            f"this {kind} was made by "
+            + ("a newer Battle Ledger" if newer else "an older, unsupported Battle Ledger")
+            + f" (template version {meta.template_version})",
+            file=book.name,
+            sheet="_meta",
+            value=meta.template_version,
+            expected=f"template version {oldest} to {newest}"
+            + ("; upgrade battle-ledger" if newer else ""),
+        )
+    return meta
 
 
 KINDS: dict[str, LedgerKind] = {}

@@ -56,6 +56,7 @@ from typing import Any
 import yaml
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.files import MAX_INPUT_BYTES, read_input_text
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.oob import (
     NAME_COLUMNS,
@@ -79,6 +80,7 @@ __all__ = [
     "QUALITY_HEADER",
     "ROSTER_KIND",
     "ROSTER_TABLE_PREFIX",
+    "ROSTER_TEMPLATE_VERSION",
     "ROW_HEADER",
     "SIDE_NAME",
     "TOTAL_LABELS",
@@ -99,6 +101,8 @@ __all__ = [
 ]
 
 ROSTER_KIND = "roster"
+#: The roster's layout version (``_meta``): a roster made by a newer one is not read.
+ROSTER_TEMPLATE_VERSION = 1
 ROSTER_TABLE_PREFIX = "tbl_Roster_"
 #: The defined name of side ``n``'s name cell (n from 1, as in ``tbl_Roster_<n>``).
 SIDE_NAME = "roster_side_{n}"
@@ -168,32 +172,13 @@ def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ru
 
 #: The largest order of battle read (bytes), and how deep a YAML one may nest: an army of
 #: thousands of units is a few hundred KB and five levels deep.
-MAX_OOB_BYTES = 10 * 1024 * 1024
+MAX_OOB_BYTES = MAX_INPUT_BYTES
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 text file (a BOM from Excel is fine), refused over ``MAX_OOB_BYTES``."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_OOB_BYTES:
-            raise InvalidArgumentError(
-                f"the file is too large ({size:,} bytes)",
-                file=str(path),
-                expected=f"at most {MAX_OOB_BYTES:,} bytes",
-            )
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidArgumentError(
-            "no such file", file=str(path), expected="the path of an existing file"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InvalidArgumentError(
-            f"not UTF-8 text (byte {exc.start})", file=str(path), expected="a UTF-8 file"
-        ) from None
-    except OSError as exc:
-        raise InvalidArgumentError(
-            f"cannot read the file: {exc.strerror or exc}", file=str(path)
-        ) from None
+    """A UTF-8 text file (a BOM from Excel is fine), refused over ``MAX_OOB_BYTES``, or
+    when it is no regular file (``rulesets.files``: the one bounded reader)."""
+    return read_input_text(path)
 
 
 def read_oob_text(
@@ -337,6 +322,25 @@ def _csv_records(text: str, path: Path) -> Iterator[RawUnit]:
         yield RawUnit(values=values, line=line)
 
 
+def _one_column_each(names: list[str], source: str, line: int) -> None:
+    """Refuse a header naming a column twice (the second would silently win), as the
+    readers fold a header: case, spaces, hyphens and underscores alike."""
+    seen: dict[str, int] = {}
+    for at, name in enumerate(names, start=1):
+        folded = name.lstrip("-").casefold().replace("-", "_").replace(" ", "_")
+        if not folded:
+            continue
+        if folded in seen:
+            first = seen[folded]
+            raise InvalidArgumentError(
+                f"line {line}: the header names a column twice: {names[first - 1]!r} "
+                f"(column {first}) and {name!r} (column {at})",
+                file=source,
+                expected="each column once",
+            )
+        seen[folded] = at
+
+
 def csv_rows(
     text: str, source: str, *, needs: str | None = None, header: str = "a header row"
 ) -> Iterator[tuple[int, dict[str, str]]]:
@@ -355,6 +359,7 @@ def csv_rows(
                 continue
             if names is None:
                 names = [c.strip() for c in cells]
+                _one_column_each(names, source, line)
                 if needs is not None and needs not in {h.casefold() for h in names}:
                     raise InvalidArgumentError(
                         f"line {line}: the header has no {needs} column",
@@ -459,7 +464,7 @@ def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:
         return []
     if not isinstance(value, list):
         raise InvalidArgumentError(
-            f"line {line}: {what} must be a list (- items)",
+            ("" if line is None else f"line {line}: ") + f"{what} must be a list (- items)",
             file=str(path),
             value=value if not isinstance(value, dict) else "a mapping",
             expected=f"{what}: [...]",

@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import (
@@ -82,7 +83,9 @@ from battle_ledger.sheets.errors import (
     UnknownOperationError,
     WrongKindError,
 )
+from battle_ledger.sheets.ledger import Column, Entry
 from battle_ledger.sheets.values import number, whole, yes_no
+from battle_ledger.sheets.values import text as plain_text
 
 if TYPE_CHECKING:
     from battle_ledger.sheets.house_rules import RulesLayout
@@ -90,6 +93,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHECKERS",
     "MAX_UPLOAD_BYTES",
+    "NO_VALUE",
     "OPERATIONS",
     "REPORTS",
     "Operation",
@@ -122,7 +126,7 @@ class OperationResult:
 
 #: The largest file an option takes (a campaign's CSV, a battle ledger): ledgers of a
 #: big battle are a few hundred KB.
-MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+MAX_UPLOAD_BYTES = MAX_INPUT_BYTES
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,20 @@ class Upload:
                 column=option,
                 expected="a UTF-8 file",
             ) from None
+
+
+class _NoValue:
+    """An option typed on the command line without a value (``--orders``): yes for a
+    yes/no option, a mistake for any other (never the text "true")."""
+
+    def __repr__(self) -> str:
+        return "(no value)"
+
+    __str__ = __repr__
+
+
+#: What an option given without a value holds until its operation reads it.
+NO_VALUE: Any = _NoValue()
 
 
 @dataclass(frozen=True)
@@ -183,6 +201,18 @@ class Option:
     several: bool = False  # a file option taking more than one file (a tuple of Uploads)
     accept: tuple[str, ...] = ()  # a file option's suffixes (".csv": text, may be pasted)
 
+    @classmethod
+    def of(cls, column: Column, **given: Any) -> Option:
+        """The option of input column ``column``: its field, type, bounds (a bound named
+        after a rule, ``max_dep``, is the operation's own check) and choices, declared
+        once with the column; ``given``: the rest (``help``, ``name``...)."""
+        kind = {Entry.YES_NO: bool, Entry.WHOLE: int, Entry.NUMBER: float}.get(column.entry, str)
+        high = column.high if isinstance(column.high, int) else None
+        found: dict[str, Any] = {"name": column.field, "type": kind, "help": column.help,
+                                 "low": column.low, "high": high,
+                                 "choices": column.choices}  # fmt: skip
+        return cls(**(found | given))
+
     @property
     def flag(self) -> str:
         return "--" + (self.word or self.name).replace("_", "-")
@@ -203,6 +233,11 @@ class Option:
         """``value`` (text from a command line, or a cell's value) as this option's type."""
         if value is None:
             return None
+        if value is NO_VALUE:
+            if self.type is bool:
+                return True
+            raise CommandError(f"option {self.flag} of {operation} needs a value",
+                               column=self.flag, expected=self.metavar)  # fmt: skip
         if self.takes_file:
             return self._uploads(value, operation)
         try:
@@ -223,7 +258,11 @@ class Option:
                 value=value,
                 expected=expected,
             ) from None
-        text = str(value)
+        try:
+            text = plain_text(value, f"option {self.flag} of {operation}")
+        except InvalidArgumentError as exc:
+            raise CommandError(exc.message, column=self.flag, value=value,
+                               expected=exc.expected) from None  # fmt: skip
         if self.choices:
             folded = {c.casefold(): c for c in self.choices}
             if text.strip().casefold() not in folded:

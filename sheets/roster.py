@@ -8,16 +8,29 @@ Eagles to Glory's Start DEP and CCP, counted once a division).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import NoUnitsError
+from battle_ledger.rulesets.errors import BattleLedgerError, NoUnitsError
 from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
 from battle_ledger.sheets.book import Book
-from battle_ledger.sheets.oob import ROSTER_KIND, is_naval, roster_oob
-from battle_ledger.sheets.operations import OperationResult, report
+from battle_ledger.sheets.ledger import check_parts, check_template_version
+from battle_ledger.sheets.oob import ROSTER_KIND, ROSTER_TEMPLATE_VERSION, is_naval, roster_oob
+from battle_ledger.sheets.operations import OperationResult, checker, report
 
-__all__ = ["roster_report"]
+__all__ = ["roster_problems", "roster_report"]
+
+
+@checker(ROSTER_KIND)
+def roster_problems(book: Book) -> list[BattleLedgerError]:
+    """What ``report`` and ``new --oob`` would refuse in the roster (it is read by the one
+    roster reader: a formula in a name cell, a unit of an unknown type...), a roster made
+    by a newer template, and a sheet, table or name of the template gone."""
+    check_parts(book, check_template_version(book, ROSTER_KIND, 1, ROSTER_TEMPLATE_VERSION))
+    with contextlib.suppress(NoUnitsError):  # a blank roster, to be filled in
+        roster_oob(book)
+    return []
 
 
 @report(ROSTER_KIND)

@@ -478,14 +478,14 @@ _HEADERS = {"fire_points": "Fire points", "die": "Fire die", "march_status": "Ma
     options=(
         Option("unit", str, required=True,
                help="the brigade, as on the Brigades sheet", thing=True),
-        Option("fire_points", float, low=0, help="total fire points against it"),
-        Option("die", int, low=1, high=10, help="the fire die as rolled (1-10)"),
+        Option.of(TURNS.column("fire_points")),
+        Option.of(TURNS.column("fire_die"), name="die", help="the fire die as rolled (1-10)"),
         Option("modifiers", str, help="the fire die roll modifiers: a number, or the charts' "
                "words (\"in cover, unsecured flanks\")"),
         Option("march_status", str, choices=MARCH_STATUSES, help="its March table status"),
-        Option("march_die", int, low=-30, high=40, help="the modified die on the March table"),
-        Option("stands_lost", int, low=0, help="stands lost otherwise (resolved by you)"),
-        Option("captured", int, low=0, help="stands captured otherwise"),
+        Option.of(TURNS.column("march_die")),
+        Option.of(TURNS.column("stands_lost"), help="stands lost otherwise (resolved by you)"),
+        Option.of(TURNS.column("captured")),
         Option("note", str, help="anything worth remembering"),
     ),
 )  # fmt: skip

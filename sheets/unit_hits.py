@@ -303,10 +303,10 @@ _HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire"
     "record",
     options=(
         Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
-        Option("fire_hits", int, low=0, help="Hits from fire this turn"),
-        Option("most_from_one_fire", int, low=0, help="the most from one Fire Action"),
-        Option("assault_hits", int, low=0, help="Hits in assault this turn"),
-        Option("rally_roll", int, low=1, high=6, help="a Rally's d6"),
+        Option.of(TURNS.column("fire_hits"), help="Hits from fire this turn"),
+        Option.of(TURNS.column("most_from_one_fire"), help="the most from one Fire Action"),
+        Option.of(TURNS.column("assault_hits"), help="Hits in assault this turn"),
+        Option.of(TURNS.column("rally_roll")),
         Option("note", str, help="anything worth remembering"),
     ),
 )

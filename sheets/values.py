@@ -10,12 +10,14 @@ workbook and ``report`` never disagree about an answer.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
-from battle_ledger.rulesets._numbers import whole_number
+from battle_ledger.rulesets._numbers import MAX_WHOLE, whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
+    "MAX_WHOLE",
     "NO_WORDS",
     "YES_WORDS",
     "cell_count",
@@ -26,6 +28,7 @@ __all__ = [
     "number",
     "percent_text",
     "shown",
+    "text",
     "whole",
     "yes_no",
     "yes_test",
@@ -104,14 +107,25 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
 def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None,
           blank: int | None = 0) -> int:  # fmt: skip
     """``value`` as a whole number within ``low``..``high`` (an empty value is ``blank``;
-    None: refused). The one whole-number reader of cells, arguments and options."""
+    None: refused). The one whole-number reader of cells, arguments and options; an open
+    bound is ``MAX_WHOLE`` (below: ``-MAX_WHOLE``)."""
     if is_blank(value):
         if blank is None:
             raise InvalidArgumentError(
                 f"{name} is required", column=name, expected="a whole number"
             )
         return blank
-    return whole_number(value, name, low, high)
+    found = whole_number(value, name, low, high)
+    if abs(found) > MAX_WHOLE:  # only where a bound is open: the declared ones are less
+        raise _past_bound(name, value)
+    return found
+
+
+def _past_bound(name: str, value: Any) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"{name} is larger than any battle needs", column=name, value=value,
+        expected=f"a number from -{MAX_WHOLE:,} to {MAX_WHOLE:,}",
+    )  # fmt: skip
 
 
 def cell_whole(value: Any) -> int | None:
@@ -128,8 +142,8 @@ def cell_count(value: Any) -> int:
 
 
 def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
-    """``value`` as a number, ``low`` or more (an empty value is None). Text that reads as
-    a number is taken; a yes/no (TRUE) is not a number."""
+    """``value`` as a number, ``low`` or more, no larger than ``MAX_WHOLE`` (an empty
+    value is None). Text that reads as a number is taken; a yes/no (TRUE) is not a number."""
     if is_blank(value):
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
@@ -146,6 +160,36 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
             value=value,
             expected="a number" + ("" if low is None else f", {low:g} or more"),
         )
+    if abs(found) > MAX_WHOLE:
+        raise _past_bound(name, value)
+    return found
+
+
+#: What no cell holds: control characters but tab, line feed and carriage return (Excel
+#: and openpyxl refuse them), and lone surrogates (bytes that were not UTF-8).
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+
+
+def text(value: Any, name: str) -> str:
+    """``value`` as text a cell can hold (the one reader of typed text: a note, a name):
+    no control character, no byte that was not UTF-8, at most Excel's 32,767 characters."""
+    from battle_ledger.sheets.workbook_file import MAX_CELL_TEXT
+
+    found = str(value)
+    bad = _NOT_TEXT.search(found)
+    if bad is not None:
+        raise InvalidArgumentError(
+            f"{name} holds a character no cell can hold (U+{ord(bad.group()):04X}, "
+            f"character {bad.start() + 1})",
+            column=name, value=found,
+            expected="text without control characters (tab and new line are fine)",
+        )  # fmt: skip
+    if len(found) > MAX_CELL_TEXT:
+        raise InvalidArgumentError(
+            f"{name} is {len(found):,} characters long, more than a cell holds",
+            column=name, value=found,
+            expected=f"at most {MAX_CELL_TEXT:,} characters (Excel's limit)",
+        )  # fmt: skip
     return found
 
 

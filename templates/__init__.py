@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.rulesets.errors import InvalidArgumentError, shown
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import get as _get_ruleset
 from battle_ledger.sheets.errors import CommandError, UnknownKindError
@@ -132,7 +132,7 @@ def require_known(name: str) -> None:
     names = sorted(set(KINDS) | {a for k in KINDS.values() for a in k.aliases})
     hint = did_you_mean(name, names)
     raise UnknownKindError(
-        f"unknown workbook kind {name!r}" + (f"; {hint}" if hint else ""),
+        f"unknown workbook kind {shown(name)}" + (f"; {hint}" if hint else ""),
         value=name,
         expected="one of " + ", ".join(names),
     )

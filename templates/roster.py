@@ -79,6 +79,7 @@ from battle_ledger.sheets.oob import (
     QUALITY_HEADER,
     ROSTER_KIND,
     ROSTER_TABLE_PREFIX,
+    ROSTER_TEMPLATE_VERSION,
     ROW_HEADER,
     SIDE_NAME,
     TYPE_HEADER,
@@ -887,4 +888,5 @@ register_kind(
     ROSTER_KIND,
     build_roster,
     "a printable order of battle per side with the rule set's columns (every rule set)",
+    version=ROSTER_TEMPLATE_VERSION,
 )

@@ -377,12 +377,12 @@ CATALOGUE: list[Case] = [
                              "--orders", "maybe"], None, 2, ("maybe",)),
     ("unknown division", None, ["run", "record", "LEDGER", "--division", "5th Divison",
                                 "--stands-lost", "1"], None, 2, ("did you mean",)),
-    # values a cell cannot hold
+    # values a cell cannot hold: typed as an option, a mistake in the command
     ("note of 40,000 characters", None, ["run", "record", "LEDGER", "--division", "5e Division",
-                                         "--note", "n" * 40_000], None, 1, ("32,767",)),
+                                         "--note", "n" * 40_000], None, 2, ("--note", "32,767")),
     ("note with a control character", None, ["run", "record", "LEDGER", "--division",
-                                             "5e Division", "--note", "bell\x07"], None, 1,
-     ("Note",)),
+                                             "5e Division", "--note", "bell\x07"], None, 2,
+     ("--note", "U+0007")),
     ("a charge without orders", None, ["run", "record", "LEDGER", "--division", "5e Division",
                                        "--charges", "1"], None, 1, ("Charges",)),
     # orders of battle
@@ -454,8 +454,10 @@ CATALOGUE: list[Case] = [
     ("udf 5,000-digit number", None,
      ["udf", "ETG_CRT", "[[" + "9" * 5000 + "]]", "Infantry", "B", "C", "charging"], None, 1,
      ("too large",)),
-    ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
+    ("udf 100,000 dice", None, ["udf", "SE_HITS_ODDS", "100000", "4"], None, 1,
      ("more than any rule set throws",)),
+    ("udf a million dice", None, ["udf", "SE_HITS_ODDS", "1000000", "4"], None, 1,
+     ("larger than any battle needs", "100,000")),
     ("udf unknown function", None, ["udf", "ETG_CTR", "1"], None, 2, ("ETG_CTR",)),
     ("udf 8,000 conditions", None,
      ["udf", "ETG_CRT", "Infantry", "Infantry", "B", "C", ", ".join(["charging"] * 8000)], None,

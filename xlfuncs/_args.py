@@ -186,7 +186,7 @@ def cell_odds(value: Any) -> str:
     03:01 and sends its fraction of a day: a whole number of minutes is read back as the
     odds it was typed as (1:1, 3:1, 1:2); any other number stays as it is, for the
     rules to refuse with what they expected."""
-    if isinstance(value, float) and value > 0:
+    if isinstance(value, float) and 0 < value < 100:  # a time: at most 2400:1
         minutes = value * 24 * 60
         if abs(minutes - round(minutes)) < 1e-6:
             hours, rest = divmod(round(minutes), 60)
@@ -195,17 +195,15 @@ def cell_odds(value: Any) -> str:
 
 
 def as_number(value: Any, name: str) -> float:
-    """A number from a cell; an empty cell or text is an error naming the argument."""
+    """A number from a cell, by the one number reader (``sheets.values.number``: finite,
+    within ``MAX_WHOLE``); an empty cell or text is an error naming the argument."""
     from battle_ledger.rulesets.errors import InvalidArgumentError
+    from battle_ledger.sheets.values import number
 
-    if isinstance(value, bool) or value is None or value == "":
+    found = None if isinstance(value, bool) else number(value, name, low=None)
+    if found is None:
         raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise InvalidArgumentError(
-            f"{name} must be a number", column=name, value=value, expected="a number"
-        ) from None
+    return found
 
 
 def as_optional_int(value: Any, name: str) -> int | None:

@@ -367,10 +367,10 @@ def new(
         )
     oob = None
     if oob_file is not None:
-        from battle_ledger.sheets.oob import MAX_OOB_BYTES, read_oob, read_oob_text
+        from battle_ledger.sheets.oob import read_oob, read_oob_text
 
         if str(oob_file) == "-":
-            oob = read_oob_text(_stdin_text(MAX_OOB_BYTES, "--oob -"), ruleset)
+            oob = read_oob_text(_stdin_text("--oob -"), ruleset)
         else:
             oob = read_oob(oob_file, ruleset)
     link: dict[str, str] = {}
@@ -543,11 +543,13 @@ def lite(book: Path, lite_wheel: str | None, wait: float) -> None:
                f"({meta.kind}, {meta.ruleset})")  # fmt: skip
 
 
-def parse_extra_options(args: list[str]) -> list[dict[str, str]]:
+def parse_extra_options(args: list[str]) -> list[dict[str, Any]]:
     """``--key value`` / ``--key=value`` / ``--flag`` pairs as {"key": "value"} (hyphens
-    -> _), one dict per group: the first option, given again, starts another group
-    (``--division A --orders Y --division B --stands-lost 1``: two rows)."""
-    pairs: list[tuple[str, str, str]] = []
+    -> _; a flag's value ``NO_VALUE``), one dict per group: the first option, given again,
+    starts another group (``--division A --orders Y --division B --stands-lost 1``)."""
+    from battle_ledger.sheets.operations import NO_VALUE
+
+    pairs: list[tuple[str, str, Any]] = []
     i = 0
     while i < len(args):
         arg = args[i]
@@ -563,10 +565,10 @@ def parse_extra_options(args: list[str]) -> list[dict[str, str]]:
                 value = args[i + 1]
                 i += 1
             else:
-                value = "true"  # a flag
+                value = NO_VALUE  # a flag: yes for a yes/no option, else refused
         pairs.append((key, key.replace("-", "_"), value))
         i += 1
-    groups: list[dict[str, str]] = []
+    groups: list[dict[str, Any]] = []
     for flag, name, value in pairs:
         if not groups or name == pairs[0][1]:
             groups.append({})
@@ -586,7 +588,7 @@ def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
     from battle_ledger.sheets.oob import csv_rows, read_text
 
     if source == "-":
-        text, label = _stdin_text(MAX_CSV_CHARACTERS, "--from-csv -"), "standard input"
+        text, label = _stdin_text("--from-csv -"), "standard input"
     else:
         text, label = read_text(Path(source)), source
     batch = []
@@ -601,17 +603,12 @@ def _csv_batch(source: str) -> list[tuple[str, dict[str, str]]]:
     return batch
 
 
-def _stdin_text(limit: int, option: str) -> str:
-    """Standard input as UTF-8 text, refused (unread past ``limit`` + 1) when longer."""
-    text = click.get_text_stream("stdin", encoding="utf-8").read(limit + 1)
-    if len(text) > limit:
-        raise CommandError(f"standard input is too large for {option}",
-                           expected=f"at most {limit:,} characters")  # fmt: skip
-    return text
+def _stdin_text(option: str) -> str:
+    """Standard input as UTF-8 text, by the one bounded reader (``rulesets.files``)."""
+    from battle_ledger.rulesets.files import as_text, read_stream_bytes
 
-
-#: The most text ``run --from-csv -`` reads from standard input.
-MAX_CSV_CHARACTERS = 10_000_000
+    data = read_stream_bytes(click.get_binary_stream("stdin"), "standard input", column=option)
+    return as_text(data, "standard input", column=option, what="standard input")
 
 
 def _read_files(options: Iterable[Option], given: dict[str, Any]) -> None:
@@ -628,20 +625,21 @@ def _read_files(options: Iterable[Option], given: dict[str, Any]) -> None:
 def _read_uploads(text: str, option: Option) -> tuple[Upload, ...]:
     """The files a file option names on the command line (several: separated by ``;``),
     read whole (each at most ``MAX_UPLOAD_BYTES``; ``-``: standard input, once)."""
-    from battle_ledger.sheets.operations import MAX_UPLOAD_BYTES, Upload
+    from battle_ledger.rulesets.files import read_stream_bytes
+    from battle_ledger.sheets.operations import Upload
 
     parts = [p.strip() for p in text.split(";")] if option.several else [text.strip()]
     found = []
     for part in filter(None, parts):
         if part == "-":
-            data = click.get_binary_stream("stdin").read(MAX_UPLOAD_BYTES + 1)
-            found.append(Upload("standard input", data))
+            stdin = click.get_binary_stream("stdin")
+            found.append(
+                Upload(
+                    "standard input", read_stream_bytes(stdin, "standard input", column=option.flag)
+                )
+            )
         else:
             found.append(Upload(part, _file_bytes(Path(part), option)))
-        if len(found[-1].data) > MAX_UPLOAD_BYTES:
-            raise InvalidArgumentError("the file is too large", file=found[-1].name,
-                                       column=option.flag,
-                                       expected=f"at most {MAX_UPLOAD_BYTES:,} bytes")  # fmt: skip
     if not found:
         raise CommandError(f"{option.flag} names no file", column=option.flag, value=text,
                            expected=option.metavar)  # fmt: skip
@@ -649,18 +647,10 @@ def _read_uploads(text: str, option: Option) -> tuple[Upload, ...]:
 
 
 def _file_bytes(path: Path, option: Option) -> bytes:
-    """A file's bytes, refused unread beyond ``MAX_UPLOAD_BYTES`` + 1."""
-    from battle_ledger.sheets.operations import MAX_UPLOAD_BYTES
+    """A file's bytes, by the one bounded reader (``rulesets.files``)."""
+    from battle_ledger.rulesets.files import read_input_bytes
 
-    try:
-        with path.open("rb") as handle:
-            return handle.read(MAX_UPLOAD_BYTES + 1)
-    except FileNotFoundError:
-        raise InvalidArgumentError("no such file", file=str(path), column=option.flag,
-                                   expected="the path of an existing file") from None  # fmt: skip
-    except OSError as exc:
-        raise InvalidArgumentError(f"cannot read the file: {exc.strerror or exc}",
-                                   file=str(path), column=option.flag) from None  # fmt: skip
+    return read_input_bytes(path, column=option.flag)
 
 
 def operation_help(name: str, book: Path | None = None) -> str:

@@ -10,7 +10,7 @@ they are ours to fix, not the user's to decode.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import click
@@ -18,7 +18,7 @@ import click
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.errors import CommandError
 
-__all__ = ["exit_code", "os_error_line", "run_standalone"]
+__all__ = ["exit_code", "os_error_line", "run_standalone", "text_arguments"]
 
 
 def os_error_line(exc: OSError) -> str:
@@ -34,6 +34,20 @@ def exit_code(exc: BattleLedgerError) -> int:
     """2 for a mistake in the command itself (an unknown operation or option, a bad
     option value), 1 for every other failure."""
     return 2 if isinstance(exc, CommandError) else 1
+
+
+def text_arguments(args: Sequence[str]) -> None:
+    """Refuse an argument holding bytes that are not UTF-8 (the system hands them over
+    as lone surrogates, which no workbook, file name of ours or message can hold)."""
+    for at, arg in enumerate(args, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise CommandError(
+                f"argument {at} is not text (character {exc.start + 1} is a byte not UTF-8)",
+                value=arg,  # its repr shows the byte as \udcXX
+                expected="UTF-8 text",
+            ) from None
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -98,11 +98,13 @@ class _Group(click.Group):
         # Usage mistakes and OS errors on user files: one line on stderr too.
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
-        from battle_ledger.xlfuncs._cli_errors import run_standalone
+        from battle_ledger.xlfuncs._cli_errors import run_standalone, text_arguments
 
-        return run_standalone(
-            lambda: click.Group.main(self, args, prog_name, complete_var, False, **extra)
-        )
+        def call() -> Any:
+            text_arguments(sys.argv[1:] if args is None else args)
+            return click.Group.main(self, args, prog_name, complete_var, False, **extra)
+
+        return run_standalone(call)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -53,7 +53,7 @@ def _angle(value: Any) -> Any:
 def _heading(value: Any) -> Any:
     """A heading cell: a bearing in degrees, or a compass point (N, NNE, ...)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        return as_number(value, "heading")
     return cell_text(value)
 
 
