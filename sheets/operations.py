@@ -92,6 +92,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKERS",
+    "MAX_SEED",
     "MAX_UPLOAD_BYTES",
     "NO_VALUE",
     "OPERATIONS",
@@ -127,6 +128,8 @@ class OperationResult:
 #: The largest file an option takes (a campaign's CSV, a battle ledger): ledgers of a
 #: big battle are a few hundred KB.
 MAX_UPLOAD_BYTES = MAX_INPUT_BYTES
+#: The largest seed of the dice (any number repeats its throws; a date, 20261126, will do).
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -370,7 +373,8 @@ class Operation:
                     help=notes.get(p.name, ""),
                 )
         if self.rolls_dice and "seed" not in found:
-            found["seed"] = Option("seed", int, help="repeat the dice: same seed, same rolls")
+            found["seed"] = Option("seed", int, low=0, high=MAX_SEED,
+                                   help="repeat the dice: same seed, same rolls")  # fmt: skip
         return found
 
 

@@ -56,7 +56,14 @@ from battle_ledger.sheets.ledger import (
     register,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    MAX_SEED,
+    OperationResult,
+    Option,
+    checker,
+    operation,
+    report,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -549,15 +556,15 @@ def _record_details(record: aoe.RecordedChargeModifiers | None) -> dict[str, Any
             "attacker_modifiers",
             str,
             help="the attacker's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (the ledger adds them)",
+            "without Fresh/Spent and stands lost to fire (added from the record)",
         ),
         Option(
             "defender_modifiers",
             str,
             help="the defender's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (the ledger adds them)",
+            "without Fresh/Spent and stands lost to fire (added from the record)",
         ),
-        Option("seed", int, help="throw the dice not given, repeatable"),
+        Option("seed", int, low=0, high=MAX_SEED, help="throw the dice not given, repeatable"),
     ),
 )
 def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,

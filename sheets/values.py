@@ -116,8 +116,8 @@ def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None
             )
         return blank
     found = whole_number(value, name, low, high)
-    if abs(found) > MAX_WHOLE:  # only where a bound is open: the declared ones are less
-        raise _past_bound(name, value)
+    if (high is None and found > MAX_WHOLE) or (low is None and found < -MAX_WHOLE):
+        raise _past_bound(name, value)  # an open bound is MAX_WHOLE; a declared one holds
     return found
 
 

@@ -193,9 +193,20 @@ def _aog_calls(era: str) -> list[Call]:
     ]
 
 
+def _se_calls() -> list[Call]:
+    """A unit that rallies and is assaulted in one turn: which comes first is the data's
+    reading (turn_order.assault_before_rally)."""
+    from battle_ledger.rulesets import square_eagles as se
+
+    # At 1 Hit a Rally takes nothing back ("may not rally to less than 1 Hit") unless the
+    # Assault's 2 Hits came first.
+    turn = se.HitsTurn(turn=2, assault_hits=2, rally_roll=6)
+    return [lambda: se.hits_after_turn("Lights", 5, 1, turn)]
+
+
 BATTERIES: dict[str, Callable[[], list[Call]]] = {
     **{era: lambda era=era: _aog_calls(era) for era in aog.ERAS},
-    "square-eagles": lambda: _golden_calls("square-eagles"),
+    "square-eagles": lambda: [*_golden_calls("square-eagles"), *_se_calls()],
     "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
 }
 

@@ -471,7 +471,6 @@ def _new_mapped(
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
     from battle_ledger.sheets.headless import save_workbook
-    from battle_ledger.sheets.oob import MAX_OOB_BYTES
     from battle_ledger.sheets.oob_map import OobMap, mapped_file, read_map
 
     if oob_file is None:
@@ -492,7 +491,7 @@ def _new_mapped(
                 expected="a new file name, or --force to replace it",
             )
     oob_map = read_map(map_file) if map_file is not None else OobMap("no map", {})
-    text = _stdin_text(MAX_OOB_BYTES, "--oob -") if str(oob_file) == "-" else None
+    text = _stdin_text("--oob -") if str(oob_file) == "-" else None
     mapped = mapped_file("standard input" if text is not None else oob_file, rulesets, oob_map,
                          text)  # fmt: skip
     books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options) for m in mapped]
