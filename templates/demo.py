@@ -271,11 +271,12 @@ def _play_ships(book: HeadlessBook, rng: random.Random) -> None:
     def states() -> dict[str, Any]:
         return read_ships(book).fold()[1]
 
+    repairing: list[str] = []  # a ship repairing in a round does not fire in it
     for round_ in range(1, 5):
         for ship, side, target, struck, aim, cm in _TRAFALGAR:
             now = states()
             if now[ship].state.value != "afloat" or getattr(now[ship], side) == 0 or now[
-                    target].state.value in ("blown up", "sunk"):  # fmt: skip
+                    target].state.value in ("blown up", "sunk") or ship in repairing:  # fmt: skip
                 continue
             run_operation(book, "fire", ship=ship, from_side=side, target=target, side=struck,
                           aim=aim, range=str(cm), seed=str(rng.randint(1, 10**6)))  # fmt: skip
@@ -283,9 +284,10 @@ def _play_ships(book: HeadlessBook, rng: random.Random) -> None:
         if round_ == 3 and all(now[s].state.value == "afloat" for s in ("Téméraire", "Redoutable")):
             run_operation(book, "board", ship="Téméraire", target="Redoutable",
                           seed=str(rng.randint(1, 10**6)))  # fmt: skip
-        dismasted = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
+        # The repair die is thrown at the round's end for the next round (its opening dice).
+        repairing = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
         run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)),
-                      **({"repair": ";".join(dismasted)} if dismasted else {}))  # fmt: skip
+                      **({"repair": ";".join(repairing)} if repairing else {}))  # fmt: skip
 
 
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {
