@@ -152,10 +152,11 @@ def _bad_option_values(option: Option) -> list[tuple[Any, int]]:
     if option.type is bool:
         found += ["maybe", "2", "Y N", "=TRUE", "\x01"]
     elif option.type is int:
-        found += ["many", "1.5", "9" * 26, "9" * 400, "1e308", "nan", "inf", "=5*2",
-                  str(MAX_WHOLE + 1), str(-MAX_WHOLE - 1)]  # fmt: skip
-        found += [] if option.low is None else [str(option.low - 1)]
-        found += [] if option.high is None else [str(option.high + 1)]
+        found += ["many", "1.5", "9" * 26, "9" * 400, "1e308", "nan", "inf", "=5*2"]
+        # Past the declared bound, or past MAX_WHOLE where the bound is open (a seed's
+        # declared bound is larger).
+        found += [str(-MAX_WHOLE - 1) if option.low is None else str(option.low - 1)]
+        found += [str(MAX_WHOLE + 1) if option.high is None else str(option.high + 1)]
     elif option.type is float:
         found += ["lots", "9" * 400, "1e308", "nan", "inf", "-inf", str(MAX_WHOLE + 1)]
         found += [] if option.low is None else [str(option.low - 1)]

@@ -755,14 +755,7 @@ def test_age_of_eagles_fresh_or_spent_at_the_start_of_the_turn_is_a_house_settin
     turn, though the fire took a stand: 6 + 2 - 1 against Losthin's 5 + 2, Locked in
     Combat."""
     path = _stands(tmp_path)
-    house = tmp_path / "house.yaml"
-    house.write_text(
-        "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
-        "    values:\n      fresh_spent_at_the_charge: false\n",
-        encoding="utf-8",
-    )
-    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
-    assert applied.exit_code == 0, applied.output
+    _fresh_or_spent_as_the_turn_began(path, tmp_path)
     first, _ = _charges(path)
     assert first["attacker_record_modifiers"]["status"] == "fresh"
     assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
@@ -781,14 +774,7 @@ def test_libreoffice_agrees_on_the_charge_modifiers_of_the_record(
 
     path = _stands(tmp_path)
     if not at_the_charge:
-        house = tmp_path / "house.yaml"
-        house.write_text(
-            "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
-            "    values:\n      fresh_spent_at_the_charge: false\n",
-            encoding="utf-8",
-        )
-        applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
-        assert applied.exit_code == 0, applied.output
+        _fresh_or_spent_as_the_turn_began(path, tmp_path)
     first, second = _charges(path)
     recalculated = tmp_path / "recalculated.xlsx"
     recalculated_workbook(path).save(recalculated)
@@ -973,3 +959,16 @@ def test_libreoffice_agrees_on_the_rally_before_the_fire(
         got = ["" if v is None or v != v else v for v in shown[header]]
         assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]]
     assert list(shown["Hits"])[-2:] == ([5, 3] if assault_first else [5, 4])
+
+
+def _fresh_or_spent_as_the_turn_began(path: Path, tmp_path: Path) -> None:
+    """The house setting ``brigade_losses.fresh_spent_at_the_charge: false`` put in force
+    in the ledger (``rules apply``)."""
+    house = tmp_path / "house.yaml"
+    house.write_text(
+        "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
+        "    values:\n      fresh_spent_at_the_charge: false\n",
+        encoding="utf-8",
+    )
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
