@@ -222,7 +222,11 @@ def _outcomes(book: HeadlessBook, table: Table) -> pd.DataFrame:
 @settings(
     max_examples=examples(3),
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 @given(data=st.data())
 def test_generated_battles_keep_the_ledger_whole(
@@ -251,7 +255,11 @@ def test_generated_battles_keep_the_ledger_whole(
     max_examples=2,
     deadline=None,
     derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+    ],
 )
 @given(data=st.data())
 def test_libreoffice_agrees_with_the_rules_on_generated_battles(
