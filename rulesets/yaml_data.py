@@ -12,9 +12,16 @@ from typing import Any
 import yaml
 
 from battle_ledger.rulesets._numbers import MAX_WHOLE
-from battle_ledger.rulesets.errors import RulesetDataError
+from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError
 
-__all__ = ["MAX_YAML_DEPTH", "MAX_YAML_NODES", "BoundedLoader", "safe_yaml", "unique_mapping"]
+__all__ = [
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "BoundedLoader",
+    "safe_yaml",
+    "unique_mapping",
+    "users_yaml",
+]
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -173,3 +180,19 @@ def safe_yaml(text: str, origin: str, *, what: str = "rule-set data", user: bool
     except ValueError as exc:  # a number of thousands of digits, and the like
         raise RulesetDataError(f"{what}: not a usable YAML value ({exc})", file=origin,
                                expected="numbers of a sensible size") from None  # fmt: skip
+
+
+def users_yaml(text: str, loader: type[BoundedLoader], source: str) -> Any:
+    """A user's file (an order of battle, a map) parsed by ``loader`` (a ``BoundedLoader``
+    that also marks lines): a mistake in it is one ``InvalidArgumentError`` naming its
+    line and ``source``."""
+    try:
+        return yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InvalidArgumentError(f"{where}not valid YAML ({problem})", file=source) from None
+    except ValueError as exc:  # a number of thousands of digits, and the like
+        raise InvalidArgumentError(f"not a usable YAML value ({exc})", file=source,
+                                   expected="numbers of a sensible size") from None  # fmt: skip

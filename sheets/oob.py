@@ -67,7 +67,7 @@ from battle_ledger.rulesets.oob import (
     type_vocabulary,
 )
 from battle_ledger.rulesets.registry import get as get_ruleset
-from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping
+from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping, users_yaml
 
 __all__ = [
     "CALLED_HEADER",
@@ -433,16 +433,7 @@ def _every_division_field() -> set[str]:
 
 def _yaml_document(text: str, p: Path) -> dict[str, Any]:
     """A YAML order of battle's top mapping, its keys checked."""
-    try:
-        doc = yaml.load(text, Loader=_LineLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InvalidArgumentError(f"{where}not valid YAML ({problem})", file=str(p)) from None
-    except ValueError as exc:  # a number of thousands of digits, and the like
-        raise InvalidArgumentError(f"not a usable YAML value ({exc})", file=str(p),
-                                   expected="numbers of a sensible size") from None  # fmt: skip
+    doc = users_yaml(text, _LineLoader, str(p))
     if not isinstance(doc, dict) or "sides" not in doc:
         raise InvalidArgumentError(
             "an order of battle in YAML is a mapping with 'sides'",

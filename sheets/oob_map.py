@@ -63,7 +63,7 @@ from battle_ledger.rulesets.oob import (
     type_vocabulary,
     whole_number,
 )
-from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping
+from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping, users_yaml
 from battle_ledger.sheets.oob import read_records, read_text, with_facts
 
 __all__ = [
@@ -318,13 +318,7 @@ def _section(ruleset: Ruleset, body: Any, source: str, line: int) -> RulesetMap:
 def parse_map(text: str, source: str) -> OobMap:
     """The map in YAML ``text`` (``source`` names it in messages), every entry checked
     against its rule set."""
-    try:
-        doc = yaml.load(text, Loader=_MapLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InvalidArgumentError(f"{where}not valid YAML ({problem})", file=source) from None
+    doc = users_yaml(text, _MapLoader, source)
     top = _mapping(doc, source, 1, "a map file", "note, rulesets: {RULE SET: ...}")
     _keys(top, ("note", "rulesets"), source, "the map file")
     if "rulesets" not in top:

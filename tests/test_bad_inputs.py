@@ -505,6 +505,11 @@ CATALOGUE: list[Case] = [
     ("map not YAML", None,
      ["new", "roster", "--ruleset", "etg", "--oob", str(example_path(_EXAMPLE)), "--map", "INPUT",
       "-o", "OUT"], _write("maps.yaml", "rulesets: [etg: {\n"), 1, ("not valid YAML",)),
+    ("map number of thousands of digits", None,
+     ["new", "roster", "--ruleset", "etg", "--oob", str(example_path(_EXAMPLE)), "--map", "INPUT",
+      "-o", "OUT"], _write("maps.yaml", "rulesets:\n  etg:\n    strengths: {stands: {from: "
+                                        "stands, times: " + "9" * 5000 + "}}\n"),
+     1, ("not a usable YAML value", "maps.yaml")),
     ("lite over another add-in", lambda p: _rezip(p, lambda n, d: d, {
         "xl/webextensions/webextension1.xml": b'<we:webextension xmlns:we="x" id="{0}">'
         b'<we:reference id="wa104379955"/></we:webextension>'}), ["lite", "LEDGER"], None, 1,
