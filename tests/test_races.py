@@ -14,11 +14,9 @@ kind. Each test prints its counts.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import random
-import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations, run_check, run_on_file
 from battle_ledger.sheets.writer import TEMP_PREFIX
 from battle_ledger.sheets.zipbook import open_book
+from tests.processes import killed_midway
 from tests.strategies import PLAYBOOKS, build_from_example
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="fork and kill -9 as POSIX has them")
@@ -155,13 +154,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger_on_every
         step = step or _close(name, path, moment + 2)
         before = path.read_bytes()
         logged = _logged(path)
-        worker = context.Process(target=_operate, args=(str(path), step))
-        worker.start()
-        time.sleep(rng.uniform(0, took * 1.5))
-        if worker.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(worker.pid, signal.SIGKILL)
-        worker.join(60)
+        killed_midway(context, _operate, (str(path), step), took, rng, wait=60)
         book = open_book(path, writable=False)  # opens: never half a workbook
         if path.read_bytes() == before:
             outcomes["old"] += 1

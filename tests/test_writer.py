@@ -6,7 +6,6 @@ read to its rename, and the checks of the file a save replaces.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import time
@@ -19,6 +18,7 @@ from battle_ledger.sheets.errors import WorkbookLockedError, WorkbookSaveError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
 from battle_ledger.sheets.writer import TEMP_PREFIX, WriterLock
+from tests.processes import killed_midway
 from tests.toybook import make_toy, register_toy_operations
 
 # Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
@@ -146,7 +146,6 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
     always the old version or the new one, opens, passes check; the next operation
     runs and leaves nothing of ours behind."""
     import random
-    import signal
 
     from battle_ledger.sheets.history import KEEP, folder_of, versions
     from battle_ledger.sheets.operations import run_check
@@ -167,13 +166,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
         operation, options = operations[kill % 2]
         before = path.read_bytes()
         logged = len(HeadlessBook(path, writable=False).read_table("tbl_Log"))
-        worker = context.Process(target=_operate, args=(str(path), operation, options))
-        worker.start()
-        time.sleep(rng.uniform(0, took * 1.5))
-        if worker.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(worker.pid, signal.SIGKILL)
-        worker.join(30)
+        killed_midway(context, _operate, (str(path), operation, options), took, rng, wait=30)
         book = HeadlessBook(path, writable=False)  # opens: never half a workbook
         now = len(book.read_table("tbl_Log"))
         if path.read_bytes() == before:
