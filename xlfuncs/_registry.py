@@ -251,10 +251,10 @@ def _from_office_js(f: F) -> F:
 
 
 def _outside_pyodide() -> bool:
-    """Whether this is no Pyodide (xlwings Lite): there xlwings' conversion also turns
-    JavaScript's null into None, which ``office_js_argument`` does not know."""
-    return sys.modules.get("pyodide.ffi", False) is None or importlib.util.find_spec(
-        "pyodide") is None  # fmt: skip
+    """Whether this is no Pyodide (xlwings Lite), as ``_without_pyodide_per_cell`` found
+    and marked it: in Pyodide xlwings' conversion also turns JavaScript's null into None,
+    which ``office_js_argument`` does not know."""
+    return sys.modules.get("pyodide.ffi", False) is None
 
 
 def _on_server() -> bool:
