@@ -188,7 +188,7 @@ TURNS = Table(
         Column("B&S record DRM", "charge_record", _O, Entry.WHOLE,
                "its own Fresh (+2) / Spent (-2) at the charge and -1 per stand lost to this "
                "turn's fire: the charge command adds them to its die; the rest is typed",
-               width=9, since=2),
+               width=11, since=2),
     ),
 )  # fmt: skip
 
