@@ -67,6 +67,7 @@ __all__ = [
     "wind_drift",
     "wind_drift_odds",
     "wind_odds_after",
+    "wind_speed_at_start",
 ]
 
 RULESET_ID = "age-of-sail"
@@ -160,6 +161,30 @@ def wind_direction(text: str) -> Term:
     return rules().term("wind_directions", str(text))
 
 
+def wind_speed_at_start() -> int:
+    """The wind speed at the start ("At the start of the game, the wind speed is set to 4"):
+    the data's, within 1 to 7."""
+    return _wind_speed(rules().constant("wind", "start_speed"))
+
+
+def _wind_die() -> int:
+    """The sides of the wind's die ("a dice is thrown and the wind changes accordingly"):
+    each drift table runs over its faces, 1 to the last."""
+    ruleset = rules()
+    sides = _whole(ruleset.constant("wind", "die_sides"), "wind.die_sides", 1)
+    for table in ("wind_direction_drift", "wind_speed_drift"):
+        rows = ruleset.rows(table)
+        ends = (min(int(r["roll_low"]) for r in rows), max(int(r["roll_high"]) for r in rows))
+        if ends != (1, sides):
+            raise InvalidArgumentError(
+                f"{table} does not run over the faces of the wind's die",
+                column=f"{table}.roll_low/roll_high",
+                value=f"{ends[0]} to {ends[1]}",
+                expected=f"1 to {sides} (wind.die_sides)",
+            )
+    return sides
+
+
 def _compass() -> list[Term]:
     return sorted(rules().vocabulary("wind_directions").terms, key=lambda t: t.attrs["point"])
 
@@ -173,12 +198,15 @@ def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int)
     ruleset = rules()
     start = wind_direction(direction)
     level = _wind_speed(speed)
+    sides = _wind_die()
     turn = int(
-        ruleset.bracket("wind_direction_drift", _roll(direction_roll, "direction roll"))[
+        ruleset.bracket("wind_direction_drift", _whole(direction_roll, "direction roll", 1, sides))[
             "points_clockwise"
         ]
     )
-    change = int(ruleset.bracket("wind_speed_drift", _roll(speed_roll, "speed roll"))["change"])
+    change = int(
+        ruleset.bracket("wind_speed_drift", _whole(speed_roll, "speed roll", 1, sides))["change"]
+    )
     compass = _compass()
     new_direction = compass[(int(start.attrs["point"]) + turn) % len(compass)].id
     low = int(ruleset.constant("wind", "min_speed"))
@@ -189,7 +217,7 @@ def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int)
 def wind_drift_odds(direction: str, speed: int) -> dict[tuple[str, int], Fraction]:
     """Exact chances of every (direction, speed) after one end-of-round drift."""
     out: dict[tuple[str, int], Fraction] = {}
-    die = dice.die(6)
+    die = dice.die(_wind_die())
     for d_roll, pd_ in die.items():
         for s_roll, ps in die.items():
             key = wind_drift(direction, speed, d_roll, s_roll)

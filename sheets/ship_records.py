@@ -81,6 +81,7 @@ __all__ = [
     "damage_formulas",
     "read_ships",
     "round_end_default",
+    "setting_defaults",
     "ship_formulas",
     "standings",
     "wind_formulas",
@@ -382,6 +383,9 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({total}<={gap},IF({p}>{st},{total},0),{p}-(MIN({p},{st})-INT(({total}-{gap}+1)/2)))"
     )
     bow_s = f"IF({total}<={gap},IF({p}>{st},0,{total}),{st}-(MIN({p},{st})-INT(({total}-{gap})/2)))"
+    bow_side = sd.choice("bow_hull_hits")  # the reading: as if fired at one side
+    if bow_side in ("port", "starboard"):
+        bow_p, bow_s = (f"MIN({h},{p})", "0") if bow_side == "port" else ("0", f"MIN({h},{st})")
     f["Hit port"] = (
         f'IF(NOT({hull_aim}),0,IF(OR({side}="stern",{side}="port"),MIN({h},{p}),'
         f'IF({side}="bow",{bow_p},0)))'
@@ -446,18 +450,25 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({took}=2,MIN({crew_of(target_, ship_)},{T['port']}+{T['starboard']}),0))"
     )
 
+    crew_from, mans = sd.choice("prize_crew_from"), sd.choice("prize_mans")
+
     def winner_deck(deck: str, w: Mapping[str, str], crew: str = crew) -> str:
-        """The winner's change of ``deck``: the prize crew from her side with more left."""
-        port_side = f"{w['port']}>={w['starboard']}"
+        """The winner's change of ``deck``: the prize crew from her side with more left
+        (or the side the reading names first)."""
+        port_side = {"port": "TRUE", "starboard": "FALSE"}.get(
+            crew_from, f"{w['port']}>={w['starboard']}"
+        )
         if deck == "port":
             return f"-IF({port_side},MIN({crew},{w['port']}),{crew}-MIN({crew},{w['starboard']}))"
         return f"-IF({port_side},{crew}-MIN({crew},{w['port']}),MIN({crew},{w['starboard']}))"
 
     def prize_deck(deck: str, lost: Mapping[str, str], crew: str = crew) -> str:
-        """The prize's change of ``deck``: the prize crew mans her decks, port first."""
-        if deck == "port":
-            return f"MIN({crew},{lost['port']})-{lost['port']}"
-        return f"MIN({crew}-MIN({crew},{lost['port']}),{lost['starboard']})-{lost['starboard']}"
+        """The prize's change of ``deck``: the prize crew mans her decks, port first (or
+        starboard first, the other reading)."""
+        first = "starboard" if mans == "starboard first" else "port"
+        if deck == first:
+            return f"MIN({crew},{lost[deck]})-{lost[deck]}"
+        return f"MIN({crew}-MIN({crew},{lost[first]}),{lost[deck]})-{lost[deck]}"
 
     entangle = (
         f"IF({is_(sd.Action.BOARD)},IF({cell('Pair')}>0,0,1),"
@@ -697,7 +708,7 @@ def wind_formulas(r: int) -> dict[str, str]:
     change = drift("wind_speed_drift", "change", f"${c['Speed die']}{r}")
     low = int(ruleset.constant("wind", "min_speed"))
     high = int(ruleset.constant("wind", "max_speed"))
-    points = int(ruleset.constant("wind", "compass_points"))
+    points = len(ruleset.vocabulary("wind_directions").terms)  # the eight points
     formulas = {
         "Direction": (f"INDEX({COMPASS},MOD(MATCH({before_dir},{COMPASS},0)-1+{turn},{points})+1)"),
         "Speed": f"MIN({high},MAX({low},{before_speed}+{change}))",
@@ -948,7 +959,7 @@ def _wind_start(book: Book) -> tuple[str, int]:
         int(ruleset.constant("wind", "min_speed")),
         int(ruleset.constant("wind", "max_speed")),
     )
-    start = int(ruleset.constant("wind", "start_speed"))
+    start = sail.wind_speed_at_start()
     try:
         level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
     except InvalidArgumentError as exc:
@@ -964,12 +975,17 @@ def round_end_default(version: int) -> str:
     was played with, before the wind."""
     if version < 2:
         return ROUND_END[1]
-    found = " ".join(str(sd.reading("round_end_dice")).split()).casefold()
-    if found not in ROUND_END:
-        raise InvalidArgumentError("the opening dice are thrown after or before the wind",
-                                   column="damage_record_readings.round_end_dice",
-                                   value=found, expected=" or ".join(ROUND_END))  # fmt: skip
-    return found
+    return ROUND_END[not sd.Readings.in_force().opening_after_wind]
+
+
+def setting_defaults(band_edges: str | None = None, burning_ships_fire: str | None = None,
+                     damage_counts: str | None = None) -> dict[str, str]:  # fmt: skip
+    """A new ledger's settings where umpires differ: those given, else the readings of the
+    data in force (``damage_record_readings``: a house file may change them)."""
+    data = sd.Readings.in_force()
+    return {"BandEdges": band_edges or _BANDS[data.farther_band],
+            "BurningShipsFire": burning_ships_fire or _YES_NO[not data.burning_ships_fire],
+            "DamageCounts": damage_counts or _COUNTS[data.struck_only]}  # fmt: skip
 
 
 def _readings(book: Book) -> sd.Readings:

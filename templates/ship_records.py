@@ -36,6 +36,7 @@ from battle_ledger.sheets.ship_records import (
     WIND,
     damage_formulas,
     round_end_default,
+    setting_defaults,
     ship_formulas,
     wind_formulas,
 )
@@ -95,9 +96,9 @@ def build_ship_records(
     battle: str = "",
     wind: str = "W",
     wind_speed: int | None = None,
-    band_edges: str = "closer band",
-    burning_ships_fire: str = "yes",
-    damage_counts: str = "all boxes of a ship lost",
+    band_edges: str | None = None,
+    burning_ships_fire: str | None = None,
+    damage_counts: str | None = None,
     opening_dice: str | None = None,
     paper: str = "a4",
     blank_rows: int = 0,
@@ -108,7 +109,7 @@ def build_ship_records(
     given = list(ships) if ships is not None else (ships_of(oob) if oob is not None else [])
     _check(given)
     direction = sail.wind_direction(wind).id
-    speed = int(ruleset.constant("wind", "start_speed")) if wind_speed is None else wind_speed
+    speed = sail.wind_speed_at_start() if wind_speed is None else wind_speed
     low, high = (
         int(ruleset.constant("wind", "min_speed")),
         int(ruleset.constant("wind", "max_speed")),
@@ -144,8 +145,7 @@ def build_ship_records(
     front = front_sheet(
         wb, KIND, note,
         {"BattleName": battle, "WindStart": direction, "WindSpeedStart": int(speed),
-         "BandEdges": band_edges, "BurningShipsFire": burning_ships_fire,
-         "DamageCounts": damage_counts,
+         **setting_defaults(band_edges, burning_ships_fire, damage_counts),
          "RoundEnd": opening_dice or round_end_default(KIND.template_version)},
         FRONT_FORMULAS,
     )  # fmt: skip

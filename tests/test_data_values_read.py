@@ -204,10 +204,158 @@ def _se_calls() -> list[Call]:
     return [lambda: se.hits_after_turn("Lights", 5, 1, turn)]
 
 
+# -- Age of Sail: golden cases, and whole ship records through sail_damage ------------------
+
+
+def _sail_fold(events: list[Any], readings: Any = None) -> Any:
+    """A battle of five ships through ``sail_damage.fold`` (the wind 6, 7, 5 in rounds 1-3):
+    every outcome and record, and each ship's boxes lost under both readings of "most
+    damage"."""
+    from battle_ledger.rulesets import sail_damage as sd
+
+    ships = {
+        "A": sd.Ship("A", "x"),
+        "B": sd.Ship("B", "y"),
+        "C": sd.Ship("C", "x", "frigate"),
+        "D": sd.Ship("D", "y", "pirate"),
+    }
+    outcomes, states = sd.fold(ships, events, wind={1: 6, 2: 7, 3: 5}, readings=readings)
+    counts = (sd.Readings(), sd.Readings(struck_only=True))
+    lost = [[sd.boxes_lost(s, states[n], r) for r in counts] for n, s in ships.items()]
+    return outcomes, states, lost
+
+
+def _sail_battles() -> list[list[Any]]:
+    """Ship-record logs: broadsides from every side at the band edges, a pair of sixes over
+    two broadsides, fires fought and lost, an explosion's neighbours, boarding and the
+    prize crew crossing, shoals, repairs, a wreck in high seas, anchors, corrections."""
+    from battle_ledger.rulesets import sail_damage as sd
+
+    act, ev = sd.Action, sd.Event
+
+    def fire(r: int, ship: str, target: str, side: str, aim: str, rng: float,
+             dice: tuple[int, ...], first: str = "") -> Any:  # fmt: skip
+        return ev(r, act.FIRE, ship, 1, target, "port", side, aim, rng, dice=dice,
+                  masts_first=first)  # fmt: skip
+
+    def strike(ship: str, *boxes: str) -> list[Any]:
+        return [ev(1, act.STRIKE, ship, box=b) for b in boxes]
+
+    wreck = strike("B", *["port"] * 3, *["starboard"] * 3, *["hull"] * 3)
+    return [
+        *[
+            [fire(1, "A", "B", side, aim, rng, dice, first)]
+            for side, first in (("port", ""), ("starboard", "main"), ("bow", ""), ("stern", ""))
+            for aim in ("hull", "sails")
+            for rng, dice in ((4, (3, 4, 5)), (8, (4, 5, 6)), (12, (5, 6, 6)))
+        ],
+        # Hull hits past a side's gun decks, from a broadside, the bow, the stern.
+        *[
+            [*strike("B", "port", "port"), fire(1, "A", "B", s, "hull", 2, (6, 6, 6))]
+            for s in ("port", "bow", "stern")
+        ],
+        # A pair of sixes over two ships' broadsides at one target in the round.
+        [
+            fire(1, "A", "B", "port", "hull", 6, (6, 1, 1)),
+            fire(1, "C", "B", "port", "hull", 6, (6, 1)),
+        ],
+        # A fire fought: grows then blows up, or is put out.
+        *[
+            [
+                fire(1, "A", "B", "port", "hull", 6, (6, 6, 1)),
+                ev(2, act.FIRE_OUT, "B", dice=(d1,)),
+                ev(3, act.FIRE_OUT, "B", dice=(d2,)),
+            ]
+            for d1, d2 in ((4, 5), (4, 6))
+        ],
+        [fire(1, "A", "B", "port", "hull", 6, (6, 6, 1)), ev(2, act.FIRE_OUT, "B", dice=(5,))],
+        # The neighbours of an explosion.
+        *[
+            [ev(1, act.CATCH_FIRE, "C", target="B", range_cm=rng, dice=(d,))]
+            for rng, d in ((3, 3), (10, 4), (13, 6))
+        ],
+        # Boarding: a capture, the prize crew crossing on separating, the prize firing.
+        *[
+            [
+                ev(1, act.BOARD, "A", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6, prize_crew=crew),
+                ev(2, act.SEPARATE, "A", 1, "B", dice=(d,)),
+                fire(3, "B", "D", "port", "hull", 2, (6, 5)[: crew or 1]),
+            ]
+            for crew, d in ((None, 6), (2, 6), (None, 5))
+        ],
+        [
+            *strike("B", "port"),
+            ev(1, act.BOARD, "C", 1, "B", dice=(6,) * 4, their_dice=(1,) * 5, prize_crew=2),
+            ev(2, act.SEPARATE, "C", 1, "B", dice=(6,)),
+        ],
+        [
+            ev(1, act.BOARD, "D", 1, "C", dice=(3, 3, 3, 3), their_dice=(6, 4, 2, 2)),
+            ev(2, act.BOARD, "C", 1, "D", dice=(6,) * 4, their_dice=(1,) * 4),
+        ],
+        # Shoals: founder, refloat.
+        *[
+            [ev(1, act.FOUNDER, "A", dice=(d,)), ev(2, act.REFLOAT, "A", dice=(e,))]
+            for d, e in ((3, 6), (4, 6), (1, 5))
+        ],
+        # Masts shot away; a repair die, a second in the round, firing while repairing.
+        *[
+            [
+                fire(1, "B", "A", "bow", "sails", 2, (6, 6, 6)),
+                *[ev(2, act.REPAIR, "A", dice=(d,)) for d in dice],
+            ]
+            for dice in ((5,), (6,), (5, 6))
+        ],
+        [
+            fire(1, "B", "A", "bow", "sails", 2, (6, 6, 6)),
+            ev(2, act.REPAIR, "A", dice=(6,)),
+            ev(2, act.FIRE, "A", 1, "B", "port", "port", "hull", 2, dice=(6, 6, 6)),
+        ],
+        # A wreck in high seas.
+        *[[*wreck, ev(r, act.SINK, "B", dice=(d,))] for r, d in ((1, 2), (1, 3), (3, 1))],
+        # At anchor, and weighing.
+        *[[ev(1, act.ANCHOR, "A"), ev(r, act.WEIGH, "A")] for r in (2, 3)],
+        [*strike("D", "hull", "fore"), ev(1, act.RESTORE, "D", box="fore")],
+        # Entangled: apart on a 6.
+        *[
+            [
+                ev(1, act.BOARD, "A", 1, "B", dice=(2,) * 6, their_dice=(2,) * 6),
+                ev(2, act.SEPARATE, "B", 1, "A", dice=(d,)),
+            ]
+            for d in (5, 6)
+        ],
+    ]
+
+
+def _sail_calls() -> list[Call]:
+    """Age of Sail: its golden cases; the ship-record logs, with the readings in force and
+    the ledger's other settings; the mast orders, the wind, sailing and turning."""
+    from battle_ledger.rulesets import age_of_sail as sail
+    from battle_ledger.rulesets import sail_damage as sd
+
+    battles = _sail_battles()
+    others = [sd.Readings(opening_after_wind=False), sd.Readings(made_before_crossing=True)]
+    return [
+        *_golden_calls("age-of-sail"),
+        *[lambda b=b: _sail_fold(b) for b in battles],
+        *[lambda b=b, r=r: _sail_fold(b, r) for b in battles[-20:] for r in others],
+        sd.Readings.in_force,
+        *[lambda s=s, f=f: sd.mast_order(s, f) for s in ("port", "bow") for f in ("", "fore")],
+        sail.wind_speed_at_start,
+        lambda: sd.wind_after_rounds("N", 4, [(1, 6), (6, 6), (6, 6), (3, 1), (6, 6), (6, 6)]),
+        *[
+            lambda t=t, a=a: sail.movement(3, 4, a, t)
+            for t in ("ship of the line", "frigate")
+            for a in (0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180)
+        ],
+        *[lambda d=d: sail.turn_cost(d) for d in (22.5, 90)],
+    ]
+
+
 BATTERIES: dict[str, Callable[[], list[Call]]] = {
     **{era: lambda era=era: _aog_calls(era) for era in aog.ERAS},
     "square-eagles": lambda: [*_golden_calls("square-eagles"), *_se_calls()],
     "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
+    "age-of-sail": _sail_calls,
 }
 
 
