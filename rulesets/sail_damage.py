@@ -560,13 +560,15 @@ def stage_round(event: Event, readings: Readings = Readings()) -> int:
 class Tally:
     """What the battle so far says about the round's dice: the checks thrown (once a
     round), when fires started and ships foundered, who fought or repaired in which
-    round, the captures whose prize crew has not crossed yet, the sixes each player
+    round, the gun decks of each side that fired in each round, the captures whose prize
+    crew has not crossed yet, the sixes each player
     threw at each target in each round."""
 
     thrown: set[tuple[int, str, Action, str]] = field(default_factory=set)
     fire_since: dict[str, int] = field(default_factory=dict)
     aground_since: dict[str, int] = field(default_factory=dict)
     fought: set[tuple[int, str]] = field(default_factory=set)
+    fired: dict[tuple[int, str, str], int] = field(default_factory=dict)  # decks, by side
     repairing: dict[tuple[int, str], int] = field(default_factory=dict)  # repair dice
     captures: dict[frozenset[str], tuple[str, str, int]] = field(default_factory=dict)
     sixes: dict[tuple[int, str, str], int] = field(default_factory=dict)
@@ -774,8 +776,17 @@ def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -
         raise _refuse(f"{event.ship} has {left} gun decks left on her {event.from_side} side",
                       "decks", event.decks, f"1 to {left}")  # fmt: skip
     per_deck = int(sail.rules().constant("gunnery", "dice_per_gun_deck"))
+    # "Each gun deck can fire once per round": the decks of a side that fired this round
+    # are spent (a deck lost since is one of them, the firing player's best case).
+    times = int(sail.rules().constant("gunnery", "fires_per_round"))
+    spent = min(tally.fired.get((event.round, event.ship, event.from_side), 0), left * times)
+    if firing > left * times - spent:
+        raise _refuse(f"{event.ship}'s {event.from_side} gun decks have fired {spent} "
+                      f"time(s) in round {event.round}: \"Each gun deck can fire once per "
+                      "round\"", "decks", firing, f"at most {left * times - spent}")  # fmt: skip
     if len(event.dice) != firing * per_deck:
-        raise _refuse(f"{firing} gun decks fire: {per_deck} dice each", "dice",
+        each = "one die" if per_deck == 1 else f"{per_deck} dice"
+        raise _refuse(f"{firing} gun decks fire: {each} each", "dice",
                       ",".join(map(str, event.dice)), f"{firing * per_deck} dice")  # fmt: skip
     if event.masts_first and event.masts_first not in MASTS:
         raise _refuse("the first mast is fore, main or mizzen", "masts first",
@@ -802,7 +813,8 @@ def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
     for dice, state, column in ((event.dice, me, "dice"), (event.their_dice, other, "their dice")):
         if len(dice) != state.gun_decks * per_deck:
             want = state.gun_decks * per_deck
-            raise _refuse(f"{per_deck} dice per gun deck left: {state.gun_decks}", column,
+            each = "one die" if per_deck == 1 else f"{per_deck} dice"
+            raise _refuse(f"{each} per gun deck left: {state.gun_decks}", column,
                           ",".join(map(str, dice)), f"{want} dice")  # fmt: skip
     crew = event.prize_crew or 1
     most = min(me.gun_decks, other.gun_decks)
@@ -905,6 +917,10 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
         tally.repairing[(stage, event.ship)] = tally.repairing.get((stage, event.ship), 0) + 1
     if a is Action.FIRE:
         tally.fought.add((event.round, event.ship))
+        side = (event.round, event.ship, event.from_side)
+        tally.fired[side] = tally.fired.get(side, 0) + (
+            getattr(me, event.from_side) if event.decks is None else event.decks
+        )
         if sixes_key[0]:  # counted over the round (not by a ledger made before)
             tally.sixes[sixes_key] = tally.sixes.get(sixes_key, 0) + event.dice.count(6)
     if a is Action.BOARD:

@@ -254,6 +254,11 @@ def _sail_battles() -> list[list[Any]]:
             [*strike("B", "port", "port"), fire(1, "A", "B", s, "hull", 2, (6, 6, 6))]
             for s in ("port", "bow", "stern")
         ],
+        # A side's gun decks fire once a round.
+        [
+            fire(1, "A", "B", "port", "hull", 10, (1, 1, 1)),
+            fire(1, "A", "B", "port", "hull", 10, (1, 1, 1)),
+        ],
         # A pair of sixes over two ships' broadsides at one target in the round.
         [
             fire(1, "A", "B", "port", "hull", 6, (6, 1, 1)),

@@ -146,3 +146,44 @@ def test_the_prize_crew_comes_from_and_mans_the_sides_the_readings_name(
 def test_a_reading_that_is_none_of_its_values_is_refused_naming_its_key(name: str) -> None:
     with _house(**{name: "umpire's whim"}), pytest.raises(InvalidArgumentError, match=name):
         sd.choice(name)
+
+
+def test_each_gun_deck_fires_once_a_round() -> None:
+    """The text: "Each gun deck can fire once per round": A's port side (3 decks) fires two,
+    then may fire the third but not two more; the next round all three fire again."""
+
+    def port(round_: int, decks: int) -> sd.Event:
+        return sd.Event(round_, sd.Action.FIRE, "A", 1, "B", "port", "port", "hull", 10,
+                        decks, dice=(1,) * decks)  # fmt: skip
+
+    sd.fold(_TWO, [port(1, 2), port(1, 1), port(2, 3)])
+    with pytest.raises(InvalidArgumentError, match="once per round") as refused:
+        sd.fold(_TWO, [port(1, 2), port(1, 2)])
+    assert refused.value.column == "decks" and refused.value.expected == "at most 1"
+
+
+def test_a_burning_ship_fires_unless_the_ledgers_setting_stops_her() -> None:
+    """The text: "If a firing player manages to get a pair of sixes in the firing round, the
+    target catches on fire." and no more on what she may do: ours, she still fires; the
+    setting `burning_ships_fire` (no) stops her."""
+    events = [
+        sd.Event(1, sd.Action.FIRE, "A", 1, "B", "port", "port", "hull", 10, dice=(6, 6, 1)),
+        sd.Event(1, sd.Action.FIRE, "B", 1, "A", "starboard", "port", "hull", 10, dice=(1, 1, 1)),
+    ]
+    _, states = sd.fold(_TWO, events)
+    assert states["B"].fire == 1
+    with pytest.raises(InvalidArgumentError, match="on fire"):
+        sd.fold(_TWO, events, readings=sd.Readings(burning_ships_fire=False))
+
+
+def test_a_prize_neither_boards_nor_is_boarded_again() -> None:
+    """The text: "The highest total wins and captures the opposing ship." and no recapture:
+    a prize (captured, her captor's) neither boards nor is boarded (`prize_boards`)."""
+    ships = {**_TWO, "C": sd.Ship("C", "z")}
+    taken = sd.Event(1, sd.Action.BOARD, "A", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6)
+    _, states = sd.fold(ships, [taken])
+    assert states["B"].state is sd.State.CAPTURED and states["B"].captured_by == "A"
+    again = sd.Event(1, sd.Action.BOARD, "C", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6)
+    with pytest.raises(InvalidArgumentError, match="is a prize") as refused:
+        sd.fold(ships, [taken, again])
+    assert refused.value.column == "target"
