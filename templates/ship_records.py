@@ -287,4 +287,18 @@ def _struck_format(ws: Worksheet, ref: str, formula: str, fill: PatternFill) -> 
     ws.conditional_formatting.add(ref, rule)
 
 
-register_ledger(KIND, build_ship_records)
+def _log_again(wb: Workbook, ruleset: Ruleset) -> None:
+    """A ledger given other house rules: every Damage log row's formulas written again, as
+    the readings in force write them (the bow's hull hits, the prize crew, the masts'
+    orders), so that the sheet computes every recorded round as the report does."""
+    del ruleset  # the readings are read where the formulas are written: the rules in force
+    ws = wb[DAMAGE.sheet]
+    ref = ws.tables[DAMAGE.name].ref
+    first, last = (int("".join(ch for ch in end if ch.isdigit())) for end in ref.split(":"))
+    columns = letters(DAMAGE.headers)
+    for r in range(first + 1, last + 1):
+        for header, formula in damage_formulas(r).items():
+            write(ws[f"{columns[header]}{r}"], Formula(formula))
+
+
+register_ledger(KIND, build_ship_records, again=_log_again)

@@ -748,3 +748,25 @@ def test_libreoffice_follows_the_bow_and_prize_crew_readings_of_a_house_file(
     assert (mars["port"], mars["starboard"]) == (3, 1)
     assert (redoutable["port"], redoutable["starboard"]) == (0, 2)
     _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.libreoffice
+def test_house_readings_applied_to_a_played_ledger_recompute_its_rounds(tmp_path: Path) -> None:
+    """`rules apply` with `bow_hull_hits: port` after a hull hit from the bow: the report
+    and the sheet's formulas (every Damage log row written again) both read the new
+    reading for the round already recorded."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = _ledger(tmp_path)
+    _run(path, "correct", ship="Bucentaure", box="port")
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure", side="bow",
+         aim="hull", range=2, dice="6,1,1")  # fmt: skip
+    assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (2, 2)
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  damage_record_readings:\n    values:\n"
+                     "      bow_hull_hits: port\n", encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (1, 3)
+    _libreoffice_agrees(path, tmp_path)
