@@ -561,8 +561,7 @@ class Tally:
     """What the battle so far says about the round's dice: the checks thrown (once a
     round), when fires started and ships foundered, who fought or repaired in which
     round, the gun decks of each side that fired in each round, the captures whose prize
-    crew has not crossed yet, the sixes each player
-    threw at each target in each round."""
+    crew has not crossed yet, the sixes each player threw at each target in each round."""
 
     thrown: set[tuple[int, str, Action, str]] = field(default_factory=set)
     fire_since: dict[str, int] = field(default_factory=dict)
