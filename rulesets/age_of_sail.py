@@ -391,10 +391,13 @@ def catch_fire_odds(dice_thrown: int) -> Fraction:
     return sum((p for k, p in sixes.items() if k >= need), Fraction(0))
 
 
-def catches_fire(rolls: Iterable[int]) -> bool:
-    """Do the firing round's dice hold a pair of sixes?"""
+def catches_fire(rolls: Iterable[int], sixes_before: int = 0) -> bool:
+    """Do these dice make the firing round's pair of sixes? ``sixes_before``: the sixes
+    thrown at the target earlier in the round (only the broadside that makes the pair
+    sets the fire)."""
     need = int(rules().constant("fire", "sixes_to_catch_fire"))
-    return sum(1 for r in rolls if _roll(r) == 6) >= need
+    sixes = sixes_before + sum(1 for r in rolls if _roll(r) == 6)
+    return sixes >= need > sixes_before
 
 
 def fire_outcome(fire_round: int, roll: int) -> str:
@@ -426,12 +429,13 @@ def fire_odds() -> dict[str, Fraction]:
     return out
 
 
-def explosion_sets_fire(range_cm: Any, roll: int) -> bool:
-    """Does a ship this far from an explosion catch fire? The hull score at the range."""
+def explosion_sets_fire(range_cm: Any, roll: int, *, farther: bool = False) -> bool:
+    """Does a ship this far from an explosion catch fire? The hull score at the range
+    (``farther``: as ``hit_on`` reads a range on a band's edge)."""
     distance = _number(range_cm, "range")
     if distance > float(rules().constant("fire", "explosion_radius_cm")):
         return False
-    score = hit_on(distance, "hull")
+    score = hit_on(distance, "hull", farther=farther)
     return score is not None and _roll(roll) >= score
 
 

@@ -80,7 +80,6 @@ __all__ = [
     "morale_check_chance",
     "morale_check_due",
     "morale_check_due_series",
-    "morale_check_probability",
     "rally_chance",
     "range_band",
     "ruleset",
@@ -723,19 +722,6 @@ def morale_check_chance(
     base = int(ruleset().constant("rally_chance", "morale_check_base_percent"))
     return _check_chance(
         "morale_check_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
-    )
-
-
-def morale_check_probability(
-    grade_name: str,
-    conditions: str = "",
-    castings_lost: int = 0,
-    start: int | None = None,
-    lost_this_turn: int | None = None,
-) -> Fraction:
-    """Exact probability of passing a morale check (percentile roll at or under the chance)."""
-    return Fraction(
-        morale_check_chance(grade_name, conditions, castings_lost, start, lost_this_turn), 100
     )
 
 

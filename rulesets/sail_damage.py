@@ -379,9 +379,7 @@ def resolve(
     if a is Action.FIRE:
         score = _score(event, event.aim, readings)
         hits = 0 if score is None else sum(1 for d in event.dice if d >= score)
-        pair = int(ruleset.constant("fire", "sixes_to_catch_fire"))
-        sixes = sixes_before + sum(1 for d in event.dice if d == 6)
-        fire = sixes >= pair > sixes_before  # the broadside that makes the pair
+        fire = sail.catches_fire(event.dice, sixes_before)
         if event.aim == "sails":
             change = _sails_hits(hits, mast_order(event.side, event.masts_first), t)
         else:
@@ -425,8 +423,9 @@ def resolve(
             return Outcome(needed, None, False, "fire out", "", {"fire": -2})
         return Outcome(needed, None, False, "blows up", "", {"fire": -2, "blown_up": 1})
     if a is Action.CATCH_FIRE:
-        score = _score(event, "hull", readings)
-        catches = score is not None and die >= score
+        catches = event.range_cm is not None and sail.explosion_sets_fire(
+            event.range_cm, die, farther=readings.farther_band
+        )
         change = {"fire": 1} if catches and ship.fire == 0 else {}
         return Outcome(needed, None, False, "catches fire" if catches else "no fire", "", change)
     if a is Action.FOUNDER:
