@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import binomial, die, map_outcomes
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
@@ -479,28 +479,17 @@ def melee_modifiers(
     allowed = {
         str(r["modifier"]): r for r in rules.rows("melee_modifiers") if r["matchup"] == match.id
     }
-    out: list[tuple[str, int]] = []
-    groups: dict[str, str] = {}
-    for term in _conditions("melee_conditions", conditions):
-        row = allowed.get(term.id)
-        if row is None:
+    terms = _conditions("melee_conditions", conditions)
+    for term in terms:
+        if term.id not in allowed:
             raise InvalidArgumentError(
                 f"{term.name!r} is not a modifier of {match.name}",
                 column="conditions",
                 value=term.id,
                 expected="one of " + ", ".join(k for k, r in allowed.items() if not r.get("per")),
             )
-        group = row.get("group")
-        if group:
-            if group in groups:
-                raise InvalidArgumentError(
-                    f"{groups[group]!r} and {term.id!r} cannot both apply",
-                    column="conditions",
-                    value=conditions,
-                    expected=f"at most one {group} modifier",
-                )
-            groups[group] = term.id
-        out.append((term.name, int(row["percent"])))
+    one_per_exclusive_group(terms, group_of=lambda term: allowed[term.id].get("group") or None)
+    out = [(term.name, int(allowed[term.id]["percent"])) for term in terms]
     lost = _whole(casualties, "casualties")
     if lost:
         row = allowed["casualties"]
