@@ -116,7 +116,7 @@ GONE = frozenset({State.BLOWN_UP, State.SUNK})
 def reading(name: str) -> Any:
     """A value of the data's ``damage_record_readings`` (the readings where the text is
     silent or where umpires differ)."""
-    return sail.rules().constant("damage_record_readings", name)
+    return sail.ruleset().constant("damage_record_readings", name)
 
 
 @dataclass(frozen=True)
@@ -270,7 +270,7 @@ def mast_order(side: str, masts_first: str = "") -> tuple[str, ...]:
 
 def _needed_text(action: Action, event: Event, readings: Readings, before: ShipState) -> str:
     """The score the action's die needs, as the ledger shows it."""
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     if action in (Action.FIRE, Action.CATCH_FIRE):
         aim = event.aim if action is Action.FIRE else "hull"
         score = _score(event, aim, readings)
@@ -373,7 +373,7 @@ def resolve(
     """
     a = Action(event.action)
     t = target or ShipState()
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     needed = _needed_text(a, event, readings, ship)
     die = event.dice[0] if event.dice else 0
     if a is Action.FIRE:
@@ -669,7 +669,7 @@ def _check_die(event: Event, me: ShipState) -> None:
 
 
 def _check_range(event: Event, *, explosion: bool = False) -> None:
-    most = float(sail.rules().constant("fire", "explosion_radius_cm"))
+    most = float(sail.ruleset().constant("fire", "explosion_radius_cm"))
     if event.range_cm is None or not 0 <= event.range_cm <= most:
         raise _refuse(
             "beyond 12 cm " + ("an explosion sets no fire" if explosion else "there is no hit"),
@@ -840,7 +840,7 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
     if a is Action.BOARD:
         tally.fought.update({(event.round, event.ship), (event.round, event.target)})
         if out.prize:
-            least = int(sail.rules().constant("boarding", "prize_crew_gun_decks"))
+            least = int(sail.ruleset().constant("boarding", "prize_crew_gun_decks"))
             crew = event.prize_crew or least
             tally.captures[frozenset((event.ship, event.target))] = (out.captor, out.prize,
                                                                      crew)  # fmt: skip

@@ -108,7 +108,7 @@ def test_fire_sequence() -> None:
 def test_wind_starts_at_4_and_ranges_1_to_7() -> None:
     """The Wind: "a counter showing the current wind speed (ranging from 1 to 7) is
     required. At the start of the game, the wind speed is set to 4"."""
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     assert ruleset.constant("wind", "start_speed") == 4
     assert (ruleset.constant("wind", "min_speed"), ruleset.constant("wind", "max_speed")) == (1, 7)
     assert len(ruleset.vocabulary("wind_directions").terms) == 8
@@ -127,7 +127,7 @@ def test_damage_records() -> None:
 
 def test_unprinted_damage_sheets_are_missing() -> None:
     with pytest.raises(MissingTableError, match="ship_damage_sheets"):
-        sail.rules().require("ship_damage_sheets")
+        sail.ruleset().require("ship_damage_sheets")
 
 
 def test_alias_sail_finds_the_ruleset() -> None:
@@ -145,7 +145,7 @@ _speeds = st.integers(1, 7)
 def test_wind_drift_odds_sum_to_one_and_stay_in_range(direction: str, speed: int) -> None:
     odds = sail.wind_drift_odds(direction, speed)
     assert sum(odds.values()) == 1
-    points = {t.id: t.attrs["point"] for t in sail.rules().vocabulary("wind_directions").terms}
+    points = {t.id: t.attrs["point"] for t in sail.ruleset().vocabulary("wind_directions").terms}
     for (new_direction, new_speed), p in odds.items():
         assert p > 0
         assert 1 <= new_speed <= 7 and abs(new_speed - speed) <= 1

@@ -147,7 +147,7 @@ def test_assault_ties_go_against_the_assaulter() -> None:
 
 
 def test_unit_types_and_optional_rules_are_encoded() -> None:
-    ruleset = se.rules()
+    ruleset = se.ruleset()
     assert {t.id for t in ruleset.vocabulary("unit_types").terms} == {
         "infantry",
         "lights",
@@ -182,8 +182,8 @@ def test_more_dice_or_easier_targets_never_fewer_hits(n: int, target: int) -> No
         assert se.expected_hits(n, target - 1) >= se.expected_hits(n, target)
 
 
-_fire_terms = [t.id for t in se.rules().vocabulary("fire_conditions").terms]
-_fire_rows = {r["condition"]: r for r in se.rules().rows("fire_modifiers")}
+_fire_terms = [t.id for t in se.ruleset().vocabulary("fire_conditions").terms]
+_fire_rows = {r["condition"]: r for r in se.ruleset().rows("fire_modifiers")}
 
 
 @settings(max_examples=80, deadline=None)
@@ -212,8 +212,8 @@ def test_each_fire_modifier_moves_the_dice_its_way(
     assert after >= 0
 
 
-_melee_rows = {r["condition"]: r for r in se.rules().rows("melee_modifiers")}
-_melee_terms = [t.id for t in se.rules().vocabulary("melee_conditions").terms]
+_melee_rows = {r["condition"]: r for r in se.ruleset().rows("melee_modifiers")}
+_melee_terms = [t.id for t in se.ruleset().vocabulary("melee_conditions").terms]
 
 
 @settings(max_examples=80, deadline=None)
@@ -250,7 +250,7 @@ def test_each_melee_modifier_moves_its_sides_dice_its_way(
         assert after <= before
 
 
-_rally_terms = [t.id for t in se.rules().vocabulary("rally_conditions").terms]
+_rally_terms = [t.id for t in se.ruleset().vocabulary("rally_conditions").terms]
 
 
 @settings(max_examples=60, deadline=None)
