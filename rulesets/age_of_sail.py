@@ -80,10 +80,6 @@ def ruleset() -> Ruleset:
 # -- validators -----------------------------------------------------------------------
 
 
-def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    return whole_number(value, name, low, high)
-
-
 def _number(value: Any, name: str, low: float = 0) -> float:
     if (
         isinstance(value, bool)
@@ -101,12 +97,12 @@ def _number(value: Any, name: str, low: float = 0) -> float:
 
 
 def _roll(value: Any, name: str = "roll") -> int:
-    return _whole(value, name, 1, 6)
+    return whole_number(value, name, 1, 6)
 
 
 def _wind_speed(value: Any) -> int:
     rules = ruleset()
-    return _whole(
+    return whole_number(
         value,
         "wind speed",
         int(rules.constant("wind", "min_speed")),
@@ -138,7 +134,7 @@ def mast_units(masts: int, kind: str | None = None, main_mast: bool = True) -> i
     is among the ``masts`` standing.
     """
     record = ship_record(kind)
-    standing = _whole(masts, "masts", 0, int(record["masts"]))
+    standing = whole_number(masts, "masts", 0, int(record["masts"]))
     if standing == 0:
         return 0
     if not main_mast and standing == int(record["masts"]):
@@ -202,7 +198,7 @@ def wind_odds_after(direction: str, speed: int, rounds: int) -> dict[tuple[str, 
     state: dict[tuple[str, int], Fraction] = {
         (wind_direction(direction).id, _wind_speed(speed)): Fraction(1)
     }
-    for _ in range(_whole(rounds, "rounds", 0, 200)):
+    for _ in range(whole_number(rounds, "rounds", 0, 200)):
         nxt: dict[tuple[str, int], Fraction] = {}
         for (d, s), p in state.items():
             for key, q in wind_drift_odds(d, s).items():
@@ -377,7 +373,7 @@ def hit_on(range_cm: Any, target: str = "hull", *, farther: bool = False) -> int
 
 def hit_odds(gun_decks: int, range_cm: Any, target: str = "hull") -> dict[int, Fraction]:
     """Exact chances of 0..n hits from n gun decks (one d6 each) at a range."""
-    n = _whole(gun_decks, "gun decks")
+    n = whole_number(gun_decks, "gun decks")
     score = hit_on(range_cm, target)
     p = Fraction(0) if score is None else Fraction(7 - score, 6)
     return dice.binomial(n, p)
@@ -385,7 +381,7 @@ def hit_odds(gun_decks: int, range_cm: Any, target: str = "hull") -> dict[int, F
 
 def catch_fire_odds(dice_thrown: int) -> Fraction:
     """Exact chance that a round's dice show a pair of sixes (two or more), firing the target."""
-    n = _whole(dice_thrown, "dice")
+    n = whole_number(dice_thrown, "dice")
     need = int(ruleset().constant("fire", "sixes_to_catch_fire"))
     sixes = dice.binomial(n, Fraction(1, 6))
     return sum((p for k, p in sixes.items() if k >= need), Fraction(0))
@@ -406,7 +402,7 @@ def fire_outcome(fire_round: int, roll: int) -> str:
     Otherwise round 1 gives ``burning`` (the fire grows) and round 2 ``blows up``.
     """
     rules = ruleset()
-    stage = _whole(fire_round, "fire round", 1, 2)
+    stage = whole_number(fire_round, "fire round", 1, 2)
     die = _roll(roll)
     need = int(
         rules.constant("fire", "put_out_first_round" if stage == 1 else "put_out_second_round")
@@ -445,8 +441,8 @@ def explosion_sets_fire(range_cm: Any, roll: int, *, farther: bool = False) -> b
 def _high_seas(wind_speed: int, gun_decks_left: int, hull_left: int) -> bool:
     rules = ruleset()
     wind = _wind_speed(wind_speed)
-    decks = _whole(gun_decks_left, "gun decks left")
-    hull = _whole(hull_left, "hull units left")
+    decks = whole_number(gun_decks_left, "gun decks left")
+    hull = whole_number(hull_left, "hull units left")
     return decks == 0 and hull == 0 and wind >= int(rules.constant("high_seas", "wind_speed"))
 
 
@@ -474,16 +470,16 @@ def sink_odds(wind_speed: int, gun_decks_left: int = 0, hull_left: int = 0) -> F
 
 def boarding_result(total_a: int, total_b: int) -> str:
     """The higher total captures the other ship: ``a``, ``b``, or ``tie`` (no capture)."""
-    a = _whole(total_a, "total a")
-    b = _whole(total_b, "total b")
+    a = whole_number(total_a, "total a")
+    b = whole_number(total_b, "total b")
     return "a" if a > b else "b" if b > a else "tie"
 
 
 def boarding_odds(gun_decks_a: int, gun_decks_b: int) -> dict[str, Fraction]:
     """Exact chances that ship a or ship b captures the other, or that the totals tie."""
     per_deck = int(ruleset().constant("boarding", "dice_per_gun_deck"))
-    n_a = _whole(gun_decks_a, "gun decks a") * per_deck
-    n_b = _whole(gun_decks_b, "gun decks b") * per_deck
+    n_a = whole_number(gun_decks_a, "gun decks a") * per_deck
+    n_b = whole_number(gun_decks_b, "gun decks b") * per_deck
     sums_a = dice.sum_of(*[dice.die(6)] * n_a)
     sums_b = dice.sum_of(*[dice.die(6)] * n_b)
     return _contest(sums_a, sums_b)

@@ -72,12 +72,8 @@ def ruleset() -> Ruleset:
 # -- small validators ---------------------------------------------------------------
 
 
-def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    return whole_number(value, name, low, high)
-
-
 def _die_roll(roll: Any, name: str = "roll") -> int:
-    return _whole(roll, name, 1, 6)
+    return whole_number(roll, name, 1, 6)
 
 
 def unit_type(text: str) -> Term:
@@ -139,12 +135,12 @@ def strength_points(unit: str, adjustment: int = 0) -> int:
     """Strength Points of a unit type, adjusted up or down by at most 1 SP."""
     bounds = strength_bounds(ruleset(), unit_type(unit))
     base = bounds.strength_points
-    return base + _whole(adjustment, "adjustment", bounds.low - base, bounds.high - base)
+    return base + whole_number(adjustment, "adjustment", bounds.low - base, bounds.high - base)
 
 
 def is_removed(hits: int, strength: int) -> bool:
     """A unit whose Hits equal its Strength Points is removed."""
-    return _whole(hits, "hits") >= _whole(strength, "strength points", 1)
+    return whole_number(hits, "hits") >= whole_number(strength, "strength points", 1)
 
 
 def order_cost(near_enemy: bool = False, general_attached: bool = False) -> int:
@@ -169,8 +165,8 @@ def initiative_switches(holder_roll: int, reacting_roll: int) -> bool:
     """From Turn 2: the Reacting side takes the Initiative only by winning by 2 or more."""
     rules = ruleset()
     sides = int(rules.constant("initiative", "die_sides"))
-    holder = _whole(holder_roll, "holder roll", 1, sides)
-    reacting = _whole(reacting_roll, "reacting roll", 1, sides)
+    holder = whole_number(holder_roll, "holder roll", 1, sides)
+    reacting = whole_number(reacting_roll, "reacting roll", 1, sides)
     return reacting - holder >= int(rules.constant("initiative", "switch_margin"))
 
 
@@ -216,7 +212,7 @@ def rally_result(roll: int, conditions: str | None = "", hits: int | None = None
     regained = int(rules.bracket("rally_results", modified)["hits_regained"])
     if hits is None:
         return RallyResult(modified, regained, None)
-    before = _whole(hits, "hits")
+    before = whole_number(hits, "hits")
     floor = int(rules.constant("rally_limits", "min_hits_after_rally"))
     regained = max(0, min(regained, before - floor))
     return RallyResult(modified, regained, before - regained)
@@ -361,7 +357,7 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
 
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
-    return _whole(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
+    return whole_number(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
 
 
 # -- a unit's turn, as the casualty ledger keeps it -----------------------------------------
@@ -417,11 +413,11 @@ def hits_after_turn(
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
-    sp = _whole(strength, "strength points", 1)
-    fire = _whole(turn.fire_hits, "fire hits")
-    most = _whole(turn.most_from_one_fire, "hits from one fire action", high=fire)
-    assault = _whole(turn.assault_hits, "assault hits")
-    before = _whole(hits_before, "hits before", high=sp)
+    sp = whole_number(strength, "strength points", 1)
+    fire = whole_number(turn.fire_hits, "fire hits")
+    most = whole_number(turn.most_from_one_fire, "hits from one fire action", high=fire)
+    assault = whole_number(turn.assault_hits, "assault hits")
+    before = whole_number(hits_before, "hits before", high=sp)
     first = assault_before_rally() if assault_first is None else assault_first
     at_rally = before + (assault if first else 0)
     regained = None
@@ -496,7 +492,7 @@ def assault_dice(unit: str, strength: int, side: str, conditions: str | None = "
             value=unit,
             expected="Infantry, Cavalry or Heavy Cavalry",
         )
-    pool = _whole(strength, "strength")
+    pool = whole_number(strength, "strength")
     terms = parse_conditions(rules, "melee_conditions", conditions)
     rows = {r["condition"]: r for r in rules.rows("melee_modifiers")}
     given = {t.id for t in terms}
@@ -534,8 +530,8 @@ class AssaultResult:
 def assault_result(attacker_hits: int, defender_hits: int) -> AssaultResult:
     """The loser retreats the Hit difference in Boxes; the Assaulter loses ties (1 Box)."""
     rules = ruleset()
-    by_attacker = _whole(attacker_hits, "attacker hits")
-    by_defender = _whole(defender_hits, "defender hits")
+    by_attacker = whole_number(attacker_hits, "attacker hits")
+    by_defender = whole_number(defender_hits, "defender hits")
     if by_attacker > by_defender:
         return AssaultResult("defender", by_attacker - by_defender)
     if by_attacker == by_defender:
@@ -577,8 +573,8 @@ def assault_winner_odds(
 def _dice_at(dice_count: int, target: int) -> tuple[int, Fraction]:
     """The dice and the chance one d6 hits on ``target`` or more (1: every die hits, 7:
     none can)."""
-    n = _whole(dice_count, "dice")
-    t = _whole(target, "target number", 1, 7)
+    n = whole_number(dice_count, "dice")
+    t = whole_number(target, "target number", 1, 7)
     return n, Fraction(7 - t, 6)
 
 
