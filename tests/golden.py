@@ -1,9 +1,11 @@
 """Golden files (tests/golden/<ruleset-id>.yaml): inputs and expected outcomes.
 
-A golden file names the rule set and the mechanics module, then lists
-``cases`` (``fn``, ``args``, ``kwargs``, ``expect``) and ``errors`` (``fn``,
-``args``, ``raises``, ``match``). Results are compared after turning
-dataclasses into dicts, tuples into lists and Fractions into exact text
+The one format and runner of every rule set's golden file. A golden file names the
+rule set and the mechanics module, then lists ``cases`` (``fn``, ``args``, ``kwargs``,
+``expect``) and ``errors`` (``fn``, ``args``, ``kwargs``, ``raises``, ``match``); an
+``fn`` with a dot names its module in ``battle_ledger.rulesets`` (``recovery.strength_on``);
+``why``, optional, says where the expectation comes from. Results are compared after
+turning dataclasses into dicts, tuples into lists and Fractions into exact text
 ("1/6"), so the files stay plain YAML.
 """
 
@@ -20,7 +22,7 @@ import yaml
 
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 
-__all__ = ["ERRORS", "case_id", "check", "load_golden", "run_case", "run_error"]
+__all__ = ["ERRORS", "case_id", "check", "function", "load_golden", "run_case", "run_error"]
 
 ERRORS: dict[str, type[Exception]] = {
     "InvalidArgumentError": InvalidArgumentError,
@@ -71,12 +73,21 @@ def case_id(case: dict[str, Any]) -> str:
     return f"{case['fn']}{tuple(case.get('args', []))}{case.get('kwargs', '')}"
 
 
+def function(golden: dict[str, Any], case: dict[str, Any]) -> Any:
+    """The function a case calls: the golden file's module's, or ``module.fn``'s."""
+    module, _, name = case["fn"].rpartition(".")
+    where = f"battle_ledger.rulesets.{module}" if module else golden["module"]
+    return getattr(importlib.import_module(where), name)
+
+
 def run_case(golden: dict[str, Any], case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(golden["module"]), case["fn"])
-    check(fn(*case.get("args", []), **case.get("kwargs", {})), case["expect"])
+    result = function(golden, case)(*case.get("args", []), **case.get("kwargs", {}))
+    try:
+        check(result, case["expect"])
+    except AssertionError as exc:
+        raise AssertionError(f"{exc} ({case['why']})" if "why" in case else exc) from None
 
 
 def run_error(golden: dict[str, Any], case: dict[str, Any]) -> None:
-    fn = getattr(importlib.import_module(golden["module"]), case["fn"])
     with pytest.raises(ERRORS[case["raises"]], match=case["match"]):
-        fn(*case.get("args", []), **case.get("kwargs", {}))
+        function(golden, case)(*case.get("args", []), **case.get("kwargs", {}))

@@ -12,7 +12,6 @@ every constant and a seeded sample of row cells; ``-m slow`` takes every cell.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -28,7 +27,7 @@ from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.house import parse_house
 from battle_ledger.rulesets.model import Kind, Ruleset
-from tests.golden import load_golden
+from tests.golden import function, load_golden
 
 #: How many row cells per rule set the default run mutates (the slow run: all).
 SAMPLED_CELLS = 12
@@ -46,14 +45,7 @@ def _golden_calls(ruleset_id: str) -> list[Call]:
     golden = load_golden(ruleset_id)
     calls: list[Call] = []
     for case in [*golden.get("cases", []), *golden.get("errors", [])]:
-        if "fn" in case:
-            module, name = golden["module"], case["fn"]
-        elif "function" in case:
-            module_name, name = case["function"].rsplit(".", 1)
-            module = f"battle_ledger.rulesets.{module_name}"
-        else:
-            continue
-        fn = getattr(importlib.import_module(module), name)
+        fn = function(golden, case)
         args, kwargs = case.get("args", []), case.get("kwargs", {})
         calls.append(lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs))
     return calls

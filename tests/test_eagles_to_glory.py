@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 
 from battle_ledger import rulesets
 from battle_ledger.rulesets import eagles_to_glory as etg
-from battle_ledger.rulesets import errors, recovery
+from battle_ledger.rulesets import errors
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.rulesets.model import Status
 from battle_ledger.rulesets.registry import load_file
 from battle_ledger.xlfuncs import UDFS
+from tests.golden import case_id, load_golden, run_case, run_error
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "eagles-to-glory.yaml"
+GOLDEN = load_golden("eagles-to-glory")
 DATA_FILE = Path(rulesets.get("etg").path)
 
 # The text's own values for each condition (Combat Results Table Modifiers, the
@@ -566,31 +567,19 @@ def test_victory_points() -> None:
 # -- the golden file ------------------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
+def test_golden_file_names_this_ruleset() -> None:
+    assert GOLDEN["ruleset"] == etg.RULESET_ID
+    assert GOLDEN["module"] == etg.__name__
 
 
-_CASES = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))["cases"]
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
+def test_golden_case(case: dict[str, Any]) -> None:
+    run_case(GOLDEN, case)
 
 
-@pytest.mark.parametrize(
-    "case", _CASES, ids=[f"{i}-{c['function'].split('.')[-1]}" for i, c in enumerate(_CASES)]
-)
-def test_golden(case: dict[str, Any]) -> None:
-    module_name, function_name = case["function"].split(".")
-    module = {"eagles_to_glory": etg, "recovery": recovery}[module_name]
-    function = getattr(module, function_name)
-    args, kwargs = case.get("args", []), case.get("kwargs", {})
-    if "error" in case:
-        with pytest.raises(getattr(errors, case["error"])) as info:
-            function(*args, **kwargs)
-        assert case["match"] in str(info.value), case.get("why")
-    else:
-        assert _plain(function(*args, **kwargs)) == case["expect"], case.get("why")
+@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
+def test_golden_error(case: dict[str, Any]) -> None:
+    run_error(GOLDEN, case)
 
 
 # -- Excel functions ------------------------------------------------------------------------------
