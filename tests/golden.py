@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,7 +24,16 @@ import yaml
 
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 
-__all__ = ["ERRORS", "case_id", "check", "function", "load_golden", "run_case", "run_error"]
+__all__ = [
+    "ERRORS",
+    "case_id",
+    "check",
+    "function",
+    "golden_tests",
+    "load_golden",
+    "run_case",
+    "run_error",
+]
 
 ERRORS: dict[str, type[Exception]] = {
     "InvalidArgumentError": InvalidArgumentError,
@@ -91,3 +102,24 @@ def run_case(golden: dict[str, Any], case: dict[str, Any]) -> None:
 def run_error(golden: dict[str, Any], case: dict[str, Any]) -> None:
     with pytest.raises(ERRORS[case["raises"]], match=case["match"]):
         function(golden, case)(*case.get("args", []), **case.get("kwargs", {}))
+
+
+def golden_tests(module: ModuleType) -> tuple[Callable[..., None], ...]:
+    """The tests of ``module``'s golden file (named by its ``RULESET_ID``), for its test
+    module to name: ``test_golden_file, test_golden_case, test_golden_error =
+    golden_tests(etg)``."""
+    golden = load_golden(module.RULESET_ID)
+
+    def test_golden_file() -> None:
+        assert golden["ruleset"] == module.RULESET_ID
+        assert golden["module"] == module.__name__
+
+    @pytest.mark.parametrize("case", golden["cases"], ids=case_id)
+    def test_golden_case(case: dict[str, Any]) -> None:
+        run_case(golden, case)
+
+    @pytest.mark.parametrize("case", golden.get("errors", []), ids=case_id)
+    def test_golden_error(case: dict[str, Any]) -> None:
+        run_error(golden, case)
+
+    return test_golden_file, test_golden_case, test_golden_error

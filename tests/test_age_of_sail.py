@@ -4,7 +4,6 @@ properties of the exact odds, UDFs and error paths."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -15,28 +14,15 @@ from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.xlfuncs import UDFS
-from tests.golden import case_id, load_golden, run_case, run_error
+from tests.golden import golden_tests
 
-GOLDEN = load_golden("age-of-sail")
 _ANGLES = [0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180]
 
 
 # -- golden file ---------------------------------------------------------------------------
 
 
-def test_golden_file_names_this_ruleset() -> None:
-    assert GOLDEN["ruleset"] == sail.RULESET_ID
-    assert GOLDEN["module"] == sail.__name__
-
-
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
-def test_golden_case(case: dict[str, Any]) -> None:
-    run_case(GOLDEN, case)
-
-
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
-def test_golden_error(case: dict[str, Any]) -> None:
-    run_error(GOLDEN, case)
+test_golden_file, test_golden_case, test_golden_error = golden_tests(sail)
 
 
 # -- worked examples of the text --------------------------------------------------------------

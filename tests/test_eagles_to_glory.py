@@ -22,9 +22,8 @@ from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableErro
 from battle_ledger.rulesets.model import Status
 from battle_ledger.rulesets.registry import load_file
 from battle_ledger.xlfuncs import UDFS
-from tests.golden import case_id, load_golden, run_case, run_error
+from tests.golden import golden_tests
 
-GOLDEN = load_golden("eagles-to-glory")
 DATA_FILE = Path(rulesets.get("etg").path)
 
 # The text's own values for each condition (Combat Results Table Modifiers, the
@@ -567,19 +566,7 @@ def test_victory_points() -> None:
 # -- the golden file ------------------------------------------------------------------------------
 
 
-def test_golden_file_names_this_ruleset() -> None:
-    assert GOLDEN["ruleset"] == etg.RULESET_ID
-    assert GOLDEN["module"] == etg.__name__
-
-
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
-def test_golden_case(case: dict[str, Any]) -> None:
-    run_case(GOLDEN, case)
-
-
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
-def test_golden_error(case: dict[str, Any]) -> None:
-    run_error(GOLDEN, case)
+test_golden_file, test_golden_case, test_golden_error = golden_tests(etg)
 
 
 # -- Excel functions ------------------------------------------------------------------------------

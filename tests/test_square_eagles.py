@@ -8,7 +8,6 @@ rules on the numbers it gives (the section is quoted in each docstring).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -19,9 +18,8 @@ from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
 from battle_ledger.rulesets.oob import RawUnit, order_of_battle
 from battle_ledger.xlfuncs import UDFS
-from tests.golden import case_id, load_golden, run_case, run_error
+from tests.golden import golden_tests
 
-GOLDEN = load_golden("square-eagles")
 _FIRERS = ["infantry", "lights", "foot artillery", "horse artillery"]
 _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 
@@ -29,19 +27,7 @@ _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 # -- golden file ---------------------------------------------------------------------------
 
 
-def test_golden_file_names_this_ruleset() -> None:
-    assert GOLDEN["ruleset"] == se.RULESET_ID
-    assert GOLDEN["module"] == se.__name__
-
-
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
-def test_golden_case(case: dict[str, Any]) -> None:
-    run_case(GOLDEN, case)
-
-
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
-def test_golden_error(case: dict[str, Any]) -> None:
-    run_error(GOLDEN, case)
+test_golden_file, test_golden_case, test_golden_error = golden_tests(se)
 
 
 # -- the text's rules, on its numbers -----------------------------------------------------------
