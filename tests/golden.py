@@ -4,7 +4,8 @@ The one format and runner of every rule set's golden file. A golden file names t
 rule set and the mechanics module, then lists ``cases`` (``fn``, ``args``, ``kwargs``,
 ``expect``) and ``errors`` (``fn``, ``args``, ``kwargs``, ``raises``, ``match``); an
 ``fn`` with a dot names its module in ``battle_ledger.rulesets`` (``recovery.strength_on``);
-``why``, optional, says where the expectation comes from. Results are compared after
+``why``, optional, says where the expectation comes from; ``ordered: true``, that a
+mapping's keys come in the order given. Results are compared after
 turning dataclasses into dicts, tuples into lists and Fractions into exact text
 ("1/6"), so the files stay plain YAML.
 """
@@ -61,7 +62,10 @@ def _norm(value: Any) -> Any:
 
 
 def check(result: Any, expect: Any) -> None:
-    """``result`` matches ``expect`` exactly (Fractions against their text)."""
+    """``result`` matches ``expect`` exactly (Fractions against their text; a NamedTuple
+    against a list, or against a mapping of its fields)."""
+    if isinstance(expect, dict) and hasattr(result, "_asdict"):
+        result = result._asdict()
     result = _norm(result)
     if isinstance(expect, dict):
         assert isinstance(result, dict), result
@@ -95,6 +99,8 @@ def run_case(golden: dict[str, Any], case: dict[str, Any]) -> None:
     result = function(golden, case)(*case.get("args", []), **case.get("kwargs", {}))
     try:
         check(result, case["expect"])
+        if case.get("ordered"):  # the outcomes in the order given (best first)
+            assert list(_norm(result)) == list(map(str, case["expect"])), result
     except AssertionError as exc:
         raise AssertionError(f"{exc} ({case['why']})" if "why" in case else exc) from None
 
