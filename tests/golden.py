@@ -63,9 +63,12 @@ def _norm(value: Any) -> Any:
 
 def check(result: Any, expect: Any) -> None:
     """``result`` matches ``expect`` exactly (Fractions against their text; a NamedTuple
-    against a list, or against a mapping of its fields)."""
+    against a list, or against a mapping of its fields; a dataclass against a mapping of
+    the fields or properties it names)."""
     if isinstance(expect, dict) and hasattr(result, "_asdict"):
         result = result._asdict()
+    elif isinstance(expect, dict) and dataclasses.is_dataclass(result):
+        result = {str(k): getattr(result, str(k)) for k in expect}  # fields or properties
     result = _norm(result)
     if isinstance(expect, dict):
         assert isinstance(result, dict), result
@@ -110,22 +113,26 @@ def run_error(golden: dict[str, Any], case: dict[str, Any]) -> None:
         function(golden, case)(*case.get("args", []), **case.get("kwargs", {}))
 
 
-def golden_tests(module: ModuleType) -> tuple[Callable[..., None], ...]:
-    """The tests of ``module``'s golden file (named by its ``RULESET_ID``), for its test
-    module to name: ``test_golden_file, test_golden_case, test_golden_error =
-    golden_tests(etg)``."""
-    golden = load_golden(module.RULESET_ID)
+def golden_tests(module: ModuleType, *ruleset_ids: str) -> tuple[Callable[..., None], ...]:
+    """The tests of ``module``'s golden files (the one of its ``RULESET_ID``, or of each of
+    ``ruleset_ids``: a family's eras), for its test module to name:
+    ``test_golden_file, test_golden_case, test_golden_error = golden_tests(etg)``."""
+    goldens = [load_golden(r) for r in ruleset_ids or (module.RULESET_ID,)]
 
     def test_golden_file() -> None:
-        assert golden["ruleset"] == module.RULESET_ID
-        assert golden["module"] == module.__name__
+        for rid, golden in zip(ruleset_ids or (module.RULESET_ID,), goldens, strict=True):
+            assert golden["ruleset"] == rid
+            assert golden["module"] == module.__name__
 
-    @pytest.mark.parametrize("case", golden["cases"], ids=case_id)
-    def test_golden_case(case: dict[str, Any]) -> None:
+    def params(section: str) -> list[Any]:
+        return [pytest.param(g, c, id=case_id(c)) for g in goldens for c in g.get(section, [])]
+
+    @pytest.mark.parametrize(("golden", "case"), params("cases"))
+    def test_golden_case(golden: dict[str, Any], case: dict[str, Any]) -> None:
         run_case(golden, case)
 
-    @pytest.mark.parametrize("case", golden.get("errors", []), ids=case_id)
-    def test_golden_error(case: dict[str, Any]) -> None:
+    @pytest.mark.parametrize(("golden", "case"), params("errors"))
+    def test_golden_error(golden: dict[str, Any], case: dict[str, Any]) -> None:
         run_error(golden, case)
 
     return test_golden_file, test_golden_case, test_golden_error

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,22 +126,7 @@ def _terms(ruleset_id: str, vocabulary: str) -> list[str]:
 def _aog_calls(era: str) -> list[Call]:
     """An era of the Age of Glaube family: its golden cases, a side's battle part by
     part, victory points, who rolls in a crisis, the random numbers' range."""
-    golden = yaml.safe_load((Path(__file__).parent / "golden" / f"{era}.yaml").read_text())
-    calls: list[Call] = []
-    for case in golden["random_checks"]:
-        args = (case["check"], case["modifiers"], case.get("table_value"), era)
-        calls += [lambda a=args: aog.random_check(*a), lambda a=args: aog.random_check_chance(*a)]
-    for case in golden["modified"]:
-        args = (case["check"], case["number"], case["modifiers"], era)
-        calls.append(lambda a=args: aog.modified_random_number(*a))
-    for case in golden["odds"]:
-        calls.append(lambda c=case: aog.shift_odds(c["odds"], c["conditions"], era))
-    for case in golden["result_codes"]:
-        calls.append(lambda c=case: aog.result_code(c["code"], era))
-    for case in golden["errors"]:
-        calls.append(lambda c=case: getattr(aog, c["call"])(*c["args"], ruleset=era))
-    for case in golden["win_margin"]:
-        calls.append(lambda c=case: aog.win_margin(c["a"], c["b"], era))
+    calls = _golden_calls(era)
 
     def battle() -> Any:
         rules = aog.MarkRules.from_ruleset(era)
