@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import dice, registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
-from battle_ledger.rulesets.conditions import longest_name, matched_runs
+from battle_ledger.rulesets.conditions import longest_name, matched_runs, one_per_exclusive_group
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
 from battle_ledger.rulesets.model import Ruleset, Term
 
@@ -185,6 +185,11 @@ def _condition_rows(table: str) -> dict[str, dict[str, Any]]:
     return {str(row["condition"]).casefold(): row for row in ruleset().rows(table)}
 
 
+def _line_of(row: dict[str, Any]) -> str | None:
+    """The printed line whose alternatives exclude one another (None: counted each)."""
+    return None if row.get("each", False) else str(row.get("line", row["condition"]))
+
+
 def _modifier_total(
     table: str, vocabulary: str, conditions: str | None, side: str | None = None
 ) -> int:
@@ -228,16 +233,13 @@ def _modifier_total(
                 expected=f"a condition of the {side} or of either side",
             )
         lines.setdefault(str(row.get("line", row["condition"])), []).append((counted, row))
+    # the alternatives of one printed line (one value) exclude one another
+    one_per_exclusive_group(
+        [c.term for members in lines.values() for c, _ in members],
+        group_of=lambda term: _line_of(rows[term.id.casefold()]),
+    )
     total = 0
-    for line, members in lines.items():
-        alternatives = [c.term.name for c, r in members if not r.get("each", False)]
-        if len(alternatives) > 1:
-            raise InvalidArgumentError(
-                "these conditions exclude one another (one printed line, one value)",
-                column="conditions",
-                value=", ".join(alternatives),
-                expected=f"at most one of the {line!r} line",
-            )
+    for members in lines.values():
         line_total = sum(
             int(r["modifier"]) * (c.count if r.get("each", False) else 1) for c, r in members
         )
