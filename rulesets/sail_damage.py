@@ -118,7 +118,7 @@ GONE = frozenset({State.BLOWN_UP, State.SUNK})
 def reading(name: str) -> Any:
     """A value of the data's ``damage_record_readings`` (the readings where the text is
     silent or where umpires differ)."""
-    return sail.rules().constant("damage_record_readings", name)
+    return sail.ruleset().constant("damage_record_readings", name)
 
 
 #: The values of each reading where umpires differ, the text's or ours first: a house file
@@ -315,7 +315,7 @@ def mast_order(side: str, masts_first: str = "") -> tuple[str, ...]:
 
 def _needed_text(action: Action, event: Event, readings: Readings, before: ShipState) -> str:
     """The score the action's die needs, as the ledger shows it."""
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     if action in (Action.FIRE, Action.CATCH_FIRE):
         aim = event.aim if action is Action.FIRE else "hull"
         score = _score(event, aim, readings)
@@ -424,15 +424,13 @@ def resolve(
     """
     a = Action(event.action)
     t = target or ShipState()
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     needed = _needed_text(a, event, readings, ship)
     die = event.dice[0] if event.dice else 0
     if a is Action.FIRE:
         score = _score(event, event.aim, readings)
         hits = 0 if score is None else sum(1 for d in event.dice if d >= score)
-        pair = int(ruleset.constant("fire", "sixes_to_catch_fire"))
-        sixes = sixes_before + sum(1 for d in event.dice if d == 6)
-        fire = sixes >= pair > sixes_before  # the broadside that makes the pair
+        fire = sail.catches_fire(event.dice, sixes_before)
         if event.aim == "sails":
             change = _sails_hits(hits, mast_order(event.side, event.masts_first), t)
         else:
@@ -476,8 +474,9 @@ def resolve(
             return Outcome(needed, None, False, "fire out", "", {"fire": -2})
         return Outcome(needed, None, False, "blows up", "", {"fire": -2, "blown_up": 1})
     if a is Action.CATCH_FIRE:
-        score = _score(event, "hull", readings)
-        catches = score is not None and die >= score
+        catches = event.range_cm is not None and sail.explosion_sets_fire(
+            event.range_cm, die, farther=readings.farther_band
+        )
         change = {"fire": 1} if catches and ship.fire == 0 else {}
         return Outcome(needed, None, False, "catches fire" if catches else "no fire", "", change)
     if a is Action.FOUNDER:
@@ -677,7 +676,7 @@ def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
         return
     key = (stage, event.ship, a, event.target if a is Action.SEPARATE else "")
     if a is Action.REPAIR:  # "one dice per turn" (the data's dice_per_turn)
-        most = int(sail.rules().constant("mast_repair", "dice_per_turn"))
+        most = int(sail.ruleset().constant("mast_repair", "dice_per_turn"))
         if tally.repairing.get((stage, event.ship), 0) >= most:
             dice = "one die" if most == 1 else f"{most} dice"
             raise _refuse(f"{event.ship} has thrown her repair die in round {stage} already: "
@@ -712,7 +711,7 @@ def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
 def _repairers_fight() -> bool:
     """Whether a crew repairing her masts may fight that round (the text: "the crew cannot
     man their guns or board another ship whilst they attempt to repair their masts")."""
-    return bool(sail.rules().constant("mast_repair", "crew_may_fight_while_repairing"))
+    return bool(sail.ruleset().constant("mast_repair", "crew_may_fight_while_repairing"))
 
 
 def _check_die(event: Event, me: ShipState) -> None:
@@ -736,7 +735,7 @@ def _check_die(event: Event, me: ShipState) -> None:
 
 
 def _check_range(event: Event, *, explosion: bool = False) -> None:
-    most = float(sail.rules().constant("fire", "explosion_radius_cm"))
+    most = float(sail.ruleset().constant("fire", "explosion_radius_cm"))
     if event.range_cm is None or not 0 <= event.range_cm <= most:
         raise _refuse(
             "beyond 12 cm " + ("an explosion sets no fire" if explosion else "there is no hit"),
@@ -774,10 +773,10 @@ def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -
     if not 1 <= firing <= left:
         raise _refuse(f"{event.ship} has {left} gun decks left on her {event.from_side} side",
                       "decks", event.decks, f"1 to {left}")  # fmt: skip
-    per_deck = int(sail.rules().constant("gunnery", "dice_per_gun_deck"))
+    per_deck = int(sail.ruleset().constant("gunnery", "dice_per_gun_deck"))
     # "Each gun deck can fire once per round": the decks of a side that fired this round
     # are spent (a deck lost since is one of them, the firing player's best case).
-    times = int(sail.rules().constant("gunnery", "fires_per_round"))
+    times = int(sail.ruleset().constant("gunnery", "fires_per_round"))
     spent = min(tally.fired.get((event.round, event.ship, event.from_side), 0), left * times)
     if firing > left * times - spent:
         raise _refuse(f"{event.ship}'s {event.from_side} gun decks have fired {spent} "
@@ -808,7 +807,7 @@ def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
         if (event.round, name) in set(repairing) and not _repairers_fight():
             raise _refuse(f"{name} is repairing her masts this round: her crew cannot board",
                           "ship", name, "a ship not repairing")  # fmt: skip
-    per_deck = int(sail.rules().constant("boarding", "dice_per_gun_deck"))
+    per_deck = int(sail.ruleset().constant("boarding", "dice_per_gun_deck"))
     for dice, state, column in ((event.dice, me, "dice"), (event.their_dice, other, "their dice")):
         if len(dice) != state.gun_decks * per_deck:
             want = state.gun_decks * per_deck
@@ -925,7 +924,7 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
     if a is Action.BOARD:
         tally.fought.update({(event.round, event.ship), (event.round, event.target)})
         if out.prize:
-            least = int(sail.rules().constant("boarding", "prize_crew_gun_decks"))
+            least = int(sail.ruleset().constant("boarding", "prize_crew_gun_decks"))
             crew = event.prize_crew or least
             tally.captures[frozenset((event.ship, event.target))] = (out.captor, out.prize,
                                                                      crew)  # fmt: skip

@@ -252,9 +252,9 @@ WIND = Table(
 def _hit_score(range_ref: str, aim: str) -> str:
     """The score a die needs at the range in ``range_ref``: the hit_scores bands, a range on
     an edge in the band the setting says (``BandEdges``); "" beyond 12 cm."""
-    rows = sorted(sail.rules().rows("hit_scores"), key=lambda r: float(r["range_to_cm"]))
+    rows = sorted(sail.ruleset().rows("hit_scores"), key=lambda r: float(r["range_to_cm"]))
     last = float(rows[-1]["range_to_cm"])
-    column = sail.rules().term("fire_targets", aim).id
+    column = sail.ruleset().term("fire_targets", aim).id
 
     def bands(op: str) -> str:
         found = '""'
@@ -272,7 +272,7 @@ def damage_formulas(r: int) -> dict[str, str]:
     c = letters(DAMAGE.headers)
     s = letters(SHIPS.headers)
     ships = sheet_name(SHIPS.sheet)
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
@@ -502,7 +502,7 @@ def damage_formulas(r: int) -> dict[str, str]:
         )
 
     repaired = f"AND({is_(sd.Action.REPAIR)},{die}>={repair})"
-    order_of_repair = str(sail.rules().constant("damage_record_readings", "repair_order")).split()
+    order_of_repair = str(sail.ruleset().constant("damage_record_readings", "repair_order")).split()
     for i, mast in enumerate(order_of_repair):
         earlier_up = "".join(f",{S[m]}=1" for m in order_of_repair[:i])
         s_change[mast] = f"IF(AND({repaired},{S[mast]}=0{earlier_up}),1,{corrected(mast)})"
@@ -671,8 +671,8 @@ def ship_formulas(r: int) -> dict[str, str]:
         ),
     }
     adjustments = {float(p["angle"]): p.get("wind_adjustment") or 0
-                   for p in sail.rules().rows("points_of_sail")}  # fmt: skip
-    least = int(sail.rules().constant("movement", "min_speed"))
+                   for p in sail.ruleset().rows("points_of_sail")}  # fmt: skip
+    least = int(sail.ruleset().constant("movement", "min_speed"))
     for header, angle in _SPEEDS:
         adjust = int(adjustments[float(angle)])
         # Aground she "cannot move again until" she refloats; at anchor "cannot move".
@@ -689,7 +689,7 @@ def wind_formulas(r: int) -> dict[str, str]:
     first = r == _TOP + 1
     before_dir = "WindStart" if first else f"${c['Direction']}{r - 1}"
     before_speed = "WindSpeedStart" if first else f"${c['Speed']}{r - 1}"
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
 
     def drift(table: str, column: str, die: str) -> str:
         found = "0"
@@ -747,7 +747,7 @@ KIND = register(
             NamedCell("WindStart", "Wind at the start", Entry.CHOICE, "the way the wind "
                       "blows at the start: one of the eight compass points",
                       choices=tuple(t.id for t in sorted(
-                          sail.rules().vocabulary("wind_directions").terms,
+                          sail.ruleset().vocabulary("wind_directions").terms,
                           key=lambda t: t.attrs["point"]))),
             NamedCell("WindSpeedStart", "Wind speed at the start", Entry.WHOLE, "1 to 7 (the "
                       "text: 4)"),
@@ -954,7 +954,7 @@ def _wind_start(book: Book) -> tuple[str, int]:
             expected="N, NE, E, SE, S, SW, W or NW",
         ) from None
     speed = read_named(book, "WindSpeedStart")
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     low, high = (
         int(ruleset.constant("wind", "min_speed")),
         int(ruleset.constant("wind", "max_speed")),
@@ -1411,7 +1411,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
             continue
         if s.fire:
             events.append(sd.Event(dice_round, sd.Action.FIRE_OUT, name, 0, dice=die()))
-        if s.wreck and wind >= int(sail.rules().constant("high_seas", "wind_speed")):
+        if s.wreck and wind >= int(sail.ruleset().constant("high_seas", "wind_speed")):
             events.append(sd.Event(dice_round, sd.Action.SINK, name, 0, dice=die()))
         if s.aground:
             events.append(sd.Event(dice_round, sd.Action.REFLOAT, name, 0, dice=die()))

@@ -64,6 +64,7 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
+from battle_ledger.sheets.values import cell_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -366,22 +367,18 @@ def _value(value: Any) -> Any:
     return None if value is None or pd.isna(value) else value
 
 
-def _count(value: Any) -> int:
-    return 0 if _value(value) is None else int(value)
-
-
 def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
     return aoe.BrigadeTurn(
         turn=number,
         fire_points=_value(row["Fire points"]),
         fire_die=_value(row["Fire die"]),
-        fire_modifier=_count(row["Fire DRM"]),
+        fire_modifier=cell_count(row["Fire DRM"]),
         charge=_value(row["Charge"]),
         charge_difference=_value(row["B&S difference"]),
         march_status=_value(row["March status"]),
         march_die=_value(row["March die"]),
-        stands_lost=_count(row["Stands lost"]),
-        captured=_count(row["Captured"]),
+        stands_lost=cell_count(row["Stands lost"]),
+        captured=cell_count(row["Captured"]),
     )
 
 

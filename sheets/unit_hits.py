@@ -218,7 +218,7 @@ class HitsLedger(LedgerState):
 def read_hits(book: Book) -> HitsLedger:
     """Both tables; every unit's type checked against the rules."""
     tables = read_tables(book, KIND)
-    check_terms(tables.things, "Type", se.rules(), "unit_types")
+    check_terms(tables.things, "Type", se.ruleset(), "unit_types")
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():

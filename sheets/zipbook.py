@@ -105,7 +105,6 @@ ENGINE_VARIABLE = "BATTLE_LEDGER_ENGINE"
 _MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
 _CALC_CHAIN = "/calcChain"
 
 # A cell as Excel, LibreOffice and openpyxl write it: r, then s, then t, nothing else.

@@ -37,6 +37,7 @@ from battle_ledger.rulesets.dep import (
     dep_after_turn,
 )
 from battle_ledger.sheets.ledger import Column, Entry, Role, Table
+from battle_ledger.sheets.values import cell_count
 
 #: The tests' fixtures folder.
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -374,13 +375,6 @@ def _campaign_losses(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
     return found
 
 
-def _whole(value: Any) -> int:
-    """A whole-number cell as read (blank: 0)."""
-    import pandas as pd
-
-    return 0 if pd.isna(value) else int(value)
-
-
 def _replacements(ledger: Any, computed: Any, latest: int) -> list[tuple[str, dict[str, str]]]:
     """Glory of the Empire: one figure of a donor for a gun a battery lost in a battle
     before the latest, where the donor keeps a figure in every battle since."""
@@ -393,13 +387,13 @@ def _replacements(ledger: Any, computed: Any, latest: int) -> list[tuple[str, di
         name, number = str(row["Formation"]), int(row["Battle"])
         if not gote.battery(ledger.types.get(name, "")):
             continue
-        if _whole(row["Stands lost"]) <= _whole(row["Guns replaced"]):
+        if cell_count(row["Stands lost"]) <= cell_count(row["Guns replaced"]):
             continue
         for donor, kind in ledger.types.items():
             if ledger.sides[donor] != ledger.sides[name] or not gote.artillery_donor(kind):
                 continue
             rows = turns[(turns["Formation"] == donor) & (turns["Battle"] >= number)]
-            kept = [int(computed.at[i, "Strength before"]) - _whole(r["Stands lost"])
+            kept = [int(computed.at[i, "Strength before"]) - cell_count(r["Stands lost"])
                     for i, r in rows.iterrows()]  # fmt: skip
             if kept and min(kept) >= 1:
                 return [("replace-artillery", {"battle": str(number), "battery": name,

@@ -12,11 +12,9 @@ every constant and a seeded sample of row cells; ``-m slow`` takes every cell.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +26,7 @@ from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.house import parse_house
 from battle_ledger.rulesets.model import Kind, Ruleset
-from tests.golden import load_golden
+from tests.golden import function, load_golden
 
 #: How many row cells per rule set the default run mutates (the slow run: all).
 SAMPLED_CELLS = 12
@@ -46,14 +44,7 @@ def _golden_calls(ruleset_id: str) -> list[Call]:
     golden = load_golden(ruleset_id)
     calls: list[Call] = []
     for case in [*golden.get("cases", []), *golden.get("errors", [])]:
-        if "fn" in case:
-            module, name = golden["module"], case["fn"]
-        elif "function" in case:
-            module_name, name = case["function"].rsplit(".", 1)
-            module = f"battle_ledger.rulesets.{module_name}"
-        else:
-            continue
-        fn = getattr(importlib.import_module(module), name)
+        fn = function(golden, case)
         args, kwargs = case.get("args", []), case.get("kwargs", {})
         calls.append(lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs))
     return calls
@@ -135,22 +126,7 @@ def _terms(ruleset_id: str, vocabulary: str) -> list[str]:
 def _aog_calls(era: str) -> list[Call]:
     """An era of the Age of Glaube family: its golden cases, a side's battle part by
     part, victory points, who rolls in a crisis, the random numbers' range."""
-    golden = yaml.safe_load((Path(__file__).parent / "golden" / f"{era}.yaml").read_text())
-    calls: list[Call] = []
-    for case in golden["random_checks"]:
-        args = (case["check"], case["modifiers"], case.get("table_value"), era)
-        calls += [lambda a=args: aog.random_check(*a), lambda a=args: aog.random_check_chance(*a)]
-    for case in golden["modified"]:
-        args = (case["check"], case["number"], case["modifiers"], era)
-        calls.append(lambda a=args: aog.modified_random_number(*a))
-    for case in golden["odds"]:
-        calls.append(lambda c=case: aog.shift_odds(c["odds"], c["conditions"], era))
-    for case in golden["result_codes"]:
-        calls.append(lambda c=case: aog.result_code(c["code"], era))
-    for case in golden["errors"]:
-        calls.append(lambda c=case: getattr(aog, c["call"])(*c["args"], ruleset=era))
-    for case in golden["win_margin"]:
-        calls.append(lambda c=case: aog.win_margin(c["a"], c["b"], era))
+    calls = _golden_calls(era)
 
     def battle() -> Any:
         rules = aog.MarkRules.from_ruleset(era)

@@ -6,15 +6,12 @@ tests/golden/glory-of-the-empire.yaml holds hand-worked inputs and outcomes.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,17 +40,10 @@ from battle_ledger.xlfuncs.gote import (
     GOTE_RANGE,
     GOTE_SQUARE_CHANCE,
 )
+from tests.golden import golden_tests
 
-GOLDEN = yaml.safe_load(
-    (Path(__file__).parent / "golden" / "glory-of-the-empire.yaml").read_text(encoding="utf-8")
-)
 GRADES = ["militia", "conscript", "veteran", "elite", "guard"]
 _FAST = settings(max_examples=40, deadline=None)
-
-
-def _golden(section: str) -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = GOLDEN[section]
-    return cases
 
 
 # -- the data -------------------------------------------------------------------------------------
@@ -61,7 +51,6 @@ def _golden(section: str) -> list[dict[str, Any]]:
 
 def test_loads_by_id_and_alias() -> None:
     assert rulesets.get("gote") is rulesets.get("Glory-of-the-Empire")
-    assert GOLDEN["ruleset"] == gote.RULESET_ID
 
 
 def test_missing_tables_name_the_table_and_the_file() -> None:
@@ -152,139 +141,7 @@ def test_over_100_percent_wins_outright_with_a_bonus() -> None:
 # -- golden file ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", _golden("melee_results"), ids=str)
-def test_golden_melee_results(case: dict[str, Any]) -> None:
-    result = gote.melee_result(case["roll"], case.get("bonus", 0))
-    assert result.name == case["result"]
-    assert (result.winner_loses, result.loser_loses) == (case["winner_loses"], case["loser_loses"])
-    assert result.loser_routs == case["loser_routs"]
-    if "exploitation_inches" in case:
-        assert result.exploitation_inches == case["exploitation_inches"]
-
-
-@pytest.mark.parametrize("case", _golden("brackets"), ids=str)
-def test_golden_brackets(case: dict[str, Any]) -> None:
-    assert gote.casualty_brackets(case["grade"]) == tuple(case["brackets"])
-
-
-@pytest.mark.parametrize("case", _golden("morale_checks"), ids=str)
-def test_golden_morale_checks(case: dict[str, Any]) -> None:
-    args = (case["grade"], case["start"], case["before"], case["now"])
-    assert gote.brackets_crossed(*args) == case["crossed"]
-    due = gote.morale_check_due(*args, case.get("routed_or_disordered", False))
-    assert due is case["due"]
-
-
-@pytest.mark.parametrize("case", _golden("melee_chance"), ids=str)
-def test_golden_melee_chance(case: dict[str, Any]) -> None:
-    chance = gote.melee_win_chance(
-        case["matchup"],
-        case["conditions"],
-        case.get("attacker_grade"),
-        case.get("defender_grade"),
-        case.get("casualties", 0),
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("morale_chance"), ids=str)
-def test_golden_morale_chance(case: dict[str, Any]) -> None:
-    chance = gote.morale_check_chance(
-        case["grade"],
-        case.get("conditions", ""),
-        case.get("castings_lost", 0),
-        case.get("start"),
-        case.get("lost_this_turn"),
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("rally_chance"), ids=str)
-def test_golden_rally_chance(case: dict[str, Any]) -> None:
-    chance = gote.rally_chance(
-        case["grade"], case.get("conditions", ""), case.get("castings_lost", 0)
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("defender_action"), ids=str)
-def test_golden_defender_action(case: dict[str, Any]) -> None:
-    result = gote.defender_action(case["grade"], case["roll"], case.get("figures_lost", 0))
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("determination"), ids=str)
-def test_golden_determination(case: dict[str, Any]) -> None:
-    result = gote.determination_to_close(case["grade"], case["roll"], case["figures_lost"])
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("form_square"), ids=str)
-def test_golden_form_square(case: dict[str, Any]) -> None:
-    result = gote.form_square(
-        case["grade"], case["roll"], case.get("conditions", ""), case.get("charge_distance")
-    )
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("form_evade"), ids=str)
-def test_golden_form_evade(case: dict[str, Any]) -> None:
-    needed = gote.form_or_evade_needed(
-        case["troop"], case.get("grade"), case.get("situation"), case.get("leader", False)
-    )
-    assert needed == case["needed"]
-
-
-@pytest.mark.parametrize("case", _golden("range_band"), ids=str)
-def test_golden_range_band(case: dict[str, Any]) -> None:
-    band = gote.range_band(case["weapon"], case["distance"], case.get("phase", "other"))
-    assert band == case["band"]
-
-
-@pytest.mark.parametrize("case", _golden("fire_dice"), ids=str)
-def test_golden_fire_dice(case: dict[str, Any]) -> None:
-    dice = gote.fire_dice(
-        case["weapon"],
-        case["band"],
-        case["firing"],
-        case.get("conditions", ""),
-        case.get("ranks", 3),
-        case.get("phase", "other"),
-        case.get("previous_actions", 0),
-    )
-    assert dice == case["dice"]
-
-
-@pytest.mark.parametrize("case", _golden("leader_chance"), ids=str)
-def test_golden_leader_chance(case: dict[str, Any]) -> None:
-    assert gote.leader_casualty_chance(case["castings_lost"]) == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("leader_result"), ids=str)
-def test_golden_leader_result(case: dict[str, Any]) -> None:
-    result = gote.leader_casualty_result(case["roll"])
-    assert result.result == case["result"]
-    assert result.out_of_game is case["out_of_game"]
-    if "returns_in_turns" in case:
-        assert result.returns_in_turns == case["returns_in_turns"]
-    assert gote.ambulance_chance(case["roll"]) == case["ambulance_chance"]
-
-
-@pytest.mark.parametrize("case", _golden("actions"), ids=str)
-def test_golden_actions(case: dict[str, Any]) -> None:
-    assert gote.actions_allowed(case["grade"]) == case["actions"]
-
-
-@pytest.mark.parametrize("case", _golden("engineering"), ids=str)
-def test_golden_engineering(case: dict[str, Any]) -> None:
-    args = (case["task"], case["turn"], case["companies"])
-    assert gote.engineering_chance(*args) == case["chance"]
-    assert gote.engineering_done_by(*args) == Fraction(case["done_by"])
-
-
-@pytest.mark.parametrize("case", _golden("company_figures"), ids=str)
-def test_golden_company_figures(case: dict[str, Any]) -> None:
-    assert gote.company_figures(case["men"]) == case["figures"]
+test_golden_file, test_golden_case, test_golden_error = golden_tests(gote)
 
 
 # -- crossing logic and series --------------------------------------------------------------------
@@ -502,66 +359,6 @@ def test_grades_move_check_chances_in_order() -> None:
 
 
 # -- error paths ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("call", "error", "pattern"),
-    [
-        (lambda: gote.casualty_brackets("recruit"), UnknownTermError, "recruit"),
-        (lambda: gote.brackets_crossed("guard", 10, 5, 4), InvalidArgumentError, "lost_now"),
-        (lambda: gote.brackets_crossed("guard", 0, 0, 0), InvalidArgumentError, "start"),
-        (lambda: gote.brackets_crossed("guard", 10, 0, 11), InvalidArgumentError, "lost_now"),
-        (lambda: gote.melee_result(101), InvalidArgumentError, "percentile roll"),
-        (lambda: gote.melee_result(2.5), InvalidArgumentError, "whole number"),
-        (lambda: gote.defender_action("guard", 21), InvalidArgumentError, "roll"),
-        (
-            lambda: gote.melee_win_chance("infantry vs infantry", "lancers"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "outnumber 2:1, outnumber 3:1"),
-            InvalidArgumentError,
-            "cannot both apply",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "casualties"),
-            InvalidArgumentError,
-            "counted",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "", "guard"),
-            InvalidArgumentError,
-            "both grades",
-        ),
-        (lambda: gote.range_band("muskets", 2, "prep"), InvalidArgumentError, "preparatory"),
-        (lambda: gote.range_band("light", 8, howitzer=True), InvalidArgumentError, "howitzers"),
-        (lambda: gote.range_band("light", -1), InvalidArgumentError, "distance"),
-        (
-            lambda: gote.fire_dice("muskets", "close", 4, "building"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-        (lambda: gote.fire_dice("muskets", "close", 4, "", 4), InvalidArgumentError, "ranks"),
-        (lambda: gote.form_or_evade_needed("skirmishers"), InvalidArgumentError, "grade"),
-        (
-            lambda: gote.form_or_evade_needed("indians", situation="night"),
-            InvalidArgumentError,
-            "situation",
-        ),
-        (lambda: gote.engineering_chance("build a fort", 1), InvalidArgumentError, "task"),
-        (lambda: gote.rally_chance("guard", "napoleon"), UnknownTermError, "napoleon"),
-        (lambda: gote.initiative_modifier("forward commander"), InvalidArgumentError, "counted"),
-        (
-            lambda: gote.morale_check_chance("guard", "broken"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-    ],
-)
-def test_errors_name_what_is_wrong(call: Any, error: type[Exception], pattern: str) -> None:
-    with pytest.raises(error, match=re.escape(pattern)):
-        call()
 
 
 def test_howitzers_fire_close_and_long_and_set_buildings_alight() -> None:

@@ -144,7 +144,6 @@ _CALCULATION = {"auto": "Automatic", "manual": "Manual", "autoNoTable": "Automat
 #: Excel.ChartType of openpyxl's chart classes (those the templates use, and a few).
 _CHART_TYPES = {"LineChart": "Line", "BarChart": "ColumnClustered", "PieChart": "Pie",
                 "AreaChart": "Area", "ScatterChart": "XYScatter"}  # fmt: skip
-_PLACE = ("height", "width", "left", "top")  # where a picture or shape sits, in points
 _POINTS_A_COLUMN, _POINTS_A_ROW = 48.0, 15.0  # Excel's default column width and row height
 
 
