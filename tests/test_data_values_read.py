@@ -204,9 +204,128 @@ def _se_calls() -> list[Call]:
     return [lambda: se.hits_after_turn("Lights", 5, 1, turn)]
 
 
+# -- Age of Eagles (fidland) --------------------------------------------------------------
+
+
+def _tried(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The outcome of one call of a sweep (a refusal is one, as in ``_outcome``)."""
+    return _outcome(lambda: fn(*args, **kwargs))
+
+
+def _counted_terms(vocabulary: str) -> list[str]:
+    """Age of Eagles' conditions of ``vocabulary`` counted each (x2), by the packaged data."""
+    table = registry.packaged("age-of-eagles").tables[
+        vocabulary.replace("_conditions", "_modifiers")
+    ]
+    return [str(r["condition"]) for r in table.rows if r.get("each")]
+
+
+def _aoe_calls() -> list[Call]:
+    """Age of Eagles: its golden cases, every chart swept over its rows, every condition
+    named alone, twice over and with each other one, and a brigade's turns on the
+    stand-losses ledger (fire, charge, March, typed losses) on either spent-point setting."""
+    from fractions import Fraction
+
+    from battle_ledger.rulesets import age_of_eagles as aoe
+
+    def fr(value: Any) -> Fraction:
+        return Fraction(str(value))
+
+    def terms(vocabulary: str) -> list[str]:
+        return _terms("age-of-eagles", vocabulary)
+
+    golden = load_golden("age-of-eagles")
+    calls: list[Call] = [
+        *[lambda c=c: aoe.fire_result(fr(c["fire_points"]), c["die"]) for c in golden["fire"]],
+        *[lambda c=c: aoe.bayonet_odds(c["attacker"], c["defender"])
+          for c in golden["bayonet_odds"]],
+        *[lambda c=c: aoe.fire_points(c["firer"], fr(c["range"]), c["stands"], c["weight"],
+                                      c["conditions"]) for c in golden["fire_points"]],
+        *[lambda c=c: aoe.movement_allowance(c["unit"], c["terrain"], half=c["half"],
+                                             fording=c["fording"], deployments=c["deployments"])
+          for c in golden["movement"]],
+    ]  # fmt: skip
+    calls += [lambda p=p: [aoe.fire_odds(p, m) for m in (-6, 0, 6)]
+              for p in (Fraction(n, 2) for n in range(121))]  # fmt: skip
+    calls += [lambda: [aoe.bayonet_result(d) for d in range(-16, 17)]]
+    calls += [lambda s=s: ([aoe.march_result(s, d) for d in range(-4, 16)], aoe.march_odds(s, 0))
+              for s in terms("brigade_status")]  # fmt: skip
+    calls += [lambda: [aoe.fallen_leader_result(d) for d in range(-2, 12)]]
+    calls += [lambda: [aoe.outnumber_modifier(o, e) for o in range(13) for e in range(1, 5)]]
+    for vocabulary, fn in (
+        ("tactical_movement_conditions", aoe.tactical_movement_modifier),
+        ("reserve_movement_conditions", aoe.reserve_movement_modifier),
+        ("fire_die_conditions", aoe.fire_die_modifier),
+        ("fallen_leader_conditions", aoe.fallen_leader_modifier),
+        ("fire_point_conditions", aoe.fire_point_multiplier),
+        ("reserve_movement_conditions", aoe.initiative_modifier),
+    ):
+        named = terms(vocabulary)
+        calls += [lambda fn=fn, t=t: [_tried(fn, f"{t}{n}") for n in ("", " x3", " x5")]
+                  for t in named]  # fmt: skip
+        calls += [lambda fn=fn, t=t, named=named: [_tried(fn, f"{t}, {u}") for u in named]
+                  for t in named]  # fmt: skip
+        counted = _counted_terms(vocabulary)  # a line's cap reached by two conditions
+        calls += [lambda fn=fn, t=t, c=counted: [_tried(fn, f"{t} x5, {u} x5") for u in c]
+                  for t in counted]  # fmt: skip
+    named = terms("bayonet_conditions")
+    for side in ("attacker", "defender"):
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}{n}", s)
+                                       for n in ("", " x2")] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}, {u}", s)
+                                       for u in named] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t} x5, {u} x5", s)
+                                       for u in _counted_terms("bayonet_conditions")]
+                  for t in _counted_terms("bayonet_conditions")]  # fmt: skip
+    ranges = (0, 1, 2, 3, 4, 6, 8, 10, 12, 15, 18, 20, 30)
+    calls += [lambda f=f, w=w: [_tried(aoe.fire_points, f, r, 2, w) for r in ranges]
+              for f in terms("firers") for w in (None, *terms("battery_weights"))]  # fmt: skip
+    deployments = (None, *terms("deployments"), "passage of lines x2")
+    calls += [
+        lambda u=u, t=t: [_tried(aoe.movement_allowance, u, t, half=h, fording=f, deployments=d)
+                          for h in (False, True) for f in (False, True) for d in deployments]
+        for u in terms("unit_types") for t in terms("terrain")
+    ]  # fmt: skip
+    calls += [aoe.die_sides, lambda: [aoe.roll_die(random.Random(3)) for _ in range(5)],
+              aoe.fire_result_names, aoe.bayonet_results]  # fmt: skip
+
+    def brigade(counts: str) -> Any:  # a brigade's battle on the stand-losses ledger
+        turns = [
+            aoe.BrigadeTurn(turn=1, fire_points=8, fire_die=9, fire_modifier=1),
+            aoe.BrigadeTurn(turn=2, charge="attacker", charge_difference=0, fire_points=15,
+                            fire_die=10, fire_modifier=2),
+            aoe.BrigadeTurn(turn=3, march_status="disorder", march_die=2, stands_lost=1),
+            aoe.BrigadeTurn(turn=4, charge="defender", charge_difference=13),
+        ]  # fmt: skip
+        state, out = aoe.BrigadeState("Bony", 12, 4), []
+        for turn in turns:
+            o = aoe.brigade_after_turn(state, turn, spent_counts=counts)
+            out.append(o)
+            state = replace(state, lost=o.lost, status=o.status)
+        # Fresh as the turn begins, spent at the charge by the turn's fire (2 stands).
+        fired = aoe.BrigadeTurn(turn=1, charge="attacker", charge_difference=3, fire_points=15,
+                                fire_die=10, fire_modifier=2)  # fmt: skip
+        return [out, *[aoe.brigade_after_turn(aoe.BrigadeState(*b), t, spent_counts=counts)
+                       for b, t in (
+                           (("Fresh", 6, 5), aoe.BrigadeTurn(charge="attacker",
+                                                             charge_difference=3)),
+                           (("Routed", 6, 5), aoe.BrigadeTurn(march_status="disorder",
+                                                              march_die=-3)),
+                           (("Fired", 6, 2), fired),
+                       )],
+                _tried(aoe.brigade_after_turn, aoe.BrigadeState("Typed", 3, 1),
+                       aoe.BrigadeTurn(stands_lost=4)),
+                [aoe.recorded_charge_modifiers(s, 1, "defender")
+                 for s in ("fresh", "worn", "spent")]]  # fmt: skip
+
+    calls += [lambda c=c: brigade(c) for c in aoe.SpentCounts.ALL]
+    return calls
+
+
 BATTERIES: dict[str, Callable[[], list[Call]]] = {
     **{era: lambda era=era: _aog_calls(era) for era in aog.ERAS},
     "square-eagles": lambda: [*_golden_calls("square-eagles"), *_se_calls()],
+    "age-of-eagles": _aoe_calls,
     "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
 }
 
@@ -275,7 +394,11 @@ def _constant_houses(rs: Ruleset, table: str, name: str) -> Iterator[str]:
 def _cell_houses(rs: Ruleset, table: str, index: int, column: str) -> Iterator[str]:
     tbl = rs.tables[table]
     rows = [{c.name: r[c.name] for c in tbl.columns if c.name in r} for r in tbl.rows]
-    for value in _changed(rows[index][column]):
+    # Then another row's value of the column: a name rows share (a printed line) is read
+    # where a row joins or leaves another's, not where it is renamed alone.
+    others = {repr(r[column]): r[column] for r in rows if r.get(column) is not None}
+    others.pop(repr(rows[index][column]), None)
+    for value in [*_changed(rows[index][column]), *others.values()]:
         changed = {**rows[index], column: value}
         # A keyed table takes the changed row by its key; any other is given whole.
         given = [changed] if tbl.key and tbl.kind is Kind.ROWS else \
