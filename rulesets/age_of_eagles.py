@@ -65,6 +65,7 @@ __all__ = [
     "fire_points",
     "fire_result",
     "fire_result_names",
+    "fresh_means_no_stand_lost",
     "fresh_spent_at_the_charge",
     "initiative_modifier",
     "initiative_odds",
@@ -943,11 +944,18 @@ def _spent(state: BrigadeState, lost: int, counts: str) -> bool:
     return state.stands - lost <= state.spent_point
 
 
+def fresh_means_no_stand_lost() -> bool:
+    """The data's reading (``brigade_losses.fresh_means_no_stand_lost``): a brigade is fresh
+    while it has lost no stand, worn between that and spent (false: fresh until spent)."""
+    return bool(ruleset().constant("brigade_losses", "fresh_means_no_stand_lost"))
+
+
 def _status(state: BrigadeState, lost: int, counts: str) -> str:
     """Fresh (nothing lost), worn, or spent at its spent point, after ``lost`` stands."""
     if _spent(state, lost, counts):
         return BrigadeStatus.SPENT
-    return BrigadeStatus.FRESH if lost == 0 else BrigadeStatus.WORN
+    fresh = lost == 0 or not fresh_means_no_stand_lost()
+    return BrigadeStatus.FRESH if fresh else BrigadeStatus.WORN
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ __all__ = [
     "initiative_odds",
     "leader_casualty_chance",
     "leader_casualty_result",
+    "leader_returns_turn",
     "lost_over_quarter_this_turn",
     "melee_modifiers",
     "melee_outcome_odds",
@@ -979,7 +980,7 @@ def unit_after_turn(
         if hit and turn.leader_result_roll is not None:
             result = leader_casualty_result(turn.leader_result_roll)
             if not result.out_of_game and result.returns_in_turns and turn.turn is not None:
-                returns = turn.turn + result.returns_in_turns
+                returns = leader_returns_turn(turn.turn, result.returns_in_turns)
             if result.grade_change:
                 grade_after = shift_grade(grade_after, result.grade_change)
         leader = LeaderOutcome(odds, hit, result, returns)
@@ -1037,6 +1038,14 @@ def leader_casualty_chance(castings_lost: int) -> int:
     """Percentage chance an attached leader became a casualty: 5% per casting lost this turn."""
     per = int(ruleset().constant("leader_casualty", "percent_per_casting"))
     return _clamp_percent(per * whole_number(castings_lost, "castings_lost"))
+
+
+def leader_returns_turn(turn: int, returns_in_turns: int) -> int:
+    """The turn a leader wounded at the end of ``turn`` is back with his unit: "He will
+    return in 3 turns" read as turn T+3 (house reading ``return_turn_is_turn_plus_n``;
+    false: after three whole turns away, T+4)."""
+    plus_n = bool(ruleset().constant("leader_casualty", "return_turn_is_turn_plus_n"))
+    return turn + returns_in_turns + (0 if plus_n else 1)
 
 
 def leader_casualty_result(percent_roll: int) -> LeaderCasualtyResult:

@@ -245,7 +245,13 @@ def turn_formulas(r: int) -> dict[str, str]:
     def own(k: int) -> str:
         return f"INDEX({RECORD},1,{k})"
 
-    record = (f'IF({spent_at(before)},{own(2)},IF({before}=0,{own(1)},0))'
+    # Fresh while no stand is lost, or (the house setting) until spent.
+    fresh_means = constant_name("brigade_losses", "fresh_means_no_stand_lost")
+
+    def fresh(lost: str) -> str:
+        return f'OR({lost}=0,{fresh_means}<>"yes")'
+
+    record = (f'IF({spent_at(before)},{own(2)},IF({fresh(before)},{own(1)},0))'
               f"+MIN({stands('Fire stands')},{left_before})*{own(3)}")  # fmt: skip
     return unless_blank(cell("Brigade"), {
         "Fire result": (f'IF({cell("Fire severity")}="","",'
@@ -265,7 +271,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Lost so far": f"{cell('Previous lost')}+{cell('Lost this turn')}",
         "Left": f"{cell('Start')}-{lost}",
         "Status": (f'IF({removed},"{_S.REMOVED}",IF({is_spent},"{_S.SPENT}",'
-                   f'IF({lost}=0,"{_S.FRESH}","{_S.WORN}")))'),
+                   f'IF({fresh(lost)},"{_S.FRESH}","{_S.WORN}")))'),
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),

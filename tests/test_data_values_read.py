@@ -332,9 +332,226 @@ def _sail_calls() -> list[Call]:
     ]
 
 
+# -- Age of Eagles (fidland) --------------------------------------------------------------
+
+
+def _tried(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The outcome of one call of a sweep (a refusal is one, as in ``_outcome``)."""
+    return _outcome(lambda: fn(*args, **kwargs))
+
+
+def _counted_terms(vocabulary: str) -> list[str]:
+    """Age of Eagles' conditions of ``vocabulary`` counted each (x2), by the packaged data."""
+    table = registry.packaged("age-of-eagles").tables[
+        vocabulary.replace("_conditions", "_modifiers")
+    ]
+    return [str(r["condition"]) for r in table.rows if r.get("each")]
+
+
+def _aoe_calls() -> list[Call]:
+    """Age of Eagles: its golden cases, every chart swept over its rows, every condition
+    named alone, twice over and with each other one, and a brigade's turns on the
+    stand-losses ledger (fire, charge, March, typed losses) on either spent-point setting."""
+    from fractions import Fraction
+
+    from battle_ledger.rulesets import age_of_eagles as aoe
+
+    def fr(value: Any) -> Fraction:
+        return Fraction(str(value))
+
+    def terms(vocabulary: str) -> list[str]:
+        return _terms("age-of-eagles", vocabulary)
+
+    golden = load_golden("age-of-eagles")
+    calls: list[Call] = [
+        *[lambda c=c: aoe.fire_result(fr(c["fire_points"]), c["die"]) for c in golden["fire"]],
+        *[lambda c=c: aoe.bayonet_odds(c["attacker"], c["defender"])
+          for c in golden["bayonet_odds"]],
+        *[lambda c=c: aoe.fire_points(c["firer"], fr(c["range"]), c["stands"], c["weight"],
+                                      c["conditions"]) for c in golden["fire_points"]],
+        *[lambda c=c: aoe.movement_allowance(c["unit"], c["terrain"], half=c["half"],
+                                             fording=c["fording"], deployments=c["deployments"])
+          for c in golden["movement"]],
+    ]  # fmt: skip
+    calls += [lambda p=p: [aoe.fire_odds(p, m) for m in (-6, 0, 6)]
+              for p in (Fraction(n, 2) for n in range(121))]  # fmt: skip
+    calls += [lambda: [aoe.bayonet_result(d) for d in range(-16, 17)]]
+    calls += [lambda s=s: ([aoe.march_result(s, d) for d in range(-4, 16)], aoe.march_odds(s, 0))
+              for s in terms("brigade_status")]  # fmt: skip
+    calls += [lambda: [aoe.fallen_leader_result(d) for d in range(-2, 12)]]
+    calls += [lambda: [aoe.outnumber_modifier(o, e) for o in range(13) for e in range(1, 5)]]
+    for vocabulary, fn in (
+        ("tactical_movement_conditions", aoe.tactical_movement_modifier),
+        ("reserve_movement_conditions", aoe.reserve_movement_modifier),
+        ("fire_die_conditions", aoe.fire_die_modifier),
+        ("fallen_leader_conditions", aoe.fallen_leader_modifier),
+        ("fire_point_conditions", aoe.fire_point_multiplier),
+        ("reserve_movement_conditions", aoe.initiative_modifier),
+    ):
+        named = terms(vocabulary)
+        calls += [lambda fn=fn, t=t: [_tried(fn, f"{t}{n}") for n in ("", " x3", " x5")]
+                  for t in named]  # fmt: skip
+        calls += [lambda fn=fn, t=t, named=named: [_tried(fn, f"{t}, {u}") for u in named]
+                  for t in named]  # fmt: skip
+        counted = _counted_terms(vocabulary)  # a line's cap reached by two conditions
+        calls += [lambda fn=fn, t=t, c=counted: [_tried(fn, f"{t} x5, {u} x5") for u in c]
+                  for t in counted]  # fmt: skip
+    named = terms("bayonet_conditions")
+    for side in ("attacker", "defender"):
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}{n}", s)
+                                       for n in ("", " x2")] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}, {u}", s)
+                                       for u in named] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t} x5, {u} x5", s)
+                                       for u in _counted_terms("bayonet_conditions")]
+                  for t in _counted_terms("bayonet_conditions")]  # fmt: skip
+    ranges = (0, 1, 2, 3, 4, 6, 8, 10, 12, 15, 18, 20, 30)
+    calls += [lambda f=f, w=w: [_tried(aoe.fire_points, f, r, 2, w) for r in ranges]
+              for f in terms("firers") for w in (None, *terms("battery_weights"))]  # fmt: skip
+    deployments = (None, *terms("deployments"), "passage of lines x2")
+    calls += [
+        lambda u=u, t=t: [_tried(aoe.movement_allowance, u, t, half=h, fording=f, deployments=d)
+                          for h in (False, True) for f in (False, True) for d in deployments]
+        for u in terms("unit_types") for t in terms("terrain")
+    ]  # fmt: skip
+    calls += [aoe.die_sides, lambda: [aoe.roll_die(random.Random(3)) for _ in range(5)],
+              aoe.fire_result_names, aoe.bayonet_results]  # fmt: skip
+
+    def brigade(counts: str) -> Any:  # a brigade's battle on the stand-losses ledger
+        turns = [
+            aoe.BrigadeTurn(turn=1, fire_points=8, fire_die=9, fire_modifier=1),
+            aoe.BrigadeTurn(turn=2, charge="attacker", charge_difference=0, fire_points=15,
+                            fire_die=10, fire_modifier=2),
+            aoe.BrigadeTurn(turn=3, march_status="disorder", march_die=2, stands_lost=1),
+            aoe.BrigadeTurn(turn=4, charge="defender", charge_difference=13),
+        ]  # fmt: skip
+        state, out = aoe.BrigadeState("Bony", 12, 4), []
+        for turn in turns:
+            o = aoe.brigade_after_turn(state, turn, spent_counts=counts)
+            out.append(o)
+            state = replace(state, lost=o.lost, status=o.status)
+        # Fresh as the turn begins, spent at the charge by the turn's fire (2 stands).
+        fired = aoe.BrigadeTurn(turn=1, charge="attacker", charge_difference=3, fire_points=15,
+                                fire_die=10, fire_modifier=2)  # fmt: skip
+        return [out, *[aoe.brigade_after_turn(aoe.BrigadeState(*b), t, spent_counts=counts)
+                       for b, t in (
+                           (("Fresh", 6, 5), aoe.BrigadeTurn(charge="attacker",
+                                                             charge_difference=3)),
+                           (("Routed", 6, 5), aoe.BrigadeTurn(march_status="disorder",
+                                                              march_die=-3)),
+                           (("Fired", 6, 2), fired),
+                       )],
+                _tried(aoe.brigade_after_turn, aoe.BrigadeState("Typed", 3, 1),
+                       aoe.BrigadeTurn(stands_lost=4)),
+                [aoe.recorded_charge_modifiers(s, 1, "defender")
+                 for s in ("fresh", "worn", "spent")]]  # fmt: skip
+
+    calls += [lambda c=c: brigade(c) for c in aoe.SpentCounts.ALL]
+    return calls
+
+
+# -- Glory of the Empire (fidland) ------------------------------------------------------------
+
+
+def _gote_calls() -> list[Call]:
+    """Glory of the Empire: its golden cases, the percentile tables swept, and a unit's
+    turns on the casualty brackets (losses, the fighting's disorder and rout, checks,
+    rallies, an attached leader) on either reading of a roll and of the first rally."""
+    from battle_ledger.rulesets import glory_of_the_empire as gote
+
+    g = load_golden("glory-of-the-empire")
+    calls: list[Call] = [
+        *[lambda c=c: gote.melee_result(c["roll"], c.get("bonus", 0)) for c in g["melee_results"]],
+        *[lambda c=c: (gote.casualty_brackets(c["grade"]),) for c in g["brackets"]],
+        *[lambda c=c: gote.morale_check_due(c["grade"], c["start"], c["before"], c["now"],
+                                            c.get("routed_or_disordered", False))
+          for c in g["morale_checks"]],
+        *[lambda c=c: gote.melee_win_chance(c["matchup"], c["conditions"], c.get("attacker_grade"),
+                                            c.get("defender_grade"), c.get("casualties", 0))
+          for c in g["melee_chance"]],
+        *[lambda c=c: gote.morale_check_chance(c["grade"], c.get("conditions", ""),
+                                               c.get("castings_lost", 0), c.get("start"),
+                                               c.get("lost_this_turn"))
+          for c in g["morale_chance"]],
+        *[lambda c=c: gote.rally_chance(c["grade"], c.get("conditions", ""),
+                                        c.get("castings_lost", 0)) for c in g["rally_chance"]],
+        *[lambda c=c: gote.defender_action(c["grade"], c["roll"], c.get("figures_lost", 0))
+          for c in g["defender_action"]],
+        *[lambda c=c: gote.determination_to_close(c["grade"], c["roll"], c["figures_lost"])
+          for c in g["determination"]],
+        *[lambda c=c: gote.form_square(c["grade"], c["roll"], c.get("conditions", ""),
+                                       c.get("charge_distance")) for c in g["form_square"]],
+        *[lambda c=c: gote.form_or_evade_needed(c["troop"], c.get("grade"), c.get("situation"),
+                                                c.get("leader", False)) for c in g["form_evade"]],
+        *[lambda c=c: gote.range_band(c["weapon"], c["distance"], c.get("phase", "other"))
+          for c in g["range_band"]],
+        *[lambda c=c: gote.fire_dice(c["weapon"], c["band"], c["firing"], c.get("conditions", ""),
+                                     c.get("ranks", 3), c.get("phase", "other"),
+                                     c.get("previous_actions", 0)) for c in g["fire_dice"]],
+        *[lambda c=c: gote.leader_casualty_chance(c["castings_lost"]) for c in g["leader_chance"]],
+        *[lambda c=c: (gote.leader_casualty_result(c["roll"]), gote.ambulance_chance(c["roll"]))
+          for c in g["leader_result"]],
+        *[lambda c=c: gote.actions_allowed(c["grade"]) for c in g["actions"]],
+        *[lambda c=c: (gote.engineering_chance(c["task"], c["turn"], c["companies"]),
+                       gote.engineering_done_by(c["task"], c["turn"], c["companies"]))
+          for c in g["engineering"]],
+        *[lambda c=c: gote.company_figures(c["men"]) for c in g["company_figures"]],
+    ]  # fmt: skip
+    grades = _terms("glory-of-the-empire", "grades")
+    calls += [lambda: [_tried(gote.leader_casualty_result, r) for r in range(1, 101)]]
+    calls += [lambda: [_tried(gote.melee_result, r) for r in range(1, 101)]]
+    calls += [lambda gr=gr: [[_tried(fn, gr, r, 0) for r in range(-5, 26)]
+                             for fn in (gote.defender_action, gote.determination_to_close)]
+              for gr in grades]  # fmt: skip
+    calls += [lambda gr=gr: [_tried(gote.form_square, gr, r) for r in range(-5, 26)]
+              for gr in grades]  # fmt: skip
+
+    def unit(roll_passes: str, first_rally: str) -> Any:
+        turns = [
+            gote.UnitTurn(turn=1, fire=3, leader_attached=True, leader_roll=1,
+                          leader_result_roll=45),
+            gote.UnitTurn(turn=2, fire=4, melee=2, morale_roll=40, rally_roll=50),
+            gote.UnitTurn(turn=3, became="disordered", fire=1, rally_roll=70),
+            gote.UnitTurn(turn=4, fire=3, leader_attached=True, morale_roll=5, leader_roll=2,
+                          leader_result_roll=95),
+        ]  # fmt: skip
+        return [gote.run_unit(gote.UnitState("95th", gr, 20), turns, roll_passes=roll_passes,
+                              first_rally=first_rally) for gr in grades]  # fmt: skip
+
+    calls += [lambda r=r, f=f: unit(r, f) for r in (None, *gote.RollPasses.ALL)
+              for f in (None, *gote.FirstRally.ALL)]  # fmt: skip
+    calls += [lambda: [_tried(gote.melee_result, r, b) for r in (1, 50, 95, 100)
+                       for b in (0, 10, 30)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.howitzer_fire_chance, n) for n in range(4)]]
+    calls += [lambda: [_tried(gote.melee_outcome_odds, c, a, d) for c in (-10, 0, 50, 100, 130)
+                       for a in (False, True) for d in (False, True)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.initiative_odds, a, b) for a in (0, 2) for b in (0, 1)]]
+    calls += [lambda: [_tried(gote.form_or_evade_chance, c["troop"], c.get("grade"),
+                              c.get("situation"), c.get("leader", False))
+                       for c in g["form_evade"]]]  # fmt: skip
+    calls += [lambda: [_tried(gote.fire_casualty_odds, d, ph) for d in (1, 3) for ph in phases]]
+    units = _terms("glory-of-the-empire", "unit_types")
+    calls += [lambda: [_tried(gote.artillery_replacement, b, d, f) for b in units for d in units
+                       for f in (1, 5, 9)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.range_band, w, r, ph) for w in weapons for ph in phases
+                       for r in (1, 3, 6, 10, 14, 20, 30, 40, 60)]]  # fmt: skip
+    calls += [lambda: [gote.RollPasses.passes(r, 50) for r in (49, 50, 51)],
+              lambda: (gote.FirstRally.default(), gote.BracketsFrom.figures(20, 15))]  # fmt: skip
+    weapons = _terms("glory-of-the-empire", "weapons")
+    bands = _terms("glory-of-the-empire", "range_bands")
+    phases = _terms("glory-of-the-empire", "fire_phases")
+    named = ("", *_terms("glory-of-the-empire", "fire_conditions"))
+    calls += [lambda w=w, b=b, ph=ph: [_tried(gote.fire_dice, w, b, n, c, 3, ph)
+                                      for n in (1, 4, 7, 12) for c in named]
+              for w in weapons for b in bands for ph in phases]  # fmt: skip
+    return calls
+
+
 BATTERIES: dict[str, Callable[[], list[Call]]] = {
     **{era: lambda era=era: _aog_calls(era) for era in aog.ERAS},
     "square-eagles": lambda: [*_golden_calls("square-eagles"), *_se_calls()],
+    "age-of-eagles": _aoe_calls,
+    "glory-of-the-empire": _gote_calls,
     "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
     "age-of-sail": _sail_calls,
 }
@@ -404,7 +621,11 @@ def _constant_houses(rs: Ruleset, table: str, name: str) -> Iterator[str]:
 def _cell_houses(rs: Ruleset, table: str, index: int, column: str) -> Iterator[str]:
     tbl = rs.tables[table]
     rows = [{c.name: r[c.name] for c in tbl.columns if c.name in r} for r in tbl.rows]
-    for value in _changed(rows[index][column]):
+    # Then another row's value of the column: a name rows share (a printed line) is read
+    # where a row joins or leaves another's, not where it is renamed alone.
+    others = {repr(r[column]): r[column] for r in rows if r.get(column) is not None}
+    others.pop(repr(rows[index][column]), None)
+    for value in [*_changed(rows[index][column]), *others.values()]:
         changed = {**rows[index], column: value}
         # A keyed table takes the changed row by its key; any other is given whole.
         given = [changed] if tbl.key and tbl.kind is Kind.ROWS else \
@@ -443,11 +664,34 @@ def battery(request: pytest.FixtureRequest) -> tuple[Ruleset, list[Call], list[s
     return rs, calls, _outcomes(calls, None)
 
 
+#: Glory of the Empire's constants this battery does not reach yet: readings the code holds
+#: without reading them (melee past 100 or below 0, the brackets' owed check and base, the
+#: figures' rounding), and values read where the battery does not call yet (the campaign's
+#: rounding, the preparatory fire and the howitzers' bands). Listed so that the test says
+#: when one is reached.
+_GOTE_NOT_YET = {
+    "scale.figure_rounding",
+    "recovery_rounding.method",
+    "melee_chance.results_above_100",
+    "melee_chance.chance_below_0",
+    "prep_fire_chart_dice.close",
+    "prep_fire_chart_dice.effective",
+    "prep_fire_chart_dice.long",
+    "fire_house_rules.order",
+    "fire_house_rules.rounding",
+    "fire_house_rules.prep_fire_dice_from",
+    "howitzers.bands",
+    "morale_check_rules.bracket_owed_after_rally",
+    "morale_check_rules.percent_of_start_of_battle",
+}
+
+
 #: Values read where this battery does not reach yet (their outcomes need a ledger or a
 #: filled-in table): listed so that the test says when one is reached.
 _NOT_YET = {
     # The victory table ledger's parts of a turn (sheets/victory_table.py).
     **{era: {"scale.player_parts_per_turn"} for era in aog.ERAS},
+    "glory-of-the-empire": _GOTE_NOT_YET,
 }
 
 
@@ -477,7 +721,7 @@ def _unread_cells(rs: Ruleset, calls: list[Call], before: list[str], cells: list
 
 #: Rule sets whose row cells this battery does not yet see all read or refused (text
 #: cells shown for reference not marked yet, or read where the battery does not reach).
-_CELLS_NOT_YET = {"square-eagles", *aog.ERAS}
+_CELLS_NOT_YET = {"square-eagles", "glory-of-the-empire", *aog.ERAS}
 
 
 def test_a_sample_of_row_cells_is_read_or_refused(

@@ -580,3 +580,47 @@ def test_only_a_formed_unit_checks_and_a_disordered_one_rallies_30_easier(
         )
     if out.status == gote.UnitStatus.FORMED:
         assert out.rallied or (before == gote.UnitStatus.FORMED and became is None)
+
+
+def _gote_house(table: str, setting: str, value: object) -> Any:
+    from battle_ledger.rulesets.house import parse_house
+
+    text = f"id: glory-of-the-empire\ntables:\n  {table}:\n    values:\n      {setting}: {value}\n"
+    return parse_house(text, "house.yaml")
+
+
+def test_a_minor_wound_returns_the_leader_after_n_turns_by_the_house_reading() -> None:
+    """Results of leader casualties: "41-50% The officer receives a minor wound. He will
+    return in 3 turns." Wounded at the end of turn 2 he is back in turn 2 + 3 (house
+    reading ``return_turn_is_turn_plus_n``); false: after three whole turns away."""
+    state = gote.UnitState("95th Rifles", "veteran", 20)
+    turn = gote.UnitTurn(turn=2, fire=5, leader_attached=True, leader_roll=1,
+                         leader_result_roll=45)  # fmt: skip
+    wounded = gote.leader_casualty_result(45)
+    assert wounded.returns_in_turns is not None and not wounded.out_of_game
+    leader = gote.unit_after_turn(state, turn).leader
+    assert leader is not None and leader.returns_turn == 2 + wounded.returns_in_turns
+    with rulesets.registry.using_house_rules(
+        [_gote_house("leader_casualty", "return_turn_is_turn_plus_n", "false")]
+    ):
+        leader = gote.unit_after_turn(state, turn).leader
+    assert leader is not None and leader.returns_turn == 2 + wounded.returns_in_turns + 1
+
+
+@pytest.mark.parametrize(
+    ("table", "setting"),
+    [("morale_check_rules", "one_check_per_turn"),
+     ("leader_casualty", "grade_raised_from_next_turn")],
+)  # fmt: skip
+def test_a_reading_no_setting_changes_is_refused_in_a_house_file(table: str, setting: str) -> None:
+    """One check however many brackets ("The unit will not have to check again until it
+    reaches the next percentage bracket") is all a unit's turn, with its one morale roll,
+    can hold; the grade a leader's last words raise is read from the next turn because
+    the leader check ends the turn ("9. Morale checks, rallies, cavalry that charged
+    become "blown", check for leader losses"). Neither is offered as a setting: a house
+    file changing one is refused naming it, not accepted and ignored."""
+    from battle_ledger.rulesets.errors import BattleLedgerError
+
+    with pytest.raises(BattleLedgerError, match="shown for reference only") as err:
+        _gote_house(table, setting, "false")
+    assert f"{table}.values.{setting}" in str(err.value)
