@@ -362,17 +362,7 @@ def _aoe_calls() -> list[Call]:
     def terms(vocabulary: str) -> list[str]:
         return _terms("age-of-eagles", vocabulary)
 
-    golden = load_golden("age-of-eagles")
-    calls: list[Call] = [
-        *[lambda c=c: aoe.fire_result(fr(c["fire_points"]), c["die"]) for c in golden["fire"]],
-        *[lambda c=c: aoe.bayonet_odds(c["attacker"], c["defender"])
-          for c in golden["bayonet_odds"]],
-        *[lambda c=c: aoe.fire_points(c["firer"], fr(c["range"]), c["stands"], c["weight"],
-                                      c["conditions"]) for c in golden["fire_points"]],
-        *[lambda c=c: aoe.movement_allowance(c["unit"], c["terrain"], half=c["half"],
-                                             fording=c["fording"], deployments=c["deployments"])
-          for c in golden["movement"]],
-    ]  # fmt: skip
+    calls: list[Call] = _golden_calls("age-of-eagles")
     calls += [lambda p=p: [aoe.fire_odds(p, m) for m in (-6, 0, 6)]
               for p in (Fraction(n, 2) for n in range(121))]  # fmt: skip
     calls += [lambda: [aoe.bayonet_result(d) for d in range(-16, 17)]]
@@ -459,44 +449,7 @@ def _gote_calls() -> list[Call]:
     rallies, an attached leader) on either reading of a roll and of the first rally."""
     from battle_ledger.rulesets import glory_of_the_empire as gote
 
-    g = load_golden("glory-of-the-empire")
-    calls: list[Call] = [
-        *[lambda c=c: gote.melee_result(c["roll"], c.get("bonus", 0)) for c in g["melee_results"]],
-        *[lambda c=c: (gote.casualty_brackets(c["grade"]),) for c in g["brackets"]],
-        *[lambda c=c: gote.morale_check_due(c["grade"], c["start"], c["before"], c["now"],
-                                            c.get("routed_or_disordered", False))
-          for c in g["morale_checks"]],
-        *[lambda c=c: gote.melee_win_chance(c["matchup"], c["conditions"], c.get("attacker_grade"),
-                                            c.get("defender_grade"), c.get("casualties", 0))
-          for c in g["melee_chance"]],
-        *[lambda c=c: gote.morale_check_chance(c["grade"], c.get("conditions", ""),
-                                               c.get("castings_lost", 0), c.get("start"),
-                                               c.get("lost_this_turn"))
-          for c in g["morale_chance"]],
-        *[lambda c=c: gote.rally_chance(c["grade"], c.get("conditions", ""),
-                                        c.get("castings_lost", 0)) for c in g["rally_chance"]],
-        *[lambda c=c: gote.defender_action(c["grade"], c["roll"], c.get("figures_lost", 0))
-          for c in g["defender_action"]],
-        *[lambda c=c: gote.determination_to_close(c["grade"], c["roll"], c["figures_lost"])
-          for c in g["determination"]],
-        *[lambda c=c: gote.form_square(c["grade"], c["roll"], c.get("conditions", ""),
-                                       c.get("charge_distance")) for c in g["form_square"]],
-        *[lambda c=c: gote.form_or_evade_needed(c["troop"], c.get("grade"), c.get("situation"),
-                                                c.get("leader", False)) for c in g["form_evade"]],
-        *[lambda c=c: gote.range_band(c["weapon"], c["distance"], c.get("phase", "other"))
-          for c in g["range_band"]],
-        *[lambda c=c: gote.fire_dice(c["weapon"], c["band"], c["firing"], c.get("conditions", ""),
-                                     c.get("ranks", 3), c.get("phase", "other"),
-                                     c.get("previous_actions", 0)) for c in g["fire_dice"]],
-        *[lambda c=c: gote.leader_casualty_chance(c["castings_lost"]) for c in g["leader_chance"]],
-        *[lambda c=c: (gote.leader_casualty_result(c["roll"]), gote.ambulance_chance(c["roll"]))
-          for c in g["leader_result"]],
-        *[lambda c=c: gote.actions_allowed(c["grade"]) for c in g["actions"]],
-        *[lambda c=c: (gote.engineering_chance(c["task"], c["turn"], c["companies"]),
-                       gote.engineering_done_by(c["task"], c["turn"], c["companies"]))
-          for c in g["engineering"]],
-        *[lambda c=c: gote.company_figures(c["men"]) for c in g["company_figures"]],
-    ]  # fmt: skip
+    calls: list[Call] = _golden_calls("glory-of-the-empire")
     grades = _terms("glory-of-the-empire", "grades")
     calls += [lambda: [_tried(gote.leader_casualty_result, r) for r in range(1, 101)]]
     calls += [lambda: [_tried(gote.melee_result, r) for r in range(1, 101)]]
