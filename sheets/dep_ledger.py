@@ -971,14 +971,14 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
     ledger = read_ledger(book)
     name = find_thing(book, KIND, ledger.starts, division)  # unknown: refused, inputs or none
     given = {TURNS.header(field): value for field, value in inputs.items()}
-    if not given:
-        raise nothing_to_record(", ".join(o.flag for o in _record_options()[1:-1]))
     by_unit = ""
-    if unit is not None:
+    if unit is not None:  # before "nothing to record": --unit alone wants --stands-lost
         at = ledger.current_turn if turn is None else turn
         given["Stands lost"], unit = _unit_lost(book, ledger, name, unit,
                                                 given.get("Stands lost"), at)  # fmt: skip
         by_unit = f"{unit} lost {inputs['stands_lost']}, "
+    if not given:
+        raise nothing_to_record(", ".join(o.flag for o in _record_options()[1:-1]))
     if turn is not None and turn < ledger.current_turn:
         return _correct(book, ledger, name, turn, given, by_unit)
     if turn is not None and turn > ledger.current_turn:
@@ -1297,6 +1297,8 @@ def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | 
             typed[(str(r["Division"]), int(r["Turn"]))] = (cell_count(r["Stands lost"]), index)
     by_unit: dict[tuple[str, int], list[UnitLoss]] = {}
     for loss in units.losses:
+        if not any(loss.of(u) for u in units.units):
+            continue  # named above; the points leave it out too
         by_unit.setdefault((loss.division, loss.turn), []).append(loss)
     for key in sorted(set(typed) | {k for k in by_unit if k[0] in listed},
                       key=lambda k: (k[1], k[0])):  # fmt: skip
@@ -1306,10 +1308,10 @@ def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | 
         lost = sum(loss.stands_lost for loss in mine)
         if count != lost:
             where = ledger.tables.where_period(index).get("row") if index is not None else None
-            turns = f"{TURNS.sheet} row {where}" if where else f"no row on {TURNS.sheet}"
+            turns = f"row {where}" if where else "no row"
             rows = ", ".join(str(row(units.loss_rows, x.index)) for x in mine)
             problems.append(f"turn {turn}, division {division!r}: Stands lost {count} on "
                             f"{TURNS.sheet} ({turns}), {lost} by unit on {sheet}"
-                            + (f" (rows {rows})" if rows else " (no row)")
+                            + (f" (row{'s' * (len(mine) > 1)} {rows})" if rows else " (no row)")
                             + ": the DEP and the victory points disagree")  # fmt: skip
     return problems
