@@ -1219,6 +1219,12 @@ def where_we_stand(book: Book) -> OperationResult:
         )  # fmt: skip
     if missing:
         lines.append(f"Victory points missing: {missing}")
+    unowned = None
+    if ledger.units is not None:
+        unowned = sum(max(0, d.typed - d.by_unit) for d in _disagreements(ledger, ledger.units))
+        if unowned:
+            lines.append(f"Victory points: {unowned} stands lost were recorded without their "
+                         "unit and give none (record --unit)")  # fmt: skip
     return OperationResult(
         "\n".join(lines),
         {
@@ -1232,6 +1238,7 @@ def where_we_stand(book: Book) -> OperationResult:
             "sides": sides,
             "units": units,
             "stand_points_missing": missing,
+            "stands_lost_without_unit": unowned,
         },
     )
 
@@ -1268,6 +1275,41 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
     return problems
 
 
+@dataclass(frozen=True)
+class _Disagreement:
+    """A division's turn whose Stands lost (row ``index`` of tbl_Turns, None: no row) are
+    not the sum of its units' rows of tbl_UnitLosses (``losses``)."""
+
+    division: str
+    turn: int
+    typed: int
+    by_unit: int
+    index: Any
+    losses: list[UnitLoss]
+
+
+def _disagreements(ledger: Ledger, units: UnitBook) -> list[_Disagreement]:
+    """Every turn of a division the ledger lists units of whose Stands lost on Turns and
+    stands lost by unit (rows of a unit it lists) differ, in turn order."""
+    listed = {u.division for u in units.units}
+    typed: dict[tuple[str, int], tuple[int, Any]] = {}
+    for index, r in ledger.tables.period_records(["Division", "Turn", "Stands lost"]):
+        if str(r["Division"]) in listed:
+            typed[(str(r["Division"]), int(r["Turn"]))] = (cell_count(r["Stands lost"]), index)
+    by_unit: dict[tuple[str, int], list[UnitLoss]] = {}
+    for loss in units.losses:
+        if any(loss.of(u) for u in units.units):  # another row is a problem of its own
+            by_unit.setdefault((loss.division, loss.turn), []).append(loss)
+    found = []
+    for key in sorted(set(typed) | set(by_unit), key=lambda k: (k[1], k[0])):
+        count, index = typed.get(key, (0, None))
+        mine = by_unit.get(key, [])
+        lost = sum(loss.stands_lost for loss in mine)
+        if count != lost:
+            found.append(_Disagreement(key[0], key[1], count, lost, index, mine))
+    return found
+
+
 def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | str]:
     """Where the stands lost by unit and the Turns sheet's Stands lost disagree (a hand
     edit, or a stand recorded without its unit), a row of Losses by unit naming no unit
@@ -1290,28 +1332,15 @@ def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | 
                             f"{row(units.unit_rows, unit.index)}: the unit {unit.unit!r} of "
                             f"{unit.division!r} lost {lost} stands, more than its "
                             f"{unit.stands}")  # fmt: skip
-    listed = {u.division for u in units.units}
-    typed: dict[tuple[str, int], tuple[int, Any]] = {}
-    for index, r in ledger.tables.period_records(["Division", "Turn", "Stands lost"]):
-        if str(r["Division"]) in listed:
-            typed[(str(r["Division"]), int(r["Turn"]))] = (cell_count(r["Stands lost"]), index)
-    by_unit: dict[tuple[str, int], list[UnitLoss]] = {}
-    for loss in units.losses:
-        if not any(loss.of(u) for u in units.units):
-            continue  # named above; the points leave it out too
-        by_unit.setdefault((loss.division, loss.turn), []).append(loss)
-    for key in sorted(set(typed) | {k for k in by_unit if k[0] in listed},
-                      key=lambda k: (k[1], k[0])):  # fmt: skip
-        division, turn = key
-        count, index = typed.get(key, (0, None))
-        mine = by_unit.get(key, [])
-        lost = sum(loss.stands_lost for loss in mine)
-        if count != lost:
-            where = ledger.tables.where_period(index).get("row") if index is not None else None
-            turns = f"row {where}" if where else "no row"
-            rows = ", ".join(str(row(units.loss_rows, x.index)) for x in mine)
-            problems.append(f"turn {turn}, division {division!r}: Stands lost {count} on "
-                            f"{TURNS.sheet} ({turns}), {lost} by unit on {sheet}"
-                            + (f" (row{'s' * (len(mine) > 1)} {rows})" if rows else " (no row)")
-                            + ": the DEP and the victory points disagree")  # fmt: skip
+    if not units.losses:
+        return problems  # stands lost by division only: no victory points kept by unit
+    for found in _disagreements(ledger, units):
+        at = ledger.tables.where_period(found.index).get("row") if found.index is not None else None
+        turns = f"row {at}" if at else "no row"
+        rows = ", ".join(str(row(units.loss_rows, x.index)) for x in found.losses)
+        problems.append(f"turn {found.turn}, division {found.division!r}: Stands lost "
+                        f"{found.typed} on {TURNS.sheet} ({turns}), {found.by_unit} by unit on "
+                        f"{sheet}" + (f" (row{'s' * (len(found.losses) > 1)} {rows})" if rows
+                                     else " (no row)")
+                        + ": the DEP and the victory points disagree")  # fmt: skip
     return problems

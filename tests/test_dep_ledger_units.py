@@ -176,6 +176,25 @@ def test_check_names_where_the_turns_and_the_units_disagree(ledger: Path) -> Non
                for p in mismatch), mismatch  # fmt: skip
 
 
+def test_a_ledger_played_by_division_only_says_its_stands_give_no_points(ledger: Path) -> None:
+    """Stands lost typed without their unit in a ledger that records none by unit: check
+    has nothing to compare (no victory points kept by unit), report says how many stands
+    give no points; the first unit recorded makes check compare every turn."""
+    _cli("run", "record", ledger, "--division", "5e Division", "--stands-lost", "2")
+    _cli("run", "record", ledger, "--division", "5th Division", "--stands-lost", "1")
+    assert run_check(HeadlessBook(ledger, writable=False)) == []
+    report = _details("report", ledger)
+    assert report["stands_lost_without_unit"] == 3
+    assert {s["side"]: s["stand_points"] for s in report["sides"]} == {
+        "French": 0,
+        "Anglo-Allied": 0,
+    }
+    _by_unit(ledger, "5e Division", "72e Ligne", 1)  # 2 + 1: the 5e's other 2 unowned
+    assert _details("report", ledger)["stands_lost_without_unit"] == 3
+    problems = [str(p) for p in run_check(HeadlessBook(ledger, writable=False))]
+    assert len(problems) == 2 and all("disagree" in p for p in problems), problems
+
+
 def test_points_the_text_does_not_print_are_missing_until_house_rules_give_them(
     tmp_path: Path,
 ) -> None:
@@ -213,6 +232,7 @@ def test_an_old_ledger_keeps_working_and_refuses_units(tmp_path: Path) -> None:
     _cli("run", "record", path, "--division", "9e Division", "--stands-lost", "1")
     report = _details("report", path)
     assert report["units"] == [] and report["stand_points_missing"] is None
+    assert report["stands_lost_without_unit"] is None
     assert all(s["stand_points"] is None for s in report["sides"])
     assert run_check(HeadlessBook(path, writable=False)) == []
 
