@@ -669,8 +669,10 @@ def unit_points(ledger: Ledger) -> tuple[list[dict[str, Any]], str | None]:
         lost = ledger.units.lost(unit)
         try:
             each: int | None = etg.stand_victory_points(unit.type, unit.grade)
-        except MissingTableError as exc:
-            each, missing = None, missing if missing is not None or not lost else str(exc)
+        except MissingTableError as exc:  # no points printed: only a loss needs them
+            each = None
+            if lost and missing is None:
+                missing = str(exc)
         except BattleLedgerError as exc:
             raise exc.located(
                 column="Type", **where_of(ledger.units.unit_rows, unit.index)
@@ -689,7 +691,7 @@ def unit_points(ledger: Ledger) -> tuple[list[dict[str, Any]], str | None]:
                 "points": 0 if not lost else None if each is None else lost * each,
             }
         )
-    return found, missing  # fmt: skip
+    return found, missing
 
 
 def stand_points(units: list[dict[str, Any]], side: str) -> int | None:
@@ -1332,6 +1334,10 @@ def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | 
                             f"{row(units.unit_rows, unit.index)}: the unit {unit.unit!r} of "
                             f"{unit.division!r} lost {lost} stands, more than its "
                             f"{unit.stands}")  # fmt: skip
+    try:
+        unit_points(ledger)  # a type or class the rule set does not know
+    except BattleLedgerError as exc:
+        problems.append(exc)
     if not units.losses:
         return problems  # stands lost by division only: no victory points kept by unit
     for found in _disagreements(ledger, units):

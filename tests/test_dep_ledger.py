@@ -59,7 +59,7 @@ def ledger(tmp_path: Path) -> Path:
 def test_template_has_every_part(ledger: Path) -> None:
     wb = openpyxl.load_workbook(ledger)
     assert wb.sheetnames[:7] == ["Battle", "Divisions", "Turns", "Units", "Losses by unit",
-                                 "DEP by turn", "Rules"]
+                                 "DEP by turn", "Rules"]  # fmt: skip
     assert "Log" in wb.sheetnames and wb["_meta"].sheet_state == "hidden"
     meta = {r[0]: r[1] for r in wb["_meta"].iter_rows(min_row=2, values_only=True)}
     assert meta["kind"] == "dep-ledger" and meta["ruleset"] == "eagles-to-glory"
