@@ -77,6 +77,7 @@ __all__ = [
     "eliminated_formulas",
     "end_turn",
     "objective",
+    "points_each_formula",
     "read_points",
     "side_formulas",
     "totals",
@@ -135,17 +136,24 @@ OBJECTIVES = ("tbl_Objectives", ("Objective", "Points", "Held by"))
 WAGONS = ("tbl_Wagons", ("Wagon", "Side", "Captured by"))
 
 
+def points_each_formula(type_cell: str, class_cell: str) -> str:
+    """``stand_victory_points`` of the stand type in ``type_cell`` and the class in
+    ``class_cell`` ("missing" where the text prints no points for either), from the
+    blocks ``STAND_POINTS`` and ``GRADE_POINTS`` every ledger of stands lost carries."""
+    # Type and class are the rule set's words (the readers refuse others): safe keys.
+    stand = f'IFERROR(VLOOKUP({type_cell},{STAND_POINTS},2,0),"missing")'
+    grade = f'IFERROR(VLOOKUP({class_cell},{GRADE_POINTS},2,0),"missing")'
+    return f'IF(OR(ISTEXT({stand}),ISTEXT({grade})),"missing",{stand}+{grade})'
+
+
 def eliminated_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Eliminated on sheet row ``r``: ``stand_victory_points``'s sum."""
     c = letters(ELIMINATED.headers)
-    # Type and class are the rule set's words (read_tables refuses others): safe keys.
-    stand = f'IFERROR(VLOOKUP(${c["Type"]}{r},{STAND_POINTS},2,0),"missing")'
-    grade = f'IFERROR(VLOOKUP(${c["Class"]}{r},{GRADE_POINTS},2,0),"missing")'
     each = f"${c['Points each']}{r}"
     at_zero = yes_test(f"${c['At 0 DEP']}{r}")
     zero = f"AND({at_zero},NOT({yes_test('ScoreRemovedAtZeroDEP')}))"
     return unless_blank(f"${c['Side']}{r}", {
-        "Points each": f'IF(OR(ISTEXT({stand}),ISTEXT({grade})),"missing",{stand}+{grade})',
+        "Points each": points_each_formula(f"${c['Type']}{r}", f"${c['Class']}{r}"),
         "Points to the enemy": f'IF(OR(ISTEXT({each}),{zero}),0,${c["Stands"]}{r}*{each})',
     })  # fmt: skip
 

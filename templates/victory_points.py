@@ -55,7 +55,7 @@ from battle_ledger.templates.style import FMT_INT
 if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
 
-__all__ = ["build_victory_points"]
+__all__ = ["build_victory_points", "points_blocks"]
 
 _BLANK_ROWS = 6  # objectives and wagons to type in
 
@@ -70,6 +70,13 @@ def _points_block(wb: Workbook, ruleset: Ruleset, vocabulary: str, table: str, k
         points = "missing" if row is None or row.get("points") is None else row["points"]
         rows += [[spelling, points] for spelling in term.spellings()]
     define_name(wb, name, lookup_block(wb, name, [name, "Points"], rows))
+
+
+def points_blocks(wb: Workbook, ruleset: Ruleset) -> None:
+    """The Point Values by type and by class (``STAND_POINTS``, ``GRADE_POINTS``) that
+    ``points_each_formula`` looks up: this ledger's, and the DEP ledger's units'."""
+    _points_block(wb, ruleset, "unit_types", "victory_points_per_stand", "unit", STAND_POINTS)
+    _points_block(wb, ruleset, "grades", "victory_points_per_grade", "grade", GRADE_POINTS)
 
 
 def build_victory_points(
@@ -93,8 +100,7 @@ def build_victory_points(
     for header, vocabulary in (("Type", "unit_types"), ("Class", "grades")):
         cells = f"{ref.col(header)}{ref.first_row}:{ref.col(header)}{ref.last_row}"
         add_vocabulary_validation(ws, cells, wb, ruleset, vocabulary)
-    _points_block(wb, ruleset, "unit_types", "victory_points_per_stand", "unit", STAND_POINTS)
-    _points_block(wb, ruleset, "grades", "victory_points_per_grade", "grade", GRADE_POINTS)
+    points_blocks(wb, ruleset)
     _extras(wb, names)
     battle_sheet: Worksheet = wb.create_sheet("Battle", 0)
     title_row(battle_sheet, 1, KIND.title, "Yellow cells are yours; record stands eliminated "
