@@ -36,7 +36,10 @@ from battle_ledger.sheets.errors import CommandError, UnknownKindError
 from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.ledger import LedgerKind
 
 __all__ = [
@@ -70,6 +73,12 @@ class TemplateKind:
     #: victory table's marks of each side), laid out again in a ledger given other house
     #: rules: ``again(wb, ruleset)`` (``rules_sheet.lay_out_rules`` calls it).
     again: Callable[[Workbook, Ruleset], None] | None = None
+    #: How ``battle-ledger demo`` plays a ledger of the kind a few turns: ``play(book, rng)``
+    #: on the headless book (None: it is left as built).
+    play: Callable[[HeadlessBook, random.Random], None] | None = None
+    #: Its play reads the demo's other ledgers of the rule set (a campaign's battles): it is
+    #: built after them.
+    plays_after_the_others: bool = False
 
     def supports(self, ruleset: Ruleset | str) -> bool:
         rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
@@ -87,6 +96,8 @@ def register_kind(
     version: int = TEMPLATE_VERSION,
     aliases: frozenset[str] | tuple[str, ...] = (),
     again: Callable[[Workbook, Ruleset], None] | None = None,
+    play: Callable[[HeadlessBook, random.Random], None] | None = None,
+    plays_after_the_others: bool = False,
 ) -> TemplateKind:
     """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``); ``aliases``:
     other names users build it by for its rule sets (``victory-table`` for Eagles to
@@ -99,6 +110,8 @@ def register_kind(
         version=version,
         aliases=frozenset(aliases),
         again=again,
+        play=play,
+        plays_after_the_others=plays_after_the_others,
     )
     KINDS[name] = kind
     return kind
@@ -107,14 +120,17 @@ def register_kind(
 def register_ledger(
     kind: LedgerKind,
     builder: Builder,
-    aliases: tuple[str, ...] = (),
     again: Callable[[Workbook, Ruleset], None] | None = None,
+    play: Callable[[HeadlessBook, random.Random], None] | None = None,
+    plays_after_the_others: bool = False,
 ) -> TemplateKind:
-    """Register the builder of ledger kind ``kind``: its name, description and rule
-    sets come from the declaration (``again``: see ``TemplateKind``)."""
+    """Register the builder of ledger kind ``kind``: its name, description, rule
+    sets and aliases come from the declaration (``again``, ``play``: see
+    ``TemplateKind``)."""
     return register_kind(kind.name, builder, kind.description, kind.rulesets,
-                         version=kind.template_version, aliases=aliases,
-                         again=again)  # fmt: skip
+                         version=kind.template_version, aliases=kind.aliases,
+                         again=again, play=play,
+                         plays_after_the_others=plays_after_the_others)  # fmt: skip
 
 
 def known(name: str) -> bool:

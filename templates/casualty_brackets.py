@@ -32,6 +32,7 @@ from battle_ledger.sheets.casualty_brackets import (
     turn_row,
     unit_formulas,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
@@ -51,7 +52,10 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["UnitEntry", "build_casualty_brackets", "units_of"]
 
@@ -171,4 +175,21 @@ def build_casualty_brackets(
     return wb
 
 
-register_ledger(KIND, build_casualty_brackets)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of fire and melee, a unit disordered by the fighting now and then; the
+    checks and rallies rolled with the demo's dice."""
+    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
+
+    for turn in range(1, 6):
+        for unit in standings(read_brackets(book)):
+            left = unit["start"] - unit["lost"]
+            lost = min(left, rng.choice([0, 0, 1, 1, 2]))
+            if lost:
+                leader = "Y" if rng.random() < 0.3 else "N"
+                fought = {"became": "disordered"} if rng.random() < 0.15 else {}
+                run_operation(book, "record", unit=unit["unit"], fire=str(lost),
+                              leader_attached=leader, **fought)  # fmt: skip
+        run_operation(book, "end-turn", seed=str(turn))
+
+
+register_ledger(KIND, build_casualty_brackets, play=_play)

@@ -65,6 +65,7 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     sum_equal,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -102,7 +103,10 @@ from battle_ledger.templates.style import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = [
     "BATTLE_SHEET",
@@ -444,4 +448,19 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
         initial_state(spec.division, dep, ccp, spec.cavalry, rules)
 
 
-register_ledger(KIND, build_dep_ledger)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns: most divisions take orders, some rest, now and then a stand is lost."""
+    from battle_ledger.sheets.dep_ledger import read_ledger
+
+    names = list(read_ledger(book).starts)
+    for _ in range(6):
+        for name in names:
+            if rng.random() < 0.6:
+                lost = 1 if rng.random() < 0.25 else 0
+                run_operation(book, "record", division=name, orders="Y", stands_lost=str(lost))
+            elif rng.random() < 0.5:
+                run_operation(book, "record", division=name, rest_eligible="Y")
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_dep_ledger, play=_play)

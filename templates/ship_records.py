@@ -12,7 +12,7 @@ on the hidden ``_lists`` sheet for the formulas.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
@@ -26,6 +26,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Formula
 from battle_ledger.sheets.formulas import count_equal, letters, sheet_name, sum_equal
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.ship_records import (
     COMPASS,
     DAMAGE,
@@ -59,7 +60,10 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN, style_formula, style_header
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["build_ship_records", "ships_of"]
 
@@ -287,4 +291,46 @@ def _struck_format(ws: Worksheet, ref: str, formula: str, fill: PatternFill) -> 
     ws.conditional_formatting.add(ref, rule)
 
 
-register_ledger(KIND, build_ship_records)
+#: Trafalgar's broadsides: (ship, her broadside, target, side struck, aim, range in cm).
+_TRAFALGAR = (
+    ("Victory", "port", "Bucentaure", "stern", "hull", 2),
+    ("Royal Sovereign", "starboard", "Santa Ana", "port", "hull", 3),
+    ("Redoutable", "starboard", "Victory", "port", "sails", 4),
+    ("Santísima Trinidad", "port", "Neptune (British)", "bow", "sails", 7),
+    ("Téméraire", "port", "Redoutable", "starboard", "hull", 5),
+    ("Fougueux", "port", "Belleisle", "starboard", "hull", 6),
+    ("Belleisle", "port", "Fougueux", "port", "hull", 6),
+    ("Mars", "starboard", "Monarca", "port", "sails", 9),
+    ("Euryalus", "starboard", "Hortense", "port", "sails", 11),
+)
+
+
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Four rounds of Trafalgar: Victory rakes Bucentaure's stern, Royal Sovereign engages
+    Santa Ana, Téméraire fires into and then boards Redoutable, the frigates exchange at
+    long range; at each round's end the fires, the repairs of dismasted ships, the wind."""
+    from battle_ledger.sheets.ship_records import read_ships
+
+    def states() -> dict[str, Any]:
+        return read_ships(book).fold()[1]
+
+    repairing: list[str] = []  # a ship repairing in a round does not fire in it
+    for round_ in range(1, 5):
+        for ship, side, target, struck, aim, cm in _TRAFALGAR:
+            now = states()
+            if now[ship].state.value != "afloat" or getattr(now[ship], side) == 0 or now[
+                    target].state.value in ("blown up", "sunk") or ship in repairing:  # fmt: skip
+                continue
+            run_operation(book, "fire", ship=ship, from_side=side, target=target, side=struck,
+                          aim=aim, range=str(cm), seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        now = states()
+        if round_ == 3 and all(now[s].state.value == "afloat" for s in ("Téméraire", "Redoutable")):
+            run_operation(book, "board", ship="Téméraire", target="Redoutable",
+                          seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        # The repair die is thrown at the round's end for the next round (its opening dice).
+        repairing = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
+        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)),
+                      **({"repair": ";".join(repairing)} if repairing else {}))  # fmt: skip
+
+
+register_ledger(KIND, build_ship_records, play=_play)

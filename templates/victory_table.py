@@ -33,6 +33,7 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     thing_row,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.sheets.victory_table import (
     BY_TURN,
@@ -72,7 +73,10 @@ from battle_ledger.templates.style import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["build_victory_table", "sides_of"]
 
@@ -288,4 +292,19 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
 
 
-register_ledger(KIND, build_victory_table, again=_marks_again)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Eight turns of losses in both parts, and a reinforcement in turn 4."""
+    from battle_ledger.sheets.victory_table import read_victory_table
+
+    sides = list(read_victory_table(book).starts)
+    for turn in range(1, 9):
+        if turn == 4:
+            run_operation(book, "reinforce", side=sides[0], base_units="4")
+        for part in (1, 2):
+            for side in sides:
+                run_operation(book, "record", side=side, lost=str(rng.randint(0, 1)),
+                              part=str(part))  # fmt: skip
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_victory_table, again=_marks_again, play=_play)
