@@ -12,7 +12,7 @@ sit on the hidden ``_lists`` sheet and the chart's data on ``_chart``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -489,14 +489,10 @@ def _order_of_battle(wb: Workbook, ruleset: Ruleset, oob: OrderOfBattle | None) 
 
 def build_campaign(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     formations: Sequence[tuple[str, str, int] | tuple[str, str, int, str]] | None = None,
-    name: str = "",
-    starts_on: str = "",
-    rounding: str | None = None,
-    draw_counts: str | None = None,
-    brackets_from: str | None = None,
     blank_rows: int = 0,
     timeline_dates: int = 24,
 ) -> Workbook:
@@ -507,6 +503,11 @@ def build_campaign(
     ``brackets_from`` (Glory of the Empire): ``new strength`` (the house reading) or
     ``start of the campaign``; ``timeline_dates``: the dates the Timeline sheet has
     room for."""
+    name = settings.get("BattleName", "")
+    starts_on = settings.get("StartsOn", "")
+    rounding = settings.get("RecoveryRounding")
+    draw_counts = settings.get("DrawCounts")
+    brackets_from = settings.get("BracketsFrom")
     gote_campaign = ruleset.id == gote.RULESET_ID
     given = [(*g[:3], g[3] if len(g) > 3 else ("" if gote_campaign else DIVISION))
              for g in (list(formations) if formations is not None else (

@@ -10,7 +10,7 @@ formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -19,6 +19,7 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.casualty_brackets import (
+    FIRST_RALLY,
     GRADE_BLOCK,
     GRADES,
     KIND,
@@ -26,6 +27,7 @@ from battle_ledger.sheets.casualty_brackets import (
     LEADER_RESULTS,
     MODIFIER_ROWS,
     MODIFIERS,
+    ROLL_PASSES,
     TURNS,
     UNITS,
     turn_formulas,
@@ -108,18 +110,19 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
 
 def build_casualty_brackets(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     units: Sequence[UnitEntry] | None = None,
-    battle: str = "",
-    roll_passes: str | None = None,
-    first_rally: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
     """A new casualty-brackets ledger for Glory of the Empire, one row per unit and
     battery (``oob``'s, or ``units``: (side, unit, grade, figures[, battery])); ``blank_rows``
     more to type. ``roll_passes``: ``at or under`` (the data's reading) or ``under``;
     ``first_rally``: ``the same turn`` (the data's reading) or ``the next turn``."""
+    battle = settings.get("BattleName", "")
+    roll_passes = settings.get(ROLL_PASSES)
+    first_rally = settings.get(FIRST_RALLY)
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise InvalidArgumentError("a roll passes at or under the chance, or under it",

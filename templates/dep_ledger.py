@@ -34,7 +34,6 @@ Formulas
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -359,13 +358,10 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
 
 def build_dep_ledger(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     divisions: Iterable[DivisionSpec | Mapping[str, Any]] | None = None,
-    battle: str = "",
-    date: str | _dt.date = "",
-    start_time: str | _dt.time = "08:00",
-    max_dep: int | None = None,
     turns_shown: int = _DEFAULT_TURNS_SHOWN,
     blank_rows: int = 0,
 ) -> Workbook:
@@ -377,6 +373,10 @@ def build_dep_ledger(
     ``turns_shown``: how many turns the DEP-by-turn sheet and chart cover.
     ``blank_rows``: empty division rows to type more divisions into.
     """
+    battle = settings.get("BattleName", "")
+    date = settings.get("BattleDate", "")
+    start_time = settings.get("StartTime", "08:00")
+    max_dep = settings.get("MaxDEP")
     rules = DepRules.from_ruleset(ruleset, max_dep=max_dep)
     ceiling = int(ruleset.constant("dep_economy", "max_dep"))
     if divisions is not None:

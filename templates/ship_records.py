@@ -11,7 +11,7 @@ on the hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -93,22 +93,23 @@ def ships_of(oob: OrderOfBattle) -> list[ShipRow]:
 
 def build_ship_records(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     ships: Sequence[ShipRow] | None = None,
-    battle: str = "",
-    wind: str = "W",
-    wind_speed: int | None = None,
-    band_edges: str = "closer band",
-    burning_ships_fire: str = "yes",
-    damage_counts: str = "all boxes of a ship lost",
-    opening_dice: str | None = None,
     paper: str = "a4",
     blank_rows: int = 0,
 ) -> Workbook:
     """New damage records for a fleet battle: one row and one card per ship (``oob``'s, or
     ``ships``), the wind at the start (``wind``: one of the eight points, ``wind_speed``
     1-7, the text's 4 by default), the settings, cards for ``paper`` (a4 or letter)."""
+    battle = settings.get("BattleName", "")
+    wind = settings.get("WindStart", "W")
+    wind_speed = settings.get("WindSpeedStart")
+    band_edges = settings.get("BandEdges", "closer band")
+    burning_ships_fire = settings.get("BurningShipsFire", "yes")
+    damage_counts = settings.get("DamageCounts", "all boxes of a ship lost")
+    opening_dice = settings.get("RoundEnd")
     given = list(ships) if ships is not None else (ships_of(oob) if oob is not None else [])
     _check(given)
     direction = sail.wind_direction(wind).id

@@ -10,7 +10,7 @@ as the formulas look them up sit on the hidden ``_lists`` sheet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -115,16 +115,17 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
 
 def build_stand_losses(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     brigades: Sequence[tuple[str, str, int, int]] | None = None,
-    battle: str = "",
-    spent_point_counts: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
     """A new stands-lost ledger for Age of Eagles, one row per brigade (``oob``'s, or
     ``brigades``: (side, brigade, stands, spent point)); ``blank_rows`` more to type.
     ``spent_point_counts``: ``stands lost`` (the data's reading) or ``stands left``."""
+    battle = settings.get("BattleName", "")
+    spent_point_counts = settings.get(SPENT_COUNTS)
     counts = aoe.SpentCounts.default() if spent_point_counts is None else spent_point_counts
     if counts not in aoe.SpentCounts.ALL:
         raise InvalidArgumentError("a spent point counts stands lost or stands left",

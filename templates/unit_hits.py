@@ -9,8 +9,8 @@ hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 
@@ -62,14 +62,15 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
 
 def build_unit_hits(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     units: Sequence[tuple[str, str, str, int]] | None = None,
-    battle: str = "",
     blank_rows: int = 0,
 ) -> Workbook:
     """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
     (side, unit, type, SP)); ``blank_rows`` more to type."""
+    battle = settings.get("BattleName", "")
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
     for _, name, unit_type, sp in given:

@@ -10,8 +10,7 @@ what the text prints, and ``missing`` where it does not), ``Log``.
 
 from __future__ import annotations
 
-import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -79,18 +78,19 @@ def _points_block(wb: Workbook, ruleset: Ruleset, vocabulary: str, table: str, k
 
 def build_victory_points(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     sides: Sequence[str] | None = None,
-    battle: str = "",
-    start_time: str | _dt.time = "08:00",
-    score_removed_at_zero_dep: str | None = None,
     blank_rows: int = 1,
 ) -> Workbook:
     """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
     ``sides``); ``blank_rows``: the Eliminated sheet's rows ready to type into (at
     least one; ``eliminate`` fills them before it adds more). ``score_removed_at_zero_dep``:
     Y or N (the setting's default), whether stands removed at 0 DEP score."""
+    battle = settings.get("BattleName", "")
+    start_time = settings.get("StartTime", "08:00")
+    score_removed_at_zero_dep = settings.get("ScoreRemovedAtZeroDEP")
     score_removed = KIND.named(_SCORE_REMOVED)
     removed = (
         score_removed.default if score_removed_at_zero_dep is None else score_removed_at_zero_dep

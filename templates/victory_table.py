@@ -13,7 +13,6 @@ Battle sheet draws), ``Rules`` (``victory_table``, ``win_margins``, ``scale``),
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -227,12 +226,10 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
 
 def build_victory_table(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     sides: Sequence[tuple[str, int] | tuple[str, int, int]] | None = None,
-    battle: str = "",
-    start_time: str | _dt.time = "13:00",
-    mark_crossed_when: str | None = None,
     turns_shown: int = _TURNS_SHOWN,
 ) -> Workbook:
     """A new victory table for an era of the Age of Glaube family.
@@ -242,6 +239,9 @@ def build_victory_table(
     ``mark_crossed_when``: ``reached`` or ``exceeded`` (default: the era's data).
     ``turns_shown``: turns the chart covers.
     """
+    battle = settings.get("BattleName", "")
+    start_time = settings.get("StartTime", "13:00")
+    mark_crossed_when = settings.get("MarkCrossedWhen")
     rules = aog.MarkRules.from_ruleset(ruleset, mark_crossed_when)
     given = (
         list(sides) if sides is not None else (sides_of(oob, ruleset) if oob is not None else [])

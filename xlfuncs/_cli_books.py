@@ -149,12 +149,12 @@ def _setting_flags() -> dict[str, str]:
 @functools.cache
 def _setting_params(kind: str | None) -> tuple[click.Option, ...]:
     """The options of the settings of ``kind`` (its own, or of the kinds it is an alias
-    of), or of every kind (None, or a kind no one builds): one option per word, its help
-    naming the kinds it sets."""
+    of: none for a roster), or of every kind (None): one option per word, its help naming
+    the kinds it sets."""
     from battle_ledger.sheets.ledger import Entry
 
     everything = _settings()
-    chosen = [(k, c) for k, c in everything if kind in (k.name, *k.aliases)] or everything
+    chosen = [(k, c) for k, c in everything if kind is None or kind in (k.name, *k.aliases)]
     by_flag: dict[str, list[tuple[LedgerKind, NamedCell]]] = {}
     for k, cell in chosen:
         by_flag.setdefault(cell.flag, []).append((k, cell))
