@@ -196,12 +196,14 @@ def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int)
     level = _wind_speed(speed)
     sides = _wind_die()
     turn = int(
-        rules.bracket("wind_direction_drift", whole_number(direction_roll, "direction roll", 1, sides))[
-            "points_clockwise"
-        ]
+        rules.bracket(
+            "wind_direction_drift", whole_number(direction_roll, "direction roll", 1, sides)
+        )["points_clockwise"]
     )
     change = int(
-        rules.bracket("wind_speed_drift", whole_number(speed_roll, "speed roll", 1, sides))["change"]
+        rules.bracket("wind_speed_drift", whole_number(speed_roll, "speed roll", 1, sides))[
+            "change"
+        ]
     )
     compass = _compass()
     new_direction = compass[(int(start.attrs["point"]) + turn) % len(compass)].id

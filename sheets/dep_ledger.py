@@ -92,6 +92,7 @@ from battle_ledger.sheets.operations import (
     OperationResult,
     Option,
     checker,
+    input_options,
     operation,
     report,
 )
@@ -485,11 +486,26 @@ KIND = register(
         thing="division",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
-            NamedCell("BattleDate", "Date", help="its date, as ISO text (1815-06-16)"),
-            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            NamedCell(
+                "BattleDate", "Date", help="its date, as ISO text (1815-06-16)", option="date"
+            ),
+            NamedCell(
+                "StartTime",
+                "Start time",
+                help="the time turn 1 starts",
+                option="start",
+                keyword="start_time",
+            ),
             NamedCell("TurnMinutes", "Turn length (minutes)", Entry.WHOLE, computed=True),
-            NamedCell("MaxDEP", "Maximum DEP", Entry.WHOLE, "48 unless the scenario says less"),
+            NamedCell(
+                "MaxDEP",
+                "Maximum DEP",
+                Entry.WHOLE,
+                "48 unless the scenario says less",
+                option="max-dep",
+                low=1,
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
             NamedCell("TimeOfDay", "Time of day", computed=True),
             NamedCell("LastClosedTurn", "Last closed turn", Entry.WHOLE, computed=True),
@@ -930,23 +946,18 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
 def _record_options() -> tuple[Option, ...]:
     """``--division`` and one option per input column of tbl_Turns (and ``--note``)."""
     named = "the division, as named on the Divisions sheet (case-blind)"
-    found = [Option("division", str, required=True, help=named, thing=True)]
-    for column in TURNS.having(Role.INPUT, Role.NOTE):
-        if column.field == "side":
-            continue
-        found.append(Option.of(column))
     # Declared with the stands lost by unit: the turn's Stands lost and the unit's row at once.
-    found.append(
-        Option.of(
-            UNIT_LOSSES.column("unit"),
-            help="with --stands-lost: the unit "
-            "of the division that lost them, as on the Units sheet "
-            "(case-blind); its row on Losses by unit is written too",
-        )
+    unit = Option.of(
+        UNIT_LOSSES.column("unit"),
+        help="with --stands-lost: the unit of the division that lost them, as on the Units "
+        "sheet (case-blind); its row on Losses by unit is written too",
     )
-    found.append(Option("turn", int, low=1, help="a closed turn to correct (default: the "
-                        "current turn); every later turn is recomputed"))  # fmt: skip
-    return tuple(found)
+    return input_options(
+        KIND,
+        Option("division", str, required=True, help=named, thing=True),
+        more=(unit, Option("turn", int, low=1, help="a closed turn to correct (default: the "
+                           "current turn); every later turn is recomputed")),
+    )  # fmt: skip
 
 
 def _cell(value: Any) -> Any:

@@ -42,6 +42,7 @@ from battle_ledger.sheets.formulas import (
     thing_row,
 )
 from battle_ledger.sheets.ledger import (
+    EVERY_OPERATION,
     Column,
     Entry,
     LedgerKind,
@@ -59,7 +60,14 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_whole, whole
 
 if TYPE_CHECKING:
@@ -171,7 +179,8 @@ DAMAGE = Table(
         Column("Part", "part", _I, Entry.WHOLE, "the player's part of the round: 1 or 2",
                low=1, high=2, width=5),
         Column("Action", "action", _I, Entry.CHOICE, "fire, board, a check, anchor, strike "
-               "or restore", choices=tuple(a.value for a in sd.Action), width=9),
+               "or restore", choices=tuple(a.value for a in sd.Action), width=9,
+               recorded=EVERY_OPERATION),
         Column("Ship", "ship", _K, help="the ship acting (firing, boarding, rolling)", width=18),
         Column("From", "from_side", _I, Entry.CHOICE, "her broadside firing",
                choices=("port", "starboard"), width=9),
@@ -179,19 +188,25 @@ DAMAGE = Table(
                "entangled with; catch fire: the one that blew up)", width=18),
         Column("Side", "side", _I, Entry.CHOICE, "where the shot strikes the target",
                choices=("port", "starboard", "bow", "stern"), width=9),
-        Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails",
+        Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails (masts)",
                choices=("hull", "sails"), width=6),
-        Column("Range", "range", _I, Entry.NUMBER, "cm", low=0, width=6),
-        Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all on that side)",
+        Column("Range", "range", _I, Entry.NUMBER, "the range in cm (up to 12)", low=0,
+               width=6),
+        Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all left on that "
+               "side)",
                low=1, high=3, width=6),
         Column("Masts first", "masts_first", _I, Entry.CHOICE, "on a broadside, the mast "
                "the target's owner gives up first", choices=sd.MASTS, width=8),
         Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "board: gun decks the winner "
-               "sends across on separating (blank: 1)", low=1, high=3, width=6),
+               "sends across on separating (blank: 1)", low=1, high=3, width=6,
+               recorded="board"),
         Column("Box", "box", _I, Entry.CHOICE, "strike or restore: the box", choices=sd.BOXES,
+               recorded="correct",
                width=8),
         *(Column(h, h.casefold().replace(" ", "_"), _I, Entry.WHOLE, "a d6", low=1, high=6,
-                 width=4) for h in (*DICE, *THEIR_DICE)),
+                 width=4, recorded=by) for dice, by in ((DICE, "--dice"),
+                                                        (THEIR_DICE, "--target-dice"))
+          for h in dice),
         Column("Needed", "needed", _O, help="the score the dice need", width=7),
         Column("Hits", "hits", _O, Entry.WHOLE, "dice at or above the score needed", width=5),
         Column("Sets fire", "sets_fire", _O, help="Y: the broadside making a pair of sixes "
@@ -743,25 +758,29 @@ KIND = register(
         thing="ship",
         period="round",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell("WindStart", "Wind at the start", Entry.CHOICE, "the way the wind "
                       "blows at the start: one of the eight compass points",
                       choices=tuple(t.id for t in sorted(
                           sail.ruleset().vocabulary("wind_directions").terms,
-                          key=lambda t: t.attrs["point"]))),
+                          key=lambda t: t.attrs["point"])), option="wind"),
             NamedCell("WindSpeedStart", "Wind speed at the start", Entry.WHOLE, "1 to 7 (the "
-                      "text: 4)"),
+                      "text: 4)", option="wind-speed",
+                      low=int(sail.ruleset().constant("wind", "min_speed")),
+                      high=int(sail.ruleset().constant("wind", "max_speed"))),
             NamedCell("BandEdges", "A range of 4 or 8 cm", Entry.CHOICE, "is in the closer "
-                      "band (the house reading) or the farther", choices=_BANDS),
+                      "band (the house reading) or the farther", choices=_BANDS,
+                      option="band-edges"),
             NamedCell("BurningShipsFire", "A burning ship may fire", Entry.CHOICE, "yes (the "
-                      "house reading: the text does not stop her) or no", choices=_YES_NO),
+                      "house reading: the text does not stop her) or no", choices=_YES_NO,
+                      option="burning-ships-fire"),
             NamedCell("DamageCounts", "Most damage counts", Entry.CHOICE, "all boxes of a ship "
                       "lost (blown up, sunk, captured; the house reading) or boxes struck only",
-                      choices=_COUNTS),
+                      choices=_COUNTS, option="damage-counts"),
             NamedCell("RoundEnd", "Opening dice", Entry.CHOICE, "the next round's fire, "
                       "sinking and refloating dice, thrown by End round after the wind "
                       "changes (the text's sequence) or before it, in the round that ends",
-                      choices=ROUND_END),
+                      choices=ROUND_END, option="opening-dice"),
             NamedCell("CurrentRound", "Round", Entry.WHOLE, computed=True),
             NamedCell("WindNow", "Wind now", computed=True),
             NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
@@ -1206,23 +1225,16 @@ def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
 @operation(
     KIND.name,
     "fire",
-    options=(
+    options=input_options(
+        KIND,
         Option("ship", str, required=True, help="the ship firing", thing=True),
-        Option("from_side", str, required=True, word="from", choices=("port", "starboard"),
-               help="her broadside firing"),
-        Option("target", str, required=True, help="the ship fired at", thing=True),
-        Option("side", str, required=True, choices=("port", "starboard", "bow", "stern"),
-               help="where the shot strikes the target"),
-        Option("aim", str, required=True, choices=("hull", "sails"),
-               help="the hull (gun decks) or the sails (masts)"),
-        Option("range", float, required=True, low=0, help="the range in cm (up to 12)"),
-        Option("dice", str, help="the dice, e.g. 5,2,6 (one per gun deck firing; none: "
-               "rolled)"),
-        Option("decks", int, low=1, high=3, help="gun decks firing (default: all left on "
-               "that side)"),
-        Option("masts_first", str, choices=sd.MASTS, help="on a broadside, the mast the "
-               "target's owner gives up first"),
-        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+        given={"from_side": {"required": True, "word": "from"},
+               "target": {"required": True, "thing": True}, "side": {"required": True},
+               "aim": {"required": True}, "range": {"required": True}},
+        more=(Option("dice", str, help="the dice, e.g. 5,2,6 (one per gun deck firing; none: "
+                     "rolled)"),),
+        order=("ship", "from_side", "target", "side", "aim", "range", "dice", "decks",
+               "masts_first", "part"),
     ),
 )  # fmt: skip
 def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:

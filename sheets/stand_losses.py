@@ -61,6 +61,7 @@ from battle_ledger.sheets.operations import (
     OperationResult,
     Option,
     checker,
+    input_options,
     operation,
     report,
 )
@@ -144,15 +145,17 @@ TURNS = Table(
         Column("Brigade", "brigade", _K, help="the brigade, as in tbl_Brigades", width=24),
         Column("Fire points", "fire_points", _I, Entry.NUMBER,
                "total fire points against it", low=0, width=7),
-        Column("Fire die", "fire_die", _I, Entry.WHOLE, "the die as rolled (1-10)", low=1,
+        Column("Fire die", "fire_die", _I, Entry.WHOLE, "the fire die as rolled (1-10)", low=1,
                high=10, width=6),
-        Column("Fire DRM", "fire_modifier", _I, Entry.WHOLE, "the die roll modifiers' total",
-               low=-20, high=20, width=6),
+        Column("Fire DRM", "fire_modifier", _I, Entry.WHOLE, "the fire die roll modifiers: "
+               "their total (record takes the charts' words too: \"in cover, unsecured "
+               "flanks\")", low=-20, high=20, width=6),
         Column("Charge", "charge", _I, Entry.CHOICE, "attacker or defender in a Bayonet & Sabre",
-               width=9, choices=aoe.ChargeRole.ALL),
+               width=9, choices=aoe.ChargeRole.ALL, recorded="charge"),
         Column("B&S difference", "charge_difference", _I, Entry.WHOLE,
-               "attacker's modified die minus the defender's", low=-40, high=40, width=10),
-        Column("March status", "march_status", _I, Entry.CHOICE,
+               "attacker's modified die minus the defender's", low=-40, high=40, width=10,
+               recorded="charge"),
+        Column("March status", "march_status", _I, Entry.CHOICE, "its March table status: "
                "Disorder, Good Order or Reserve Movement", width=11, choices=MARCH_STATUSES),
         Column("March die", "march_die", _I, Entry.WHOLE, "the modified die on the March table",
                low=-30, high=40, width=6),
@@ -313,7 +316,7 @@ KIND = register(
         thing="brigade",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell(
                 SPENT_COUNTS,
                 "Spent point counts",
@@ -321,6 +324,7 @@ KIND = register(
                 "stands lost: spent once its losses reach the spent point; stands left: "
                 "once the stands left fall to it (the charts do not say)",
                 choices=aoe.SpentCounts.ALL,
+                option="spent-point-counts",
             ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
@@ -331,6 +335,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_stands(book)),  # defined below
         close="end-turn",
         macro_prefix="aoe",
+        aliases=frozenset({"casualty-brackets"}),
         template_version=2,  # 2: the B&S record DRM
     )
 )
@@ -485,18 +490,13 @@ _HEADERS = {"fire_points": "Fire points", "die": "Fire die", "march_status": "Ma
 @operation(
     KIND.name,
     "record",
-    options=(
+    options=input_options(
+        KIND,
         Option("unit", str, required=True,
                help="the brigade, as on the Brigades sheet", thing=True),
-        Option.of(TURNS.column("fire_points")),
-        Option.of(TURNS.column("fire_die"), name="die", help="the fire die as rolled (1-10)"),
-        Option("modifiers", str, help="the fire die roll modifiers: a number, or the charts' "
-               "words (\"in cover, unsecured flanks\")"),
-        Option("march_status", str, choices=MARCH_STATUSES, help="its March table status"),
-        Option.of(TURNS.column("march_die")),
-        Option.of(TURNS.column("stands_lost"), help="stands lost otherwise (resolved by you)"),
-        Option.of(TURNS.column("captured")),
-        Option("note", str, help="anything worth remembering"),
+        names={"fire_die": "die", "fire_modifier": "modifiers"},
+        # the charts' words too (aoe.fire_die_modifier reads them)
+        given={"fire_modifier": {"type": str, "low": None, "high": None}},
     ),
 )  # fmt: skip
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:

@@ -54,8 +54,15 @@ from battle_ledger.sheets.ledger import (
     start_minutes,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import cell_count, yes_no, yes_test
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
+from battle_ledger.sheets.values import YES_NO, cell_count, yes_no, yes_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +123,8 @@ ELIMINATED = Table(
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn (15 minutes each)", low=1, width=6),
         Column("Side", "side", _K, help="the side whose stands were eliminated", width=18),
-        Column("Type", "type", _I, Entry.CHOICE, "the stands' type", width=16),
+        Column("Type", "type", _I, Entry.CHOICE, "the stands' type (Infantry, Heavy cavalry, ...)",
+               width=16),
         Column("Class", "grade", _I, Entry.CHOICE, "their class (A Guard ... E Militia)",
                width=10),
         Column("Stands", "stands", _I, Entry.WHOLE, "stands eliminated", low=0, width=8),
@@ -194,8 +202,14 @@ KIND = register(
         thing="side",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
-            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            NamedCell(
+                "StartTime",
+                "Start time",
+                help="the time turn 1 starts",
+                option="start",
+                keyword="start_time",
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, "end-turn moves it on"),
             NamedCell("Clock", "Clock", computed=True),
             NamedCell(
@@ -203,7 +217,9 @@ KIND = register(
                 "Stands removed at 0 DEP score",
                 Entry.CHOICE,
                 "Y: they give the enemy points too; N (default): only stands eliminated",
-                choices=("Y", "N"),
+                choices=YES_NO,
+                option="score-removed-at-zero-dep",
+                default=YES_NO[1],
             ),
             NamedCell("Leader", "Ahead", computed=True),
         ),
@@ -215,6 +231,7 @@ KIND = register(
         close="end-turn",
         record="eliminate",
         macro_prefix="vp",
+        aliases=frozenset({"victory-table"}),
     )
 )
 
@@ -300,15 +317,15 @@ def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
 @operation(
     KIND.name,
     "eliminate",
-    options=(
-        Option(
-            "side", str, required=True, help="the side whose stands were eliminated", thing=True
-        ),
-        Option("type", str, required=True, help="their type (Infantry, Heavy cavalry, ...)"),
-        Option("grade", str, required=True, help="their class: A..E or Guard ... Militia"),
-        Option("count", int, default=1, low=1, help="how many stands (default 1)"),
-        Option("at_zero_dep", bool, help="Y if removed because their division reached 0 DEP"),
-        Option("note", str, help="anything worth remembering"),
+    options=input_options(
+        KIND,
+        Option("side", str, required=True, help=ELIMINATED.column("side").help, thing=True),
+        names={"stands": "count"},
+        given={
+            "type": {"required": True},
+            "grade": {"required": True},
+            "stands": {"default": 1, "low": 1},
+        },
     ),
 )
 def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,

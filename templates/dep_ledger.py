@@ -34,7 +34,6 @@ Formulas
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -68,6 +67,7 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     sum_equal,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -107,7 +107,10 @@ from battle_ledger.templates.style import (
 from battle_ledger.templates.victory_points import points_blocks
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle, Unit
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = [
     "BATTLE_SHEET",
@@ -423,13 +426,10 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
 
 def build_dep_ledger(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     divisions: Iterable[DivisionSpec | Mapping[str, Any]] | None = None,
-    battle: str = "",
-    date: str | _dt.date = "",
-    start_time: str | _dt.time = "08:00",
-    max_dep: int | None = None,
     turns_shown: int = _DEFAULT_TURNS_SHOWN,
     blank_rows: int = 0,
 ) -> Workbook:
@@ -441,6 +441,10 @@ def build_dep_ledger(
     ``turns_shown``: how many turns the DEP-by-turn sheet and chart cover.
     ``blank_rows``: empty division rows to type more divisions into.
     """
+    battle = settings.get("BattleName", "")
+    date = settings.get("BattleDate", "")
+    start_time = settings.get("StartTime", "08:00")
+    max_dep = settings.get("MaxDEP")
     rules = DepRules.from_ruleset(ruleset, max_dep=max_dep)
     ceiling = int(ruleset.constant("dep_economy", "max_dep"))
     if divisions is not None:
@@ -522,4 +526,19 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
         initial_state(spec.division, dep, ccp, spec.cavalry, rules)
 
 
-register_ledger(KIND, build_dep_ledger)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns: most divisions take orders, some rest, now and then a stand is lost."""
+    from battle_ledger.sheets.dep_ledger import read_ledger
+
+    names = list(read_ledger(book).starts)
+    for _ in range(6):
+        for name in names:
+            if rng.random() < 0.6:
+                lost = 1 if rng.random() < 0.25 else 0
+                run_operation(book, "record", division=name, orders="Y", stands_lost=str(lost))
+            elif rng.random() < 0.5:
+                run_operation(book, "record", division=name, rest_eligible="Y")
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_dep_ledger, play=_play)

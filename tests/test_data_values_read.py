@@ -479,9 +479,9 @@ def _gote_calls() -> list[Call]:
     calls += [lambda: [_tried(gote.melee_outcome_odds, c, a, d) for c in (-10, 0, 50, 100, 130)
                        for a in (False, True) for d in (False, True)]]  # fmt: skip
     calls += [lambda: [_tried(gote.initiative_odds, a, b) for a in (0, 2) for b in (0, 1)]]
-    calls += [lambda: [_tried(gote.form_or_evade_chance, c["troop"], c.get("grade"),
-                              c.get("situation"), c.get("leader", False))
-                       for c in g["form_evade"]]]  # fmt: skip
+    form_evade = [c["args"] for c in load_golden("glory-of-the-empire")["cases"]
+                  if c.get("fn") == "form_or_evade_needed"]  # fmt: skip
+    calls += [lambda: [_tried(gote.form_or_evade_chance, *args) for args in form_evade]]
     calls += [lambda: [_tried(gote.fire_casualty_odds, d, ph) for d in (1, 3) for ph in phases]]
     units = _terms("glory-of-the-empire", "unit_types")
     calls += [lambda: [_tried(gote.artillery_replacement, b, d, f) for b in units for d in units

@@ -26,14 +26,14 @@ if TYPE_CHECKING:
 _ALWAYS = ["MACROS", "UDFS", "load_udfs"]
 _EXPORTED: list[str] = []
 
-#: The modules of Excel functions, one a rule set (and the recovery functions).
-_UDF_MODULES = ("aoe", "aog", "dep", "etg", "gote", "recovery", "sail", "se")
 _loaded = False
 
 
 def load_udfs() -> dict[str, Any]:
     """Every Excel function by name (the function modules imported, not the buttons)."""
-    for name in _UDF_MODULES:
+    from battle_ledger.xlfuncs._modules import FUNCTION_MODULES
+
+    for name in sorted(m.name for m in FUNCTION_MODULES):
         _export(importlib.import_module(f"{__name__}.{name}"))
     return importlib.import_module(f"{__name__}._registry").UDFS  # type: ignore[no-any-return]
 

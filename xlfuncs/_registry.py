@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.xlfuncs._args import answer_alike
+from battle_ledger.xlfuncs._modules import function_module
 
 __all__ = [
     "EXCEL_HELP_CHARACTERS",
@@ -122,23 +123,11 @@ def function_help(f: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     return summary, {name: _within(found[name]) for name in names if name in found}
 
 
-#: The rule set of each module of functions (its name makes the category), None: several.
-_MODULE_RULESETS = {
-    "aoe": "age-of-eagles",
-    "aog": "age-of-glaube",
-    "dep": "eagles-to-glory",
-    "etg": "eagles-to-glory",
-    "gote": "glory-of-the-empire",
-    "sail": "age-of-sail",
-    "se": "square-eagles",
-    "recovery": None,
-}
-
-
 def module_ruleset(module: str) -> str | None:
     """The rule set of a module of functions (``battle_ledger.xlfuncs.etg``), None for
     one whose functions take their rule set as an argument (campaign recovery)."""
-    return _MODULE_RULESETS.get(module.rsplit(".", 1)[-1])
+    found = function_module(module)
+    return None if found is None else found.ruleset
 
 
 def _category(f: Callable[..., Any]) -> str:
