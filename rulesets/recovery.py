@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -182,10 +182,23 @@ def _returned_by_step(
     stands_lost: int, outcome: str, ruleset: str, rounding: str | None = None
 ) -> tuple[Ruleset, list[int]]:
     rs = registry.get(ruleset)
+    # Kept per loaded rule set (a campaign's fold asks it of every battle of every
+    # formation, with a few counts and outcomes); a refusal is not kept, asked again.
+    kept: dict[Hashable, tuple[int, ...]] = rs.derived(("returned by step", rounding), dict)
+    key: Hashable | None = (stands_lost, type(stands_lost), outcome)
+    try:
+        return rs, list(kept[key])
+    except KeyError:
+        pass
+    except TypeError:  # an argument that cannot be a key: answered afresh (and refused)
+        key = None
     lost = whole_number(stands_lost, "stands_lost")
     shares = _cumulative_shares(rs, outcome)
     method = _method(rs, rounding)
-    return rs, [_round(lost, share, method) for share in shares]
+    back = [_round(lost, share, method) for share in shares]
+    if key is not None:
+        kept[key] = tuple(back)
+    return rs, back
 
 
 def stands_returning(

@@ -730,13 +730,23 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
                          for k, v in values.items()})  # fmt: skip
 
 
-def outcomes(ledger: Ledger) -> dict[Any, dict[str, Any]]:
+def outcomes(
+    ledger: Ledger,
+    division: str | None = None,
+    changed: Mapping[Any, Mapping[str, Any]] | None = None,
+) -> dict[Any, dict[str, Any]]:
     """DEP start, Rest point, DEP end, CCP end, Status, ... of every row of tbl_Turns by
-    its row index (in table order), computed from the inputs by ``rulesets.dep``."""
+    its row index (in table order), computed from the inputs by ``rulesets.dep``.
+    ``division``: that division's rows only (a division's turns depend on its own rows
+    alone); ``changed``: row index -> header -> value over the rows as read (a trial)."""
     groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
     needed = ["Turn", "Division", *(header for _, header in _INPUTS)]
     records = ledger.tables.period_records(needed)
+    if division is not None:
+        records = [(i, row) for i, row in records if str(row["Division"]) == division]
     for index, row in records:
+        if changed is not None and index in changed:
+            row.update(changed[index])
         groups.setdefault(str(row["Division"]), []).append((index, row))
     found: dict[Any, dict[str, Any]] = {}
     headers = [c.header for c in TURNS.having(Role.OUTCOME)]
@@ -1002,8 +1012,8 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
         )  # fmt: skip
     ledger.tables.refuse_if_over("record")
     turn = ledger.current_turn
-    mine = _row_of(ledger, name, turn)
-    if mine.empty:
+    mine = _row_index(ledger, name, turn)
+    if mine is None:
         # No row yet for this turn (a ledger started without an order of battle).
         before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
@@ -1025,10 +1035,10 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
             new.loc[0, column] = _cell(value)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
     else:
-        index = mine.index[0]
-        # raises on what the rules forbid
-        effect = outcomes(_with_inputs(ledger, index, given))[index]
-        _write_inputs(book, index, given)
+        # raises on what the rules forbid (the division's own turns: the others' do not
+        # change, and each division's turns follow from its own rows alone)
+        effect = outcomes(ledger, name, {mine: given})[mine]
+        _write_inputs(book, mine, given)
     shown = {k: _cell(v) for k, v in given.items()}
     maneuver = effect["Maneuver"]
     stands = cell_whole(effect["Stands left"])
@@ -1089,8 +1099,8 @@ def _unit_lost(
             f"turn {turn}, unit {found.unit!r} of {division!r}: {lost} stands lost, but it "
             f"has {left} left", column="--stands-lost", value=lost, expected=f"0 to {left}",
             **where_of(units.unit_rows, found.index))  # fmt: skip
-    row = _row_of(ledger, division, turn)
-    typed = 0 if row.empty else cell_count(row["Stands lost"].iloc[0])
+    index = _row_index(ledger, division, turn)
+    typed = 0 if index is None else cell_count(ledger.turns.at[index, "Stands lost"])
     total = typed - before + lost
     if total < 0:
         raise InvalidArgumentError(
@@ -1115,9 +1125,12 @@ def _unit_lost(
     return total, found.unit
 
 
-def _row_of(ledger: Ledger, name: str, turn: int) -> pd.DataFrame:
-    """The row of division ``name`` in ``turn`` (empty if it has none)."""
-    return ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+def _row_index(ledger: Ledger, name: str, turn: int) -> Any:
+    """The index of division ``name``'s row in ``turn`` (None if it has none)."""
+    for index, row in ledger.tables.period_records(["Division", "Turn"]):
+        if row["Division"] == name and row["Turn"] == turn:
+            return index
+    return None
 
 
 def _with_inputs(ledger: Ledger, index: Any, given: dict[str, Any]) -> Ledger:
@@ -1146,15 +1159,15 @@ def _correct(
     """``record --turn T`` for a closed turn: the row changed, every later turn recomputed
     by the rules (a refusal anywhere writes nothing), and what that changed logged."""
     name = find_thing(book, KIND, ledger.starts, division)
-    mine = _row_of(ledger, name, turn)
-    if mine.empty:
+    mine = _row_index(ledger, name, turn)
+    if mine is None:
         raise InvalidArgumentError(
             f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
             "left the table)", file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected="a turn in which the division was on the table",
         )  # fmt: skip
-    index = mine.index[0]
-    was = {column: _cell(mine.at[index, column]) for column in given}
+    index = mine
+    was = {column: _cell(ledger.turns.at[index, column]) for column in given}
     corrected = _with_inputs(ledger, index, given)
     last = ledger.current_turn - 1
     before = {r["division"]: r for r in standing(ledger, outcomes(ledger), last)}
