@@ -48,7 +48,10 @@ class Served:
     log: Path
 
     def request(self, path: str, payload: Any = None) -> HttpAnswer:
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
+        return self.post(path, None if payload is None else json.dumps(payload).encode("utf-8"))
+
+    def post(self, path: str, data: bytes | None) -> HttpAnswer:
+        """``data`` (JSON already) posted to ``path``; None: a GET."""
         req = urllib.request.Request(
             self.url + path,
             data=data,
