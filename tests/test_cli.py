@@ -562,6 +562,21 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
 
 
+def test_check_imports_no_spreadsheet_library(tmp_path: Path) -> None:
+    """``check`` reads the ledger's parts itself (the fast backend): neither openpyxl nor
+    xlwings is loaded; pandas still is, for the checkers' tables (bench_startup.py)."""
+    import subprocess
+
+    from tests.strategies import build_from_example
+
+    ledger = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
+    env = {**os.environ, "XLWINGS_ON_SERVER": ""}
+    out = subprocess.run([sys.executable, "-c", _PROBE, "check", str(ledger)], env=env,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert loaded <= {"pandas", "numpy", "pydantic"}, f"check imports {sorted(loaded)}"
+
+
 def test_a_command_parses_no_yaml_once_the_rule_sets_parse_is_kept(tmp_path: Path) -> None:
     """PyYAML is imported only to parse YAML: a packaged rule set's parse is kept in the
     cache folder after the first command, and the next command reads that instead."""
