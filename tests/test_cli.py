@@ -562,6 +562,23 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
 
 
+def test_a_function_call_loads_only_its_own_rule_set() -> None:
+    """``udf ETG_CRT ...`` imports the Eagles to Glory functions and rules, no other rule
+    set's (``xlfuncs.load_udf``); an unknown name still finds its neighbours in them all."""
+    import subprocess
+
+    others = ("battle_ledger.xlfuncs.aoe", "battle_ledger.rulesets.age_of_eagles",
+              "battle_ledger.xlfuncs.sail", "battle_ledger.rulesets.age_of_sail")  # fmt: skip
+    probe = _PROBE.replace(repr(_HEAVY), repr(("battle_ledger.xlfuncs.etg", *others)))
+    env = {**os.environ, "XLWINGS_ON_SERVER": ""}
+    out = subprocess.run([sys.executable, "-c", probe, "udf", "ETG_CRT", "Heavy cavalry",
+                          "Infantry", "B", "C", "charging"], env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["battle_ledger.xlfuncs.etg"]
+    result = invoke("udf", "ETG_CRX", "a")
+    assert result.exit_code == 2 and "did you mean ETG_CRT" in result.stderr
+
+
 def test_check_imports_no_spreadsheet_library(tmp_path: Path) -> None:
     """``check`` reads the ledger's parts itself (the fast backend): neither openpyxl nor
     xlwings is loaded; pandas still is, for the checkers' tables (bench_startup.py)."""
