@@ -96,7 +96,8 @@ class HouseRules:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: built when a house-rules file is first validated, not at import.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _HouseTable(_Strict):

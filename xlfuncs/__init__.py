@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # function and button, the modules loaded first. So a project's ``custom_functions``
 # module that does ``from battle_ledger.xlfuncs import *`` (as xlwings Server's own
 # examples do) gets all of them, and ``import battle_ledger.xlfuncs`` alone loads none.
-_ALWAYS = ["MACROS", "UDFS", "load_udfs"]
+_ALWAYS = ["MACROS", "UDFS", "load_udf", "load_udfs"]
 _EXPORTED: list[str] = []
 
 _loaded = False
@@ -36,6 +36,20 @@ def load_udfs() -> dict[str, Any]:
     for name in sorted(m.name for m in FUNCTION_MODULES):
         _export(importlib.import_module(f"{__name__}.{name}"))
     return importlib.import_module(f"{__name__}._registry").UDFS  # type: ignore[no-any-return]
+
+
+def load_udf(name: str) -> Any | None:
+    """Excel function ``name`` (any case), or None: the module of its rule set imported
+    first (``ETG_CRT``: ``etg``, by the name's first word), every module only where it is
+    not there (a command calling one function loads no other rule set)."""
+    registry = importlib.import_module(f"{__name__}._registry")
+    key = name.upper()
+    first = key.split("_", 1)[0].lower()
+    if first in _UDF_MODULES:
+        _export(importlib.import_module(f"{__name__}.{first}"))
+        if key in registry.UDFS:
+            return registry.UDFS[key]
+    return load_udfs().get(key)
 
 
 def _load() -> None:

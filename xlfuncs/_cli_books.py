@@ -13,15 +13,16 @@ import datetime as _dt
 import functools
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
+from battle_ledger.xlfuncs._progress import progress, working
 from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
 
 if TYPE_CHECKING:
@@ -40,22 +41,10 @@ __all__ = [
     "new",
     "operation_help",
     "parse_extra_options",
-    "progress",
     "report",
     "run",
     "undo",
 ]
-
-T = TypeVar("T")
-
-
-def progress(items: Iterable[T], label: str, length: int | None = None) -> Iterator[T]:
-    """``items``, with a progress bar on stderr when stdout is a terminal; quiet when piped."""
-    if not sys.stdout.isatty():
-        yield from items
-        return
-    with click.progressbar(items, label=label, length=length, file=sys.stderr) as bar:
-        yield from bar
 
 
 def _json_default(value: Any) -> Any:
@@ -378,17 +367,19 @@ def new(
         oob, link = made.oob, made.link.rows()
         for note in made.notes:
             click.echo(note)
-    wb = templates.build(kind, ruleset, oob=oob, flags=_setting_flags(), meta=link, **options)
-    made: Any = wb
-    if lite:
-        from battle_ledger.sheets.webextension import with_lite_parts
-        from battle_ledger.sheets.workbook_file import workbook_bytes
-        from battle_ledger.xlfuncs.lite import lite_properties_for
+    with working(f"building {out.name}"):
+        wb = templates.build(kind, ruleset, oob=oob, flags=_setting_flags(), meta=link,
+                             **options)  # fmt: skip
+        made: Any = wb
+        if lite:
+            from battle_ledger.sheets.webextension import with_lite_parts
+            from battle_ledger.sheets.workbook_file import workbook_bytes
+            from battle_ledger.xlfuncs.lite import lite_properties_for
 
-        properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
-                                         lite_wheel)  # fmt: skip
-        made = lambda: with_lite_parts(workbook_bytes(wb, str(out)), properties, str(out))  # noqa: E731
-    save_workbook(made, out, overwrite=force, before="new")
+            properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
+                                             lite_wheel)  # fmt: skip
+            made = lambda: with_lite_parts(workbook_bytes(wb, str(out)), properties, str(out))  # noqa: E731
+        save_workbook(made, out, overwrite=force, before="new")
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
     carries = "; carries its code for xlwings Lite" if lite else ""
     linked = f"; from {campaign} on {on}" if link else ""
@@ -489,7 +480,8 @@ def _new_mapped(
     text = _stdin_text("--oob -") if str(oob_file) == "-" else None
     mapped = mapped_file("standard input" if text is not None else oob_file, rulesets, oob_map,
                          text)  # fmt: skip
-    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options) for m in mapped]
+    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options)
+             for m in progress(mapped, f"building {kind}", quiet=as_json)]  # fmt: skip
     written = []
     for m, wb, path in zip(mapped, books, outs, strict=True):
         save_workbook(wb, path, overwrite=force, before="new")
@@ -794,8 +786,9 @@ def run(
     lay_out = None
     if house is not None:  # the Rules sheet laid out for them: the templates' builder
         from battle_ledger.templates.rules_sheet import lay_out_rules as lay_out
-    result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
-                         batch=batch, **options)  # fmt: skip
+    with working(f"{macro} on {book.name}", quiet=as_json):
+        result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
+                             batch=batch, **options)  # fmt: skip
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
@@ -923,7 +916,8 @@ def report(book: Path, as_json: bool, on: str | None) -> None:
     from battle_ledger.sheets.operations import run_report
     from battle_ledger.sheets.zipbook import open_book
 
-    result = run_report(open_book(book, writable=False), on=on)
+    with working(f"reading {book.name}", quiet=as_json):
+        result = run_report(open_book(book, writable=False), on=on)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
@@ -967,15 +961,12 @@ def demo(out_dir: Path) -> None:
         raise WorkbookSaveError(
             f"cannot create the demo folder: {os_error_line(exc)}", file=str(out_dir)
         ) from None
-    if not sys.stdout.isatty():
-        paths = build_demo(out_dir)
-    else:
-        from battle_ledger import templates
-        from battle_ledger.rulesets import registry
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
 
-        total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
-        with click.progressbar(length=total, label="building the demo", file=sys.stderr) as bar:
-            paths = build_demo(out_dir, progress=lambda _path: bar.update(1))
+    total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
+    with working("building the demo", total=total) as advance:
+        paths = build_demo(out_dir, progress=lambda _path: advance(1))
     for path in paths:
         click.echo(str(path))
 

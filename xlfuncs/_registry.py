@@ -18,7 +18,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from battle_ledger.rulesets.errors import BattleLedgerError
@@ -157,7 +157,7 @@ def columns_described(name: str) -> str | None:
     return ", ".join(labels(3)) + ", ..." if callable(labels) else ", ".join(labels)
 
 
-def macro(f: F, *, on_desktop: bool = True) -> F:
+def macro(f: F, *, on_desktop: bool = True, unread: Sequence[str] = ()) -> F:
     """Register ``f`` as an Excel macro (an xlwings script run from a button).
 
     On xlwings Server it takes the book and its options as arguments (the task pane's
@@ -166,7 +166,8 @@ def macro(f: F, *, on_desktop: bool = True) -> F:
     arguments: there the macro takes none and runs on the calling book with its
     options' defaults. ``on_desktop=False``: a macro that cannot run without an option
     (``record`` needs its division) is not offered to desktop Excel, where the umpire
-    types into the sheet instead.
+    types into the sheet instead. ``unread``: the sheets the macro never reads (xlwings'
+    ``exclude``), which the add-in then does not send (a chart's grid).
     """
     if not f.__doc__:
         raise TypeError(f"macro {f.__name__} needs a docstring")
@@ -175,7 +176,7 @@ def macro(f: F, *, on_desktop: bool = True) -> F:
     if xw is None:
         return f
     if _on_server():
-        return cast(F, xw.script(_told_to_excel(f, xw)))
+        return cast(F, xw.script(_told_to_excel(f, xw), exclude=list(unread) or None))
     return cast(F, xw.script(_without_arguments(f, xw))) if on_desktop else f
 
 
