@@ -42,13 +42,15 @@ def load_udf(name: str) -> Any | None:
     """Excel function ``name`` (any case), or None: the module of its rule set imported
     first (``ETG_CRT``: ``etg``, by the name's first word), every module only where it is
     not there (a command calling one function loads no other rule set)."""
+    from battle_ledger.xlfuncs._modules import FUNCTION_MODULES
+
     registry = importlib.import_module(f"{__name__}._registry")
     key = name.upper()
-    first = key.split("_", 1)[0].lower()
-    if first in _UDF_MODULES:
-        _export(importlib.import_module(f"{__name__}.{first}"))
-        if key in registry.UDFS:
-            return registry.UDFS[key]
+    for module in FUNCTION_MODULES:
+        if key.startswith(module.prefix):
+            _export(importlib.import_module(f"{__name__}.{module.name}"))
+            if key in registry.UDFS:
+                return registry.UDFS[key]
     return load_udfs().get(key)
 
 
