@@ -705,7 +705,9 @@ def _sheet_agrees(kind: str, book: Path) -> Any:
     key = next(c for c in things.columns if c.role is Role.KEY)
     rows = shown.read_table(things.name).set_index(key.header)
     details = json.loads(report.stdout)["details"]
-    told = [d for d in _dicts(details) if d.get(key.field) in rows.index]
+    # A unit's entry names its division too (the DEP ledger's units): not the division's.
+    told = [d for d in _dicts(details) if d.get(key.field) in rows.index
+            and (key.field == "unit" or "unit" not in d)]  # fmt: skip
     for entry in told:
         for column in things.having(Role.OUTCOME):
             value = entry.get(column.field)
