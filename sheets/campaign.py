@@ -509,7 +509,7 @@ def _named_date(book: Book, name: str) -> dt.date | None:
 
 
 def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
-    frame = book.read_table(BATTLES.name, {"Battle": "Int64", "Name": str, "Date": None,
+    frame = book.read_table(BATTLES.name, {"Battle": int, "Name": str, "Date": None,
                                            "Winner": str}, cached=False)  # fmt: skip
     frame = frame[frame["Battle"].notna()]
     found: dict[int, CampaignBattle] = {}
@@ -959,7 +959,7 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     """The new Battles row with its formulas (on the sheet row it will take)."""
     from battle_ledger.sheets.book import Formula
 
-    existing = book.read_table(BATTLES.name, {"Battle": "Int64"}, cached=False)
+    existing = book.read_table(BATTLES.name, {"Battle": int}, cached=False)
     r = _TOP + 1 + int(existing["Battle"].notna().sum())
     row = dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
     return pd.DataFrame([row])
@@ -1090,8 +1090,8 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
         index = rows.index[0]
         had = trial.at[index, header]
         trial[header] = trial[header].astype(object)
-        trial.at[index, header] = cell_count(had) + count
-        changed[header][index] = trial.at[index, header]
+        changed[header][index] = cell_count(had) + count
+        trial.at[index, header] = changed[header][index]
     compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
     for header, cells in changed.items():
         book.write_cells(LOSSES.name, pd.DataFrame({header: cells}))

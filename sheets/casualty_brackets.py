@@ -459,7 +459,7 @@ def read_brackets(book: Book) -> BracketsLedger:
             )
         battery = pd.isna(figures)
         start = int(guns if battery else figures)
-        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)
+        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
@@ -661,7 +661,7 @@ def _throw(ledger: BracketsLedger, turn: int, rng: random.Random) -> dict[Any, d
         thrown = 0
         for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
             for header, called_for in _ROLLS:
-                if called_for(computed.loc[index]) and pd.isna(row[header]):
+                if called_for(computed.loc[index]) and pd.isna(row[header]):  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
                     value = rng.randint(1, 100)
                     rolls.setdefault(index, {})[header] = value
                     ledger.turns.at[index, header] = value
@@ -700,7 +700,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
     for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
-        out = computed.loc[index]
+        out = computed.loc[index]  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
         if out["Rally chance"] != "":
             rallies.append({"unit": str(row["Unit"]), "chance": int(out["Rally chance"]),
                             "rallied": {"Y": True, "N": False}.get(out["Rallied"]),

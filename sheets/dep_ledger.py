@@ -499,9 +499,9 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
     """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
     values = {field: row[header] for field, header in _INPUTS}
     roll = values.pop("maneuver_roll")
-    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll),
-                      **{k: v if isinstance(v, bool) else cell_count(v)
-                         for k, v in values.items()})  # fmt: skip
+    given: dict[str, Any] = {k: v if isinstance(v, bool) else cell_count(v)
+                             for k, v in values.items()}  # fmt: skip
+    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll), **given)
 
 
 def outcomes(ledger: Ledger) -> dict[Any, dict[str, Any]]:

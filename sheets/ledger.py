@@ -30,7 +30,7 @@ import numbers
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
@@ -312,7 +312,8 @@ def _untouched(value: Any) -> bool:
     """An input as a new period row has it: blank, N (read as False) or 0."""
     if is_blank(value) or value is False:
         return True
-    return isinstance(value, numbers.Number) and value == 0
+    number = isinstance(value, numbers.Number)  # kept Any: Number declares no comparison
+    return number and bool(value == 0)
 
 
 #: The help of the close operations' ``--allow-empty``.
@@ -340,7 +341,8 @@ def where_of(frame: pd.DataFrame | TableRows, index: Any = None) -> dict[str, An
     where = dict(frame.attrs.get("where", {}))
     first = where.pop("first_row", None)
     # a negative index is a row an operation is trying out, not on the sheet yet: no row
-    real = isinstance(index, numbers.Real) and not isinstance(index, bool) and index >= 0
+    real = isinstance(index, numbers.Real) and not isinstance(index, bool)
+    real = real and index >= 0  # index kept Any: Real declares no comparison with int
     if first is not None and real:
         where["row"] = int(first) + int(index)
     return where
@@ -355,6 +357,12 @@ def _frame(rows: TableRows) -> pd.DataFrame:
     return frame
 
 
+def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as records (a ledger table's headers are text; pandas types them
+    as any hashable)."""
+    return cast("list[dict[str, Any]]", frame.to_dict("records"))
+
+
 def _records(
     table: pd.DataFrame | TableRows, headers: list[str]
 ) -> list[tuple[Any, dict[str, Any]]]:
@@ -362,7 +370,7 @@ def _records(
     if isinstance(table, TableRows):
         return list(zip(table.index, table.records(headers), strict=True))
     records = table[headers].astype(object).where(table[headers].notna(), None)
-    return list(zip(table.index, records.to_dict("records"), strict=True))
+    return list(zip(table.index, _str_records(records), strict=True))
 
 
 class Tables:
@@ -525,7 +533,7 @@ def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, 
     groupby). The records are read once: a pandas group and its rows per thing cost a
     close most of its time on a small ledger."""
     groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
-    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
+    for index, row in zip(frame.index, _str_records(frame), strict=True):
         if not pd.isna(row[key]):
             groups.setdefault(row[key], []).append((index, row))
     return groups

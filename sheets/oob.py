@@ -401,7 +401,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any,
 
 _LineLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,  # type: ignore[arg-type]
+    _construct_mapping,
 )
 
 _TOP_KEYS = {"ruleset", "title", "name", "source", "notes", "date", "start", "sides"}
@@ -664,5 +664,5 @@ def _table_origin(book: Any, table: str) -> tuple[str, int]:
         for tbl in ws.tables.values():
             if tbl.displayName == table:
                 _, min_row, _, _ = range_boundaries(tbl.ref)
-                return ws.title, int(min_row) + 1
+                return ws.title, (min_row or 0) + 1
     return "", 0

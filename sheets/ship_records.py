@@ -811,7 +811,7 @@ def _text(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def _event(row: Mapping[str, Any]) -> sd.Event:
+def _event(row: Mapping[str, Any] | pd.Series[Any]) -> sd.Event:
     dice = tuple(int(row[h]) for h in DICE if cell_whole(row[h]) is not None)
     their = tuple(int(row[h]) for h in THEIR_DICE if cell_whole(row[h]) is not None)
     rng = row["Range"]
@@ -1413,7 +1413,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     recorded = _record(book, opening if after else ledger, events)
     outs = recorded.outcomes
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
-    row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
+    row: dict[str, Any] = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
     wind_line = f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}"
