@@ -62,12 +62,12 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import Cell
+from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import PatternFill
+from openpyxl.styles import Alignment, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -143,7 +143,7 @@ LISTS_SHEET = "_lists"
 META_TABLE = "tbl_Meta"
 
 
-def write(cell: Cell, value: Any) -> None:
+def write(cell: Cell | MergedCell, value: Any) -> None:
     """Write ``value`` with the one safe-text writer (``sheets.headless.write_cell``):
     a Formula as formula, any other str as literal text; a list as "a, b"; a
     date as ISO text."""
@@ -314,7 +314,7 @@ def title_row(ws: Worksheet, row: int, title: str, note: str | None = None) -> N
 def new_workbook() -> Workbook:
     """An empty workbook (the default sheet removed; add your own first)."""
     wb = Workbook()
-    wb.remove(wb.active)
+    wb.remove(wb.worksheets[0])
     return wb
 
 
@@ -327,7 +327,7 @@ def add_meta(
     version: int = TEMPLATE_VERSION,
 ) -> Worksheet:
     """The hidden ``_meta`` sheet: table ``tbl_Meta`` of Key/Value rows."""
-    ws = wb.create_sheet(META_SHEET)
+    ws: Worksheet = wb.create_sheet(META_SHEET)
     stamp = (created or _dt.datetime.now(_dt.UTC)).replace(microsecond=0)
     rows: list[list[Any]] = [
         ["kind", kind],
@@ -345,7 +345,7 @@ def add_meta(
 
 def add_log(wb: Workbook) -> Worksheet:
     """The ``Log`` sheet: table ``tbl_Log`` with headers ``LOG_COLUMNS``, one blank row."""
-    ws = wb.create_sheet(LOG_SHEET)
+    ws: Worksheet = wb.create_sheet(LOG_SHEET)
     add_table(ws, LOG_TABLE, list(LOG_COLUMNS), [], formats={"When": FMT_TEXT})
     set_widths(ws, {"A": 20, "B": 22, "C": 8, "D": 70, "E": 24})
     freeze(ws, "A2")
@@ -357,7 +357,7 @@ def add_house(wb: Workbook, ruleset_id: str) -> Worksheet:
     """The hidden ``_house`` sheet: table ``tbl_HouseRules`` (Part, Text) holding the
     house rules in force for ``ruleset_id`` as written (empty without them), so the
     workbook gives the same numbers on a machine without the file."""
-    ws = wb.create_sheet(HOUSE_SHEET)
+    ws: Worksheet = wb.create_sheet(HOUSE_SHEET)
     house = registry.get(ruleset_id).house
     parts = house_parts(house.text) if house is not None else []
     add_table(ws, HOUSE_TABLE, ["Part", "Text"], [[p["Part"], p["Text"]] for p in parts],
@@ -408,8 +408,8 @@ def save_atomic(wb: Workbook, path: str | os.PathLike[str]) -> Path:
 
 def _lists_sheet(wb: Workbook) -> Worksheet:
     if LISTS_SHEET in wb.sheetnames:
-        return wb[LISTS_SHEET]
-    ws = wb.create_sheet(LISTS_SHEET)
+        return cast(Worksheet, wb[LISTS_SHEET])  # made by the line below, a worksheet
+    ws: Worksheet = wb.create_sheet(LISTS_SHEET)
     ws.sheet_state = "hidden"
     return ws
 
@@ -542,7 +542,7 @@ def highlight_when(
     """Conditional formatting: fill ``ref`` where ``formula`` (for its top-left cell) holds."""
     from openpyxl.styles import Font
 
-    rule = FormulaRule(
+    rule = FormulaRule(  # type: ignore[no-untyped-call]  # unannotated in types-openpyxl
         formula=[formula.removeprefix("=")],
         fill=fill,
         font=Font(bold=True) if bold else None,
@@ -599,7 +599,7 @@ def check_blank_rows(blank_rows: Any) -> int:
             value=blank_rows,
             expected=f"a whole number from 0 to {MAX_BLANK_ROWS}",
         )
-    return blank_rows
+    return int(blank_rows)
 
 
 #: The paper a workbook prints on: openpyxl's ``paperSize`` codes.
@@ -652,7 +652,8 @@ def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: fl
             lines = 1
             for c in range(ref.left, ref.left + len(ref.headers)):
                 cell = ws.cell(r, c)
-                aligned = copy.copy(cell.alignment)
+                # a copy of the proxy is the style itself (types-openpyxl: another proxy)
+                aligned = cast(Alignment, copy.copy(cell.alignment))
                 aligned.wrap_text, aligned.vertical = True, "top"
                 cell.alignment = aligned
                 width = ws.column_dimensions[get_column_letter(c)].width or 8.43

@@ -232,10 +232,10 @@ def battle_from_campaign(
             notes.append(f"{name}: left out, nothing left on {date}")
             continue
         made_with.append(name)
-        kept = _as_it_stands(own, name, now, ruleset, brackets=kind in _COUNTS_BRACKETS)
-        units += kept
-        if now["strength"] != start or len(kept) != len(own):
-            notes.append(_note(name, start, now, own, kept, ruleset, date))
+        left = _as_it_stands(own, name, now, ruleset, brackets=kind in _COUNTS_BRACKETS)
+        units += left
+        if now["strength"] != start or len(left) != len(own):
+            notes.append(_note(name, start, now, own, left, ruleset, date))
     if not units:
         raise InvalidArgumentError(f"no formation of the campaign has stands on {date}",
                                    column="--on", value=on,
@@ -382,9 +382,9 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     f = letters(FORMATIONS.headers)
     source = quote_sheetname(FORMATIONS.sheet)
     top, bottom = _HEAD_ROW + 1, _HEAD_ROW + formations
-    for label, col in (("Side", 1), ("Formation", 2)):
-        write(ws.cell(row=_HEAD_ROW, column=col), label)
-        style_header(ws.cell(row=_HEAD_ROW, column=col))
+    for label, number in (("Side", 1), ("Formation", 2)):
+        write(ws.cell(row=_HEAD_ROW, column=number), label)
+        style_header(ws.cell(row=_HEAD_ROW, column=number))
     write(ws.cell(row=_DAY_ROW, column=2), "Day number")
     for k, helper in enumerate(ISO_DATE_HELPERS, start=1):
         write(ws.cell(row=_DAY_ROW + k, column=2), helper)

@@ -89,9 +89,9 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
             if progress is not None:
                 progress(path)
     # One order of battle for every rule set: its roster in each (new --ruleset ALL --map).
-    oob, maps = mapped_example()
-    for mapped in mapped_file(oob, all_rulesets(), read_map(maps)):
-        stem = f"{oob.stem}-{mapped.oob.ruleset_id}-roster"
+    example, maps = mapped_example()
+    for mapped in mapped_file(example, all_rulesets(), read_map(maps)):
+        stem = f"{example.stem}-{mapped.oob.ruleset_id}-roster"
         path = save_atomic(build("roster", mapped.oob.ruleset_id, mapped.oob), out / f"{stem}.xlsx")
         written.append(path)
         if progress is not None:
@@ -166,7 +166,7 @@ def _play_brackets(book: HeadlessBook, rng: random.Random) -> None:
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
             if lost:
                 leader = "Y" if rng.random() < 0.3 else "N"
-                fought = {"became": "disordered"} if rng.random() < 0.15 else {}
+                fought: dict[str, Any] = {"became": "disordered"} if rng.random() < 0.15 else {}
                 run_operation(book, "record", unit=unit["unit"], fire=str(lost),
                               leader_attached=leader, **fought)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))
@@ -286,8 +286,8 @@ def _play_ships(book: HeadlessBook, rng: random.Random) -> None:
                           seed=str(rng.randint(1, 10**6)))  # fmt: skip
         # The repair die is thrown at the round's end for the next round (its opening dice).
         repairing = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
-        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)),
-                      **({"repair": ";".join(repairing)} if repairing else {}))  # fmt: skip
+        repair: dict[str, Any] = {"repair": ";".join(repairing)} if repairing else {}
+        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)), **repair)
 
 
 _PLAYS: dict[str, Callable[[HeadlessBook, random.Random], None]] = {

@@ -397,10 +397,10 @@ def build_dep_ledger(
         "MaxDEP": rules.max_dep,
     }
     _battle_sheet(wb, values, ceiling)
-    divisions = _divisions_sheet(wb, specs, rules, blank_rows)
+    division_table = _divisions_sheet(wb, specs, rules, blank_rows)
     _turns_sheet(wb, specs, rules)
     sides = list(dict.fromkeys(s.side for s in specs))
-    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, divisions)
+    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, division_table)
     _chart_sheet(wb, [s.division for s in specs] + [""] * blank_rows, turns_shown, rules.max_dep)
     rules_sheet = add_rules_sheet(wb, ruleset, tables=["dep_economy", "maneuver_table"])
     maneuver = rules_sheet.tables["maneuver_table"]

@@ -101,6 +101,7 @@ from battle_ledger.templates._build import (
     highlight_when,
     list_source,
     lookup_block,
+    new_workbook,
     print_setup,
     protect,
     set_widths,
@@ -692,7 +693,7 @@ def _side_sheet(
     side_total = next(r for r in rows if r.kind == "side")
     if profile.below is not None:
         profile.below(wb, ws, side_total.number + 2, n, col, side_total.number)
-    widths = {
+    widths: dict[str, float] = {
         col(headers[0]): 18,
         col(names["corps"]): 18,
         col(names["division"]): 22,
@@ -858,8 +859,7 @@ def build_roster(
     if blank_rows is None:
         blank_rows = BLANK_ROWS if oob is None else 0
     check_blank_rows(blank_rows)
-    wb = Workbook()
-    wb.remove(wb.active)
+    wb = new_workbook()
     profile = _profile(wb, ruleset, oob)
     taken: set[str] = set()
     if oob is None:

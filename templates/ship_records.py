@@ -233,7 +233,7 @@ def _cards(wb: Workbook, given: Sequence[ShipRow], paper: str) -> None:
         ws.merge_cells(start_row=top + 1, start_column=left, end_row=top + 1,
                        end_column=left + 3)  # fmt: skip
         parts = (("Port", "P", "Port", "Gun decks"), ("Starboard", "S", "Starboard", "Gun decks"),
-                 ("Masts", "M", None, None), ("Hull", "H", "Hull", "Hull units"))  # fmt: skip
+                 ("Masts", "M", "", ""), ("Hull", "H", "Hull", "Hull units"))  # fmt: skip
         for j, (label, letter, left_header, start_header) in enumerate(parts):
             row = top + 2 + j
             cell = ws.cell(row=row, column=left)
@@ -282,7 +282,7 @@ def _struck_format(ws: Worksheet, ref: str, formula: str, fill: PatternFill) -> 
     """A struck box: dark, its label struck through in white."""
     from openpyxl.formatting.rule import FormulaRule
 
-    rule = FormulaRule(formula=[formula], fill=fill,
+    rule = FormulaRule(formula=[formula], fill=fill,  # type: ignore[no-untyped-call]  # as _build
                        font=Font(color="FFFFFF", strike=True, bold=True))  # fmt: skip
     ws.conditional_formatting.add(ref, rule)
 

@@ -279,6 +279,7 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     sides_sheet = wb[SIDES.sheet]
     table = sides_sheet.tables[SIDES.name]
     left, top, _, bottom = range_boundaries(table.ref)
+    assert left is not None and top is not None and bottom is not None  # a table's ref is cells
     column = left + SIDES.headers.index("Side")
     sides = [str(v) for r in range(top + 1, bottom + 1)
              if (v := sides_sheet.cell(r, column).value) not in (None, "")]  # fmt: skip
