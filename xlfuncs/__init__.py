@@ -35,7 +35,9 @@ def load_udfs() -> dict[str, Any]:
     """Every Excel function by name (the function modules imported, not the buttons)."""
     for name in _UDF_MODULES:
         _export(importlib.import_module(f"{__name__}.{name}"))
-    return importlib.import_module(f"{__name__}._registry").UDFS  # type: ignore[no-any-return]
+    from battle_ledger.xlfuncs._registry import UDFS
+
+    return UDFS
 
 
 def _load() -> None:

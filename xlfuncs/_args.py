@@ -117,7 +117,8 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
         if ranged and all(_empty(row[j]) for j in ranged):
             return None  # a blank row of the range: a blank row of results
         try:
-            return answer_alike(fn, row, {})  # a family word answers for its row alone
+            found: list[Any] = answer_alike(fn, row, {})  # a family word answers for its row alone
+            return found
         except BattleLedgerError as exc:
             if n == 1:
                 raise

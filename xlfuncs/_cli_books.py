@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
     from battle_ledger.rulesets.model import Ruleset
     from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.house_rules import RulesLayout
     from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
@@ -374,6 +375,7 @@ def new(
         else:
             oob = read_oob(oob_file, ruleset)
     link: dict[str, str] = {}
+    made: Any  # the battle made from a campaign, then the workbook (or its bytes) saved
     if source is not None and on is not None:
         from battle_ledger.templates.campaign import battle_from_campaign
 
@@ -385,7 +387,7 @@ def new(
             click.echo(note)
     wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, meta=link,
                          **options)  # fmt: skip
-    made: Any = wb
+    made = wb
     if lite:
         from battle_ledger.sheets.webextension import with_lite_parts
         from battle_ledger.sheets.workbook_file import workbook_bytes
@@ -796,7 +798,7 @@ def run(
     except BaseException:
         workbook.discard()  # the writer's lock let go: nothing was written
         raise
-    lay_out = None
+    lay_out: RulesLayout | None = None
     if house is not None:  # the Rules sheet laid out for them: the templates' builder
         from battle_ledger.templates.rules_sheet import lay_out_rules as lay_out
     result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
