@@ -25,7 +25,12 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    LedgerStateError,
+    OptionValueError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -618,7 +623,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         raise nothing_to_record("--fire, --melee, --leader-attached, --became, ...")
     turn = ledger.current_turn
     if "Became" in cells and ledger.turns.attrs.get("template_version", _STATES) < _STATES:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             "this ledger was made before a unit's state could be typed: it has no Became column",
             file=book.name, table=TURNS.name, column="--became", value=cells["Became"],
             expected="a ledger made by this version (battle-ledger new casualty-brackets)",
@@ -628,7 +633,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if "Rally roll" in cells and out["Rally chance"] == "":
         # a formed unit has no rally to roll (the sheet ignores one typed there; refused
         # here, where the umpire can be told at once)
-        raise InvalidArgumentError(
+        raise OptionValueError(
             f"turn {turn}, unit {name!r}: a rally roll for a unit that is not routed or "
             "disordered",
             file=book.name, table=TURNS.name, column="--rally-roll",

@@ -47,7 +47,7 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Grid
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.errors import CellValueError, LedgerStateError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -644,7 +644,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     ledger = read_ledger(book)
     ledger.tables.refuse_if_over("close")
     if ledger.divisions.empty:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             "the ledger lists no divisions",
             table=DIVISIONS.name,
             file=book.name,
@@ -756,7 +756,7 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
     if turn is not None and turn < ledger.current_turn:
         return _correct(book, ledger, name, turn, given)
     if turn is not None and turn > ledger.current_turn:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"turn {turn} has not begun: the current turn is {ledger.current_turn}",
             file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected=f"1 to {ledger.current_turn}",
@@ -768,7 +768,7 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
         # No row yet for this turn (a ledger started without an order of battle).
         before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
-            raise InvalidArgumentError(
+            raise LedgerStateError(
                 f"turn {turn}, division {name!r}: the division has been removed from play "
                 "(DEP 0) and takes no more inputs",
                 file=book.name,
@@ -842,7 +842,7 @@ def _correct(
     name = find_thing(book, KIND, ledger.starts, division)
     mine = _row_of(ledger, name, turn)
     if mine.empty:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
             "left the table)", file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected="a turn in which the division was on the table",

@@ -36,9 +36,11 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
 from battle_ledger.sheets.errors import (
+    BattleOverError,
     CellValueError,
     CommandError,
     DamagedWorkbookError,
+    LedgerStateError,
     WrongKindError,
 )
 from battle_ledger.sheets.formulas import (
@@ -461,7 +463,7 @@ class Tables:
         period = self.current if period is None else period
         if allow_empty or not self.kind.asks_if_empty or self.recorded(book, period):
             return
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"nothing was recorded in {self.kind.period} {period}; nothing was written",
             expected=f"the {self.kind.period}'s records first (run {self.kind.record}), or "
             f"--allow-empty to close a {self.kind.period} in which nothing happened",
@@ -485,7 +487,7 @@ class Tables:
     def refuse_if_over(self, operation: str) -> None:
         """Refuse ``operation`` once the battle is over: closed periods stay closed."""
         if self.over:
-            raise InvalidArgumentError(
+            raise BattleOverError(
                 f"the battle is over: every {self.kind.thing} had left the table by the end "
                 f"of {self.kind.period} {self.closed}, so there is nothing to {operation}",
                 expected="a ledger with something still on the table",

@@ -45,7 +45,6 @@ import yaml
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
-    InvalidArgumentError,
     UnknownRulesetError,
     UnknownTermError,
 )
@@ -64,6 +63,7 @@ from battle_ledger.rulesets.oob import (
     whole_number,
 )
 from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping, users_yaml
+from battle_ledger.sheets.errors import OrderOfBattleError
 from battle_ledger.sheets.oob import read_records, read_text, with_facts
 
 __all__ = [
@@ -193,9 +193,9 @@ def _line(mapping: Any, key: Any) -> int:
     return 0
 
 
-def _bad(source: str, line: int, message: str, value: Any, expected: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"line {line}: {message}", file=source, value=value,
-                                expected=expected)  # fmt: skip
+def _bad(source: str, line: int, message: str, value: Any, expected: str) -> OrderOfBattleError:
+    return OrderOfBattleError(f"line {line}: {message}", file=source, value=value,
+                              expected=expected)  # fmt: skip
 
 
 def _mapping(value: Any, source: str, line: int, what: str, expected: str) -> _Lines:

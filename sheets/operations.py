@@ -79,6 +79,7 @@ from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import (
     CommandError,
+    InputFileError,
     NothingToRecordError,
     UnknownOperationError,
     WrongKindError,
@@ -149,7 +150,7 @@ class Upload:
         try:
             return self.data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise InvalidArgumentError(
+            raise InputFileError(
                 f"not UTF-8 text (byte {exc.start})",
                 file=self.name,
                 column=option,

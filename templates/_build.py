@@ -76,9 +76,9 @@ from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.sheets.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
@@ -162,7 +162,7 @@ def time_value(text: str | _dt.time) -> float:
         try:
             moment = _dt.time.fromisoformat(str(text).strip())
         except ValueError:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "the start time is not a time of day",
                 column="Start time",
                 value=text,
@@ -180,7 +180,7 @@ def iso_date(value: _dt.date | _dt.datetime | str) -> str:
     try:
         return _dt.date.fromisoformat(str(value).strip()).isoformat()
     except ValueError:
-        raise InvalidArgumentError(
+        raise SetupError(
             "the date is not a date", column="Date", value=value, expected="YYYY-MM-DD"
         ) from None
 
@@ -208,7 +208,7 @@ class TableRef:
         try:
             return self._letters[header]
         except KeyError:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"table {self.name} has no column {header!r}",
                 table=self.name,
                 expected=", ".join(self.headers),
@@ -260,9 +260,7 @@ def add_table(
     headers = [str(h) for h in headers]
     folded = [h.casefold() for h in headers]
     if not all(h.strip() for h in headers) or len(set(folded)) != len(folded):
-        raise InvalidArgumentError(
-            f"table {name}: headers must be non-empty and unique", value=headers
-        )
+        raise SetupError(f"table {name}: headers must be non-empty and unique", value=headers)
     locked_set = set(locked)
     formats = dict(formats or {})
     for j, header in enumerate(headers):
@@ -272,7 +270,7 @@ def add_table(
     body = [list(r) for r in rows] or [[None] * len(headers)]
     for i, row in enumerate(body):
         if len(row) != len(headers):
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"table {name}: row {i + 1} has {len(row)} cells for {len(headers)} headers",
                 value=row,
             )
@@ -593,7 +591,7 @@ def check_blank_rows(blank_rows: Any) -> int:
     """``blank_rows`` (``new --blank-rows``), refused unless a whole number in range."""
     whole = isinstance(blank_rows, int) and not isinstance(blank_rows, bool)
     if not whole or not 0 <= blank_rows <= MAX_BLANK_ROWS:
-        raise InvalidArgumentError(
+        raise SetupError(
             "the number of blank rows is out of range",
             column="--blank-rows",
             value=blank_rows,
@@ -610,8 +608,8 @@ def set_paper(wb: Workbook, paper: str) -> None:
     """Print every visible sheet of ``wb`` on ``paper`` (``a4`` or ``letter``)."""
     size = PAPER_SIZES.get(str(paper).casefold())
     if size is None:
-        raise InvalidArgumentError("workbooks print on A4 or US Letter", column="--paper",
-                                   value=paper, expected=" or ".join(PAPER_SIZES))  # fmt: skip
+        raise SetupError("workbooks print on A4 or US Letter", column="--paper",
+                         value=paper, expected=" or ".join(PAPER_SIZES))  # fmt: skip
     for ws in wb.worksheets:
         if ws.sheet_state == "visible":
             ws.page_setup.paperSize = size

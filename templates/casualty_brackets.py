@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.casualty_brackets import (
     GRADE_BLOCK,
@@ -32,6 +31,7 @@ from battle_ledger.sheets.casualty_brackets import (
     turn_row,
     unit_formulas,
 )
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
@@ -118,9 +118,9 @@ def build_casualty_brackets(
     ``first_rally``: ``the same turn`` (the data's reading) or ``the next turn``."""
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
-        raise InvalidArgumentError("a roll passes at or under the chance, or under it",
-                                   column="roll passes", value=roll_passes,
-                                   expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
+        raise SetupError("a roll passes at or under the chance, or under it",
+                         column="roll passes", value=roll_passes,
+                         expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
     rally = gote.FirstRally.reading(first_rally)
     given = [
         (*u[:4], bool(u[4]) if len(u) > 4 else False)
@@ -129,15 +129,15 @@ def build_casualty_brackets(
     names = [u[1].strip().casefold() for u in given]
     for _, name, grade_name, count, battery in given:
         if names.count(name.strip().casefold()) > 1:
-            raise InvalidArgumentError("two units have the same name: the ledger finds units "
-                                       "by name", column="Unit", value=name,
-                                       expected="unique unit names")  # fmt: skip
+            raise SetupError("two units have the same name: the ledger finds units "
+                             "by name", column="Unit", value=name,
+                             expected="unique unit names")  # fmt: skip
         gote.grade(grade_name)  # a grade the rules know
         if count < 1:
             word = "guns" if battery else "figures"
-            raise InvalidArgumentError(f"unit {name!r} has no {word}",
-                                       column="Guns at start" if battery else "Figures at start",
-                                       value=count, expected="1 or more")  # fmt: skip
+            raise SetupError(f"unit {name!r} has no {word}",
+                             column="Guns at start" if battery else "Figures at start",
+                             value=count, expected="1 or more")  # fmt: skip
     wb = new_workbook()
     rows = [{"Side": s, "Unit": n, "Grade": g,
              ("Guns at start" if battery else "Figures at start"): c}

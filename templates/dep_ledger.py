@@ -45,7 +45,6 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.dep import DepRules, initial_state
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.dep_ledger import (
     BY_TURN,
@@ -57,6 +56,7 @@ from battle_ledger.sheets.dep_ledger import (
     turn_formulas,
     turn_row,
 )
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
@@ -386,9 +386,7 @@ def build_dep_ledger(
         specs = []
     _check_specs(specs, rules)
     if not 1 <= turns_shown <= 500:
-        raise InvalidArgumentError(
-            "turns_shown is out of range", value=turns_shown, expected="1 to 500"
-        )
+        raise SetupError("turns_shown is out of range", value=turns_shown, expected="1 to 500")
     wb = new_workbook()
     values = {
         "BattleName": battle,
@@ -414,7 +412,7 @@ def _check_given_dep(oob: OrderOfBattle, rules: DepRules) -> None:
     for unit in oob.units:
         dep = unit.given("dep")
         if dep is not None and dep > rules.max_dep:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"{unit.where('dep')}: division {unit.division!r} starts with DEP {dep}, "
                 f"above the scenario's maximum DEP {rules.max_dep}",
                 file=oob.source or None,
@@ -430,9 +428,9 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
     for spec in specs:
         folded = spec.division.strip().casefold()
         if not folded:
-            raise InvalidArgumentError("a division needs a name", column="Division", value="")
+            raise SetupError("a division needs a name", column="Division", value="")
         if folded in seen:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "two divisions have the same name: the ledger finds divisions by name",
                 column="Division",
                 value=spec.division,

@@ -61,7 +61,6 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 from battle_ledger.rulesets.oob import (
     OrderOfBattle,
@@ -72,6 +71,7 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.oob import (
     CALLED_HEADER,
     COMMANDER_HEADER,
@@ -247,7 +247,7 @@ def _field(ruleset: Ruleset, name: str) -> StrengthField:
     for f in strength_fields(ruleset):
         if f.name == name:
             return f
-    raise InvalidArgumentError(f"{ruleset.name} has no strength {name!r}", value=name)
+    raise SetupError(f"{ruleset.name} has no strength {name!r}", value=name)
 
 
 # -- per rule set ------------------------------------------------------------------------
@@ -411,7 +411,7 @@ def _glaube(wb: Workbook, rs: Ruleset, oob: OrderOfBattle | None) -> _Profile:
     last = int(rs.constant("victory_table", "last_mark_pct"))
     rounding = str(rs.constant("victory_table", "mark_rounding"))
     if rounding != "ceil":
-        raise InvalidArgumentError(
+        raise SetupError(
             f"{rs.name}: the roster rounds marks up (ceil)",
             value=rounding,
             expected="ceil",
@@ -530,7 +530,7 @@ def _profile(wb: Workbook, rs: Ruleset, oob: OrderOfBattle | None) -> _Profile:
     for key in (rs.id, rs.family):
         if key and key in _PROFILES:
             return _PROFILES[key](wb, rs, oob)
-    raise InvalidArgumentError(
+    raise SetupError(
         f"no roster layout for {rs.name}", value=rs.id, expected="one of " + ", ".join(_PROFILES)
     )
 

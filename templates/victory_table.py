@@ -22,8 +22,8 @@ from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import age_of_glaube as aog
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
@@ -246,10 +246,10 @@ def build_victory_table(
     names = [name.strip().casefold() for name, _, _ in armies]
     for name, units, _ in armies:
         if not name.strip() or names.count(name.strip().casefold()) > 1:
-            raise InvalidArgumentError("every side needs a name of its own", column="Side",
-                                       value=name, expected="unique side names")  # fmt: skip
+            raise SetupError("every side needs a name of its own", column="Side",
+                             value=name, expected="unique side names")  # fmt: skip
         if units < 1:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"side {name!r} has no base units (foot and horse) in the order of battle",
                 column="Base units at start",
                 value=units,
