@@ -25,6 +25,7 @@ __all__ = [
     "ColumnNotFoundError",
     "CommandError",
     "DamagedWorkbookError",
+    "EntryError",
     "ExcelArgumentError",
     "InputFileError",
     "LedgerStateError",
@@ -121,6 +122,13 @@ class UnknownKindError(CommandError):
 class UnknownRulesetNameError(UnknownRulesetError, CommandError):
     """No rule set of the name the command gives (``--ruleset nosuch``); a rule set
     a workbook names that none has stays an ``UnknownRulesetError`` (exit 1)."""
+
+
+class EntryError(BattleLedgerError):
+    """A value typed or given (a cell, an option, an Excel function's argument) that its
+    entry does not allow: blank where one is required, not a yes/no answer, not a number
+    or a whole one, out of its bounds, not one of its choices, text no cell can hold (the
+    readers of ``sheets/values.py``; a cell's, located, is a ``CellValueError``)."""
 
 
 class InputFileError(BattleLedgerError):

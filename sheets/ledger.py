@@ -33,13 +33,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
 from battle_ledger.sheets.errors import (
     BattleOverError,
     CellValueError,
     CommandError,
     DamagedWorkbookError,
+    EntryError,
     LedgerStateError,
     WrongKindError,
 )
@@ -779,7 +780,7 @@ def _read(
     """``reader(value)``, a refusal located at row ``index`` of ``rows``."""
     try:
         return reader(value)
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise CellValueError(
             exc.message, column=column.header, value=value, expected=exc.expected,
             **where_of(rows, index),

@@ -30,7 +30,7 @@ from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Formula
-from battle_ledger.sheets.errors import CellValueError, CommandError
+from battle_ledger.sheets.errors import CellValueError, CommandError, EntryError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     count_equal,
@@ -951,7 +951,7 @@ def _wind_start(book: Book) -> tuple[str, int]:
     start = int(ruleset.constant("wind", "start_speed"))
     try:
         level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise CellValueError(exc.message, file=book.name, sheet=KIND.front,
                              column="Wind speed at the start", value=speed,
                              expected=exc.expected) from None  # fmt: skip

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError, OptionValueError
+from battle_ledger.sheets.errors import CellValueError, EntryError, OptionValueError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -244,7 +244,7 @@ def read_points(book: Book) -> PointsLedger:
     setting = read_named(book, "ScoreRemovedAtZeroDEP")
     try:
         removed = yes_no(setting, "Stands removed at 0 DEP score")
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise exc.located(file=book.name, sheet="Battle") from None
     return PointsLedger(tables, objectives, wagons, current, removed)
 

@@ -21,6 +21,7 @@ CLASSES = {
 #: none of them may be a rules error, so ``except RulesetError`` never catches them.
 OUTSIDE_THE_RULES = (
     "BattleOverError",
+    "EntryError",
     "ExcelArgumentError",
     "InputFileError",
     "LedgerStateError",
