@@ -4,6 +4,7 @@ min / median / max of the pairs' ratios."""
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import subprocess
@@ -13,7 +14,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Run", "Timing", "alternate", "battle_ledger", "call", "process", "report"]
+__all__ = [
+    "Run",
+    "Timing",
+    "alternate",
+    "battle_ledger",
+    "call",
+    "exponent",
+    "process",
+    "report",
+]
 
 
 @dataclass(frozen=True)
@@ -117,3 +127,15 @@ def report(label: str, baseline_label: str, timing: Timing) -> str:
     lines.append(f"  ratio (wall)  {_spread(timing.ratios())}")
     lines.append(f"  ratio (cpu)   {_spread(timing.ratios(cpu=True))}")
     return "\n".join(lines)
+
+
+def exponent(costs: dict[int, float]) -> float:
+    """The exponent k of cost ~ rows**k that fits ``costs`` (rows -> seconds) best in
+    log-log (least squares): 1 grows with the rows, 0 does not; nan under two sizes."""
+    points = [(math.log(r), math.log(c)) for r, c in costs.items() if r > 0 and c > 0]
+    if len(points) < 2:
+        return float("nan")
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    spread = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / spread if spread else float("nan")

@@ -10,10 +10,16 @@ run and on copies of the same file, alternated (A B A B, ``_timing.py``):
 - ``end-turn``: ``run_on_file(path, "end-turn")`` on the ledger with that record made.
 
 It prints wall and CPU seconds, the ratios (min / median / max over the pairs), the
-peak memory each allocates (``tracemalloc``, one run each), and how the time grows
-with the rows (the cost of twice the rows, from one size to the next). Run::
+peak memory each allocates (``tracemalloc``, one run each), and how the cost grows
+with the rows of tbl_Turns (the cost of twice the rows from one size to the next, and
+the exponent k of CPU ~ rows**k fitted over every size). Run::
 
-    python benchmarks/bench_end_turn.py [--sizes 24,48,96] [--pairs 3] [--engine fast]
+    python benchmarks/bench_end_turn.py [--sizes 12,24,48,96,192] [--pairs 3]
+        [--engine fast] [--keep DIR]
+
+Building is slow at large sizes (every turn's close recomputes the earlier ones: 96x96
+takes about two minutes, 192x192 far more): ``--keep DIR`` keeps each built battle there
+(``grand-N.xlsx`` and the division it records for, ``grand-N.txt``) for later runs.
 
 ``--engine openpyxl`` times the openpyxl backend instead (``BATTLE_LEDGER_ENGINE``).
 """
@@ -40,7 +46,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
 
-from _timing import alternate, call, report
+from _timing import alternate, call, exponent, report
 
 from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
 from battle_ledger.sheets.dep_ledger import TURNS
@@ -128,20 +134,37 @@ def _growth(sizes: list[int], rows: dict[int, int], medians: dict[int, float]) -
     return ", ".join(steps)
 
 
-def _bench_size(work: Path, size: int, args: argparse.Namespace) -> tuple[int, dict[str, float]]:
-    """Build the battle of ``size``, time record and end-turn on it; the last row of
-    tbl_Turns and each operation's median wall time."""
+def _battle(work: Path, size: int, keep: Path | None) -> tuple[Path, str, str]:
+    """The grand battle of ``size`` in ``work`` (built, or copied from ``keep``), the
+    division the record is made for, and how it came."""
     source = work / f"grand-{size}.xlsx"
+    if keep is not None and (keep / source.name).exists():
+        shutil.copyfile(keep / source.name, source)
+        return source, (keep / f"grand-{size}.txt").read_text(), f"kept in {keep}"
     start = time.perf_counter()
-    record = RECORD | {"division": build_grand_battle(source, size, size)[0]}
-    built = time.perf_counter() - start
+    division = build_grand_battle(source, size, size)[0]
+    built = f"built in {time.perf_counter() - start:.1f}s"
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, keep / source.name)
+        (keep / f"grand-{size}.txt").write_text(division)
+    return source, division, built
+
+
+def _bench_size(
+    work: Path, size: int, args: argparse.Namespace
+) -> tuple[int, dict[str, float], dict[str, float]]:
+    """Build the battle of ``size``, time record and end-turn on it; the last row of
+    tbl_Turns and each operation's median wall and CPU time."""
+    source, division, built = _battle(work, size, args.keep)
+    record = RECORD | {"division": division}
     recorded = work / f"recorded-{size}.xlsx"
     shutil.copyfile(source, recorded)
     run_on_file(recorded, "record", **record)
     ref = openpyxl.load_workbook(source)["Turns"].tables["tbl_Turns"].ref
     print(f"\ngrand battle {size}x{size}: {size} divisions, {size} turns closed, "
           f"tbl_Turns {ref}, {source.stat().st_size // 1024} KiB "
-          f"(built in {built:.1f}s); engine {args.engine}, {args.pairs} pairs")  # fmt: skip
+          f"({built}); engine {args.engine}, {args.pairs} pairs")  # fmt: skip
     copy = work / "copy.xlsx"
 
     def fresh(from_file: Path) -> None:
@@ -157,38 +180,50 @@ def _bench_size(work: Path, size: int, args: argparse.Namespace) -> tuple[int, d
         "end-turn": lambda: (fresh(recorded), run_on_file(copy, "end-turn")),
     }
     medians: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     for name, op in ops.items():
         timing = alternate(call(baseline), call(op), args.pairs)
         medians[name] = statistics.median(r.wall for r in timing.subject)
+        cpu[name] = statistics.median(r.cpu for r in timing.subject)
         print(f"{name}:")
         print(report(name, "openpyxl load + save", timing))
         if not args.no_memory:
             base, ours = _peak(baseline), _peak(op)
             print(f"  peak memory   openpyxl load + save {base / 2**20:.1f} MiB, "
                   f"{name} {ours / 2**20:.1f} MiB, ratio {ours / base:.2f}")  # fmt: skip
-    return int(ref.split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")), medians
+    return int(ref.split(":")[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")), medians, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--sizes", default="24,48,96", help="divisions = turns, comma-separated")
+    parser.add_argument(
+        "--sizes", default="12,24,48,96,192", help="divisions = turns, comma-separated"
+    )
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--engine", choices=("fast", "openpyxl"), default="fast")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory peaks")
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="keep the built battles here, reuse them after"
+    )
     args = parser.parse_args(argv)
     if args.engine == "openpyxl":
         os.environ[ENGINE_VARIABLE] = "openpyxl"
     sizes = [int(s) for s in args.sizes.split(",")]
     medians: dict[str, dict[int, float]] = {"record": {}, "end-turn": {}}
+    cpu: dict[str, dict[int, float]] = {"record": {}, "end-turn": {}}
     rows: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="bench-dep-") as tmp:
         for size in sizes:
-            rows[size], found = _bench_size(Path(tmp), size, args)
+            rows[size], found, found_cpu = _bench_size(Path(tmp), size, args)
             for name, median in found.items():
                 medians[name][size] = median
+                cpu[name][size] = found_cpu[name]
     if len(sizes) > 1:
         for name, by_size in medians.items():
             print(f"\n{name}: twice the rows cost {_growth(sizes, rows, by_size)} the time")
+            fitted = exponent({rows[s]: cpu[name][s] for s in sizes})
+            print(f"{name}: CPU ~ rows^{fitted:.2f} from {sizes[0]} to {sizes[-1]} divisions "
+                  f"({rows[sizes[0]] - 3} to {rows[sizes[-1]] - 3} rows)")  # fmt: skip
     return 0
 
 

@@ -9,9 +9,11 @@ of that file and alternated with openpyxl's bare ``load_workbook`` + ``save`` of
 (``run_on_file``: open, read, check, write, atomic save with history): the first
 record operation of the next period the playbook plans (``record``, ``fire``,
 ``losses``, ``eliminate``), and the close that ends a period (``end-turn``,
-``end-round``, ``add-battle``). Run::
+``end-round``, ``add-battle``). ``--periods`` takes several lengths (``48,96``): each
+kind is played to each, and the exponent k of CPU ~ rows**k over them is printed for
+each operation (the rows of the kind's periods table). Run::
 
-    python benchmarks/bench_kinds.py [--periods 48] [--scale 4] [--pairs 3] [--kinds ...]
+    python benchmarks/bench_kinds.py [--periods 48,96] [--scale 4] [--pairs 3] [--kinds ...]
         [--keep DIR]
 """
 
@@ -21,6 +23,7 @@ import argparse
 import dataclasses
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +34,7 @@ import openpyxl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strategies
 
-from _timing import alternate, call, report
+from _timing import alternate, call, exponent, report
 
 from battle_ledger.rulesets.oob import Unit
 from battle_ledger.sheets.ledger import KINDS, read_tables
@@ -101,15 +104,19 @@ def _ledger(kind: str, work: Path, periods: int, scale: int, keep: Path | None) 
 
 def _bench_kind(
     kind: str, work: Path, periods: int, pairs: int, scale: int, keep: Path | None
-) -> None:
+) -> tuple[int, dict[str, float]]:
+    """Time the kind's two operations on its ledger of ``periods`` periods: the rows of
+    its periods table and each operation's median CPU seconds."""
     source = _ledger(kind, work, periods, scale, keep)
     playbook = PLAYBOOKS[kind]
     planned = playbook.some_records(source)  # the first draw that records something
     closing = playbook.close_options(source, 3)
+    tables = read_tables(open_book(source, writable=False), KINDS[kind])  # its kind loaded
+    rows = len(tables.period_records([KINDS[kind].period_key.header]))
     if not planned and KINDS[kind].asks_if_empty:
         closing["allow_empty"] = "Y"
     print(f"; {playbook.ruleset}, its bundled order of battle x{scale}, "
-          f"{source.stat().st_size // 1024} KiB")  # fmt: skip
+          f"{source.stat().st_size // 1024} KiB, {rows} period rows")  # fmt: skip
     copy = work / "copy.xlsx"
 
     def fresh() -> None:
@@ -125,6 +132,7 @@ def _bench_kind(
     for operation, options in planned:
         run_on_file(recorded, operation, rng=random.Random(5), **options)
     ops = [(source, *planned[0])] if planned else []
+    cpu: dict[str, float] = {}
     for start_from, operation, options in [*ops, (recorded, KINDS[kind].close, closing)]:
 
         def run(start_from: Path = start_from, operation: str = operation,
@@ -136,11 +144,13 @@ def _bench_kind(
         timing = alternate(call(baseline), call(run), pairs)
         print(f"{operation}:")
         print(report(operation, "openpyxl load + save", timing))
+        cpu[operation] = statistics.median(r.cpu for r in timing.subject)
+    return rows, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--periods", type=int, default=48)
+    parser.add_argument("--periods", default="48,96", help="periods, comma-separated")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--scale", type=int, default=4, help="copies of each unit")
     parser.add_argument("--kinds", default=",".join(sorted(PLAYBOOKS)))
@@ -149,9 +159,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     kinds: list[str] = args.kinds.split(",")
+    lengths = [int(p) for p in args.periods.split(",")]
+    grown: dict[tuple[str, str], dict[int, float]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-kinds-") as tmp:
         for kind in kinds:
-            _bench_kind(kind, Path(tmp), args.periods, args.pairs, args.scale, args.keep)
+            for periods in lengths:
+                rows, cpu = _bench_kind(kind, Path(tmp), periods, args.pairs, args.scale,
+                                        args.keep)  # fmt: skip
+                for operation, seconds in cpu.items():
+                    grown.setdefault((kind, operation), {})[rows] = seconds
+    if len(lengths) > 1:
+        print()
+        for (kind, operation), costs in grown.items():
+            print(f"{kind} {operation}: CPU ~ rows^{exponent(costs):.2f} "
+                  f"({min(costs)} to {max(costs)} period rows)")  # fmt: skip
     return 0
 
 

@@ -29,6 +29,7 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("--help",),
     ("new", "--help"),
     ("rulesets",),
+    ("rules", "show", "etg"),
     ("udf", "ETG_CRT", "Heavy cavalry", "Infantry", "B", "C", "charging"),
 )
 _HEAVY = ("xlwings", "pandas", "numpy", "openpyxl", "pydantic", "yaml")

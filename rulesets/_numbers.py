@@ -41,10 +41,11 @@ def _bounds(low: int | None, high: int | None) -> str:
     return f"{low} to {high}"
 
 
-def whole_number(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
+def whole_number(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
     """``value`` as an int: an int, an integral float or Fraction, or digits in text.
 
-    ``low``/``high`` are inclusive bounds (None: open).
+    ``low``/``high`` are inclusive bounds (None: open); by default a count (0 or more),
+    as ``sheets.values.whole`` reads a cell. The one whole-number reader of the rules.
     """
     number: int | None = None
     if isinstance(value, bool) or value is None:

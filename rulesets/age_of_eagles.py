@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from battle_ledger.rulesets import dice, registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
-from battle_ledger.rulesets.conditions import longest_name, matched_runs
+from battle_ledger.rulesets.conditions import longest_name, matched_runs, one_per_exclusive_group
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
 from battle_ledger.rulesets.model import Ruleset, Term
 
@@ -65,6 +65,7 @@ __all__ = [
     "fire_points",
     "fire_result",
     "fire_result_names",
+    "fresh_means_no_stand_lost",
     "fresh_spent_at_the_charge",
     "initiative_modifier",
     "initiative_odds",
@@ -110,19 +111,10 @@ def die_sides() -> int:
     return sides
 
 
-def _whole(value: Any, what: str) -> int:
-    """A whole number argument (a die result, a modifier, a count)."""
-    return whole_number(value, what)
-
-
-def _count(value: Any, what: str) -> int:
-    return whole_number(value, what, low=0)
-
-
 def _natural_die(value: Any, what: str) -> int:
     """A die as rolled, before modifiers: 1 to die_sides."""
     sides = die_sides()
-    face = _whole(value, what)
+    face = whole_number(value, what, low=None)
     if not 1 <= face <= sides:
         raise InvalidArgumentError(
             f"{what} is not a face of the d{sides}",
@@ -194,6 +186,11 @@ def _condition_rows(table: str) -> dict[str, dict[str, Any]]:
     return {str(row["condition"]).casefold(): row for row in ruleset().rows(table)}
 
 
+def _line_of(row: dict[str, Any]) -> str | None:
+    """The printed line whose alternatives exclude one another (None: counted each)."""
+    return None if row.get("each", False) else str(row.get("line", row["condition"]))
+
+
 def _modifier_total(
     table: str, vocabulary: str, conditions: str | None, side: str | None = None
 ) -> int:
@@ -237,16 +234,13 @@ def _modifier_total(
                 expected=f"a condition of the {side} or of either side",
             )
         lines.setdefault(str(row.get("line", row["condition"])), []).append((counted, row))
+    # the alternatives of one printed line (one value) exclude one another
+    one_per_exclusive_group(
+        [c.term for members in lines.values() for c, _ in members],
+        group_of=lambda term: _line_of(rows[term.id.casefold()]),
+    )
     total = 0
-    for line, members in lines.items():
-        alternatives = [c.term.name for c, r in members if not r.get("each", False)]
-        if len(alternatives) > 1:
-            raise InvalidArgumentError(
-                "these conditions exclude one another (one printed line, one value)",
-                column="conditions",
-                value=", ".join(alternatives),
-                expected=f"at most one of the {line!r} line",
-            )
+    for members in lines.values():
         line_total = sum(
             int(r["modifier"]) * (c.count if r.get("each", False) else 1) for c, r in members
         )
@@ -310,7 +304,7 @@ def bayonet_modifier(conditions: str | None, side: str = "attacker") -> int:
 
 def outnumber_modifier(own: int, enemy: int) -> int:
     """Bayonet & Sabre modifier for outnumbering the enemy (3:2 +1 ... 4:1 or greater +4)."""
-    own_n, enemy_n = _count(own, "own stands"), _count(enemy, "enemy stands")
+    own_n, enemy_n = whole_number(own, "own stands"), whole_number(enemy, "enemy stands")
     if enemy_n == 0:
         raise InvalidArgumentError(
             "the enemy must have at least one stand",
@@ -394,7 +388,7 @@ def fire_points(
                 expected="blank (only artillery is Heavy or Light)",
             )
         weight_id = None
-    count = _count(stands, "stands")
+    count = whole_number(stands, "stands")
     distance = Fraction(str(range_inches)) if isinstance(range_inches, float) else range_inches
     if isinstance(distance, bool) or not isinstance(distance, int | Fraction) or distance < 0:
         raise InvalidArgumentError(
@@ -572,7 +566,7 @@ def fire_result(fire_points: Number, modified_die: int) -> FireResult:
     Below 1 fire point every column reads "-": the result is ``No fire``.
     """
     row = _fire_row(fire_points)
-    die = _whole(modified_die, "modified die")
+    die = whole_number(modified_die, "modified die", low=None)
     if not row.bands:
         return _fire_result_named(fire_result_names()[0])
     for name, low, high in row.bands:
@@ -595,7 +589,7 @@ def resolve_fire(fire_points: Number, die: int, conditions: str | None = None) -
 def fire_odds(fire_points: Number, die_modifier: int) -> dict[str, Fraction]:
     """Exact chance of each fire result (mildest first, zeros included) for one die."""
     row = _fire_row(fire_points)
-    modifier = _whole(die_modifier, "die modifier")
+    modifier = whole_number(die_modifier, "die modifier", low=None)
     odds = {name: Fraction(0) for name in fire_result_names()}
     if not row.bands:
         odds[fire_result_names()[0]] = Fraction(1)
@@ -649,7 +643,7 @@ def _bayonet_from_row(row: dict[str, Any], difference: int) -> BayonetResult:
 
 def bayonet_result(modified_difference: int) -> BayonetResult:
     """The Bayonet & Sabre table: attacker's modified die minus the defender's."""
-    difference = _whole(modified_difference, "modified difference")
+    difference = whole_number(modified_difference, "modified difference", low=None)
     return _bayonet_from_row(ruleset().bracket("bayonet_table", difference), difference)
 
 
@@ -664,8 +658,8 @@ def bayonet_odds(attacker_modifier: int, defender_modifier: int) -> dict[str, Fr
     Keys are ``BayonetResult.label`` (``Shattered! (defender)`` ...), in the
     table's order, zeros included.
     """
-    attacker = _shifted_die(_whole(attacker_modifier, "attacker modifier"))
-    defender = _shifted_die(_whole(defender_modifier, "defender modifier"))
+    attacker = _shifted_die(whole_number(attacker_modifier, "attacker modifier", low=None))
+    defender = _shifted_die(whole_number(defender_modifier, "defender modifier", low=None))
     negated = {-value: p for value, p in defender.items()}
     odds = {label: Fraction(0) for label in bayonet_results()}
     for difference, p in dice.sum_of(attacker, negated).items():
@@ -707,7 +701,7 @@ def march_result(status: str, modified_die: int) -> MarchResult:
     """The March table: brigade status (Disorder, Good Order, Reserve Movement) x die."""
     rs = ruleset()
     term = rs.term("brigade_status", status)
-    die = _whole(modified_die, "modified die")
+    die = whole_number(modified_die, "modified die", low=None)
     row = rs.bracket("march_table", die, status=term.id)
     return MarchResult(
         status=term.name,
@@ -725,7 +719,7 @@ def march_row_odds(status: str, die_modifier: int) -> list[Fraction]:
     rows = [r for r in rs.rows("march_table") if r["status"] == term.id]
     rows.sort(key=lambda r: -math.inf if r["die_low"] is None else r["die_low"], reverse=True)
     odds = [Fraction(0)] * len(rows)
-    for face, p in _shifted_die(_whole(die_modifier, "die modifier")).items():
+    for face, p in _shifted_die(whole_number(die_modifier, "die modifier", low=None)).items():
         for i, row in enumerate(rows):
             low = -math.inf if row["die_low"] is None else row["die_low"]
             high = math.inf if row["die_high"] is None else row["die_high"]
@@ -777,8 +771,8 @@ class InitiativeOdds(NamedTuple):
 
 def initiative_odds(first_modifier: int, second_modifier: int) -> InitiativeOdds:
     """Chance that each side's modified die is higher in the initiative roll-off."""
-    first = _shifted_die(_whole(first_modifier, "first modifier"))
-    second = _shifted_die(_whole(second_modifier, "second modifier"))
+    first = _shifted_die(whole_number(first_modifier, "first modifier", low=None))
+    second = _shifted_die(whole_number(second_modifier, "second modifier", low=None))
     wins = loses = ties = Fraction(0)
     for a, pa in first.items():
         for b, pb in second.items():
@@ -800,7 +794,7 @@ class FallenLeaderResult:
 
 def fallen_leader_result(modified_die: int) -> FallenLeaderResult:
     """The fallen leader table: 6 or more survives, 5 or less disabled."""
-    die = _whole(modified_die, "modified die")
+    die = whole_number(modified_die, "modified die", low=None)
     row = ruleset().bracket("fallen_leader_table", die)
     return FallenLeaderResult(str(row["result"]), str(row["effect"]), bool(row["disabled"]))
 
@@ -808,7 +802,7 @@ def fallen_leader_result(modified_die: int) -> FallenLeaderResult:
 def fallen_leader_odds(die_modifier: int) -> dict[str, Fraction]:
     """Exact chance of each fallen leader result (Leader Survives first)."""
     odds = {str(r["result"]): Fraction(0) for r in ruleset().rows("fallen_leader_table")}
-    for face, p in _shifted_die(_whole(die_modifier, "die modifier")).items():
+    for face, p in _shifted_die(whole_number(die_modifier, "die modifier", low=None)).items():
         odds[fallen_leader_result(face).name] += p
     return odds
 
@@ -950,11 +944,18 @@ def _spent(state: BrigadeState, lost: int, counts: str) -> bool:
     return state.stands - lost <= state.spent_point
 
 
+def fresh_means_no_stand_lost() -> bool:
+    """The data's reading (``brigade_losses.fresh_means_no_stand_lost``): a brigade is fresh
+    while it has lost no stand, worn between that and spent (false: fresh until spent)."""
+    return bool(ruleset().constant("brigade_losses", "fresh_means_no_stand_lost"))
+
+
 def _status(state: BrigadeState, lost: int, counts: str) -> str:
     """Fresh (nothing lost), worn, or spent at its spent point, after ``lost`` stands."""
     if _spent(state, lost, counts):
         return BrigadeStatus.SPENT
-    return BrigadeStatus.FRESH if lost == 0 else BrigadeStatus.WORN
+    fresh = lost == 0 or not fresh_means_no_stand_lost()
+    return BrigadeStatus.FRESH if fresh else BrigadeStatus.WORN
 
 
 @dataclass(frozen=True)
@@ -992,7 +993,7 @@ def fresh_spent_at_the_charge() -> bool:
 def recorded_charge_modifiers(status: str, fire_stands: int, role: str) -> RecordedChargeModifiers:
     """The Bayonet & Sabre modifiers of a brigade ``status`` (fresh, worn, spent) that lost
     ``fire_stands`` in this turn's fire, charging as ``role``, from the data's rows."""
-    lost = _count(fire_stands, "stands lost to fire")
+    lost = whole_number(fire_stands, "stands lost to fire")
     one_of(status, (BrigadeStatus.FRESH, BrigadeStatus.WORN, BrigadeStatus.SPENT),
            "a brigade in a Bayonet & Sabre is fresh, worn or spent")  # fmt: skip
     fresh_or_spent = (bayonet_modifier(status, role)
@@ -1048,7 +1049,7 @@ def brigade_after_turn(
             expected="a brigade still in play",
         )
     left_before = state.stands - state.lost
-    typed = _count(turn.stands_lost, f"{prefix}stands lost") + _count(
+    typed = whole_number(turn.stands_lost, f"{prefix}stands lost") + whole_number(
         turn.captured, f"{prefix}stands captured"
     )
     if typed > left_before:
@@ -1060,7 +1061,9 @@ def brigade_after_turn(
     fire = None
     if turn.fire_points is not None and turn.fire_die is not None:
         face = _natural_die(turn.fire_die, f"{prefix}fire die")
-        fire = fire_result(turn.fire_points, face + _whole(turn.fire_modifier, "fire modifier"))
+        fire = fire_result(
+            turn.fire_points, face + whole_number(turn.fire_modifier, "fire modifier", low=None)
+        )
     march = None
     if turn.march_status is not None and turn.march_die is not None:
         march = march_result(turn.march_status, turn.march_die)

@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets._numbers import one_of
+from battle_ledger.rulesets._numbers import one_of, whole_number
 from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
@@ -135,18 +135,6 @@ def _exact(value: Any, name: str) -> Fraction:
         ) from None
 
 
-def _whole(value: Any, name: str, minimum: int = 0) -> int:
-    number = _exact(value, name)
-    if number.denominator != 1 or number < minimum:
-        raise InvalidArgumentError(
-            f"{name} must be a whole number of base units",
-            column=name,
-            value=value,
-            expected=f"a whole number >= {minimum}",
-        )
-    return int(number)
-
-
 def _fmt(value: Fraction) -> str:
     """0.700, -0.100: the text's three decimals (more when a value needs them)."""
     if (value * 1000).denominator == 1:
@@ -168,7 +156,7 @@ def victory_marks(
     (20, 12), (25, 15), ...
     """
     rs = era(ruleset)
-    total = _whole(total_base_units, "total base units", minimum=1)
+    total = whole_number(total_base_units, "total base units", low=1)
     first = int(rs.constant("victory_table", "first_mark_pct"))
     step = int(rs.constant("victory_table", "mark_interval_pct"))
     last = int(rs.constant("victory_table", "last_mark_pct"))
@@ -205,10 +193,12 @@ def marks_crossed(
     ``reached`` or ``exceeded`` (default: the era's ``mark_crossed_when``).
     """
     rules = MarkRules.from_ruleset(ruleset, crossed_when)
-    total = _whole(total_base_units, "total base units", minimum=1)
-    previous_total = total if total_before is None else _whole(total_before, "total before", 1)
-    before = _whole(lost_before, "base units lost before")
-    after = _whole(lost_after, "base units lost after")
+    total = whole_number(total_base_units, "total base units", low=1)
+    previous_total = (
+        total if total_before is None else whole_number(total_before, "total before", 1)
+    )
+    before = whole_number(lost_before, "base units lost before")
+    after = whole_number(lost_after, "base units lost after")
     if after < before:
         raise InvalidArgumentError(
             "base units lost cannot go down during a turn",
@@ -233,15 +223,15 @@ def marks_crossed(
     if highest_tested is None:
         tested = rules.highest_mark(before, previous_total)
     else:
-        tested = _whole(highest_tested, "highest mark tested")
+        tested = whole_number(highest_tested, "highest mark tested")
     reached = rules.highest_mark(after, total)
     return [(pct, rules.base_units_for(pct, total)) for pct in rules.marks_between(tested, reached)]
 
 
 def casualty_pct(lost: int, total: int) -> Fraction:
     """The army's % casualties: base units lost x 100 / total base units (exact)."""
-    whole = _whole(total, "total base units", minimum=1)
-    gone = _whole(lost, "base units lost")
+    whole = whole_number(total, "total base units", low=1)
+    gone = whole_number(lost, "base units lost")
     if gone > whole:
         raise InvalidArgumentError(
             "more base units lost than the army has",
@@ -256,7 +246,7 @@ def victory_points(base_units_removed: int, ruleset: _RulesetArg = DEFAULT_RULES
     """Victory points for base units removed from play: one each (9.1), any type or quality."""
     rs = era(ruleset)
     per_unit = int(rs.constant("victory_table", "victory_points_per_base_unit"))
-    return _whole(base_units_removed, "base units removed") * per_unit
+    return whole_number(base_units_removed, "base units removed") * per_unit
 
 
 #: The readings of whose victory points a base unit removed counts in (9.1).
@@ -329,12 +319,14 @@ def victory_table(
     """
     rs = era(ruleset)
     turn_minutes = int(rs.constant("scale", "turn_minutes"))
-    lost_list = [_whole(x, f"base units lost in turn {i + 1}") for i, x in enumerate(lost_per_turn)]
+    lost_list = [
+        whole_number(x, f"base units lost in turn {i + 1}") for i, x in enumerate(lost_per_turn)
+    ]
     if reinforcements_per_turn is None:
         arriving = [0] * len(lost_list)
     else:
         arriving = [
-            _whole(x, f"reinforcements in turn {i + 1}")
+            whole_number(x, f"reinforcements in turn {i + 1}")
             for i, x in enumerate(reinforcements_per_turn)
         ]
         if len(arriving) != len(lost_list):
@@ -345,7 +337,7 @@ def victory_table(
                 expected=f"{len(lost_list)} entries, as many as turns",
             )
     first_minute = _start_minutes(start)
-    total = _whole(start_total, "total base units", minimum=1)
+    total = whole_number(start_total, "total base units", low=1)
     parts = [
         PartInputs(turn=turn, reinforcements=extra, lost=loss)
         for turn, (loss, extra) in enumerate(zip(lost_list, arriving, strict=True), start=1)
@@ -837,7 +829,7 @@ def check_passes(
 def combat_potential(base_units: int, strength_points: float | Fraction) -> Fraction:
     """Base units x attack/defence strength points (8.2; the points are in the
     National Army tables, ordered or disordered)."""
-    units = _whole(base_units, "base units")
+    units = whole_number(base_units, "base units")
     points = _exact(strength_points, "strength points")
     if points < 0:
         raise InvalidArgumentError(

@@ -55,7 +55,7 @@ __all__ = [
     "movement",
     "point_of_sail",
     "refloats",
-    "rules",
+    "ruleset",
     "ship_record",
     "ship_speed",
     "ship_speeds",
@@ -67,21 +67,18 @@ __all__ = [
     "wind_drift",
     "wind_drift_odds",
     "wind_odds_after",
+    "wind_speed_at_start",
 ]
 
 RULESET_ID = "age-of-sail"
 
 
-def rules() -> Ruleset:
+def ruleset() -> Ruleset:
     """The Age of Sail rule set (loaded and validated once)."""
     return registry.get(RULESET_ID)
 
 
 # -- validators -----------------------------------------------------------------------
-
-
-def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    return whole_number(value, name, low, high)
 
 
 def _number(value: Any, name: str, low: float = 0) -> float:
@@ -101,16 +98,16 @@ def _number(value: Any, name: str, low: float = 0) -> float:
 
 
 def _roll(value: Any, name: str = "roll") -> int:
-    return _whole(value, name, 1, 6)
+    return whole_number(value, name, 1, 6)
 
 
 def _wind_speed(value: Any) -> int:
-    ruleset = rules()
-    return _whole(
+    rules = ruleset()
+    return whole_number(
         value,
         "wind speed",
-        int(ruleset.constant("wind", "min_speed")),
-        int(ruleset.constant("wind", "max_speed")),
+        int(rules.constant("wind", "min_speed")),
+        int(rules.constant("wind", "max_speed")),
     )
 
 
@@ -122,12 +119,12 @@ def ship_type(text: str | None) -> Term:
     blank = isinstance(text, float) and math.isnan(text)  # an empty pandas cell
     if text is None or blank or not str(text).strip():
         text = "ship of the line"
-    return rules().term("ship_types", str(text))
+    return ruleset().term("ship_types", str(text))
 
 
 def ship_record(kind: str | None = None) -> dict[str, Any]:
     """The boxes of a ship's damage record: gun decks per side, masts, hull integrity units."""
-    return rules().lookup("ship_records", ship_type=ship_type(kind).id)
+    return ruleset().lookup("ship_records", ship_type=ship_type(kind).id)
 
 
 def mast_units(masts: int, kind: str | None = None, main_mast: bool = True) -> int:
@@ -138,7 +135,7 @@ def mast_units(masts: int, kind: str | None = None, main_mast: bool = True) -> i
     is among the ``masts`` standing.
     """
     record = ship_record(kind)
-    standing = _whole(masts, "masts", 0, int(record["masts"]))
+    standing = whole_number(masts, "masts", 0, int(record["masts"]))
     if standing == 0:
         return 0
     if not main_mast and standing == int(record["masts"]):
@@ -157,11 +154,35 @@ def mast_units(masts: int, kind: str | None = None, main_mast: bool = True) -> i
 
 def wind_direction(text: str) -> Term:
     """One of the eight wind directions (N, NE, ... or North, North-east, ...)."""
-    return rules().term("wind_directions", str(text))
+    return ruleset().term("wind_directions", str(text))
+
+
+def wind_speed_at_start() -> int:
+    """The wind speed at the start ("At the start of the game, the wind speed is set to 4"):
+    the data's, within 1 to 7."""
+    return _wind_speed(ruleset().constant("wind", "start_speed"))
+
+
+def _wind_die() -> int:
+    """The sides of the wind's die ("a dice is thrown and the wind changes accordingly"):
+    each drift table runs over its faces, 1 to the last."""
+    rules = ruleset()
+    sides = whole_number(rules.constant("wind", "die_sides"), "wind.die_sides", 1)
+    for table in ("wind_direction_drift", "wind_speed_drift"):
+        rows = rules.rows(table)
+        ends = (min(int(r["roll_low"]) for r in rows), max(int(r["roll_high"]) for r in rows))
+        if ends != (1, sides):
+            raise InvalidArgumentError(
+                f"{table} does not run over the faces of the wind's die",
+                column=f"{table}.roll_low/roll_high",
+                value=f"{ends[0]} to {ends[1]}",
+                expected=f"1 to {sides} (wind.die_sides)",
+            )
+    return sides
 
 
 def _compass() -> list[Term]:
-    return sorted(rules().vocabulary("wind_directions").terms, key=lambda t: t.attrs["point"])
+    return sorted(ruleset().vocabulary("wind_directions").terms, key=lambda t: t.attrs["point"])
 
 
 def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int) -> tuple[str, int]:
@@ -170,26 +191,31 @@ def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int)
     Direction: 1 one point anticlockwise, 2-5 no change, 6 one point clockwise.
     Speed: 1 down one level, 2-5 no change, 6 up one level, within 1 to 7.
     """
-    ruleset = rules()
+    rules = ruleset()
     start = wind_direction(direction)
     level = _wind_speed(speed)
+    sides = _wind_die()
     turn = int(
-        ruleset.bracket("wind_direction_drift", _roll(direction_roll, "direction roll"))[
-            "points_clockwise"
+        rules.bracket(
+            "wind_direction_drift", whole_number(direction_roll, "direction roll", 1, sides)
+        )["points_clockwise"]
+    )
+    change = int(
+        rules.bracket("wind_speed_drift", whole_number(speed_roll, "speed roll", 1, sides))[
+            "change"
         ]
     )
-    change = int(ruleset.bracket("wind_speed_drift", _roll(speed_roll, "speed roll"))["change"])
     compass = _compass()
     new_direction = compass[(int(start.attrs["point"]) + turn) % len(compass)].id
-    low = int(ruleset.constant("wind", "min_speed"))
-    high = int(ruleset.constant("wind", "max_speed"))
+    low = int(rules.constant("wind", "min_speed"))
+    high = int(rules.constant("wind", "max_speed"))
     return new_direction, min(high, max(low, level + change))
 
 
 def wind_drift_odds(direction: str, speed: int) -> dict[tuple[str, int], Fraction]:
     """Exact chances of every (direction, speed) after one end-of-round drift."""
     out: dict[tuple[str, int], Fraction] = {}
-    die = dice.die(6)
+    die = dice.die(_wind_die())
     for d_roll, pd_ in die.items():
         for s_roll, ps in die.items():
             key = wind_drift(direction, speed, d_roll, s_roll)
@@ -202,7 +228,7 @@ def wind_odds_after(direction: str, speed: int, rounds: int) -> dict[tuple[str, 
     state: dict[tuple[str, int], Fraction] = {
         (wind_direction(direction).id, _wind_speed(speed)): Fraction(1)
     }
-    for _ in range(_whole(rounds, "rounds", 0, 200)):
+    for _ in range(whole_number(rounds, "rounds", 0, 200)):
         nxt: dict[tuple[str, int], Fraction] = {}
         for (d, s), p in state.items():
             for key, q in wind_drift_odds(d, s).items():
@@ -219,7 +245,7 @@ def wind_odds_after(direction: str, speed: int, rounds: int) -> dict[tuple[str, 
 def _heading_bearing(heading: Any) -> float:
     if isinstance(heading, numbers.Real) and not isinstance(heading, bool):
         return float(heading) % 360
-    return float(rules().term("headings", str(heading)).attrs["bearing"])
+    return float(ruleset().term("headings", str(heading)).attrs["bearing"])
 
 
 def angle_off_wind(heading: Any, wind: str) -> float:
@@ -234,16 +260,16 @@ def angle_off_wind(heading: Any, wind: str) -> float:
 
 
 def _angle_row(angle_off: Any) -> dict[str, Any]:
-    ruleset = rules()
+    rules = ruleset()
     if isinstance(angle_off, str):  # a point of sail by name: its angle in the text
-        angle_off = float(ruleset.term("points_of_sail", angle_off).attrs["angle"])
+        angle_off = float(rules.term("points_of_sail", angle_off).attrs["angle"])
     angle = _number(angle_off, "angle off the wind", low=-360)
     folded = abs(angle) % 360
     folded = 360 - folded if folded > 180 else folded  # port and starboard tacks alike
-    for row in ruleset.rows("points_of_sail"):
+    for row in rules.rows("points_of_sail"):
         if abs(float(row["angle"]) - folded) < 1e-9:
             return row
-    allowed = ", ".join(f"{float(r['angle']):g}" for r in ruleset.rows("points_of_sail"))
+    allowed = ", ".join(f"{float(r['angle']):g}" for r in rules.rows("points_of_sail"))
     raise InvalidArgumentError(
         "ships turn on the 16-point circle, so the angle off the wind is a multiple of 22.5",
         column="angle off the wind",
@@ -257,7 +283,7 @@ def point_of_sail(angle_off: Any) -> Term:
 
     ``angle_off`` may also be a point of sail by name (close hauled, beam reach...).
     """
-    return rules().term("points_of_sail", _angle_row(angle_off)["point_of_sail"])
+    return ruleset().term("points_of_sail", _angle_row(angle_off)["point_of_sail"])
 
 
 @dataclass(frozen=True)
@@ -283,17 +309,17 @@ def movement(
     below 1 cm when sailing; 0 directly into the wind. With every mast shot away
     she drifts 1 unit downwind (speed 0, drift 1).
     """
-    ruleset = rules()
+    rules = ruleset()
     units = mast_units(masts, kind, main_mast)
     wind = _wind_speed(wind_speed)
     row = _angle_row(angle_off)
     if units == 0:
-        drift = int(ruleset.constant("movement", "dismasted_drift"))
+        drift = int(rules.constant("movement", "dismasted_drift"))
         return Movement(0, drift, str(row["point_of_sail"]), False)
     if not row["can_sail"]:
         return Movement(0, 0, str(row["point_of_sail"]), False)
     speed = units * (wind + int(row["wind_adjustment"]))
-    least = int(ruleset.constant("movement", "min_speed"))
+    least = int(rules.constant("movement", "min_speed"))
     return Movement(max(least, speed), 0, str(row["point_of_sail"]), True)
 
 
@@ -332,9 +358,9 @@ def ship_speeds(
 
 def turn_cost(degrees: Any) -> int:
     """Units of movement to alter course: one per point of the 16-point circle (90 = 4)."""
-    ruleset = rules()
+    rules = ruleset()
     angle = abs(_number(degrees, "degrees", low=-360))
-    points = angle / (360 / int(ruleset.constant("movement", "turning_points")))
+    points = angle / (360 / int(rules.constant("movement", "turning_points")))
     if abs(points - round(points)) > 1e-9:
         raise InvalidArgumentError(
             "courses change by points of the 16-point circle (22.5 degrees each)",
@@ -342,14 +368,14 @@ def turn_cost(degrees: Any) -> int:
             value=degrees,
             expected="a multiple of 22.5",
         )
-    return round(points) * int(ruleset.constant("movement", "units_per_turning_point"))
+    return round(points) * int(rules.constant("movement", "units_per_turning_point"))
 
 
 # -- gunnery ---------------------------------------------------------------------------
 
 
 def _target(text: str) -> str:
-    return rules().term("fire_targets", str(text)).id
+    return ruleset().term("fire_targets", str(text)).id
 
 
 def hit_on(range_cm: Any, target: str = "hull", *, farther: bool = False) -> int | None:
@@ -359,10 +385,10 @@ def hit_on(range_cm: Any, target: str = "hull", *, farther: bool = False) -> int
     reading), or with ``farther`` in the farther one; beyond 12 cm there is no hit
     (None).
     """
-    ruleset = rules()
+    rules = ruleset()
     distance = _number(range_cm, "range")
     column = _target(target)
-    rows = ruleset.rows("hit_scores")
+    rows = rules.rows("hit_scores")
     last = max(float(r["range_to_cm"]) for r in rows)
     for row in rows:
         low, high = float(row["range_over_cm"]), float(row["range_to_cm"])
@@ -377,7 +403,7 @@ def hit_on(range_cm: Any, target: str = "hull", *, farther: bool = False) -> int
 
 def hit_odds(gun_decks: int, range_cm: Any, target: str = "hull") -> dict[int, Fraction]:
     """Exact chances of 0..n hits from n gun decks (one d6 each) at a range."""
-    n = _whole(gun_decks, "gun decks")
+    n = whole_number(gun_decks, "gun decks")
     score = hit_on(range_cm, target)
     p = Fraction(0) if score is None else Fraction(7 - score, 6)
     return dice.binomial(n, p)
@@ -385,16 +411,19 @@ def hit_odds(gun_decks: int, range_cm: Any, target: str = "hull") -> dict[int, F
 
 def catch_fire_odds(dice_thrown: int) -> Fraction:
     """Exact chance that a round's dice show a pair of sixes (two or more), firing the target."""
-    n = _whole(dice_thrown, "dice")
-    need = int(rules().constant("fire", "sixes_to_catch_fire"))
+    n = whole_number(dice_thrown, "dice")
+    need = int(ruleset().constant("fire", "sixes_to_catch_fire"))
     sixes = dice.binomial(n, Fraction(1, 6))
     return sum((p for k, p in sixes.items() if k >= need), Fraction(0))
 
 
-def catches_fire(rolls: Iterable[int]) -> bool:
-    """Do the firing round's dice hold a pair of sixes?"""
-    need = int(rules().constant("fire", "sixes_to_catch_fire"))
-    return sum(1 for r in rolls if _roll(r) == 6) >= need
+def catches_fire(rolls: Iterable[int], sixes_before: int = 0) -> bool:
+    """Do these dice make the firing round's pair of sixes? ``sixes_before``: the sixes
+    thrown at the target earlier in the round (only the broadside that makes the pair
+    sets the fire)."""
+    need = int(ruleset().constant("fire", "sixes_to_catch_fire"))
+    sixes = sixes_before + sum(1 for r in rolls if _roll(r) == 6)
+    return sixes >= need > sixes_before
 
 
 def fire_outcome(fire_round: int, roll: int) -> str:
@@ -402,11 +431,11 @@ def fire_outcome(fire_round: int, roll: int) -> str:
 
     Otherwise round 1 gives ``burning`` (the fire grows) and round 2 ``blows up``.
     """
-    ruleset = rules()
-    stage = _whole(fire_round, "fire round", 1, 2)
+    rules = ruleset()
+    stage = whole_number(fire_round, "fire round", 1, 2)
     die = _roll(roll)
     need = int(
-        ruleset.constant("fire", "put_out_first_round" if stage == 1 else "put_out_second_round")
+        rules.constant("fire", "put_out_first_round" if stage == 1 else "put_out_second_round")
     )
     if die >= need:
         return "out"
@@ -426,12 +455,13 @@ def fire_odds() -> dict[str, Fraction]:
     return out
 
 
-def explosion_sets_fire(range_cm: Any, roll: int) -> bool:
-    """Does a ship this far from an explosion catch fire? The hull score at the range."""
+def explosion_sets_fire(range_cm: Any, roll: int, *, farther: bool = False) -> bool:
+    """Does a ship this far from an explosion catch fire? The hull score at the range
+    (``farther``: as ``hit_on`` reads a range on a band's edge)."""
     distance = _number(range_cm, "range")
-    if distance > float(rules().constant("fire", "explosion_radius_cm")):
+    if distance > float(ruleset().constant("fire", "explosion_radius_cm")):
         return False
-    score = hit_on(distance, "hull")
+    score = hit_on(distance, "hull", farther=farther)
     return score is not None and _roll(roll) >= score
 
 
@@ -439,11 +469,11 @@ def explosion_sets_fire(range_cm: Any, roll: int) -> bool:
 
 
 def _high_seas(wind_speed: int, gun_decks_left: int, hull_left: int) -> bool:
-    ruleset = rules()
+    rules = ruleset()
     wind = _wind_speed(wind_speed)
-    decks = _whole(gun_decks_left, "gun decks left")
-    hull = _whole(hull_left, "hull units left")
-    return decks == 0 and hull == 0 and wind >= int(ruleset.constant("high_seas", "wind_speed"))
+    decks = whole_number(gun_decks_left, "gun decks left")
+    hull = whole_number(hull_left, "hull units left")
+    return decks == 0 and hull == 0 and wind >= int(rules.constant("high_seas", "wind_speed"))
 
 
 def sinks_in_high_seas(
@@ -453,7 +483,7 @@ def sinks_in_high_seas(
     die = _roll(roll)
     if not _high_seas(wind_speed, gun_decks_left, hull_left):
         return False
-    return die <= int(rules().constant("high_seas", "sinks_on_or_below"))
+    return die <= int(ruleset().constant("high_seas", "sinks_on_or_below"))
 
 
 def sink_odds(wind_speed: int, gun_decks_left: int = 0, hull_left: int = 0) -> Fraction:
@@ -470,16 +500,16 @@ def sink_odds(wind_speed: int, gun_decks_left: int = 0, hull_left: int = 0) -> F
 
 def boarding_result(total_a: int, total_b: int) -> str:
     """The higher total captures the other ship: ``a``, ``b``, or ``tie`` (no capture)."""
-    a = _whole(total_a, "total a")
-    b = _whole(total_b, "total b")
+    a = whole_number(total_a, "total a")
+    b = whole_number(total_b, "total b")
     return "a" if a > b else "b" if b > a else "tie"
 
 
 def boarding_odds(gun_decks_a: int, gun_decks_b: int) -> dict[str, Fraction]:
     """Exact chances that ship a or ship b captures the other, or that the totals tie."""
-    per_deck = int(rules().constant("boarding", "dice_per_gun_deck"))
-    n_a = _whole(gun_decks_a, "gun decks a") * per_deck
-    n_b = _whole(gun_decks_b, "gun decks b") * per_deck
+    per_deck = int(ruleset().constant("boarding", "dice_per_gun_deck"))
+    n_a = whole_number(gun_decks_a, "gun decks a") * per_deck
+    n_b = whole_number(gun_decks_b, "gun decks b") * per_deck
     sums_a = dice.sum_of(*[dice.die(6)] * n_a)
     sums_b = dice.sum_of(*[dice.die(6)] * n_b)
     return _contest(sums_a, sums_b)
@@ -495,22 +525,22 @@ def _contest(a: Mapping[int, Fraction], b: Mapping[int, Fraction]) -> dict[str, 
 
 def disentangles(roll: int) -> bool:
     """Ships in contact come apart on a 6."""
-    return _roll(roll) >= int(rules().constant("boarding", "disentangle_on"))
+    return _roll(roll) >= int(ruleset().constant("boarding", "disentangle_on"))
 
 
 def founders(roll: int) -> bool:
     """A ship crossing shoals or mudflats founders on 1, 2 or 3."""
-    return _roll(roll) <= int(rules().constant("shoals", "founder_on_or_below"))
+    return _roll(roll) <= int(ruleset().constant("shoals", "founder_on_or_below"))
 
 
 def refloats(roll: int) -> bool:
     """A foundered ship refloats on a 6."""
-    return _roll(roll) >= int(rules().constant("shoals", "refloat_on"))
+    return _roll(roll) >= int(ruleset().constant("shoals", "refloat_on"))
 
 
 def mast_repaired(roll: int) -> bool:
     """One die per turn repairs a fallen mast on a 6 (the crew may not fire or board)."""
-    return _roll(roll) >= int(rules().constant("mast_repair", "repair_on"))
+    return _roll(roll) >= int(ruleset().constant("mast_repair", "repair_on"))
 
 
 _CHECKS: dict[str, Callable[[int], bool]] = {

@@ -2,8 +2,8 @@
 
 The one reader of such lists for every rule set: the split into items, the names
 that hold commas ("Black marker, commander attached, attacking"), the bound on a
-list's length, and the rule that terms of one ``exclusive`` group (the term's attrs)
-cannot both apply.
+list's length, and the rule that terms of one ``exclusive`` group (the term's attrs,
+or a rule table's group column) cannot both apply.
 """
 
 from __future__ import annotations
@@ -106,14 +106,23 @@ def longest_name(ruleset: Ruleset, vocabulary: str) -> int:
     )
 
 
+def _exclusive(term: Term) -> object:
+    return term.attrs.get("exclusive")
+
+
 def one_per_exclusive_group(
-    terms: Iterable[Term], *, column: str = "conditions", kind: str = "modifier"
+    terms: Iterable[Term],
+    *,
+    column: str = "conditions",
+    kind: str = "modifier",
+    group_of: Callable[[Term], object] = _exclusive,
 ) -> None:
-    """Terms of one ``exclusive`` group (their attrs) cannot both apply: raise
-    InvalidArgumentError naming both (``kind`` names what the terms are)."""
+    """Terms of one ``exclusive`` group (their attrs, or what ``group_of`` says: a rule
+    table's column) cannot both apply: raise InvalidArgumentError naming both (``kind``
+    names what the terms are)."""
     groups: dict[str, Term] = {}
     for term in terms:
-        group = term.attrs.get("exclusive")
+        group = group_of(term)
         if group is None:
             continue
         first = groups.setdefault(str(group), term)

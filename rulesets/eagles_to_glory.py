@@ -127,13 +127,8 @@ def ruleset() -> Ruleset:
 # -- helpers ------------------------------------------------------------------------
 
 
-def _whole(value: Any, name: str) -> int:
-    """A whole number from an int, an integral float or digits in a string."""
-    return whole_number(value, name)
-
-
 def _die_roll(value: Any, sides: int, name: str) -> int:
-    roll = _whole(value, name)
+    roll = whole_number(value, name, low=None)
     if not 1 <= roll <= sides:
         raise InvalidArgumentError(
             f"{name} is not a roll of a {sides}-sided die",
@@ -178,7 +173,7 @@ def percentile_roll(value: Any) -> int:
     highest = int(rs.constant("combat_roll", "highest"))
     if isinstance(value, str) and value.strip() == "00":
         return highest
-    roll = _whole(value, "roll")
+    roll = whole_number(value, "roll", low=None)
     if roll == 0:
         return int(rs.constant("combat_roll", "zero_reads_as"))
     if not lowest <= roll <= highest:
@@ -453,7 +448,7 @@ def initiative_odds(first_modifier: int, second_modifier: int) -> InitiativeOdds
     top = int(rs.constant("initiative", "max_bonus"))
     mods = []
     for name, value in (("first_modifier", first_modifier), ("second_modifier", second_modifier)):
-        mod = _whole(value, name)
+        mod = whole_number(value, name, low=None)
         if not 0 <= mod <= top:
             raise InvalidArgumentError(
                 "an initiative bonus is 0 to the maximum",
@@ -495,7 +490,7 @@ def _maneuver_terms(
 
     grade_term = None if _blank(grade) else rs.term("grades", str(grade))
     unit = None if _blank(unit_type) else rs.term("unit_types", str(unit_type))
-    dep_value = None if _blank(dep) else _whole(dep, "dep")
+    dep_value = None if _blank(dep) else whole_number(dep, "dep", low=None)
     distance = None if _blank(enemy_inches) else _inches(enemy_inches, "enemy_inches")
 
     for term in typed:  # a typed condition may not contradict an argument
@@ -774,7 +769,7 @@ def _table_die(rs: Ruleset, table: str) -> int:
 def wagon_victory_points(captured: int) -> int:
     """Victory points for enemy supply wagons captured: "A wagon is worth 200 victory
     points each" (``victory_points_other.wagon``)."""
-    wagons = whole_number(captured, "captured", 0)
+    wagons = whole_number(captured, "captured")
     return wagons * int(ruleset().constant("victory_points_other", "wagon"))
 
 

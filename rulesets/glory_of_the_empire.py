@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
-from battle_ledger.rulesets.conditions import parse_conditions
+from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import binomial, die, map_outcomes
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
@@ -71,6 +71,7 @@ __all__ = [
     "initiative_odds",
     "leader_casualty_chance",
     "leader_casualty_result",
+    "leader_returns_turn",
     "lost_over_quarter_this_turn",
     "melee_modifiers",
     "melee_outcome_odds",
@@ -80,7 +81,6 @@ __all__ = [
     "morale_check_chance",
     "morale_check_due",
     "morale_check_due_series",
-    "morale_check_probability",
     "rally_chance",
     "range_band",
     "ruleset",
@@ -100,13 +100,9 @@ def ruleset() -> Ruleset:
 # -- small helpers --------------------------------------------------------------------------------
 
 
-def _whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None) -> int:
-    return whole_number(value, name, low, high)
-
-
 def _percent_roll(roll: Any, name: str = "percentile roll") -> int:
     """A percentile roll 1..100; 0 is the dice showing 00, which reads as 100."""
-    value = _whole(roll, name, low=0, high=100)
+    value = whole_number(roll, name, low=0, high=100)
     return 100 if value == 0 else value
 
 
@@ -188,7 +184,7 @@ def artillery_replacement(battery_type: str, donor_type: str, figures: int) -> i
             value=donor_type,
             expected="a unit of " + ", ".join(rs.constant("artillery_replacements", "donors")),
         )
-    count = _whole(figures, "figures", low=1)
+    count = whole_number(figures, "figures", low=1)
     per = int(rs.constant("artillery_replacements", "figures_per_gun_lost"))
     if count % per:
         raise InvalidArgumentError(
@@ -213,7 +209,7 @@ def shift_grade(grade_name: str, levels: int) -> str:
     rules = ruleset()
     terms = sorted(rules.vocabulary("grades").terms, key=_rank)
     start = _rank(grade(grade_name))
-    shift = _whole(levels, "levels", low=None)
+    shift = whole_number(levels, "levels", low=None)
     index = max(1, min(len(terms), start + shift)) - 1
     return terms[index].id
 
@@ -228,14 +224,14 @@ def initiative_modifier(conditions: str = "", forward_commanders: int = 0) -> in
     for term in _conditions("initiative_conditions", conditions):
         total += int(rules.lookup("initiative_modifiers", modifier=term.id)["value"])
     per = int(rules.lookup("initiative_modifiers", modifier="forward commander")["value"])
-    return total + per * _whole(forward_commanders, "forward_commanders")
+    return total + per * whole_number(forward_commanders, "forward_commanders")
 
 
 def initiative_odds(modifier_a: int, modifier_b: int) -> dict[str, Fraction]:
     """Exact odds that side A wins, side B wins, or the rolls tie (the text is silent on ties)."""
     sides = int(ruleset().constant("initiative_dice", "die_sides"))
-    a = _whole(modifier_a, "modifier_a", low=None)
-    b = _whole(modifier_b, "modifier_b", low=None)
+    a = whole_number(modifier_a, "modifier_a", low=None)
+    b = whole_number(modifier_b, "modifier_b", low=None)
     odds = {"A": Fraction(0), "B": Fraction(0), "tie": Fraction(0)}
     for ra, pa in die(sides).items():
         for rb, pb in die(sides).items():
@@ -263,7 +259,7 @@ def _chart_row(table: str, grade_name: str, modified: int) -> dict[str, Any]:
 
 
 def _d20(roll: Any) -> int:
-    return _whole(roll, "roll", low=1, high=20)
+    return whole_number(roll, "roll", low=1, high=20)
 
 
 def _chart_odds(table: str, grade_name: str, modifier: int) -> dict[str, Fraction]:
@@ -273,7 +269,9 @@ def _chart_odds(table: str, grade_name: str, modifier: int) -> dict[str, Fractio
 
 
 def _defender_modifier(figures_lost: int, modifier: int) -> int:
-    return -_whole(figures_lost, "figures_lost") + _whole(modifier, "modifier", low=None)
+    return -whole_number(figures_lost, "figures_lost") + whole_number(
+        modifier, "modifier", low=None
+    )
 
 
 def defender_action(
@@ -297,14 +295,16 @@ def defender_action_odds(
 
 def determination_to_close(grade_name: str, roll: int, figures_lost: int) -> ChartResult:
     """Determination to close the charge: 1d20 - figures lost during the game."""
-    lost = _whole(figures_lost, "figures_lost")
+    lost = whole_number(figures_lost, "figures_lost")
     row = _chart_row("determination_to_close", grade_name, _d20(roll) - lost)
     return ChartResult(str(row["result"]), bool(row["routs"]), closes=bool(row["closes"]))
 
 
 def determination_odds(grade_name: str, figures_lost: int) -> dict[str, Fraction]:
     """Exact odds of each determination-to-close result."""
-    return _chart_odds("determination_to_close", grade_name, -_whole(figures_lost, "figures_lost"))
+    return _chart_odds(
+        "determination_to_close", grade_name, -whole_number(figures_lost, "figures_lost")
+    )
 
 
 def form_square_modifier(conditions: str = "", charge_distance: int | None = None) -> int:
@@ -315,7 +315,7 @@ def form_square_modifier(conditions: str = "", charge_distance: int | None = Non
         for t in _conditions("square_conditions", conditions)
     )
     if charge_distance is not None:
-        inches = _whole(charge_distance, "charge_distance")
+        inches = whole_number(charge_distance, "charge_distance")
         total += int(rules.bracket("square_charge_distance", inches)["value"])
     return total
 
@@ -459,7 +459,7 @@ def melee_result(percent_roll: int, bonus: int = 0) -> MeleeResult:
     The bonus is what a win chance above 100% leaves over, and +5 for American
     Indians; a total above 100 reads as the last row (house default).
     """
-    total = _percent_roll(percent_roll) + _whole(bonus, "bonus")
+    total = _percent_roll(percent_roll) + whole_number(bonus, "bonus")
     return _melee_result_from(ruleset().bracket("melee_results", min(total, 100)))
 
 
@@ -480,29 +480,18 @@ def melee_modifiers(
     allowed = {
         str(r["modifier"]): r for r in rules.rows("melee_modifiers") if r["matchup"] == match.id
     }
-    out: list[tuple[str, int]] = []
-    groups: dict[str, str] = {}
-    for term in _conditions("melee_conditions", conditions):
-        row = allowed.get(term.id)
-        if row is None:
+    terms = _conditions("melee_conditions", conditions)
+    for term in terms:
+        if term.id not in allowed:
             raise InvalidArgumentError(
                 f"{term.name!r} is not a modifier of {match.name}",
                 column="conditions",
                 value=term.id,
                 expected="one of " + ", ".join(k for k, r in allowed.items() if not r.get("per")),
             )
-        group = row.get("group")
-        if group:
-            if group in groups:
-                raise InvalidArgumentError(
-                    f"{groups[group]!r} and {term.id!r} cannot both apply",
-                    column="conditions",
-                    value=conditions,
-                    expected=f"at most one {group} modifier",
-                )
-            groups[group] = term.id
-        out.append((term.name, int(row["percent"])))
-    lost = _whole(casualties, "casualties")
+    one_per_exclusive_group(terms, group_of=lambda term: allowed[term.id].get("group") or None)
+    out = [(term.name, int(allowed[term.id]["percent"])) for term in terms]
+    lost = whole_number(casualties, "casualties")
     if lost:
         row = allowed["casualties"]
         out.append((f"{lost} casting(s) lost in the defensive fire", int(row["percent"]) * lost))
@@ -538,7 +527,7 @@ def melee_win_chance(
 
 def melee_win_probability(chance: int) -> Fraction:
     """Exact probability that the attacker wins with this percentage (rolled 01-100)."""
-    return Fraction(_clamp_percent(_whole(chance, "chance", low=None)), 100)
+    return Fraction(_clamp_percent(whole_number(chance, "chance", low=None)), 100)
 
 
 def melee_outcome_odds(
@@ -550,7 +539,7 @@ def melee_outcome_odds(
     results roll; American Indians get +5 on the results roll when they win.
     """
     rules = ruleset()
-    percent = _whole(chance, "chance", low=None)
+    percent = whole_number(chance, "chance", low=None)
     automatic = int(rules.constant("melee_chance", "automatic_above_percent"))
     indian = int(rules.constant("melee_chance", "indian_results_bonus"))
     win = melee_win_probability(percent)
@@ -589,9 +578,9 @@ def casualty_brackets(grade_name: str) -> tuple[int, ...]:
 
 
 def _strength(start: Any, lost_before: Any, lost_now: Any) -> tuple[int, int, int]:
-    first = _whole(start, "start", low=1)
-    before = _whole(lost_before, "lost_before", low=0, high=first)
-    now = _whole(lost_now, "lost_now", low=0, high=first)
+    first = whole_number(start, "start", low=1)
+    before = whole_number(lost_before, "lost_before", low=0, high=first)
+    now = whole_number(lost_now, "lost_now", low=0, high=first)
     if now < before:
         raise InvalidArgumentError(
             "casualties never decrease: lost_now is below lost_before",
@@ -604,8 +593,8 @@ def _strength(start: Any, lost_before: Any, lost_now: Any) -> tuple[int, int, in
 
 def casualty_percent(start: int, lost: int) -> Fraction:
     """Exact percentage of the starting figures lost."""
-    first = _whole(start, "start", low=1)
-    return Fraction(100 * _whole(lost, "lost", low=0, high=first), first)
+    first = whole_number(start, "start", low=1)
+    return Fraction(100 * whole_number(lost, "lost", low=0, high=first), first)
 
 
 def brackets_crossed(grade_name: str, start: int, lost_before: int, lost_now: int) -> list[int]:
@@ -666,8 +655,8 @@ def morale_check_due_series(
 
 def lost_over_quarter_this_turn(start: int, lost_this_turn: int) -> bool:
     """True when a unit lost more than 25% of its beginning strength in this turn alone."""
-    first = _whole(start, "start", low=1)
-    lost = _whole(lost_this_turn, "lost_this_turn", low=0, high=first)
+    first = whole_number(start, "start", low=1)
+    lost = whole_number(lost_this_turn, "lost_this_turn", low=0, high=first)
     limit = int(ruleset().constant("morale_check_rules", "lost_over_percent_this_turn"))
     return lost * 100 > limit * first
 
@@ -703,7 +692,7 @@ def _check_chance(
     grade_id = grade(grade_name).id
     if grade_id in rows:
         total += int(rows[grade_id]["percent"])
-    total += int(rows["casualties"]["percent"]) * _whole(castings_lost, "castings_lost")
+    total += int(rows["casualties"]["percent"]) * whole_number(castings_lost, "castings_lost")
     return _clamp_percent(total)
 
 
@@ -723,19 +712,6 @@ def morale_check_chance(
     base = int(ruleset().constant("rally_chance", "morale_check_base_percent"))
     return _check_chance(
         "morale_check_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
-    )
-
-
-def morale_check_probability(
-    grade_name: str,
-    conditions: str = "",
-    castings_lost: int = 0,
-    start: int | None = None,
-    lost_this_turn: int | None = None,
-) -> Fraction:
-    """Exact probability of passing a morale check (percentile roll at or under the chance)."""
-    return Fraction(
-        morale_check_chance(grade_name, conditions, castings_lost, start, lost_this_turn), 100
     )
 
 
@@ -946,8 +922,8 @@ def unit_after_turn(
     where = [f"turn {turn.turn}"] if turn.turn is not None else []
     where += [f"unit {state.unit!r}"] if state.unit else []
     prefix = f"{', '.join(where)}: " if where else ""
-    fire = _whole(turn.fire, f"{prefix}{state.counts} lost to fire")
-    melee = _whole(turn.melee, f"{prefix}{state.counts} lost in melee")
+    fire = whole_number(turn.fire, f"{prefix}{state.counts} lost to fire")
+    melee = whole_number(turn.melee, f"{prefix}{state.counts} lost in melee")
     lost = state.lost + fire + melee
     if lost > state.start:
         raise InvalidArgumentError(
@@ -1004,7 +980,7 @@ def unit_after_turn(
         if hit and turn.leader_result_roll is not None:
             result = leader_casualty_result(turn.leader_result_roll)
             if not result.out_of_game and result.returns_in_turns and turn.turn is not None:
-                returns = turn.turn + result.returns_in_turns
+                returns = leader_returns_turn(turn.turn, result.returns_in_turns)
             if result.grade_change:
                 grade_after = shift_grade(grade_after, result.grade_change)
         leader = LeaderOutcome(odds, hit, result, returns)
@@ -1061,7 +1037,15 @@ class LeaderCasualtyResult:
 def leader_casualty_chance(castings_lost: int) -> int:
     """Percentage chance an attached leader became a casualty: 5% per casting lost this turn."""
     per = int(ruleset().constant("leader_casualty", "percent_per_casting"))
-    return _clamp_percent(per * _whole(castings_lost, "castings_lost"))
+    return _clamp_percent(per * whole_number(castings_lost, "castings_lost"))
+
+
+def leader_returns_turn(turn: int, returns_in_turns: int) -> int:
+    """The turn a leader wounded at the end of ``turn`` is back with his unit: "He will
+    return in 3 turns" read as turn T+3 (house reading ``return_turn_is_turn_plus_n``;
+    false: after three whole turns away, T+4)."""
+    plus_n = bool(ruleset().constant("leader_casualty", "return_turn_is_turn_plus_n"))
+    return turn + returns_in_turns + (0 if plus_n else 1)
 
 
 def leader_casualty_result(percent_roll: int) -> LeaderCasualtyResult:
@@ -1093,10 +1077,10 @@ def ambulance_chance(percent_roll: int) -> int:
 def army_ranks(nation_or_ranks: str | int) -> int:
     """2 or 3: the ranks of an army (a number, or a nation named in the dice table)."""
     if isinstance(nation_or_ranks, int | float) and not isinstance(nation_or_ranks, bool):
-        return _whole(nation_or_ranks, "ranks", low=2, high=3)
+        return whole_number(nation_or_ranks, "ranks", low=2, high=3)
     text = str(nation_or_ranks).strip()
     if text.isdigit():
-        return _whole(int(text), "ranks", low=2, high=3)
+        return whole_number(int(text), "ranks", low=2, high=3)
     return int(ruleset().term("nations", text).attrs["ranks"])
 
 
@@ -1166,7 +1150,7 @@ def fire_dice(
     term = rules.term("weapons", weapon)
     band_id = _band(band)
     phase_id = _phase(phase)
-    count = _whole(firing, "firing")
+    count = whole_number(firing, "firing")
     weapon_class = str(term.attrs["weapon_class"])
     if phase_id == "prep" and weapon_class != "artillery":
         raise InvalidArgumentError(
@@ -1210,7 +1194,7 @@ def fire_dice(
             multiplier *= Fraction(str(mod["multiplier"]))
         if mod.get("dice") is not None:
             added += int(mod["dice"])
-    actions = _whole(previous_actions, "previous_actions")
+    actions = whole_number(previous_actions, "previous_actions")
     if actions:
         per_action = mods.get("previous actions")
         if per_action is None:
@@ -1231,13 +1215,13 @@ def fire_casualty_odds(dice: int, phase: str = "other") -> dict[int, Fraction]:
     rules = ruleset()
     name = "prep_hit_on" if _phase(phase) == "prep" else "hit_on"
     hit_on = int(rules.constant("fire_limits", name))
-    return binomial(_whole(dice, "dice"), Fraction(6 - hit_on + 1, 6))
+    return binomial(whole_number(dice, "dice"), Fraction(6 - hit_on + 1, 6))
 
 
 def howitzer_fire_chance(sixes: int) -> Fraction:
     """Exact chance a building is set on fire by a howitzer's sixes at long range (15% each)."""
     per = Fraction(int(ruleset().constant("howitzers", "fire_chance_per_six_percent")), 100)
-    return 1 - (1 - per) ** _whole(sixes, "sixes")
+    return 1 - (1 - per) ** whole_number(sixes, "sixes")
 
 
 # -- engineering, army lists ----------------------------------------------------------------------
@@ -1264,8 +1248,8 @@ def _turn_columns(row: Mapping[str, Any]) -> list[str]:
 def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
     """Percentage chance the task is completed at the end of this turn of work (100 = done)."""
     row = _task_row(task)
-    number = _whole(turn, "turn", low=1)
-    crews = _whole(companies, "companies", low=1)
+    number = whole_number(turn, "turn", low=1)
+    crews = whole_number(companies, "companies", low=1)
     columns = _turn_columns(row)
     for column in columns[: min(number, len(columns))]:
         value = row[column]
@@ -1281,7 +1265,7 @@ def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
 
 def engineering_done_by(task: str, turn: int, companies: int = 1) -> Fraction:
     """Exact chance the task is completed by the end of this turn (turn-by-turn checks)."""
-    number = _whole(turn, "turn", low=1)
+    number = whole_number(turn, "turn", low=1)
     not_done = Fraction(1)
     for t in range(1, number + 1):
         not_done *= 1 - Fraction(engineering_chance(task, t, companies), 100)
@@ -1303,7 +1287,7 @@ def company_figures(men: int) -> int:
     150 -> 2.5 -> 3 figures, as the text's example says.
     """
     rules = ruleset()
-    count = _whole(men, "men", low=1)
+    count = whole_number(men, "men", low=1)
     step = int(rules.constant("scale", "round_strength_to_men"))
     per_figure = int(rules.constant("scale", "men_per_figure"))
     most = int(rules.constant("scale", "max_figures_per_stand"))

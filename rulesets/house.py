@@ -96,7 +96,8 @@ class HouseRules:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: built when a house-rules file is first validated, not at import.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _HouseTable(_Strict):
@@ -309,10 +310,19 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
         fresh.append({**cells, "source": _source(row.get("note") or note)})
     printed = base.status in (Status.GIVEN, Status.PARTIAL)
     whole = base.kind is Kind.BRACKETS or not base.key  # brackets tile: replaced whole
+    by_key = {_row_key(base, r): i for i, r in enumerate(base.rows)}
+    for i, row in enumerate(fresh):  # a row of the same key keeps what is shown for reference
+        at = by_key.get(_row_key(base, row)) if base.key else None
+        if at is None:
+            continue
+        for column in base.columns:
+            if column.reference and column.name in given[i] and given[i][column.name] != \
+                    base.rows[at].get(column.name):  # fmt: skip
+                raise _unread(house, f"{key}.rows[{i}].{column.name}",
+                              f"{name}.{column.name}", given[i][column.name])  # fmt: skip
     if base.status is Status.MISSING or (whole and (spec.override or not printed)):
         rows = fresh
     else:
-        by_key = {_row_key(base, r): i for i, r in enumerate(base.rows)}
         rows = list(base.rows)
         for i, row in enumerate(fresh):
             at = by_key.get(_row_key(base, row)) if base.key else None
@@ -320,11 +330,6 @@ def _rows(house: HouseRules, name: str, base: Table, spec: _HouseTable, note: st
                 rows.append(row)
                 continue
             old = rows[at]
-            for column in base.columns:
-                if column.reference and column.name in given[i] and given[i][column.name] != \
-                        old.get(column.name):  # fmt: skip
-                    raise _unread(house, f"{key}.rows[{i}].{column.name}",
-                                  f"{name}.{column.name}", given[i][column.name])  # fmt: skip
             ours = old.get("house_default") or is_house_rule(old.get("source"))
             if printed and not spec.override and not ours and not _fills_blanks(old, given[i]):
                 shown = {c: old.get(c) for c in base.key}

@@ -99,7 +99,9 @@ HOUSE_RULE = "house rule"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a model's validator is built when it first validates, not at import (a
+    # command whose rule sets come validated from the cache builds none: ``registry``).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Status(StrEnum):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -83,11 +83,6 @@ class Recovery(NamedTuple):
     def coming_back(self) -> tuple[int, int, int]:
         """The stands back at each step: next day, after a week, after a month."""
         return self.next_day, self.after_week, self.after_month
-
-
-def _count(value: Any, name: str) -> int:
-    """A whole, non-negative number of stands or days (ints or integral floats)."""
-    return whole_number(value, name, low=0)
 
 
 def _side(rs: Ruleset, outcome: str) -> str:
@@ -187,10 +182,23 @@ def _returned_by_step(
     stands_lost: int, outcome: str, ruleset: str, rounding: str | None = None
 ) -> tuple[Ruleset, list[int]]:
     rs = registry.get(ruleset)
-    lost = _count(stands_lost, "stands_lost")
+    # Kept per loaded rule set (a campaign's fold asks it of every battle of every
+    # formation, with a few counts and outcomes); a refusal is not kept, asked again.
+    kept: dict[Hashable, tuple[int, ...]] = rs.derived(("returned by step", rounding), dict)
+    key: Hashable | None = (stands_lost, type(stands_lost), outcome)
+    try:
+        return rs, list(kept[key])
+    except KeyError:
+        pass
+    except TypeError:  # an argument that cannot be a key: answered afresh (and refused)
+        key = None
+    lost = whole_number(stands_lost, "stands_lost")
     shares = _cumulative_shares(rs, outcome)
     method = _method(rs, rounding)
-    return rs, [_round(lost, share, method) for share in shares]
+    back = [_round(lost, share, method) for share in shares]
+    if key is not None:
+        kept[key] = tuple(back)
+    return rs, back
 
 
 def stands_returning(
@@ -217,7 +225,7 @@ def stands_back_by(
 ) -> int:
     """How many of the stands lost are back by ``days_after`` days after the battle."""
     rs, back = _returned_by_step(stands_lost, outcome, ruleset, rounding)
-    days = _count(days_after, "days_after")
+    days = whole_number(days_after, "days_after")
     returned = 0
     for name, count in zip(_DAY_NAMES, back, strict=True):
         if days >= int(rs.constant("campaign_recovery_days", name)):
@@ -232,8 +240,8 @@ def strength_on(
 
     ``start`` stands before the battle, ``lost`` of them lost in it.
     """
-    begin = _count(start, "start")
-    lost_count = _count(lost, "lost")
+    begin = whole_number(start, "start")
+    lost_count = whole_number(lost, "lost")
     if lost_count > begin:
         raise InvalidArgumentError(
             "a formation cannot lose more stands than it had",
@@ -270,9 +278,9 @@ def strength_on_date(
     day on (stands_back_by). A battle after ``on`` does not count. A battle may
     not cost more stands than the formation had that day.
     """
-    begin = _count(start, "start")
+    begin = whole_number(start, "start")
     fought = sorted(
-        (_date(date, "date"), _count(lost, "stands_lost"), str(outcome))
+        (_date(date, "date"), whole_number(lost, "stands_lost"), str(outcome))
         for date, lost, outcome in battles
     )
 
@@ -413,7 +421,7 @@ def formation_battles(
     a battle may not cost more stands than the formation had that day, a battery have
     back more guns than it lost there, or a unit donate more figures than it kept.
     Stands come back from what was lost less the guns replaced."""
-    begin = _count(start, "start")
+    begin = whole_number(start, "start")
     known = recovery_missing(ruleset) is None
     steps = recovery_days(ruleset) if known else None
     ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
@@ -424,9 +432,9 @@ def formation_battles(
     found: dict[int, FormationBattleOutcome] = {}
     for i in ordered:
         battle = battles[i]
-        lost = _count(battle.lost, "stands lost")
-        replaced = _count(battle.replaced, "guns replaced")
-        donated = _count(battle.donated, "figures donated")
+        lost = whole_number(battle.lost, "stands lost")
+        replaced = whole_number(battle.replaced, "guns replaced")
+        donated = whole_number(battle.donated, "figures donated")
         while coming and coming[0][0] <= battle.date:
             cost -= heapq.heappop(coming)[1]
         had = begin - cost
@@ -480,7 +488,7 @@ def strength_after(
     """Stands of a formation on a date, from its battles and what ``formation_battles``
     made of them (a campaign folds its battles once and asks for many dates)."""
     day = _date(on, "on")
-    return _count(start, "start") - sum(
+    return whole_number(start, "start") - sum(
         _cost(battle, out, day) for battle, out in zip(battles, outcomes, strict=True)
         if battle.date <= day
     )  # fmt: skip

@@ -26,6 +26,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
     "BOXES",
+    "CHOICES",
     "GONE",
     "MASTS",
     "ONCE_A_ROUND",
@@ -39,6 +40,7 @@ __all__ = [
     "Tally",
     "boxes_lost",
     "check_event",
+    "choice",
     "fold",
     "mast_order",
     "player",
@@ -116,12 +118,45 @@ GONE = frozenset({State.BLOWN_UP, State.SUNK})
 def reading(name: str) -> Any:
     """A value of the data's ``damage_record_readings`` (the readings where the text is
     silent or where umpires differ)."""
-    return sail.rules().constant("damage_record_readings", name)
+    return sail.ruleset().constant("damage_record_readings", name)
+
+
+#: The values of each reading where umpires differ, the text's or ours first: a house file
+#: picks one (``damage_record_readings.NAME``), the ship records ledger offers the first four
+#: as workbook settings.
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "band_edges": ("closer band", "farther band"),
+    "burning_ships_fire": (True, False),
+    "damage_counts": ("all boxes of a ship lost", "boxes struck only"),
+    "round_end_dice": ("after the wind", "before the wind"),
+    # A hull hit from the bow: on the side with more gun decks left, or as if on one side.
+    "bow_hull_hits": ("side with more gun decks", "port", "starboard"),
+    # The winner's gun deck(s) sent across as the prize crew: from which side first.
+    "prize_crew_from": ("side with more gun decks", "port", "starboard"),
+    # The prize's gun decks her new crew mans: from which side first.
+    "prize_mans": ("port first", "starboard first"),
+}
+
+
+def choice(name: str) -> Any:
+    """The reading ``name`` in force, one of ``CHOICES[name]`` (spacing and case folded);
+    another value is refused naming its key."""
+    value = reading(name)
+    folded = " ".join(value.split()).casefold() if isinstance(value, str) else value
+    if folded not in CHOICES[name]:
+        raise InvalidArgumentError(
+            f"damage_record_readings.{name} is not one of its readings",
+            column=f"damage_record_readings.{name}",
+            value=value,
+            expected=" or ".join(str(c) for c in CHOICES[name]),
+        )
+    return folded
 
 
 @dataclass(frozen=True)
 class Readings:
-    """The per-workbook settings where umpires differ (the house readings by default)."""
+    """The per-workbook settings where umpires differ (the house readings by default:
+    ``in_force`` gives the data's)."""
 
     farther_band: bool = False  # a range of 4 or 8 cm in the farther band
     burning_ships_fire: bool = True
@@ -132,6 +167,16 @@ class Readings:
     # A ledger made before template version 2, whose sheet computes as it was made: the
     # prize crew crossing at the capture, a pair of sixes within one broadside.
     made_before_crossing: bool = False
+
+    @classmethod
+    def in_force(cls) -> Readings:
+        """The settings as the data in force reads them (``damage_record_readings``)."""
+        return cls(
+            farther_band=choice("band_edges") == CHOICES["band_edges"][1],
+            burning_ships_fire=bool(choice("burning_ships_fire")),
+            struck_only=choice("damage_counts") == CHOICES["damage_counts"][1],
+            opening_after_wind=choice("round_end_dice") == CHOICES["round_end_dice"][0],
+        )
 
 
 @dataclass(frozen=True)
@@ -270,7 +315,7 @@ def mast_order(side: str, masts_first: str = "") -> tuple[str, ...]:
 
 def _needed_text(action: Action, event: Event, readings: Readings, before: ShipState) -> str:
     """The score the action's die needs, as the ledger shows it."""
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     if action in (Action.FIRE, Action.CATCH_FIRE):
         aim = event.aim if action is Action.FIRE else "hull"
         score = _score(event, aim, readings)
@@ -306,6 +351,8 @@ def _struck_text(change: Mapping[str, int]) -> str:
 def _hull_hits(hits: int, side: str, t: ShipState) -> dict[str, int]:
     """Gun decks on the side fired at, then hull units (the readings for bow and stern)."""
     p, s = t.port, t.starboard
+    if side == "bow" and choice("bow_hull_hits") in _SIDES:  # as if fired at that side
+        side = choice("bow_hull_hits")
     if side == "stern":
         kp, ks = min(hits, p), min(hits, s)
         hull = min(t.hull, max(0, hits - max(p, s)))
@@ -336,17 +383,21 @@ def _sails_hits(hits: int, order: Sequence[str], t: ShipState) -> dict[str, int]
 
 
 def _prize(crew: int, w: ShipState, loser: ShipState) -> tuple[dict[str, int], dict[str, int]]:
-    """On separating: the winner's deck(s) marked off (the side with more left, port when
-    equal; no more than she has left) and the prize's decks: those the prize crew mans,
-    port first."""
+    """On separating: the winner's deck(s) marked off (``prize_crew_from``: by default the
+    side with more left, port when equal; no more than she has left) and the prize's
+    decks: those the prize crew mans (``prize_mans``: by default port first)."""
     crew = min(crew, w.gun_decks)
-    side = "port" if w.port >= w.starboard else "starboard"
+    side = choice("prize_crew_from")
+    if side not in _SIDES:  # the side with more left, port when equal
+        side = "port" if w.port >= w.starboard else "starboard"
     other = "starboard" if side == "port" else "port"
     first = min(crew, getattr(w, side))
     win = {side: -first, other: -(crew - first)}
-    port = min(crew, loser.port)
-    starboard = min(crew - port, loser.starboard)
-    return win, {"port": port - loser.port, "starboard": starboard - loser.starboard}
+    mans = "starboard" if choice("prize_mans") == "starboard first" else "port"
+    then = "starboard" if mans == "port" else "port"
+    manned = {mans: min(crew, getattr(loser, mans))}
+    manned[then] = min(crew - manned[mans], getattr(loser, then))
+    return win, {d: manned[d] - getattr(loser, d) for d in _SIDES}
 
 
 def resolve(
@@ -373,15 +424,13 @@ def resolve(
     """
     a = Action(event.action)
     t = target or ShipState()
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     needed = _needed_text(a, event, readings, ship)
     die = event.dice[0] if event.dice else 0
     if a is Action.FIRE:
         score = _score(event, event.aim, readings)
         hits = 0 if score is None else sum(1 for d in event.dice if d >= score)
-        pair = int(ruleset.constant("fire", "sixes_to_catch_fire"))
-        sixes = sixes_before + sum(1 for d in event.dice if d == 6)
-        fire = sixes >= pair > sixes_before  # the broadside that makes the pair
+        fire = sail.catches_fire(event.dice, sixes_before)
         if event.aim == "sails":
             change = _sails_hits(hits, mast_order(event.side, event.masts_first), t)
         else:
@@ -425,8 +474,9 @@ def resolve(
             return Outcome(needed, None, False, "fire out", "", {"fire": -2})
         return Outcome(needed, None, False, "blows up", "", {"fire": -2, "blown_up": 1})
     if a is Action.CATCH_FIRE:
-        score = _score(event, "hull", readings)
-        catches = score is not None and die >= score
+        catches = event.range_cm is not None and sail.explosion_sets_fire(
+            event.range_cm, die, farther=readings.farther_band
+        )
         change = {"fire": 1} if catches and ship.fire == 0 else {}
         return Outcome(needed, None, False, "catches fire" if catches else "no fire", "", change)
     if a is Action.FOUNDER:
@@ -509,14 +559,15 @@ def stage_round(event: Event, readings: Readings = Readings()) -> int:
 class Tally:
     """What the battle so far says about the round's dice: the checks thrown (once a
     round), when fires started and ships foundered, who fought or repaired in which
-    round, the captures whose prize crew has not crossed yet, the sixes each player
-    threw at each target in each round."""
+    round, the gun decks of each side that fired in each round, the captures whose prize
+    crew has not crossed yet, the sixes each player threw at each target in each round."""
 
     thrown: set[tuple[int, str, Action, str]] = field(default_factory=set)
     fire_since: dict[str, int] = field(default_factory=dict)
     aground_since: dict[str, int] = field(default_factory=dict)
     fought: set[tuple[int, str]] = field(default_factory=set)
-    repairing: set[tuple[int, str]] = field(default_factory=set)
+    fired: dict[tuple[int, str, str], int] = field(default_factory=dict)  # decks, by side
+    repairing: dict[tuple[int, str], int] = field(default_factory=dict)  # repair dice
     captures: dict[frozenset[str], tuple[str, str, int]] = field(default_factory=dict)
     sixes: dict[tuple[int, str, str], int] = field(default_factory=dict)
     catches: set[tuple[str, str]] = field(default_factory=set)
@@ -624,7 +675,14 @@ def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
     if a not in ONCE_A_ROUND:
         return
     key = (stage, event.ship, a, event.target if a is Action.SEPARATE else "")
-    if key in tally.thrown:
+    if a is Action.REPAIR:  # "one dice per turn" (the data's dice_per_turn)
+        most = int(sail.ruleset().constant("mast_repair", "dice_per_turn"))
+        if tally.repairing.get((stage, event.ship), 0) >= most:
+            dice = "one die" if most == 1 else f"{most} dice"
+            raise _refuse(f"{event.ship} has thrown her repair die in round {stage} already: "
+                          f"{dice} a round", "ship", event.ship,
+                          f"round {stage + 1} or later")  # fmt: skip
+    elif key in tally.thrown:
         what = f"{a} with {event.target}" if a is Action.SEPARATE else str(a)
         raise _refuse(f"{event.ship} has thrown her {what} die in round {stage} already: one "
                       "die a round", "ship", event.ship,
@@ -643,10 +701,17 @@ def _check_once(event: Event, tally: Tally, readings: Readings) -> None:
     # (With the reading "before the wind", a repair thrown at the round's end, its part
     # blank, comes after the round's fighting.)
     at_the_end = not readings.opening_after_wind and event.part == 0
-    if a is Action.REPAIR and (stage, event.ship) in tally.fought and not at_the_end:
+    if (a is Action.REPAIR and (stage, event.ship) in tally.fought and not at_the_end
+            and not _repairers_fight()):  # fmt: skip
         raise _refuse(f"{event.ship} has fired or boarded in round {stage}: \"the crew cannot "
                       "man their guns or board another ship whilst they attempt to repair\"",
                       "ship", event.ship, "a ship that has not fought this round")  # fmt: skip
+
+
+def _repairers_fight() -> bool:
+    """Whether a crew repairing her masts may fight that round (the text: "the crew cannot
+    man their guns or board another ship whilst they attempt to repair their masts")."""
+    return bool(sail.ruleset().constant("mast_repair", "crew_may_fight_while_repairing"))
 
 
 def _check_die(event: Event, me: ShipState) -> None:
@@ -670,7 +735,7 @@ def _check_die(event: Event, me: ShipState) -> None:
 
 
 def _check_range(event: Event, *, explosion: bool = False) -> None:
-    most = float(sail.rules().constant("fire", "explosion_radius_cm"))
+    most = float(sail.ruleset().constant("fire", "explosion_radius_cm"))
     if event.range_cm is None or not 0 <= event.range_cm <= most:
         raise _refuse(
             "beyond 12 cm " + ("an explosion sets no fire" if explosion else "there is no hit"),
@@ -689,7 +754,7 @@ def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -
         raise _refuse("aim at the hull (gun decks) or the sails", "aim", event.aim,
                       "hull or sails")  # fmt: skip
     _check_range(event)
-    if (event.round, event.ship) in tally.repairing:
+    if (event.round, event.ship) in tally.repairing and not _repairers_fight():
         raise _refuse(f"{event.ship} is repairing her masts this round: her crew cannot man "
                       "the guns", "ship", event.ship, "a ship not repairing")  # fmt: skip
     if me.fire and not readings.burning_ships_fire:
@@ -708,9 +773,19 @@ def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -
     if not 1 <= firing <= left:
         raise _refuse(f"{event.ship} has {left} gun decks left on her {event.from_side} side",
                       "decks", event.decks, f"1 to {left}")  # fmt: skip
-    if len(event.dice) != firing:
-        raise _refuse(f"{firing} gun decks fire: one die each", "dice",
-                      ",".join(map(str, event.dice)), f"{firing} dice")  # fmt: skip
+    per_deck = int(sail.ruleset().constant("gunnery", "dice_per_gun_deck"))
+    # "Each gun deck can fire once per round": the decks of a side that fired this round
+    # are spent (a deck lost since is one of them, the firing player's best case).
+    times = int(sail.ruleset().constant("gunnery", "fires_per_round"))
+    spent = min(tally.fired.get((event.round, event.ship, event.from_side), 0), left * times)
+    if firing > left * times - spent:
+        raise _refuse(f"{event.ship}'s {event.from_side} gun decks have fired {spent} "
+                      f"time(s) in round {event.round}: \"Each gun deck can fire once per "
+                      "round\"", "decks", firing, f"at most {left * times - spent}")  # fmt: skip
+    if len(event.dice) != firing * per_deck:
+        each = "one die" if per_deck == 1 else f"{per_deck} dice"
+        raise _refuse(f"{firing} gun decks fire: {each} each", "dice",
+                      ",".join(map(str, event.dice)), f"{firing * per_deck} dice")  # fmt: skip
     if event.masts_first and event.masts_first not in MASTS:
         raise _refuse("the first mast is fore, main or mizzen", "masts first",
                       event.masts_first, "fore, main or mizzen")  # fmt: skip
@@ -729,13 +804,16 @@ def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
                           "(house reading: the text gives no recapture)",
                           "target" if name == event.target else "ship", name,
                           "a ship not captured")  # fmt: skip
-        if (event.round, name) in set(repairing):
+        if (event.round, name) in set(repairing) and not _repairers_fight():
             raise _refuse(f"{name} is repairing her masts this round: her crew cannot board",
                           "ship", name, "a ship not repairing")  # fmt: skip
+    per_deck = int(sail.ruleset().constant("boarding", "dice_per_gun_deck"))
     for dice, state, column in ((event.dice, me, "dice"), (event.their_dice, other, "their dice")):
-        if len(dice) != state.gun_decks:
-            raise _refuse(f"one die per gun deck left: {state.gun_decks}", column,
-                          ",".join(map(str, dice)), f"{state.gun_decks} dice")  # fmt: skip
+        if len(dice) != state.gun_decks * per_deck:
+            want = state.gun_decks * per_deck
+            each = "one die" if per_deck == 1 else f"{per_deck} dice"
+            raise _refuse(f"{each} per gun deck left: {state.gun_decks}", column,
+                          ",".join(map(str, dice)), f"{want} dice")  # fmt: skip
     crew = event.prize_crew or 1
     most = min(me.gun_decks, other.gun_decks)
     if not crew >= 1 or crew > max(me.gun_decks, other.gun_decks):
@@ -769,15 +847,16 @@ def fold(
     events: Sequence[Event],
     *,
     wind: Mapping[int, int] | None = None,
-    readings: Readings = Readings(),
+    readings: Readings | None = None,
     check: bool = True,
 ) -> tuple[list[Outcome], dict[str, ShipState]]:
     """Every action's outcome in order, and each ship's record after the last.
 
     ``wind``: the wind speed in each round (4 where not given). ``check``: refuse an
     action the records do not allow (``InvalidArgumentError`` with ``index``: the
-    action's place in ``events``).
+    action's place in ``events``). ``readings``: the settings (the data's where not given).
     """
+    readings = Readings.in_force() if readings is None else readings
     states = {name: ship.start() for name, ship in ships.items()}
     pairs: dict[frozenset[str], int] = {}
     tally = Tally()
@@ -833,15 +912,19 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
     if a is Action.CATCH_FIRE:
         tally.catches.add((event.ship, event.target))
     if a is Action.REPAIR:
-        tally.repairing.add((stage, event.ship))
+        tally.repairing[(stage, event.ship)] = tally.repairing.get((stage, event.ship), 0) + 1
     if a is Action.FIRE:
         tally.fought.add((event.round, event.ship))
+        side = (event.round, event.ship, event.from_side)
+        tally.fired[side] = tally.fired.get(side, 0) + (
+            getattr(me, event.from_side) if event.decks is None else event.decks
+        )
         if sixes_key[0]:  # counted over the round (not by a ledger made before)
             tally.sixes[sixes_key] = tally.sixes.get(sixes_key, 0) + event.dice.count(6)
     if a is Action.BOARD:
         tally.fought.update({(event.round, event.ship), (event.round, event.target)})
         if out.prize:
-            least = int(sail.rules().constant("boarding", "prize_crew_gun_decks"))
+            least = int(sail.ruleset().constant("boarding", "prize_crew_gun_decks"))
             crew = event.prize_crew or least
             tally.captures[frozenset((event.ship, event.target))] = (out.captor, out.prize,
                                                                      crew)  # fmt: skip

@@ -52,7 +52,7 @@ __all__ = [
     "orders_saved",
     "rally_odds",
     "rally_result",
-    "rules",
+    "ruleset",
     "strength_bounds",
     "strength_points",
     "unit_type",
@@ -64,7 +64,7 @@ Side = Literal["attacker", "defender"]
 _SIDES: tuple[str, ...] = ("attacker", "defender")
 
 
-def rules() -> Ruleset:
+def ruleset() -> Ruleset:
     """The Square Eagles rule set (loaded and validated once)."""
     return registry.get(RULESET_ID)
 
@@ -72,17 +72,13 @@ def rules() -> Ruleset:
 # -- small validators ---------------------------------------------------------------
 
 
-def _whole(value: Any, name: str, low: int | None = 0, high: int | None = None) -> int:
-    return whole_number(value, name, low, high)
-
-
 def _die_roll(roll: Any, name: str = "roll") -> int:
-    return _whole(roll, name, 1, 6)
+    return whole_number(roll, name, 1, 6)
 
 
 def unit_type(text: str) -> Term:
     """The unit type spelled ``text`` (Infantry, Lights, Cavalry, Heavy Cavalry, Guns...)."""
-    return rules().term("unit_types", str(text))
+    return ruleset().term("unit_types", str(text))
 
 
 def _range_boxes(range_boxes: Any) -> float:
@@ -137,29 +133,29 @@ def strength_bounds(ruleset: Ruleset, unit: Term) -> StrengthBounds:
 
 def strength_points(unit: str, adjustment: int = 0) -> int:
     """Strength Points of a unit type, adjusted up or down by at most 1 SP."""
-    bounds = strength_bounds(rules(), unit_type(unit))
+    bounds = strength_bounds(ruleset(), unit_type(unit))
     base = bounds.strength_points
-    return base + _whole(adjustment, "adjustment", bounds.low - base, bounds.high - base)
+    return base + whole_number(adjustment, "adjustment", bounds.low - base, bounds.high - base)
 
 
 def is_removed(hits: int, strength: int) -> bool:
     """A unit whose Hits equal its Strength Points is removed."""
-    return _whole(hits, "hits") >= _whole(strength, "strength points", 1)
+    return whole_number(hits, "hits") >= whole_number(strength, "strength points", 1)
 
 
 def order_cost(near_enemy: bool = False, general_attached: bool = False) -> int:
     """Pips to Order a unit: 1, or 2 within 1 box of an enemy; 0 with a General attached."""
-    ruleset = rules()
+    rules = ruleset()
     if general_attached:
         return 0  # "always counts as Ordered [regardless of the cost to Order that Unit]"
     name = "order_cost_near_enemy" if near_enemy else "order_cost"
-    return int(ruleset.constant("orders", name))
+    return int(rules.constant("orders", name))
 
 
 def orders_saved(orders_roll: int) -> int:
     """Excellent Staff (optional): Orders a General saves on his orders roll (5: 1, 6: 2)."""
     roll = _die_roll(orders_roll, "orders roll")
-    for row in rules().rows("excellent_staff"):
+    for row in ruleset().rows("excellent_staff"):
         if row["orders_roll"] == roll:
             return int(row["orders_saved"])
     return 0
@@ -167,16 +163,16 @@ def orders_saved(orders_roll: int) -> int:
 
 def initiative_switches(holder_roll: int, reacting_roll: int) -> bool:
     """From Turn 2: the Reacting side takes the Initiative only by winning by 2 or more."""
-    ruleset = rules()
-    sides = int(ruleset.constant("initiative", "die_sides"))
-    holder = _whole(holder_roll, "holder roll", 1, sides)
-    reacting = _whole(reacting_roll, "reacting roll", 1, sides)
-    return reacting - holder >= int(ruleset.constant("initiative", "switch_margin"))
+    rules = ruleset()
+    sides = int(rules.constant("initiative", "die_sides"))
+    holder = whole_number(holder_roll, "holder roll", 1, sides)
+    reacting = whole_number(reacting_roll, "reacting roll", 1, sides)
+    return reacting - holder >= int(rules.constant("initiative", "switch_margin"))
 
 
 def initiative_switch_odds() -> Fraction:
     """Exact chance that the Initiative changes sides in one roll-off."""
-    sides = int(rules().constant("initiative", "die_sides"))
+    sides = int(ruleset().constant("initiative", "die_sides"))
     both = [(h, r) for h in range(1, sides + 1) for r in range(1, sides + 1)]
     switches = sum(1 for h, r in both if initiative_switches(h, r))
     return Fraction(switches, len(both))
@@ -195,11 +191,11 @@ class RallyResult:
 
 
 def _rally_modifier(conditions: str | None) -> int:
-    ruleset = rules()
-    rows = {row["condition"]: row for row in ruleset.rows("rally_modifiers")}
+    rules = ruleset()
+    rows = {row["condition"]: row for row in rules.rows("rally_modifiers")}
     # One +1 per group: Cover, General and Stubborn share a group; Guard adds to it.
     best: dict[str, int] = {}
-    for term in parse_conditions(ruleset, "rally_conditions", conditions):
+    for term in parse_conditions(rules, "rally_conditions", conditions):
         row = rows[term.id]
         best[row["group"]] = max(best.get(row["group"], 0), int(row["modifier"]))
     return sum(best.values())
@@ -211,13 +207,13 @@ def rally_result(roll: int, conditions: str | None = "", hits: int | None = None
     ``hits`` (optional) is the unit's Hits before rallying: Hits regained never take
     it below 1 Hit (the first Hit is permanent).
     """
-    ruleset = rules()
+    rules = ruleset()
     modified = _die_roll(roll) + _rally_modifier(conditions)
-    regained = int(ruleset.bracket("rally_results", modified)["hits_regained"])
+    regained = int(rules.bracket("rally_results", modified)["hits_regained"])
     if hits is None:
         return RallyResult(modified, regained, None)
-    before = _whole(hits, "hits")
-    floor = int(ruleset.constant("rally_limits", "min_hits_after_rally"))
+    before = whole_number(hits, "hits")
+    floor = int(rules.constant("rally_limits", "min_hits_after_rally"))
     regained = max(0, min(regained, before - floor))
     return RallyResult(modified, regained, before - regained)
 
@@ -242,11 +238,11 @@ def move_boxes(
     Infantry March and use roads only in Column: a ``formation`` other than Column
     for marching or road-using infantry is an error (no formation given: Column assumed).
     """
-    ruleset = rules()
+    rules = ruleset()
     term = unit_type(unit)
-    row = ruleset.lookup("movement", unit_type=term.id)
+    row = rules.lookup("movement", unit_type=term.id)
     if term.id == "infantry" and (march or on_road) and formation is not None:
-        shape = ruleset.term("formations", formation)
+        shape = rules.term("formations", formation)
         if shape.id != "column":
             raise InvalidArgumentError(
                 "Infantry must be in Column to March or use a Road",
@@ -256,7 +252,7 @@ def move_boxes(
             )
     boxes = int(row["march_boxes"] if march else row["move_boxes"])
     if on_road:
-        boxes += int(ruleset.constant("movement_rules", "road_bonus_boxes"))
+        boxes += int(rules.constant("movement_rules", "road_bonus_boxes"))
     return boxes
 
 
@@ -266,7 +262,7 @@ def move_boxes(
 def _firer(unit: str) -> Term:
     term = unit_type(unit)
     if not term.attrs.get("fires", False):
-        firing = [t.name for t in rules().vocabulary("unit_types").terms if t.attrs.get("fires")]
+        firing = [t.name for t in ruleset().vocabulary("unit_types").terms if t.attrs.get("fires")]
         raise InvalidArgumentError(
             f"{term.name} do not fire (N/A on the Summary Sheet)",
             column="unit type",
@@ -284,10 +280,10 @@ def fire_dice(unit: str, range_boxes: float, conditions: str | None = "") -> int
     have none), unused Order (+1), Artillery at a Column or Square (+1), Infantry in
     Column or Square firing (2 dice at 1 box). Never fewer than 0 dice.
     """
-    ruleset = rules()
+    rules = ruleset()
     firer = _firer(unit)
     distance = _range_boxes(range_boxes)
-    bands = [r for r in ruleset.rows("fire_dice") if r["unit_type"] == firer.id]
+    bands = [r for r in rules.rows("fire_dice") if r["unit_type"] == firer.id]
     base = next(
         (int(r["dice"]) for r in bands if r["range_low"] <= distance <= r["range_high"]), None
     )
@@ -297,9 +293,9 @@ def fire_dice(unit: str, range_boxes: float, conditions: str | None = "") -> int
         raise InvalidArgumentError(  # unreachable while the bands start at 1 box
             f"no fire band for {firer.name} at {distance} boxes", value=range_boxes
         )
-    terms = parse_conditions(ruleset, "fire_conditions", conditions)
+    terms = parse_conditions(rules, "fire_conditions", conditions)
     given = {t.id for t in terms}
-    rows = {r["condition"]: r for r in ruleset.rows("fire_modifiers")}
+    rows = {r["condition"]: r for r in rules.rows("fire_modifiers")}
     delta = 0
     for term in terms:
         row = rows.get(term.id)
@@ -334,14 +330,14 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
     (Guns hit on 4+) and Low Supplies (one worse). Other fire conditions may be
     given (they change dice, not the Target Number) and are ignored here.
     """
-    ruleset = rules()
+    rules = ruleset()
     firer = _firer(unit)
     if skirmish:
-        target = int(ruleset.constant("skirmish_fire", "target_number"))
+        target = int(rules.constant("skirmish_fire", "target_number"))
     else:
-        target = int(ruleset.lookup("fire_target_numbers", unit_type=firer.id)["target_number"])
-    rows = {r["condition"]: r for r in ruleset.rows("fire_target_modifiers")}
-    for term in parse_conditions(ruleset, "fire_conditions", conditions):
+        target = int(rules.lookup("fire_target_numbers", unit_type=firer.id)["target_number"])
+    rows = {r["condition"]: r for r in rules.rows("fire_target_modifiers")}
+    for term in parse_conditions(rules, "fire_conditions", conditions):
         row = rows.get(term.id)
         if row is None:
             continue
@@ -361,7 +357,7 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
 
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
-    return _whole(hits, "hits") >= int(rules().constant("withdraw", "hits"))
+    return whole_number(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
 
 
 # -- a unit's turn, as the casualty ledger keeps it -----------------------------------------
@@ -394,7 +390,7 @@ def assault_before_rally() -> bool:
     """Whether the Hits of an Assault on a unit come before its Rally in the same turn
     (``turn_order.assault_before_rally``, a house reading: both are Actions, and which
     comes first depends on the Initiative, which the ledger does not keep)."""
-    return bool(rules().constant("turn_order", "assault_before_rally"))
+    return bool(ruleset().constant("turn_order", "assault_before_rally"))
 
 
 def hits_after_turn(
@@ -417,11 +413,11 @@ def hits_after_turn(
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
-    sp = _whole(strength, "strength points", 1)
-    fire = _whole(turn.fire_hits, "fire hits")
-    most = _whole(turn.most_from_one_fire, "hits from one fire action", high=fire)
-    assault = _whole(turn.assault_hits, "assault hits")
-    before = _whole(hits_before, "hits before", high=sp)
+    sp = whole_number(strength, "strength points", 1)
+    fire = whole_number(turn.fire_hits, "fire hits")
+    most = whole_number(turn.most_from_one_fire, "hits from one fire action", high=fire)
+    assault = whole_number(turn.assault_hits, "assault hits")
+    before = whole_number(hits_before, "hits before", high=sp)
     first = assault_before_rally() if assault_first is None else assault_first
     at_rally = before + (assault if first else 0)
     regained = None
@@ -444,7 +440,7 @@ def hits_after_turn(
 
 def assault_target(unit: str) -> int:
     """The Target Number a unit rolls at in an Assault (Cavalry 3+, Infantry 4+, Lights 5+)."""
-    ruleset = rules()
+    rules = ruleset()
     term = unit_type(unit)
     if term.attrs.get("artillery"):
         raise InvalidArgumentError(
@@ -453,7 +449,7 @@ def assault_target(unit: str) -> int:
             value=unit,
             expected="Infantry, Lights, Cavalry or Heavy Cavalry",
         )
-    return int(ruleset.lookup("assault_target_numbers", unit_type=term.id)["target_number"])
+    return int(rules.lookup("assault_target_numbers", unit_type=term.id)["target_number"])
 
 
 def _side(side: str) -> str:
@@ -479,7 +475,7 @@ def assault_dice(unit: str, strength: int, side: str, conditions: str | None = "
     -1, defender in cover -1 to the attacker, flank or rear +1, unused Order +1 to
     the defender, Column +1, Square +2 against Cavalry, Resolute +1 when assaulted).
     """
-    ruleset = rules()
+    rules = ruleset()
     term = unit_type(unit)
     who = _side(side)
     if term.attrs.get("artillery"):
@@ -496,9 +492,9 @@ def assault_dice(unit: str, strength: int, side: str, conditions: str | None = "
             value=unit,
             expected="Infantry, Cavalry or Heavy Cavalry",
         )
-    pool = _whole(strength, "strength")
-    terms = parse_conditions(ruleset, "melee_conditions", conditions)
-    rows = {r["condition"]: r for r in ruleset.rows("melee_modifiers")}
+    pool = whole_number(strength, "strength")
+    terms = parse_conditions(rules, "melee_conditions", conditions)
+    rows = {r["condition"]: r for r in rules.rows("melee_modifiers")}
     given = {t.id for t in terms}
     for t in terms:  # "an additional 1 d6": charging Lights is also a charge
         given.update((rows.get(t.id) or {}).get("implies") or [])
@@ -533,14 +529,14 @@ class AssaultResult:
 
 def assault_result(attacker_hits: int, defender_hits: int) -> AssaultResult:
     """The loser retreats the Hit difference in Boxes; the Assaulter loses ties (1 Box)."""
-    ruleset = rules()
-    by_attacker = _whole(attacker_hits, "attacker hits")
-    by_defender = _whole(defender_hits, "defender hits")
+    rules = ruleset()
+    by_attacker = whole_number(attacker_hits, "attacker hits")
+    by_defender = whole_number(defender_hits, "defender hits")
     if by_attacker > by_defender:
         return AssaultResult("defender", by_attacker - by_defender)
     if by_attacker == by_defender:
         return AssaultResult(
-            "attacker", int(ruleset.constant("assault_results", "tie_assaulter_retreat_boxes"))
+            "attacker", int(rules.constant("assault_results", "tie_assaulter_retreat_boxes"))
         )
     return AssaultResult("attacker", by_defender - by_attacker)
 
@@ -577,8 +573,8 @@ def assault_winner_odds(
 def _dice_at(dice_count: int, target: int) -> tuple[int, Fraction]:
     """The dice and the chance one d6 hits on ``target`` or more (1: every die hits, 7:
     none can)."""
-    n = _whole(dice_count, "dice")
-    t = _whole(target, "target number", 1, 7)
+    n = whole_number(dice_count, "dice")
+    t = whole_number(target, "target number", 1, 7)
     return n, Fraction(7 - t, 6)
 
 

@@ -1,7 +1,9 @@
-"""The workbook side: the ``Book`` interface, its two backends, and ledger operations.
+"""The workbook side: the ``Book`` interface, its three backends, and ledger operations.
 
 - ``sheets.book``: ``Book`` (read a table by name, write cells, append rows,
   named cells, the Log, ``_meta``), ``Formula``, ``check_terms``.
+- ``sheets.zipbook``: ``ZipBook`` (the fast backend commands use: reads and rewrites
+  only the parts an operation needs, hands over to openpyxl where unsure).
 - ``sheets.headless``: ``HeadlessBook`` (openpyxl on a file, atomic save).
 - ``sheets.xlbook``: ``XlwingsBook`` (a live ``xw.Book``: desktop Excel or
   xlwings Server).

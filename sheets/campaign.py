@@ -87,6 +87,7 @@ from battle_ledger.sheets.operations import (
     Option,
     Upload,
     checker,
+    input_options,
     load_operations,
     operation,
     report,
@@ -215,9 +216,10 @@ LOSSES = Table(
         Column("Start", "start", _H),
         Column("Guns replaced", "replaced", _I, Entry.WHOLE, "a battery's guns replaced after "
                "this battle by figures of a donor (run replace-artillery)", low=0, width=8,
-               since=2),
+               since=2, recorded="replace-artillery"),
         Column("Figures donated", "donated", _I, Entry.WHOLE, "figures this unit gave up for "
-               "good as artillery replacements after this battle", low=0, width=8, since=2),
+               "good as artillery replacements after this battle", low=0, width=8, since=2,
+               recorded="replace-artillery"),
     ),
 )  # fmt: skip
 
@@ -415,21 +417,22 @@ KIND = register(
         thing="formation",
         period="battle",
         named_cells=(
-            NamedCell("BattleName", "Campaign", help="the campaign's name"),
+            NamedCell("BattleName", "Campaign", help="the campaign's name", option="name"),
             NamedCell("StartsOn", "Starts on", help="the campaign's first date, year-month-day "
-                      "(blank: its first battle's)"),
+                      "(blank: its first battle's)", option="starts-on"),
             NamedCell("StrengthOn", "Strength on", help="a date, year-month-day: every "
                       "formation's strength on it (Formations sheet)"),
             NamedCell("RecoveryRounding", "Stands back rounded", Entry.CHOICE,
                       "half up (the house default) or down, so that no more than the printed "
-                      "share ever returns", choices=recovery.Rounding.ALL),
+                      "share ever returns", choices=recovery.Rounding.ALL,
+                      option="rounding"),
             NamedCell("DrawCounts", "A draw counts as", Entry.CHOICE,
                       "both losers (the house default) or both winners",
-                      choices=recovery.DrawCounts.ALL),
+                      choices=recovery.DrawCounts.ALL, option="draw-counts"),
             NamedCell("BracketsFrom", "Morale brackets from", Entry.CHOICE,
                       "Glory of the Empire: a later day's casualty brackets count from the "
                       "new strength (the house default) or the strength at the start of the "
-                      "campaign", choices=gote.BracketsFrom.ALL),
+                      "campaign", choices=gote.BracketsFrom.ALL, option="brackets-from"),
             NamedCell("StrengthOnDay", "Day number of Strength on", Entry.WHOLE,
                       computed=True),
             NamedCell("BattlesFought", "Battles", Entry.WHOLE, computed=True),
@@ -974,12 +977,12 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
 @operation(
     KIND.name,
     "losses",
-    options=(
+    options=input_options(
+        KIND,
         Option("battle", str, help="the battle, by name or number"),
         Option("formation", str, help="the formation, as on Formations", thing=True),
-        Option("lost", int, low=0, help="stands it lost in that battle"),
-        Option("from_csv", Upload, accept=(".csv",), help="a CSV file (- for standard "
-               "input) of many: columns battle, formation, lost"),
+        more=(Option("from_csv", Upload, accept=(".csv",), help="a CSV file (- for standard "
+                     "input) of many: columns battle, formation, lost"),),
     ),
 )  # fmt: skip
 def losses(book: Book, **given: Any) -> OperationResult:

@@ -63,7 +63,14 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_count, cell_whole, percent_text, yes_test
 
 if TYPE_CHECKING:
@@ -140,10 +147,10 @@ TURNS = Table(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="the unit, as in tbl_Units", width=26),
-        Column("Lost to fire", "fire", _I, Entry.WHOLE, "figures (a battery: guns) lost to fire",
-               low=0, width=8),
+        Column("Lost to fire", "fire", _I, Entry.WHOLE,
+               "figures (a battery: guns) lost to fire this turn", low=0, width=8),
         Column("Lost in melee", "melee", _I, Entry.WHOLE,
-               "figures (a battery: guns) lost in melee", low=0, width=8),
+               "figures (a battery: guns) lost in melee this turn", low=0, width=8),
         Column("Leader attached", "leader_attached", _I, Entry.YES_NO,
                "Y if a leader is attached (+10%)", width=8),
         Column("Morale roll", "morale_roll", _I, Entry.WHOLE,
@@ -392,7 +399,7 @@ KIND = register(
         thing="unit",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell(
                 ROLL_PASSES,
                 "A roll passes",
@@ -400,6 +407,7 @@ KIND = register(
                 "at or under the chance (01-50 passes at 50%), or under it: the text "
                 "does not say (a house reading)",
                 choices=gote.RollPasses.ALL,
+                option="roll-passes",
             ),
             NamedCell(
                 FIRST_RALLY,
@@ -409,6 +417,7 @@ KIND = register(
                 "the same turn (the printed order: checks, then rallies) or of the next: the "
                 "text does not say outright (a house reading)",
                 choices=gote.FirstRally.ALL,
+                option="first-rally",
             ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
@@ -589,17 +598,21 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
 @operation(
     KIND.name,
     "record",
-    options=(
+    options=input_options(
+        KIND,
         Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
-        Option.of(TURNS.column("fire"), help="figures (a battery: guns) lost to fire this turn"),
-        Option.of(TURNS.column("melee"), help="figures (a battery: guns) lost in melee this turn"),
-        Option.of(TURNS.column("leader_attached")),
-        Option.of(TURNS.column("became")),
-        Option.of(TURNS.column("morale_roll")),
-        Option.of(TURNS.column("rally_roll"), help="the percentile roll to rally"),
-        Option.of(TURNS.column("leader_roll")),
-        Option.of(TURNS.column("leader_result_roll")),
-        Option("note", str, help="anything worth remembering"),
+        order=(
+            "unit",
+            "fire",
+            "melee",
+            "leader_attached",
+            "became",
+            "morale_roll",
+            "rally_roll",
+            "leader_roll",
+            "leader_result_roll",
+            "note",
+        ),
     ),
 )
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:

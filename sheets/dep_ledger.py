@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
+from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.dep import (
     MANEUVER_DIE,
@@ -45,9 +46,18 @@ from battle_ledger.rulesets.dep import (
     next_maneuver_modifier,
     run_division,
 )
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, Grid
-from battle_ledger.sheets.errors import CellValueError, LedgerStateError, nothing_to_record
+from battle_ledger.rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    MissingTableError,
+)
+from battle_ledger.sheets.book import Book, Grid, TableRows
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    LedgerStateError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -58,6 +68,7 @@ from battle_ledger.sheets.formulas import (
     period_column,
     row_above,
     sheet_name,
+    sum_equal,
     thing_row,
     unless_blank,
 )
@@ -72,6 +83,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     battle_name,
     clock_text,
+    find_name,
     find_thing,
     over_note,
     read_tables,
@@ -79,15 +91,18 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     sides_out,
     start_minutes,
+    where_of,
 )
 from battle_ledger.sheets.operations import (
     OperationResult,
     Option,
     checker,
+    input_options,
     operation,
     report,
 )
 from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
+from battle_ledger.sheets.victory_points import points_each_formula
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,17 +115,27 @@ __all__ = [
     "KIND",
     "MANEUVER_NAMES",
     "TURNS",
+    "UNITS",
+    "UNITS_SINCE",
+    "UNIT_LOSSES",
     "Ledger",
+    "UnitBook",
+    "UnitLoss",
+    "UnitRow",
     "check_ledger",
     "compute_turns",
     "division_formulas",
     "end_turn",
     "outcomes",
     "read_ledger",
+    "read_units",
     "record",
+    "stand_points",
     "standing",
     "turn_formulas",
     "turn_row",
+    "unit_formulas",
+    "unit_points",
     "where_we_stand",
 ]
 
@@ -208,6 +233,56 @@ TURNS = Table(
                since=4),
     ),
 )  # fmt: skip
+
+# Template version 5: each division's units (from the order of battle) and the stands each
+# lost, so that one typing gives the DEP its stands lost and the enemy its victory points.
+UNITS = Table(
+    name="tbl_Units",
+    sheet="Units",
+    title="Units",
+    note="Each division's units, their type and class (from the order of battle). Stands "
+    "lost: the Losses by unit sheet's; the points go to the enemy (type + class).",
+    columns=(
+        Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
+        Column("Division", "division", _I, help="its division, as in tbl_Divisions", width=24,
+               fixed=True),
+        Column("Unit", "unit", _K, help="its name, unique in its division", width=26),
+        Column("Type", "type", _I, help="its stands' type (Infantry, Heavy cavalry, ...)",
+               width=15, fixed=True),
+        Column("Class", "grade", _I, help="its class (A Guard ... E Militia)", width=9,
+               fixed=True),
+        Column("Stands", "stands", _I, Entry.WHOLE, "stands at the start", low=0, width=8,
+               fixed=True),
+        Column("Stands lost", "stands_lost", _O, Entry.WHOLE,
+               "stands lost in the battle (the Losses by unit sheet)", width=8),
+        Column("Stands left", "stands_left", _O, Entry.WHOLE, "stands at the start less lost",
+               width=8),
+        Column("Points each", "points_each", _O, help="type + class points (Point Values)",
+               width=9),
+        Column("Points to the enemy", "points", _O, Entry.WHOLE,
+               "stands lost x points each", width=10),
+    ),
+)  # fmt: skip
+
+UNIT_LOSSES = Table(
+    name="tbl_UnitLosses",
+    sheet="Losses by unit",
+    title="Stands lost by unit",
+    note="One row per unit per turn it lost stands. record --unit writes it and the "
+    "turn's Stands lost on the Turns sheet; check says where the two disagree.",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
+        Column("Division", "division", _I, help="the unit's division", width=24),
+        Column("Unit", "unit", _I, help="the unit that lost the stands, as on the Units sheet "
+               "(case-blind)", width=26),
+        Column("Stands lost", "stands_lost", _I, Entry.WHOLE, "its stands lost in the turn",
+               low=0, width=9),
+        Column("Note", "note", _N, help="anything worth remembering", width=30),
+    ),
+)  # fmt: skip
+
+#: The template version that added ``UNITS`` and ``UNIT_LOSSES`` (older ledgers: none).
+UNITS_SINCE = 5
 
 #: Defined names of the Rules sheet's Maneuver Table columns (``tbl_R_maneuver_table``).
 MANEUVER_NAMES = {"low": "ManeuverFrom", "high": "ManeuverTo", "result": "ManeuverResult"}
@@ -378,6 +453,29 @@ def division_formulas(r: int) -> dict[str, str]:
     return unless_blank(f"${c['Division']}{r}", formulas)
 
 
+def unit_formulas(r: int) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: its stands lost (tbl_UnitLosses's rows
+    of its division and name, compared with ``=``) and their points to the enemy
+    (``rulesets.eagles_to_glory.stand_victory_points``; "missing" where the text prints
+    none and stands were lost)."""
+    c = letters(UNITS.headers)
+    x = letters(UNIT_LOSSES.headers)
+    losses = sheet_name(UNIT_LOSSES.sheet)
+
+    def rows(col: str) -> str:
+        return period_column(losses, x[col], HEADER_ROW + 1, x["Turn"])
+
+    lost = f"${c['Stands lost']}{r}"
+    each = f"${c['Points each']}{r}"
+    mine = {rows("Division"): f"${c['Division']}{r}", rows("Unit"): f"${c['Unit']}{r}"}
+    return unless_blank(f"${c['Unit']}{r}", {
+        "Stands lost": sum_equal(rows("Stands lost"), mine),
+        "Stands left": f'IF(${c["Stands"]}{r}="","",${c["Stands"]}{r}-{lost})',
+        "Points each": points_each_formula(f"${c['Type']}{r}", f"${c['Class']}{r}"),
+        "Points to the enemy": f'IF({lost}=0,0,IF(ISTEXT({each}),"missing",{lost}*{each}))',
+    })  # fmt: skip
+
+
 #: Divisions across, turns down from turn 0 under the header row (row 3).
 BY_TURN = Grid("DEP by turn", first=4)
 
@@ -393,11 +491,26 @@ KIND = register(
         thing="division",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
-            NamedCell("BattleDate", "Date", help="its date, as ISO text (1815-06-16)"),
-            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            NamedCell(
+                "BattleDate", "Date", help="its date, as ISO text (1815-06-16)", option="date"
+            ),
+            NamedCell(
+                "StartTime",
+                "Start time",
+                help="the time turn 1 starts",
+                option="start",
+                keyword="start_time",
+            ),
             NamedCell("TurnMinutes", "Turn length (minutes)", Entry.WHOLE, computed=True),
-            NamedCell("MaxDEP", "Maximum DEP", Entry.WHOLE, "48 unless the scenario says less"),
+            NamedCell(
+                "MaxDEP",
+                "Maximum DEP",
+                Entry.WHOLE,
+                "48 unless the scenario says less",
+                option="max-dep",
+                low=1,
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
             NamedCell("TimeOfDay", "Time of day", computed=True),
             NamedCell("LastClosedTurn", "Last closed turn", Entry.WHOLE, computed=True),
@@ -410,7 +523,7 @@ KIND = register(
         close="end-turn",
         losses=("Stands lost",),
         macro_prefix="dep",
-        template_version=4,
+        template_version=UNITS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -426,6 +539,7 @@ class Ledger(LedgerState):
     rules: DepRules
     starts: dict[str, DivisionState]
     sides: dict[str, str]
+    units: UnitBook | None = None  # None: a ledger made before it kept units
 
     @property
     def divisions(self) -> pd.DataFrame:
@@ -488,7 +602,124 @@ def read_ledger(book: Book) -> Ledger:
         except DepInputError as exc:
             raise _located(exc, tables.where_thing(index)) from None
         sides[name] = "" if row["Side"] is None else str(row["Side"])
-    return Ledger(tables, rules, starts, sides)
+    units = read_units(book) if book.meta().template_version >= UNITS_SINCE else None
+    return Ledger(tables, rules, starts, sides, units)
+
+
+@dataclass(frozen=True)
+class UnitRow:
+    """A unit of tbl_Units: its side, division, name, type, class, stands at the start."""
+
+    side: str
+    division: str
+    unit: str
+    type: str
+    grade: str
+    stands: int | None
+    index: Any
+
+
+@dataclass(frozen=True)
+class UnitLoss:
+    """A row of tbl_UnitLosses: a unit's stands lost in a turn."""
+
+    turn: int
+    division: str
+    unit: str
+    stands_lost: int
+    index: Any
+
+    def of(self, unit: UnitRow) -> bool:
+        return (self.division, self.unit.casefold()) == (unit.division, unit.unit.casefold())
+
+
+@dataclass(frozen=True)
+class UnitBook:
+    """tbl_Units and tbl_UnitLosses as read (rows without a unit left out)."""
+
+    units: list[UnitRow]
+    losses: list[UnitLoss]
+    unit_rows: TableRows
+    loss_rows: TableRows
+
+    def lost(self, unit: UnitRow) -> int:
+        return sum(loss.stands_lost for loss in self.losses if loss.of(unit))
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def read_units(book: Book) -> UnitBook:
+    """The units and their stands lost, by turn (a ledger of template version 5 on)."""
+    unit_rows = book.read_rows(UNITS.name, UNITS.read_types(), cached=False)
+    loss_rows = book.read_rows(UNIT_LOSSES.name, UNIT_LOSSES.read_types(), cached=False)
+    units: list[UnitRow] = []
+    for index, values in zip(unit_rows.index, unit_rows.rows, strict=True):
+        row = dict(zip(unit_rows.headers, values, strict=True))
+        if not _text(row["Unit"]):
+            continue
+        units.append(UnitRow(_text(row["Side"]), _text(row["Division"]), _text(row["Unit"]),
+                             _text(row["Type"]), _text(row["Class"]),
+                             cell_whole(row["Stands"]), index))  # fmt: skip
+    losses: list[UnitLoss] = []
+    for index, values in zip(loss_rows.index, loss_rows.rows, strict=True):
+        row = dict(zip(loss_rows.headers, values, strict=True))
+        if not _text(row["Unit"]) and not cell_whole(row["Stands lost"]):
+            continue  # a blank row (or one of no stands)
+        where = where_of(loss_rows, index)
+        turn = cell_whole(row["Turn"])
+        if turn is None or turn < 1:
+            raise CellValueError(f"a row of {UNIT_LOSSES.name} has no turn number",
+                                 column="Turn", value=row["Turn"], expected="1, 2, 3, ...",
+                                 **where)  # fmt: skip
+        losses.append(UnitLoss(turn, _text(row["Division"]), _text(row["Unit"]),
+                               cell_count(row["Stands lost"]), index))  # fmt: skip
+    return UnitBook(units, losses, unit_rows, loss_rows)
+
+
+def unit_points(ledger: Ledger) -> tuple[list[dict[str, Any]], str | None]:
+    """Each unit's stands lost and the points they give the enemy
+    (``stand_victory_points``; None where the text prints no points for its type or
+    class and it lost stands), and the first such gap's message (None: none)."""
+    if ledger.units is None:
+        return [], None
+    found: list[dict[str, Any]] = []
+    missing: str | None = None
+    for unit in ledger.units.units:
+        lost = ledger.units.lost(unit)
+        try:
+            each: int | None = etg.stand_victory_points(unit.type, unit.grade)
+        except MissingTableError as exc:  # no points printed: only a loss needs them
+            each = None
+            if lost and missing is None:
+                missing = str(exc)
+        except BattleLedgerError as exc:
+            raise exc.located(
+                column="Type", **where_of(ledger.units.unit_rows, unit.index)
+            ) from None
+        found.append(
+            {
+                "side": unit.side,
+                "division": unit.division,
+                "unit": unit.unit,
+                "type": unit.type,
+                "class": unit.grade,
+                "stands": unit.stands,
+                "stands_lost": lost,
+                "stands_left": None if unit.stands is None else unit.stands - lost,
+                "points_each": each,
+                "points": 0 if not lost else None if each is None else lost * each,
+            }
+        )
+    return found, missing
+
+
+def stand_points(units: list[dict[str, Any]], side: str) -> int | None:
+    """The victory points ``side`` has for the enemy's stands lost (every other side's
+    units'); None if one of them lost stands the text prints no points for."""
+    theirs = [u["points"] for u in units if u["side"] != side]
+    return None if None in theirs else sum(theirs)
 
 
 _FIELDS = set(TurnInputs.__dataclass_fields__) - {"turn"}
@@ -504,13 +735,23 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
     return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll), **given)
 
 
-def outcomes(ledger: Ledger) -> dict[Any, dict[str, Any]]:
+def outcomes(
+    ledger: Ledger,
+    division: str | None = None,
+    changed: Mapping[Any, Mapping[str, Any]] | None = None,
+) -> dict[Any, dict[str, Any]]:
     """DEP start, Rest point, DEP end, CCP end, Status, ... of every row of tbl_Turns by
-    its row index (in table order), computed from the inputs by ``rulesets.dep``."""
+    its row index (in table order), computed from the inputs by ``rulesets.dep``.
+    ``division``: that division's rows only (a division's turns depend on its own rows
+    alone); ``changed``: row index -> header -> value over the rows as read (a trial)."""
     groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
     needed = ["Turn", "Division", *(header for _, header in _INPUTS)]
     records = ledger.tables.period_records(needed)
+    if division is not None:
+        records = [(i, row) for i, row in records if str(row["Division"]) == division]
     for index, row in records:
+        if changed is not None and index in changed:
+            row.update(changed[index])
         groups.setdefault(str(row["Division"]), []).append((index, row))
     found: dict[Any, dict[str, Any]] = {}
     headers = [c.header for c in TURNS.having(Role.OUTCOME)]
@@ -720,14 +961,18 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
 def _record_options() -> tuple[Option, ...]:
     """``--division`` and one option per input column of tbl_Turns (and ``--note``)."""
     named = "the division, as named on the Divisions sheet (case-blind)"
-    found = [Option("division", str, required=True, help=named, thing=True)]
-    for column in TURNS.having(Role.INPUT, Role.NOTE):
-        if column.field == "side":
-            continue
-        found.append(Option.of(column))
-    found.append(Option("turn", int, low=1, help="a closed turn to correct (default: the "
-                        "current turn); every later turn is recomputed"))  # fmt: skip
-    return tuple(found)
+    # Declared with the stands lost by unit: the turn's Stands lost and the unit's row at once.
+    unit = Option.of(
+        UNIT_LOSSES.column("unit"),
+        help="with --stands-lost: the unit of the division that lost them, as on the Units "
+        "sheet (case-blind); its row on Losses by unit is written too",
+    )
+    return input_options(
+        KIND,
+        Option("division", str, required=True, help=named, thing=True),
+        more=(unit, Option("turn", int, low=1, help="a closed turn to correct (default: the "
+                           "current turn); every later turn is recomputed")),
+    )  # fmt: skip
 
 
 def _cell(value: Any) -> Any:
@@ -738,23 +983,32 @@ def _cell(value: Any) -> Any:
 
 
 @operation(KIND.name, "record", options=_record_options())
-def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any) -> OperationResult:
+def record(book: Book, *, division: str, turn: int | None = None, unit: str | None = None,
+           **inputs: Any) -> OperationResult:  # fmt: skip
     """Record the current turn's inputs of one division (only the options given change).
 
     Everything is checked by the rules before anything is written (a charge
     needs orders, CCP held, ...). In Excel the same inputs can simply be
     typed into the Turns sheet. --turn T corrects a closed turn: every later
     turn is recomputed (and checked again), and the Log says what changed.
+    --unit U with --stands-lost N: unit U lost N stands in the turn; its row on
+    Losses by unit is written, and the turn's Stands lost follows it.
 
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
     ledger = read_ledger(book)
     name = find_thing(book, KIND, ledger.starts, division)  # unknown: refused, inputs or none
     given = {TURNS.header(field): value for field, value in inputs.items()}
+    by_unit = ""
+    if unit is not None:  # before "nothing to record": --unit alone wants --stands-lost
+        at = ledger.current_turn if turn is None else turn
+        given["Stands lost"], unit = _unit_lost(book, ledger, name, unit,
+                                                given.get("Stands lost"), at)  # fmt: skip
+        by_unit = f"{unit} lost {inputs['stands_lost']}, "
     if not given:
         raise nothing_to_record(", ".join(o.flag for o in _record_options()[1:-1]))
     if turn is not None and turn < ledger.current_turn:
-        return _correct(book, ledger, name, turn, given)
+        return _correct(book, ledger, name, turn, given, by_unit)
     if turn is not None and turn > ledger.current_turn:
         raise LedgerStateError(
             f"turn {turn} has not begun: the current turn is {ledger.current_turn}",
@@ -763,8 +1017,8 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
         )  # fmt: skip
     ledger.tables.refuse_if_over("record")
     turn = ledger.current_turn
-    mine = _row_of(ledger, name, turn)
-    if mine.empty:
+    mine = _row_index(ledger, name, turn)
+    if mine is None:
         # No row yet for this turn (a ledger started without an order of battle).
         before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
@@ -786,14 +1040,14 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
             new.loc[0, column] = _cell(value)
         book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, new))
     else:
-        index = mine.index[0]
-        # raises on what the rules forbid
-        effect = outcomes(_with_inputs(ledger, index, given))[index]
-        _write_inputs(book, index, given)
+        # raises on what the rules forbid (the division's own turns: the others' do not
+        # change, and each division's turns follow from its own rows alone)
+        effect = outcomes(ledger, name, {mine: given})[mine]
+        _write_inputs(book, mine, given)
     shown = {k: _cell(v) for k, v in given.items()}
     maneuver = effect["Maneuver"]
     stands = cell_whole(effect["Stands left"])
-    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+    detail = f"{name}: {by_unit}" + ", ".join(f"{k} {v}" for k, v in shown.items())
     # What the turn comes to with it (the effect of the inputs, as end-turn will close it).
     detail += f"; DEP {int(effect['DEP start'])} -> {int(effect['DEP end'])}"
     detail += f", CCP {int(effect['CCP end'])}" if ledger.starts[name].cavalry else ""
@@ -806,12 +1060,82 @@ def record(book: Book, *, division: str, turn: int | None = None, **inputs: Any)
                "dep_start": int(effect["DEP start"]), "dep_end": int(effect["DEP end"]),
                "ccp_end": int(effect["CCP end"]), "stands_left": stands,
                "status": str(effect["Status"])}  # fmt: skip
+    if unit is not None:
+        details["unit"] = unit
+        details["unit_stands_lost"] = inputs["stands_lost"]
     return OperationResult(f"turn {turn}, {detail}", details)
 
 
-def _row_of(ledger: Ledger, name: str, turn: int) -> pd.DataFrame:
-    """The row of division ``name`` in ``turn`` (empty if it has none)."""
-    return ledger.turns[(ledger.turns["Division"] == name) & (ledger.turns["Turn"] == turn)]
+def _unit_lost(
+    book: Book, ledger: Ledger, division: str, unit: str, lost: int | None, turn: int
+) -> tuple[int, str]:
+    """``record --unit``: the turn's Stands lost of ``division`` once ``unit`` has lost
+    ``lost`` stands in ``turn`` (the stands it had lost there before replaced), with its
+    row on Losses by unit written; and the unit's name as the ledger spells it. Refused:
+    a ledger without units, a unit not of the division, more stands than it has left."""
+    where = {"file": book.name, "table": UNIT_LOSSES.name}
+    if ledger.units is None:
+        raise CommandError("this DEP ledger was made before DEP ledgers kept units (template "
+                           f"version {book.meta().template_version})", column="--unit",
+                           value=unit, expected="a DEP ledger made from an order of battle "
+                           f"by this version (template version {UNITS_SINCE})",
+                           **where)  # fmt: skip
+    if lost is None:
+        raise CommandError("--unit goes with --stands-lost", column="--unit", value=unit,
+                           expected="--stands-lost N too", **where)  # fmt: skip
+    units = ledger.units
+    mine = [u for u in units.units if u.division == division]
+    elsewhere = [u for u in units.units if u.division != division
+                 and u.unit.casefold() == unit.strip().casefold()]  # fmt: skip
+    if elsewhere and not any(u.unit.casefold() == unit.strip().casefold() for u in mine):
+        raise CommandError(f"the unit {elsewhere[0].unit!r} is of the division "
+                           f"{elsewhere[0].division!r}, not {division!r}", column="--unit",
+                           value=unit, expected="one of " + ", ".join(repr(u.unit) for u in
+                                                                      mine) if mine else
+                           "a unit of the division (it lists none)", **where)  # fmt: skip
+    name = find_name([u.unit for u in mine], unit, what="unit",
+                     option="--unit", file=book.name, table=UNITS.name)  # fmt: skip
+    found = next(u for u in mine if u.unit == name)
+    here = [loss for loss in units.losses if loss.of(found) and loss.turn == turn]
+    before = sum(loss.stands_lost for loss in here)
+    left = None if found.stands is None else found.stands - (units.lost(found) - before)
+    if left is not None and lost > left:
+        raise InvalidArgumentError(
+            f"turn {turn}, unit {found.unit!r} of {division!r}: {lost} stands lost, but it "
+            f"has {left} left", column="--stands-lost", value=lost, expected=f"0 to {left}",
+            **where_of(units.unit_rows, found.index))  # fmt: skip
+    index = _row_index(ledger, division, turn)
+    typed = 0 if index is None else cell_count(ledger.turns.at[index, "Stands lost"])
+    total = typed - before + lost
+    if total < 0:
+        raise InvalidArgumentError(
+            f"turn {turn}, division {division!r}: its Stands lost ({typed}) are fewer than "
+            f"the {before} its unit {found.unit!r} lost by the Losses by unit sheet",
+            column="Stands lost", value=typed, expected=f"{before} or more (check)",
+            file=book.name, table=TURNS.name)  # fmt: skip
+    if here:  # the unit's stands lost in the turn, on its first row (any other: 0)
+        book.write_cells(
+            UNIT_LOSSES.name,
+            pd.DataFrame(
+                {"Stands lost": [lost] + [0] * (len(here) - 1)}, index=[x.index for x in here]
+            ),
+        )
+    elif lost:
+        book.append_rows(
+            UNIT_LOSSES.name,
+            pd.DataFrame(
+                [{"Turn": turn, "Division": division, "Unit": found.unit, "Stands lost": lost}]
+            ),
+        )
+    return total, found.unit
+
+
+def _row_index(ledger: Ledger, name: str, turn: int) -> Any:
+    """The index of division ``name``'s row in ``turn`` (None if it has none)."""
+    for index, row in ledger.tables.period_records(["Division", "Turn"]):
+        if row["Division"] == name and row["Turn"] == turn:
+            return index
+    return None
 
 
 def _with_inputs(ledger: Ledger, index: Any, given: dict[str, Any]) -> Ledger:
@@ -835,20 +1159,20 @@ _STANDING_SHOWN = (("dep", "DEP"), ("ccp", "CCP"), ("stands_left", "stands left"
 
 
 def _correct(
-    book: Book, ledger: Ledger, division: str, turn: int, given: dict[str, Any]
+    book: Book, ledger: Ledger, division: str, turn: int, given: dict[str, Any], by_unit: str = ""
 ) -> OperationResult:
     """``record --turn T`` for a closed turn: the row changed, every later turn recomputed
     by the rules (a refusal anywhere writes nothing), and what that changed logged."""
     name = find_thing(book, KIND, ledger.starts, division)
-    mine = _row_of(ledger, name, turn)
-    if mine.empty:
+    mine = _row_index(ledger, name, turn)
+    if mine is None:
         raise LedgerStateError(
             f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
             "left the table)", file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected="a turn in which the division was on the table",
         )  # fmt: skip
-    index = mine.index[0]
-    was = {column: _cell(mine.at[index, column]) for column in given}
+    index = mine
+    was = {column: _cell(ledger.turns.at[index, column]) for column in given}
     corrected = _with_inputs(ledger, index, given)
     last = ledger.current_turn - 1
     before = {r["division"]: r for r in standing(ledger, outcomes(ledger), last)}
@@ -862,7 +1186,7 @@ def _correct(
                  if old[key] != r[key]]  # fmt: skip
         if moved:
             changes.append(f"{r['division']} " + ", ".join(moved))
-    detail = f"correction of turn {turn}, {name}: {shown}; at the end of turn {last}: " + (
+    detail = f"correction of turn {turn}, {name}: {by_unit}{shown}; at the end of turn {last}: " + (
         "; ".join(changes) if changes else "nothing else changes"
     )
     book.log("record", detail, turn=turn)
@@ -907,13 +1231,31 @@ def where_we_stand(book: Book) -> OperationResult:
     elif clock:
         head += f" (turn {closed + 1} starts {clock})"
     lines = [head, *_standings_table(rows)]
+    units, missing = unit_points(ledger)
     for s in sides:
+        s["stand_points"] = None if ledger.units is None else stand_points(units, s["side"])
+        points = (
+            ""
+            if ledger.units is None
+            else (
+                "; victory points for the enemy's stands lost: "
+                + ("missing" if s["stand_points"] is None else str(s["stand_points"]))
+            )
+        )
         lines.append(
             f"{s['side'] or '(no side)'}: {s['divisions']} division"
             f"{'' if s['divisions'] == 1 else 's'}, {s['active']} active, "
             f"{s['blown']} blown, {s['removed']} removed; DEP {s['dep']}, CCP {s['ccp']}"
-            + ("; the battle is over for this side" if s["over"] else "")
-        )
+            + points + ("; the battle is over for this side" if s["over"] else "")
+        )  # fmt: skip
+    if missing:
+        lines.append(f"Victory points missing: {missing}")
+    unowned = None
+    if ledger.units is not None:
+        unowned = sum(max(0, d.typed - d.by_unit) for d in _disagreements(ledger, ledger.units))
+        if unowned:
+            lines.append(f"Victory points: {unowned} stands lost were recorded without their "
+                         "unit and give none (record --unit)")  # fmt: skip
     return OperationResult(
         "\n".join(lines),
         {
@@ -925,6 +1267,9 @@ def where_we_stand(book: Book) -> OperationResult:
             "max_dep": ledger.rules.max_dep,
             "divisions": rows,
             "sides": sides,
+            "units": units,
+            "stand_points_missing": missing,
+            "stands_lost_without_unit": unowned,
         },
     )
 
@@ -956,4 +1301,81 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
                     f"division {r['division']!r} has no row for the current turn {current} "
                     f"(table {TURNS.name}); end-turn or record adds it"
                 )
+    if ledger.units is not None:
+        problems += _unit_problems(ledger, ledger.units)
+    return problems
+
+
+@dataclass(frozen=True)
+class _Disagreement:
+    """A division's turn whose Stands lost (row ``index`` of tbl_Turns, None: no row) are
+    not the sum of its units' rows of tbl_UnitLosses (``losses``)."""
+
+    division: str
+    turn: int
+    typed: int
+    by_unit: int
+    index: Any
+    losses: list[UnitLoss]
+
+
+def _disagreements(ledger: Ledger, units: UnitBook) -> list[_Disagreement]:
+    """Every turn of a division the ledger lists units of whose Stands lost on Turns and
+    stands lost by unit (rows of a unit it lists) differ, in turn order."""
+    listed = {u.division for u in units.units}
+    typed: dict[tuple[str, int], tuple[int, Any]] = {}
+    for index, r in ledger.tables.period_records(["Division", "Turn", "Stands lost"]):
+        if str(r["Division"]) in listed:
+            typed[(str(r["Division"]), int(r["Turn"]))] = (cell_count(r["Stands lost"]), index)
+    by_unit: dict[tuple[str, int], list[UnitLoss]] = {}
+    for loss in units.losses:
+        if any(loss.of(u) for u in units.units):  # another row is a problem of its own
+            by_unit.setdefault((loss.division, loss.turn), []).append(loss)
+    found = []
+    for key in sorted(set(typed) | set(by_unit), key=lambda k: (k[1], k[0])):
+        count, index = typed.get(key, (0, None))
+        mine = by_unit.get(key, [])
+        lost = sum(loss.stands_lost for loss in mine)
+        if count != lost:
+            found.append(_Disagreement(key[0], key[1], count, lost, index, mine))
+    return found
+
+
+def _unit_problems(ledger: Ledger, units: UnitBook) -> list[BattleLedgerError | str]:
+    """Where the stands lost by unit and the Turns sheet's Stands lost disagree (a hand
+    edit, or a stand recorded without its unit), a row of Losses by unit naming no unit
+    of the ledger, and a unit that lost more stands than it had."""
+    problems: list[BattleLedgerError | str] = []
+    sheet, table = UNIT_LOSSES.sheet, UNIT_LOSSES.name
+
+    def row(rows: TableRows, index: Any) -> int | None:
+        return where_of(rows, index).get("row")
+
+    for loss in units.losses:
+        if not any(loss.of(u) for u in units.units):
+            problems.append(f"{sheet} (table {table}) row {row(units.loss_rows, loss.index)}: "
+                            f"no unit {loss.unit!r} of the division {loss.division!r} on the "
+                            f"{UNITS.sheet} sheet")  # fmt: skip
+    for unit in units.units:
+        lost = units.lost(unit)
+        if unit.stands is not None and lost > unit.stands:
+            problems.append(f"{UNITS.sheet} (table {UNITS.name}) row "
+                            f"{row(units.unit_rows, unit.index)}: the unit {unit.unit!r} of "
+                            f"{unit.division!r} lost {lost} stands, more than its "
+                            f"{unit.stands}")  # fmt: skip
+    try:
+        unit_points(ledger)  # a type or class the rule set does not know
+    except BattleLedgerError as exc:
+        problems.append(exc)
+    if not units.losses:
+        return problems  # stands lost by division only: no victory points kept by unit
+    for found in _disagreements(ledger, units):
+        at = ledger.tables.where_period(found.index).get("row") if found.index is not None else None
+        turns = f"row {at}" if at else "no row"
+        rows = ", ".join(str(row(units.loss_rows, x.index)) for x in found.losses)
+        problems.append(f"turn {found.turn}, division {found.division!r}: Stands lost "
+                        f"{found.typed} on {TURNS.sheet} ({turns}), {found.by_unit} by unit on "
+                        f"{sheet}" + (f" (row{'s' * (len(found.losses) > 1)} {rows})" if rows
+                                     else " (no row)")
+                        + ": the DEP and the victory points disagree")  # fmt: skip
     return problems

@@ -267,7 +267,10 @@ def change_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayou
             expected="a ledger built again with 'battle-ledger new ... --rules FILE'",
         )
     _store_text(book, None if house is None else house.text)
-    lay_out(book, old, new)
+    # Under the new house rules: what a template derives from the rules in force (the
+    # readings a ledger's formulas are written with) is the new rules'.
+    with registry.using_house_rules([house] if house is not None else []):
+        lay_out(book, old, new)
     return "; ".join(changes)
 
 

@@ -61,6 +61,7 @@ else:
 
 __all__ = [
     "ALLOW_EMPTY_HELP",
+    "EVERY_OPERATION",
     "KINDS",
     "ClosedPeriod",
     "Column",
@@ -126,6 +127,9 @@ class Column:
     ``choices``: a drop-down's values. ``fixed``: filled from the order of
     battle, and then locked (keys always are). ``since``: the template version
     that added it (a ledger built before lacks it: its inputs read as blank).
+    ``recorded``: where an input column is recorded if not by its own option of the
+    kind's ``record``: another operation (``charge``), an option taking several columns
+    (``--dice``), or ``EVERY_OPERATION`` (the action a row records).
     """
 
     header: str
@@ -139,6 +143,7 @@ class Column:
     width: float = 10.0
     fixed: bool = False
     since: int = 1  # the kind's template version that added the column
+    recorded: str = ""  # recorded otherwise than by its own option of ``record``
 
     @property
     def computed(self) -> bool:
@@ -198,7 +203,15 @@ class Table:
 
 @dataclass(frozen=True)
 class NamedCell:
-    """A single-cell defined name on the ledger's front sheet (``MaxDEP``, ``StartTime``)."""
+    """A single-cell defined name on the ledger's front sheet (``MaxDEP``, ``StartTime``).
+
+    A *setting* (one the umpire chooses when the ledger is made) has ``option``: the
+    word of its ``new`` option (``max-dep`` is ``--max-dep``), whose value the builder
+    takes as ``keyword`` (by default the option's word with underscores); ``low`` and
+    ``high`` bound a whole number, ``choices`` (the rules' own tuple) a choice, and
+    ``default`` is what a ledger made without the option holds (None: the builder
+    works it out from the rules or the order of battle).
+    """
 
     name: str
     label: str
@@ -206,6 +219,22 @@ class NamedCell:
     help: str = ""
     computed: bool = False
     choices: tuple[str, ...] = ()
+    option: str = ""
+    keyword: str = ""
+    low: int | None = None
+    high: int | None = None
+    default: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The ``new`` option setting it (``--max-dep``); empty for a cell that is no
+        setting."""
+        return f"--{self.option}" if self.option else ""
+
+    @property
+    def field(self) -> str:
+        """The builder's keyword for the setting (``max_dep``)."""
+        return self.keyword or self.option.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -238,6 +267,8 @@ class LedgerKind:
     ``versioned_formulas(row, version)``: where a newer template changed what an older
     column computes, the formulas a ledger of that ``version`` gets on its new rows (None:
     ``period_formulas`` serve every version).
+    ``aliases``: the names of other kinds users build it by for its rule sets (``new
+    victory-table --ruleset etg`` builds ``victory-points``).
     """
 
     name: str
@@ -265,6 +296,17 @@ class LedgerKind:
     rows_each_period: bool = True
     losses: tuple[str, ...] = ()
     versioned_formulas: Callable[[int, int], dict[str, str]] | None = None
+    aliases: frozenset[str] = frozenset()  # other kinds' names users build it by, for its rulesets
+
+    @property
+    def settings(self) -> tuple[NamedCell, ...]:
+        """The named cells the umpire sets when the ledger is made (each with its option
+        of ``new``)."""
+        return tuple(n for n in self.named_cells if n.option)
+
+    def named(self, name: str) -> NamedCell:
+        """The named cell ``name``."""
+        return next(n for n in self.named_cells if n.name == name)
 
     def formulas_of(self, version: int) -> Callable[[int], dict[str, str]]:
         """The period formulas a ledger of template ``version`` gets on its new rows."""
@@ -309,6 +351,9 @@ def check_template_version(book: Book, kind: str, oldest: int, newest: int) -> M
 
 
 KINDS: dict[str, LedgerKind] = {}
+
+#: ``Column.recorded`` of a column every operation fills in (its own name, the action).
+EVERY_OPERATION = "every operation"
 
 
 def _untouched(value: Any) -> bool:

@@ -85,7 +85,7 @@ from battle_ledger.sheets.errors import (
     UnknownOperationError,
     WrongKindError,
 )
-from battle_ledger.sheets.ledger import Column, Entry
+from battle_ledger.sheets.ledger import Column, Entry, LedgerKind, Role
 from battle_ledger.sheets.values import number, whole, yes_no
 from battle_ledger.sheets.values import text as plain_text
 
@@ -106,6 +106,7 @@ __all__ = [
     "checker",
     "did_you_mean",
     "find_operation",
+    "input_options",
     "load_operations",
     "operation",
     "operations_for",
@@ -205,6 +206,7 @@ class Option:
     date: bool = False  # a date, year-month-day text (the task pane offers a calendar)
     several: bool = False  # a file option taking more than one file (a tuple of Uploads)
     accept: tuple[str, ...] = ()  # a file option's suffixes (".csv": text, may be pasted)
+    column: str = ""  # the field of the input column it records (``Option.of``)
 
     @classmethod
     def of(cls, column: Column, **given: Any) -> Option:
@@ -213,7 +215,8 @@ class Option:
         once with the column; ``given``: the rest (``help``, ``name``...)."""
         kind = {Entry.YES_NO: bool, Entry.WHOLE: int, Entry.NUMBER: float}.get(column.entry, str)
         high = column.high if isinstance(column.high, int) else None
-        found: dict[str, Any] = {"name": column.field, "type": kind, "help": column.help,
+        found: dict[str, Any] = {"name": column.field, "column": column.field,
+                                 "type": kind, "help": column.help,
                                  "low": column.low, "high": high,
                                  "choices": column.choices}  # fmt: skip
         return cls(**(found | given))
@@ -300,6 +303,50 @@ class Option:
                                expected="one file")  # fmt: skip
         upload: Upload = found[0]
         return upload
+
+
+def input_options(
+    kind: LedgerKind,
+    *first: Option,
+    names: Mapping[str, str] | None = None,
+    given: Mapping[str, Mapping[str, Any]] | None = None,
+    more: Sequence[Option] = (),
+    order: Sequence[str] = (),
+) -> tuple[Option, ...]:
+    """The options of an operation recording a period's inputs (``kind.record``): ``first``
+    (the thing the row is of, which starts a row of several), then one per input and note
+    column of the periods table in the table's order (``Option.of``: the column's type,
+    bounds, choices and help, declared once), then ``more`` (options of no column: a turn
+    to correct, the seed of the dice). A column filled from the order of battle
+    (``fixed``: the side) or recorded otherwise (``Column.recorded``) has none.
+    ``names``: an option named otherwise than its column's field (``stands``: ``count``);
+    ``given``: what an option adds to its column (``required``, a ``default``...), by
+    field. ``order``: every option's name, where they were published in another order
+    than the table's (a generated macro takes them as positional parameters: a button's
+    arguments keep their places)."""
+    names, given = names or {}, given or {}
+    if any("help" in g for g in given.values()):
+        raise TypeError(f"{kind.name}: an input option's help is its column's")
+    unknown = (set(names) | set(given)) - {c.field for c in kind.periods.columns}
+    if unknown:
+        raise TypeError(f"{kind.name}: no period column {sorted(unknown)}")
+    columns = [c for c in kind.periods.having(Role.INPUT, Role.NOTE)
+               if not c.fixed and not c.recorded]  # fmt: skip
+    found = []
+    for column in columns:
+        more_of = dict(given.get(column.field, {}))
+        if column.field in names:
+            more_of["name"] = names[column.field]
+        if more_of.get("default") is not None:  # said where the option is described
+            more_of["help"] = f"{column.help} (default {more_of['default']})"
+        found.append(Option.of(column, **more_of))
+    options = (*first, *found, *more)
+    if not order:
+        return options
+    by_name = {o.name: o for o in options}
+    if sorted(order) != sorted(by_name):
+        raise TypeError(f"{kind.name}: the order names {sorted(order)}, not {sorted(by_name)}")
+    return tuple(by_name[name] for name in order)
 
 
 def _shown(value: Any) -> str:

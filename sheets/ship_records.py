@@ -42,6 +42,7 @@ from battle_ledger.sheets.formulas import (
     thing_row,
 )
 from battle_ledger.sheets.ledger import (
+    EVERY_OPERATION,
     Column,
     Entry,
     LedgerKind,
@@ -59,7 +60,14 @@ from battle_ledger.sheets.ledger import (
     rows_with_formulas,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_whole, whole
 
 if TYPE_CHECKING:
@@ -81,6 +89,7 @@ __all__ = [
     "damage_formulas",
     "read_ships",
     "round_end_default",
+    "setting_defaults",
     "ship_formulas",
     "standings",
     "wind_formulas",
@@ -170,7 +179,8 @@ DAMAGE = Table(
         Column("Part", "part", _I, Entry.WHOLE, "the player's part of the round: 1 or 2",
                low=1, high=2, width=5),
         Column("Action", "action", _I, Entry.CHOICE, "fire, board, a check, anchor, strike "
-               "or restore", choices=tuple(a.value for a in sd.Action), width=9),
+               "or restore", choices=tuple(a.value for a in sd.Action), width=9,
+               recorded=EVERY_OPERATION),
         Column("Ship", "ship", _K, help="the ship acting (firing, boarding, rolling)", width=18),
         Column("From", "from_side", _I, Entry.CHOICE, "her broadside firing",
                choices=("port", "starboard"), width=9),
@@ -178,19 +188,25 @@ DAMAGE = Table(
                "entangled with; catch fire: the one that blew up)", width=18),
         Column("Side", "side", _I, Entry.CHOICE, "where the shot strikes the target",
                choices=("port", "starboard", "bow", "stern"), width=9),
-        Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails",
+        Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails (masts)",
                choices=("hull", "sails"), width=6),
-        Column("Range", "range", _I, Entry.NUMBER, "cm", low=0, width=6),
-        Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all on that side)",
+        Column("Range", "range", _I, Entry.NUMBER, "the range in cm (up to 12)", low=0,
+               width=6),
+        Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all left on that "
+               "side)",
                low=1, high=3, width=6),
         Column("Masts first", "masts_first", _I, Entry.CHOICE, "on a broadside, the mast "
                "the target's owner gives up first", choices=sd.MASTS, width=8),
         Column("Prize crew", "prize_crew", _I, Entry.WHOLE, "board: gun decks the winner "
-               "sends across on separating (blank: 1)", low=1, high=3, width=6),
+               "sends across on separating (blank: 1)", low=1, high=3, width=6,
+               recorded="board"),
         Column("Box", "box", _I, Entry.CHOICE, "strike or restore: the box", choices=sd.BOXES,
+               recorded="correct",
                width=8),
         *(Column(h, h.casefold().replace(" ", "_"), _I, Entry.WHOLE, "a d6", low=1, high=6,
-                 width=4) for h in (*DICE, *THEIR_DICE)),
+                 width=4, recorded=by) for dice, by in ((DICE, "--dice"),
+                                                        (THEIR_DICE, "--target-dice"))
+          for h in dice),
         Column("Needed", "needed", _O, help="the score the dice need", width=7),
         Column("Hits", "hits", _O, Entry.WHOLE, "dice at or above the score needed", width=5),
         Column("Sets fire", "sets_fire", _O, help="Y: the broadside making a pair of sixes "
@@ -251,9 +267,9 @@ WIND = Table(
 def _hit_score(range_ref: str, aim: str) -> str:
     """The score a die needs at the range in ``range_ref``: the hit_scores bands, a range on
     an edge in the band the setting says (``BandEdges``); "" beyond 12 cm."""
-    rows = sorted(sail.rules().rows("hit_scores"), key=lambda r: float(r["range_to_cm"]))
+    rows = sorted(sail.ruleset().rows("hit_scores"), key=lambda r: float(r["range_to_cm"]))
     last = float(rows[-1]["range_to_cm"])
-    column = sail.rules().term("fire_targets", aim).id
+    column = sail.ruleset().term("fire_targets", aim).id
 
     def bands(op: str) -> str:
         found = '""'
@@ -271,7 +287,7 @@ def damage_formulas(r: int) -> dict[str, str]:
     c = letters(DAMAGE.headers)
     s = letters(SHIPS.headers)
     ships = sheet_name(SHIPS.sheet)
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
@@ -382,6 +398,9 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({total}<={gap},IF({p}>{st},{total},0),{p}-(MIN({p},{st})-INT(({total}-{gap}+1)/2)))"
     )
     bow_s = f"IF({total}<={gap},IF({p}>{st},0,{total}),{st}-(MIN({p},{st})-INT(({total}-{gap})/2)))"
+    bow_side = sd.choice("bow_hull_hits")  # the reading: as if fired at one side
+    if bow_side in ("port", "starboard"):
+        bow_p, bow_s = (f"MIN({h},{p})", "0") if bow_side == "port" else ("0", f"MIN({h},{st})")
     f["Hit port"] = (
         f'IF(NOT({hull_aim}),0,IF(OR({side}="stern",{side}="port"),MIN({h},{p}),'
         f'IF({side}="bow",{bow_p},0)))'
@@ -446,18 +465,25 @@ def damage_formulas(r: int) -> dict[str, str]:
         f"IF({took}=2,MIN({crew_of(target_, ship_)},{T['port']}+{T['starboard']}),0))"
     )
 
+    crew_from, mans = sd.choice("prize_crew_from"), sd.choice("prize_mans")
+
     def winner_deck(deck: str, w: Mapping[str, str], crew: str = crew) -> str:
-        """The winner's change of ``deck``: the prize crew from her side with more left."""
-        port_side = f"{w['port']}>={w['starboard']}"
+        """The winner's change of ``deck``: the prize crew from her side with more left
+        (or the side the reading names first)."""
+        port_side = {"port": "TRUE", "starboard": "FALSE"}.get(
+            crew_from, f"{w['port']}>={w['starboard']}"
+        )
         if deck == "port":
             return f"-IF({port_side},MIN({crew},{w['port']}),{crew}-MIN({crew},{w['starboard']}))"
         return f"-IF({port_side},{crew}-MIN({crew},{w['port']}),MIN({crew},{w['starboard']}))"
 
     def prize_deck(deck: str, lost: Mapping[str, str], crew: str = crew) -> str:
-        """The prize's change of ``deck``: the prize crew mans her decks, port first."""
-        if deck == "port":
-            return f"MIN({crew},{lost['port']})-{lost['port']}"
-        return f"MIN({crew}-MIN({crew},{lost['port']}),{lost['starboard']})-{lost['starboard']}"
+        """The prize's change of ``deck``: the prize crew mans her decks, port first (or
+        starboard first, the other reading)."""
+        first = "starboard" if mans == "starboard first" else "port"
+        if deck == first:
+            return f"MIN({crew},{lost[deck]})-{lost[deck]}"
+        return f"MIN({crew}-MIN({crew},{lost[first]}),{lost[deck]})-{lost[deck]}"
 
     entangle = (
         f"IF({is_(sd.Action.BOARD)},IF({cell('Pair')}>0,0,1),"
@@ -491,7 +517,7 @@ def damage_formulas(r: int) -> dict[str, str]:
         )
 
     repaired = f"AND({is_(sd.Action.REPAIR)},{die}>={repair})"
-    order_of_repair = str(sail.rules().constant("damage_record_readings", "repair_order")).split()
+    order_of_repair = str(sail.ruleset().constant("damage_record_readings", "repair_order")).split()
     for i, mast in enumerate(order_of_repair):
         earlier_up = "".join(f",{S[m]}=1" for m in order_of_repair[:i])
         s_change[mast] = f"IF(AND({repaired},{S[mast]}=0{earlier_up}),1,{corrected(mast)})"
@@ -660,8 +686,8 @@ def ship_formulas(r: int) -> dict[str, str]:
         ),
     }
     adjustments = {float(p["angle"]): p.get("wind_adjustment") or 0
-                   for p in sail.rules().rows("points_of_sail")}  # fmt: skip
-    least = int(sail.rules().constant("movement", "min_speed"))
+                   for p in sail.ruleset().rows("points_of_sail")}  # fmt: skip
+    least = int(sail.ruleset().constant("movement", "min_speed"))
     for header, angle in _SPEEDS:
         adjust = int(adjustments[float(angle)])
         # Aground she "cannot move again until" she refloats; at anchor "cannot move".
@@ -678,7 +704,7 @@ def wind_formulas(r: int) -> dict[str, str]:
     first = r == _TOP + 1
     before_dir = "WindStart" if first else f"${c['Direction']}{r - 1}"
     before_speed = "WindSpeedStart" if first else f"${c['Speed']}{r - 1}"
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
 
     def drift(table: str, column: str, die: str) -> str:
         found = "0"
@@ -697,7 +723,7 @@ def wind_formulas(r: int) -> dict[str, str]:
     change = drift("wind_speed_drift", "change", f"${c['Speed die']}{r}")
     low = int(ruleset.constant("wind", "min_speed"))
     high = int(ruleset.constant("wind", "max_speed"))
-    points = int(ruleset.constant("wind", "compass_points"))
+    points = len(ruleset.vocabulary("wind_directions").terms)  # the eight points
     formulas = {
         "Direction": (f"INDEX({COMPASS},MOD(MATCH({before_dir},{COMPASS},0)-1+{turn},{points})+1)"),
         "Speed": f"MIN({high},MAX({low},{before_speed}+{change}))",
@@ -732,25 +758,29 @@ KIND = register(
         thing="ship",
         period="round",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell("WindStart", "Wind at the start", Entry.CHOICE, "the way the wind "
                       "blows at the start: one of the eight compass points",
                       choices=tuple(t.id for t in sorted(
-                          sail.rules().vocabulary("wind_directions").terms,
-                          key=lambda t: t.attrs["point"]))),
+                          sail.ruleset().vocabulary("wind_directions").terms,
+                          key=lambda t: t.attrs["point"])), option="wind"),
             NamedCell("WindSpeedStart", "Wind speed at the start", Entry.WHOLE, "1 to 7 (the "
-                      "text: 4)"),
+                      "text: 4)", option="wind-speed",
+                      low=int(sail.ruleset().constant("wind", "min_speed")),
+                      high=int(sail.ruleset().constant("wind", "max_speed"))),
             NamedCell("BandEdges", "A range of 4 or 8 cm", Entry.CHOICE, "is in the closer "
-                      "band (the house reading) or the farther", choices=_BANDS),
+                      "band (the house reading) or the farther", choices=_BANDS,
+                      option="band-edges"),
             NamedCell("BurningShipsFire", "A burning ship may fire", Entry.CHOICE, "yes (the "
-                      "house reading: the text does not stop her) or no", choices=_YES_NO),
+                      "house reading: the text does not stop her) or no", choices=_YES_NO,
+                      option="burning-ships-fire"),
             NamedCell("DamageCounts", "Most damage counts", Entry.CHOICE, "all boxes of a ship "
                       "lost (blown up, sunk, captured; the house reading) or boxes struck only",
-                      choices=_COUNTS),
+                      choices=_COUNTS, option="damage-counts"),
             NamedCell("RoundEnd", "Opening dice", Entry.CHOICE, "the next round's fire, "
                       "sinking and refloating dice, thrown by End round after the wind "
                       "changes (the text's sequence) or before it, in the round that ends",
-                      choices=ROUND_END),
+                      choices=ROUND_END, option="opening-dice"),
             NamedCell("CurrentRound", "Round", Entry.WHOLE, computed=True),
             NamedCell("WindNow", "Wind now", computed=True),
             NamedCell("WindSpeedNow", "Wind speed now", Entry.WHOLE, computed=True),
@@ -943,12 +973,12 @@ def _wind_start(book: Book) -> tuple[str, int]:
             expected="N, NE, E, SE, S, SW, W or NW",
         ) from None
     speed = read_named(book, "WindSpeedStart")
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     low, high = (
         int(ruleset.constant("wind", "min_speed")),
         int(ruleset.constant("wind", "max_speed")),
     )
-    start = int(ruleset.constant("wind", "start_speed"))
+    start = sail.wind_speed_at_start()
     try:
         level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
     except EntryError as exc:
@@ -964,12 +994,17 @@ def round_end_default(version: int) -> str:
     was played with, before the wind."""
     if version < 2:
         return ROUND_END[1]
-    found = " ".join(str(sd.reading("round_end_dice")).split()).casefold()
-    if found not in ROUND_END:
-        raise InvalidArgumentError("the opening dice are thrown after or before the wind",
-                                   column="damage_record_readings.round_end_dice",
-                                   value=found, expected=" or ".join(ROUND_END))  # fmt: skip
-    return found
+    return ROUND_END[not sd.Readings.in_force().opening_after_wind]
+
+
+def setting_defaults(band_edges: str | None = None, burning_ships_fire: str | None = None,
+                     damage_counts: str | None = None) -> dict[str, str]:  # fmt: skip
+    """A new ledger's settings where umpires differ: those given, else the readings of the
+    data in force (``damage_record_readings``: a house file may change them)."""
+    data = sd.Readings.in_force()
+    return {"BandEdges": band_edges or _BANDS[data.farther_band],
+            "BurningShipsFire": burning_ships_fire or _YES_NO[not data.burning_ships_fire],
+            "DamageCounts": damage_counts or _COUNTS[data.struck_only]}  # fmt: skip
 
 
 def _readings(book: Book) -> sd.Readings:
@@ -1190,23 +1225,16 @@ def _done(book: Book, events: list[sd.Event], recorded: _Recorded,
 @operation(
     KIND.name,
     "fire",
-    options=(
+    options=input_options(
+        KIND,
         Option("ship", str, required=True, help="the ship firing", thing=True),
-        Option("from_side", str, required=True, word="from", choices=("port", "starboard"),
-               help="her broadside firing"),
-        Option("target", str, required=True, help="the ship fired at", thing=True),
-        Option("side", str, required=True, choices=("port", "starboard", "bow", "stern"),
-               help="where the shot strikes the target"),
-        Option("aim", str, required=True, choices=("hull", "sails"),
-               help="the hull (gun decks) or the sails (masts)"),
-        Option("range", float, required=True, low=0, help="the range in cm (up to 12)"),
-        Option("dice", str, help="the dice, e.g. 5,2,6 (one per gun deck firing; none: "
-               "rolled)"),
-        Option("decks", int, low=1, high=3, help="gun decks firing (default: all left on "
-               "that side)"),
-        Option("masts_first", str, choices=sd.MASTS, help="on a broadside, the mast the "
-               "target's owner gives up first"),
-        Option("part", int, low=1, high=2, help="the player's part of the round (1 or 2)"),
+        given={"from_side": {"required": True, "word": "from"},
+               "target": {"required": True, "thing": True}, "side": {"required": True},
+               "aim": {"required": True}, "range": {"required": True}},
+        more=(Option("dice", str, help="the dice, e.g. 5,2,6 (one per gun deck firing; none: "
+                     "rolled)"),),
+        order=("ship", "from_side", "target", "side", "aim", "range", "dice", "decks",
+               "masts_first", "part"),
     ),
 )  # fmt: skip
 def fire(book: Book, *, rng: random.Random, **given: Any) -> OperationResult:
@@ -1395,7 +1423,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
             continue
         if s.fire:
             events.append(sd.Event(dice_round, sd.Action.FIRE_OUT, name, 0, dice=die()))
-        if s.wreck and wind >= int(sail.rules().constant("high_seas", "wind_speed")):
+        if s.wreck and wind >= int(sail.ruleset().constant("high_seas", "wind_speed")):
             events.append(sd.Event(dice_round, sd.Action.SINK, name, 0, dice=die()))
         if s.aground:
             events.append(sd.Event(dice_round, sd.Action.REFLOAT, name, 0, dice=die()))

@@ -61,9 +61,11 @@ from battle_ledger.sheets.operations import (
     OperationResult,
     Option,
     checker,
+    input_options,
     operation,
     report,
 )
+from battle_ledger.sheets.values import cell_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -143,15 +145,17 @@ TURNS = Table(
         Column("Brigade", "brigade", _K, help="the brigade, as in tbl_Brigades", width=24),
         Column("Fire points", "fire_points", _I, Entry.NUMBER,
                "total fire points against it", low=0, width=7),
-        Column("Fire die", "fire_die", _I, Entry.WHOLE, "the die as rolled (1-10)", low=1,
+        Column("Fire die", "fire_die", _I, Entry.WHOLE, "the fire die as rolled (1-10)", low=1,
                high=10, width=6),
-        Column("Fire DRM", "fire_modifier", _I, Entry.WHOLE, "the die roll modifiers' total",
-               low=-20, high=20, width=6),
+        Column("Fire DRM", "fire_modifier", _I, Entry.WHOLE, "the fire die roll modifiers: "
+               "their total (record takes the charts' words too: \"in cover, unsecured "
+               "flanks\")", low=-20, high=20, width=6),
         Column("Charge", "charge", _I, Entry.CHOICE, "attacker or defender in a Bayonet & Sabre",
-               width=9, choices=aoe.ChargeRole.ALL),
+               width=9, choices=aoe.ChargeRole.ALL, recorded="charge"),
         Column("B&S difference", "charge_difference", _I, Entry.WHOLE,
-               "attacker's modified die minus the defender's", low=-40, high=40, width=10),
-        Column("March status", "march_status", _I, Entry.CHOICE,
+               "attacker's modified die minus the defender's", low=-40, high=40, width=10,
+               recorded="charge"),
+        Column("March status", "march_status", _I, Entry.CHOICE, "its March table status: "
                "Disorder, Good Order or Reserve Movement", width=11, choices=MARCH_STATUSES),
         Column("March die", "march_die", _I, Entry.WHOLE, "the modified die on the March table",
                low=-30, high=40, width=6),
@@ -244,7 +248,13 @@ def turn_formulas(r: int) -> dict[str, str]:
     def own(k: int) -> str:
         return f"INDEX({RECORD},1,{k})"
 
-    record = (f'IF({spent_at(before)},{own(2)},IF({before}=0,{own(1)},0))'
+    # Fresh while no stand is lost, or (the house setting) until spent.
+    fresh_means = constant_name("brigade_losses", "fresh_means_no_stand_lost")
+
+    def fresh(lost: str) -> str:
+        return f'OR({lost}=0,{fresh_means}<>"yes")'
+
+    record = (f'IF({spent_at(before)},{own(2)},IF({fresh(before)},{own(1)},0))'
               f"+MIN({stands('Fire stands')},{left_before})*{own(3)}")  # fmt: skip
     return unless_blank(cell("Brigade"), {
         "Fire result": (f'IF({cell("Fire severity")}="","",'
@@ -264,7 +274,7 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Lost so far": f"{cell('Previous lost')}+{cell('Lost this turn')}",
         "Left": f"{cell('Start')}-{lost}",
         "Status": (f'IF({removed},"{_S.REMOVED}",IF({is_spent},"{_S.SPENT}",'
-                   f'IF({lost}=0,"{_S.FRESH}","{_S.WORN}")))'),
+                   f'IF({fresh(lost)},"{_S.FRESH}","{_S.WORN}")))'),
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
@@ -306,7 +316,7 @@ KIND = register(
         thing="brigade",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell(
                 SPENT_COUNTS,
                 "Spent point counts",
@@ -314,6 +324,7 @@ KIND = register(
                 "stands lost: spent once its losses reach the spent point; stands left: "
                 "once the stands left fall to it (the charts do not say)",
                 choices=aoe.SpentCounts.ALL,
+                option="spent-point-counts",
             ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
@@ -324,6 +335,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_stands(book)),  # defined below
         close="end-turn",
         macro_prefix="aoe",
+        aliases=frozenset({"casualty-brackets"}),
         template_version=2,  # 2: the B&S record DRM
     )
 )
@@ -366,22 +378,18 @@ def _value(value: Any) -> Any:
     return None if value is None or pd.isna(value) else value
 
 
-def _count(value: Any) -> int:
-    return 0 if _value(value) is None else int(value)
-
-
 def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
     return aoe.BrigadeTurn(
         turn=number,
         fire_points=_value(row["Fire points"]),
         fire_die=_value(row["Fire die"]),
-        fire_modifier=_count(row["Fire DRM"]),
+        fire_modifier=cell_count(row["Fire DRM"]),
         charge=_value(row["Charge"]),
         charge_difference=_value(row["B&S difference"]),
         march_status=_value(row["March status"]),
         march_die=_value(row["March die"]),
-        stands_lost=_count(row["Stands lost"]),
-        captured=_count(row["Captured"]),
+        stands_lost=cell_count(row["Stands lost"]),
+        captured=cell_count(row["Captured"]),
     )
 
 
@@ -482,18 +490,13 @@ _HEADERS = {"fire_points": "Fire points", "die": "Fire die", "march_status": "Ma
 @operation(
     KIND.name,
     "record",
-    options=(
+    options=input_options(
+        KIND,
         Option("unit", str, required=True,
                help="the brigade, as on the Brigades sheet", thing=True),
-        Option.of(TURNS.column("fire_points")),
-        Option.of(TURNS.column("fire_die"), name="die", help="the fire die as rolled (1-10)"),
-        Option("modifiers", str, help="the fire die roll modifiers: a number, or the charts' "
-               "words (\"in cover, unsecured flanks\")"),
-        Option("march_status", str, choices=MARCH_STATUSES, help="its March table status"),
-        Option.of(TURNS.column("march_die")),
-        Option.of(TURNS.column("stands_lost"), help="stands lost otherwise (resolved by you)"),
-        Option.of(TURNS.column("captured")),
-        Option("note", str, help="anything worth remembering"),
+        names={"fire_die": "die", "fire_modifier": "modifiers"},
+        # the charts' words too (aoe.fire_die_modifier reads them)
+        given={"fire_modifier": {"type": str, "low": None, "high": None}},
     ),
 )  # fmt: skip
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:

@@ -52,7 +52,14 @@ from battle_ledger.sheets.ledger import (
     register,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_count, cell_whole
 
 if TYPE_CHECKING:
@@ -108,11 +115,11 @@ TURNS = Table(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="the unit, as in tbl_Units", width=26),
-        Column("Fire hits", "fire_hits", _I, Entry.WHOLE, "Hits taken from fire", low=0,
+        Column("Fire hits", "fire_hits", _I, Entry.WHOLE, "Hits taken from fire this turn", low=0,
                width=8),
         Column("Most from one fire", "most_from_one_fire", _I, Entry.WHOLE,
                "the most Hits from one Fire Action (3+: Withdraw!)", low=0, width=9),
-        Column("Assault hits", "assault_hits", _I, Entry.WHOLE, "Hits taken in assault",
+        Column("Assault hits", "assault_hits", _I, Entry.WHOLE, "Hits taken in assault this turn",
                low=0, width=8),
         Column("Rally roll", "rally_roll", _I, Entry.WHOLE, "a Rally's d6", low=1, high=6,
                width=7),
@@ -193,7 +200,7 @@ KIND = register(
         thing="unit",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=(IN_PLAY, REMOVED),
@@ -203,6 +210,7 @@ KIND = register(
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
+        aliases=frozenset({"casualty-brackets"}),
     )
 )
 
@@ -218,7 +226,7 @@ class HitsLedger(LedgerState):
 def read_hits(book: Book) -> HitsLedger:
     """Both tables; every unit's type checked against the rules."""
     tables = read_tables(book, KIND)
-    check_terms(tables.things, "Type", se.rules(), "unit_types")
+    check_terms(tables.things, "Type", se.ruleset(), "unit_types")
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():
@@ -301,13 +309,9 @@ _HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire"
 @operation(
     KIND.name,
     "record",
-    options=(
+    options=input_options(
+        KIND,
         Option("unit", str, required=True, help="the unit, as on the Units sheet", thing=True),
-        Option.of(TURNS.column("fire_hits"), help="Hits from fire this turn"),
-        Option.of(TURNS.column("most_from_one_fire"), help="the most from one Fire Action"),
-        Option.of(TURNS.column("assault_hits"), help="Hits in assault this turn"),
-        Option.of(TURNS.column("rally_roll")),
-        Option("note", str, help="anything worth remembering"),
     ),
 )
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:

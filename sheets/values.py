@@ -20,6 +20,7 @@ from battle_ledger.sheets.errors import EntryError
 __all__ = [
     "MAX_WHOLE",
     "NO_WORDS",
+    "YES_NO",
     "YES_WORDS",
     "cell_count",
     "cell_whole",
@@ -35,6 +36,8 @@ __all__ = [
     "yes_test",
 ]
 
+#: A yes/no cell's two answers as written (a drop-down's choices).
+YES_NO: tuple[str, str] = ("Y", "N")
 #: What reads as yes / no (case-blind, spaces ignored; "x" is a ticked box); a bool or 1/0 as such.
 YES_WORDS: tuple[str, ...] = ("y", "yes", "true", "1", "x")
 NO_WORDS: tuple[str, ...] = ("n", "no", "false", "0")

@@ -54,8 +54,15 @@ from battle_ledger.sheets.ledger import (
     start_minutes,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
-from battle_ledger.sheets.values import cell_count, yes_no, yes_test
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
+from battle_ledger.sheets.values import YES_NO, cell_count, yes_no, yes_test
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,6 +84,7 @@ __all__ = [
     "eliminated_formulas",
     "end_turn",
     "objective",
+    "points_each_formula",
     "read_points",
     "side_formulas",
     "totals",
@@ -115,7 +123,8 @@ ELIMINATED = Table(
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn (15 minutes each)", low=1, width=6),
         Column("Side", "side", _K, help="the side whose stands were eliminated", width=18),
-        Column("Type", "type", _I, Entry.CHOICE, "the stands' type", width=16),
+        Column("Type", "type", _I, Entry.CHOICE, "the stands' type (Infantry, Heavy cavalry, ...)",
+               width=16),
         Column("Class", "grade", _I, Entry.CHOICE, "their class (A Guard ... E Militia)",
                width=10),
         Column("Stands", "stands", _I, Entry.WHOLE, "stands eliminated", low=0, width=8),
@@ -135,17 +144,24 @@ OBJECTIVES = ("tbl_Objectives", ("Objective", "Points", "Held by"))
 WAGONS = ("tbl_Wagons", ("Wagon", "Side", "Captured by"))
 
 
+def points_each_formula(type_cell: str, class_cell: str) -> str:
+    """``stand_victory_points`` of the stand type in ``type_cell`` and the class in
+    ``class_cell`` ("missing" where the text prints no points for either), from the
+    blocks ``STAND_POINTS`` and ``GRADE_POINTS`` every ledger of stands lost carries."""
+    # Type and class are the rule set's words (the readers refuse others): safe keys.
+    stand = f'IFERROR(VLOOKUP({type_cell},{STAND_POINTS},2,0),"missing")'
+    grade = f'IFERROR(VLOOKUP({class_cell},{GRADE_POINTS},2,0),"missing")'
+    return f'IF(OR(ISTEXT({stand}),ISTEXT({grade})),"missing",{stand}+{grade})'
+
+
 def eliminated_formulas(r: int) -> dict[str, str]:
     """The formulas of tbl_Eliminated on sheet row ``r``: ``stand_victory_points``'s sum."""
     c = letters(ELIMINATED.headers)
-    # Type and class are the rule set's words (read_tables refuses others): safe keys.
-    stand = f'IFERROR(VLOOKUP(${c["Type"]}{r},{STAND_POINTS},2,0),"missing")'
-    grade = f'IFERROR(VLOOKUP(${c["Class"]}{r},{GRADE_POINTS},2,0),"missing")'
     each = f"${c['Points each']}{r}"
     at_zero = yes_test(f"${c['At 0 DEP']}{r}")
     zero = f"AND({at_zero},NOT({yes_test('ScoreRemovedAtZeroDEP')}))"
     return unless_blank(f"${c['Side']}{r}", {
-        "Points each": f'IF(OR(ISTEXT({stand}),ISTEXT({grade})),"missing",{stand}+{grade})',
+        "Points each": points_each_formula(f"${c['Type']}{r}", f"${c['Class']}{r}"),
         "Points to the enemy": f'IF(OR(ISTEXT({each}),{zero}),0,${c["Stands"]}{r}*{each})',
     })  # fmt: skip
 
@@ -186,8 +202,14 @@ KIND = register(
         thing="side",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
-            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            NamedCell(
+                "StartTime",
+                "Start time",
+                help="the time turn 1 starts",
+                option="start",
+                keyword="start_time",
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, "end-turn moves it on"),
             NamedCell("Clock", "Clock", computed=True),
             NamedCell(
@@ -195,7 +217,9 @@ KIND = register(
                 "Stands removed at 0 DEP score",
                 Entry.CHOICE,
                 "Y: they give the enemy points too; N (default): only stands eliminated",
-                choices=("Y", "N"),
+                choices=YES_NO,
+                option="score-removed-at-zero-dep",
+                default=YES_NO[1],
             ),
             NamedCell("Leader", "Ahead", computed=True),
         ),
@@ -207,6 +231,7 @@ KIND = register(
         close="end-turn",
         record="eliminate",
         macro_prefix="vp",
+        aliases=frozenset({"victory-table"}),
     )
 )
 
@@ -292,15 +317,15 @@ def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
 @operation(
     KIND.name,
     "eliminate",
-    options=(
-        Option(
-            "side", str, required=True, help="the side whose stands were eliminated", thing=True
-        ),
-        Option("type", str, required=True, help="their type (Infantry, Heavy cavalry, ...)"),
-        Option("grade", str, required=True, help="their class: A..E or Guard ... Militia"),
-        Option("count", int, default=1, low=1, help="how many stands (default 1)"),
-        Option("at_zero_dep", bool, help="Y if removed because their division reached 0 DEP"),
-        Option("note", str, help="anything worth remembering"),
+    options=input_options(
+        KIND,
+        Option("side", str, required=True, help=ELIMINATED.column("side").help, thing=True),
+        names={"stands": "count"},
+        given={
+            "type": {"required": True},
+            "grade": {"required": True},
+            "stands": {"default": 1, "low": 1},
+        },
     ),
 )
 def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,

@@ -69,7 +69,14 @@ from battle_ledger.sheets.ledger import (
     start_minutes,
     where_of,
 )
-from battle_ledger.sheets.operations import OperationResult, Option, checker, operation, report
+from battle_ledger.sheets.operations import (
+    OperationResult,
+    Option,
+    checker,
+    input_options,
+    operation,
+    report,
+)
 from battle_ledger.sheets.values import cell_count, cell_whole, percent_text
 
 if TYPE_CHECKING:
@@ -141,7 +148,8 @@ TURNS = Table(
         Column("Clock", "clock", _O, help="the time the turn starts", width=8),
         Column("Side", "side", _K, help="the army, as in tbl_Sides", width=18),
         Column("Reinforcements", "reinforcements", _I, Entry.WHOLE,
-               "base units arriving (they join the total now, 3.2)", low=0, width=14),
+               "base units arriving (they join the total now, 3.2)", low=0, width=14,
+               recorded="reinforce"),
         Column("Base units lost", "lost", _I, Entry.WHOLE,
                "base units removed from play in this part", low=0, width=11),
         Column("Total", "total", _O, Entry.WHOLE, "the army's base units now", width=9),
@@ -279,8 +287,14 @@ KIND = register(
         thing="side",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name"),
-            NamedCell("StartTime", "Start time", help="the time turn 1 starts"),
+            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            NamedCell(
+                "StartTime",
+                "Start time",
+                help="the time turn 1 starts",
+                option="start",
+                keyword="start_time",
+            ),
             NamedCell(
                 "MarkCrossedWhen",
                 "Mark crossed when",
@@ -288,6 +302,7 @@ KIND = register(
                 "reached: at the base units needed to reach it (3.2); exceeded: "
                 "above its level (9.2)",
                 choices=aog.CrossedWhen.ALL,
+                option="mark-crossed-when",
             ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
             NamedCell("Clock", "Clock", computed=True),
@@ -545,15 +560,23 @@ def _set_inputs(
 @operation(
     KIND.name,
     "record",
-    options=(
+    options=input_options(
+        KIND,
         Option(
             "side", str, required=True, help="the side that lost them (Sides sheet)", thing=True
         ),
-        Option("lost", int, required=True, low=0, help="base units removed from play"),
-        Option(
-            "part", int, default=1, low=1, high=2, help="the part of the turn: 1 or 2 (default 1)"
+        given={"lost": {"required": True}},
+        more=(
+            Option(
+                "part",
+                int,
+                default=1,
+                low=1,
+                high=2,
+                help="the part of the turn: 1 or 2 (default 1)",
+            ),
         ),
-        Option("note", str, help="anything worth remembering"),
+        order=("side", "lost", "part", "note"),
     ),
 )
 def record(

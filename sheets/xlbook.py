@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -352,20 +354,16 @@ class XlwingsBook(Book):
                     (info.top, info.left), (last_row, info.left + info.width - 1)
                 )
                 info.xl.resize(new)
-        for sheet_name, row, column, block in _runs(self._writes):
-            sheet = self.book.sheets[sheet_name]
-            if any(isinstance(v, Formula) for line in block for v in line):
-                # Formulas go one cell at a time, through range.formula.
-                for i, line in enumerate(block):
-                    for j, v in enumerate(line):
-                        cell = sheet.range((row + i, column + j))
-                        if isinstance(v, Formula):
-                            cell.formula = str(v)
-                        else:
-                            cell.value = v
-                continue
+        formulas = {k: v for k, v in self._writes.items() if isinstance(v, Formula)}
+        values = {k: v for k, v in self._writes.items() if k not in formulas}
+        for sheet_name, row, column, block in _runs(values):
             last = (row + len(block) - 1, column + len(block[0]) - 1)
-            sheet.range((row, column), last).value = block
+            self.book.sheets[sheet_name].range((row, column), last).value = block
+        for sheet_name, row, column, block in _runs(formulas):
+            sheet = self.book.sheets[sheet_name]
+            for j, filled in enumerate(_formula_columns(row, column, block)):
+                last = (row + len(block) - 1, column + j)
+                sheet.range((row, column + j), last).formula = filled
         if guarded:
             self.book.app.macro(RESTORE_PROTECTION)(written)
         self._writes.clear()
@@ -383,14 +381,59 @@ class XlwingsBook(Book):
         self._tables.clear()
 
 
+def _formula_columns(row: int, column: int, block: list[list[Any]]) -> list[Any]:
+    """What to send for each column of a block of formulas: the top cell's formula alone
+    where every cell below is that formula moved down (Excel fills a range given one
+    formula, moving its relative references, as a cell copied down: one short action for
+    a column of a table's new rows), else the column's formulas one by one."""
+    sent: list[Any] = []
+    for j in range(len(block[0])):
+        texts = [str(line[j]) for line in block]
+        down = _moved_down(texts[0], column + j, row) if len(texts) > 1 else None
+        if down is not None and all(down(i) == t for i, t in enumerate(texts[1:], start=1)):
+            sent.append(texts[0])
+        else:
+            sent.append([[text] for text in texts] if len(texts) > 1 else texts[0])
+    return sent
+
+
+_NUMBERS = re.compile(r"(\d+)")
+
+
+def _moved_down(formula: str, column: int, row: int) -> Callable[[int], str] | None:
+    """``formula`` (in the cell at ``row``, ``column``) as copied ``i`` rows down: the
+    numbers openpyxl's translator moves one row down (the relative rows of its
+    references) moved ``i``; None where its text does not allow it."""
+    from openpyxl.formula.translate import Translator
+    from openpyxl.utils import get_column_letter
+
+    letters = get_column_letter(column)
+    once = Translator(formula, origin=f"{letters}{row}").translate_formula(f"{letters}{row + 1}")
+    here, there = _NUMBERS.split(formula), _NUMBERS.split(once)
+    if len(here) != len(there) or here[0::2] != there[0::2]:
+        return None
+    moving = [k for k in range(1, len(here), 2) if here[k] != there[k]]
+    if any(int(there[k]) != int(here[k]) + 1 for k in moving):
+        return None
+
+    def down(i: int) -> str:
+        parts = list(here)
+        for k in moving:
+            parts[k] = str(int(here[k]) + i)
+        return "".join(parts)
+
+    return down
+
+
 def _runs(
     writes: dict[tuple[str, int, int], Any],
 ) -> list[tuple[str, int, int, list[list[Any]]]]:
     """Queued writes as rectangular blocks: (sheet, first row, first column, rows of values).
 
     Cells next to each other in a row make one run; runs of the same columns
-    on consecutive rows make one block (an appended table row, or several, is
-    one block: one call, or one action under xlwings Server).
+    on consecutive rows make one block, whatever lies between the runs of a row (an
+    appended table row, or several, is one block a run of its columns: one call, or one
+    action under xlwings Server).
     """
     ordered = sorted(writes.items(), key=lambda item: (item[0][0], item[0][1], item[0][2]))
     runs: list[tuple[str, int, int, list[Any]]] = []
@@ -402,11 +445,14 @@ def _runs(
                 continue
         runs.append((sheet, row, column, [value]))
     blocks: list[tuple[str, int, int, list[list[Any]]]] = []
+    # The block each run of the same sheet, first column and width would go on.
+    below: dict[tuple[str, int, int], tuple[str, int, int, list[list[Any]]]] = {}
     for sheet, row, column, values in runs:
-        if blocks:
-            s, r, c, rows = blocks[-1]
-            if s == sheet and c == column and len(rows[0]) == len(values) and r + len(rows) == row:
-                rows.append(values)
-                continue
-        blocks.append((sheet, row, column, [values]))
+        block = below.get((sheet, column, len(values)))
+        if block is not None and block[1] + len(block[3]) == row:
+            block[3].append(values)
+            continue
+        block = (sheet, row, column, [values])
+        blocks.append(block)
+        below[(sheet, column, len(values))] = block
     return blocks

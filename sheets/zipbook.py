@@ -31,7 +31,7 @@ import struct
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import wraps
+from functools import lru_cache, wraps
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 from xml.etree.ElementTree import Element
@@ -105,7 +105,6 @@ ENGINE_VARIABLE = "BATTLE_LEDGER_ENGINE"
 _MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
 _CALC_CHAIN = "/calcChain"
 
 # A cell as Excel, LibreOffice and openpyxl write it: r, then s, then t, nothing else.
@@ -121,6 +120,27 @@ _CELL_READ = re.compile(
     + _INSIDE + rb"))</c>)|([\s/>]))"
 )  # fmt: skip
 _MARKUP = re.compile(rb"<[!?]")
+
+
+@lru_cache(maxsize=32)
+def _cells_read(read: frozenset[bytes] | None) -> re.Pattern[bytes]:
+    """``_CELL_READ``, or, given the column letters whose formulas matter (``read``), a
+    pattern that passes over the formula cells of every other column where they follow a
+    cell read in the same row (a grand battle's rows are mostly such cells: not one tuple
+    each). A cell passed over is written as ``_CELL_HEAD`` reads one, with the row number
+    of the cell before it (a backreference): a cell naming another row is read as before."""
+    if read is None:
+        return _CELL_READ
+    others = rb"(?!(?:" + b"|".join(sorted(read)) + rb")\d)" if read else b""
+    passed = (rb'(?:<c r="' + others + rb'[A-Z]{1,3}\2"(?: s="\d+")?(?: t="\w+")?\s*><f'
+              + _INSIDE + rb"</c>)*")  # fmt: skip
+    return re.compile(
+        b"<c(?:" + _CELL_HEAD[2:]
+        + rb"(?:/>|>(?:(<f)" + _INSIDE + rb"|<v>([^<&\r]+)</v>|<is><t>([^<&\r]+)</t></is>|("
+        + _INSIDE + rb"))</c>)" + passed + rb"|([\s/>]))"
+    )  # fmt: skip
+
+
 _WHOLE_SHEET = re.compile(rb"</(?:\w+:)?worksheet>\s*$")
 _ROW_NEXT = re.compile(rb"\s*(<row\b([^>]*?)(/?)>)")
 _ROW_NUMBER = re.compile(rb'\sr="(\d+)"')
@@ -496,20 +516,24 @@ class _Sheet:
         if listed != related or (b"tablePart" in self.data[self.data_end :] and not listed):
             raise _UnsureError("tables the sheet lists otherwise than it relates them")
 
-    def table_cells(self, first: int, last: int) -> list[tuple[list[_Found], dict[bytes, int]]]:
+    def table_cells(
+        self, first: int, last: int, formulas: frozenset[bytes] | None = None
+    ) -> list[tuple[list[_Found], dict[bytes, int]]]:
         """The cells of rows ``first`` to ``last`` in the order written: runs of rows as
         written read by one pattern (``_CELL_READ``), each with its rows by their numbers
         as written (a cell must name one of them: openpyxl places a cell by its own
         ``r``); a row changed or added here, its cells as they are now (whole: their
-        inner XML only)."""
+        inner XML only). ``formulas``: the column letters whose formula cells are wanted
+        (the others' may be left out, ``_cells_read``); None: every cell."""
         rows = self.parse()
+        pattern = _cells_read(formulas)
         runs: list[tuple[list[_Found], dict[bytes, int]]] = []
         run: list[_Row] = []
         numbers: dict[bytes, int] = {}
 
         def close() -> None:
             if run:
-                runs.append((_CELL_READ.findall(self.data, run[0].start, run[-1].end), numbers))
+                runs.append((pattern.findall(self.data, run[0].start, run[-1].end), numbers))
                 run.clear()
 
         for r in range(first, last + 1):
@@ -1369,7 +1393,10 @@ class ZipBook(Book):
         number, string, dates = _number, pkg.string, pkg.date_style_texts()
         # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
         places = {_letters(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
-        for cells, numbers in sheet.table_cells(first, last):
+        # Uncached, a formula matters only in a typed column (refused there): the
+        # others' formula cells need not be read one by one.
+        wanted = None if cached else frozenset(_letters(i + min_col).encode() for i in typed)
+        for cells, numbers in sheet.table_cells(first, last, wanted):
             for letters, row, style, kind, mark, text, plain, inner, bad in cells:
                 if bad:
                     raise _UnsureError("cells written otherwise than the fast reader reads")

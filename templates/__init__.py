@@ -4,7 +4,9 @@ Registry
     Each kind module calls ``register_kind(name, builder, description,
     rulesets=None)`` at import; ``rulesets`` is the ids it supports (None: every
     rule set). A builder is ``builder(ruleset: Ruleset, oob: OrderOfBattle |
-    None, **options) -> Workbook``; it builds its sheets (with the helpers in
+    None, **options) -> Workbook`` (a ledger kind's, ``register_ledger``, takes its
+    settings as one mapping too, by named cell: ``builder(ruleset, oob, settings,
+    **options)``); it builds its sheets (with the helpers in
     ``templates._build`` and ``templates.rules_sheet``) and need not add the
     ``Log`` and ``_meta`` sheets: ``build`` adds them if missing.
 
@@ -36,7 +38,10 @@ from battle_ledger.sheets.errors import CommandError, OrderOfBattleError, Unknow
 from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
     from battle_ledger.sheets.ledger import LedgerKind
 
 __all__ = [
@@ -70,6 +75,15 @@ class TemplateKind:
     #: victory table's marks of each side), laid out again in a ledger given other house
     #: rules: ``again(wb, ruleset)`` (``rules_sheet.lay_out_rules`` calls it).
     again: Callable[[Workbook, Ruleset], None] | None = None
+    #: How ``battle-ledger demo`` plays a ledger of the kind a few turns: ``play(book, rng)``
+    #: on the headless book (None: it is left as built).
+    play: Callable[[HeadlessBook, random.Random], None] | None = None
+    #: Its play reads the demo's other ledgers of the rule set (a campaign's battles): it is
+    #: built after them.
+    plays_after_the_others: bool = False
+    #: The ledger kind it builds (its builder takes the kind's settings as one mapping, by
+    #: named cell: ``builder(ruleset, oob, settings, **options)``); None: a roster.
+    ledger: LedgerKind | None = None
 
     def supports(self, ruleset: Ruleset | str) -> bool:
         rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
@@ -87,6 +101,9 @@ def register_kind(
     version: int = TEMPLATE_VERSION,
     aliases: frozenset[str] | tuple[str, ...] = (),
     again: Callable[[Workbook, Ruleset], None] | None = None,
+    play: Callable[[HeadlessBook, random.Random], None] | None = None,
+    plays_after_the_others: bool = False,
+    ledger: LedgerKind | None = None,
 ) -> TemplateKind:
     """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``); ``aliases``:
     other names users build it by for its rule sets (``victory-table`` for Eagles to
@@ -99,6 +116,9 @@ def register_kind(
         version=version,
         aliases=frozenset(aliases),
         again=again,
+        play=play,
+        plays_after_the_others=plays_after_the_others,
+        ledger=ledger,
     )
     KINDS[name] = kind
     return kind
@@ -107,14 +127,18 @@ def register_kind(
 def register_ledger(
     kind: LedgerKind,
     builder: Builder,
-    aliases: tuple[str, ...] = (),
     again: Callable[[Workbook, Ruleset], None] | None = None,
+    play: Callable[[HeadlessBook, random.Random], None] | None = None,
+    plays_after_the_others: bool = False,
 ) -> TemplateKind:
-    """Register the builder of ledger kind ``kind``: its name, description and rule
-    sets come from the declaration (``again``: see ``TemplateKind``)."""
+    """Register the builder of ledger kind ``kind``: its name, description, rule
+    sets and aliases come from the declaration (``again``, ``play``: see
+    ``TemplateKind``)."""
     return register_kind(kind.name, builder, kind.description, kind.rulesets,
-                         version=kind.template_version, aliases=aliases,
-                         again=again)  # fmt: skip
+                         version=kind.template_version, aliases=kind.aliases,
+                         again=again, play=play,
+                         plays_after_the_others=plays_after_the_others,
+                         ledger=kind)  # fmt: skip
 
 
 def known(name: str) -> bool:
@@ -185,33 +209,46 @@ def build(
             value=oob.ruleset_id,
             expected=rs.id,
         )
+    settings = _settings_of(entry, oob, options)  # the settings taken out of options
     _check_options(entry, options, flags or {})
     if "paper" in inspect.signature(entry.builder).parameters:  # its own printouts (cards)
         options["paper"] = paper
-    wb = entry.builder(rs, oob, **(_facts_of(entry, oob) | options))
+    if entry.ledger is None:
+        wb = entry.builder(rs, oob, **options)
+    else:
+        wb = entry.builder(rs, oob, settings, **options)
     finish(wb, entry.name, rs.id, extra=meta, version=entry.version)
     set_paper(wb, paper)
     return wb
 
 
-def _facts_of(entry: TemplateKind, oob: OrderOfBattle | None) -> dict[str, str]:
-    """What the order of battle says of the battle (its title, date and start time), as
-    the options of a kind that takes them; an option given on its own wins."""
-    if oob is None:
-        return {}
-    takes = inspect.signature(entry.builder).parameters
-    facts = {"battle": oob.title, "date": oob.date, "start_time": oob.start}
-    return {name: value for name, value in facts.items() if value and name in takes}
+def _settings_of(entry: TemplateKind, oob: OrderOfBattle | None,
+                 options: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """A ledger's settings by named cell (``MaxDEP``), taken out of ``options`` (by their
+    builder keyword, ``max_dep``): each setting's default, then what the order of battle
+    says of the battle (its title, date and start time), then the options given."""
+    cells = entry.ledger.settings if entry.ledger is not None else ()
+    by_field = {c.field: c for c in cells}
+    found: dict[str, Any] = {c.field: c.default for c in cells if c.default is not None}
+    if oob is not None:
+        facts = {"battle": oob.title, "date": oob.date, "start_time": oob.start}
+        found |= {k: v for k, v in facts.items() if v and k in by_field}
+    found |= {k: options.pop(k) for k in list(options) if k in by_field}
+    return {by_field[k].name: v for k, v in found.items()}
 
 
 def _check_options(entry: TemplateKind, options: dict[str, Any], flags: Mapping[str, str]) -> None:
     """Refuse an option the kind's builder does not take (never ignore it)."""
     from battle_ledger.sheets.errors import CommandError
 
-    params = list(inspect.signature(entry.builder).parameters.values())[2:]  # ruleset, oob
+    # ruleset, oob (and a ledger's settings, named by their own options)
+    params = list(inspect.signature(entry.builder).parameters.values())[2:]
+    if entry.ledger is not None:
+        params = params[1:]
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return  # the builder says it reads options of its own
-    known = [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
+    settings = [c.field for c in entry.ledger.settings] if entry.ledger is not None else []
+    known = settings + [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
     for name in options:
         if name not in known:
 

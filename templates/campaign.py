@@ -12,9 +12,10 @@ sit on the hidden ``_lists`` sheet and the chart's data on ``_chart``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
@@ -56,6 +57,7 @@ from battle_ledger.sheets.campaign import (
     stored_oob,
     strength_formula,
 )
+from battle_ledger.sheets.casualty_brackets import KIND as CASUALTY_BRACKETS
 from battle_ledger.sheets.errors import (
     CommandError,
     OptionValueError,
@@ -72,6 +74,7 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.house_rules import using_book_rules
 from battle_ledger.sheets.ledger import find_name
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -88,6 +91,11 @@ from battle_ledger.templates._build import (
 from battle_ledger.templates._ledger import TABLE_TOP, front_sheet, grid_chart, ledger_table
 from battle_ledger.templates.rules_sheet import RulesSheet, add_rules_sheet
 from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, style_header
+
+if TYPE_CHECKING:
+    import random
+
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = [
     "DIVISION",
@@ -148,7 +156,7 @@ def formations_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, str, 
 #: brackets count from (the campaign's Brackets from), not from the figures on the table.
 #: Batteries keep their guns (the campaign's strength): where the brackets come to count
 #: guns lost, this is the one place that says what a battery starts a battle with.
-_COUNTS_BRACKETS = frozenset({"casualty-brackets"})
+_COUNTS_BRACKETS = frozenset({CASUALTY_BRACKETS.name})
 
 
 @dataclass(frozen=True)
@@ -485,14 +493,10 @@ def _order_of_battle(wb: Workbook, ruleset: Ruleset, oob: OrderOfBattle | None) 
 
 def build_campaign(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     formations: Sequence[tuple[str, str, int] | tuple[str, str, int, str]] | None = None,
-    name: str = "",
-    starts_on: str = "",
-    rounding: str | None = None,
-    draw_counts: str | None = None,
-    brackets_from: str | None = None,
     blank_rows: int = 0,
     timeline_dates: int = 24,
 ) -> Workbook:
@@ -503,6 +507,11 @@ def build_campaign(
     ``brackets_from`` (Glory of the Empire): ``new strength`` (the house reading) or
     ``start of the campaign``; ``timeline_dates``: the dates the Timeline sheet has
     room for."""
+    name = settings.get("BattleName", "")
+    starts_on = settings.get("StartsOn", "")
+    rounding = settings.get("RecoveryRounding")
+    draw_counts = settings.get("DrawCounts")
+    brackets_from = settings.get("BracketsFrom")
     gote_campaign = ruleset.id == gote.RULESET_ID
     given = [(*g[:3], g[3] if len(g) > 3 else ("" if gote_campaign else DIVISION))
              for g in (list(formations) if formations is not None else (
@@ -575,4 +584,46 @@ def build_campaign(
     return wb
 
 
-register_ledger(KIND, build_campaign)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Two battles: the demo's DEP ledger (Quatre Bras, 16 June 1815, the Anglo-Allies
+    hold) and a second day's (18 June, a French win) played from the same order of
+    battle into a throw-away ledger; the strengths a week after."""
+    import tempfile
+
+    from battle_ledger.sheets.dep_ledger import KIND as DEP_LEDGER
+    from battle_ledger.templates import KINDS, build, save_atomic
+    from battle_ledger.templates.demo import demo_name, load_example, played, upload
+
+    ruleset = book.meta().ruleset
+    if ruleset == gote.ruleset().id:
+        _play_gote_campaign(book)
+        return
+    day_one = book.path.with_name(demo_name(ruleset, DEP_LEDGER.name))
+    run_operation(book, "add-battle", name="Quatre Bras", date="1815-06-16",
+                  winner="Anglo-Allied", ledgers=upload(day_one))  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="bl-demo-") as tmp:
+        day_two = save_atomic(build(DEP_LEDGER.name, ruleset, load_example(ruleset)),
+                              Path(tmp) / "second-day.xlsx")  # fmt: skip
+        play_dep = KINDS[DEP_LEDGER.name].play
+        assert play_dep is not None
+        played(day_two, play_dep, rng)
+        run_operation(book, "add-battle", name="The second day", date="1815-06-18",
+                      winner="French", ledgers=upload(day_two))  # fmt: skip
+    book.write_name("StrengthOn", "1815-06-25")
+
+
+def _play_gote_campaign(book: HeadlessBook) -> None:
+    """Crysler's Farm (11 November 1813, the British and Canadians win): the losses out
+    of the demo's casualty-brackets ledger, and the gun Upham's battery lost; the
+    strengths the next day (the text prints no recovery: nothing comes back)."""
+    from battle_ledger.sheets.casualty_brackets import KIND as BRACKETS
+    from battle_ledger.templates.demo import demo_name, upload
+
+    day = book.path.with_name(demo_name(book.meta().ruleset, BRACKETS.name))
+    run_operation(book, "add-battle", name="Crysler's Farm", date="1813-11-11",
+                  winner="British and Canadian", ledgers=upload(day))  # fmt: skip
+    run_operation(book, "losses", battle="1", formation="Upham's 6-pdr battery", lost="1")
+    book.write_name("StrengthOn", "1813-11-12")
+
+
+register_ledger(KIND, build_campaign, play=_play, plays_after_the_others=True)

@@ -10,7 +10,7 @@ formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -18,6 +18,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.casualty_brackets import (
+    FIRST_RALLY,
     GRADE_BLOCK,
     GRADES,
     KIND,
@@ -25,6 +26,7 @@ from battle_ledger.sheets.casualty_brackets import (
     LEADER_RESULTS,
     MODIFIER_ROWS,
     MODIFIERS,
+    ROLL_PASSES,
     TURNS,
     UNITS,
     turn_formulas,
@@ -32,6 +34,7 @@ from battle_ledger.sheets.casualty_brackets import (
     unit_formulas,
 )
 from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
@@ -51,7 +54,10 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["UnitEntry", "build_casualty_brackets", "units_of"]
 
@@ -104,18 +110,19 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
 
 def build_casualty_brackets(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     units: Sequence[UnitEntry] | None = None,
-    battle: str = "",
-    roll_passes: str | None = None,
-    first_rally: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
     """A new casualty-brackets ledger for Glory of the Empire, one row per unit and
     battery (``oob``'s, or ``units``: (side, unit, grade, figures[, battery])); ``blank_rows``
     more to type. ``roll_passes``: ``at or under`` (the data's reading) or ``under``;
     ``first_rally``: ``the same turn`` (the data's reading) or ``the next turn``."""
+    battle = settings.get("BattleName", "")
+    roll_passes = settings.get(ROLL_PASSES)
+    first_rally = settings.get(FIRST_RALLY)
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise SetupError("a roll passes at or under the chance, or under it",
@@ -171,4 +178,21 @@ def build_casualty_brackets(
     return wb
 
 
-register_ledger(KIND, build_casualty_brackets)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of fire and melee, a unit disordered by the fighting now and then; the
+    checks and rallies rolled with the demo's dice."""
+    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
+
+    for turn in range(1, 6):
+        for unit in standings(read_brackets(book)):
+            left = unit["start"] - unit["lost"]
+            lost = min(left, rng.choice([0, 0, 1, 1, 2]))
+            if lost:
+                leader = "Y" if rng.random() < 0.3 else "N"
+                fought: dict[str, Any] = {"became": "disordered"} if rng.random() < 0.15 else {}
+                run_operation(book, "record", unit=unit["unit"], fire=str(lost),
+                              leader_attached=leader, **fought)  # fmt: skip
+        run_operation(book, "end-turn", seed=str(turn))
+
+
+register_ledger(KIND, build_casualty_brackets, play=_play)

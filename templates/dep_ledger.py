@@ -34,7 +34,6 @@ Formulas
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -52,11 +51,14 @@ from battle_ledger.sheets.dep_ledger import (
     KIND,
     MANEUVER_NAMES,
     TURNS,
+    UNIT_LOSSES,
+    UNITS,
     division_formulas,
     turn_formulas,
     turn_row,
+    unit_formulas,
 )
-from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
@@ -65,12 +67,14 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     sum_equal,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
     Formula,
     TableRef,
     add_table,
+    add_vocabulary_validation,
     add_whole_validation,
     define_name,
     freeze,
@@ -100,19 +104,34 @@ from battle_ledger.templates.style import (
     style_formula,
     style_header,
 )
+from battle_ledger.templates.victory_points import points_blocks
 
 if TYPE_CHECKING:
-    from battle_ledger.rulesets.oob import OrderOfBattle
+    import random
+
+    from battle_ledger.rulesets.oob import OrderOfBattle, Unit
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = [
     "BATTLE_SHEET",
     "DivisionSpec",
+    "UnitSpec",
     "build_dep_ledger",
     "divisions_of",
 ]
 
 BATTLE_SHEET = "Battle"
 _DEFAULT_TURNS_SHOWN = 48  # 12 hours of 15-minute turns: "48 DEPs gives us 12 hours"
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """One unit of a division: its name, type and class (the rule set's words), stands."""
+
+    unit: str
+    type: str
+    grade: str
+    stands: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +146,7 @@ class DivisionSpec:
     stands: int | None = None  # None: not known (stands lost not checked)
     start_dep: int | None = None  # None: the maximum DEP
     start_ccp: int | None = None  # None: max CCP with cavalry, else 0
+    units: tuple[UnitSpec, ...] = ()  # its units (an order of battle's), for victory points
 
 
 def _is_cavalry(ruleset: Ruleset, unit_type: str) -> bool:
@@ -141,7 +161,8 @@ def divisions_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[DivisionSpec]:
     or attached squadrons); its Start DEP is the order of battle's ``dep``
     (the rules' maximum by default) and its Start CCP the ``ccp`` of a
     division with cavalry (the maximum, 3, by default), 0 without cavalry.
-    Stands are the sum of its units' stands.
+    Stands are the sum of its units' stands; its units, with their type and class,
+    are listed for the victory points of their stands lost.
     """
     specs: list[DivisionSpec] = []
     for side, corps, division in oob.divisions():
@@ -159,9 +180,29 @@ def divisions_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[DivisionSpec]:
                 stands=sum(u.strength("stands") or 0 for u in units),
                 start_dep=dep,
                 start_ccp=ccp if cavalry else 0,
+                units=_units_of(units, ruleset, oob),
             )
         )
     return _unique_names(specs)
+
+
+def _units_of(units: Sequence[Unit], ruleset: Ruleset, oob: OrderOfBattle) -> tuple[UnitSpec, ...]:
+    """A division's units as the ledger lists them (a name twice in it refused: the
+    ledger finds a unit by its name and division)."""
+    seen: set[str] = set()
+    found: list[UnitSpec] = []
+    for unit in units:
+        if unit.unit.casefold() in seen:
+            raise OrderOfBattleError(
+                f"{unit.where('stands')}: two units of {unit.division!r} are named "
+                f"{unit.unit!r}: the ledger finds a unit by its name", file=oob.source or None,
+                column="unit", value=unit.unit, expected="unique unit names in a division",
+            )  # fmt: skip
+        seen.add(unit.unit.casefold())
+        grade = "" if unit.grade is None else ruleset.term("grades", unit.grade).name
+        found.append(UnitSpec(unit.unit, ruleset.term("unit_types", unit.type).name, grade,
+                              unit.strength("stands")))  # fmt: skip
+    return tuple(found)
 
 
 def _unique_names(specs: list[DivisionSpec]) -> list[DivisionSpec]:
@@ -219,8 +260,10 @@ def _battle_sheet(wb: Workbook, values: Mapping[str, Any], ceiling: int) -> Work
     return ws
 
 
-def _side_totals(ws: Worksheet, sides: Sequence[str], top: int, divisions: TableRef) -> TableRef:
+def _side_totals(ws: Worksheet, sides: Sequence[str], top: int, divisions: TableRef,
+                 units: TableRef) -> TableRef:  # fmt: skip
     col = divisions.sheet_range  # the table's rows: operations add none
+    unit = units.sheet_range
 
     body: list[list[Any]] = []
     for i, side in enumerate(sides or [""]):
@@ -235,11 +278,39 @@ def _side_totals(ws: Worksheet, sides: Sequence[str], top: int, divisions: Table
                 ),
                 Formula("=" + sum_equal(col("DEP now"), mine)),
                 Formula("=" + sum_equal(col("CCP now"), mine)),
+                Formula(
+                    "="
+                    + _stand_points(unit("Side"), unit("Points to the enemy"), f"$A{top + 1 + i}")
+                ),
             ]
         )
     headers = ["Side", "Divisions", *(s.capitalize() for s in KIND.statuses)]
-    return add_table(ws, "tbl_Sides", [*headers, "DEP total", "CCP total"], body, top=top,
-                     locked=["Side"])  # fmt: skip
+    return add_table(ws, "tbl_Sides", [*headers, "DEP total", "CCP total", "Stand points"],
+                     body, top=top, locked=["Side"])  # fmt: skip
+
+
+def _stand_points(sides: str, points: str, side: str) -> str:
+    """``stand_points``: the points of every other side's units' stands lost ("missing"
+    if one lost stands the text prints no points for)."""
+    theirs = [f"{sides}<>{side}"]
+    gaps = count_equal({points: '"missing"'}, theirs)
+    return f'IF({side}="","",IF({gaps}>0,"missing",{sum_equal(points, {}, theirs)}))'
+
+
+def _units_sheets(wb: Workbook, specs: Sequence[DivisionSpec], ruleset: Ruleset) -> TableRef:
+    """The Units sheet (each division's units, their stands lost and points) and the
+    Losses by unit sheet (a blank row to record into)."""
+    rows = [{"Side": spec.side, "Division": spec.division, "Unit": unit.unit,
+             "Type": unit.type, "Class": unit.grade, "Stands": unit.stands}
+            for spec in specs for unit in spec.units]  # fmt: skip
+    ref = ledger_table(wb, UNITS, rows, unit_formulas, bounds={})
+    ws = wb[UNITS.sheet]
+    for header, vocabulary in (("Type", "unit_types"), ("Class", "grades")):
+        cells = f"{ref.col(header)}{ref.first_row}:{ref.col(header)}{ref.last_row}"
+        add_vocabulary_validation(ws, cells, wb, ruleset, vocabulary)
+    points_blocks(wb, ruleset)
+    ledger_table(wb, UNIT_LOSSES, [], lambda _row: {}, bounds={})
+    return ref
 
 
 def _divisions_sheet(wb: Workbook, specs: Sequence[DivisionSpec], rules: DepRules,
@@ -355,13 +426,10 @@ def _chart_sheet(wb: Workbook, names: Sequence[str], turns_shown: int, max_dep: 
 
 def build_dep_ledger(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     divisions: Iterable[DivisionSpec | Mapping[str, Any]] | None = None,
-    battle: str = "",
-    date: str | _dt.date = "",
-    start_time: str | _dt.time = "08:00",
-    max_dep: int | None = None,
     turns_shown: int = _DEFAULT_TURNS_SHOWN,
     blank_rows: int = 0,
 ) -> Workbook:
@@ -373,6 +441,10 @@ def build_dep_ledger(
     ``turns_shown``: how many turns the DEP-by-turn sheet and chart cover.
     ``blank_rows``: empty division rows to type more divisions into.
     """
+    battle = settings.get("BattleName", "")
+    date = settings.get("BattleDate", "")
+    start_time = settings.get("StartTime", "08:00")
+    max_dep = settings.get("MaxDEP")
     rules = DepRules.from_ruleset(ruleset, max_dep=max_dep)
     ceiling = int(ruleset.constant("dep_economy", "max_dep"))
     if divisions is not None:
@@ -397,10 +469,20 @@ def build_dep_ledger(
     _battle_sheet(wb, values, ceiling)
     division_table = _divisions_sheet(wb, specs, rules, blank_rows)
     _turns_sheet(wb, specs, rules)
+    units = _units_sheets(wb, specs, ruleset)
     sides = list(dict.fromkeys(s.side for s in specs))
-    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, division_table)
+    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, division_table, units)
     _chart_sheet(wb, [s.division for s in specs] + [""] * blank_rows, turns_shown, rules.max_dep)
-    rules_sheet = add_rules_sheet(wb, ruleset, tables=["dep_economy", "maneuver_table"])
+    rules_sheet = add_rules_sheet(
+        wb,
+        ruleset,
+        tables=[
+            "dep_economy",
+            "maneuver_table",
+            "victory_points_per_stand",
+            "victory_points_per_grade",
+        ],
+    )
     maneuver = rules_sheet.tables["maneuver_table"]
     for column, name in MANEUVER_NAMES.items():
         header = next(c.header for c in ruleset.table("maneuver_table").columns if c.name == column)
@@ -442,4 +524,19 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
         initial_state(spec.division, dep, ccp, spec.cavalry, rules)
 
 
-register_ledger(KIND, build_dep_ledger)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns: most divisions take orders, some rest, now and then a stand is lost."""
+    from battle_ledger.sheets.dep_ledger import read_ledger
+
+    names = list(read_ledger(book).starts)
+    for _ in range(6):
+        for name in names:
+            if rng.random() < 0.6:
+                lost = 1 if rng.random() < 0.25 else 0
+                run_operation(book, "record", division=name, orders="Y", stands_lost=str(lost))
+            elif rng.random() < 0.5:
+                run_operation(book, "record", division=name, rest_eligible="Y")
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_dep_ledger, play=_play)

@@ -11,8 +11,8 @@ on the hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
@@ -26,6 +26,7 @@ from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Formula
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import count_equal, letters, sheet_name, sum_equal
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.ship_records import (
     COMPASS,
     DAMAGE,
@@ -36,6 +37,7 @@ from battle_ledger.sheets.ship_records import (
     WIND,
     damage_formulas,
     round_end_default,
+    setting_defaults,
     ship_formulas,
     wind_formulas,
 )
@@ -59,7 +61,10 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN, style_formula, style_header
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["build_ship_records", "ships_of"]
 
@@ -89,26 +94,28 @@ def ships_of(oob: OrderOfBattle) -> list[ShipRow]:
 
 def build_ship_records(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     ships: Sequence[ShipRow] | None = None,
-    battle: str = "",
-    wind: str = "W",
-    wind_speed: int | None = None,
-    band_edges: str = "closer band",
-    burning_ships_fire: str = "yes",
-    damage_counts: str = "all boxes of a ship lost",
-    opening_dice: str | None = None,
     paper: str = "a4",
     blank_rows: int = 0,
 ) -> Workbook:
     """New damage records for a fleet battle: one row and one card per ship (``oob``'s, or
     ``ships``), the wind at the start (``wind``: one of the eight points, ``wind_speed``
     1-7, the text's 4 by default), the settings, cards for ``paper`` (a4 or letter)."""
+    battle = settings.get("BattleName", "")
+    wind = settings.get("WindStart", "W")
+    wind_speed = settings.get("WindSpeedStart")
+    # Unset, they are the readings of the data in force (a house file may change them).
+    band_edges = settings.get("BandEdges")
+    burning_ships_fire = settings.get("BurningShipsFire")
+    damage_counts = settings.get("DamageCounts")
+    opening_dice = settings.get("RoundEnd")
     given = list(ships) if ships is not None else (ships_of(oob) if oob is not None else [])
     _check(given)
     direction = sail.wind_direction(wind).id
-    speed = int(ruleset.constant("wind", "start_speed")) if wind_speed is None else wind_speed
+    speed = sail.wind_speed_at_start() if wind_speed is None else wind_speed
     low, high = (
         int(ruleset.constant("wind", "min_speed")),
         int(ruleset.constant("wind", "max_speed")),
@@ -144,8 +151,7 @@ def build_ship_records(
     front = front_sheet(
         wb, KIND, note,
         {"BattleName": battle, "WindStart": direction, "WindSpeedStart": int(speed),
-         "BandEdges": band_edges, "BurningShipsFire": burning_ships_fire,
-         "DamageCounts": damage_counts,
+         **setting_defaults(band_edges, burning_ships_fire, damage_counts),
          "RoundEnd": opening_dice or round_end_default(KIND.template_version)},
         FRONT_FORMULAS,
     )  # fmt: skip
@@ -287,4 +293,60 @@ def _struck_format(ws: Worksheet, ref: str, formula: str, fill: PatternFill) -> 
     ws.conditional_formatting.add(ref, rule)
 
 
-register_ledger(KIND, build_ship_records)
+def _log_again(wb: Workbook, ruleset: Ruleset) -> None:
+    """A ledger given other house rules: every Damage log row's formulas written again, as
+    the readings in force write them (the bow's hull hits, the prize crew, the masts'
+    orders), so that the sheet computes every recorded round as the report does."""
+    del ruleset  # the readings are read where the formulas are written: the rules in force
+    ws = wb[DAMAGE.sheet]
+    ref = ws.tables[DAMAGE.name].ref
+    first, last = (int("".join(ch for ch in end if ch.isdigit())) for end in ref.split(":"))
+    columns = letters(DAMAGE.headers)
+    for r in range(first + 1, last + 1):
+        for header, formula in damage_formulas(r).items():
+            write(ws[f"{columns[header]}{r}"], Formula(formula))
+
+
+#: Trafalgar's broadsides: (ship, her broadside, target, side struck, aim, range in cm).
+_TRAFALGAR = (
+    ("Victory", "port", "Bucentaure", "stern", "hull", 2),
+    ("Royal Sovereign", "starboard", "Santa Ana", "port", "hull", 3),
+    ("Redoutable", "starboard", "Victory", "port", "sails", 4),
+    ("Santísima Trinidad", "port", "Neptune (British)", "bow", "sails", 7),
+    ("Téméraire", "port", "Redoutable", "starboard", "hull", 5),
+    ("Fougueux", "port", "Belleisle", "starboard", "hull", 6),
+    ("Belleisle", "port", "Fougueux", "port", "hull", 6),
+    ("Mars", "starboard", "Monarca", "port", "sails", 9),
+    ("Euryalus", "starboard", "Hortense", "port", "sails", 11),
+)
+
+
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Four rounds of Trafalgar: Victory rakes Bucentaure's stern, Royal Sovereign engages
+    Santa Ana, Téméraire fires into and then boards Redoutable, the frigates exchange at
+    long range; at each round's end the fires, the repairs of dismasted ships, the wind."""
+    from battle_ledger.sheets.ship_records import read_ships
+
+    def states() -> dict[str, Any]:
+        return read_ships(book).fold()[1]
+
+    repairing: list[str] = []  # a ship repairing in a round does not fire in it
+    for round_ in range(1, 5):
+        for ship, side, target, struck, aim, cm in _TRAFALGAR:
+            now = states()
+            if now[ship].state.value != "afloat" or getattr(now[ship], side) == 0 or now[
+                    target].state.value in ("blown up", "sunk") or ship in repairing:  # fmt: skip
+                continue
+            run_operation(book, "fire", ship=ship, from_side=side, target=target, side=struck,
+                          aim=aim, range=str(cm), seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        now = states()
+        if round_ == 3 and all(now[s].state.value == "afloat" for s in ("Téméraire", "Redoutable")):
+            run_operation(book, "board", ship="Téméraire", target="Redoutable",
+                          seed=str(rng.randint(1, 10**6)))  # fmt: skip
+        # The repair die is thrown at the round's end for the next round (its opening dice).
+        repairing = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
+        repair: dict[str, Any] = {"repair": ";".join(repairing)} if repairing else {}
+        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)), **repair)
+
+
+register_ledger(KIND, build_ship_records, again=_log_again, play=_play)

@@ -10,7 +10,7 @@ as the formulas look them up sit on the hidden ``_lists`` sheet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -18,6 +18,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.stand_losses import (
     BAYONET,
     BRIGADES,
@@ -47,7 +48,10 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FILL_ALERT, FILL_WARN
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["brigades_of", "build_stand_losses"]
 
@@ -111,16 +115,17 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
 
 def build_stand_losses(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     brigades: Sequence[tuple[str, str, int, int]] | None = None,
-    battle: str = "",
-    spent_point_counts: str | None = None,
     blank_rows: int = 0,
 ) -> Workbook:
     """A new stands-lost ledger for Age of Eagles, one row per brigade (``oob``'s, or
     ``brigades``: (side, brigade, stands, spent point)); ``blank_rows`` more to type.
     ``spent_point_counts``: ``stands lost`` (the data's reading) or ``stands left``."""
+    battle = settings.get("BattleName", "")
+    spent_point_counts = settings.get(SPENT_COUNTS)
     counts = aoe.SpentCounts.default() if spent_point_counts is None else spent_point_counts
     if counts not in aoe.SpentCounts.ALL:
         raise SetupError("a spent point counts stands lost or stands left",
@@ -164,4 +169,25 @@ def build_stand_losses(
     return wb
 
 
-register_ledger(KIND, build_stand_losses, aliases=("casualty-brackets",))
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of Volley & Cannonade across the field, a Bayonet & Sabre each turn,
+    the dice thrown with the demo's seed (Age of Eagles)."""
+    from battle_ledger.sheets.stand_losses import read_stands, standings
+
+    for _ in range(5):
+        brigades = [b for b in standings(read_stands(book)) if b["status"] != "removed"]
+        for brigade in brigades:
+            if rng.random() < 0.5:
+                points, die = rng.choice([2, 4, 6, 8, 12]), rng.randint(1, 10)
+                run_operation(book, "record", unit=brigade["unit"], fire_points=str(points),
+                              die=str(die), modifiers=str(rng.randint(-2, 1)))  # fmt: skip
+        french = [b["unit"] for b in brigades if b["side"] == "French"]
+        prussian = [b["unit"] for b in brigades if b["side"] != "French"]
+        if french and prussian:
+            attacker, defender = rng.choice(prussian), rng.choice(french)
+            run_operation(book, "charge", attacker=attacker, defender=defender,
+                          seed=str(rng.randint(1, 10_000)))  # fmt: skip
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_stand_losses, play=_play)

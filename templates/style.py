@@ -46,7 +46,6 @@ __all__ = [
     "FMT_INT_NO_ZERO",
     "FMT_PCT",
     "FMT_TEXT",
-    "FONT_ALERT",
     "FONT_BODY",
     "FONT_HEADER",
     "FONT_NOTE",
@@ -65,7 +64,6 @@ FONT_BODY = Font(name="Calibri", size=10)
 FONT_TITLE = Font(name="Calibri", size=14, bold=True)
 FONT_HEADER = Font(name="Calibri", size=10, bold=True, color="FFFFFF")
 FONT_NOTE = Font(name="Calibri", size=9, italic=True, color="595959")
-FONT_ALERT = Font(name="Calibri", size=10, bold=True, color="9C0006")
 
 FILL_HEADER = PatternFill("solid", fgColor="1F3864")
 FILL_INPUT = PatternFill("solid", fgColor="FFF9DB")

@@ -9,14 +9,15 @@ hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.unit_hits import (
     KIND,
     RALLY,
@@ -43,7 +44,10 @@ from battle_ledger.templates._ledger import (
 from battle_ledger.templates.rules_sheet import add_rules_sheet
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["build_unit_hits", "units_of"]
 
@@ -58,14 +62,15 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
 
 def build_unit_hits(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     units: Sequence[tuple[str, str, str, int]] | None = None,
-    battle: str = "",
     blank_rows: int = 0,
 ) -> Workbook:
     """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
     (side, unit, type, SP)); ``blank_rows`` more to type."""
+    battle = settings.get("BattleName", "")
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
     for _, name, unit_type, sp in given:
@@ -100,4 +105,21 @@ def build_unit_hits(
     return wb
 
 
-register_ledger(KIND, build_unit_hits, aliases=("casualty-brackets",))
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Five turns of fire, a Rally now and then (Square Eagles)."""
+    from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
+
+    for _ in range(5):
+        for unit in standings(read_hits(book)):
+            if unit["status"] != IN_PLAY:
+                continue
+            hits = min(unit["sp_left"], rng.choice([0, 0, 1, 1, 2, 3]))
+            if hits:
+                run_operation(book, "record", unit=unit["unit"], fire_hits=str(hits),
+                              most_from_one_fire=str(hits))  # fmt: skip
+            elif unit["hits"] > 1 and rng.random() < 0.5:
+                run_operation(book, "record", unit=unit["unit"], rally_roll=str(rng.randint(1, 6)))
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_unit_hits, play=_play)

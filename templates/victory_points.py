@@ -10,8 +10,7 @@ what the text prints, and ``missing`` where it does not), ``Log``.
 
 from __future__ import annotations
 
-import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -19,6 +18,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.formulas import constant_name
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.victory_points import (
     ELIMINATED,
     EXTRAS_SHEET,
@@ -53,10 +53,14 @@ from battle_ledger.templates.rules_sheet import add_rules_sheet
 from battle_ledger.templates.style import FMT_INT
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
-__all__ = ["build_victory_points"]
+__all__ = ["build_victory_points", "points_blocks"]
 
+_SCORE_REMOVED = "ScoreRemovedAtZeroDEP"
 _BLANK_ROWS = 6  # objectives and wagons to type in
 
 
@@ -72,18 +76,32 @@ def _points_block(wb: Workbook, ruleset: Ruleset, vocabulary: str, table: str, k
     define_name(wb, name, lookup_block(wb, name, [name, "Points"], rows))
 
 
+def points_blocks(wb: Workbook, ruleset: Ruleset) -> None:
+    """The Point Values by type and by class (``STAND_POINTS``, ``GRADE_POINTS``) that
+    ``points_each_formula`` looks up: this ledger's, and the DEP ledger's units'."""
+    _points_block(wb, ruleset, "unit_types", "victory_points_per_stand", "unit", STAND_POINTS)
+    _points_block(wb, ruleset, "grades", "victory_points_per_grade", "grade", GRADE_POINTS)
+
+
 def build_victory_points(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     sides: Sequence[str] | None = None,
-    battle: str = "",
-    start_time: str | _dt.time = "08:00",
     blank_rows: int = 1,
 ) -> Workbook:
     """A new victory-points table for Eagles to Glory, one row per side (``oob``'s, or
     ``sides``); ``blank_rows``: the Eliminated sheet's rows ready to type into (at
-    least one; ``eliminate`` fills them before it adds more)."""
+    least one; ``eliminate`` fills them before it adds more). ``score_removed_at_zero_dep``:
+    Y or N (the setting's default), whether stands removed at 0 DEP score."""
+    battle = settings.get("BattleName", "")
+    start_time = settings.get("StartTime", "08:00")
+    score_removed_at_zero_dep = settings.get("ScoreRemovedAtZeroDEP")
+    score_removed = KIND.named(_SCORE_REMOVED)
+    removed = (
+        score_removed.default if score_removed_at_zero_dep is None else score_removed_at_zero_dep
+    )
     check_blank_rows(blank_rows)
     names = list(sides) if sides is not None else (oob.sides() if oob is not None else [])
     wb = new_workbook()
@@ -93,8 +111,7 @@ def build_victory_points(
     for header, vocabulary in (("Type", "unit_types"), ("Class", "grades")):
         cells = f"{ref.col(header)}{ref.first_row}:{ref.col(header)}{ref.last_row}"
         add_vocabulary_validation(ws, cells, wb, ruleset, vocabulary)
-    _points_block(wb, ruleset, "unit_types", "victory_points_per_stand", "unit", STAND_POINTS)
-    _points_block(wb, ruleset, "grades", "victory_points_per_grade", "grade", GRADE_POINTS)
+    points_blocks(wb, ruleset)
     _extras(wb, names)
     battle_sheet: Worksheet = wb.create_sheet("Battle", 0)
     title_row(battle_sheet, 1, KIND.title, "Yellow cells are yours; record stands eliminated "
@@ -106,7 +123,7 @@ def build_victory_points(
     leader = (f'=IF({two},IF({first}>{second},INDEX({side_col},1),IF({second}>{first},'
               f'INDEX({side_col},2),"")),"")')  # fmt: skip
     values = {"BattleName": battle, "StartTime": time_value(start_time), "CurrentTurn": 1,
-              "ScoreRemovedAtZeroDEP": "N"}  # fmt: skip
+              _SCORE_REMOVED: removed}  # fmt: skip
     minutes = constant_name("dep_economy", "turn_minutes")
     clock = f'=TEXT(MOD(StartTime+(CurrentTurn-1)*{minutes}/1440,1),"hh:mm")'
     named_cells(wb, battle_sheet, KIND, values, {"Leader": leader, "Clock": clock},
@@ -147,4 +164,22 @@ def _extras(wb: Workbook, sides: Sequence[str]) -> None:
     protect(ws)
 
 
-register_ledger(KIND, build_victory_points, aliases=("victory-table",))
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Six turns of stands eliminated, an objective taken, a wagon captured."""
+    from battle_ledger.sheets.victory_points import read_points
+
+    sides = read_points(book).sides
+    for turn in range(1, 7):
+        for side in sides:
+            unit = rng.choice(["infantry", "infantry", "heavy cavalry"])
+            grade, count = rng.choice(["A", "C", "C"]), str(rng.randint(1, 2))
+            run_operation(book, "eliminate", side=side, type=unit, grade=grade, count=count)
+        if turn == 3:
+            run_operation(book, "objective", name="the village", points="150",
+                          held_by=sides[0])  # fmt: skip
+        if turn == 5:
+            run_operation(book, "wagon", side=sides[-1], captured_by=sides[0])
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_victory_points, play=_play)

@@ -13,7 +13,6 @@ Battle sheet draws), ``Rules`` (``victory_table``, ``win_margins``, ``scale``),
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     thing_row,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.sheets.victory_table import (
     BY_TURN,
@@ -72,7 +72,10 @@ from battle_ledger.templates.style import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     from battle_ledger.rulesets.oob import OrderOfBattle
+    from battle_ledger.sheets.headless import HeadlessBook
 
 __all__ = ["build_victory_table", "sides_of"]
 
@@ -223,12 +226,10 @@ def _chart(wb: Workbook, sides: Sequence[str], turns_shown: int) -> None:
 
 def build_victory_table(
     ruleset: Ruleset,
-    oob: OrderOfBattle | None = None,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
     *,
     sides: Sequence[tuple[str, int] | tuple[str, int, int]] | None = None,
-    battle: str = "",
-    start_time: str | _dt.time = "13:00",
-    mark_crossed_when: str | None = None,
     turns_shown: int = _TURNS_SHOWN,
 ) -> Workbook:
     """A new victory table for an era of the Age of Glaube family.
@@ -238,6 +239,9 @@ def build_victory_table(
     ``mark_crossed_when``: ``reached`` or ``exceeded`` (default: the era's data).
     ``turns_shown``: turns the chart covers.
     """
+    battle = settings.get("BattleName", "")
+    start_time = settings.get("StartTime", "13:00")
+    mark_crossed_when = settings.get("MarkCrossedWhen")
     rules = aog.MarkRules.from_ruleset(ruleset, mark_crossed_when)
     given = (
         list(sides) if sides is not None else (sides_of(oob, ruleset) if oob is not None else [])
@@ -289,4 +293,19 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
 
 
-register_ledger(KIND, build_victory_table, again=_marks_again)
+def _play(book: HeadlessBook, rng: random.Random) -> None:
+    """Eight turns of losses in both parts, and a reinforcement in turn 4."""
+    from battle_ledger.sheets.victory_table import read_victory_table
+
+    sides = list(read_victory_table(book).starts)
+    for turn in range(1, 9):
+        if turn == 4:
+            run_operation(book, "reinforce", side=sides[0], base_units="4")
+        for part in (1, 2):
+            for side in sides:
+                run_operation(book, "record", side=side, lost=str(rng.randint(0, 1)),
+                              part=str(part))  # fmt: skip
+        run_operation(book, "end-turn")
+
+
+register_ledger(KIND, build_victory_table, again=_marks_again, play=_play)

@@ -48,7 +48,10 @@ class Served:
     log: Path
 
     def request(self, path: str, payload: Any = None) -> HttpAnswer:
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
+        return self.post(path, None if payload is None else json.dumps(payload).encode("utf-8"))
+
+    def post(self, path: str, data: bytes | None) -> HttpAnswer:
+        """``data`` (JSON already) posted to ``path``; None: a GET."""
         req = urllib.request.Request(
             self.url + path,
             data=data,
@@ -68,12 +71,28 @@ class Served:
         return self.request("/xlwings/custom-functions-call", function_call(name, *cells))
 
     def press(self, path: Path, macro: str, args: list[Any] | None = None) -> HttpAnswer:
-        """What the add-in posts when a button runs ``macro`` on the workbook at ``path``."""
+        """What the add-in posts when a button runs ``macro`` on the workbook at ``path``:
+        the sheets the script declares (``include`` / ``exclude`` in the server's
+        ``custom-scripts-meta``), as the add-in reads them there."""
         from tests.xlwings_json import book_json
 
-        return self.request(
-            f"/xlwings/custom-scripts-call/{macro}", book_json(path) | {"args": args or []}
-        )
+        payload = book_json(path, exclude=self.unsent(path, macro)) | {"args": args or []}
+        return self.request(f"/xlwings/custom-scripts-call/{macro}", payload)
+
+    def unsent(self, path: Path, macro: str) -> list[str]:
+        """The sheets of the workbook at ``path`` the add-in does not send for ``macro``
+        (the client's rule: a script's ``include`` sends only those, its ``exclude`` all
+        but those)."""
+        import openpyxl
+
+        meta = next(m for m in self.request("/xlwings/custom-scripts-meta").json()
+                    if m["function_name"] == macro)  # fmt: skip
+        include = [n.strip() for n in (meta.get("include") or "").split(",") if n.strip()]
+        exclude = [n.strip() for n in (meta.get("exclude") or "").split(",") if n.strip()]
+        if include:
+            sheets = openpyxl.load_workbook(path, read_only=True).sheetnames
+            exclude += [name for name in sheets if name not in include]
+        return exclude
 
 
 def server_missing() -> str | None:

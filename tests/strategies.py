@@ -36,7 +36,18 @@ from battle_ledger.rulesets.dep import (
     advance,
     dep_after_turn,
 )
-from battle_ledger.sheets.ledger import Column, Entry, Role, Table
+from battle_ledger.sheets import (
+    campaign,
+    casualty_brackets,
+    dep_ledger,
+    ship_records,
+    stand_losses,
+    unit_hits,
+    victory_points,
+    victory_table,
+)
+from battle_ledger.sheets.ledger import Column, Entry, LedgerKind, Role, Table
+from battle_ledger.sheets.values import cell_count
 
 #: The tests' fixtures folder.
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -155,17 +166,23 @@ class Playbook:
     the ledger at ``path``; ``bounds``: the rules' values columns' ``high`` names;
     ``closing(pick, path)``: the options of the close operation (the campaign's
     ``add-battle`` needs a name, a date and a winner; a turn closes without any).
+    ``ledger``: the kind it plays.
     ``variants``: operations of another rule set's ledger of the kind, and the order of
     battle that ledger is built from (a Glory of the Empire campaign's
     ``replace-artillery``).
     """
 
-    kind: str
+    ledger: LedgerKind
     ruleset: str
     records: Callable[[Pick, Path], list[tuple[str, dict[str, str]]]]
     bounds: dict[str, int]
     closing: Callable[[Pick, Path], dict[str, str]] = lambda pick, path: {}
     variants: Mapping[str, Path] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """The kind's name."""
+        return self.ledger.name
 
     def close_options(self, path: Path, seed: int = 1) -> dict[str, str]:
         """The options of the kind's close operation on the ledger at ``path``."""
@@ -374,13 +391,6 @@ def _campaign_losses(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
     return found
 
 
-def _whole(value: Any) -> int:
-    """A whole-number cell as read (blank: 0)."""
-    import pandas as pd
-
-    return 0 if pd.isna(value) else int(value)
-
-
 def _replacements(ledger: Any, computed: Any, latest: int) -> list[tuple[str, dict[str, str]]]:
     """Glory of the Empire: one figure of a donor for a gun a battery lost in a battle
     before the latest, where the donor keeps a figure in every battle since."""
@@ -393,13 +403,13 @@ def _replacements(ledger: Any, computed: Any, latest: int) -> list[tuple[str, di
         name, number = str(row["Formation"]), int(row["Battle"])
         if not gote.battery(ledger.types.get(name, "")):
             continue
-        if _whole(row["Stands lost"]) <= _whole(row["Guns replaced"]):
+        if cell_count(row["Stands lost"]) <= cell_count(row["Guns replaced"]):
             continue
         for donor, kind in ledger.types.items():
             if ledger.sides[donor] != ledger.sides[name] or not gote.artillery_donor(kind):
                 continue
             rows = turns[(turns["Formation"] == donor) & (turns["Battle"] >= number)]
-            kept = [int(computed.at[i, "Strength before"]) - _whole(r["Stands lost"])
+            kept = [int(computed.at[i, "Strength before"]) - cell_count(r["Stands lost"])
                     for i, r in rows.iterrows()]  # fmt: skip
             if kept and min(kept) >= 1:
                 return [("replace-artillery", {"battle": str(number), "battery": name,
@@ -594,28 +604,26 @@ def _sail_round_end(pick: Pick, path: Path) -> dict[str, str]:
     return options
 
 
+#: Each kind's playbook, by the kind's name (``Playbook.ledger`` is the kind itself).
 PLAYBOOKS: dict[str, Playbook] = {
-    "unit-hits": Playbook("unit-hits", "square-eagles", _hits_records, {}),
-    "stand-losses": Playbook("stand-losses", "age-of-eagles", _stands_records, {}),
-    "campaign": Playbook(
-        "campaign",
-        "eagles-to-glory",
-        _campaign_losses,
-        {},
-        closing=_campaign_battle,
-        variants={"replace-artillery": FIXTURES / "oob" / "coastal-campaign.yaml"},
-    ),
-    "casualty-brackets": Playbook(
-        "casualty-brackets", "glory-of-the-empire", _brackets_records, {}
-    ),
-    "victory-points": Playbook("victory-points", "eagles-to-glory", _points_records, {}),
-    "dep-ledger": Playbook(
-        "dep-ledger", "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}
-    ),
-    "victory-table": Playbook("victory-table", "age-of-glaube", _victory_records, {"parts": 2}),
-    "ship-records": Playbook(
-        "ship-records", "age-of-sail", _sail_records, {}, closing=_sail_round_end
-    ),
+    p.kind: p
+    for p in (
+        Playbook(unit_hits.KIND, "square-eagles", _hits_records, {}),
+        Playbook(stand_losses.KIND, "age-of-eagles", _stands_records, {}),
+        Playbook(
+            campaign.KIND,
+            "eagles-to-glory",
+            _campaign_losses,
+            {},
+            closing=_campaign_battle,
+            variants={"replace-artillery": FIXTURES / "oob" / "coastal-campaign.yaml"},
+        ),
+        Playbook(casualty_brackets.KIND, "glory-of-the-empire", _brackets_records, {}),
+        Playbook(victory_points.KIND, "eagles-to-glory", _points_records, {}),
+        Playbook(dep_ledger.KIND, "eagles-to-glory", _dep_records, {"max_dep": 48, "max_ccp": 3}),
+        Playbook(victory_table.KIND, "age-of-glaube", _victory_records, {"parts": 2}),
+        Playbook(ship_records.KIND, "age-of-sail", _sail_records, {}, closing=_sail_round_end),
+    )
 }
 
 

@@ -29,20 +29,10 @@ from battle_ledger.rulesets.errors import (
 )
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.xlfuncs import aoe as udfs
-
-GOLDEN = Path(__file__).resolve().parent / "golden" / "age-of-eagles.yaml"
-_GOLDEN: dict[str, Any] = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))
+from tests.golden import golden_tests
 
 FIRE_NAMES = ["Desultory Fire", "Lively Fire", "Telling Fire", "Deadly Fire", "Withering Fire"]
 SETTINGS = settings(max_examples=60, deadline=None)
-
-
-def _golden(section: str) -> list[dict[str, Any]]:
-    return list(_GOLDEN[section])
-
-
-def _frac(text: Any) -> Fraction:
-    return Fraction(str(text))
 
 
 # -- the text itself, read independently of the data file ----------------------------------------
@@ -192,117 +182,7 @@ def test_required_bayonet_difference_5_drives_back_the_defender() -> None:
 # -- golden file ------------------------------------------------------------------------------
 
 
-def test_golden_file_is_for_this_ruleset() -> None:
-    assert rulesets.get(_GOLDEN["ruleset"]).id == aoe.RULESET_ID
-
-
-@pytest.mark.parametrize("case", _golden("fire"), ids=lambda c: f"{c['fire_points']}@{c['die']}")
-def test_golden_fire(case: dict[str, Any]) -> None:
-    result = aoe.fire_result(_frac(case["fire_points"]), case["die"])
-    assert (result.name, result.stands_lost) == (case["result"], case["stands_lost"])
-
-
-def _full(expected: dict[str, Any], keys: list[str]) -> dict[str, Fraction]:
-    assert set(expected) <= set(keys), set(expected) - set(keys)
-    return {k: _frac(expected.get(k, 0)) for k in keys}
-
-
-@pytest.mark.parametrize("case", _golden("fire_odds"))
-def test_golden_fire_odds(case: dict[str, Any]) -> None:
-    odds = aoe.fire_odds(_frac(case["fire_points"]), case["modifier"])
-    assert odds == _full(case["odds"], aoe.fire_result_names())
-
-
-@pytest.mark.parametrize("case", _golden("bayonet"), ids=lambda c: str(c["difference"]))
-def test_golden_bayonet(case: dict[str, Any]) -> None:
-    result = aoe.bayonet_result(case["difference"])
-    got = (result.name, result.loser, result.stands_lost, result.extra_captured)
-    assert got == (case["result"], case["loser"], case["stands_lost"], case["extra_captured"])
-
-
-@pytest.mark.parametrize("case", _golden("bayonet_odds"))
-def test_golden_bayonet_odds(case: dict[str, Any]) -> None:
-    odds = aoe.bayonet_odds(case["attacker"], case["defender"])
-    assert odds == _full(case["odds"], aoe.bayonet_results())
-
-
-@pytest.mark.parametrize("case", _golden("march"), ids=lambda c: f"{c['status']}@{c['die']}")
-def test_golden_march(case: dict[str, Any]) -> None:
-    result = aoe.march_result(case["status"], case["die"])
-    got = (result.name, result.stands_lost, result.removed)
-    assert got == (case["result"], case["stands_lost"], case["removed"])
-
-
-@pytest.mark.parametrize("case", _golden("march_odds"))
-def test_golden_march_odds(case: dict[str, Any]) -> None:
-    odds = aoe.march_odds(case["status"], case["modifier"])
-    assert odds == {k: _frac(v) for k, v in case["odds"].items()}
-    assert list(odds) == list(case["odds"])  # best result first
-
-
-@pytest.mark.parametrize("case", _golden("fire_points"))
-def test_golden_fire_points(case: dict[str, Any]) -> None:
-    total = aoe.fire_points(
-        case["firer"], _frac(case["range"]), case["stands"], case["weight"], case["conditions"]
-    )
-    assert total == _frac(case["total"])
-
-
-_MODIFIER_FUNCTIONS = {
-    "tactical": aoe.tactical_movement_modifier,
-    "reserve": aoe.reserve_movement_modifier,
-    "fire": aoe.fire_die_modifier,
-    "fallen leader": aoe.fallen_leader_modifier,
-    "attacker": lambda c: aoe.bayonet_modifier(c, "attacker"),
-    "defender": lambda c: aoe.bayonet_modifier(c, "defender"),
-}
-
-
-@pytest.mark.parametrize(
-    "case", _golden("modifiers"), ids=lambda c: f"{c['kind']}:{c['conditions']}"
-)
-def test_golden_modifiers(case: dict[str, Any]) -> None:
-    assert _MODIFIER_FUNCTIONS[case["kind"]](case["conditions"]) == case["value"]
-
-
-@pytest.mark.parametrize("case", _golden("initiative"))
-def test_golden_initiative(case: dict[str, Any]) -> None:
-    assert aoe.initiative_modifier(case["commander"]) == case["value"]
-
-
-@pytest.mark.parametrize("case", _golden("initiative_odds"))
-def test_golden_initiative_odds(case: dict[str, Any]) -> None:
-    odds = aoe.initiative_odds(case["first"], case["second"])
-    assert odds._asdict() == {k: _frac(v) for k, v in case["odds"].items()}
-
-
-@pytest.mark.parametrize("case", _golden("outnumber"))
-def test_golden_outnumber(case: dict[str, Any]) -> None:
-    assert aoe.outnumber_modifier(case["own"], case["enemy"]) == case["value"]
-
-
-@pytest.mark.parametrize("case", _golden("movement"))
-def test_golden_movement(case: dict[str, Any]) -> None:
-    inches = aoe.movement_allowance(
-        case["unit"],
-        case["terrain"],
-        half=case["half"],
-        fording=case["fording"],
-        deployments=case["deployments"],
-    )
-    assert inches == _frac(case["inches"])
-
-
-@pytest.mark.parametrize("case", _golden("fallen_leader"))
-def test_golden_fallen_leader(case: dict[str, Any]) -> None:
-    result = aoe.fallen_leader_result(case["die"])
-    assert (result.name, result.disabled) == (case["result"], case["disabled"])
-
-
-@pytest.mark.parametrize("case", _golden("fallen_leader_odds"))
-def test_golden_fallen_leader_odds(case: dict[str, Any]) -> None:
-    odds = aoe.fallen_leader_odds(aoe.fallen_leader_modifier(case["conditions"]))
-    assert odds == {k: _frac(v) for k, v in case["odds"].items()}
+test_golden_file, test_golden_case, test_golden_error = golden_tests(aoe)
 
 
 # -- the data file ----------------------------------------------------------------------------
@@ -563,38 +443,6 @@ def test_unknown_condition_names_the_value_and_what_is_allowed() -> None:
         aoe.tactical_movement_modifier("fresh, charging")
     assert "'charging'" in str(err.value)
     assert "Unit is Fresh" in str(err.value) and "expected one of" in str(err.value)
-
-
-@pytest.mark.parametrize(
-    ("call", "fragment"),
-    [
-        (lambda: aoe.tactical_movement_modifier("fresh x2"), "not counted per item"),
-        (lambda: aoe.tactical_movement_modifier("fresh, spent"), "Unit is Fresh, Unit is Spent"),
-        (lambda: aoe.bayonet_modifier("leader attached, charismatic leader"), "exclude"),
-        (lambda: aoe.bayonet_modifier("defender outflanked", "attacker"), "defender's roll"),
-        (lambda: aoe.bayonet_modifier("fresh", "umpire"), "attacker or defender"),
-        (lambda: aoe.fire_point_multiplier("enfilade x2"), "not counted per item"),
-        (lambda: aoe.resolve_fire(10, 0), "from 1 to 10"),
-        (lambda: aoe.resolve_fire(10, 11), "from 1 to 10"),
-        (lambda: aoe.resolve_charge(3, 11), "defender die"),
-        (lambda: aoe.fire_result(10, 5.5), "whole number"),
-        (lambda: aoe.fire_result(-1, 5), "0 or more"),
-        (lambda: aoe.fire_result("ten", 5), "0 or more"),
-        (lambda: aoe.march_result("Disorder", 2.5), "whole number"),
-        (lambda: aoe.fire_points("other artillery", 2, 1), "Heavy or Light"),
-        (lambda: aoe.fire_points("cavalry", 2, 1, "heavy"), "no battery weight"),
-        (lambda: aoe.fire_points("cavalry", 4, 1), 'a range of 2"'),
-        (lambda: aoe.fire_points("other artillery", 19, 1, "light"), 'at most 18"'),
-        (lambda: aoe.fire_points("other artillery", 2, -1, "light"), "cannot be negative"),
-        (lambda: aoe.initiative_modifier("first turn"), "Napoleon with Berthier Commanding"),
-        (lambda: aoe.outnumber_modifier(3, 0), "at least one stand"),
-        (lambda: aoe.movement_allowance("cavalry", deployments="line x2"), "Passage of Lines"),
-    ],
-)
-def test_bad_arguments_say_what_is_expected(call: Any, fragment: str) -> None:
-    with pytest.raises(InvalidArgumentError) as err:
-        call()
-    assert fragment in str(err.value)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ tests/golden/age-of-<era>.yaml.
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from battle_ledger.rulesets.errors import (
 )
 from battle_ledger.rulesets.model import Status
 from battle_ledger.xlfuncs import UDFS
+from tests.golden import golden_tests
 
 ERAS = list(aog.ERAS)
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -334,51 +334,14 @@ def test_golden_constants(era: str) -> None:
         assert {k: row.get(k) for k in case} == case
 
 
-@pytest.mark.parametrize(("era", "case"), _golden_params("victory_marks"))
-def test_golden_victory_marks(era: str, case: dict[str, Any]) -> None:
-    assert [list(m) for m in aog.victory_marks(case["total"], era)] == case["marks"]
+test_golden_file, test_golden_case, test_golden_error = golden_tests(aog, *ERAS)
 
 
-@pytest.mark.parametrize(("era", "case"), _golden_params("marks_crossed"))
-def test_golden_marks_crossed(era: str, case: dict[str, Any]) -> None:
-    crossed = aog.marks_crossed(
-        case["total"], case["before"], case["after"], era, total_before=case.get("total_before")
-    )
-    assert [pct for pct, _ in crossed] == case["crossed"]
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("win_margin"))
-def test_golden_win_margin(era: str, case: dict[str, Any]) -> None:
-    margin = aog.win_margin(case["a"], case["b"], era)
-    assert (margin.name, margin.winner) == (case["margin"], case["winner"])
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("random_checks"))
-def test_golden_random_checks(era: str, case: dict[str, Any]) -> None:
-    args = (case["check"], case["modifiers"], case.get("table_value"), era)
-    assert aog.random_check(*args).threshold == Fraction(case["threshold"])
-    assert aog.random_check_chance(*args) == Fraction(case["chance"])
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("modified"))
-def test_golden_modified(era: str, case: dict[str, Any]) -> None:
-    value = aog.modified_random_number(case["check"], case["number"], case["modifiers"], era)
-    assert value == Fraction(case["value"])
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("odds"))
-def test_golden_odds(era: str, case: dict[str, Any]) -> None:
-    assert aog.shift_odds(case["odds"], case["conditions"], era) == case["result"]
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("result_codes"))
-def test_golden_result_codes(era: str, case: dict[str, Any]) -> None:
-    rc = aog.result_code(case["code"].lower(), era)
-    assert (rc.code, rc.name, rc.affects) == (case["code"], case["name"], case["affects"])
-    assert rc.base_units_lost_if_undisrupted == case["lost_undisrupted"]
-    assert rc.base_units_lost_if_disrupted == case["lost_disrupted"]
-    assert rc.victory_points_if_disrupted == case["lost_disrupted"]  # one VP per base unit
-    assert rc.text.startswith(f"{case['code']} = {case['name']}.")
+@pytest.mark.parametrize("era", ERAS)
+def test_a_result_codes_text_begins_with_its_code_and_name(era: str) -> None:
+    for row in rulesets.get(era).rows("combat_results"):
+        rc = aog.result_code(str(row["code"]), era)
+        assert rc.text.startswith(f"{rc.code} = {rc.name}."), rc.text
 
 
 @pytest.mark.parametrize(("era", "case"), _golden_params("terms"))
@@ -389,22 +352,6 @@ def test_golden_terms(era: str, case: dict[str, Any]) -> None:
             rs.term(case["vocabulary"], case["text"])
     else:
         assert rs.term(case["vocabulary"], case["text"]).id == case["id"]
-
-
-_ERRORS = {"MissingTableError": MissingTableError, "InvalidArgumentError": InvalidArgumentError}
-
-
-@pytest.mark.parametrize(("era", "case"), _golden_params("errors"))
-def test_golden_errors(era: str, case: dict[str, Any]) -> None:
-    fn = getattr(aog, case["call"])
-    if case["error"] is None:
-        fn(*case["args"], ruleset=era)
-        return
-    with pytest.raises(_ERRORS[case["error"]], match=re.escape(case["match"])) as err:
-        fn(*case["args"], ruleset=era)
-    if isinstance(err.value, MissingTableError):
-        # the message names the table and the house-rules file to write for it
-        assert err.value.file is None and f"rules init-house {era}" in str(err.value)
 
 
 # -- error paths --------------------------------------------------------------------------

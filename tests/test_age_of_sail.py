@@ -4,7 +4,6 @@ properties of the exact odds, UDFs and error paths."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -15,28 +14,15 @@ from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.xlfuncs import UDFS
-from tests.golden import case_id, load_golden, run_case, run_error
+from tests.golden import golden_tests
 
-GOLDEN = load_golden("age-of-sail")
 _ANGLES = [0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180]
 
 
 # -- golden file ---------------------------------------------------------------------------
 
 
-def test_golden_file_names_this_ruleset() -> None:
-    assert GOLDEN["ruleset"] == sail.RULESET_ID
-    assert GOLDEN["module"] == sail.__name__
-
-
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
-def test_golden_case(case: dict[str, Any]) -> None:
-    run_case(GOLDEN, case)
-
-
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
-def test_golden_error(case: dict[str, Any]) -> None:
-    run_error(GOLDEN, case)
+test_golden_file, test_golden_case, test_golden_error = golden_tests(sail)
 
 
 # -- worked examples of the text --------------------------------------------------------------
@@ -108,7 +94,7 @@ def test_fire_sequence() -> None:
 def test_wind_starts_at_4_and_ranges_1_to_7() -> None:
     """The Wind: "a counter showing the current wind speed (ranging from 1 to 7) is
     required. At the start of the game, the wind speed is set to 4"."""
-    ruleset = sail.rules()
+    ruleset = sail.ruleset()
     assert ruleset.constant("wind", "start_speed") == 4
     assert (ruleset.constant("wind", "min_speed"), ruleset.constant("wind", "max_speed")) == (1, 7)
     assert len(ruleset.vocabulary("wind_directions").terms) == 8
@@ -127,7 +113,7 @@ def test_damage_records() -> None:
 
 def test_unprinted_damage_sheets_are_missing() -> None:
     with pytest.raises(MissingTableError, match="ship_damage_sheets"):
-        sail.rules().require("ship_damage_sheets")
+        sail.ruleset().require("ship_damage_sheets")
 
 
 def test_alias_sail_finds_the_ruleset() -> None:
@@ -145,7 +131,7 @@ _speeds = st.integers(1, 7)
 def test_wind_drift_odds_sum_to_one_and_stay_in_range(direction: str, speed: int) -> None:
     odds = sail.wind_drift_odds(direction, speed)
     assert sum(odds.values()) == 1
-    points = {t.id: t.attrs["point"] for t in sail.rules().vocabulary("wind_directions").terms}
+    points = {t.id: t.attrs["point"] for t in sail.ruleset().vocabulary("wind_directions").terms}
     for (new_direction, new_speed), p in odds.items():
         assert p > 0
         assert 1 <= new_speed <= 7 and abs(new_speed - speed) <= 1

@@ -21,6 +21,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("bench_udfs.py", ["--pairs", "1", "--rows", "500"]),
         ("bench_serve.py", ["--requests", "8", "--rounds", "2", "--rows", "20"]),
         ("bench_end_turn.py", ["--pairs", "1", "--sizes", "6,8", "--no-memory"]),
+        ("bench_served_end_turn.py", ["--pairs", "1", "--size", "6"]),
+        ("bench_commands.py", ["--rounds", "1", "--kinds", "victory-points", "--wall"]),
         ("bench_report.py", ["--pairs", "1", "--size", "6"]),
         (
             "bench_kinds.py",

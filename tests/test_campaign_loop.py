@@ -53,10 +53,14 @@ def _battle(campaign: Path, kind: str, on: str, out: Path, *more: str) -> str:
     return _cli("new", kind, "--campaign", campaign, "--on", on, "-o", out, *more)
 
 
-def _dep_turns(ledger: Path, turns: list[dict[str, int]]) -> None:
+def _dep_turns(ledger: Path, turns: list[dict[str, int | dict[str, int]]]) -> None:
+    """Each turn's stands lost by division: a count, or each unit's (``record --unit``)."""
     for turn in turns:
         for division, lost in turn.items():
-            _cli("run", "record", ledger, "--division", division, "--stands-lost", str(lost))
+            for unit, stands in lost.items() if isinstance(lost, dict) else [(None, lost)]:
+                by_unit = [] if unit is None else ["--unit", unit]
+                _cli("run", "record", ledger, "--division", division, *by_unit,
+                     "--stands-lost", str(stands))  # fmt: skip
         _cli("run", "end-turn", ledger)
 
 
@@ -74,18 +78,24 @@ def _eagles_weekend(folder: Path) -> tuple[Path, list[Path]]:
     Quatre Bras (06-16, the Anglo-Allies win), every division: the 5e Division loses
     3 + 2, the 5th Division 4. Genappe (06-17, the French win), three divisions: the 5e
     loses 4, the 5th 3, the Brunswickers 2. Waterloo (06-18, the Anglo-Allies win),
-    every division with stands: the 5e loses all 10 it has, the 9e 3, the 5th 2."""
+    every division with stands: the 5e loses all 10 it has, the 9e 3, the 5th 2. The
+    first two are recorded by unit (each stand typed once, with its unit: ``record
+    --unit``), Waterloo by division."""
     campaign = folder / "june.xlsx"
     _cli("new", "campaign", "--ruleset", "etg", "--oob", EXAMPLE, "--name", "June 1815",
          "-o", campaign)  # fmt: skip
     ledgers = [folder / "quatre-bras.xlsx", folder / "genappe.xlsx", folder / "waterloo.xlsx"]
     _battle(campaign, "dep-ledger", "1815-06-16", ledgers[0], "--battle", "Quatre Bras")
-    _dep_turns(ledgers[0], [{"5e Division": 3, "5th Division": 4}, {"5e Division": 2}])
+    _dep_turns(ledgers[0], [{"5e Division": {"72e Ligne": 2, "61e Ligne": 1},
+                             "5th Division": {"32nd (Cornwall)": 2, "3/1st (Royal Scots)": 2}},
+                            {"5e Division": {"108e Ligne": 2}}])  # fmt: skip
     _cli("run", "add-battle", campaign, "--name", "Quatre Bras", "--date", "1815-06-16",
          "--winner", "Anglo-Allied", "--from", ledgers[0])  # fmt: skip
     _battle(campaign, "dep-ledger", "1815-06-17", ledgers[1],
             "--formations", "5e Division,5th division,Brunswick Division")  # fmt: skip
-    _dep_turns(ledgers[1], [{"5e Division": 4, "5th Division": 3, "Brunswick Division": 2}])
+    _dep_turns(ledgers[1], [{"5e Division": {"2e Léger": 4},
+                             "5th Division": {"2/44th (East Essex)": 2, "32nd (Cornwall)": 1},
+                             "Brunswick Division": {"Leib-Bataillon": 2}}])  # fmt: skip
     _cli("run", "add-battle", campaign, "--name", "Genappe", "--date", "1815-06-17",
          "--winner", "French", "--from", ledgers[1])  # fmt: skip
     _battle(campaign, "dep-ledger", "1815-06-18", ledgers[2])
@@ -125,6 +135,12 @@ def test_an_eagles_to_glory_weekend_from_the_campaign_and_back(tmp_path: Path) -
                                       "Brunswick Division": 7}  # fmt: skip
     assert _divisions(ledgers[1]) == {"5e Division": 12, "5th Division": 15,
                                       "Brunswick Division": 7}  # fmt: skip
+    # Each stand typed once gave its DEP, the campaign its loss and the enemy its points:
+    # every unit that lost is infantry of Class C, "worth 20 points" (Victory Points).
+    for ledger, french, allied in ((ledgers[0], 4, 5), (ledgers[1], 5, 4)):
+        points = {s["side"]: s["stand_points"] for s in _json(ledger)["sides"]}
+        assert points == {"French": french * 20, "Anglo-Allied": allied * 20}
+        assert run_check(HeadlessBook(ledger, writable=False)) == []
     third = _divisions(ledgers[2])
     assert (third["5e Division"], third["5th Division"], third["Brunswick Division"],
             third["9e Division"]) == (10, 13, 6, 13)  # fmt: skip
@@ -534,6 +550,9 @@ def test_the_weekends_workbooks_agree_with_report_in_libreoffice(
                 for header, key in (("Stands left", "stands_left"), ("DEP now", "dep")):
                     got = plain(table_cell(wb, "tbl_Divisions", header, index).value)
                     assert got == division[key], (ledger.name, division["division"], header)
+            for index, side in enumerate(details["sides"]):  # the victory points too
+                got = plain(table_cell(wb, "tbl_Sides", "Stand points", index).value)
+                assert got == side["stand_points"], (ledger.name, side["side"])
         else:
             for index, unit in enumerate(details["units"]):
                 got = plain(table_cell(wb, "tbl_Units", "Lost", index).value)

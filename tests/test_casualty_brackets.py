@@ -761,20 +761,39 @@ def test_age_of_eagles_fresh_or_spent_at_the_start_of_the_turn_is_a_house_settin
     assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
 
 
+def test_age_of_eagles_fresh_until_spent_is_a_house_setting(tmp_path: Path) -> None:
+    """``brigade_losses.fresh_means_no_stand_lost: false``: the charts' "+2/-2 Unit is
+    Fresh/Spent" read as two states, a brigade fresh until it is spent. Bony, a stand lost
+    to fire but short of its spent point, is fresh at the charge: 6 + 2 - 1 against
+    Losthin's 5 + 2, Locked in Combat; and shown fresh with the stand lost, not worn."""
+    path = _stands(tmp_path)
+    _brigade_losses_setting(path, tmp_path, "fresh_means_no_stand_lost")
+    run_on_file(path, "record", unit="Bony", stands_lost="1")
+    assert (_units(path)["Bony"]["lost"], _units(path)["Bony"]["status"]) == (1, "fresh")
+    (tmp_path / "other").mkdir()
+    other = _stands(tmp_path / "other")
+    _brigade_losses_setting(other, tmp_path, "fresh_means_no_stand_lost")
+    first, _ = _charges(other)
+    assert first["attacker_record_modifiers"]["status"] == "fresh"
+    assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
+
+
 @pytest.mark.libreoffice
-@pytest.mark.parametrize("at_the_charge", [True, False])
+@pytest.mark.parametrize(
+    "setting", [None, "fresh_spent_at_the_charge", "fresh_means_no_stand_lost"]
+)
 def test_libreoffice_agrees_on_the_charge_modifiers_of_the_record(
-    tmp_path: Path, at_the_charge: bool
+    tmp_path: Path, setting: str | None
 ) -> None:
     """The Turns sheet's B&S record DRM (Fresh +2, Spent -2, -1 per stand lost to the
-    turn's fire) is what the charge added, on either setting."""
+    turn's fire) and Status are what the charge and the record say, on every setting."""
     from battle_ledger.sheets.house_rules import using_book_rules
     from battle_ledger.sheets.stand_losses import KIND
     from tests.libreoffice import recalculated_workbook
 
     path = _stands(tmp_path)
-    if not at_the_charge:
-        _fresh_or_spent_as_the_turn_began(path, tmp_path)
+    if setting is not None:
+        _brigade_losses_setting(path, tmp_path, setting)
     first, second = _charges(path)
     recalculated = tmp_path / "recalculated.xlsx"
     recalculated_workbook(path).save(recalculated)
@@ -964,10 +983,15 @@ def test_libreoffice_agrees_on_the_rally_before_the_fire(
 def _fresh_or_spent_as_the_turn_began(path: Path, tmp_path: Path) -> None:
     """The house setting ``brigade_losses.fresh_spent_at_the_charge: false`` put in force
     in the ledger (``rules apply``)."""
+    _brigade_losses_setting(path, tmp_path, "fresh_spent_at_the_charge")
+
+
+def _brigade_losses_setting(path: Path, tmp_path: Path, setting: str) -> None:
+    """The house setting ``brigade_losses.<setting>: false`` put in force in the ledger."""
     house = tmp_path / "house.yaml"
     house.write_text(
-        "id: age-of-eagles\nnote: as the turn began\ntables:\n  brigade_losses:\n"
-        "    values:\n      fresh_spent_at_the_charge: false\n",
+        f"id: age-of-eagles\nnote: {setting} false\ntables:\n  brigade_losses:\n"
+        f"    values:\n      {setting}: false\n",
         encoding="utf-8",
     )
     applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])

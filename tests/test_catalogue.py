@@ -55,3 +55,14 @@ def test_every_function_of_several_result_columns_says_what_each_is() -> None:
         if listed and "..." not in listed.group(1) and "(" not in listed.group(1):
             count = len(listed.group(1).split(", "))
             assert len([c for c in column_labels(name, count) or [] if c]) == count, name
+
+
+def test_every_udf_is_named_by_its_modules_prefix() -> None:
+    """A module of functions is one record (``xlfuncs._modules``): each of its functions
+    carries its prefix, and falls in its section of the catalogue."""
+    from battle_ledger.xlfuncs._modules import FUNCTION_MODULES, function_module
+
+    assert {function_module(fn.__module__) for fn in UDFS.values()} == set(FUNCTION_MODULES)
+    for name, fn in UDFS.items():
+        module = function_module(fn.__module__)
+        assert module is not None and name.startswith(module.prefix), (name, fn.__module__)

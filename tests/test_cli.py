@@ -347,19 +347,6 @@ def test_check_several_books_reports_each_unreadable_one(toy_book: Path, tmp_pat
     assert "error: not an Excel workbook" in result.stderr and str(junk) in result.stderr
 
 
-# -- progress ---------------------------------------------------------------------------
-
-
-def test_progress_is_quiet_when_piped_and_shown_on_a_terminal(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert list(_cli_books.progress([1, 2, 3], "counting")) == [1, 2, 3]
-    assert capsys.readouterr().err == ""
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    assert list(_cli_books.progress([1, 2, 3], "counting")) == [1, 2, 3]
-    assert "counting" in capsys.readouterr().err
-
-
 # -- demo / excel-setup -----------------------------------------------------------------
 
 
@@ -394,7 +381,6 @@ def test_demo_into_a_file_is_refused(tmp_path: Path) -> None:
 @pytest.fixture
 def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     """excel-setup as it runs on a machine with desktop Excel."""
-    from battle_ledger.xlfuncs import _cli_books
 
     monkeypatch.setattr(_cli_books, "desktop_excel", lambda: "windows")
 
@@ -402,7 +388,6 @@ def on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_excel_setup_without_desktop_excel_prints_no_settings_and_writes_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from battle_ledger.xlfuncs import _cli_books
 
     monkeypatch.setattr(_cli_books, "desktop_excel", lambda: None)
     printed = invoke("excel-setup")
@@ -453,8 +438,6 @@ def code_page(monkeypatch: pytest.MonkeyPatch, on_windows: None) -> str:
     """A Western Windows machine: its ANSI code page cp1252, its Python at ``_ZOE``."""
     import locale
 
-    from battle_ledger.xlfuncs import _cli_books
-
     monkeypatch.setattr(locale, "getencoding", lambda: "cp1252")
     monkeypatch.setattr(_cli_books, "_interpreter", lambda: _ZOE)
     return "cp1252"
@@ -497,8 +480,6 @@ def test_excel_setup_on_a_utf8_machine_writes_utf8(
 ) -> None:
     import locale
 
-    from battle_ledger.xlfuncs import _cli_books
-
     monkeypatch.setattr(_cli_books, "desktop_excel", lambda: "macos")
     monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: "UTF-8")
     monkeypatch.setattr(_cli_books, "_interpreter", lambda: "/Users/zoë/venv/bin/python")
@@ -528,7 +509,6 @@ def test_excel_setup_refuses_an_undecodable_file_in_one_line(
 def test_excel_setup_refuses_a_path_the_code_page_cannot_hold(
     tmp_path: Path, code_page: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from battle_ledger.xlfuncs import _cli_books
 
     monkeypatch.setattr(_cli_books, "_interpreter", lambda: "C:\\Users\\Жора\\python.exe")
     conf = tmp_path / "xlwings.conf"
@@ -581,6 +561,38 @@ def test_commands_import_only_what_they_use(args: list[str], allowed: set[str]) 
                          check=True, env=env)  # fmt: skip
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert loaded <= allowed, f"{' '.join(args)} imports {sorted(loaded - allowed)}"
+
+
+def test_a_function_call_loads_only_its_own_rule_set() -> None:
+    """``udf ETG_CRT ...`` imports the Eagles to Glory functions and rules, no other rule
+    set's (``xlfuncs.load_udf``); an unknown name still finds its neighbours in them all."""
+    import subprocess
+
+    others = ("battle_ledger.xlfuncs.aoe", "battle_ledger.rulesets.age_of_eagles",
+              "battle_ledger.xlfuncs.sail", "battle_ledger.rulesets.age_of_sail")  # fmt: skip
+    probe = _PROBE.replace(repr(_HEAVY), repr(("battle_ledger.xlfuncs.etg", *others)))
+    env = {**os.environ, "XLWINGS_ON_SERVER": ""}
+    out = subprocess.run([sys.executable, "-c", probe, "udf", "ETG_CRT", "Heavy cavalry",
+                          "Infantry", "B", "C", "charging"], env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["battle_ledger.xlfuncs.etg"]
+    result = invoke("udf", "ETG_CRX", "a")
+    assert result.exit_code == 2 and "did you mean ETG_CRT" in result.stderr
+
+
+def test_check_imports_no_spreadsheet_library(tmp_path: Path) -> None:
+    """``check`` reads the ledger's parts itself (the fast backend): neither openpyxl nor
+    xlwings is loaded; pandas still is, for the checkers' tables (bench_startup.py)."""
+    import subprocess
+
+    from tests.strategies import build_from_example
+
+    ledger = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
+    env = {**os.environ, "XLWINGS_ON_SERVER": ""}
+    out = subprocess.run([sys.executable, "-c", _PROBE, "check", str(ledger)], env=env,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert loaded <= {"pandas", "numpy", "pydantic"}, f"check imports {sorted(loaded)}"
 
 
 def test_a_command_parses_no_yaml_once_the_rule_sets_parse_is_kept(tmp_path: Path) -> None:

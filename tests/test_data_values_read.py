@@ -12,11 +12,9 @@ every constant and a seeded sample of row cells; ``-m slow`` takes every cell.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +26,7 @@ from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.house import parse_house
 from battle_ledger.rulesets.model import Kind, Ruleset
-from tests.golden import load_golden
+from tests.golden import function, load_golden
 
 #: How many row cells per rule set the default run mutates (the slow run: all).
 SAMPLED_CELLS = 12
@@ -46,14 +44,7 @@ def _golden_calls(ruleset_id: str) -> list[Call]:
     golden = load_golden(ruleset_id)
     calls: list[Call] = []
     for case in [*golden.get("cases", []), *golden.get("errors", [])]:
-        if "fn" in case:
-            module, name = golden["module"], case["fn"]
-        elif "function" in case:
-            module_name, name = case["function"].rsplit(".", 1)
-            module = f"battle_ledger.rulesets.{module_name}"
-        else:
-            continue
-        fn = getattr(importlib.import_module(module), name)
+        fn = function(golden, case)
         args, kwargs = case.get("args", []), case.get("kwargs", {})
         calls.append(lambda fn=fn, args=args, kwargs=kwargs: fn(*args, **kwargs))
     return calls
@@ -135,22 +126,7 @@ def _terms(ruleset_id: str, vocabulary: str) -> list[str]:
 def _aog_calls(era: str) -> list[Call]:
     """An era of the Age of Glaube family: its golden cases, a side's battle part by
     part, victory points, who rolls in a crisis, the random numbers' range."""
-    golden = yaml.safe_load((Path(__file__).parent / "golden" / f"{era}.yaml").read_text())
-    calls: list[Call] = []
-    for case in golden["random_checks"]:
-        args = (case["check"], case["modifiers"], case.get("table_value"), era)
-        calls += [lambda a=args: aog.random_check(*a), lambda a=args: aog.random_check_chance(*a)]
-    for case in golden["modified"]:
-        args = (case["check"], case["number"], case["modifiers"], era)
-        calls.append(lambda a=args: aog.modified_random_number(*a))
-    for case in golden["odds"]:
-        calls.append(lambda c=case: aog.shift_odds(c["odds"], c["conditions"], era))
-    for case in golden["result_codes"]:
-        calls.append(lambda c=case: aog.result_code(c["code"], era))
-    for case in golden["errors"]:
-        calls.append(lambda c=case: getattr(aog, c["call"])(*c["args"], ruleset=era))
-    for case in golden["win_margin"]:
-        calls.append(lambda c=case: aog.win_margin(c["a"], c["b"], era))
+    calls = _golden_calls(era)
 
     def battle() -> Any:
         rules = aog.MarkRules.from_ruleset(era)
@@ -204,10 +180,333 @@ def _se_calls() -> list[Call]:
     return [lambda: se.hits_after_turn("Lights", 5, 1, turn)]
 
 
+# -- Age of Sail: golden cases, and whole ship records through sail_damage ------------------
+
+
+def _sail_fold(events: list[Any], readings: Any = None) -> Any:
+    """A battle of five ships through ``sail_damage.fold`` (the wind 6, 7, 5 in rounds 1-3):
+    every outcome and record, and each ship's boxes lost under both readings of "most
+    damage"."""
+    from battle_ledger.rulesets import sail_damage as sd
+
+    ships = {
+        "A": sd.Ship("A", "x"),
+        "B": sd.Ship("B", "y"),
+        "C": sd.Ship("C", "x", "frigate"),
+        "D": sd.Ship("D", "y", "pirate"),
+    }
+    outcomes, states = sd.fold(ships, events, wind={1: 6, 2: 7, 3: 5}, readings=readings)
+    counts = (sd.Readings(), sd.Readings(struck_only=True))
+    lost = [[sd.boxes_lost(s, states[n], r) for r in counts] for n, s in ships.items()]
+    return outcomes, states, lost
+
+
+def _sail_battles() -> list[list[Any]]:
+    """Ship-record logs: broadsides from every side at the band edges, a pair of sixes over
+    two broadsides, fires fought and lost, an explosion's neighbours, boarding and the
+    prize crew crossing, shoals, repairs, a wreck in high seas, anchors, corrections."""
+    from battle_ledger.rulesets import sail_damage as sd
+
+    act, ev = sd.Action, sd.Event
+
+    def fire(r: int, ship: str, target: str, side: str, aim: str, rng: float,
+             dice: tuple[int, ...], first: str = "") -> Any:  # fmt: skip
+        return ev(r, act.FIRE, ship, 1, target, "port", side, aim, rng, dice=dice,
+                  masts_first=first)  # fmt: skip
+
+    def strike(ship: str, *boxes: str) -> list[Any]:
+        return [ev(1, act.STRIKE, ship, box=b) for b in boxes]
+
+    wreck = strike("B", *["port"] * 3, *["starboard"] * 3, *["hull"] * 3)
+    return [
+        *[
+            [fire(1, "A", "B", side, aim, rng, dice, first)]
+            for side, first in (("port", ""), ("starboard", "main"), ("bow", ""), ("stern", ""))
+            for aim in ("hull", "sails")
+            for rng, dice in ((4, (3, 4, 5)), (8, (4, 5, 6)), (12, (5, 6, 6)))
+        ],
+        # Hull hits past a side's gun decks, from a broadside, the bow, the stern.
+        *[
+            [*strike("B", "port", "port"), fire(1, "A", "B", s, "hull", 2, (6, 6, 6))]
+            for s in ("port", "bow", "stern")
+        ],
+        # A side's gun decks fire once a round.
+        [
+            fire(1, "A", "B", "port", "hull", 10, (1, 1, 1)),
+            fire(1, "A", "B", "port", "hull", 10, (1, 1, 1)),
+        ],
+        # A pair of sixes over two ships' broadsides at one target in the round.
+        [
+            fire(1, "A", "B", "port", "hull", 6, (6, 1, 1)),
+            fire(1, "C", "B", "port", "hull", 6, (6, 1)),
+        ],
+        # A fire fought: grows then blows up, or is put out.
+        *[
+            [
+                fire(1, "A", "B", "port", "hull", 6, (6, 6, 1)),
+                ev(2, act.FIRE_OUT, "B", dice=(d1,)),
+                ev(3, act.FIRE_OUT, "B", dice=(d2,)),
+            ]
+            for d1, d2 in ((4, 5), (4, 6))
+        ],
+        [fire(1, "A", "B", "port", "hull", 6, (6, 6, 1)), ev(2, act.FIRE_OUT, "B", dice=(5,))],
+        # The neighbours of an explosion.
+        *[
+            [ev(1, act.CATCH_FIRE, "C", target="B", range_cm=rng, dice=(d,))]
+            for rng, d in ((3, 3), (10, 4), (13, 6))
+        ],
+        # Boarding: a capture, the prize crew crossing on separating, the prize firing.
+        *[
+            [
+                ev(1, act.BOARD, "A", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6, prize_crew=crew),
+                ev(2, act.SEPARATE, "A", 1, "B", dice=(d,)),
+                fire(3, "B", "D", "port", "hull", 2, (6, 5)[: crew or 1]),
+            ]
+            for crew, d in ((None, 6), (2, 6), (None, 5))
+        ],
+        [
+            *strike("B", "port"),
+            ev(1, act.BOARD, "C", 1, "B", dice=(6,) * 4, their_dice=(1,) * 5, prize_crew=2),
+            ev(2, act.SEPARATE, "C", 1, "B", dice=(6,)),
+        ],
+        [
+            ev(1, act.BOARD, "D", 1, "C", dice=(3, 3, 3, 3), their_dice=(6, 4, 2, 2)),
+            ev(2, act.BOARD, "C", 1, "D", dice=(6,) * 4, their_dice=(1,) * 4),
+        ],
+        # Shoals: founder, refloat.
+        *[
+            [ev(1, act.FOUNDER, "A", dice=(d,)), ev(2, act.REFLOAT, "A", dice=(e,))]
+            for d, e in ((3, 6), (4, 6), (1, 5))
+        ],
+        # Masts shot away; a repair die, a second in the round, firing while repairing.
+        *[
+            [
+                fire(1, "B", "A", "bow", "sails", 2, (6, 6, 6)),
+                *[ev(2, act.REPAIR, "A", dice=(d,)) for d in dice],
+            ]
+            for dice in ((5,), (6,), (5, 6))
+        ],
+        [
+            fire(1, "B", "A", "bow", "sails", 2, (6, 6, 6)),
+            ev(2, act.REPAIR, "A", dice=(6,)),
+            ev(2, act.FIRE, "A", 1, "B", "port", "port", "hull", 2, dice=(6, 6, 6)),
+        ],
+        # A wreck in high seas.
+        *[[*wreck, ev(r, act.SINK, "B", dice=(d,))] for r, d in ((1, 2), (1, 3), (3, 1))],
+        # At anchor, and weighing.
+        *[[ev(1, act.ANCHOR, "A"), ev(r, act.WEIGH, "A")] for r in (2, 3)],
+        [*strike("D", "hull", "fore"), ev(1, act.RESTORE, "D", box="fore")],
+        # Entangled: apart on a 6.
+        *[
+            [
+                ev(1, act.BOARD, "A", 1, "B", dice=(2,) * 6, their_dice=(2,) * 6),
+                ev(2, act.SEPARATE, "B", 1, "A", dice=(d,)),
+            ]
+            for d in (5, 6)
+        ],
+    ]
+
+
+def _sail_calls() -> list[Call]:
+    """Age of Sail: its golden cases; the ship-record logs, with the readings in force and
+    the ledger's other settings; the mast orders, the wind, sailing and turning."""
+    from battle_ledger.rulesets import age_of_sail as sail
+    from battle_ledger.rulesets import sail_damage as sd
+
+    battles = _sail_battles()
+    others = [sd.Readings(opening_after_wind=False), sd.Readings(made_before_crossing=True)]
+    return [
+        *_golden_calls("age-of-sail"),
+        *[lambda b=b: _sail_fold(b) for b in battles],
+        *[lambda b=b, r=r: _sail_fold(b, r) for b in battles[-20:] for r in others],
+        sd.Readings.in_force,
+        *[lambda s=s, f=f: sd.mast_order(s, f) for s in ("port", "bow") for f in ("", "fore")],
+        sail.wind_speed_at_start,
+        lambda: sd.wind_after_rounds("N", 4, [(1, 6), (6, 6), (6, 6), (3, 1), (6, 6), (6, 6)]),
+        *[
+            lambda t=t, a=a: sail.movement(3, 4, a, t)
+            for t in ("ship of the line", "frigate")
+            for a in (0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5, 180)
+        ],
+        *[lambda d=d: sail.turn_cost(d) for d in (22.5, 90)],
+    ]
+
+
+# -- Age of Eagles (fidland) --------------------------------------------------------------
+
+
+def _tried(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The outcome of one call of a sweep (a refusal is one, as in ``_outcome``)."""
+    return _outcome(lambda: fn(*args, **kwargs))
+
+
+def _counted_terms(vocabulary: str) -> list[str]:
+    """Age of Eagles' conditions of ``vocabulary`` counted each (x2), by the packaged data."""
+    table = registry.packaged("age-of-eagles").tables[
+        vocabulary.replace("_conditions", "_modifiers")
+    ]
+    return [str(r["condition"]) for r in table.rows if r.get("each")]
+
+
+def _aoe_calls() -> list[Call]:
+    """Age of Eagles: its golden cases, every chart swept over its rows, every condition
+    named alone, twice over and with each other one, and a brigade's turns on the
+    stand-losses ledger (fire, charge, March, typed losses) on either spent-point setting."""
+    from fractions import Fraction
+
+    from battle_ledger.rulesets import age_of_eagles as aoe
+
+    def fr(value: Any) -> Fraction:
+        return Fraction(str(value))
+
+    def terms(vocabulary: str) -> list[str]:
+        return _terms("age-of-eagles", vocabulary)
+
+    calls: list[Call] = _golden_calls("age-of-eagles")
+    calls += [lambda p=p: [aoe.fire_odds(p, m) for m in (-6, 0, 6)]
+              for p in (Fraction(n, 2) for n in range(121))]  # fmt: skip
+    calls += [lambda: [aoe.bayonet_result(d) for d in range(-16, 17)]]
+    calls += [lambda s=s: ([aoe.march_result(s, d) for d in range(-4, 16)], aoe.march_odds(s, 0))
+              for s in terms("brigade_status")]  # fmt: skip
+    calls += [lambda: [aoe.fallen_leader_result(d) for d in range(-2, 12)]]
+    calls += [lambda: [aoe.outnumber_modifier(o, e) for o in range(13) for e in range(1, 5)]]
+    for vocabulary, fn in (
+        ("tactical_movement_conditions", aoe.tactical_movement_modifier),
+        ("reserve_movement_conditions", aoe.reserve_movement_modifier),
+        ("fire_die_conditions", aoe.fire_die_modifier),
+        ("fallen_leader_conditions", aoe.fallen_leader_modifier),
+        ("fire_point_conditions", aoe.fire_point_multiplier),
+        ("reserve_movement_conditions", aoe.initiative_modifier),
+    ):
+        named = terms(vocabulary)
+        calls += [lambda fn=fn, t=t: [_tried(fn, f"{t}{n}") for n in ("", " x3", " x5")]
+                  for t in named]  # fmt: skip
+        calls += [lambda fn=fn, t=t, named=named: [_tried(fn, f"{t}, {u}") for u in named]
+                  for t in named]  # fmt: skip
+        counted = _counted_terms(vocabulary)  # a line's cap reached by two conditions
+        calls += [lambda fn=fn, t=t, c=counted: [_tried(fn, f"{t} x5, {u} x5") for u in c]
+                  for t in counted]  # fmt: skip
+    named = terms("bayonet_conditions")
+    for side in ("attacker", "defender"):
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}{n}", s)
+                                       for n in ("", " x2")] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t}, {u}", s)
+                                       for u in named] for t in named]  # fmt: skip
+        calls += [lambda t=t, s=side: [_tried(aoe.bayonet_modifier, f"{t} x5, {u} x5", s)
+                                       for u in _counted_terms("bayonet_conditions")]
+                  for t in _counted_terms("bayonet_conditions")]  # fmt: skip
+    ranges = (0, 1, 2, 3, 4, 6, 8, 10, 12, 15, 18, 20, 30)
+    calls += [lambda f=f, w=w: [_tried(aoe.fire_points, f, r, 2, w) for r in ranges]
+              for f in terms("firers") for w in (None, *terms("battery_weights"))]  # fmt: skip
+    deployments = (None, *terms("deployments"), "passage of lines x2")
+    calls += [
+        lambda u=u, t=t: [_tried(aoe.movement_allowance, u, t, half=h, fording=f, deployments=d)
+                          for h in (False, True) for f in (False, True) for d in deployments]
+        for u in terms("unit_types") for t in terms("terrain")
+    ]  # fmt: skip
+    calls += [aoe.die_sides, lambda: [aoe.roll_die(random.Random(3)) for _ in range(5)],
+              aoe.fire_result_names, aoe.bayonet_results]  # fmt: skip
+
+    def brigade(counts: str) -> Any:  # a brigade's battle on the stand-losses ledger
+        turns = [
+            aoe.BrigadeTurn(turn=1, fire_points=8, fire_die=9, fire_modifier=1),
+            aoe.BrigadeTurn(turn=2, charge="attacker", charge_difference=0, fire_points=15,
+                            fire_die=10, fire_modifier=2),
+            aoe.BrigadeTurn(turn=3, march_status="disorder", march_die=2, stands_lost=1),
+            aoe.BrigadeTurn(turn=4, charge="defender", charge_difference=13),
+        ]  # fmt: skip
+        state, out = aoe.BrigadeState("Bony", 12, 4), []
+        for turn in turns:
+            o = aoe.brigade_after_turn(state, turn, spent_counts=counts)
+            out.append(o)
+            state = replace(state, lost=o.lost, status=o.status)
+        # Fresh as the turn begins, spent at the charge by the turn's fire (2 stands).
+        fired = aoe.BrigadeTurn(turn=1, charge="attacker", charge_difference=3, fire_points=15,
+                                fire_die=10, fire_modifier=2)  # fmt: skip
+        return [out, *[aoe.brigade_after_turn(aoe.BrigadeState(*b), t, spent_counts=counts)
+                       for b, t in (
+                           (("Fresh", 6, 5), aoe.BrigadeTurn(charge="attacker",
+                                                             charge_difference=3)),
+                           (("Routed", 6, 5), aoe.BrigadeTurn(march_status="disorder",
+                                                              march_die=-3)),
+                           (("Fired", 6, 2), fired),
+                       )],
+                _tried(aoe.brigade_after_turn, aoe.BrigadeState("Typed", 3, 1),
+                       aoe.BrigadeTurn(stands_lost=4)),
+                [aoe.recorded_charge_modifiers(s, 1, "defender")
+                 for s in ("fresh", "worn", "spent")]]  # fmt: skip
+
+    calls += [lambda c=c: brigade(c) for c in aoe.SpentCounts.ALL]
+    return calls
+
+
+# -- Glory of the Empire (fidland) ------------------------------------------------------------
+
+
+def _gote_calls() -> list[Call]:
+    """Glory of the Empire: its golden cases, the percentile tables swept, and a unit's
+    turns on the casualty brackets (losses, the fighting's disorder and rout, checks,
+    rallies, an attached leader) on either reading of a roll and of the first rally."""
+    from battle_ledger.rulesets import glory_of_the_empire as gote
+
+    calls: list[Call] = _golden_calls("glory-of-the-empire")
+    grades = _terms("glory-of-the-empire", "grades")
+    calls += [lambda: [_tried(gote.leader_casualty_result, r) for r in range(1, 101)]]
+    calls += [lambda: [_tried(gote.melee_result, r) for r in range(1, 101)]]
+    calls += [lambda gr=gr: [[_tried(fn, gr, r, 0) for r in range(-5, 26)]
+                             for fn in (gote.defender_action, gote.determination_to_close)]
+              for gr in grades]  # fmt: skip
+    calls += [lambda gr=gr: [_tried(gote.form_square, gr, r) for r in range(-5, 26)]
+              for gr in grades]  # fmt: skip
+
+    def unit(roll_passes: str, first_rally: str) -> Any:
+        turns = [
+            gote.UnitTurn(turn=1, fire=3, leader_attached=True, leader_roll=1,
+                          leader_result_roll=45),
+            gote.UnitTurn(turn=2, fire=4, melee=2, morale_roll=40, rally_roll=50),
+            gote.UnitTurn(turn=3, became="disordered", fire=1, rally_roll=70),
+            gote.UnitTurn(turn=4, fire=3, leader_attached=True, morale_roll=5, leader_roll=2,
+                          leader_result_roll=95),
+        ]  # fmt: skip
+        return [gote.run_unit(gote.UnitState("95th", gr, 20), turns, roll_passes=roll_passes,
+                              first_rally=first_rally) for gr in grades]  # fmt: skip
+
+    calls += [lambda r=r, f=f: unit(r, f) for r in (None, *gote.RollPasses.ALL)
+              for f in (None, *gote.FirstRally.ALL)]  # fmt: skip
+    calls += [lambda: [_tried(gote.melee_result, r, b) for r in (1, 50, 95, 100)
+                       for b in (0, 10, 30)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.howitzer_fire_chance, n) for n in range(4)]]
+    calls += [lambda: [_tried(gote.melee_outcome_odds, c, a, d) for c in (-10, 0, 50, 100, 130)
+                       for a in (False, True) for d in (False, True)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.initiative_odds, a, b) for a in (0, 2) for b in (0, 1)]]
+    form_evade = [c["args"] for c in load_golden("glory-of-the-empire")["cases"]
+                  if c.get("fn") == "form_or_evade_needed"]  # fmt: skip
+    calls += [lambda: [_tried(gote.form_or_evade_chance, *args) for args in form_evade]]
+    calls += [lambda: [_tried(gote.fire_casualty_odds, d, ph) for d in (1, 3) for ph in phases]]
+    units = _terms("glory-of-the-empire", "unit_types")
+    calls += [lambda: [_tried(gote.artillery_replacement, b, d, f) for b in units for d in units
+                       for f in (1, 5, 9)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.range_band, w, r, ph) for w in weapons for ph in phases
+                       for r in (1, 3, 6, 10, 14, 20, 30, 40, 60)]]  # fmt: skip
+    calls += [lambda: [gote.RollPasses.passes(r, 50) for r in (49, 50, 51)],
+              lambda: (gote.FirstRally.default(), gote.BracketsFrom.figures(20, 15))]  # fmt: skip
+    weapons = _terms("glory-of-the-empire", "weapons")
+    bands = _terms("glory-of-the-empire", "range_bands")
+    phases = _terms("glory-of-the-empire", "fire_phases")
+    named = ("", *_terms("glory-of-the-empire", "fire_conditions"))
+    calls += [lambda w=w, b=b, ph=ph: [_tried(gote.fire_dice, w, b, n, c, 3, ph)
+                                      for n in (1, 4, 7, 12) for c in named]
+              for w in weapons for b in bands for ph in phases]  # fmt: skip
+    return calls
+
+
 BATTERIES: dict[str, Callable[[], list[Call]]] = {
     **{era: lambda era=era: _aog_calls(era) for era in aog.ERAS},
     "square-eagles": lambda: [*_golden_calls("square-eagles"), *_se_calls()],
+    "age-of-eagles": _aoe_calls,
+    "glory-of-the-empire": _gote_calls,
     "eagles-to-glory": lambda: [*_golden_calls("eagles-to-glory"), *_dep_calls(), *_etg_calls()],
+    "age-of-sail": _sail_calls,
 }
 
 
@@ -275,7 +574,11 @@ def _constant_houses(rs: Ruleset, table: str, name: str) -> Iterator[str]:
 def _cell_houses(rs: Ruleset, table: str, index: int, column: str) -> Iterator[str]:
     tbl = rs.tables[table]
     rows = [{c.name: r[c.name] for c in tbl.columns if c.name in r} for r in tbl.rows]
-    for value in _changed(rows[index][column]):
+    # Then another row's value of the column: a name rows share (a printed line) is read
+    # where a row joins or leaves another's, not where it is renamed alone.
+    others = {repr(r[column]): r[column] for r in rows if r.get(column) is not None}
+    others.pop(repr(rows[index][column]), None)
+    for value in [*_changed(rows[index][column]), *others.values()]:
         changed = {**rows[index], column: value}
         # A keyed table takes the changed row by its key; any other is given whole.
         given = [changed] if tbl.key and tbl.kind is Kind.ROWS else \
@@ -314,11 +617,34 @@ def battery(request: pytest.FixtureRequest) -> tuple[Ruleset, list[Call], list[s
     return rs, calls, _outcomes(calls, None)
 
 
+#: Glory of the Empire's constants this battery does not reach yet: readings the code holds
+#: without reading them (melee past 100 or below 0, the brackets' owed check and base, the
+#: figures' rounding), and values read where the battery does not call yet (the campaign's
+#: rounding, the preparatory fire and the howitzers' bands). Listed so that the test says
+#: when one is reached.
+_GOTE_NOT_YET = {
+    "scale.figure_rounding",
+    "recovery_rounding.method",
+    "melee_chance.results_above_100",
+    "melee_chance.chance_below_0",
+    "prep_fire_chart_dice.close",
+    "prep_fire_chart_dice.effective",
+    "prep_fire_chart_dice.long",
+    "fire_house_rules.order",
+    "fire_house_rules.rounding",
+    "fire_house_rules.prep_fire_dice_from",
+    "howitzers.bands",
+    "morale_check_rules.bracket_owed_after_rally",
+    "morale_check_rules.percent_of_start_of_battle",
+}
+
+
 #: Values read where this battery does not reach yet (their outcomes need a ledger or a
 #: filled-in table): listed so that the test says when one is reached.
 _NOT_YET = {
     # The victory table ledger's parts of a turn (sheets/victory_table.py).
     **{era: {"scale.player_parts_per_turn"} for era in aog.ERAS},
+    "glory-of-the-empire": _GOTE_NOT_YET,
 }
 
 
@@ -348,7 +674,7 @@ def _unread_cells(rs: Ruleset, calls: list[Call], before: list[str], cells: list
 
 #: Rule sets whose row cells this battery does not yet see all read or refused (text
 #: cells shown for reference not marked yet, or read where the battery does not reach).
-_CELLS_NOT_YET = {"square-eagles", *aog.ERAS}
+_CELLS_NOT_YET = {"square-eagles", "glory-of-the-empire", *aog.ERAS}
 
 
 def test_a_sample_of_row_cells_is_read_or_refused(

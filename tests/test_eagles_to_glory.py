@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from battle_ledger import rulesets
 from battle_ledger.rulesets import eagles_to_glory as etg
-from battle_ledger.rulesets import errors, recovery
+from battle_ledger.rulesets import errors
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.rulesets.model import Status
 from battle_ledger.rulesets.registry import load_file
 from battle_ledger.xlfuncs import UDFS
+from tests.golden import golden_tests
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "eagles-to-glory.yaml"
 DATA_FILE = Path(rulesets.get("etg").path)
 
 # The text's own values for each condition (Combat Results Table Modifiers, the
@@ -566,31 +566,7 @@ def test_victory_points() -> None:
 # -- the golden file ------------------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
-
-
-_CASES = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))["cases"]
-
-
-@pytest.mark.parametrize(
-    "case", _CASES, ids=[f"{i}-{c['function'].split('.')[-1]}" for i, c in enumerate(_CASES)]
-)
-def test_golden(case: dict[str, Any]) -> None:
-    module_name, function_name = case["function"].split(".")
-    module = {"eagles_to_glory": etg, "recovery": recovery}[module_name]
-    function = getattr(module, function_name)
-    args, kwargs = case.get("args", []), case.get("kwargs", {})
-    if "error" in case:
-        with pytest.raises(getattr(errors, case["error"])) as info:
-            function(*args, **kwargs)
-        assert case["match"] in str(info.value), case.get("why")
-    else:
-        assert _plain(function(*args, **kwargs)) == case["expect"], case.get("why")
+test_golden_file, test_golden_case, test_golden_error = golden_tests(etg)
 
 
 # -- Excel functions ------------------------------------------------------------------------------

@@ -6,15 +6,12 @@ tests/golden/glory-of-the-empire.yaml holds hand-worked inputs and outcomes.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,17 +40,10 @@ from battle_ledger.xlfuncs.gote import (
     GOTE_RANGE,
     GOTE_SQUARE_CHANCE,
 )
+from tests.golden import golden_tests
 
-GOLDEN = yaml.safe_load(
-    (Path(__file__).parent / "golden" / "glory-of-the-empire.yaml").read_text(encoding="utf-8")
-)
 GRADES = ["militia", "conscript", "veteran", "elite", "guard"]
 _FAST = settings(max_examples=40, deadline=None)
-
-
-def _golden(section: str) -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = GOLDEN[section]
-    return cases
 
 
 # -- the data -------------------------------------------------------------------------------------
@@ -61,7 +51,6 @@ def _golden(section: str) -> list[dict[str, Any]]:
 
 def test_loads_by_id_and_alias() -> None:
     assert rulesets.get("gote") is rulesets.get("Glory-of-the-Empire")
-    assert GOLDEN["ruleset"] == gote.RULESET_ID
 
 
 def test_missing_tables_name_the_table_and_the_file() -> None:
@@ -152,139 +141,7 @@ def test_over_100_percent_wins_outright_with_a_bonus() -> None:
 # -- golden file ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", _golden("melee_results"), ids=str)
-def test_golden_melee_results(case: dict[str, Any]) -> None:
-    result = gote.melee_result(case["roll"], case.get("bonus", 0))
-    assert result.name == case["result"]
-    assert (result.winner_loses, result.loser_loses) == (case["winner_loses"], case["loser_loses"])
-    assert result.loser_routs == case["loser_routs"]
-    if "exploitation_inches" in case:
-        assert result.exploitation_inches == case["exploitation_inches"]
-
-
-@pytest.mark.parametrize("case", _golden("brackets"), ids=str)
-def test_golden_brackets(case: dict[str, Any]) -> None:
-    assert gote.casualty_brackets(case["grade"]) == tuple(case["brackets"])
-
-
-@pytest.mark.parametrize("case", _golden("morale_checks"), ids=str)
-def test_golden_morale_checks(case: dict[str, Any]) -> None:
-    args = (case["grade"], case["start"], case["before"], case["now"])
-    assert gote.brackets_crossed(*args) == case["crossed"]
-    due = gote.morale_check_due(*args, case.get("routed_or_disordered", False))
-    assert due is case["due"]
-
-
-@pytest.mark.parametrize("case", _golden("melee_chance"), ids=str)
-def test_golden_melee_chance(case: dict[str, Any]) -> None:
-    chance = gote.melee_win_chance(
-        case["matchup"],
-        case["conditions"],
-        case.get("attacker_grade"),
-        case.get("defender_grade"),
-        case.get("casualties", 0),
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("morale_chance"), ids=str)
-def test_golden_morale_chance(case: dict[str, Any]) -> None:
-    chance = gote.morale_check_chance(
-        case["grade"],
-        case.get("conditions", ""),
-        case.get("castings_lost", 0),
-        case.get("start"),
-        case.get("lost_this_turn"),
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("rally_chance"), ids=str)
-def test_golden_rally_chance(case: dict[str, Any]) -> None:
-    chance = gote.rally_chance(
-        case["grade"], case.get("conditions", ""), case.get("castings_lost", 0)
-    )
-    assert chance == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("defender_action"), ids=str)
-def test_golden_defender_action(case: dict[str, Any]) -> None:
-    result = gote.defender_action(case["grade"], case["roll"], case.get("figures_lost", 0))
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("determination"), ids=str)
-def test_golden_determination(case: dict[str, Any]) -> None:
-    result = gote.determination_to_close(case["grade"], case["roll"], case["figures_lost"])
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("form_square"), ids=str)
-def test_golden_form_square(case: dict[str, Any]) -> None:
-    result = gote.form_square(
-        case["grade"], case["roll"], case.get("conditions", ""), case.get("charge_distance")
-    )
-    assert result.result == case["result"]
-
-
-@pytest.mark.parametrize("case", _golden("form_evade"), ids=str)
-def test_golden_form_evade(case: dict[str, Any]) -> None:
-    needed = gote.form_or_evade_needed(
-        case["troop"], case.get("grade"), case.get("situation"), case.get("leader", False)
-    )
-    assert needed == case["needed"]
-
-
-@pytest.mark.parametrize("case", _golden("range_band"), ids=str)
-def test_golden_range_band(case: dict[str, Any]) -> None:
-    band = gote.range_band(case["weapon"], case["distance"], case.get("phase", "other"))
-    assert band == case["band"]
-
-
-@pytest.mark.parametrize("case", _golden("fire_dice"), ids=str)
-def test_golden_fire_dice(case: dict[str, Any]) -> None:
-    dice = gote.fire_dice(
-        case["weapon"],
-        case["band"],
-        case["firing"],
-        case.get("conditions", ""),
-        case.get("ranks", 3),
-        case.get("phase", "other"),
-        case.get("previous_actions", 0),
-    )
-    assert dice == case["dice"]
-
-
-@pytest.mark.parametrize("case", _golden("leader_chance"), ids=str)
-def test_golden_leader_chance(case: dict[str, Any]) -> None:
-    assert gote.leader_casualty_chance(case["castings_lost"]) == case["chance"]
-
-
-@pytest.mark.parametrize("case", _golden("leader_result"), ids=str)
-def test_golden_leader_result(case: dict[str, Any]) -> None:
-    result = gote.leader_casualty_result(case["roll"])
-    assert result.result == case["result"]
-    assert result.out_of_game is case["out_of_game"]
-    if "returns_in_turns" in case:
-        assert result.returns_in_turns == case["returns_in_turns"]
-    assert gote.ambulance_chance(case["roll"]) == case["ambulance_chance"]
-
-
-@pytest.mark.parametrize("case", _golden("actions"), ids=str)
-def test_golden_actions(case: dict[str, Any]) -> None:
-    assert gote.actions_allowed(case["grade"]) == case["actions"]
-
-
-@pytest.mark.parametrize("case", _golden("engineering"), ids=str)
-def test_golden_engineering(case: dict[str, Any]) -> None:
-    args = (case["task"], case["turn"], case["companies"])
-    assert gote.engineering_chance(*args) == case["chance"]
-    assert gote.engineering_done_by(*args) == Fraction(case["done_by"])
-
-
-@pytest.mark.parametrize("case", _golden("company_figures"), ids=str)
-def test_golden_company_figures(case: dict[str, Any]) -> None:
-    assert gote.company_figures(case["men"]) == case["figures"]
+test_golden_file, test_golden_case, test_golden_error = golden_tests(gote)
 
 
 # -- crossing logic and series --------------------------------------------------------------------
@@ -502,66 +359,6 @@ def test_grades_move_check_chances_in_order() -> None:
 
 
 # -- error paths ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("call", "error", "pattern"),
-    [
-        (lambda: gote.casualty_brackets("recruit"), UnknownTermError, "recruit"),
-        (lambda: gote.brackets_crossed("guard", 10, 5, 4), InvalidArgumentError, "lost_now"),
-        (lambda: gote.brackets_crossed("guard", 0, 0, 0), InvalidArgumentError, "start"),
-        (lambda: gote.brackets_crossed("guard", 10, 0, 11), InvalidArgumentError, "lost_now"),
-        (lambda: gote.melee_result(101), InvalidArgumentError, "percentile roll"),
-        (lambda: gote.melee_result(2.5), InvalidArgumentError, "whole number"),
-        (lambda: gote.defender_action("guard", 21), InvalidArgumentError, "roll"),
-        (
-            lambda: gote.melee_win_chance("infantry vs infantry", "lancers"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "outnumber 2:1, outnumber 3:1"),
-            InvalidArgumentError,
-            "cannot both apply",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "casualties"),
-            InvalidArgumentError,
-            "counted",
-        ),
-        (
-            lambda: gote.melee_win_chance("cav vs cav", "", "guard"),
-            InvalidArgumentError,
-            "both grades",
-        ),
-        (lambda: gote.range_band("muskets", 2, "prep"), InvalidArgumentError, "preparatory"),
-        (lambda: gote.range_band("light", 8, howitzer=True), InvalidArgumentError, "howitzers"),
-        (lambda: gote.range_band("light", -1), InvalidArgumentError, "distance"),
-        (
-            lambda: gote.fire_dice("muskets", "close", 4, "building"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-        (lambda: gote.fire_dice("muskets", "close", 4, "", 4), InvalidArgumentError, "ranks"),
-        (lambda: gote.form_or_evade_needed("skirmishers"), InvalidArgumentError, "grade"),
-        (
-            lambda: gote.form_or_evade_needed("indians", situation="night"),
-            InvalidArgumentError,
-            "situation",
-        ),
-        (lambda: gote.engineering_chance("build a fort", 1), InvalidArgumentError, "task"),
-        (lambda: gote.rally_chance("guard", "napoleon"), UnknownTermError, "napoleon"),
-        (lambda: gote.initiative_modifier("forward commander"), InvalidArgumentError, "counted"),
-        (
-            lambda: gote.morale_check_chance("guard", "broken"),
-            InvalidArgumentError,
-            "not a modifier",
-        ),
-    ],
-)
-def test_errors_name_what_is_wrong(call: Any, error: type[Exception], pattern: str) -> None:
-    with pytest.raises(error, match=re.escape(pattern)):
-        call()
 
 
 def test_howitzers_fire_close_and_long_and_set_buildings_alight() -> None:
@@ -783,3 +580,47 @@ def test_only_a_formed_unit_checks_and_a_disordered_one_rallies_30_easier(
         )
     if out.status == gote.UnitStatus.FORMED:
         assert out.rallied or (before == gote.UnitStatus.FORMED and became is None)
+
+
+def _gote_house(table: str, setting: str, value: object) -> Any:
+    from battle_ledger.rulesets.house import parse_house
+
+    text = f"id: glory-of-the-empire\ntables:\n  {table}:\n    values:\n      {setting}: {value}\n"
+    return parse_house(text, "house.yaml")
+
+
+def test_a_minor_wound_returns_the_leader_after_n_turns_by_the_house_reading() -> None:
+    """Results of leader casualties: "41-50% The officer receives a minor wound. He will
+    return in 3 turns." Wounded at the end of turn 2 he is back in turn 2 + 3 (house
+    reading ``return_turn_is_turn_plus_n``); false: after three whole turns away."""
+    state = gote.UnitState("95th Rifles", "veteran", 20)
+    turn = gote.UnitTurn(turn=2, fire=5, leader_attached=True, leader_roll=1,
+                         leader_result_roll=45)  # fmt: skip
+    wounded = gote.leader_casualty_result(45)
+    assert wounded.returns_in_turns is not None and not wounded.out_of_game
+    leader = gote.unit_after_turn(state, turn).leader
+    assert leader is not None and leader.returns_turn == 2 + wounded.returns_in_turns
+    with rulesets.registry.using_house_rules(
+        [_gote_house("leader_casualty", "return_turn_is_turn_plus_n", "false")]
+    ):
+        leader = gote.unit_after_turn(state, turn).leader
+    assert leader is not None and leader.returns_turn == 2 + wounded.returns_in_turns + 1
+
+
+@pytest.mark.parametrize(
+    ("table", "setting"),
+    [("morale_check_rules", "one_check_per_turn"),
+     ("leader_casualty", "grade_raised_from_next_turn")],
+)  # fmt: skip
+def test_a_reading_no_setting_changes_is_refused_in_a_house_file(table: str, setting: str) -> None:
+    """One check however many brackets ("The unit will not have to check again until it
+    reaches the next percentage bracket") is all a unit's turn, with its one morale roll,
+    can hold; the grade a leader's last words raise is read from the next turn because
+    the leader check ends the turn ("9. Morale checks, rallies, cavalry that charged
+    become "blown", check for leader losses"). Neither is offered as a setting: a house
+    file changing one is refused naming it, not accepted and ignored."""
+    from battle_ledger.rulesets.errors import BattleLedgerError
+
+    with pytest.raises(BattleLedgerError, match="shown for reference only") as err:
+        _gote_house(table, setting, "false")
+    assert f"{table}.values.{setting}" in str(err.value)

@@ -27,7 +27,17 @@ from battle_ledger import templates
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.errors import LedgerStateError
 from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.ledger import KINDS, Column, Entry, LedgerKind, Role, Table, read_tables
+from battle_ledger.sheets.ledger import (
+    EVERY_OPERATION,
+    KINDS,
+    Column,
+    Entry,
+    LedgerKind,
+    NamedCell,
+    Role,
+    Table,
+    read_tables,
+)
 from battle_ledger.sheets.operations import (
     load_operations,
     operations_for,
@@ -92,7 +102,9 @@ def test_every_kind_is_declared_everywhere() -> None:
 def _check_table(wb: openpyxl.Workbook, table: Table, bounds: dict[str, int]) -> None:
     ws = table_sheet(wb, table.name)
     assert ws.title == table.sheet
-    assert [table_cell(wb, table.name, h, 0).value is not None or True for h in table.headers]
+    # the Excel Table's own columns are the declared headers, in order (what operations
+    # find cells by), and their header cells say so (below)
+    assert [c.name for c in ws.tables[table.name].tableColumns] == list(table.headers)
     header_row = table_cell(wb, table.name, table.headers[0], 0).row - 1
     assert [ws.cell(header_row, 1 + i).value for i in range(len(table.headers))] == list(
         table.headers
@@ -426,6 +438,9 @@ def test_record_from_csv_equals_one_record_a_row(name: str, tmp_path: Path) -> N
         _play(name, one_by_one, 1, 5)
     assert planned, f"the {name} playbook plans no {kind.record}"
     batch = shutil.copy(one_by_one, tmp_path / "batch.xlsx")
+    # The bad row's run starts where the batch started (a row run twice may be refused:
+    # a ship's gun deck fires once a round).
+    again = shutil.copy(one_by_one, tmp_path / "again.xlsx")
     for options in planned:
         run_on_file(one_by_one, kind.record, **options)
     headers = list(dict.fromkeys(k for o in planned for k in o))
@@ -442,13 +457,13 @@ def test_record_from_csv_equals_one_record_a_row(name: str, tmp_path: Path) -> N
         got = HeadlessBook(batch, writable=False).read_table(table.name)
         pd.testing.assert_frame_equal(got, expected)
     # A bad row at the end: nothing of the rows before it is written.
-    before = Path(batch).read_bytes()
+    before = Path(again).read_bytes()
     with rows.open("a", newline="", encoding="utf-8") as f:
         csv.writer(f).writerow(["no such thing" if h == headers[0] else "" for h in headers])
-    refused = CliRunner().invoke(cli, ["run", kind.record, str(batch), "--from-csv", str(rows)])
+    refused = CliRunner().invoke(cli, ["run", kind.record, str(again), "--from-csv", str(rows)])
     assert refused.exit_code in (1, 2)
     assert re.search(rf"(line|row) {len(planned) + 2}\b", refused.output), refused.output
-    assert Path(batch).read_bytes() == before
+    assert Path(again).read_bytes() == before
 
 
 @pytest.mark.parametrize("name", [k for k in ALL if KINDS[k].asks_if_empty])
@@ -500,3 +515,120 @@ def test_the_options_that_name_a_thing_are_declared_so(name: str, tmp_path: Path
             assert looked_up == spec.thing, (operation, option, refused)
             checked.add((operation, option, spec.thing))
     assert any(thing for *_, thing in checked), checked  # every kind records by a thing
+
+
+def _setting_value(named: NamedCell) -> Any:
+    """A value of a setting other than its default: its last choice, its highest (or
+    next to lowest) whole number."""
+    if named.choices:
+        return next(c for c in reversed(named.choices) if c != named.default)
+    if named.high is not None:
+        return named.high
+    return (named.low or 0) + 1
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_setting_is_an_option_of_new_that_sets_its_cell(name: str, tmp_path: Path) -> None:
+    """Each setting of the declaration is an option of ``new KIND`` (in its help), given
+    to the kind's builder, and what it is given is what the ledger's named cell holds
+    (a ledger of no order of battle: any maximum DEP fits it)."""
+    from click.testing import CliRunner
+
+    from battle_ledger.xlfuncs.cli import cli
+
+    kind = _kind(name)
+    shown = CliRunner().invoke(cli, ["new", name, "--help"])
+    assert shown.exit_code == 0, shown.output
+    assert templates.KINDS[name].ledger is kind  # its builder takes the kind's settings
+    given: dict[str, Any] = {}
+    for named in kind.settings:
+        assert named.flag in shown.output, named.flag
+        if named.entry is not Entry.TEXT:
+            given[named.name] = _setting_value(named)
+    out = tmp_path / "ledger.xlsx"
+    options = [a for n in kind.settings if n.name in given for a in (n.flag, str(given[n.name]))]
+    # The rule set that reads every setting (a campaign's brackets are Glory of the Empire's).
+    outputs = []
+    for ruleset in sorted(kind.rulesets):
+        result = CliRunner().invoke(cli, ["new", name, "--ruleset", ruleset, "-o", str(out),
+                                          *options])  # fmt: skip
+        outputs.append(result.output)
+        if result.exit_code == 0:
+            break
+    assert out.exists(), outputs
+    wb = openpyxl.load_workbook(out)
+    for cell_name, value in given.items():
+        held = named_cell(wb, cell_name).value
+        assert str(held).casefold() == str(value).casefold(), (cell_name, held, value)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_input_column_is_an_option_of_record_with_its_help(name: str) -> None:
+    """``record``'s options are the periods table's input columns, each with its column's
+    help (one wording); a column recorded otherwise names where (an operation of the kind,
+    an option of one), and one filled from the order of battle has none."""
+    kind = _kind(name)
+    ops = {op.name: op for op in operations_for(name)}
+    record = ops[kind.record].options.values()
+    by_column = {o.column: o for o in record if o.column}
+    flags = {o.flag for op in ops.values() for o in op.options.values()}
+    for column in kind.periods.having(Role.INPUT, Role.NOTE):
+        if column.fixed or column.recorded:
+            assert column.field not in by_column, column.header
+            if column.recorded:
+                assert column.recorded in {*ops, *flags, EVERY_OPERATION}, column.recorded
+            continue
+        option = by_column[column.field]
+        said = "" if option.default is None else f" (default {option.default})"
+        assert option.help == column.help + said, column.header
+
+
+def _named_kinds(path: Path) -> set[str]:
+    """The kinds' names a module's code writes as a string of its own (docstrings and
+    comments aside)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in KINDS and id(node) not in docstrings
+    }
+
+
+def _own_files(kind: LedgerKind) -> set[Path]:
+    """A kind's own files: its rules, its declaration with operations, its template."""
+    import importlib
+
+    modules = (kind.step.__module__, kind.period_formulas.__module__,
+               templates.KINDS[kind.name].builder.__module__)  # fmt: skip
+    return {Path(str(importlib.import_module(m).__file__)).resolve() for m in modules}
+
+
+def test_no_file_but_the_kinds_own_names_a_kind() -> None:
+    """A kind is written in its own files only (its rules, its declaration, its template;
+    another kind's declaration may name it as an alias): every other module of the package
+    finds it by its object (``KIND.name``, ``kind.losses``, ``Column.recorded``...)."""
+    import importlib
+
+    import battle_ledger
+
+    roots = [Path(str(importlib.import_module(f"battle_ledger.{sub}").__file__)).parent
+             for sub in ("rulesets", "sheets", "templates", "xlfuncs")]  # fmt: skip
+    files = [Path(str(battle_ledger.__file__)), *(f for r in roots for f in r.rglob("*.py"))]
+    allowed = {name: _own_files(kind) for name, kind in KINDS.items()}
+    for kind in KINDS.values():
+        for alias in kind.aliases & set(KINDS):
+            allowed[alias] |= _own_files(kind)
+    assert len(files) > 20
+    for path in files:
+        for name in _named_kinds(path):
+            assert path.resolve() in allowed[name], f"{path} names the kind {name!r}"

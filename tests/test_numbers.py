@@ -34,3 +34,11 @@ def test_bounds_name_what_was_expected() -> None:
     with pytest.raises(InvalidArgumentError, match=r"roll is out of range.*7.*1 to 6"):
         whole_number(7, "roll", 1, 6)
     assert whole_number(6, "roll", 1, 6) == 6
+
+
+def test_a_count_by_default_and_signed_when_asked() -> None:
+    """The default bound is a count's (0 or more, as ``sheets.values.whole``); a die
+    modifier asks for no lower bound."""
+    with pytest.raises(InvalidArgumentError, match=r"cannot be negative.*-2.*0 or more"):
+        whole_number(-2, "stands")
+    assert whole_number("-2", "die modifier", low=None) == -2

@@ -239,3 +239,46 @@ def test_the_cache_folder_is_the_platforms(monkeypatch: pytest.MonkeyPatch) -> N
         assert registry.cache_dir() == Path("/somewhere/cache/battle-ledger")
     monkeypatch.setenv(registry.CACHE_DIR_ENV, "/else")
     assert registry.cache_dir() == Path("/else")
+
+
+def test_a_packaged_rule_set_is_validated_once_and_kept_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A packaged rule set's validation is kept (``registry._validated``): the next load
+    validates nothing and gives the same rule set; what the cache holds is checked before
+    it is used, and a damaged or foreign one is validated again and replaced."""
+    import pickle
+
+    from battle_ledger.rulesets.model import Ruleset
+
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    path = registry.DATA_DIR / "eagles-to-glory.yaml"
+    plain = registry.load_file(path)
+    first = registry._validated(path)
+    kept = list((tmp_path / "cache").glob("eagles-to-glory-*-v1.pickle"))
+    assert len(kept) == 1 and first == plain
+    other = registry.load_file(registry.DATA_DIR / "age-of-eagles.yaml")
+
+    validated: list[object] = []
+    real = Ruleset.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Ruleset], *args: object, **kwargs: object) -> Ruleset:
+        validated.append(args[0])
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Ruleset, "model_validate", classmethod(counted))
+    again = registry._validated(path)
+    assert again == plain and again is not first and validated == []
+    assert again.path == str(path)
+    # Damaged: validated again, and the validation kept in its place.
+    kept[0].write_bytes(b"not a pickle")
+    assert registry._validated(path) == plain and len(validated) == 1
+    assert pickle.loads(kept[0].read_bytes()) == plain
+    # Another rule set under this one's name: not taken for it.
+    kept[0].write_bytes(pickle.dumps(other))
+    assert registry._validated(path) == plain and len(validated) == 2
+    # A cache that cannot be written: loaded all the same.
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, str(blocked / "cache"))
+    assert registry._validated(path) == plain

@@ -36,7 +36,7 @@ from battle_ledger.xlfuncs.cli import cli
 from battle_ledger.xlfuncs.macros import macro_name
 from tests.dep_ledgers import make_ledger
 from tests.served import Served
-from tests.xlwings_json import apply_actions, run_on_server
+from tests.xlwings_json import apply_actions, book_json, run_on_server
 
 #: Every Excel function by name (loaded here: a test run alone has loaded none).
 UDFS = xlfuncs.load_udfs()
@@ -497,3 +497,50 @@ def test_formula_cells_carry_the_values_excel_shows(ledger: Path) -> None:
         assert str(cell.value).startswith("=")
         sheet = next(s for s in payload["sheets"] if s["name"] == cell.parent.title)
         assert sheet["values"][cell.row - 1][cell.column - 1] == outcome["DEP end"]
+
+
+def _cells(path: Path) -> dict[tuple[str, str], Any]:
+    wb = openpyxl.load_workbook(path)
+    return {(ws.title, c.coordinate): c.value for ws in wb.worksheets
+            for row in ws.iter_rows() for c in row if c.value is not None}  # fmt: skip
+
+
+def _written(path: Path, actions: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """The cells ``actions`` write (sheet, A1)."""
+    from openpyxl.utils import get_column_letter
+
+    sheets = openpyxl.load_workbook(path, read_only=True).sheetnames
+    return {
+        (sheets[a["sheet_position"]], f"{get_column_letter(a['start_column'] + 1 + j)}"
+                                      f"{a['start_row'] + 1 + i}")
+        for a in actions if a["func"] in ("setValues", "setFormula")
+        for i in range(a["row_count"]) for j in range(a["column_count"])
+    }  # fmt: skip
+
+
+@pytest.mark.libreoffice
+@pytest.mark.slow
+def test_a_button_sends_only_its_sheets_and_answers_only_the_cells_that_change(
+    xlwings_server: Served, ledger: Path, tmp_path: Path
+) -> None:
+    meta = {m["function_name"]: m for m in xlwings_server.request(
+        "/xlwings/custom-scripts-meta").json()}  # fmt: skip
+    assert meta["dep_end_turn"]["exclude"] == "DEP by turn"
+    assert xlwings_server.unsent(ledger, "dep_end_turn") == ["DEP by turn"]
+    headless = tmp_path / "headless.xlsx"
+    shutil.copy(ledger, headless)
+    run_on_file(headless, "end-turn")
+    before, after = _cells(ledger), _cells(headless)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    actions = run_on_server(xlwings_server, ledger, "dep_end_turn")
+    # Every cell the end of the turn changes is written, and nothing else but the blank
+    # cells of a row written whole (the Log line's empty Dice).
+    written = _written(ledger, actions)
+    assert changed <= written
+    assert {k for k in written - changed if after.get(k) is not None} == set()
+    assert len(written - changed) <= 1
+    # The whole workbook sent instead: the same cells written.
+    everything = xlwings_server.request(
+        "/xlwings/custom-scripts-call/dep_end_turn", book_json(ledger) | {"args": []}
+    ).json()["actions"]
+    assert _written(ledger, everything) == written

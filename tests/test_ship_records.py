@@ -472,12 +472,15 @@ _SHIP_COLUMNS = {"Port": "port", "Starboard": "starboard", "Masts": "masts", "Hu
 def _libreoffice_agrees(path: Path, tmp_path: Path) -> None:
     """Every log row's outcomes, every ship's record and each fleet's damage, as
     LibreOffice recalculates the workbook, equal the rules' (report's)."""
+    from battle_ledger.sheets.house_rules import using_book_rules
     from tests.libreoffice import recalculated_workbook
 
     recalculated = tmp_path / "recalculated.xlsx"
-    ledger = read_ships(HeadlessBook(path, writable=False))
-    expected = compute_damage(ledger)
-    ships, fleets = standings(ledger)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):  # the ledger's own house rules, as the report reads it
+        ledger = read_ships(book)
+        expected = compute_damage(ledger)
+        ships, fleets = standings(ledger)
     recalculated_workbook(path).save(recalculated)
     book = HeadlessBook(recalculated, writable=False)
     shown = book.read_table("tbl_Damage")
@@ -712,3 +715,58 @@ def test_before_the_wind_a_repair_at_the_rounds_end_follows_the_fighting(
     assert _ship(path, "Redoutable")["masts_standing"] == ["main"]
     _run(path, "fire", ship="Redoutable", from_side="port", target="Victory", side="port",
          aim="hull", range=2, dice="1,1,1")  # fmt: skip
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_follows_the_bow_and_prize_crew_readings_of_a_house_file(
+    tmp_path: Path,
+) -> None:
+    """The readings where umpires differ that a house file sets (`bow_hull_hits:
+    starboard`, `prize_crew_from: starboard`, `prize_mans: starboard first`) are the
+    ledger's, in the report and in the sheet's formulas alike: a hull hit from the bow
+    takes a starboard gun deck, and "On separating" the prize crew leaves the winner's
+    starboard decks and mans the prize's starboard decks first."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  damage_record_readings:\n    values:\n"
+                     "      bow_hull_hits: starboard\n      prize_crew_from: starboard\n"
+                     "      prize_mans: starboard first\n", encoding="utf-8")  # fmt: skip
+    fleet = Path(__file__).resolve().parent.parent / "examples" / "age-of-sail.csv"
+    path = tmp_path / "ships.xlsx"
+    new = ["new", "ship-records", "--ruleset", "sail", "--oob", str(fleet), "--rules", str(house)]
+    made = CliRunner().invoke(cli, [*new, "-o", str(path)])
+    assert made.exit_code == 0, made.output
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure", side="bow",
+         aim="hull", range=2, dice="6,6,1")  # fmt: skip
+    _run(path, "board", ship="Mars", target="Redoutable", dice="6,6,6,6,6,6",
+         target_dice="1,1,1,1,1,1", prize_crew=2)  # fmt: skip
+    _run(path, "roll", ship="Mars", check="separate", target="Redoutable", die=6)
+    bucentaure, mars, redoutable = (_ship(path, n) for n in ("Bucentaure", "Mars", "Redoutable"))
+    assert (bucentaure["port"], bucentaure["starboard"]) == (3, 1)
+    assert (mars["port"], mars["starboard"]) == (3, 1)
+    assert (redoutable["port"], redoutable["starboard"]) == (0, 2)
+    _libreoffice_agrees(path, tmp_path)
+
+
+@pytest.mark.libreoffice
+def test_house_readings_applied_to_a_played_ledger_recompute_its_rounds(tmp_path: Path) -> None:
+    """`rules apply` with `bow_hull_hits: port` after a hull hit from the bow: the report
+    and the sheet's formulas (every Damage log row written again) both read the new
+    reading for the round already recorded."""
+    from tests.libreoffice import require_soffice
+
+    require_soffice()
+    path = _ledger(tmp_path)
+    _run(path, "correct", ship="Bucentaure", box="port")
+    _run(path, "fire", ship="Victory", from_side="port", target="Bucentaure", side="bow",
+         aim="hull", range=2, dice="6,1,1")  # fmt: skip
+    assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (2, 2)
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  damage_record_readings:\n    values:\n"
+                     "      bow_hull_hits: port\n", encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (1, 3)
+    _libreoffice_agrees(path, tmp_path)

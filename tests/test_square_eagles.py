@@ -8,7 +8,6 @@ rules on the numbers it gives (the section is quoted in each docstring).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -19,9 +18,8 @@ from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
 from battle_ledger.rulesets.oob import RawUnit, order_of_battle
 from battle_ledger.xlfuncs import UDFS
-from tests.golden import case_id, load_golden, run_case, run_error
+from tests.golden import golden_tests
 
-GOLDEN = load_golden("square-eagles")
 _FIRERS = ["infantry", "lights", "foot artillery", "horse artillery"]
 _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 
@@ -29,19 +27,7 @@ _MELEE_UNITS = ["infantry", "lights", "cavalry", "heavy cavalry"]
 # -- golden file ---------------------------------------------------------------------------
 
 
-def test_golden_file_names_this_ruleset() -> None:
-    assert GOLDEN["ruleset"] == se.RULESET_ID
-    assert GOLDEN["module"] == se.__name__
-
-
-@pytest.mark.parametrize("case", GOLDEN["cases"], ids=case_id)
-def test_golden_case(case: dict[str, Any]) -> None:
-    run_case(GOLDEN, case)
-
-
-@pytest.mark.parametrize("case", GOLDEN["errors"], ids=case_id)
-def test_golden_error(case: dict[str, Any]) -> None:
-    run_error(GOLDEN, case)
+test_golden_file, test_golden_case, test_golden_error = golden_tests(se)
 
 
 # -- the text's rules, on its numbers -----------------------------------------------------------
@@ -147,7 +133,7 @@ def test_assault_ties_go_against_the_assaulter() -> None:
 
 
 def test_unit_types_and_optional_rules_are_encoded() -> None:
-    ruleset = se.rules()
+    ruleset = se.ruleset()
     assert {t.id for t in ruleset.vocabulary("unit_types").terms} == {
         "infantry",
         "lights",
@@ -182,8 +168,8 @@ def test_more_dice_or_easier_targets_never_fewer_hits(n: int, target: int) -> No
         assert se.expected_hits(n, target - 1) >= se.expected_hits(n, target)
 
 
-_fire_terms = [t.id for t in se.rules().vocabulary("fire_conditions").terms]
-_fire_rows = {r["condition"]: r for r in se.rules().rows("fire_modifiers")}
+_fire_terms = [t.id for t in se.ruleset().vocabulary("fire_conditions").terms]
+_fire_rows = {r["condition"]: r for r in se.ruleset().rows("fire_modifiers")}
 
 
 @settings(max_examples=80, deadline=None)
@@ -212,8 +198,8 @@ def test_each_fire_modifier_moves_the_dice_its_way(
     assert after >= 0
 
 
-_melee_rows = {r["condition"]: r for r in se.rules().rows("melee_modifiers")}
-_melee_terms = [t.id for t in se.rules().vocabulary("melee_conditions").terms]
+_melee_rows = {r["condition"]: r for r in se.ruleset().rows("melee_modifiers")}
+_melee_terms = [t.id for t in se.ruleset().vocabulary("melee_conditions").terms]
 
 
 @settings(max_examples=80, deadline=None)
@@ -250,7 +236,7 @@ def test_each_melee_modifier_moves_its_sides_dice_its_way(
         assert after <= before
 
 
-_rally_terms = [t.id for t in se.rules().vocabulary("rally_conditions").terms]
+_rally_terms = [t.id for t in se.ruleset().vocabulary("rally_conditions").terms]
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,6 +1,8 @@
 """``sheets.xlbook``: a served book's table claiming more rows than a ledger can hold is
 refused before its values are asked for (xlwings Server pads a claimed range out with
-blanks: a table said to cover A1:XFD1048576 would grow the server to gigabytes)."""
+blanks: a table said to cover A1:XFD1048576 would grow the server to gigabytes); a
+commit's writes go as few blocks as they make, a column of formulas copied down as its
+first formula (Excel fills the rest)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from battle_ledger.sheets.book import Formula
 from battle_ledger.sheets.errors import WorkbookTooLargeError
 from battle_ledger.sheets.workbook_file import MAX_SHEET_ROWS
-from battle_ledger.sheets.xlbook import XlwingsBook
+from battle_ledger.sheets.xlbook import XlwingsBook, _formula_columns, _runs
 
 
 class _Claimed:
@@ -54,3 +57,25 @@ def test_a_table_at_the_bound_is_read() -> None:
     book, claimed = _book(MAX_SHEET_ROWS + 1)
     assert len(book.read_rows("tbl_Log").rows) == 0  # all blank
     assert claimed.asked
+
+
+def test_a_column_of_formulas_copied_down_is_sent_as_its_first() -> None:
+    block = [[Formula(f"=IF($C{r}=\"\",\"\",INDEX($M$3:$M{r - 1},$R{r}))"), Formula(f"=A{r}")]
+             for r in range(10, 14)]  # fmt: skip
+    assert _formula_columns(10, 11, block) == [str(block[0][0]), "=A10"]
+
+
+def test_a_column_of_formulas_not_copied_down_is_sent_cell_by_cell() -> None:
+    # The second row's absolute reference moved: not what Excel's fill would write.
+    block = [[Formula("=$A$1+B10")], [Formula("=$A$2+B11")], [Formula("=$A$1+B12")]]
+    assert _formula_columns(10, 3, block) == [[["=$A$1+B10"], ["=$A$2+B11"], ["=$A$1+B12"]]]
+    # One row: its formula.
+    assert _formula_columns(10, 3, block[:1]) == ["=$A$1+B10"]
+
+
+def test_runs_of_a_row_stack_with_the_same_runs_of_the_rows_below() -> None:
+    writes = {("Turns", r, c): c for r in (5, 6, 7) for c in (1, 2, 4, 5, 6)}
+    assert [(s, r, c, len(b), len(b[0])) for s, r, c, b in _runs(writes)] == [
+        ("Turns", 5, 1, 3, 2),
+        ("Turns", 5, 4, 3, 3),
+    ]

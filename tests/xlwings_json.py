@@ -17,7 +17,8 @@ their ranges, sizes, column names and style switches, pictures, shapes and chart
 ``[Book]Sheet!A1``, the session, culture, date format, version and runtime.
 
 ``apply_actions(path, actions)`` does to a workbook file what the client
-does in Excel with the actions a script returns (``setValues``, ``setFormula``,
+does in Excel with the actions a script returns (``setValues``, ``setFormula``: a
+matrix, or one formula filled into a range,
 ``resizeTable``, and the task pane's protection callbacks through ``runMacro``),
 refusing as Office.js does a write into a protected sheet's locked cells; any
 other action fails the test, so a new kind of action cannot slip by unnoticed.
@@ -31,6 +32,7 @@ import datetime as _dt
 import hashlib
 import importlib.util
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,7 +146,6 @@ _CALCULATION = {"auto": "Automatic", "manual": "Manual", "autoNoTable": "Automat
 #: Excel.ChartType of openpyxl's chart classes (those the templates use, and a few).
 _CHART_TYPES = {"LineChart": "Line", "BarChart": "ColumnClustered", "PieChart": "Pie",
                 "AreaChart": "Area", "ScatterChart": "XYScatter"}  # fmt: skip
-_PLACE = ("height", "width", "left", "top")  # where a picture or shape sits, in points
 _POINTS_A_COLUMN, _POINTS_A_ROW = 48.0, 15.0  # Excel's default column width and row height
 
 
@@ -277,9 +278,12 @@ def _names_json(wb: Workbook) -> list[dict[str, Any]]:
     return names
 
 
-def book_json(path: Path, *, values_from: Workbook | None = None) -> dict[str, Any]:
+def book_json(
+    path: Path, *, values_from: Workbook | None = None, exclude: Collection[str] = ()
+) -> dict[str, Any]:
     """The xlwings Server client's payload for the workbook at ``path`` (``values_from``:
-    the values Excel would show, instead of the file's or LibreOffice's)."""
+    the values Excel would show, instead of the file's or LibreOffice's); ``exclude``:
+    the sheets a script declares it does not read, sent as the client sends them."""
     import xlwings as xw
 
     formulas = openpyxl.load_workbook(path)
@@ -296,8 +300,29 @@ def book_json(path: Path, *, values_from: Workbook | None = None) -> dict[str, A
             "selection": str(selection or "A1").split()[0],
             "calculation": _CALCULATION.get(calculation or "auto", "Automatic"),
         },
-        "sheets": [_sheet_json(ws, shown[ws.title]) for ws in formulas.worksheets],
-        "names": _names_json(formulas),
+        "sheets": [
+            _excluded_json(ws) if ws.title in exclude else _sheet_json(ws, shown[ws.title])
+            for ws in formulas.worksheets
+        ],
+        "names": [n for n in _names_json(formulas) if n["scope_sheet_name"] not in exclude],
+    }
+
+
+def _excluded_json(ws: Any) -> dict[str, Any]:
+    """A sheet a script excludes, as the client sends it (``getBookData``): its name,
+    visibility, print area and pivot tables; no values, used range, tables, notes,
+    pictures or charts (its sheet-scoped names are left out too)."""
+    sent = _sheet_json(ws, ws)
+    return sent | {
+        "values": [[]],
+        "used_range_address": None,
+        "used_range_row_count": 0,
+        "used_range_column_count": 0,
+        "notes": [],
+        "pictures": [],
+        "shapes": [],
+        "charts": [],
+        "tables": [],
     }
 
 
@@ -379,6 +404,21 @@ def _refuse_if_protected(ws: Any, cell: Any, func: str) -> None:
         )
 
 
+def _fill(ws: Any, action: dict[str, Any]) -> None:
+    """What Office.js does with one formula given to a range (``range.formulas = "=..."``):
+    each cell takes it as copied there from the range's first cell (its relative
+    references moved), as a cell copied down or across does."""
+    from openpyxl.formula.translate import Translator
+
+    top, left = action["start_row"] + 1, action["start_column"] + 1
+    formula = Translator(action["values"], origin=f"{get_column_letter(left)}{top}")
+    for r in range(top, top + action["row_count"]):
+        for c in range(left, left + action["column_count"]):
+            cell = ws.cell(r, c)
+            _refuse_if_protected(ws, cell, "setFormula")
+            cell.value = formula.translate_formula(f"{get_column_letter(c)}{r}")
+
+
 def apply_actions(path: Path, actions: list[dict[str, Any]], *, callbacks: bool = True) -> None:
     """Do to the file what the xlwings client does in Excel with ``actions``.
 
@@ -411,7 +451,9 @@ def apply_actions(path: Path, actions: list[dict[str, Any]], *, callbacks: bool 
                 raise AssertionError(f"a callback the task pane does not register: {callback}")
             continue
         ws = wb.worksheets[action["sheet_position"]]
-        if func in ("setValues", "setFormula"):
+        if func == "setFormula" and isinstance(action["values"], str):
+            _fill(ws, action)
+        elif func in ("setValues", "setFormula"):
             for i, row in enumerate(action["values"]):
                 for j, value in enumerate(row):
                     cell = ws.cell(action["start_row"] + 1 + i, action["start_column"] + 1 + j)

@@ -23,21 +23,37 @@ if TYPE_CHECKING:
 # function and button, the modules loaded first. So a project's ``custom_functions``
 # module that does ``from battle_ledger.xlfuncs import *`` (as xlwings Server's own
 # examples do) gets all of them, and ``import battle_ledger.xlfuncs`` alone loads none.
-_ALWAYS = ["MACROS", "UDFS", "load_udfs"]
+_ALWAYS = ["MACROS", "UDFS", "load_udf", "load_udfs"]
 _EXPORTED: list[str] = []
 
-#: The modules of Excel functions, one a rule set (and the recovery functions).
-_UDF_MODULES = ("aoe", "aog", "dep", "etg", "gote", "recovery", "sail", "se")
 _loaded = False
 
 
 def load_udfs() -> dict[str, Any]:
     """Every Excel function by name (the function modules imported, not the buttons)."""
-    for name in _UDF_MODULES:
+    from battle_ledger.xlfuncs._modules import FUNCTION_MODULES
+
+    for name in sorted(m.name for m in FUNCTION_MODULES):
         _export(importlib.import_module(f"{__name__}.{name}"))
     from battle_ledger.xlfuncs._registry import UDFS
 
     return UDFS
+
+
+def load_udf(name: str) -> Any | None:
+    """Excel function ``name`` (any case), or None: the module of its rule set imported
+    first (``ETG_CRT``: ``etg``, by the name's first word), every module only where it is
+    not there (a command calling one function loads no other rule set)."""
+    from battle_ledger.xlfuncs._modules import FUNCTION_MODULES
+
+    registry = importlib.import_module(f"{__name__}._registry")
+    key = name.upper()
+    for module in FUNCTION_MODULES:
+        if key.startswith(module.prefix):
+            _export(importlib.import_module(f"{__name__}.{module.name}"))
+            if key in registry.UDFS:
+                return registry.UDFS[key]
+    return load_udfs().get(key)
 
 
 def _load() -> None:

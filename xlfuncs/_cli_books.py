@@ -10,17 +10,19 @@ from __future__ import annotations
 import codecs
 import contextlib
 import datetime as _dt
+import functools
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
+from battle_ledger.xlfuncs._progress import progress, working
 from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset
     from battle_ledger.sheets.book import Book
     from battle_ledger.sheets.house_rules import RulesLayout
+    from battle_ledger.sheets.ledger import LedgerKind, NamedCell
     from battle_ledger.sheets.operations import Option, Upload
 
 __all__ = [
@@ -39,22 +42,10 @@ __all__ = [
     "new",
     "operation_help",
     "parse_extra_options",
-    "progress",
     "report",
     "run",
     "undo",
 ]
-
-T = TypeVar("T")
-
-
-def progress(items: Iterable[T], label: str, length: int | None = None) -> Iterator[T]:
-    """``items``, with a progress bar on stderr when stdout is a terminal; quiet when piped."""
-    if not sys.stdout.isatty():
-        yield from items
-        return
-    with click.progressbar(items, label=label, length=length, file=sys.stderr) as bar:
-        yield from bar
 
 
 def _json_default(value: Any) -> Any:
@@ -82,7 +73,112 @@ _lite_wheel_option = click.option(
 )
 
 
-@cli.command("new")
+#: Where ``new`` keeps, while it parses, the KIND it was given and whether help was asked.
+_NEW_KIND, _NEW_HELP = "battle_ledger.new.kind", "battle_ledger.new.help"
+
+
+class _NewCommand(click.Command):
+    """``new``'s options: its own, then each ledger kind's settings (``--max-dep``,
+    ``--wind``...), made from the kinds' declarations (``NamedCell.option``). They are
+    loaded only once a KIND is given: ``new --help`` loads no kind; ``new KIND --help``
+    lists KIND's settings, a command parses every kind's (one a kind lacks is refused by
+    name, as the builder does not take it)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_NEW_KIND] = self._kind_in(ctx, args)
+        ctx.meta[_NEW_HELP] = any(a in ctx.help_option_names for a in args)
+        return super().parse_args(ctx, args)
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        kind = ctx.meta.get(_NEW_KIND)
+        if kind is None:
+            return params
+        own = [p for p in params if p.name != "help"]
+        return (
+            own
+            + list(_setting_params(kind if ctx.meta.get(_NEW_HELP) else None))
+            + [p for p in params if p.name == "help"]
+        )
+
+    def _kind_in(self, ctx: click.Context, args: list[str]) -> str | None:
+        """The KIND of ``new``'s arguments: the first word that is no option or an
+        option's value (every option of a setting takes a value)."""
+        flags = set(ctx.help_option_names)
+        for param in self.params:
+            if isinstance(param, click.Option) and param.is_flag:
+                flags.update(param.opts)
+        words = iter(args)
+        for word in words:
+            if word == "--":
+                return next(words, None)
+            if word == "-" or not word.startswith("-"):
+                return word
+            self_contained = "=" in word or (not word.startswith("--") and len(word) > 2)
+            if word not in flags and not self_contained:
+                next(words, None)  # its value
+        return None
+
+
+@functools.cache
+def _settings() -> tuple[tuple[LedgerKind, NamedCell], ...]:
+    """Every ledger kind's settings, each with its kind (every kind loaded)."""
+    from battle_ledger.sheets.ledger import KINDS
+    from battle_ledger.sheets.operations import load_operations
+
+    load_operations()
+    return tuple((kind, cell) for kind in KINDS.values() for cell in kind.settings)
+
+
+def _setting_flags() -> dict[str, str]:
+    """The builders' keywords of the settings, as ``new`` spells them (``start_time``:
+    ``--start``)."""
+    return {cell.field: cell.flag for _, cell in _settings()}
+
+
+@functools.cache
+def _setting_params(kind: str | None) -> tuple[click.Option, ...]:
+    """The options of the settings of ``kind`` (its own, or of the kinds it is an alias
+    of: none for a roster), or of every kind (None): one option per word, its help naming
+    the kinds it sets."""
+    from battle_ledger.sheets.ledger import Entry
+
+    everything = _settings()
+    chosen = [(k, c) for k, c in everything if kind is None or kind in (k.name, *k.aliases)]
+    by_flag: dict[str, list[tuple[LedgerKind, NamedCell]]] = {}
+    for k, cell in chosen:
+        by_flag.setdefault(cell.flag, []).append((k, cell))
+    found = []
+    for flag, cells in by_flag.items():
+        cell = cells[0][1]
+        for _, other in cells[1:]:
+            if (other.field, other.entry, other.choices, other.low, other.high) != (
+                cell.field,
+                cell.entry,
+                cell.choices,
+                cell.low,
+                cell.high,
+            ):
+                raise TypeError(f"{flag} is declared two ways ({cell.name}, {other.name})")
+        kind_type: click.ParamType[Any] | None = None
+        if cell.choices:
+            kind_type = click.Choice(cell.choices, case_sensitive=False)
+        elif cell.entry is Entry.WHOLE:
+            kind_type = click.IntRange(min=cell.low, max=cell.high)
+        said: dict[tuple[str, str, str | None], list[str]] = {}
+        for k, c in cells:
+            said.setdefault((c.label, c.help, c.default), []).append(k.title)
+        helps = [
+            f"{label} ({', '.join(titles)})"
+            + (f": {text}" if text else "")
+            + (f" (default {default})" if default is not None else "")
+            for (label, text, default), titles in said.items()
+        ]
+        found.append(click.Option([flag, cell.field], type=kind_type, help="; ".join(helps) + "."))
+    return tuple(found)
+
+
+@cli.command("new", cls=_NewCommand)
 @click.argument("kind")
 @click.option(
     "--ruleset",
@@ -123,97 +219,10 @@ _lite_wheel_option = click.option(
     type=click.IntRange(min=0, max=10_000),
     help="Blank input rows to add to the tables (default: the template's).",
 )
-@click.option("--battle", help="The battle's name (ledgers; default: the order of battle's title).")
-@click.option("--date", "date", metavar="YYYY-MM-DD", help="DEP ledger: the battle's date.")
-@click.option(
-    "--max-dep",
-    type=click.IntRange(min=1),
-    help="DEP ledger: the scenario's maximum DEP (the rules' 48 unless the scenario says less).",
-)
 @click.option(
     "--turns-shown",
     type=click.IntRange(min=1, max=500),
     help="DEP ledger, victory table: how many turns the chart covers.",
-)
-@click.option("--name", help="The campaign's name (campaign).")
-@click.option("--starts-on", metavar="YYYY-MM-DD", help="Campaign: its first date.")
-@click.option(
-    "--rounding",
-    type=click.Choice(["half up", "down"]),
-    help="Campaign: stands coming back rounded half up (the house default) or down.",
-)
-@click.option(
-    "--draw-counts",
-    type=click.Choice(["both losers", "both winners"]),
-    help="Campaign: a drawn battle's sides recover as losers (the house default) or winners.",
-)
-@click.option(
-    "--brackets-from",
-    type=click.Choice(["new strength", "start of the campaign"]),
-    help="Campaign (Glory of the Empire): a later day's casualty brackets count from the "
-    "units' new strength (the house default) or their strength at the start of the campaign.",
-)
-@click.option(
-    "--start",
-    "start_time",
-    metavar="HH:MM",
-    help="The time turn 1 starts (ledgers; default: the order of battle's start).",
-)
-@click.option(
-    "--mark-crossed-when",
-    type=click.Choice(["reached", "exceeded"]),
-    help="Victory table: a mark is crossed when losses reach it (3.2) or exceed it (9.2).",
-)
-@click.option(
-    "--roll-passes",
-    type=click.Choice(["at or under", "under"]),
-    help="Casualty brackets (Glory of the Empire): a percentile roll passes at or under "
-    "the chance (the data's reading) or under it.",
-)
-@click.option(
-    "--first-rally",
-    type=click.Choice(["the same turn", "the next turn"]),
-    help="Casualty brackets (Glory of the Empire): a unit routed in a turn first rolls to "
-    "rally at the end of the same turn (the data's reading) or of the next.",
-)
-@click.option(
-    "--spent-point-counts",
-    type=click.Choice(["stands lost", "stands left"]),
-    help="Age of Eagles stands lost: a brigade is spent once its stands lost reach its spent "
-    "point (the data's reading) or once its stands left fall to it.",
-)
-@click.option(
-    "--wind",
-    type=click.Choice(["N", "NE", "E", "SE", "S", "SW", "W", "NW"], case_sensitive=False),
-    help="Ship records: the way the wind blows at the start (default W).",
-)
-@click.option(
-    "--wind-speed",
-    type=click.IntRange(1, 7),
-    help="Ship records: the wind speed at the start, 1-7 (the text: 4).",
-)
-@click.option(
-    "--band-edges",
-    type=click.Choice(["closer band", "farther band"]),
-    help="Ship records: a range of exactly 4 or 8 cm is in the closer band (the house "
-    "reading) or the farther.",
-)
-@click.option(
-    "--burning-ships-fire",
-    type=click.Choice(["yes", "no"]),
-    help="Ship records: whether a burning ship may fire (the house reading: yes).",
-)
-@click.option(
-    "--damage-counts",
-    type=click.Choice(["all boxes of a ship lost", "boxes struck only"]),
-    help="Ship records: what 'most damage' counts (the house reading: a ship lost counts "
-    "all her boxes).",
-)
-@click.option(
-    "--opening-dice",
-    type=click.Choice(["after the wind", "before the wind"]),
-    help="Ship records: end-round throws the next round's fire, sinking and refloating dice "
-    "after the wind changes (the text's sequence, default) or before it.",
 )
 @click.option(
     "--paper",
@@ -251,38 +260,22 @@ def new(
     map_file: Path | None,
     as_json: bool,
     blank_rows: int | None,
-    battle: str | None,
-    date: str | None,
-    max_dep: int | None,
     turns_shown: int | None,
-    name: str | None,
-    starts_on: str | None,
-    rounding: str | None,
-    draw_counts: str | None,
-    brackets_from: str | None,
-    start_time: str | None,
-    mark_crossed_when: str | None,
-    roll_passes: str | None,
-    first_rally: str | None,
-    spent_point_counts: str | None,
-    wind: str | None,
-    wind_speed: int | None,
-    band_edges: str | None,
-    burning_ships_fire: str | None,
-    damage_counts: str | None,
-    opening_dice: str | None,
     paper: str | None,
     out: Path,
     force: bool,
     lite: bool,
     lite_wheel: str | None,
     house: HouseRules | None,
+    **settings: Any,
 ) -> None:
     """Build a new workbook of KIND (dep-ledger, roster, ...) for a rule set.
 
     The workbook carries the house rules in force (--rules FILE, else the
     per-user folder's: 'battle-ledger rules where'), so it gives the same
-    numbers on any machine.
+    numbers on any machine. Each kind's settings are options too (--battle,
+    --start, --max-dep, --wind, --rounding...): 'battle-ledger new KIND --help'
+    lists KIND's.
 
     \b
     Example: battle-ledger new dep-ledger --ruleset etg --oob army.csv -o ledger.xlsx
@@ -330,16 +323,7 @@ def new(
     if lite_wheel is not None and not lite:
         raise CommandError("--lite-wheel goes with --lite", column="--lite-wheel",
                            value=lite_wheel, expected="--lite too")  # fmt: skip
-    given = {"blank_rows": blank_rows, "battle": battle, "date": date, "max_dep": max_dep,
-             "turns_shown": turns_shown, "name": name, "starts_on": starts_on,
-             "rounding": rounding, "draw_counts": draw_counts, "brackets_from": brackets_from,
-             "start_time": start_time,
-             "mark_crossed_when": mark_crossed_when, "roll_passes": roll_passes,
-             "first_rally": first_rally,
-             "spent_point_counts": spent_point_counts, "wind": wind, "wind_speed": wind_speed,
-             "band_edges": band_edges, "burning_ships_fire": burning_ships_fire,
-             "damage_counts": damage_counts, "opening_dice": opening_dice,
-             "paper": paper}  # fmt: skip
+    given = {"blank_rows": blank_rows, "turns_shown": turns_shown, "paper": paper, **settings}
     options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     if map_file is not None or ruleset_id == _ALL:
         if lite or house is not None or campaign is not None:
@@ -385,18 +369,19 @@ def new(
         oob, link = made.oob, made.link.rows()
         for note in made.notes:
             click.echo(note)
-    wb = templates.build(kind, ruleset, oob=oob, flags={"start_time": "--start"}, meta=link,
-                         **options)  # fmt: skip
-    made = wb
-    if lite:
-        from battle_ledger.sheets.webextension import with_lite_parts
-        from battle_ledger.sheets.workbook_file import workbook_bytes
-        from battle_ledger.xlfuncs.lite import lite_properties_for
+    with working(f"building {out.name}"):
+        wb = templates.build(kind, ruleset, oob=oob, flags=_setting_flags(), meta=link,
+                             **options)  # fmt: skip
+        made = wb
+        if lite:
+            from battle_ledger.sheets.webextension import with_lite_parts
+            from battle_ledger.sheets.workbook_file import workbook_bytes
+            from battle_ledger.xlfuncs.lite import lite_properties_for
 
-        properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
-                                         lite_wheel)  # fmt: skip
-        made = lambda: with_lite_parts(workbook_bytes(wb, str(out)), properties, str(out))  # noqa: E731
-    save_workbook(made, out, overwrite=force, before="new")
+            properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
+                                             lite_wheel)  # fmt: skip
+            made = lambda: with_lite_parts(workbook_bytes(wb, str(out)), properties, str(out))  # noqa: E731
+        save_workbook(made, out, overwrite=force, before="new")
     rules = f"; house rules from {ruleset.house.origin}" if ruleset.house is not None else ""
     carries = "; carries its code for xlwings Lite" if lite else ""
     linked = f"; from {campaign} on {on}" if link else ""
@@ -416,13 +401,14 @@ def _campaign_book(campaign: Path | None, on: str | None, formations: str | None
     if on is None:
         raise CommandError("--campaign needs --on", column="--on",
                            expected="--on YYYY-MM-DD: the date of the battle")  # fmt: skip
-    if kind.strip().casefold() == "campaign":
+    from battle_ledger.sheets.campaign import KIND as CAMPAIGN
+    from battle_ledger.sheets.zipbook import open_book
+
+    if kind.strip().casefold() == CAMPAIGN.name:
         raise CommandError("a campaign is not made from a campaign", column="--campaign",
                            value=str(campaign), expected="a battle ledger's kind: "
                            "dep-ledger, casualty-brackets, roster")  # fmt: skip
-    from battle_ledger.sheets.zipbook import open_book
-
-    return open_book(campaign, kind="campaign", writable=False)
+    return open_book(campaign, kind=CAMPAIGN.name, writable=False)
 
 
 def _formation_names(given: str) -> list[str]:
@@ -496,7 +482,8 @@ def _new_mapped(
     text = _stdin_text("--oob -") if str(oob_file) == "-" else None
     mapped = mapped_file("standard input" if text is not None else oob_file, rulesets, oob_map,
                          text)  # fmt: skip
-    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options) for m in mapped]
+    books = [templates.build(kind, m.oob.ruleset_id, m.oob, **options)
+             for m in progress(mapped, f"building {kind}", quiet=as_json)]  # fmt: skip
     written = []
     for m, wb, path in zip(mapped, books, outs, strict=True):
         save_workbook(wb, path, overwrite=force, before="new")
@@ -801,8 +788,9 @@ def run(
     lay_out: RulesLayout | None = None
     if house is not None:  # the Rules sheet laid out for them: the templates' builder
         from battle_ledger.templates.rules_sheet import lay_out_rules as lay_out
-    result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
-                         batch=batch, **options)  # fmt: skip
+    with working(f"{macro} on {book.name}", quiet=as_json):
+        result = run_on_book(workbook, macro, house=house, lay_out=lay_out, dry_run=dry_run,
+                             batch=batch, **options)  # fmt: skip
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
@@ -930,7 +918,8 @@ def report(book: Path, as_json: bool, on: str | None) -> None:
     from battle_ledger.sheets.operations import run_report
     from battle_ledger.sheets.zipbook import open_book
 
-    result = run_report(open_book(book, writable=False), on=on)
+    with working(f"reading {book.name}", quiet=as_json):
+        result = run_report(open_book(book, writable=False), on=on)
     if as_json:
         click.echo(_dumps({"summary": result.summary, "details": result.details}))
     else:
@@ -974,15 +963,12 @@ def demo(out_dir: Path) -> None:
         raise WorkbookSaveError(
             f"cannot create the demo folder: {os_error_line(exc)}", file=str(out_dir)
         ) from None
-    if not sys.stdout.isatty():
-        paths = build_demo(out_dir)
-    else:
-        from battle_ledger import templates
-        from battle_ledger.rulesets import registry
+    from battle_ledger import templates
+    from battle_ledger.rulesets import registry
 
-        total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
-        with click.progressbar(length=total, label="building the demo", file=sys.stderr) as bar:
-            paths = build_demo(out_dir, progress=lambda _path: bar.update(1))
+    total = sum(len(templates.kinds_for(r)) for r in registry.all_rulesets())
+    with working("building the demo", total=total) as advance:
+        paths = build_demo(out_dir, progress=lambda _path: advance(1))
     for path in paths:
         click.echo(str(path))
 

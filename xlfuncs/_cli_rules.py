@@ -159,13 +159,11 @@ def format_result(result: Any, *, as_json: bool, labels: Sequence[str] | None = 
 
 
 def _find_udf(name: str) -> Any:
-    from battle_ledger.xlfuncs import load_udfs
+    from battle_ledger.xlfuncs import load_udf, load_udfs
 
-    functions = load_udfs()
-
-    fn = functions.get(name.upper())
+    fn = load_udf(name)
     if fn is None:
-        close = difflib.get_close_matches(name.upper(), list(functions), n=3)
+        close = difflib.get_close_matches(name.upper(), list(load_udfs()), n=3)
         raise CommandError(  # a mistake in the command itself: exit 2
             f"no Excel function {name!r}",
             value=name,
@@ -248,13 +246,12 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, labels: bool, li
     \b
     Example: battle-ledger udf ETG_ODDS "Heavy cavalry" Infantry B C --json --labels
     """
-    from battle_ledger.xlfuncs import load_udfs
-
-    functions = load_udfs()
-
     if list_all or name is None:
         if not list_all:
             raise click.UsageError("NAME is required (or --list to see them all)")
+        from battle_ledger.xlfuncs import load_udfs
+
+        functions = load_udfs()
         for key in sorted(functions):
             first = (inspect.getdoc(functions[key]) or "").splitlines()[0:1]
             click.echo(f"{key}  {first[0] if first else ''}".rstrip())

@@ -18,11 +18,12 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast, overload
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.xlfuncs._args import answer_alike
+from battle_ledger.xlfuncs._modules import function_module
 
 __all__ = [
     "EXCEL_HELP_CHARACTERS",
@@ -133,23 +134,11 @@ def function_help(f: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     return summary, {name: _within(found[name]) for name in names if name in found}
 
 
-#: The rule set of each module of functions (its name makes the category), None: several.
-_MODULE_RULESETS = {
-    "aoe": "age-of-eagles",
-    "aog": "age-of-glaube",
-    "dep": "eagles-to-glory",
-    "etg": "eagles-to-glory",
-    "gote": "glory-of-the-empire",
-    "sail": "age-of-sail",
-    "se": "square-eagles",
-    "recovery": None,
-}
-
-
 def module_ruleset(module: str) -> str | None:
     """The rule set of a module of functions (``battle_ledger.xlfuncs.etg``), None for
     one whose functions take their rule set as an argument (campaign recovery)."""
-    return _MODULE_RULESETS.get(module.rsplit(".", 1)[-1])
+    found = function_module(module)
+    return None if found is None else found.ruleset
 
 
 def _category(f: Callable[..., Any]) -> str:
@@ -179,7 +168,7 @@ def columns_described(name: str) -> str | None:
     return ", ".join(labels(3)) + ", ..." if callable(labels) else ", ".join(labels)
 
 
-def macro(f: F, *, on_desktop: bool = True) -> F:
+def macro(f: F, *, on_desktop: bool = True, unread: Sequence[str] = ()) -> F:
     """Register ``f`` as an Excel macro (an xlwings script run from a button).
 
     On xlwings Server it takes the book and its options as arguments (the task pane's
@@ -188,7 +177,8 @@ def macro(f: F, *, on_desktop: bool = True) -> F:
     arguments: there the macro takes none and runs on the calling book with its
     options' defaults. ``on_desktop=False``: a macro that cannot run without an option
     (``record`` needs its division) is not offered to desktop Excel, where the umpire
-    types into the sheet instead.
+    types into the sheet instead. ``unread``: the sheets the macro never reads (xlwings'
+    ``exclude``), which the add-in then does not send (a chart's grid).
     """
     if not f.__doc__:
         raise TypeError(f"macro {f.__name__} needs a docstring")
@@ -197,7 +187,7 @@ def macro(f: F, *, on_desktop: bool = True) -> F:
     if xw is None:
         return f
     if _on_server():
-        return cast(F, xw.script(_told_to_excel(f, xw)))
+        return cast(F, xw.script(_told_to_excel(f, xw), exclude=list(unread) or None))
     return cast(F, xw.script(_without_arguments(f, xw))) if on_desktop else f
 
 

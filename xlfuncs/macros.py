@@ -22,7 +22,7 @@ from typing import Any
 import xlwings as xw
 
 from battle_ledger.sheets.errors import CommandError
-from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.ledger import KINDS, LedgerKind
 from battle_ledger.sheets.operations import (
     MAX_UPLOAD_BYTES,
     Operation,
@@ -36,7 +36,7 @@ from battle_ledger.sheets.operations import (
 )
 from battle_ledger.xlfuncs._registry import macro
 
-__all__ = ["check", "macro_name", "options_of", "report"]
+__all__ = ["check", "macro_name", "options_of", "report", "unread_sheets"]
 
 
 def _book(book: xw.Book | None) -> Any:
@@ -203,6 +203,16 @@ def options_of(op: Operation) -> list[Any]:
     return list(op.options.values())
 
 
+def unread_sheets(kind: LedgerKind) -> list[str]:
+    """The sheets of a ``kind`` ledger no operation reads, which its buttons leave in
+    Excel (xlwings' ``exclude``: the add-in sends them empty): the grid of a period a row
+    and the sheet its chart reads, drawn from the tables, holding none and no named cell.
+    Every other sheet is sent (the tables, the named cells, ``_meta``, the Log, the house
+    rules and the Rules sheet's tables are read)."""
+    grid = kind.grid
+    return [] if grid is None else [s for s in (grid.sheet, grid.chart_data) if s]
+
+
 def _generate() -> None:
     load_operations()
     for kind in KINDS.values():
@@ -211,7 +221,7 @@ def _generate() -> None:
             # Desktop Excel's buttons run without options: the close of the period (its
             # options have defaults); the umpire types a period's inputs into the sheet.
             desktop = op.name == kind.close and not any(o.required for o in options_of(op))
-            globals()[fn.__name__] = macro(fn, on_desktop=desktop)
+            globals()[fn.__name__] = macro(fn, on_desktop=desktop, unread=unread_sheets(kind))
             __all__.append(fn.__name__)
 
 
