@@ -42,6 +42,7 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
+    BATTLE_NAME,
     Column,
     Entry,
     LedgerKind,
@@ -399,7 +400,7 @@ KIND = register(
         thing="unit",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            BATTLE_NAME,
             NamedCell(
                 ROLL_PASSES,
                 "A roll passes",

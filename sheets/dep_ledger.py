@@ -74,6 +74,8 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
+    BATTLE_NAME,
+    START_TIME,
     Column,
     Entry,
     LedgerKind,
@@ -491,17 +493,11 @@ KIND = register(
         thing="division",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            BATTLE_NAME,
             NamedCell(
                 "BattleDate", "Date", help="its date, as ISO text (1815-06-16)", option="date"
             ),
-            NamedCell(
-                "StartTime",
-                "Start time",
-                help="the time turn 1 starts",
-                option="start",
-                keyword="start_time",
-            ),
+            START_TIME,
             NamedCell("TurnMinutes", "Turn length (minutes)", Entry.WHOLE, computed=True),
             NamedCell(
                 "MaxDEP",

@@ -61,8 +61,10 @@ else:
 
 __all__ = [
     "ALLOW_EMPTY_HELP",
+    "BATTLE_NAME",
     "EVERY_OPERATION",
     "KINDS",
+    "START_TIME",
     "ClosedPeriod",
     "Column",
     "Entry",
@@ -235,6 +237,15 @@ class NamedCell:
     def field(self) -> str:
         """The builder's keyword for the setting (``max_dep``)."""
         return self.keyword or self.option.replace("-", "_")
+
+
+#: The battle's name and the time its first turn starts: the same two settings of every
+#: kind that has them (written once; `new --battle`, `--start`).
+BATTLE_NAME = NamedCell("BattleName", "Battle", help="the battle's name", option="battle")
+START_TIME = NamedCell(
+    "StartTime", "Start time", help="the time turn 1 starts", option="start",
+    keyword="start_time",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

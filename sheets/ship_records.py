@@ -42,6 +42,7 @@ from battle_ledger.sheets.formulas import (
     thing_row,
 )
 from battle_ledger.sheets.ledger import (
+    BATTLE_NAME,
     EVERY_OPERATION,
     Column,
     Entry,
@@ -758,7 +759,7 @@ KIND = register(
         thing="ship",
         period="round",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            BATTLE_NAME,
             NamedCell("WindStart", "Wind at the start", Entry.CHOICE, "the way the wind "
                       "blows at the start: one of the eight compass points",
                       choices=tuple(t.id for t in sorted(

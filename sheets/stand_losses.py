@@ -37,6 +37,7 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
+    BATTLE_NAME,
     Column,
     Entry,
     LedgerKind,
@@ -316,7 +317,7 @@ KIND = register(
         thing="brigade",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            BATTLE_NAME,
             NamedCell(
                 SPENT_COUNTS,
                 "Spent point counts",

@@ -34,6 +34,7 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
+    BATTLE_NAME,
     Column,
     Entry,
     LedgerKind,
@@ -200,7 +201,7 @@ KIND = register(
         thing="unit",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
+            BATTLE_NAME,
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=(IN_PLAY, REMOVED),

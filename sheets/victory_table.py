@@ -49,6 +49,8 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
+    BATTLE_NAME,
+    START_TIME,
     Column,
     Entry,
     LedgerKind,
@@ -287,14 +289,8 @@ KIND = register(
         thing="side",
         period="turn",
         named_cells=(
-            NamedCell("BattleName", "Battle", help="the battle's name", option="battle"),
-            NamedCell(
-                "StartTime",
-                "Start time",
-                help="the time turn 1 starts",
-                option="start",
-                keyword="start_time",
-            ),
+            BATTLE_NAME,
+            START_TIME,
             NamedCell(
                 "MarkCrossedWhen",
                 "Mark crossed when",
