@@ -53,7 +53,7 @@ def boundaries(ref: str) -> tuple[int | None, int | None, int | None, int | None
             return first_col, first_row, last_col, last_row
     from openpyxl.utils import range_boundaries
 
-    return range_boundaries(ref)  # type: ignore[no-any-return]
+    return range_boundaries(ref)
 
 
 def coordinates(ref: str) -> tuple[int, int]:
@@ -63,4 +63,4 @@ def coordinates(ref: str) -> tuple[int, int]:
         return int(m.group(2)), column_number(m.group(1))
     from openpyxl.utils.cell import coordinate_to_tuple
 
-    return coordinate_to_tuple(ref)  # type: ignore[no-any-return]
+    return coordinate_to_tuple(ref)

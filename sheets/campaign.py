@@ -40,7 +40,13 @@ from battle_ledger.rulesets.oob import (
     type_vocabulary,
 )
 from battle_ledger.sheets.book import Book, Grid, Meta
-from battle_ledger.sheets.errors import CellValueError, WrongKindError
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    InputFileError,
+    LedgerStateError,
+    OptionValueError,
+    WrongKindError,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     ISO_DATE_HELPERS,
@@ -512,7 +518,7 @@ def _named_date(book: Book, name: str) -> dt.date | None:
 
 
 def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
-    frame = book.read_table(BATTLES.name, {"Battle": "Int64", "Name": str, "Date": None,
+    frame = book.read_table(BATTLES.name, {"Battle": int, "Name": str, "Date": None,
                                            "Winner": str}, cached=False)  # fmt: skip
     frame = frame[frame["Battle"].notna()]
     found: dict[int, CampaignBattle] = {}
@@ -811,7 +817,7 @@ def _losses_from(upload: Upload, ledger: CampaignLedger, here: CampaignLink) -> 
         made_with = {n.casefold(): n for n in link.formations}
         strays = [str(n) for n in lost.index if str(n).casefold() not in made_with]
         if strays:
-            raise InvalidArgumentError(
+            raise InputFileError(
                 f"{upload.name} names formations it was not made with from the campaign: "
                 + ", ".join(strays),
                 column="--from", value=upload.name,
@@ -820,7 +826,7 @@ def _losses_from(upload: Upload, ledger: CampaignLedger, here: CampaignLink) -> 
         lost.index = [made_with[str(n).casefold()] for n in lost.index]
     unknown = [str(n) for n in lost.index if str(n) not in ledger.starts]
     if unknown:
-        raise InvalidArgumentError(
+        raise InputFileError(
             f"{upload.name} names {name.casefold()}s the campaign does not have: "
             + ", ".join(unknown),
             column="--from", value=upload.name,
@@ -841,7 +847,7 @@ def _check_link(file: str, link: CampaignLink, here: CampaignLink) -> None:
             "(battle-ledger new KIND --campaign THIS.xlsx --on DATE)",
         )  # fmt: skip
     if link.on != here.on:
-        raise InvalidArgumentError(
+        raise InputFileError(
             f"{file} was made from the campaign on {link.on.isoformat()}, for a battle "
             f"that day, not on {here.on.isoformat()}",
             column="--date", value=here.on.isoformat(),
@@ -854,7 +860,7 @@ def date_option(text: str, option: str) -> dt.date:
     try:
         return dt.date.fromisoformat(str(text).strip())
     except ValueError:
-        raise InvalidArgumentError(
+        raise OptionValueError(
             f"{option} is not a date",
             column=option,
             value=text,
@@ -888,16 +894,16 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     day = date_option(date, "--date")
     title = " ".join(name.split())
     if not title or any(b.name.casefold() == title.casefold() for b in ledger.battles.values()):
-        raise InvalidArgumentError("the campaign has a battle of that name already",
-                                   column="--name", value=name,
-                                   expected="a new battle name")  # fmt: skip
+        raise OptionValueError("the campaign has a battle of that name already",
+                               column="--name", value=name,
+                               expected="a new battle name")  # fmt: skip
     first = ledger.first_date
     if first is not None and day < first:
-        raise InvalidArgumentError("the battle is before the campaign's first date",
-                                   column="--date", value=date,
-                                   expected=f"{first.isoformat()} or later")  # fmt: skip
+        raise OptionValueError("the battle is before the campaign's first date",
+                               column="--date", value=date,
+                               expected=f"{first.isoformat()} or later")  # fmt: skip
     if not ledger.starts:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             "the campaign has no formations yet, so no battle can be added",
             table=FORMATIONS.name, column=FORMATIONS.columns[0].header,
             expected="formations typed into the Formations sheet, or a campaign made "
@@ -962,7 +968,7 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     """The new Battles row with its formulas (on the sheet row it will take)."""
     from battle_ledger.sheets.book import Formula
 
-    existing = book.read_table(BATTLES.name, {"Battle": "Int64"}, cached=False)
+    existing = book.read_table(BATTLES.name, {"Battle": int}, cached=False)
     r = _TOP + 1 + int(existing["Battle"].notna().sum())
     row = dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
     return pd.DataFrame([row])
@@ -990,17 +996,17 @@ def losses(book: Book, **given: Any) -> OperationResult:
     csv_file: Upload | None = given.pop("from_csv", None)
     if csv_file is not None:
         if given:
-            raise InvalidArgumentError("--from-csv goes alone", column="--from-csv",
-                                       expected="--from-csv FILE, or --battle, --formation "
-                                       "and --lost")  # fmt: skip
+            raise OptionValueError("--from-csv goes alone", column="--from-csv",
+                                   expected="--from-csv FILE, or --battle, --formation "
+                                   "and --lost")  # fmt: skip
         entries = [_entry(ledger, book, row, where) for row, where in _csv_rows(csv_file)]
     else:
         missing = [f"--{k}" for k in ("battle", "formation", "lost") if given.get(k) is None]
         if missing:
-            raise InvalidArgumentError("losses needs " + ", ".join(missing),
-                                       column=missing[0],
-                                       expected="--battle, --formation and --lost, or "
-                                       "--from-csv FILE")  # fmt: skip
+            raise OptionValueError("losses needs " + ", ".join(missing),
+                                   column=missing[0],
+                                   expected="--battle, --formation and --lost, or "
+                                   "--from-csv FILE")  # fmt: skip
         entries = [_entry(ledger, book, given, {})]
     trial = ledger.turns.copy()
     trial["Stands lost"] = trial["Stands lost"].astype(object)
@@ -1008,10 +1014,10 @@ def losses(book: Book, **given: Any) -> OperationResult:
     for number, name, lost in entries:
         rows = trial[(trial["Battle"] == number) & (trial["Formation"] == name)]
         if rows.empty:
-            raise InvalidArgumentError(f"{name} has no row in battle {number}",
-                                       column="--formation", value=name,
-                                       expected="a formation that was in the campaign "
-                                       "then (add-battle gives each one its row)")  # fmt: skip
+            raise OptionValueError(f"{name} has no row in battle {number}",
+                                   column="--formation", value=name,
+                                   expected="a formation that was in the campaign "
+                                   "then (add-battle gives each one its row)")  # fmt: skip
         trial.at[rows.index[0], "Stands lost"] = lost
         changed[rows.index[0]] = lost
     compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
@@ -1048,12 +1054,12 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
     ledger = read_campaign(book)
     rs = registry.get(ledger.ruleset)
     if not prints_replacements(rs):
-        raise InvalidArgumentError(f"{rs.name} prints no artillery replacements",
-                                   column="replace-artillery",
-                                   expected="a Glory of the Empire campaign")  # fmt: skip
+        raise LedgerStateError(f"{rs.name} prints no artillery replacements",
+                               column="replace-artillery",
+                               expected="a Glory of the Empire campaign")  # fmt: skip
     if not ledger.battles:
-        raise InvalidArgumentError("the campaign has no battle yet", column="--battle",
-                                   expected="add-battle first")  # fmt: skip
+        raise LedgerStateError("the campaign has no battle yet", column="--battle",
+                               expected="add-battle first")  # fmt: skip
     number = (_battle_number(ledger, battle) if battle is not None else
               max(ledger.battles, key=lambda n: (ledger.battles[n].date, n)))  # fmt: skip
     gun_side, donor_side = (
@@ -1062,9 +1068,9 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
     )
     for option, name in (("--battery", gun_side), ("--donor", donor_side)):
         if not ledger.types.get(name):
-            raise InvalidArgumentError(f"{name} has no type on Formations", column=option,
-                                       value=name, expected="its unit type typed in the Type "
-                                       "column")  # fmt: skip
+            raise OptionValueError(f"{name} has no type on Formations", column=option,
+                                   value=name, expected="its unit type typed in the Type "
+                                   "column")  # fmt: skip
     try:
         guns = gote.artillery_replacement(ledger.types[gun_side], ledger.types[donor_side],
                                           figures)  # fmt: skip
@@ -1076,16 +1082,16 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
                                    column=option, value=exc.value,
                                    expected=exc.expected) from None  # fmt: skip
     if ledger.sides[gun_side] != ledger.sides[donor_side]:
-        raise InvalidArgumentError(f"{donor_side} is not of {ledger.sides[gun_side]}",
-                                   column="--donor", value=donor,
-                                   expected=f"a donor of {ledger.sides[gun_side]}")  # fmt: skip
+        raise OptionValueError(f"{donor_side} is not of {ledger.sides[gun_side]}",
+                               column="--donor", value=donor,
+                               expected=f"a donor of {ledger.sides[gun_side]}")  # fmt: skip
     trial = ledger.turns.copy()
     changed: dict[str, dict[Any, int]] = {"Guns replaced": {}, "Figures donated": {}}
     for name, header, count in ((gun_side, "Guns replaced", guns),
                                 (donor_side, "Figures donated", figures)):  # fmt: skip
         rows = trial[(trial["Battle"] == number) & (trial["Formation"] == name)]
         if rows.empty:
-            raise InvalidArgumentError(
+            raise OptionValueError(
                 f"{name} has no row in battle {number}", value=name,
                 column="--battery" if name == gun_side else "--donor",
                 expected="a formation of that battle",
@@ -1093,8 +1099,8 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
         index = rows.index[0]
         had = trial.at[index, header]
         trial[header] = trial[header].astype(object)
-        trial.at[index, header] = cell_count(had) + count
-        changed[header][index] = trial.at[index, header]
+        changed[header][index] = cell_count(had) + count
+        trial.at[index, header] = changed[header][index]
     compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
     for header, cells in changed.items():
         book.write_cells(LOSSES.name, pd.DataFrame({header: cells}))
@@ -1128,13 +1134,13 @@ def _csv_rows(source: Upload) -> list[tuple[dict[str, Any], dict[str, Any]]]:
               "lost": ("lost", "stands lost", "stands")}  # fmt: skip
     found = {k: next((heads[a] for a in names if a in heads), None) for k, names in wanted.items()}
     if None in found.values():
-        raise InvalidArgumentError("the CSV needs the columns battle, formation and lost",
-                                   file=name, value=", ".join(reader.fieldnames or []),
-                                   expected="battle, formation, lost")  # fmt: skip
+        raise InputFileError("the CSV needs the columns battle, formation and lost",
+                             file=name, value=", ".join(reader.fieldnames or []),
+                             expected="battle, formation, lost")  # fmt: skip
     rows = [({k: row[h] for k, h in found.items() if h is not None}, {"file": name, "row": i})
             for i, row in enumerate(reader, start=2)]  # fmt: skip
     if not rows:
-        raise InvalidArgumentError("the CSV has no rows", file=name, expected="one row a loss")
+        raise InputFileError("the CSV has no rows", file=name, expected="one row a loss")
     return rows
 
 

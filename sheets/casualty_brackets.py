@@ -25,7 +25,12 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    LedgerStateError,
+    OptionValueError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -469,7 +474,7 @@ def read_brackets(book: Book) -> BracketsLedger:
             )
         battery = pd.isna(figures)
         start = int(guns if battery else figures)
-        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)
+        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
@@ -632,7 +637,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         raise nothing_to_record("--fire, --melee, --leader-attached, --became, ...")
     turn = ledger.current_turn
     if "Became" in cells and ledger.turns.attrs.get("template_version", _STATES) < _STATES:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             "this ledger was made before a unit's state could be typed: it has no Became column",
             file=book.name, table=TURNS.name, column="--became", value=cells["Became"],
             expected="a ledger made by this version (battle-ledger new casualty-brackets)",
@@ -642,7 +647,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if "Rally roll" in cells and out["Rally chance"] == "":
         # a formed unit has no rally to roll (the sheet ignores one typed there; refused
         # here, where the umpire can be told at once)
-        raise InvalidArgumentError(
+        raise OptionValueError(
             f"turn {turn}, unit {name!r}: a rally roll for a unit that is not routed or "
             "disordered",
             file=book.name, table=TURNS.name, column="--rally-roll",
@@ -675,7 +680,7 @@ def _throw(ledger: BracketsLedger, turn: int, rng: random.Random) -> dict[Any, d
         thrown = 0
         for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
             for header, called_for in _ROLLS:
-                if called_for(computed.loc[index]) and pd.isna(row[header]):
+                if called_for(computed.loc[index]) and pd.isna(row[header]):  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
                     value = rng.randint(1, 100)
                     rolls.setdefault(index, {})[header] = value
                     ledger.turns.at[index, header] = value
@@ -714,7 +719,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
     for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
-        out = computed.loc[index]
+        out = computed.loc[index]  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
         if out["Rally chance"] != "":
             rallies.append({"unit": str(row["Unit"]), "chance": int(out["Rally chance"]),
                             "rallied": {"Y": True, "N": False}.get(out["Rallied"]),

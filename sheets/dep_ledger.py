@@ -52,7 +52,12 @@ from battle_ledger.rulesets.errors import (
     MissingTableError,
 )
 from battle_ledger.sheets.book import Book, Grid, TableRows
-from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    LedgerStateError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -721,9 +726,9 @@ def _inputs(row: dict[str, Any]) -> TurnInputs:
     """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
     values = {field: row[header] for field, header in _INPUTS}
     roll = values.pop("maneuver_roll")
-    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll),
-                      **{k: v if isinstance(v, bool) else cell_count(v)
-                         for k, v in values.items()})  # fmt: skip
+    given: dict[str, Any] = {k: v if isinstance(v, bool) else cell_count(v)
+                             for k, v in values.items()}  # fmt: skip
+    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll), **given)
 
 
 def outcomes(
@@ -876,7 +881,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     ledger = read_ledger(book)
     ledger.tables.refuse_if_over("close")
     if ledger.divisions.empty:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             "the ledger lists no divisions",
             table=DIVISIONS.name,
             file=book.name,
@@ -1001,7 +1006,7 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
     if turn is not None and turn < ledger.current_turn:
         return _correct(book, ledger, name, turn, given, by_unit)
     if turn is not None and turn > ledger.current_turn:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"turn {turn} has not begun: the current turn is {ledger.current_turn}",
             file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected=f"1 to {ledger.current_turn}",
@@ -1013,7 +1018,7 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
         # No row yet for this turn (a ledger started without an order of battle).
         before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
-            raise InvalidArgumentError(
+            raise LedgerStateError(
                 f"turn {turn}, division {name!r}: the division has been removed from play "
                 "(DEP 0) and takes no more inputs",
                 file=book.name,
@@ -1157,7 +1162,7 @@ def _correct(
     name = find_thing(book, KIND, ledger.starts, division)
     mine = _row_index(ledger, name, turn)
     if mine is None:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"turn {turn}, division {name!r}: the division has no row in that turn (it had "
             "left the table)", file=book.name, table=TURNS.name, column="--turn", value=turn,
             expected="a turn in which the division was on the table",

@@ -1,9 +1,11 @@
-"""Errors about workbooks: what is wrong, in which file, sheet, table, row, column.
+"""Errors of the workbook side and above (workbooks, orders of battle, operations,
+templates, Excel functions): what is wrong, in which file, sheet, table, row, column.
 
 All are ``BattleLedgerError`` subclasses, so the CLI prints them as one line
 and Excel shows them as a message: ``str(err)`` names the file, sheet, table,
 row (the sheet's own row number, as Excel shows it), column and value, and
-what was expected.
+what was expected. The rules' own refusals (``InvalidArgumentError``, ...) stay in
+``rulesets/errors.py``; what is refused here is not the rules' to refuse.
 """
 
 from __future__ import annotations
@@ -18,12 +20,21 @@ from battle_ledger.rulesets.errors import (
 )
 
 __all__ = [
+    "BattleOverError",
     "CellValueError",
     "ColumnNotFoundError",
     "CommandError",
     "DamagedWorkbookError",
+    "EntryError",
+    "ExcelArgumentError",
+    "InputFileError",
+    "LedgerStateError",
+    "NotAFolderError",
     "NotAWorkbookError",
     "NothingToRecordError",
+    "OptionValueError",
+    "OrderOfBattleError",
+    "SetupError",
     "TableNotFoundError",
     "UnknownKindError",
     "UnknownOperationError",
@@ -111,6 +122,57 @@ class UnknownKindError(CommandError):
 class UnknownRulesetNameError(UnknownRulesetError, CommandError):
     """No rule set of the name the command gives (``--ruleset nosuch``); a rule set
     a workbook names that none has stays an ``UnknownRulesetError`` (exit 1)."""
+
+
+class EntryError(BattleLedgerError):
+    """A value typed or given (a cell, an option, an Excel function's argument) that its
+    entry does not allow: blank where one is required, not a yes/no answer, not a number
+    or a whole one, out of its bounds, not one of its choices, text no cell can hold (the
+    readers of ``sheets/values.py``; a cell's, located, is a ``CellValueError``)."""
+
+
+class InputFileError(BattleLedgerError):
+    """A file given to a command that cannot be read as what it should be (a CSV of
+    losses, a battle made from a campaign, an upload that is not UTF-8 text)."""
+
+
+class OrderOfBattleError(InputFileError):
+    """An order of battle (CSV or YAML, or a roster read as one) or its map that cannot
+    be read (not one, too large, a bad header, line, key or value), or that does not fit
+    the rule set or the campaign it is given with."""
+
+
+class LedgerStateError(BattleLedgerError):
+    """What an operation asks does not fit the ledger as it stands: a turn closed or not
+    begun, a division removed from play, nothing recorded in the turn it closes, a
+    campaign without a battle yet, a ledger without things, an operation its rule set or
+    its template version does not have."""
+
+
+class BattleOverError(LedgerStateError):
+    """The battle is over (everything has left the table): nothing more to record or close."""
+
+
+class OptionValueError(BattleLedgerError):
+    """An operation's option (or a batch row's) whose value the ledger refuses: a brigade
+    charging itself, a formation not in that battle, a date before the campaign's. Exit
+    1: the command was well formed (a mistake in its form is a ``CommandError``, exit 2)."""
+
+
+class SetupError(BattleLedgerError):
+    """What a new workbook is to be built from does not fit its kind: two units of one
+    name, a side without base units, a paper size or a wind speed out of range, a date or
+    time that is not one, a table laid out wrong."""
+
+
+class NotAFolderError(BattleLedgerError):
+    """A path that must be a folder (the demo's output) is something else."""
+
+
+class ExcelArgumentError(BattleLedgerError):
+    """An Excel function's argument it cannot take (ranges of different lengths, a range
+    of other things, a word not among its choices, the wrong number of arguments), also
+    as ``battle-ledger udf`` reads them from the command line."""
 
 
 # -- the errors every backend raises alike (headless, fast, Excel) ----------------------

@@ -178,10 +178,10 @@ def undo(path: Path | str, wait: float = DEFAULT_WAIT, force: bool = False) -> t
         found = sorted(_read(folder), key=lambda v: v.number)
         restorable = [v for v in found if not v.undone]
         if not restorable:
-            aside = " (only versions set aside by undo, which you open to go back to)"
+            only_undone = " (only versions set aside by undo, which you open to go back to)"
             raise WorkbookSaveError(
                 "there is no earlier version to go back to"
-                + (aside if found else "")
+                + (only_undone if found else "")
                 + "; nothing was changed",
                 file=label,
                 expected=f"a ledger battle-ledger has saved over (its earlier versions are "

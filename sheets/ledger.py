@@ -30,15 +30,18 @@ import numbers
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
 from battle_ledger.sheets.errors import (
+    BattleOverError,
     CellValueError,
     CommandError,
     DamagedWorkbookError,
+    EntryError,
+    LedgerStateError,
     WrongKindError,
 )
 from battle_ledger.sheets.formulas import (
@@ -368,7 +371,8 @@ def _untouched(value: Any) -> bool:
     """An input as a new period row has it: blank, N (read as False) or 0."""
     if is_blank(value) or value is False:
         return True
-    return isinstance(value, numbers.Number) and value == 0
+    number = isinstance(value, numbers.Number)  # kept Any: Number declares no comparison
+    return number and bool(value == 0)
 
 
 #: The help of the close operations' ``--allow-empty``.
@@ -396,7 +400,8 @@ def where_of(frame: pd.DataFrame | TableRows, index: Any = None) -> dict[str, An
     where = dict(frame.attrs.get("where", {}))
     first = where.pop("first_row", None)
     # a negative index is a row an operation is trying out, not on the sheet yet: no row
-    real = isinstance(index, numbers.Real) and not isinstance(index, bool) and index >= 0
+    real = isinstance(index, numbers.Real) and not isinstance(index, bool)
+    real = real and index >= 0  # index kept Any: Real declares no comparison with int
     if first is not None and real:
         where["row"] = int(first) + int(index)
     return where
@@ -411,6 +416,12 @@ def _frame(rows: TableRows) -> pd.DataFrame:
     return frame
 
 
+def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as records (a ledger table's headers are text; pandas types them
+    as any hashable)."""
+    return cast("list[dict[str, Any]]", frame.to_dict("records"))
+
+
 def _records(
     table: pd.DataFrame | TableRows, headers: list[str]
 ) -> list[tuple[Any, dict[str, Any]]]:
@@ -418,7 +429,7 @@ def _records(
     if isinstance(table, TableRows):
         return list(zip(table.index, table.records(headers), strict=True))
     records = table[headers].astype(object).where(table[headers].notna(), None)
-    return list(zip(table.index, records.to_dict("records"), strict=True))
+    return list(zip(table.index, _str_records(records), strict=True))
 
 
 class Tables:
@@ -509,7 +520,7 @@ class Tables:
         period = self.current if period is None else period
         if allow_empty or not self.kind.asks_if_empty or self.recorded(book, period):
             return
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"nothing was recorded in {self.kind.period} {period}; nothing was written",
             expected=f"the {self.kind.period}'s records first (run {self.kind.record}), or "
             f"--allow-empty to close a {self.kind.period} in which nothing happened",
@@ -533,7 +544,7 @@ class Tables:
     def refuse_if_over(self, operation: str) -> None:
         """Refuse ``operation`` once the battle is over: closed periods stay closed."""
         if self.over:
-            raise InvalidArgumentError(
+            raise BattleOverError(
                 f"the battle is over: every {self.kind.thing} had left the table by the end "
                 f"of {self.kind.period} {self.closed}, so there is nothing to {operation}",
                 expected="a ledger with something still on the table",
@@ -581,7 +592,7 @@ def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, 
     groupby). The records are read once: a pandas group and its rows per thing cost a
     close most of its time on a small ledger."""
     groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
-    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
+    for index, row in zip(frame.index, _str_records(frame), strict=True):
         if not pd.isna(row[key]):
             groups.setdefault(row[key], []).append((index, row))
     return groups
@@ -825,7 +836,7 @@ def _read(
     """``reader(value)``, a refusal located at row ``index`` of ``rows``."""
     try:
         return reader(value)
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise CellValueError(
             exc.message, column=column.header, value=value, expected=exc.expected,
             **where_of(rows, index),

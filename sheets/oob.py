@@ -55,7 +55,7 @@ from typing import Any
 
 import yaml
 
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.files import MAX_INPUT_BYTES, read_input_text
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.oob import (
@@ -68,6 +68,7 @@ from battle_ledger.rulesets.oob import (
 )
 from battle_ledger.rulesets.registry import get as get_ruleset
 from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping, users_yaml
+from battle_ledger.sheets.errors import OrderOfBattleError
 
 __all__ = [
     "CALLED_HEADER",
@@ -154,14 +155,14 @@ _BOOK_SUFFIXES = (".xlsx", ".xlsm")
 
 def _resolve(ruleset: Ruleset | str | None, path: Path, found: str | None) -> Ruleset:
     if ruleset is None and found is None:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             "the order of battle does not say which rule set it is for",
             file=str(path),
             expected="--ruleset ID (or 'ruleset: ID' in a YAML order of battle)",
         )
     rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset or str(found))
     if found is not None and get_ruleset(found).id != rs.id:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"the order of battle is for {found}, not {rs.id}",
             file=str(path),
             value=found,
@@ -187,8 +188,8 @@ def read_oob_text(
     """An order of battle given as text (``new --oob -``): YAML when a line begins
     ``sides:`` (every YAML order of battle has one), else CSV."""
     if len(text.encode("utf-8")) > MAX_OOB_BYTES:
-        raise InvalidArgumentError(f"{label} is too large", file=label,
-                                   expected=f"at most {MAX_OOB_BYTES:,} bytes")  # fmt: skip
+        raise OrderOfBattleError(f"{label} is too large", file=label,
+                                 expected=f"at most {MAX_OOB_BYTES:,} bytes")  # fmt: skip
     text = text.removeprefix("\ufeff")
     if any(line.startswith("sides:") for line in text.splitlines()):
         return read_yaml(label, ruleset, text)
@@ -203,7 +204,7 @@ def read_records(path: str | Path, text: str | None = None) -> tuple[list[RawUni
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (*_CSV_SUFFIXES, *_YAML_SUFFIXES) and text is None:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             "not an order of battle to map",
             file=str(p),
             value=p.suffix,
@@ -229,7 +230,7 @@ def read_oob(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfB
         return read_yaml(p, ruleset)
     if suffix in _BOOK_SUFFIXES:
         return read_roster(p, ruleset)
-    raise InvalidArgumentError(
+    raise OrderOfBattleError(
         "not an order of battle file",
         file=str(p),
         value=p.suffix,
@@ -275,8 +276,8 @@ def _fact(value: Any, parse: Callable[[str], Any], problem: str, expected: str,
     try:
         return parse(str(value).strip())
     except ValueError:
-        raise InvalidArgumentError(problem, file=str(path), value=value,
-                                   expected=expected) from None  # fmt: skip
+        raise OrderOfBattleError(problem, file=str(path), value=value,
+                                 expected=expected) from None  # fmt: skip
 
 
 def with_facts(oob: OrderOfBattle, facts: dict[str, Any], path: Path) -> OrderOfBattle:
@@ -332,7 +333,7 @@ def _one_column_each(names: list[str], source: str, line: int) -> None:
             continue
         if folded in seen:
             first = seen[folded]
-            raise InvalidArgumentError(
+            raise OrderOfBattleError(
                 f"line {line}: the header names a column twice: {names[first - 1]!r} "
                 f"(column {first}) and {name!r} (column {at})",
                 file=source,
@@ -361,7 +362,7 @@ def csv_rows(
                 names = [c.strip() for c in cells]
                 _one_column_each(names, source, line)
                 if needs is not None and needs not in {h.casefold() for h in names}:
-                    raise InvalidArgumentError(
+                    raise OrderOfBattleError(
                         f"line {line}: the header has no {needs} column",
                         file=source,
                         value=",".join(cells),
@@ -369,7 +370,7 @@ def csv_rows(
                     )
                 continue
             if len(cells) > len(names) and any(c.strip() for c in cells[len(names) :]):
-                raise InvalidArgumentError(
+                raise OrderOfBattleError(
                     f"line {line}: more cells than the header has columns",
                     file=source,
                     value=",".join(cells),
@@ -377,11 +378,11 @@ def csv_rows(
                 )
             yield line, {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(names)}
     except csv.Error as exc:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"line {reader.line_num}: not valid CSV ({exc})", file=source
         ) from None
     if names is None:
-        raise InvalidArgumentError("the file is empty", file=source, expected=header)
+        raise OrderOfBattleError("the file is empty", file=source, expected=header)
 
 
 # -- YAML -----------------------------------------------------------------------------
@@ -401,7 +402,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any,
 
 _LineLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,  # type: ignore[arg-type]
+    _construct_mapping,
 )
 
 _TOP_KEYS = {"ruleset", "title", "name", "source", "notes", "date", "start", "sides"}
@@ -435,14 +436,14 @@ def _yaml_document(text: str, p: Path) -> dict[str, Any]:
     """A YAML order of battle's top mapping, its keys checked."""
     doc = users_yaml(text, _LineLoader, str(p))
     if not isinstance(doc, dict) or "sides" not in doc:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             "an order of battle in YAML is a mapping with 'sides'",
             file=str(p),
             expected="sides: [{side: ..., corps: [...]}]",
         )
     unknown = set(doc) - _TOP_KEYS - {_LINE}
     if unknown:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"unknown key(s) {', '.join(sorted(map(str, unknown)))}",
             file=str(p),
             expected="keys " + ", ".join(sorted(_TOP_KEYS)),
@@ -454,7 +455,7 @@ def _as_list(value: Any, what: str, path: Path, line: int | None) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             ("" if line is None else f"line {line}: ") + f"{what} must be a list (- items)",
             file=str(path),
             value=value if not isinstance(value, dict) else "a mapping",
@@ -482,7 +483,7 @@ def _walk(
 ) -> Iterator[RawUnit]:
     level = _LEVELS[depth]
     if not isinstance(item, dict):
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"a {level} must be a mapping",
             file=str(path),
             value=item,
@@ -496,7 +497,7 @@ def _walk(
         allowed |= {"commander"} | division_fields
     unknown = set(item) - allowed
     if unknown:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"line {line}: unknown key(s) {', '.join(sorted(map(str, unknown)))} in a {level}",
             file=str(path),
             value=sorted(map(str, unknown))[0],
@@ -518,7 +519,7 @@ def _walk(
         skipped = {lv: "" for lv in _LEVELS[depth + 1 :]}
         for unit in _as_list(item["units"], "units", path, line):
             if not isinstance(unit, dict):
-                raise InvalidArgumentError(
+                raise OrderOfBattleError(
                     f"line {line}: a unit must be a mapping",
                     file=str(path),
                     value=unit,
@@ -529,7 +530,7 @@ def _walk(
                 values["unit"] = unit["name"]
             for k in (*NAME_COLUMNS[:-1], *division_fields):
                 if k in values:
-                    raise InvalidArgumentError(
+                    raise OrderOfBattleError(
                         f"line {unit.get(_LINE)}: {k} is given by the nesting, not on a unit",
                         file=str(path),
                         column=k,
@@ -631,7 +632,7 @@ def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
                 RawUnit(values=merged, line=sheet_row, where=f"sheet {sheet!r}, row {sheet_row}")
             )
     if not tables:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             "the roster has no side tables",
             file=str(p),
             expected=f"tables {ROSTER_TABLE_PREFIX}1, {ROSTER_TABLE_PREFIX}2, ...",
@@ -664,5 +665,5 @@ def _table_origin(book: Any, table: str) -> tuple[str, int]:
         for tbl in ws.tables.values():
             if tbl.displayName == table:
                 _, min_row, _, _ = range_boundaries(tbl.ref)
-                return ws.title, int(min_row) + 1
+                return ws.title, (min_row or 0) + 1
     return "", 0

@@ -45,7 +45,6 @@ import yaml
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
-    InvalidArgumentError,
     UnknownRulesetError,
     UnknownTermError,
 )
@@ -64,6 +63,7 @@ from battle_ledger.rulesets.oob import (
     whole_number,
 )
 from battle_ledger.rulesets.yaml_data import BoundedLoader, unique_mapping, users_yaml
+from battle_ledger.sheets.errors import OrderOfBattleError
 from battle_ledger.sheets.oob import read_records, read_text, with_facts
 
 __all__ = [
@@ -180,14 +180,11 @@ class _MapLoader(BoundedLoader):
 def _construct(loader: _MapLoader, node: yaml.MappingNode) -> _Lines:
     mapping = _Lines(unique_mapping(loader, node))
     mapping.line = node.start_mark.line + 1
-    mapping.key_lines = {
-        loader.construct_object(k): k.start_mark.line + 1  # type: ignore[no-untyped-call]
-        for k, _ in node.value
-    }
+    mapping.key_lines = {loader.construct_object(k): k.start_mark.line + 1 for k, _ in node.value}
     return mapping
 
 
-_MapLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct)  # type: ignore[arg-type]
+_MapLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct)
 
 
 def _line(mapping: Any, key: Any) -> int:
@@ -196,9 +193,9 @@ def _line(mapping: Any, key: Any) -> int:
     return 0
 
 
-def _bad(source: str, line: int, message: str, value: Any, expected: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"line {line}: {message}", file=source, value=value,
-                                expected=expected)  # fmt: skip
+def _bad(source: str, line: int, message: str, value: Any, expected: str) -> OrderOfBattleError:
+    return OrderOfBattleError(f"line {line}: {message}", file=source, value=value,
+                              expected=expected)  # fmt: skip
 
 
 def _mapping(value: Any, source: str, line: int, what: str, expected: str) -> _Lines:
@@ -280,6 +277,7 @@ def _section(ruleset: Ruleset, body: Any, source: str, line: int) -> RulesetMap:
     if isinstance(given, str) and given.strip().casefold() == _NO_GRADES:
         grades = None
     else:
+        grades = found = {}
         expected = f"grades: {{THEIR GRADE: RULES' GRADE}}, or {_NO_GRADES}"
         grade_spec = _mapping(given, source, grades_line or line, "grades", expected)
         vocabularies = _grade_vocabularies(ruleset)
@@ -289,7 +287,7 @@ def _section(ruleset: Ruleset, body: Any, source: str, line: int) -> RulesetMap:
                 raise _bad(source, at, f"{ruleset.name} has no grades", word,
                            f"grades: {_NO_GRADES}")  # fmt: skip
             term = _term_or_fail(ruleset, vocabularies, target, source, at, "grade")
-            grades[str(word).strip().casefold()] = (term.id, at)
+            found[str(word).strip().casefold()] = (term.id, at)
     fields = {f.name: f for f in strength_fields(ruleset)}
     strength_spec = _mapping(spec.get("strengths"), source, _line(spec, "strengths"),
                              "strengths", "strengths: {RULES' STRENGTH: COLUMN}")  # fmt: skip

@@ -73,12 +73,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
 from battle_ledger.sheets.errors import (
     CommandError,
+    EntryError,
+    InputFileError,
     NothingToRecordError,
     UnknownOperationError,
     WrongKindError,
@@ -150,7 +152,7 @@ class Upload:
         try:
             return self.data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise InvalidArgumentError(
+            raise InputFileError(
                 f"not UTF-8 text (byte {exc.start})",
                 file=self.name,
                 column=option,
@@ -256,7 +258,7 @@ class Option:
                 if found is None:
                     raise ValueError(value)
                 return found
-        except (InvalidArgumentError, TypeError, ValueError) as exc:
+        except (EntryError, TypeError, ValueError) as exc:
             expected = getattr(exc, "expected", None) or "a number"
             raise CommandError(
                 f"option {self.flag} of {operation} is not {_described(self)}",
@@ -266,7 +268,7 @@ class Option:
             ) from None
         try:
             text = plain_text(value, f"option {self.flag} of {operation}")
-        except InvalidArgumentError as exc:
+        except EntryError as exc:
             raise CommandError(exc.message, column=self.flag, value=value,
                                expected=exc.expected) from None  # fmt: skip
         if self.choices:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from battle_ledger.sheets.a1 import boundaries, column_letter, quote_sheet
+from battle_ledger.sheets.a1 import boundaries, column_letter, coordinates, quote_sheet
 from battle_ledger.sheets.book import Grid
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def chart_corner(
     characters (Excel's unit), ``height(row)`` in points."""
     if len(anchor) == 2:
         return anchor[0], anchor[1]
-    min_row, min_col, tall, wide = anchor  # type: ignore[misc]
+    min_row, min_col, tall, wide = anchor
     row, cm = min_row, 0.0
     while cm < tall:
         cm += height(row) * _CM_PER_POINT
@@ -60,7 +60,7 @@ def _anchor(chart: Any) -> Anchor:
     if to is not None:  # a chart read back from a file: anchored at two cells
         return to.row + 1, to.col + 1
     if isinstance(anchor, str):  # a chart just made: its size in cm
-        min_col, min_row, _, _ = boundaries(anchor)
+        min_row, min_col = coordinates(anchor)
         return min_row, min_col, chart.height, chart.width
     # read back from a file: anchored at one cell, its extent in EMU
     return (anchor._from.row + 1, anchor._from.col + 1, anchor.ext.height / _EMU_PER_CM,
@@ -122,12 +122,14 @@ def fit_grid(wb: Workbook, grid: Grid, count: int) -> None:
     def height(row: int) -> float:
         return ws.row_dimensions[row].height or 15
 
-    corners = [chart_corner(_anchor(chart), width, height) for chart in ws._charts]
+    # openpyxl keeps a sheet's charts in _charts, which types-openpyxl leaves out
+    charts = ws._charts  # type: ignore[attr-defined]
+    corners = [chart_corner(_anchor(chart), width, height) for chart in charts]
     right, bottom = print_corner(grid, count, ws.max_row, ws.max_column, corners)
     ws.print_area = f"A1:{column_letter(right)}{bottom}"
     data = grid.chart_data or grid.sheet
     for sheet in wb.worksheets:
-        for chart in sheet._charts:
+        for chart in sheet._charts:  # type: ignore[attr-defined]  # as above
             for series in chart.series:
                 _cut(series.val.numRef if series.val else None, data, max(count, 1))
                 if series.cat is not None:

@@ -30,7 +30,7 @@ from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book, Formula
-from battle_ledger.sheets.errors import CellValueError, CommandError
+from battle_ledger.sheets.errors import CellValueError, CommandError, EntryError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     count_equal,
@@ -842,7 +842,7 @@ def _text(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def _event(row: Mapping[str, Any]) -> sd.Event:
+def _event(row: Mapping[str, Any] | pd.Series[Any]) -> sd.Event:
     dice = tuple(int(row[h]) for h in DICE if cell_whole(row[h]) is not None)
     their = tuple(int(row[h]) for h in THEIR_DICE if cell_whole(row[h]) is not None)
     rng = row["Range"]
@@ -982,7 +982,7 @@ def _wind_start(book: Book) -> tuple[str, int]:
     start = sail.wind_speed_at_start()
     try:
         level = whole(speed, "Wind speed at the start", low=low, high=high, blank=start)
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise CellValueError(exc.message, file=book.name, sheet=KIND.front,
                              column="Wind speed at the start", value=speed,
                              expected=exc.expected) from None  # fmt: skip
@@ -1442,7 +1442,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     recorded = _record(book, opening if after else ledger, events)
     outs = recorded.outcomes
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
-    row = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
+    row: dict[str, Any] = {"Round": current, "Direction die": direction_die, "Speed die": speed_die}
     row |= {h: Formula(v) for h, v in wind_formulas(wind_row).items()}
     book.append_rows(WIND.name, pd.DataFrame([row]))
     wind_line = f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}"

@@ -25,7 +25,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.book import Book
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.errors import CellValueError, OptionValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -585,8 +585,8 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
     first = find_thing(book, KIND, ledger.starts, attacker)
     second = find_thing(book, KIND, ledger.starts, defender)
     if first == second:
-        raise InvalidArgumentError("a brigade cannot charge itself", column="--defender",
-                                   value=defender, expected="another brigade")  # fmt: skip
+        raise OptionValueError("a brigade cannot charge itself", column="--defender",
+                               value=defender, expected="another brigade")  # fmt: skip
     rng = random.Random(seed)
     dice = {}
     records = {"attacker": _record_modifiers(ledger, first, aoe.ChargeRole.ATTACKER),
@@ -595,7 +595,7 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
         die = given.get(f"{who}_die")
         if die is None:
             if seed is None:
-                raise InvalidArgumentError(
+                raise OptionValueError(
                     f"the {who}'s die is missing",
                     column=f"--{who}-die",
                     expected="a die 1-10, or --seed to throw it",

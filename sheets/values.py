@@ -15,6 +15,7 @@ from typing import Any
 
 from battle_ledger.rulesets._numbers import MAX_WHOLE, whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import EntryError
 
 __all__ = [
     "MAX_WHOLE",
@@ -83,11 +84,11 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
     """``value`` as a yes/no answer: Y/N, yes/no, true/false, 1/0, TRUE/FALSE.
 
     ``blank``: what an empty value means (None: an empty value is refused).
-    A refusal is ``InvalidArgumentError`` naming ``name`` and the value.
+    A refusal is ``EntryError`` naming ``name`` and the value.
     """
     if is_blank(value):
         if blank is None:
-            raise InvalidArgumentError(f"{name} is required", column=name, expected="Y or N")
+            raise EntryError(f"{name} is required", column=name, expected="Y or N")
         return blank
     if isinstance(value, bool):
         return value
@@ -99,7 +100,7 @@ def yes_no(value: Any, name: str, *, blank: bool | None = False) -> bool:
             return True
         if folded in NO_WORDS:
             return False
-    raise InvalidArgumentError(
+    raise EntryError(
         f"{name} is not a yes/no answer",
         column=name,
         value=value,
@@ -114,18 +115,27 @@ def whole(value: Any, name: str, *, low: int | None = 0, high: int | None = None
     bound is ``MAX_WHOLE`` (below: ``-MAX_WHOLE``)."""
     if is_blank(value):
         if blank is None:
-            raise InvalidArgumentError(
-                f"{name} is required", column=name, expected="a whole number"
-            )
+            raise EntryError(f"{name} is required", column=name, expected="a whole number")
         return blank
-    found = whole_number(value, name, low, high)
+    try:
+        found = whole_number(value, name, low, high)
+    except InvalidArgumentError as exc:  # the rules' reader: refused as every entry is
+        raise _entry(exc) from None
     if (high is None and found > MAX_WHOLE) or (low is None and found < -MAX_WHOLE):
         raise _past_bound(name, value)  # an open bound is MAX_WHOLE; a declared one holds
     return found
 
 
-def _past_bound(name: str, value: Any) -> InvalidArgumentError:
-    return InvalidArgumentError(
+def _entry(exc: InvalidArgumentError) -> EntryError:
+    """``exc`` as an ``EntryError`` that says the same, part for part."""
+    where = {part: getattr(exc, part) for part in ("file", "sheet", "table", "row", "column")}
+    if exc.has_value:
+        where["value"] = exc.value
+    return EntryError(exc.message, expected=exc.expected, **where)
+
+
+def _past_bound(name: str, value: Any) -> EntryError:
+    return EntryError(
         f"{name} is larger than any battle needs", column=name, value=value,
         expected=f"a number from -{MAX_WHOLE:,} to {MAX_WHOLE:,}",
     )  # fmt: skip
@@ -157,7 +167,7 @@ def number(value: Any, name: str, *, low: float | None = 0) -> float | None:
         except (ValueError, OverflowError):
             found = None
     if found is None or not math.isfinite(found) or (low is not None and found < low):
-        raise InvalidArgumentError(
+        raise EntryError(
             f"{name} is not a number" + ("" if low is None else f" {low:g} or more"),
             column=name,
             value=value,
@@ -181,14 +191,14 @@ def text(value: Any, name: str) -> str:
     found = str(value)
     bad = _NOT_TEXT.search(found)
     if bad is not None:
-        raise InvalidArgumentError(
+        raise EntryError(
             f"{name} holds a character no cell can hold (U+{ord(bad.group()):04X}, "
             f"character {bad.start() + 1})",
             column=name, value=found,
             expected="text without control characters (tab and new line are fine)",
         )  # fmt: skip
     if len(found) > MAX_CELL_TEXT:
-        raise InvalidArgumentError(
+        raise EntryError(
             f"{name} is {len(found):,} characters long, more than a cell holds",
             column=name, value=found,
             expected=f"at most {MAX_CELL_TEXT:,} characters (Excel's limit)",
@@ -205,7 +215,7 @@ def choice(value: Any, name: str, choices: tuple[str, ...]) -> str | None:
     for known in choices:
         if known.casefold() == text:
             return known
-    raise InvalidArgumentError(
+    raise EntryError(
         f"{name} is not one of its choices", column=name, value=value,
         expected=" or ".join(choices),
     )  # fmt: skip

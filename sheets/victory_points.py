@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.book import Book, check_terms
-from battle_ledger.sheets.errors import CellValueError
+from battle_ledger.sheets.errors import CellValueError, EntryError, OptionValueError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -265,7 +265,7 @@ def read_points(book: Book) -> PointsLedger:
     setting = read_named(book, "ScoreRemovedAtZeroDEP")
     try:
         removed = yes_no(setting, "Stands removed at 0 DEP score")
-    except InvalidArgumentError as exc:
+    except EntryError as exc:
         raise exc.located(file=book.name, sheet="Battle") from None
     return PointsLedger(tables, objectives, wagons, current, removed)
 
@@ -376,9 +376,9 @@ def objective(book: Book, *, name: str, points: int | None = None,
     match = table[table["Objective"].str.casefold() == name.strip().casefold()]
     if match.empty:
         if points is None:
-            raise InvalidArgumentError(f"a new objective {name!r} needs its points",
-                                       column="--points", expected="the points the scenario "
-                                       "gives it")  # fmt: skip
+            raise OptionValueError(f"a new objective {name!r} needs its points",
+                                   column="--points", expected="the points the scenario "
+                                   "gives it")  # fmt: skip
         book.append_rows(OBJECTIVES[0], pd.DataFrame([{"Objective": name, "Points": points,
                                                        "Held by": holder}]))  # fmt: skip
     else:
@@ -407,9 +407,9 @@ def wagon(book: Book, *, side: str, captured_by: str, name: str | None = None) -
     owner = find_thing(book, KIND, ledger.sides, side)
     taker = find_thing(book, KIND, ledger.sides, captured_by, "--captured-by")
     if owner == taker:
-        raise InvalidArgumentError("a side does not capture its own wagon",
-                                   column="--captured-by", value=captured_by,
-                                   expected="another side")  # fmt: skip
+        raise OptionValueError("a side does not capture its own wagon",
+                               column="--captured-by", value=captured_by,
+                               expected="another side")  # fmt: skip
     label = name or f"{owner} wagon {len(ledger.wagons) + 1}"
     book.append_rows(WAGONS[0], pd.DataFrame([{"Wagon": label, "Side": owner,
                                                "Captured by": taker}]))  # fmt: skip

@@ -34,7 +34,7 @@ from battle_ledger.rulesets.errors import (
     MissingTableError,
 )
 from battle_ledger.sheets.book import Book, Grid
-from battle_ledger.sheets.errors import CellValueError, CommandError
+from battle_ledger.sheets.errors import CellValueError, CommandError, LedgerStateError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -619,7 +619,7 @@ def reinforce(
     name = find_thing(book, KIND, ledger.starts, side)
     current = ledger.current_turn
     if turn is not None and turn != current:
-        raise InvalidArgumentError(
+        raise LedgerStateError(
             f"turn {turn} is closed: reinforcements count from the turn they arrive"
             if turn < current
             else f"turn {turn} has not begun: record reinforcements when they arrive",
@@ -653,8 +653,8 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     ledger = read_victory_table(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     if not ledger.starts:
-        raise InvalidArgumentError("the table lists no sides", file=book.name,
-                                   table=SIDES.name, expected="one row per army")  # fmt: skip
+        raise LedgerStateError("the table lists no sides", file=book.name,
+                               table=SIDES.name, expected="one row per army")  # fmt: skip
     turn = ledger.current_turn
     have = {(int(r["Part"]), str(r["Side"]))
             for _, r in ledger.turns[ledger.turns["Turn"] == turn].iterrows()}  # fmt: skip

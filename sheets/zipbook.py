@@ -392,7 +392,8 @@ class _Table:
         if self._model is None:
             from openpyxl.worksheet.table import Table
 
-            self._model = Table.from_tree(_parse(self.xml))
+            # types-openpyxl: from_tree takes any element (its protocol is narrower)
+            self._model = Table.from_tree(_parse(self.xml))  # type: ignore[arg-type]
         return self._model
 
     def _attribute(self, key: str) -> str | None:
@@ -925,7 +926,7 @@ class _Package:
         if t == b"d":
             from openpyxl.utils.datetime import from_ISO8601
 
-            return from_ISO8601(_unescape(text))
+            return from_ISO8601(_unescape(text))  # type: ignore[no-untyped-call]  # unannotated in types-openpyxl
         raise _UnsureError(f"a cell of type {t.decode()}")
 
     def date_style_texts(self) -> frozenset[bytes]:
@@ -984,7 +985,7 @@ class _Package:
                 raise _UnsureError("a date into a cell without a date format")
             from openpyxl.utils.datetime import to_excel
 
-            kind, stored = "n", to_excel(stored, self.epoch)
+            kind, stored = "n", to_excel(stored, self.epoch)  # type: ignore[no-untyped-call]  # as above
         if kind in ("n", "b"):
             from openpyxl.compat import safe_string
 
@@ -1107,7 +1108,7 @@ def _copy_part(
         target.fp.write(packed)  # type: ignore[union-attr]
         target.filelist.append(copied)
         target.NameToInfo[copied.filename] = copied
-        target.start_dir = target.fp.tell()  # type: ignore[attr-defined,union-attr]
+        target.start_dir = target.fp.tell()  # type: ignore[union-attr]  # open: fp is set
 
 
 def _table_xml(old: bytes, model: Any) -> bytes:

@@ -153,4 +153,5 @@ class DefinedNameText:
             return
         from openpyxl.workbook.defined_name import DefinedName
 
-        yield from DefinedName.from_tree(self._element).destinations
+        # types-openpyxl: from_tree takes any element and gives None only for None
+        yield from DefinedName.from_tree(self._element).destinations  # type: ignore[arg-type,union-attr]

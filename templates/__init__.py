@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
 
-from battle_ledger.rulesets.errors import InvalidArgumentError, shown
+from battle_ledger.rulesets.errors import shown
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import get as _get_ruleset
-from battle_ledger.sheets.errors import CommandError, UnknownKindError
+from battle_ledger.sheets.errors import CommandError, OrderOfBattleError, UnknownKindError
 from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def build(
     rs = ruleset if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset)
     entry = resolve(kind, rs)
     if oob is not None and oob.ruleset_id != rs.id:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"the order of battle is for {oob.ruleset_id}, not {rs.id}",
             file=oob.source or None,
             value=oob.ruleset_id,

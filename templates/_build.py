@@ -62,12 +62,12 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import Cell
+from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import PatternFill
+from openpyxl.styles import Alignment, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -76,9 +76,9 @@ from openpyxl.worksheet.table import Table, TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import registry
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import safe_name
 from battle_ledger.sheets.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
@@ -143,7 +143,7 @@ LISTS_SHEET = "_lists"
 META_TABLE = "tbl_Meta"
 
 
-def write(cell: Cell, value: Any) -> None:
+def write(cell: Cell | MergedCell, value: Any) -> None:
     """Write ``value`` with the one safe-text writer (``sheets.headless.write_cell``):
     a Formula as formula, any other str as literal text; a list as "a, b"; a
     date as ISO text."""
@@ -162,7 +162,7 @@ def time_value(text: str | _dt.time) -> float:
         try:
             moment = _dt.time.fromisoformat(str(text).strip())
         except ValueError:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "the start time is not a time of day",
                 column="Start time",
                 value=text,
@@ -180,7 +180,7 @@ def iso_date(value: _dt.date | _dt.datetime | str) -> str:
     try:
         return _dt.date.fromisoformat(str(value).strip()).isoformat()
     except ValueError:
-        raise InvalidArgumentError(
+        raise SetupError(
             "the date is not a date", column="Date", value=value, expected="YYYY-MM-DD"
         ) from None
 
@@ -208,7 +208,7 @@ class TableRef:
         try:
             return self._letters[header]
         except KeyError:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"table {self.name} has no column {header!r}",
                 table=self.name,
                 expected=", ".join(self.headers),
@@ -260,9 +260,7 @@ def add_table(
     headers = [str(h) for h in headers]
     folded = [h.casefold() for h in headers]
     if not all(h.strip() for h in headers) or len(set(folded)) != len(folded):
-        raise InvalidArgumentError(
-            f"table {name}: headers must be non-empty and unique", value=headers
-        )
+        raise SetupError(f"table {name}: headers must be non-empty and unique", value=headers)
     locked_set = set(locked)
     formats = dict(formats or {})
     for j, header in enumerate(headers):
@@ -272,7 +270,7 @@ def add_table(
     body = [list(r) for r in rows] or [[None] * len(headers)]
     for i, row in enumerate(body):
         if len(row) != len(headers):
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"table {name}: row {i + 1} has {len(row)} cells for {len(headers)} headers",
                 value=row,
             )
@@ -314,7 +312,7 @@ def title_row(ws: Worksheet, row: int, title: str, note: str | None = None) -> N
 def new_workbook() -> Workbook:
     """An empty workbook (the default sheet removed; add your own first)."""
     wb = Workbook()
-    wb.remove(wb.active)
+    wb.remove(wb.worksheets[0])
     return wb
 
 
@@ -327,7 +325,7 @@ def add_meta(
     version: int = TEMPLATE_VERSION,
 ) -> Worksheet:
     """The hidden ``_meta`` sheet: table ``tbl_Meta`` of Key/Value rows."""
-    ws = wb.create_sheet(META_SHEET)
+    ws: Worksheet = wb.create_sheet(META_SHEET)
     stamp = (created or _dt.datetime.now(_dt.UTC)).replace(microsecond=0)
     rows: list[list[Any]] = [
         ["kind", kind],
@@ -345,7 +343,7 @@ def add_meta(
 
 def add_log(wb: Workbook) -> Worksheet:
     """The ``Log`` sheet: table ``tbl_Log`` with headers ``LOG_COLUMNS``, one blank row."""
-    ws = wb.create_sheet(LOG_SHEET)
+    ws: Worksheet = wb.create_sheet(LOG_SHEET)
     add_table(ws, LOG_TABLE, list(LOG_COLUMNS), [], formats={"When": FMT_TEXT})
     set_widths(ws, {"A": 20, "B": 22, "C": 8, "D": 70, "E": 24})
     freeze(ws, "A2")
@@ -357,7 +355,7 @@ def add_house(wb: Workbook, ruleset_id: str) -> Worksheet:
     """The hidden ``_house`` sheet: table ``tbl_HouseRules`` (Part, Text) holding the
     house rules in force for ``ruleset_id`` as written (empty without them), so the
     workbook gives the same numbers on a machine without the file."""
-    ws = wb.create_sheet(HOUSE_SHEET)
+    ws: Worksheet = wb.create_sheet(HOUSE_SHEET)
     house = registry.get(ruleset_id).house
     parts = house_parts(house.text) if house is not None else []
     add_table(ws, HOUSE_TABLE, ["Part", "Text"], [[p["Part"], p["Text"]] for p in parts],
@@ -408,8 +406,8 @@ def save_atomic(wb: Workbook, path: str | os.PathLike[str]) -> Path:
 
 def _lists_sheet(wb: Workbook) -> Worksheet:
     if LISTS_SHEET in wb.sheetnames:
-        return wb[LISTS_SHEET]
-    ws = wb.create_sheet(LISTS_SHEET)
+        return cast(Worksheet, wb[LISTS_SHEET])  # made by the line below, a worksheet
+    ws: Worksheet = wb.create_sheet(LISTS_SHEET)
     ws.sheet_state = "hidden"
     return ws
 
@@ -542,7 +540,7 @@ def highlight_when(
     """Conditional formatting: fill ``ref`` where ``formula`` (for its top-left cell) holds."""
     from openpyxl.styles import Font
 
-    rule = FormulaRule(
+    rule = FormulaRule(  # type: ignore[no-untyped-call]  # unannotated in types-openpyxl
         formula=[formula.removeprefix("=")],
         fill=fill,
         font=Font(bold=True) if bold else None,
@@ -593,13 +591,13 @@ def check_blank_rows(blank_rows: Any) -> int:
     """``blank_rows`` (``new --blank-rows``), refused unless a whole number in range."""
     whole = isinstance(blank_rows, int) and not isinstance(blank_rows, bool)
     if not whole or not 0 <= blank_rows <= MAX_BLANK_ROWS:
-        raise InvalidArgumentError(
+        raise SetupError(
             "the number of blank rows is out of range",
             column="--blank-rows",
             value=blank_rows,
             expected=f"a whole number from 0 to {MAX_BLANK_ROWS}",
         )
-    return blank_rows
+    return int(blank_rows)
 
 
 #: The paper a workbook prints on: openpyxl's ``paperSize`` codes.
@@ -610,8 +608,8 @@ def set_paper(wb: Workbook, paper: str) -> None:
     """Print every visible sheet of ``wb`` on ``paper`` (``a4`` or ``letter``)."""
     size = PAPER_SIZES.get(str(paper).casefold())
     if size is None:
-        raise InvalidArgumentError("workbooks print on A4 or US Letter", column="--paper",
-                                   value=paper, expected=" or ".join(PAPER_SIZES))  # fmt: skip
+        raise SetupError("workbooks print on A4 or US Letter", column="--paper",
+                         value=paper, expected=" or ".join(PAPER_SIZES))  # fmt: skip
     for ws in wb.worksheets:
         if ws.sheet_state == "visible":
             ws.page_setup.paperSize = size
@@ -652,7 +650,8 @@ def wrap_within_columns(ws: Worksheet, refs: Iterable[TableRef], line_height: fl
             lines = 1
             for c in range(ref.left, ref.left + len(ref.headers)):
                 cell = ws.cell(r, c)
-                aligned = copy.copy(cell.alignment)
+                # a copy of the proxy is the style itself (types-openpyxl: another proxy)
+                aligned = cast(Alignment, copy.copy(cell.alignment))
                 aligned.wrap_text, aligned.vertical = True, "top"
                 cell.alignment = aligned
                 width = ws.column_dimensions[get_column_letter(c)].width or 8.43

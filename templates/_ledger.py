@@ -186,7 +186,7 @@ def grid_chart(
     chart.y_axis.scaling.min = 0
     if y_max is not None:
         chart.y_axis.scaling.max = y_max
-    chart.height, chart.width = size
+    chart.height, chart.width = size  # type: ignore[assignment]  # types-openpyxl: width int
     data = Reference(grid, min_col=2, max_col=1 + max(series, 1), min_row=head, max_row=last)
     chart.add_data(data, titles_from_data=True)
     for line in chart.series:

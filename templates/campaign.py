@@ -22,7 +22,6 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets import recovery, registry
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.oob import (
     OrderOfBattle,
@@ -59,7 +58,12 @@ from battle_ledger.sheets.campaign import (
     strength_formula,
 )
 from battle_ledger.sheets.casualty_brackets import KIND as CASUALTY_BRACKETS
-from battle_ledger.sheets.errors import CommandError
+from battle_ledger.sheets.errors import (
+    CommandError,
+    OptionValueError,
+    OrderOfBattleError,
+    SetupError,
+)
 from battle_ledger.sheets.formulas import (
     ISO_DATE_HELPERS,
     constant_name,
@@ -192,7 +196,7 @@ def battle_from_campaign(
     if oob is None:
         oob = _kept_or_refused(campaign, kept)
     if oob.ruleset_id != ruleset.id:
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"the order of battle is for {oob.ruleset_id}, the campaign for {ruleset.id}",
             file=oob.source or None, column="--oob", value=oob.ruleset_id,
             expected=f"the campaign's order of battle, for {ruleset.id}",
@@ -201,8 +205,8 @@ def battle_from_campaign(
         _same_or_refused(oob, kept, campaign.name, ruleset)
     first = ledger.first_date
     if first is not None and day < first:
-        raise InvalidArgumentError("--on is before the campaign's first date", column="--on",
-                                   value=on, expected=f"{first.isoformat()} or later")  # fmt: skip
+        raise OptionValueError("--on is before the campaign's first date", column="--on",
+                               value=on, expected=f"{first.isoformat()} or later")  # fmt: skip
     named = formations is not None
     chosen = ([find_name(ledger.starts, f, what="formation", option="--formations")
                for f in formations] if formations is not None else list(ledger.starts))  # fmt: skip
@@ -217,14 +221,14 @@ def battle_from_campaign(
     for name in dict.fromkeys(chosen):
         where = {"file": oob.source or None, "column": "--oob"}
         if name not in units_by:
-            raise InvalidArgumentError(
+            raise OrderOfBattleError(
                 f"{name} of the campaign is not in the order of battle", value=name,
                 expected="the order of battle the campaign was made from", **where,
             )  # fmt: skip
         own = units_by[name]
         start = _count(own, ruleset)
         if start != ledger.starts[name]:
-            raise InvalidArgumentError(
+            raise OrderOfBattleError(
                 f"{name} starts the campaign with {ledger.starts[name]}, the order of "
                 f"battle gives it {start}", value=start,
                 expected="the order of battle the campaign was made from", **where,
@@ -232,7 +236,7 @@ def battle_from_campaign(
         now = standing[name]
         if now["strength"] <= 0:
             if named:
-                raise InvalidArgumentError(
+                raise OptionValueError(
                     f"{name} has nothing left on {date} ({now['start']} at the start, "
                     f"{now['lost']} lost)", column="--formations", value=name,
                     expected=f"a formation with stands on {date}",
@@ -240,14 +244,14 @@ def battle_from_campaign(
             notes.append(f"{name}: left out, nothing left on {date}")
             continue
         made_with.append(name)
-        kept = _as_it_stands(own, name, now, ruleset, brackets=kind in _COUNTS_BRACKETS)
-        units += kept
-        if now["strength"] != start or len(kept) != len(own):
-            notes.append(_note(name, start, now, own, kept, ruleset, date))
+        left = _as_it_stands(own, name, now, ruleset, brackets=kind in _COUNTS_BRACKETS)
+        units += left
+        if now["strength"] != start or len(left) != len(own):
+            notes.append(_note(name, start, now, own, left, ruleset, date))
     if not units:
-        raise InvalidArgumentError(f"no formation of the campaign has stands on {date}",
-                                   column="--on", value=on,
-                                   expected="a date some formation has stands on")  # fmt: skip
+        raise OptionValueError(f"no formation of the campaign has stands on {date}",
+                               column="--on", value=on,
+                               expected="a date some formation has stands on")  # fmt: skip
     made = OrderOfBattle(ruleset.id, tuple(units), source=f"{campaign.name} on {date}",
                          date=date)  # fmt: skip
     return BattleFromCampaign(made, campaign_link(campaign, day, made_with), tuple(notes))
@@ -299,7 +303,7 @@ def _same_or_refused(given: OrderOfBattle, kept: OrderOfBattle, campaign: str,
         if field in ("type", "grade"):  # ids: named as the rules name them
             value, wanted = _term_name(ruleset, mine, value), _term_name(ruleset, theirs, wanted)
         at = f"line {mine.line}" if mine.line is not None else f"unit {number}"
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"{head}: {at} ({mine.unit}): {field} {value!r}, the campaign's {wanted!r}",
             value=value, expected=f"{wanted!r}, as {campaign} keeps it (or leave out --oob)",
             **where,
@@ -308,7 +312,7 @@ def _same_or_refused(given: OrderOfBattle, kept: OrderOfBattle, campaign: str,
         more = given if len(given.units) > len(kept.units) else kept
         extra = more.units[min(len(given.units), len(kept.units))]
         whose = "the order of battle" if more is given else "the campaign"
-        raise InvalidArgumentError(
+        raise OrderOfBattleError(
             f"{head}: {len(given.units)} units, the campaign's {len(kept.units)} (the first "
             f"that only {whose} has: {extra.unit})", value=len(given.units),
             expected=f"{len(kept.units)} units, as {campaign} keeps them (or leave out --oob)",
@@ -390,9 +394,9 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
     f = letters(FORMATIONS.headers)
     source = quote_sheetname(FORMATIONS.sheet)
     top, bottom = _HEAD_ROW + 1, _HEAD_ROW + formations
-    for label, col in (("Side", 1), ("Formation", 2)):
-        write(ws.cell(row=_HEAD_ROW, column=col), label)
-        style_header(ws.cell(row=_HEAD_ROW, column=col))
+    for label, number in (("Side", 1), ("Formation", 2)):
+        write(ws.cell(row=_HEAD_ROW, column=number), label)
+        style_header(ws.cell(row=_HEAD_ROW, column=number))
     write(ws.cell(row=_DAY_ROW, column=2), "Day number")
     for k, helper in enumerate(ISO_DATE_HELPERS, start=1):
         write(ws.cell(row=_DAY_ROW + k, column=2), helper)
@@ -515,7 +519,7 @@ def build_campaign(
     names = [g[1].strip().casefold() for g in given]
     for side, formation, stands, _type in given:
         if names.count(formation.strip().casefold()) > 1 or stands < 1 or not side.strip():
-            raise InvalidArgumentError(
+            raise SetupError(
                 "every formation needs a side, a name of its own and 1 or more stands",
                 column="Formation", value=formation,
                 expected="unique names, a side, stands 1 or more",
@@ -526,8 +530,8 @@ def build_campaign(
         (brackets_from, gote.BracketsFrom.ALL, "brackets from"),
     ):
         if value is not None and value not in allowed:
-            raise InvalidArgumentError(f"unknown {what}", column=what, value=value,
-                                       expected=" or ".join(allowed))  # fmt: skip
+            raise SetupError(f"unknown {what}", column=what, value=value,
+                             expected=" or ".join(allowed))  # fmt: skip
     if brackets_from is not None and not gote_campaign:
         raise CommandError(f"{ruleset.name} counts no casualty brackets",
                            column="--brackets-from", value=brackets_from,

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.casualty_brackets import (
     FIRST_RALLY,
@@ -34,6 +33,7 @@ from battle_ledger.sheets.casualty_brackets import (
     turn_row,
     unit_formulas,
 )
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_ledger
 from battle_ledger.templates._build import (
@@ -125,9 +125,9 @@ def build_casualty_brackets(
     first_rally = settings.get(FIRST_RALLY)
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
-        raise InvalidArgumentError("a roll passes at or under the chance, or under it",
-                                   column="roll passes", value=roll_passes,
-                                   expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
+        raise SetupError("a roll passes at or under the chance, or under it",
+                         column="roll passes", value=roll_passes,
+                         expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
     rally = gote.FirstRally.reading(first_rally)
     given = [
         (*u[:4], bool(u[4]) if len(u) > 4 else False)
@@ -136,15 +136,15 @@ def build_casualty_brackets(
     names = [u[1].strip().casefold() for u in given]
     for _, name, grade_name, count, battery in given:
         if names.count(name.strip().casefold()) > 1:
-            raise InvalidArgumentError("two units have the same name: the ledger finds units "
-                                       "by name", column="Unit", value=name,
-                                       expected="unique unit names")  # fmt: skip
+            raise SetupError("two units have the same name: the ledger finds units "
+                             "by name", column="Unit", value=name,
+                             expected="unique unit names")  # fmt: skip
         gote.grade(grade_name)  # a grade the rules know
         if count < 1:
             word = "guns" if battery else "figures"
-            raise InvalidArgumentError(f"unit {name!r} has no {word}",
-                                       column="Guns at start" if battery else "Figures at start",
-                                       value=count, expected="1 or more")  # fmt: skip
+            raise SetupError(f"unit {name!r} has no {word}",
+                             column="Guns at start" if battery else "Figures at start",
+                             value=count, expected="1 or more")  # fmt: skip
     wb = new_workbook()
     rows = [{"Side": s, "Unit": n, "Grade": g,
              ("Guns at start" if battery else "Figures at start"): c}
@@ -189,7 +189,7 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
             if lost:
                 leader = "Y" if rng.random() < 0.3 else "N"
-                fought = {"became": "disordered"} if rng.random() < 0.15 else {}
+                fought: dict[str, Any] = {"became": "disordered"} if rng.random() < 0.15 else {}
                 run_operation(book, "record", unit=unit["unit"], fire=str(lost),
                               leader_attached=leader, **fought)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.oob import OrderOfBattle
 from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.sheets.errors import NotAFolderError, SetupError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import mapped_file, read_map
@@ -54,7 +54,7 @@ def example_path(ruleset_id: str) -> Path:
         candidate = root.joinpath(f"{ruleset_id}{suffix}")
         if candidate.is_file():
             return Path(str(candidate))
-    raise InvalidArgumentError(
+    raise SetupError(
         f"no bundled order of battle for {ruleset_id}",
         value=ruleset_id,
         expected=f"examples/{ruleset_id}.csv or .yaml in the package",
@@ -81,7 +81,7 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
     """Build every kind for every rule set into ``out_dir``; the paths, in order."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise InvalidArgumentError(
+        raise NotAFolderError(
             "the demo output is not a folder", file=str(out), expected="a folder (or a new path)"
         )
     written: list[Path] = []
@@ -97,9 +97,9 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
             if progress is not None:
                 progress(path)
     # One order of battle for every rule set: its roster in each (new --ruleset ALL --map).
-    oob, maps = mapped_example()
-    for mapped in mapped_file(oob, all_rulesets(), read_map(maps)):
-        stem = f"{oob.stem}-{mapped.oob.ruleset_id}-roster"
+    example, maps = mapped_example()
+    for mapped in mapped_file(example, all_rulesets(), read_map(maps)):
+        stem = f"{example.stem}-{mapped.oob.ruleset_id}-roster"
         path = save_atomic(build("roster", mapped.oob.ruleset_id, mapped.oob), out / f"{stem}.xlsx")
         written.append(path)
         if progress is not None:

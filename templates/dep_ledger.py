@@ -44,7 +44,6 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.dep import DepRules, initial_state
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.dep_ledger import (
     BY_TURN,
@@ -59,6 +58,7 @@ from battle_ledger.sheets.dep_ledger import (
     turn_row,
     unit_formulas,
 )
+from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
@@ -193,7 +193,7 @@ def _units_of(units: Sequence[Unit], ruleset: Ruleset, oob: OrderOfBattle) -> tu
     found: list[UnitSpec] = []
     for unit in units:
         if unit.unit.casefold() in seen:
-            raise InvalidArgumentError(
+            raise OrderOfBattleError(
                 f"{unit.where('stands')}: two units of {unit.division!r} are named "
                 f"{unit.unit!r}: the ledger finds a unit by its name", file=oob.source or None,
                 column="unit", value=unit.unit, expected="unique unit names in a division",
@@ -458,9 +458,7 @@ def build_dep_ledger(
         specs = []
     _check_specs(specs, rules)
     if not 1 <= turns_shown <= 500:
-        raise InvalidArgumentError(
-            "turns_shown is out of range", value=turns_shown, expected="1 to 500"
-        )
+        raise SetupError("turns_shown is out of range", value=turns_shown, expected="1 to 500")
     wb = new_workbook()
     values = {
         "BattleName": battle,
@@ -469,11 +467,11 @@ def build_dep_ledger(
         "MaxDEP": rules.max_dep,
     }
     _battle_sheet(wb, values, ceiling)
-    divisions = _divisions_sheet(wb, specs, rules, blank_rows)
+    division_table = _divisions_sheet(wb, specs, rules, blank_rows)
     _turns_sheet(wb, specs, rules)
     units = _units_sheets(wb, specs, ruleset)
     sides = list(dict.fromkeys(s.side for s in specs))
-    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, divisions, units)
+    _side_totals(wb[BATTLE_SHEET], sides, 3 + len(KIND.named_cells) + 2, division_table, units)
     _chart_sheet(wb, [s.division for s in specs] + [""] * blank_rows, turns_shown, rules.max_dep)
     rules_sheet = add_rules_sheet(
         wb,
@@ -496,7 +494,7 @@ def _check_given_dep(oob: OrderOfBattle, rules: DepRules) -> None:
     for unit in oob.units:
         dep = unit.given("dep")
         if dep is not None and dep > rules.max_dep:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"{unit.where('dep')}: division {unit.division!r} starts with DEP {dep}, "
                 f"above the scenario's maximum DEP {rules.max_dep}",
                 file=oob.source or None,
@@ -512,9 +510,9 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
     for spec in specs:
         folded = spec.division.strip().casefold()
         if not folded:
-            raise InvalidArgumentError("a division needs a name", column="Division", value="")
+            raise SetupError("a division needs a name", column="Division", value="")
         if folded in seen:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "two divisions have the same name: the ledger finds divisions by name",
                 column="Division",
                 value=spec.division,

@@ -61,7 +61,6 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 from battle_ledger.rulesets.oob import (
     OrderOfBattle,
@@ -72,6 +71,7 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.oob import (
     CALLED_HEADER,
     COMMANDER_HEADER,
@@ -101,6 +101,7 @@ from battle_ledger.templates._build import (
     highlight_when,
     list_source,
     lookup_block,
+    new_workbook,
     print_setup,
     protect,
     set_widths,
@@ -246,7 +247,7 @@ def _field(ruleset: Ruleset, name: str) -> StrengthField:
     for f in strength_fields(ruleset):
         if f.name == name:
             return f
-    raise InvalidArgumentError(f"{ruleset.name} has no strength {name!r}", value=name)
+    raise SetupError(f"{ruleset.name} has no strength {name!r}", value=name)
 
 
 # -- per rule set ------------------------------------------------------------------------
@@ -410,7 +411,7 @@ def _glaube(wb: Workbook, rs: Ruleset, oob: OrderOfBattle | None) -> _Profile:
     last = int(rs.constant("victory_table", "last_mark_pct"))
     rounding = str(rs.constant("victory_table", "mark_rounding"))
     if rounding != "ceil":
-        raise InvalidArgumentError(
+        raise SetupError(
             f"{rs.name}: the roster rounds marks up (ceil)",
             value=rounding,
             expected="ceil",
@@ -529,7 +530,7 @@ def _profile(wb: Workbook, rs: Ruleset, oob: OrderOfBattle | None) -> _Profile:
     for key in (rs.id, rs.family):
         if key and key in _PROFILES:
             return _PROFILES[key](wb, rs, oob)
-    raise InvalidArgumentError(
+    raise SetupError(
         f"no roster layout for {rs.name}", value=rs.id, expected="one of " + ", ".join(_PROFILES)
     )
 
@@ -692,7 +693,7 @@ def _side_sheet(
     side_total = next(r for r in rows if r.kind == "side")
     if profile.below is not None:
         profile.below(wb, ws, side_total.number + 2, n, col, side_total.number)
-    widths = {
+    widths: dict[str, float] = {
         col(headers[0]): 18,
         col(names["corps"]): 18,
         col(names["division"]): 22,
@@ -858,8 +859,7 @@ def build_roster(
     if blank_rows is None:
         blank_rows = BLANK_ROWS if oob is None else 0
     check_blank_rows(blank_rows)
-    wb = Workbook()
-    wb.remove(wb.active)
+    wb = new_workbook()
     profile = _profile(wb, ruleset, oob)
     taken: set[str] = set()
     if oob is None:

@@ -22,9 +22,9 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import count_equal, letters, sheet_name, sum_equal
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.ship_records import (
@@ -121,11 +121,11 @@ def build_ship_records(
         int(ruleset.constant("wind", "max_speed")),
     )
     if not low <= int(speed) <= high:
-        raise InvalidArgumentError("the wind speed runs 1 to 7", column="--wind-speed",
-                                   value=speed, expected=f"{low} to {high}")  # fmt: skip
+        raise SetupError("the wind speed runs 1 to 7", column="--wind-speed",
+                         value=speed, expected=f"{low} to {high}")  # fmt: skip
     if paper.casefold() not in PAPER_SIZES:
-        raise InvalidArgumentError("cards print on A4 or US Letter", column="--paper",
-                                   value=paper, expected="a4 or letter")  # fmt: skip
+        raise SetupError("cards print on A4 or US Letter", column="--paper",
+                         value=paper, expected="a4 or letter")  # fmt: skip
     wb = new_workbook()
     rows = [{"Fleet": f, "Squadron": q, "Ship": n, "Type": t, "Gun decks": d, "Hull units": h}
             for f, q, n, t, d, h in given]  # fmt: skip
@@ -171,13 +171,13 @@ def _check(given: Sequence[ShipRow]) -> None:
     for fleet, _, name, kind, decks, hull in given:
         most = int(sail.ship_record(kind)["gun_decks_per_side"])
         if names.count(name.strip().casefold()) > 1 or not name.strip() or not fleet.strip():
-            raise InvalidArgumentError("every ship needs a name of her own and a fleet",
-                                       column="Ship", value=name,
-                                       expected="unique ship names, each with a fleet")  # fmt: skip
+            raise SetupError("every ship needs a name of her own and a fleet",
+                             column="Ship", value=name,
+                             expected="unique ship names, each with a fleet")  # fmt: skip
         if not 1 <= decks <= most or not 1 <= hull <= 3:
-            raise InvalidArgumentError(f"a {kind} has 1 to {most} gun decks a side and 1 to 3 "
-                                       "hull units", column="Gun decks", value=decks,
-                                       expected=f"1 to {most}")  # fmt: skip
+            raise SetupError(f"a {kind} has 1 to {most} gun decks a side and 1 to 3 "
+                             "hull units", column="Gun decks", value=decks,
+                             expected=f"1 to {most}")  # fmt: skip
 
 
 def _fleets(ws: Worksheet, fleets: list[str], ships: TableRef) -> None:
@@ -239,7 +239,7 @@ def _cards(wb: Workbook, given: Sequence[ShipRow], paper: str) -> None:
         ws.merge_cells(start_row=top + 1, start_column=left, end_row=top + 1,
                        end_column=left + 3)  # fmt: skip
         parts = (("Port", "P", "Port", "Gun decks"), ("Starboard", "S", "Starboard", "Gun decks"),
-                 ("Masts", "M", None, None), ("Hull", "H", "Hull", "Hull units"))  # fmt: skip
+                 ("Masts", "M", "", ""), ("Hull", "H", "Hull", "Hull units"))  # fmt: skip
         for j, (label, letter, left_header, start_header) in enumerate(parts):
             row = top + 2 + j
             cell = ws.cell(row=row, column=left)
@@ -288,7 +288,7 @@ def _struck_format(ws: Worksheet, ref: str, formula: str, fill: PatternFill) -> 
     """A struck box: dark, its label struck through in white."""
     from openpyxl.formatting.rule import FormulaRule
 
-    rule = FormulaRule(formula=[formula], fill=fill,
+    rule = FormulaRule(formula=[formula], fill=fill,  # type: ignore[no-untyped-call]  # as _build
                        font=Font(color="FFFFFF", strike=True, bold=True))  # fmt: skip
     ws.conditional_formatting.add(ref, rule)
 
@@ -345,8 +345,8 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
                           seed=str(rng.randint(1, 10**6)))  # fmt: skip
         # The repair die is thrown at the round's end for the next round (its opening dice).
         repairing = [n for n, s in states().items() if s.masts < 3 and s.state.value == "afloat"]
-        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)),
-                      **({"repair": ";".join(repairing)} if repairing else {}))  # fmt: skip
+        repair: dict[str, Any] = {"repair": ";".join(repairing)} if repairing else {}
+        run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)), **repair)
 
 
 register_ledger(KIND, build_ship_records, again=_log_again, play=_play)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 
 from battle_ledger.rulesets import age_of_eagles as aoe
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.stand_losses import (
     BAYONET,
@@ -128,15 +128,15 @@ def build_stand_losses(
     spent_point_counts = settings.get(SPENT_COUNTS)
     counts = aoe.SpentCounts.default() if spent_point_counts is None else spent_point_counts
     if counts not in aoe.SpentCounts.ALL:
-        raise InvalidArgumentError("a spent point counts stands lost or stands left",
-                                   column="spent point counts", value=spent_point_counts,
-                                   expected=" or ".join(aoe.SpentCounts.ALL))  # fmt: skip
+        raise SetupError("a spent point counts stands lost or stands left",
+                         column="spent point counts", value=spent_point_counts,
+                         expected=" or ".join(aoe.SpentCounts.ALL))  # fmt: skip
     given = list(brigades) if brigades is not None else (
         brigades_of(oob) if oob is not None else [])  # fmt: skip
     names = [b[1].strip().casefold() for b in given]
     for _, name, stands, spent in given:
         if names.count(name.strip().casefold()) > 1 or stands < 1 or spent < 1:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "every brigade needs a name of its own, stands and a spent point 1 or more",
                 column="Brigade",
                 value=name,

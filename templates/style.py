@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from openpyxl.cell.cell import Cell
+from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
 
 __all__ = [
@@ -96,33 +96,36 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, str | None], Any]] = (
 )
 
 
-def _cached(key: str, cell: Cell, number_format: str | None, slow: Callable[[], None]) -> None:
+def _cached(
+    key: str, cell: Cell | MergedCell, number_format: str | None, slow: Callable[[], None]
+) -> None:
     wb = cell.parent.parent
     looks = _CACHE.setdefault(wb, {})
     found = looks.get((key, number_format))
+    styled: Any = cell  # its style array, _style, is left out of types-openpyxl
     # The quote prefix belongs to the cell's text (``_build.write``), not the look.
-    quote = cell._style.quotePrefix if cell._style is not None else 0
+    quote = styled._style.quotePrefix if styled._style is not None else 0
     if found is not None:
-        cell._style = copy.copy(found)
+        styled._style = copy.copy(found)
     else:
         slow()
         if number_format:
             cell.number_format = number_format
-        look = copy.copy(cell._style)
+        look = copy.copy(styled._style)
         look.quotePrefix = 0
         looks[(key, number_format)] = look
-    cell._style.quotePrefix = quote
+    styled._style.quotePrefix = quote
 
 
-def style_title(cell: Cell) -> None:
+def style_title(cell: Cell | MergedCell) -> None:
     cell.font = FONT_TITLE
 
 
-def style_header(cell: Cell) -> None:
+def style_header(cell: Cell | MergedCell) -> None:
     _cached("header", cell, None, lambda: _style_header(cell))
 
 
-def _style_header(cell: Cell) -> None:
+def _style_header(cell: Cell | MergedCell) -> None:
     cell.font = FONT_HEADER
     cell.fill = FILL_HEADER
     cell.border = BORDER
@@ -130,46 +133,46 @@ def _style_header(cell: Cell) -> None:
     cell.protection = Protection(locked=True)
 
 
-def style_input(cell: Cell, number_format: str | None = None) -> None:
+def style_input(cell: Cell | MergedCell, number_format: str | None = None) -> None:
     """A cell the user types into: unlocked, so it stays editable under protection."""
     _cached("input", cell, number_format, lambda: _style_input(cell))
 
 
-def _style_input(cell: Cell) -> None:
+def _style_input(cell: Cell | MergedCell) -> None:
     cell.font = FONT_BODY
     cell.fill = FILL_INPUT
     cell.border = BORDER
     cell.protection = Protection(locked=False)
 
 
-def style_formula(cell: Cell, number_format: str | None = None) -> None:
+def style_formula(cell: Cell | MergedCell, number_format: str | None = None) -> None:
     """A computed cell: locked, so protection keeps the formula."""
     _cached("formula", cell, number_format, lambda: _style_formula(cell))
 
 
-def _style_formula(cell: Cell) -> None:
+def _style_formula(cell: Cell | MergedCell) -> None:
     cell.font = FONT_BODY
     cell.fill = FILL_FORMULA
     cell.border = BORDER
     cell.protection = Protection(locked=True)
 
 
-def style_subtotal(cell: Cell, number_format: str | None = None) -> None:
+def style_subtotal(cell: Cell | MergedCell, number_format: str | None = None) -> None:
     _cached("subtotal", cell, number_format, lambda: _style_subtotal(cell))
 
 
-def _style_subtotal(cell: Cell) -> None:
+def _style_subtotal(cell: Cell | MergedCell) -> None:
     cell.font = Font(name="Calibri", size=10, bold=True)
     cell.fill = FILL_SUBTOTAL
     cell.border = BORDER
     cell.protection = Protection(locked=True)
 
 
-def style_note(cell: Cell) -> None:
+def style_note(cell: Cell | MergedCell) -> None:
     cell.font = FONT_NOTE
     cell.alignment = Alignment(wrap_text=False, vertical="top")
 
 
-def style_house_default(cell: Cell) -> None:
+def style_house_default(cell: Cell | MergedCell) -> None:
     """Marks a value that is a house default, not printed in the text."""
     cell.fill = FILL_HOUSE_DEFAULT

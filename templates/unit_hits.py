@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from openpyxl import Workbook
 
 from battle_ledger.rulesets import square_eagles as se
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.unit_hits import (
     KIND,
@@ -75,7 +75,7 @@ def build_unit_hits(
     names = [u[1].strip().casefold() for u in given]
     for _, name, unit_type, sp in given:
         if names.count(name.strip().casefold()) > 1 or sp < 1:
-            raise InvalidArgumentError(
+            raise SetupError(
                 "every unit needs a name of its own and 1 or more SP",
                 column="Unit",
                 value=name,

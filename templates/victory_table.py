@@ -21,8 +21,8 @@ from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import age_of_glaube as aog
-from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
     count_equal,
@@ -250,10 +250,10 @@ def build_victory_table(
     names = [name.strip().casefold() for name, _, _ in armies]
     for name, units, _ in armies:
         if not name.strip() or names.count(name.strip().casefold()) > 1:
-            raise InvalidArgumentError("every side needs a name of its own", column="Side",
-                                       value=name, expected="unique side names")  # fmt: skip
+            raise SetupError("every side needs a name of its own", column="Side",
+                             value=name, expected="unique side names")  # fmt: skip
         if units < 1:
-            raise InvalidArgumentError(
+            raise SetupError(
                 f"side {name!r} has no base units (foot and horse) in the order of battle",
                 column="Base units at start",
                 value=units,
@@ -283,6 +283,7 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     sides_sheet = wb[SIDES.sheet]
     table = sides_sheet.tables[SIDES.name]
     left, top, _, bottom = range_boundaries(table.ref)
+    assert left is not None and top is not None and bottom is not None  # a table's ref is cells
     column = left + SIDES.headers.index("Side")
     sides = [str(v) for r in range(top + 1, bottom + 1)
              if (v := sides_sheet.cell(r, column).value) not in (None, "")]  # fmt: skip

@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 from battle_ledger import templates
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
 from battle_ledger.templates.demo import load_example
@@ -116,7 +117,7 @@ def test_excel_arguments_are_what_excel_sends() -> None:
     assert excel_argument("Heavy cavalry") == "Heavy cavalry"
     assert excel_argument('[["a", 1], [null, true]]') == [["a", 1.0], [None, True]]
     assert excel_argument("nan") == "nan"
-    with pytest.raises(InvalidArgumentError, match="not valid JSON"):
+    with pytest.raises(ExcelArgumentError, match="not valid JSON"):
         excel_argument("[1, 2")
 
 

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from battle_ledger import templates
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.errors import LedgerStateError
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import (
     EVERY_OPERATION,
@@ -475,7 +476,7 @@ def test_closing_a_period_with_nothing_recorded_asks_for_allow_empty(
     path = _build(name, tmp_path / "ledger.xlsx")
     _play(name, path, periods=1, seed=3)
     before = path.read_bytes()
-    with pytest.raises(InvalidArgumentError, match=f"nothing was recorded in {kind.period} 2"):
+    with pytest.raises(LedgerStateError, match=f"nothing was recorded in {kind.period} 2"):
         run_on_file(path, kind.close, **PLAYBOOKS[name].close_options(path))
     assert path.read_bytes() == before
     done = run_on_file(path, kind.close, allow_empty="Y", **PLAYBOOKS[name].close_options(path))

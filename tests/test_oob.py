@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from battle_ledger import rulesets
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError, UnknownTermError
 from battle_ledger.rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
+from battle_ledger.sheets.errors import OrderOfBattleError
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.templates.demo import example_path, load_example
 
@@ -268,11 +269,11 @@ def test_not_an_order_of_battle(tmp_path: Path) -> None:
         read_oob(tmp_path / "missing.csv", "etg")
     odd = tmp_path / "army.txt.gz"
     odd.write_bytes(b"\x1f\x8b")
-    with pytest.raises(InvalidArgumentError, match="not an order of battle"):
+    with pytest.raises(OrderOfBattleError, match="not an order of battle"):
         read_oob(odd, "etg")
     empty = tmp_path / "empty.csv"
     empty.write_text("# nothing\n", encoding="utf-8")
-    with pytest.raises(InvalidArgumentError, match="empty"):
+    with pytest.raises(OrderOfBattleError, match="empty"):
         read_oob(empty, "etg")
 
 
@@ -406,7 +407,7 @@ def test_a_bad_date_or_start_is_refused_with_its_file(
     path = _csv(
         tmp_path, "French,II,5e,Husson,2e Léger,infantry,A,4,\n", header=line + "\n" + HEADER
     )
-    with pytest.raises(InvalidArgumentError, match=words) as err:
+    with pytest.raises(OrderOfBattleError, match=words) as err:
         read_oob(path, "etg")
     assert str(path) in str(err.value)
 

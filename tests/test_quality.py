@@ -27,23 +27,59 @@ def test_ruff_lint_and_format() -> None:
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
+def _package_dirs() -> dict[str, str]:
+    """Each package name and the folder it installs from (pyproject.toml's package-dir)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    return dict(config["tool"]["setuptools"]["package-dir"])
+
+
+def _package_tree(root: Path) -> Path:
+    """A tree of links in ``root`` that holds the package under the name it installs as
+    (each folder linked whole, so a sub-folder added later is in it too)."""
+    for name, folder in sorted(_package_dirs().items()):
+        target = root.joinpath(*name.split("."))
+        if name == "battle_ledger":  # the root package: its modules beside the layers
+            target.mkdir(parents=True)
+            for entry in (REPO / folder).iterdir():
+                if entry.name != "__pycache__":
+                    (target / entry.name).symlink_to(entry)
+        else:
+            target.symlink_to(REPO / folder, target_is_directory=True)
+    return root / "battle_ledger"
+
+
+def test_the_mypy_tree_is_the_whole_package(tmp_path: Path) -> None:
+    """Every module of every package folder is in the tree mypy reads, under its installed
+    name (a module left out is typed Any wherever it is imported, silently)."""
+    tree = _package_tree(tmp_path)
+    modules = {
+        p.resolve() for folder in _package_dirs().values() for p in (REPO / folder).rglob("*.py")
+    }
+    linked = {
+        (Path(folder) / name).resolve()
+        for folder, _, names in os.walk(tree, followlinks=True)
+        for name in names
+        if name.endswith(".py")
+    }
+    assert linked == modules
+    assert (tree / "_lazy.py").resolve() == REPO / "package" / "_lazy.py"
+
+
 @pytest.mark.slow
-def test_mypy_strict_on_the_rules_core(tmp_path: Path) -> None:
-    """mypy --strict on battle_ledger.rulesets, laid out under the name it installs as.
+def test_mypy_strict_on_the_whole_package(tmp_path: Path) -> None:
+    """mypy --strict on battle_ledger, every layer, laid out under the name it installs as.
 
     The folders stay where the layout has them (pyproject's package-dir maps
     them into battle_ledger); mypy cannot follow an editable install's import
     hook, so it reads them through a tree of links named as the package.
     """
     pytest.importorskip("mypy")
-    tree = tmp_path / "battle_ledger"
-    tree.mkdir()
-    (tree / "__init__.py").symlink_to(REPO / "package" / "__init__.py")
-    for layer in ("rulesets", "sheets", "templates", "xlfuncs", "examples"):
-        (tree / layer).symlink_to(REPO / layer, target_is_directory=True)
+    _package_tree(tmp_path)
     typed = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(REPO / "pyproject.toml"),
-         "-p", "battle_ledger.rulesets"],
+         "-p", "battle_ledger"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
         env={**os.environ, "MYPYPATH": str(tmp_path)},
     )  # fmt: skip

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger import rulesets
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.oob import OrderOfBattle, RawUnit, order_of_battle, strength_fields
+from battle_ledger.sheets.errors import NotAFolderError, OrderOfBattleError, SetupError
 from battle_ledger.sheets.oob import (
     CALLED_HEADER,
     ROSTER_TABLE_PREFIX,
@@ -183,9 +184,9 @@ def test_blank_roster(ruleset_id: str, tmp_path: Path) -> None:
 
 
 def test_blank_rows_bounds() -> None:
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(SetupError):
         build("roster", "etg", blank_rows=-1)
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(SetupError):
         build("roster", "etg", blank_rows=10_001)
 
 
@@ -259,7 +260,7 @@ def test_a_roster_with_a_bad_type_is_an_error(tmp_path: Path) -> None:
 
 def test_a_roster_for_another_rule_set(tmp_path: Path) -> None:
     out = _save("etg", tmp_path, load_example("etg"))
-    with pytest.raises(InvalidArgumentError, match="not square-eagles"):
+    with pytest.raises(OrderOfBattleError, match="not square-eagles"):
         read_oob(out, "square-eagles")
 
 
@@ -288,7 +289,7 @@ def test_demo_builds_every_kind_for_every_rule_set(tmp_path: Path) -> None:
 def test_demo_into_a_file_is_an_error(tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("x", encoding="utf-8")
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(NotAFolderError):
         build_demo(target)
 
 
@@ -472,5 +473,5 @@ def test_every_workbook_prints_on_letter_paper_when_asked(tmp_path: Path) -> Non
         assert {ws.page_setup.paperSize for ws in visible} == {1}, kind  # US Letter
     assert {ws.page_setup.paperSize for ws in build("roster", "etg").worksheets
             if ws.sheet_state == "visible"} == {9}  # fmt: skip  # A4 by default
-    with pytest.raises(InvalidArgumentError, match="Letter"):
+    with pytest.raises(SetupError, match="Letter"):
         build("roster", "etg", paper="b5")

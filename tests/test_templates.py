@@ -13,6 +13,7 @@ from battle_ledger import rulesets, templates
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Kind, Status
 from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
+from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
 from battle_ledger.templates import TEMPLATE_VERSION, build, kinds_for, register_kind, save_atomic
 from battle_ledger.templates._build import (
     LISTS_SHEET,
@@ -79,11 +80,11 @@ def test_add_table_refs_styles_and_errors(tmp_path: Path) -> None:
     assert ws["C3"].protection.locked  # a formula
     empty = add_table(ws, "tbl_Empty", ["X", "Y"], [], top=6)
     assert empty.first_row == empty.last_row == 7  # one blank body row
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(SetupError):
         add_table(ws, "tbl_Bad", ["A", "a"], [])
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(SetupError):
         add_table(ws, "tbl_Bad", ["A", "B"], [[1]])
-    with pytest.raises(InvalidArgumentError, match="no column"):
+    with pytest.raises(SetupError, match="no column"):
         ref.col("Missing")
     ws2 = _reload(wb, tmp_path)["S"]
     assert set(ws2.tables) == {"tbl_T", "tbl_Empty"}
@@ -131,7 +132,7 @@ def test_build_errors() -> None:
         build("roster", "no-such-rules")
     from battle_ledger.templates.demo import load_example
 
-    with pytest.raises(InvalidArgumentError, match="not square-eagles"):
+    with pytest.raises(OrderOfBattleError, match="not square-eagles"):
         build("roster", "square-eagles", load_example("eagles-to-glory"))
 
 

@@ -35,7 +35,9 @@ def load_udfs() -> dict[str, Any]:
 
     for name in sorted(m.name for m in FUNCTION_MODULES):
         _export(importlib.import_module(f"{__name__}.{name}"))
-    return importlib.import_module(f"{__name__}._registry").UDFS  # type: ignore[no-any-return]
+    from battle_ledger.xlfuncs._registry import UDFS
+
+    return UDFS
 
 
 def load_udf(name: str) -> Any | None:

@@ -104,9 +104,9 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
     n = max(len(c) for c in columns) if columns else 1
     for c in columns:
         if len(c) not in (1, n):
-            from battle_ledger.rulesets.errors import InvalidArgumentError
+            from battle_ledger.sheets.errors import ExcelArgumentError
 
-            raise InvalidArgumentError(
+            raise ExcelArgumentError(
                 "ranges of different lengths", value=len(c), expected=f"1 or {n} cells"
             )
     from battle_ledger.rulesets.errors import BattleLedgerError
@@ -117,7 +117,8 @@ def broadcast(fn: Callable[..., list[Any]], *args: Any) -> list[list[Any]]:
         if ranged and all(_empty(row[j]) for j in ranged):
             return None  # a blank row of the range: a blank row of results
         try:
-            return answer_alike(fn, row, {})  # a family word answers for its row alone
+            found: list[Any] = answer_alike(fn, row, {})  # a family word answers for its row alone
+            return found
         except BattleLedgerError as exc:
             if n == 1:
                 raise
@@ -197,12 +198,12 @@ def cell_odds(value: Any) -> str:
 def as_number(value: Any, name: str) -> float:
     """A number from a cell, by the one number reader (``sheets.values.number``: finite,
     within ``MAX_WHOLE``); an empty cell or text is an error naming the argument."""
-    from battle_ledger.rulesets.errors import InvalidArgumentError
+    from battle_ledger.sheets.errors import ExcelArgumentError
     from battle_ledger.sheets.values import number
 
     found = None if isinstance(value, bool) else number(value, name, low=None)
     if found is None:
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
+        raise ExcelArgumentError(f"{name} is required", column=name, expected="a number")
     return found
 
 

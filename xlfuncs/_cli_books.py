@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
     from battle_ledger.rulesets.model import Ruleset
     from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.house_rules import RulesLayout
     from battle_ledger.sheets.ledger import LedgerKind, NamedCell
     from battle_ledger.sheets.operations import Option, Upload
 
@@ -159,7 +160,7 @@ def _setting_params(kind: str | None) -> tuple[click.Option, ...]:
                 cell.high,
             ):
                 raise TypeError(f"{flag} is declared two ways ({cell.name}, {other.name})")
-        kind_type: click.ParamType | None = None
+        kind_type: click.ParamType[Any] | None = None
         if cell.choices:
             kind_type = click.Choice(cell.choices, case_sensitive=False)
         elif cell.entry is Entry.WHOLE:
@@ -358,6 +359,7 @@ def new(
         else:
             oob = read_oob(oob_file, ruleset)
     link: dict[str, str] = {}
+    made: Any  # the battle made from a campaign, then the workbook (or its bytes) saved
     if source is not None and on is not None:
         from battle_ledger.templates.campaign import battle_from_campaign
 
@@ -370,7 +372,7 @@ def new(
     with working(f"building {out.name}"):
         wb = templates.build(kind, ruleset, oob=oob, flags=_setting_flags(), meta=link,
                              **options)  # fmt: skip
-        made: Any = wb
+        made = wb
         if lite:
             from battle_ledger.sheets.webextension import with_lite_parts
             from battle_ledger.sheets.workbook_file import workbook_bytes
@@ -783,7 +785,7 @@ def run(
     except BaseException:
         workbook.discard()  # the writer's lock let go: nothing was written
         raise
-    lay_out = None
+    lay_out: RulesLayout | None = None
     if house is not None:  # the Rules sheet laid out for them: the templates' builder
         from battle_ledger.templates.rules_sheet import lay_out_rules as lay_out
     with working(f"{macro} on {book.name}", quiet=as_json):

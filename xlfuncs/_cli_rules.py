@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetError
-from battle_ledger.sheets.errors import CommandError
+from battle_ledger.rulesets.errors import RulesetError
+from battle_ledger.sheets.errors import CommandError, ExcelArgumentError
 from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
 
 if TYPE_CHECKING:
@@ -48,12 +48,12 @@ def _cell(value: Any) -> Any:
         try:
             return float(value)
         except OverflowError:
-            raise InvalidArgumentError(
+            raise ExcelArgumentError(
                 "a number in the range is too large", value=value, expected="a number Excel holds"
             ) from None
     if isinstance(value, list):
         return [_cell(v) for v in value]
-    raise InvalidArgumentError(
+    raise ExcelArgumentError(
         "a range may hold only numbers, text, true/false and null",
         value=value,
         expected="a JSON array of cells",
@@ -94,7 +94,7 @@ def excel_argument(text: str) -> Any:
     if stripped.startswith("["):
         depth = _nesting(stripped)
         if depth > 2:
-            raise InvalidArgumentError(
+            raise ExcelArgumentError(
                 f"a range argument is nested {depth} deep: a range has rows and columns",
                 value=text,
                 expected='a JSON array of rows such as [["Infantry"], ["Hussars"]]',
@@ -103,7 +103,7 @@ def excel_argument(text: str) -> Any:
             parsed = json.loads(stripped)
         except ValueError as exc:  # JSONDecodeError, and a number of thousands of digits
             problem = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number too large"
-            raise InvalidArgumentError(
+            raise ExcelArgumentError(
                 f"a range argument is not valid JSON ({problem})",
                 value=text,
                 expected='a JSON array such as [["Infantry"], ["Hussars"]]',
@@ -185,7 +185,7 @@ def _check_arity(name: str, fn: Any, args: Sequence[Any]) -> None:
             if len(required) == len(params)
             else f"{len(required)} to {len(params)}"
         )
-        raise InvalidArgumentError(
+        raise ExcelArgumentError(
             f"{name.upper()} takes {takes} arguments ({', '.join(p.name for p in params)})",
             value=len(args),
             expected=f"{takes} arguments",

@@ -41,6 +41,10 @@ def _line(label: str, done: int, total: int | None, seconds: float) -> str:
     return f"{label} [{'#' * filled}{'-' * (_WIDTH - filled)}] {done}/{total} {seconds:.0f}s"
 
 
+def _nothing(n: int = 1) -> None:
+    """Nothing shown: the count is not kept."""
+
+
 @contextmanager
 def working(
     label: str, *, total: int | None = None, quiet: bool = False
@@ -48,7 +52,7 @@ def working(
     """A block of work shown on a terminal after ``DELAY`` seconds; yields ``advance(n=1)``
     to count ``n`` more of ``total`` steps done."""
     if not _shown(quiet):
-        yield lambda n=1: None
+        yield _nothing
         return
     done = [0]
     stop = threading.Event()
@@ -87,4 +91,4 @@ def progress(
     with working(label, total=total, quiet=quiet) as advance:
         for item in items:
             yield item
-            advance()
+            advance(1)

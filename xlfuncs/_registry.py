@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.xlfuncs._args import answer_alike
@@ -49,11 +49,22 @@ Labels = tuple[str, ...] | Callable[[int], list[str]]
 _LABELS: dict[str, Labels] = {}
 
 
-def udf(f: F | None = None, *, labels: Labels | None = None) -> Any:
+@overload
+def udf(f: F, *, labels: Labels | None = None) -> F: ...
+@overload
+def udf(f: None = None, *, labels: Labels | None = None) -> Callable[[F], F]: ...
+
+
+def udf(f: F | None = None, *, labels: Labels | None = None) -> F | Callable[[F], F]:
     """Register ``f`` as an Excel function named ``f.__name__`` (upper case);
-    ``@udf(labels=(...))``: a function of several result columns says what each is."""
+    ``@udf(labels=(...))``: a function of several result columns says what each is.
+    Typed as what it wraps: Excel's wrapper takes and gives what ``f`` does."""
     if f is None:
-        return lambda g: udf(g, labels=labels)
+
+        def labelled(g: F) -> F:
+            return udf(g, labels=labels)
+
+        return labelled
     if labels is not None:
         _LABELS[f.__name__.upper()] = labels
     if not f.__doc__:
@@ -279,9 +290,10 @@ def _without_pyodide_per_cell(xw: Any) -> None:
             return
     except (ImportError, ValueError):
         pass
+    # None in sys.modules is an import refused by design; typeshed allows modules only
     sys.modules["pyodide.ffi"] = None  # type: ignore[assignment]
     utils = getattr(xw, "utils", None)
-    if callable(getattr(utils, "is_jsnull", None)):
+    if utils is not None and callable(getattr(utils, "is_jsnull", None)):
         utils.is_jsnull = _never_jsnull
 
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from battle_ledger.rulesets import age_of_eagles as aoe
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.xlfuncs._args import as_flag, as_int, broadcast
 from battle_ledger.xlfuncs._registry import udf
 
@@ -40,11 +40,11 @@ __all__ = [
 def _number(value: Any, name: str) -> Fraction:
     """A non-negative number from a cell (fire points, a range in inches)."""
     if isinstance(value, bool) or value is None or value == "":
-        raise InvalidArgumentError(f"{name} is required", column=name, expected="a number")
+        raise ExcelArgumentError(f"{name} is required", column=name, expected="a number")
     try:
         return Fraction(str(value))
     except (TypeError, ValueError):
-        raise InvalidArgumentError(
+        raise ExcelArgumentError(
             f"{name} must be a number", column=name, value=value, expected="a number"
         ) from None
 

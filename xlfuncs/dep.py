@@ -12,6 +12,7 @@ from typing import Any
 
 from battle_ledger.rulesets import dep
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.sheets.values import whole, yes_no
 from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
 from battle_ledger.xlfuncs._registry import udf
@@ -31,7 +32,7 @@ def _status(value: Any) -> dep.Status:
     try:
         return dep.Status(str(value).strip().casefold())
     except ValueError:
-        raise InvalidArgumentError(
+        raise ExcelArgumentError(
             "status must be active, blown or removed",
             column="status",
             value=value,
@@ -183,7 +184,7 @@ def DEP_TRACK(
     n = max(len(c) for c in cells)  # single cells repeat down the turns
     for name, values in zip(names, cells, strict=True):
         if values and len(values) not in (1, n):
-            raise InvalidArgumentError(
+            raise ExcelArgumentError(
                 "ranges of different lengths", column=name, value=len(values),
                 expected=f"1 or {n} cells",
             )  # fmt: skip

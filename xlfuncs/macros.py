@@ -124,6 +124,7 @@ def _macro_of(op: Operation) -> Callable[..., OperationResult]:
         _tell(target, result)
         return result
 
+    # what inspect reads (PEP 362); typeshed declares no __signature__ on a function
     run.__signature__ = signature  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params} | {"return": OperationResult}
     run.__name__ = run.__qualname__ = macro_name(KINDS[op.kind].macro_prefix, op.name)

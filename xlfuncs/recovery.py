@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from battle_ledger.rulesets import recovery
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.xlfuncs._args import as_column, broadcast, cell_date, is_range
 from battle_ledger.xlfuncs._registry import udf
 
@@ -103,7 +103,7 @@ def RECOVERY_STRENGTH_ON(
     """
     dates, losses, sides = as_column(battle_dates), as_column(stands_lost), as_column(outcomes)
     if not len(dates) == len(losses) == len(sides):
-        raise InvalidArgumentError(
+        raise ExcelArgumentError(
             "battle_dates, stands_lost and outcomes must be columns of the same length",
             value=(len(dates), len(losses), len(sides)),
         )

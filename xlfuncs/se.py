@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from battle_ledger.rulesets import square_eagles as se
-from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.xlfuncs._args import (
     as_flag,
     as_int,
@@ -170,7 +170,7 @@ def SE_TARGET(unit_type: Any, action: Any = "fire", conditions: Any = "") -> Any
             return se.assault_target(str(u))
         if kind in ("fire", "skirmish"):
             return se.fire_target(str(u), cell_text(c), skirmish=kind == "skirmish")
-        raise InvalidArgumentError(
+        raise ExcelArgumentError(
             "unknown action", column="action", value=a, expected="fire, skirmish or assault"
         )
 

@@ -36,7 +36,7 @@ def _names(module: Any, mark: str) -> list[str]:
     return [name for name, value in vars(module).items() if hasattr(value, mark)]
 
 
-_server.app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+_server.app.add_exception_handler(HTTPException, _http_error)
 
 app = RequestGuard(
     _server.main_app,
