@@ -25,6 +25,7 @@ from battle_ledger.rulesets.errors import (
 )
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import load_file
+from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.xlfuncs import UDFS
 
 OUTCOMES = ["winner", "loser", "Winner", "won", "lost", "defeated"]
@@ -319,5 +320,5 @@ def test_recovery_strength_on_udf() -> None:
     assert UDFS["RECOVERY_STRENGTH_ON"](
         30.0, dates, lost, sides, [["1815-06-17"], [dt.datetime(1815, 7, 18)]]
     ) == [[28], [26]]
-    with pytest.raises(InvalidArgumentError, match="same length"):
+    with pytest.raises(ExcelArgumentError, match="same length"):
         UDFS["RECOVERY_STRENGTH_ON"](30.0, dates, lost[:2], sides, "1815-06-19")
