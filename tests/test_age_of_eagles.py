@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import (
-    InvalidArgumentError,
     MissingTableError,
     UnknownTermError,
 )
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.errors import EntryError, ExcelArgumentError
 from battle_ledger.xlfuncs import aoe as udfs
 from tests.golden import golden_tests
 
@@ -544,13 +544,13 @@ def test_udfs_an_umpire_types() -> None:
 
 
 def test_udf_bad_cells_raise_named_errors() -> None:
-    with pytest.raises(InvalidArgumentError, match="modified_die"):
+    with pytest.raises(EntryError, match="modified_die"):
         udfs.AOE_FIRE(15.0, 7.5)
-    with pytest.raises(InvalidArgumentError, match="fire_points"):
+    with pytest.raises(ExcelArgumentError, match="fire_points"):
         udfs.AOE_FIRE(None, 7.0)
-    with pytest.raises(InvalidArgumentError, match="half"):
+    with pytest.raises(EntryError, match="half"):
         udfs.AOE_MOVE("cavalry", "road", "maybe")
-    with pytest.raises(InvalidArgumentError, match="different lengths"):
+    with pytest.raises(ExcelArgumentError, match="different lengths"):
         udfs.AOE_FIRE([[1.0], [2.0]], [[1.0], [2.0], [3.0]])
 
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_sail as sail
-from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
+from battle_ledger.rulesets.errors import MissingTableError, UnknownTermError
+from battle_ledger.sheets.errors import EntryError
 from battle_ledger.xlfuncs import UDFS
 from tests.golden import golden_tests
 
@@ -274,7 +275,7 @@ def test_udf_errors_name_value_and_what_is_allowed() -> None:
     with pytest.raises(UnknownTermError) as err:
         UDFS["SAIL_SPEED"](3.0, 5.0, 90.0, "galleon")
     assert "galleon" in str(err.value) and "Ship of the line, Frigate, Pirate" in str(err.value)
-    with pytest.raises(InvalidArgumentError, match="wind_speed"):
+    with pytest.raises(EntryError, match="wind_speed"):
         UDFS["SAIL_SPEED"](3.0, 4.5, 90.0)
-    with pytest.raises(InvalidArgumentError, match="TRUE or FALSE"):
+    with pytest.raises(EntryError, match="TRUE or FALSE"):
         UDFS["SAIL_SPEED"](2.0, 4.0, 90.0, "frigate", "perhaps")

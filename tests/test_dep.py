@@ -29,6 +29,7 @@ from battle_ledger.rulesets.dep import (
 )
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.house import parse_house
+from battle_ledger.sheets.errors import ExcelArgumentError
 from tests.strategies import dep_turns
 
 RULES = DepRules.from_ruleset(registry.get("eagles-to-glory"))
@@ -407,7 +408,7 @@ def test_dep_track_udf_matches_run_division() -> None:
     )
     assert rows == [o.as_row() for o in expected]
     assert rows[2] == [31, 0, 30, 0, "blown"]
-    with pytest.raises(InvalidArgumentError, match="different lengths"):
+    with pytest.raises(ExcelArgumentError, match="different lengths"):
         UDFS["DEP_TRACK"](30.0, 1.0, "Y", orders, [["Y"], ["N"]])
     with pytest.raises(DepInputError, match="turn 3: a charge needs orders"):
         UDFS["DEP_TRACK"](30.0, 1.0, "Y", "N", "N", [[0.0], [0.0], [1.0]])

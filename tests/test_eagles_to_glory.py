@@ -21,6 +21,7 @@ from battle_ledger.rulesets import errors
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.rulesets.model import Status
 from battle_ledger.rulesets.registry import load_file
+from battle_ledger.sheets.errors import EntryError
 from battle_ledger.xlfuncs import UDFS
 from tests.golden import golden_tests
 
@@ -617,7 +618,7 @@ def test_udfs_for_the_umpire() -> None:
     assert UDFS["ETG_COMMAND_MARKER_ODDS"]("corps") == [[n, 0.2] for n in range(1, 6)]
     assert UDFS["ETG_INITIATIVE_MODIFIER"](True, "yes", None) == 2
     assert UDFS["ETG_INITIATIVE_MODIFIER"]([[True], [False]], True, True) == [[3], [1]]
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(EntryError):
         UDFS["ETG_INITIATIVE_MODIFIER"]("maybe")
     assert UDFS["ETG_INITIATIVE_ODDS"](0.0, 0.0) == [[0.5, 0.5]]
     assert UDFS["ETG_MANEUVER_MODIFIER"]("road movement", "A", "infantry", 40.0, 80.0) == 6

@@ -19,6 +19,7 @@ from battle_ledger import rulesets
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import InvalidArgumentError, MissingTableError, UnknownTermError
 from battle_ledger.rulesets.model import Status
+from battle_ledger.sheets.errors import EntryError
 from battle_ledger.xlfuncs import UDFS
 from battle_ledger.xlfuncs.gote import (
     GOTE_ACTIONS,
@@ -436,7 +437,7 @@ def test_udf_odds_and_chances() -> None:
 
 
 def test_udf_bad_input() -> None:
-    with pytest.raises(InvalidArgumentError, match="roll"):
+    with pytest.raises(EntryError, match="roll"):
         GOTE_MELEE_RESULT("high")
     with pytest.raises(UnknownTermError):
         GOTE_BRACKETS("recruit")

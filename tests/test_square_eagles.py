@@ -17,6 +17,7 @@ from battle_ledger import rulesets
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import InvalidArgumentError, UnknownTermError
 from battle_ledger.rulesets.oob import RawUnit, order_of_battle
+from battle_ledger.sheets.errors import EntryError, ExcelArgumentError
 from battle_ledger.xlfuncs import UDFS
 from tests.golden import golden_tests
 
@@ -318,9 +319,9 @@ def test_se_udf_errors_name_value_and_what_is_allowed() -> None:
     with pytest.raises(UnknownTermError) as err:
         UDFS["SE_STRENGTH"]("dragoons")
     assert "dragoons" in str(err.value) and "Heavy Cavalry" in str(err.value)
-    with pytest.raises(InvalidArgumentError, match="fire, skirmish or assault"):
+    with pytest.raises(ExcelArgumentError, match="fire, skirmish or assault"):
         UDFS["SE_TARGET"]("guns", "bombard")
-    with pytest.raises(InvalidArgumentError, match="dice"):
+    with pytest.raises(EntryError, match="dice"):
         UDFS["SE_HITS_ODDS"](2.5, 4.0)
 
 
