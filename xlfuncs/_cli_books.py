@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.errors import CommandError, SetupError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
 from battle_ledger.xlfuncs._progress import progress, working
 from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
@@ -950,7 +950,7 @@ def demo(out_dir: Path) -> None:
     except ModuleNotFoundError as exc:
         if exc.name != "battle_ledger.templates.demo":
             raise
-        raise InvalidArgumentError(
+        raise SetupError(
             "the demo is not available in this installation", expected="templates/demo.py"
         ) from None
     if out_dir.exists() and not out_dir.is_dir():
