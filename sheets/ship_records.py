@@ -107,11 +107,11 @@ THEIR_DICE = tuple(f"Their die {i}" for i in range(1, 7))
 _SHIP_TYPES = tuple(t.id for t in sail.ruleset().vocabulary("ship_types").terms)
 #: The settings' readings, the rules' own (``sail_damage.CHOICES``: the text's or ours
 #: first); whether a burning ship may fire, as its cell answers.
-_BANDS = sd.CHOICES["band_edges"]
+_BANDS: tuple[str, ...] = sd.CHOICES["band_edges"]
 _YES_NO = tuple("yes" if may else "no" for may in sd.CHOICES["burning_ships_fire"])
-_COUNTS = sd.CHOICES["damage_counts"]
+_COUNTS: tuple[str, ...] = sd.CHOICES["damage_counts"]
 #: When End round throws the next round's opening dice (``damage_record_readings.round_end_dice``).
-ROUND_END = sd.CHOICES["round_end_dice"]
+ROUND_END: tuple[str, ...] = sd.CHOICES["round_end_dice"]
 #: What each ship's before/change columns track (``sail_damage.ShipState.FIELDS``).
 _S_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground", "anchored")
 _T_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire")

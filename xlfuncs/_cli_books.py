@@ -877,16 +877,18 @@ def check(books: tuple[Path, ...]) -> None:
     from battle_ledger.sheets.operations import run_check
     from battle_ledger.sheets.zipbook import open_book
 
-    def template_kinds() -> list[str]:  # a roster has no checks: known by its template
-        from battle_ledger import templates
+    def declared_kinds() -> list[str]:  # a kind without checkers: known by its declaration
+        from battle_ledger.sheets.ledger import WORKBOOK_KINDS
+        from battle_ledger.sheets.operations import load_operations
 
-        return list(templates.KINDS)
+        load_operations()
+        return list(WORKBOOK_KINDS)
 
     failed = 0
     lines: list[str] = []
     for path in progress(books, "checking", length=len(books)):
         try:
-            problems = run_check(open_book(path, writable=False), known_kinds=template_kinds)
+            problems = run_check(open_book(path, writable=False), known_kinds=declared_kinds)
         except BattleLedgerError as exc:
             if len(books) == 1:
                 raise
