@@ -25,11 +25,14 @@ from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets.errors import InvalidArgumentError
 
 __all__ = [
+    "AIMS",
     "BOXES",
     "CHOICES",
     "GONE",
     "MASTS",
     "ONCE_A_ROUND",
+    "SIDES",
+    "STRUCK",
     "Action",
     "Event",
     "Outcome",
@@ -54,7 +57,12 @@ __all__ = [
 MASTS = ("fore", "main", "mizzen")
 #: The parts of a record a box belongs to.
 BOXES = ("port", "starboard", "fore", "main", "mizzen", "hull")
-_SIDES = ("port", "starboard")
+#: A ship's broadsides (what fires, a hull hit's gun decks).
+SIDES = ("port", "starboard")
+#: Where a shot strikes the target.
+STRUCK = (*SIDES, "bow", "stern")
+#: What a broadside aims at: the hull (gun decks) or the sails (masts).
+AIMS = ("hull", "sails")
 
 
 class Action(StrEnum):
@@ -351,7 +359,7 @@ def _struck_text(change: Mapping[str, int]) -> str:
 def _hull_hits(hits: int, side: str, t: ShipState) -> dict[str, int]:
     """Gun decks on the side fired at, then hull units (the readings for bow and stern)."""
     p, s = t.port, t.starboard
-    if side == "bow" and choice("bow_hull_hits") in _SIDES:  # as if fired at that side
+    if side == "bow" and choice("bow_hull_hits") in SIDES:  # as if fired at that side
         side = choice("bow_hull_hits")
     if side == "stern":
         kp, ks = min(hits, p), min(hits, s)
@@ -388,7 +396,7 @@ def _prize(crew: int, w: ShipState, loser: ShipState) -> tuple[dict[str, int], d
     decks: those the prize crew mans (``prize_mans``: by default port first)."""
     crew = min(crew, w.gun_decks)
     side = choice("prize_crew_from")
-    if side not in _SIDES:  # the side with more left, port when equal
+    if side not in SIDES:  # the side with more left, port when equal
         side = "port" if w.port >= w.starboard else "starboard"
     other = "starboard" if side == "port" else "port"
     first = min(crew, getattr(w, side))
@@ -397,7 +405,7 @@ def _prize(crew: int, w: ShipState, loser: ShipState) -> tuple[dict[str, int], d
     then = "starboard" if mans == "port" else "port"
     manned = {mans: min(crew, getattr(loser, mans))}
     manned[then] = min(crew - manned[mans], getattr(loser, then))
-    return win, {d: manned[d] - getattr(loser, d) for d in _SIDES}
+    return win, {d: manned[d] - getattr(loser, d) for d in SIDES}
 
 
 def resolve(
@@ -744,13 +752,13 @@ def _check_range(event: Event, *, explosion: bool = False) -> None:
 
 
 def _check_fire(event: Event, me: ShipState, tally: Tally, readings: Readings) -> None:
-    if event.from_side not in _SIDES:
+    if event.from_side not in SIDES:
         raise _refuse("a ship fires from a broadside", "from", event.from_side,
                       "port or starboard")  # fmt: skip
-    if event.side not in (*_SIDES, "bow", "stern"):
+    if event.side not in STRUCK:
         raise _refuse("the shot strikes a side, the bow or the stern", "side", event.side,
                       "port, starboard, bow or stern")  # fmt: skip
-    if event.aim not in ("hull", "sails"):
+    if event.aim not in AIMS:
         raise _refuse("aim at the hull (gun decks) or the sails", "aim", event.aim,
                       "hull or sails")  # fmt: skip
     _check_range(event)

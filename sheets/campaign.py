@@ -1078,9 +1078,9 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
         option, name = {"battery": ("--battery", gun_side), "donor": ("--donor", donor_side)}.get(
             str(exc.column), ("--figures", "")
         )
-        raise InvalidArgumentError(f"{name}: {exc.message}" if name else exc.message,
-                                   column=option, value=exc.value,
-                                   expected=exc.expected) from None  # fmt: skip
+        raise OptionValueError(f"{name}: {exc.message}" if name else exc.message,
+                               column=option, value=exc.value,
+                               expected=exc.expected) from None  # fmt: skip
     if ledger.sides[gun_side] != ledger.sides[donor_side]:
         raise OptionValueError(f"{donor_side} is not of {ledger.sides[gun_side]}",
                                column="--donor", value=donor,

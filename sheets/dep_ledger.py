@@ -56,6 +56,7 @@ from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
     LedgerStateError,
+    OptionValueError,
     nothing_to_record,
 )
 from battle_ledger.sheets.formulas import (
@@ -1096,15 +1097,15 @@ def _unit_lost(
     before = sum(loss.stands_lost for loss in here)
     left = None if found.stands is None else found.stands - (units.lost(found) - before)
     if left is not None and lost > left:
-        raise InvalidArgumentError(
+        raise OptionValueError(
             f"turn {turn}, unit {found.unit!r} of {division!r}: {lost} stands lost, but it "
             f"has {left} left", column="--stands-lost", value=lost, expected=f"0 to {left}",
             **where_of(units.unit_rows, found.index))  # fmt: skip
     index = _row_index(ledger, division, turn)
     typed = 0 if index is None else cell_count(ledger.turns.at[index, "Stands lost"])
     total = typed - before + lost
-    if total < 0:
-        raise InvalidArgumentError(
+    if total < 0:  # the turn's Stands lost typed on the sheet below its units' losses
+        raise CellValueError(
             f"turn {turn}, division {division!r}: its Stands lost ({typed}) are fewer than "
             f"the {before} its unit {found.unit!r} lost by the Losses by unit sheet",
             column="Stands lost", value=typed, expected=f"{before} or more (check)",

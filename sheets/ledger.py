@@ -30,7 +30,7 @@ import numbers
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError
@@ -65,6 +65,7 @@ __all__ = [
     "EVERY_OPERATION",
     "KINDS",
     "START_TIME",
+    "WORKBOOK_KINDS",
     "ClosedPeriod",
     "Column",
     "Entry",
@@ -75,6 +76,7 @@ __all__ = [
     "Role",
     "Table",
     "Tables",
+    "WorkbookKind",
     "check_parts",
     "check_template_version",
     "clock_text",
@@ -248,8 +250,43 @@ START_TIME = NamedCell(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class LedgerKind:
+@dataclass(frozen=True, kw_only=True)
+class WorkbookKind:
+    """A kind of workbook users build (``new KIND``), declared once: a ledger kind
+    (``LedgerKind``) or the roster. Every layer finds it in ``WORKBOOK_KINDS``, by its name
+    or an alias; its template (``templates.register_template``) only adds how it is built.
+
+    ``rulesets``: the ids it is made for (None: every rule set). ``template_version``:
+    the layout's version (``_meta``); workbooks of ``oldest_version`` and later open, a
+    newer one is refused. ``aliases``: the names of other kinds users build it by for its
+    rule sets (``new victory-table --ruleset etg`` builds ``victory-points``).
+    """
+
+    name: str
+    description: str
+    rulesets: frozenset[str] | None = None  # None: every rule set
+    template_version: int = 1
+    oldest_version: int = 1
+    aliases: frozenset[str] = frozenset()  # other kinds' names users build it by, for its rulesets
+
+    @property
+    def settings(self) -> tuple[NamedCell, ...]:
+        """The named cells the umpire sets when the workbook is made (each with its option
+        of ``new``): none but a ledger's."""
+        return ()
+
+    def supports(self, ruleset_id: str) -> bool:
+        """Whether it is made for the rule set ``ruleset_id``."""
+        return self.rulesets is None or ruleset_id in self.rulesets
+
+    def check_version(self, book: Book) -> Meta:
+        """The book's ``_meta``, refused unless it is this kind in a version we can read."""
+        return check_template_version(book, self.name, self.oldest_version,
+                                      self.template_version)  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerKind(WorkbookKind):
     """One kind of ledger, declared once and read by every layer.
 
     ``period_formulas(row)``: the native formulas of a period row on sheet row
@@ -262,8 +299,7 @@ class LedgerKind:
     ``statuses``: the status values; ``off_table``: those that take a thing
     off the table (no more period rows). ``step``: the pure rules function
     computing one period of one thing (documentation and tests read it).
-    ``template_version``: the layout's version (``_meta``); workbooks of
-    ``oldest_version`` and later open, a newer one is refused. ``front``: the
+    ``front``: the
     sheet of its named cells (``Battle``; a campaign's is ``Campaign``).
     ``asks_if_empty``: ``close`` refuses a period with nothing recorded unless told
     ``--allow-empty`` (not a campaign's battles, nor a round at sea, whose dice
@@ -278,14 +314,12 @@ class LedgerKind:
     ``versioned_formulas(row, version)``: where a newer template changed what an older
     column computes, the formulas a ledger of that ``version`` gets on its new rows (None:
     ``period_formulas`` serve every version).
-    ``aliases``: the names of other kinds users build it by for its rule sets (``new
-    victory-table --ruleset etg`` builds ``victory-points``).
+    (``name``, ``description``, ``rulesets``, ``template_version``, ``aliases``: see
+    ``WorkbookKind``.)
     """
 
-    name: str
     title: str
-    description: str
-    rulesets: frozenset[str]
+    rulesets: frozenset[str]  # never every rule set: its rules are some
     things: Table
     periods: Table
     thing: str
@@ -299,15 +333,12 @@ class LedgerKind:
     close: str
     macro_prefix: str
     record: str = "record"
-    template_version: int = 1
-    oldest_version: int = 1
     front: str = "Battle"  # the sheet holding its named cells
     asks_if_empty: bool = True  # closing a period with nothing recorded needs --allow-empty
     grid: Grid | None = None
     rows_each_period: bool = True
     losses: tuple[str, ...] = ()
     versioned_formulas: Callable[[int, int], dict[str, str]] | None = None
-    aliases: frozenset[str] = frozenset()  # other kinds' names users build it by, for its rulesets
 
     @property
     def settings(self) -> tuple[NamedCell, ...]:
@@ -336,11 +367,6 @@ class LedgerKind:
         """The periods table's period-number column."""
         return next(c for c in self.periods.columns if c.role is Role.KEY)
 
-    def check_version(self, book: Book) -> Meta:
-        """The book's ``_meta``, refused unless it is this kind in a version we can read."""
-        return check_template_version(book, self.name, self.oldest_version,
-                                      self.template_version)  # fmt: skip
-
 
 def check_template_version(book: Book, kind: str, oldest: int, newest: int) -> Meta:
     """The book's ``_meta``, refused unless it is a ``kind`` workbook made by a template
@@ -361,7 +387,29 @@ def check_template_version(book: Book, kind: str, oldest: int, newest: int) -> M
     return meta
 
 
-KINDS: dict[str, LedgerKind] = {}
+#: Every kind of workbook users build, by name: the one registry (each kind's module
+#: registers its declaration).
+WORKBOOK_KINDS: dict[str, WorkbookKind] = {}
+
+
+class _Ledgers(Mapping[str, LedgerKind]):
+    """The ledger kinds among ``WORKBOOK_KINDS`` (what has tables, periods, macros)."""
+
+    def __getitem__(self, name: str) -> LedgerKind:
+        kind = WORKBOOK_KINDS[name]
+        if not isinstance(kind, LedgerKind):
+            raise KeyError(name)
+        return kind
+
+    def __iter__(self) -> Iterator[str]:
+        return (n for n, k in WORKBOOK_KINDS.items() if isinstance(k, LedgerKind))
+
+    def __len__(self) -> int:
+        return sum(isinstance(k, LedgerKind) for k in WORKBOOK_KINDS.values())
+
+
+#: The ledger kinds, by name: a view of ``WORKBOOK_KINDS``.
+KINDS: Mapping[str, LedgerKind] = _Ledgers()
 
 #: ``Column.recorded`` of a column every operation fills in (its own name, the action).
 EVERY_OPERATION = "every operation"
@@ -379,15 +427,21 @@ def _untouched(value: Any) -> bool:
 ALLOW_EMPTY_HELP = "close the turn even though nothing was recorded in it"
 
 
-def register(kind: LedgerKind) -> LedgerKind:
+_K = TypeVar("_K", bound=WorkbookKind)
+
+
+def register(kind: _K) -> _K:
     """Make ``kind`` known to every layer (its module under ``sheets`` calls this once)."""
-    known = KINDS.get(kind.name)
+    known = WORKBOOK_KINDS.get(kind.name)
     if known is not None and known is not kind:
-        raise TypeError(f"ledger kind {kind.name!r} is registered twice")
-    prefixes = {k.macro_prefix: k.name for k in KINDS.values() if k.name != kind.name}
-    if kind.macro_prefix in prefixes:
-        raise TypeError(f"macro prefix {kind.macro_prefix!r} is {prefixes[kind.macro_prefix]}'s")
-    KINDS[kind.name] = kind
+        raise TypeError(f"workbook kind {kind.name!r} is registered twice")
+    if isinstance(kind, LedgerKind):
+        prefixes = {k.macro_prefix: k.name for k in KINDS.values() if k.name != kind.name}
+        if kind.macro_prefix in prefixes:
+            raise TypeError(
+                f"macro prefix {kind.macro_prefix!r} is {prefixes[kind.macro_prefix]}'s"
+            )
+    WORKBOOK_KINDS[kind.name] = kind
     return kind
 
 

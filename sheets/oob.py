@@ -79,9 +79,7 @@ __all__ = [
     "NAVAL_HEADERS",
     "NAVAL_TOTALS",
     "QUALITY_HEADER",
-    "ROSTER_KIND",
     "ROSTER_TABLE_PREFIX",
-    "ROSTER_TEMPLATE_VERSION",
     "ROW_HEADER",
     "SIDE_NAME",
     "TOTAL_LABELS",
@@ -101,9 +99,6 @@ __all__ = [
     "with_facts",
 ]
 
-ROSTER_KIND = "roster"
-#: The roster's layout version (``_meta``): a roster made by a newer one is not read.
-ROSTER_TEMPLATE_VERSION = 1
 ROSTER_TABLE_PREFIX = "tbl_Roster_"
 #: The defined name of side ``n``'s name cell (n from 1, as in ``tbl_Roster_<n>``).
 SIDE_NAME = "roster_side_{n}"
@@ -554,9 +549,10 @@ def _cell(value: Any) -> Any:
 def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """The units of a roster workbook made by ``battle-ledger new roster``."""
     from battle_ledger.sheets.headless import HeadlessBook  # the workbook side, only when needed
+    from battle_ledger.sheets.roster import ROSTER  # its declaration reads the roster here
 
     p = Path(path)
-    return roster_oob(HeadlessBook(p, kind=ROSTER_KIND, writable=False), ruleset, p)
+    return roster_oob(HeadlessBook(p, kind=ROSTER.name, writable=False), ruleset, p)
 
 
 def roster_oob(book: Any, ruleset: Ruleset | str | None = None,

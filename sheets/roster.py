@@ -1,4 +1,5 @@
-"""The roster's report: what a blank or filled roster holds, in its own words.
+"""The roster's declaration and report: what a blank or filled roster holds, in its own
+words.
 
 ``battle-ledger report roster.xlsx`` reads the roster's side tables as an order
 of battle (``sheets.oob.roster_oob``, every check included) and tells, side by
@@ -15,25 +16,37 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, NoUnitsError
 from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
 from battle_ledger.sheets.book import Book
-from battle_ledger.sheets.ledger import check_parts, check_template_version
-from battle_ledger.sheets.oob import ROSTER_KIND, ROSTER_TEMPLATE_VERSION, is_naval, roster_oob
+from battle_ledger.sheets.ledger import WorkbookKind, check_parts, register
+from battle_ledger.sheets.oob import is_naval, roster_oob
 from battle_ledger.sheets.operations import OperationResult, checker, report
 
-__all__ = ["roster_problems", "roster_report"]
+__all__ = ["ROSTER", "roster_problems", "roster_report"]
+
+#: A printable order of battle (``templates/roster.py`` lays it out; ``sheets/oob.py`` reads
+#: it back as an order of battle); ``template_version``: a roster made by a newer one is not
+#: read.
+ROSTER = register(
+    WorkbookKind(
+        name="roster",
+        description="a printable order of battle per side with the rule set's columns (every "
+        "rule set)",
+        template_version=1,
+    )
+)
 
 
-@checker(ROSTER_KIND)
+@checker(ROSTER.name)
 def roster_problems(book: Book) -> list[BattleLedgerError]:
     """What ``report`` and ``new --oob`` would refuse in the roster (it is read by the one
     roster reader: a formula in a name cell, a unit of an unknown type...), a roster made
     by a newer template, and a sheet, table or name of the template gone."""
-    check_parts(book, check_template_version(book, ROSTER_KIND, 1, ROSTER_TEMPLATE_VERSION))
+    check_parts(book, ROSTER.check_version(book))
     with contextlib.suppress(NoUnitsError):  # a blank roster, to be filled in
         roster_oob(book)
     return []
 
 
-@report(ROSTER_KIND)
+@report(ROSTER.name)
 def roster_report(book: Book) -> OperationResult:
     """Each side of the roster: its divisions, its units by type, and its strengths."""
     try:
@@ -41,7 +54,7 @@ def roster_report(book: Book) -> OperationResult:
     except NoUnitsError:
         ruleset = registry.get(book.meta().ruleset)
         return OperationResult(f"{ruleset.name} roster: no units entered yet",
-                               {"kind": ROSTER_KIND, "ruleset": ruleset.id, "sides": [],
+                               {"kind": ROSTER.name, "ruleset": ruleset.id, "sides": [],
                                 "units": 0})  # fmt: skip
     ruleset = registry.get(oob.ruleset_id)
     # A fleet's roster in naval words: squadrons of ships.
@@ -69,5 +82,5 @@ def roster_report(book: Book) -> OperationResult:
         totals = ", ".join(f"{title} {n}" for title, n in s["strengths"].items())
         lines.append(f"{s['side']}: {s['divisions']} {words[0]}(s), {s['units']} {words[1]}(s) "
                      f"({kinds}); {totals}")  # fmt: skip
-    return OperationResult("\n".join(lines), {"kind": ROSTER_KIND, "ruleset": ruleset.id,
+    return OperationResult("\n".join(lines), {"kind": ROSTER.name, "ruleset": ruleset.id,
                                               "sides": sides, "units": units})  # fmt: skip

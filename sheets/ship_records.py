@@ -104,12 +104,14 @@ COMPASS = "sail_compass"
 MAIN_MAST = "sail_main_mast_units"
 DICE = tuple(f"Die {i}" for i in range(1, 7))
 THEIR_DICE = tuple(f"Their die {i}" for i in range(1, 7))
-_SHIP_TYPES = ("ship of the line", "frigate", "pirate")
-_BANDS = ("closer band", "farther band")
-_YES_NO = ("yes", "no")
-_COUNTS = ("all boxes of a ship lost", "boxes struck only")
+_SHIP_TYPES = tuple(t.id for t in sail.ruleset().vocabulary("ship_types").terms)
+#: The settings' readings, the rules' own (``sail_damage.CHOICES``: the text's or ours
+#: first); whether a burning ship may fire, as its cell answers.
+_BANDS: tuple[str, ...] = sd.CHOICES["band_edges"]
+_YES_NO = tuple("yes" if may else "no" for may in sd.CHOICES["burning_ships_fire"])
+_COUNTS: tuple[str, ...] = sd.CHOICES["damage_counts"]
 #: When End round throws the next round's opening dice (``damage_record_readings.round_end_dice``).
-ROUND_END = ("after the wind", "before the wind")
+ROUND_END: tuple[str, ...] = sd.CHOICES["round_end_dice"]
 #: What each ship's before/change columns track (``sail_damage.ShipState.FIELDS``).
 _S_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire", "aground", "anchored")
 _T_BEFORE = ("port", "starboard", "fore", "main", "mizzen", "hull", "fire")
@@ -184,13 +186,13 @@ DAMAGE = Table(
                recorded=EVERY_OPERATION),
         Column("Ship", "ship", _K, help="the ship acting (firing, boarding, rolling)", width=18),
         Column("From", "from_side", _I, Entry.CHOICE, "her broadside firing",
-               choices=("port", "starboard"), width=9),
+               choices=sd.SIDES, width=9),
         Column("Target", "target", _I, help="the ship fired at or boarded (separate: the one "
                "entangled with; catch fire: the one that blew up)", width=18),
         Column("Side", "side", _I, Entry.CHOICE, "where the shot strikes the target",
-               choices=("port", "starboard", "bow", "stern"), width=9),
+               choices=sd.STRUCK, width=9),
         Column("Aim", "aim", _I, Entry.CHOICE, "the hull (gun decks) or the sails (masts)",
-               choices=("hull", "sails"), width=6),
+               choices=sd.AIMS, width=6),
         Column("Range", "range", _I, Entry.NUMBER, "the range in cm (up to 12)", low=0,
                width=6),
         Column("Decks", "decks", _I, Entry.WHOLE, "gun decks firing (blank: all left on that "
@@ -400,7 +402,7 @@ def damage_formulas(r: int) -> dict[str, str]:
     )
     bow_s = f"IF({total}<={gap},IF({p}>{st},0,{total}),{st}-(MIN({p},{st})-INT(({total}-{gap})/2)))"
     bow_side = sd.choice("bow_hull_hits")  # the reading: as if fired at one side
-    if bow_side in ("port", "starboard"):
+    if bow_side in sd.SIDES:
         bow_p, bow_s = (f"MIN({h},{p})", "0") if bow_side == "port" else ("0", f"MIN({h},{st})")
     f["Hit port"] = (
         f'IF(NOT({hull_aim}),0,IF(OR({side}="stern",{side}="port"),MIN({h},{p}),'
@@ -495,7 +497,7 @@ def damage_formulas(r: int) -> dict[str, str]:
     # A ledger made before (no Took column: a blank cell) crosses the crew at the capture.
     now, then = f"{took}", f"IF(ISBLANK({took}),{win},0)"
     at_capture = cell("Crew")
-    for deck in ("port", "starboard"):
+    for deck in sd.SIDES:
         s_change[deck] = (
             f"IF({then}=1,{winner_deck(deck, S, at_capture)},"
             f"IF({then}=2,{prize_deck(deck, S, at_capture)},"

@@ -1,20 +1,21 @@
 """Workbook templates: openpyxl builders, one module per workbook kind.
 
 Registry
-    Each kind module calls ``register_kind(name, builder, description,
-    rulesets=None)`` at import; ``rulesets`` is the ids it supports (None: every
-    rule set). A builder is ``builder(ruleset: Ruleset, oob: OrderOfBattle |
-    None, **options) -> Workbook`` (a ledger kind's, ``register_ledger``, takes its
-    settings as one mapping too, by named cell: ``builder(ruleset, oob, settings,
-    **options)``); it builds its sheets (with the helpers in
-    ``templates._build`` and ``templates.rules_sheet``) and need not add the
-    ``Log`` and ``_meta`` sheets: ``build`` adds them if missing.
+    A kind is declared once, in ``sheets`` (``sheets.ledger.WorkbookKind``: its name,
+    aliases, description, rule sets and template version; a ``LedgerKind`` for a
+    ledger), and found in ``sheets.ledger.WORKBOOK_KINDS``. Its template module adds only
+    how it is built: ``register_template(kind, builder, again=None, play=None,
+    plays_after_the_others=False)`` at import. A builder is ``builder(ruleset: Ruleset,
+    oob: OrderOfBattle | None, settings, **options) -> Workbook`` (``settings``: the kind's
+    settings by named cell, none for a roster); it builds its sheets (with the helpers in
+    ``templates._build`` and ``templates.rules_sheet``) and need not add the ``Log`` and
+    ``_meta`` sheets: ``build`` adds them if missing.
 
     ``build(kind, ruleset, oob=None, **options)`` resolves the rule set (an id,
     alias or ``Ruleset``), checks the kind supports it and that the order of
     battle is for it, and returns the workbook (not saved: use
-    ``save_atomic``). ``KINDS`` maps kind name -> ``TemplateKind``;
-    ``kinds_for(ruleset)`` lists the kinds that support a rule set.
+    ``save_atomic``). ``template(kind)`` is a kind's ``Template``; ``kinds_for(ruleset)``
+    lists the kinds made for a rule set.
 
 Every module of this package not starting with ``_`` (other than the helper
 modules) is imported here, so a new kind registers itself by existing.
@@ -35,6 +36,7 @@ from battle_ledger.rulesets.errors import shown
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.rulesets.registry import get as _get_ruleset
 from battle_ledger.sheets.errors import CommandError, OrderOfBattleError, UnknownKindError
+from battle_ledger.sheets.ledger import WORKBOOK_KINDS, WorkbookKind
 from battle_ledger.templates._build import TEMPLATE_VERSION, finish, save_atomic, set_paper
 
 if TYPE_CHECKING:
@@ -42,35 +44,28 @@ if TYPE_CHECKING:
 
     from battle_ledger.rulesets.oob import OrderOfBattle
     from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.ledger import LedgerKind
 
 __all__ = [
-    "KINDS",
     "TEMPLATE_VERSION",
-    "TemplateKind",
+    "Template",
     "build",
     "kinds_for",
     "known",
-    "register_kind",
-    "register_ledger",
+    "register_template",
     "require_known",
     "resolve",
     "save_atomic",
+    "template",
 ]
 
 Builder = Callable[..., Workbook]
 
 
 @dataclass(frozen=True)
-class TemplateKind:
-    """A workbook kind: its builder and which rule sets it serves."""
+class Template:
+    """How a kind's workbook is built (the kind itself is its declaration in ``sheets``)."""
 
-    name: str
     builder: Builder
-    description: str
-    rulesets: frozenset[str] | None = None  # None: every rule set
-    version: int = TEMPLATE_VERSION  # the layout's version, written to _meta
-    aliases: frozenset[str] = frozenset()  # other names users build it by, for its rule sets
     #: What the builder lays out from the rules and the ledger's own rows together (the
     #: victory table's marks of each side), laid out again in a ledger given other house
     #: rules: ``again(wb, ruleset)`` (``rules_sheet.lay_out_rules`` calls it).
@@ -81,69 +76,41 @@ class TemplateKind:
     #: Its play reads the demo's other ledgers of the rule set (a campaign's battles): it is
     #: built after them.
     plays_after_the_others: bool = False
-    #: The ledger kind it builds (its builder takes the kind's settings as one mapping, by
-    #: named cell: ``builder(ruleset, oob, settings, **options)``); None: a roster.
-    ledger: LedgerKind | None = None
-
-    def supports(self, ruleset: Ruleset | str) -> bool:
-        rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
-        return self.rulesets is None or rid in self.rulesets
 
 
-KINDS: dict[str, TemplateKind] = {}
+#: Each kind's template, by the kind's name (its module registers it beside its builder).
+_TEMPLATES: dict[str, Template] = {}
 
 
-def register_kind(
-    name: str,
-    builder: Builder,
-    description: str,
-    rulesets: frozenset[str] | set[str] | list[str] | tuple[str, ...] | None = None,
-    version: int = TEMPLATE_VERSION,
-    aliases: frozenset[str] | tuple[str, ...] = (),
-    again: Callable[[Workbook, Ruleset], None] | None = None,
-    play: Callable[[HeadlessBook, random.Random], None] | None = None,
-    plays_after_the_others: bool = False,
-    ledger: LedgerKind | None = None,
-) -> TemplateKind:
-    """Register workbook kind ``name`` (e.g. ``"roster"``, ``"dep-ledger"``); ``aliases``:
-    other names users build it by for its rule sets (``victory-table`` for Eagles to
-    Glory's victory points)."""
-    kind = TemplateKind(
-        name=name,
-        builder=builder,
-        description=description,
-        rulesets=None if rulesets is None else frozenset(rulesets),
-        version=version,
-        aliases=frozenset(aliases),
-        again=again,
-        play=play,
-        plays_after_the_others=plays_after_the_others,
-        ledger=ledger,
-    )
-    KINDS[name] = kind
-    return kind
-
-
-def register_ledger(
-    kind: LedgerKind,
+def register_template(
+    kind: WorkbookKind,
     builder: Builder,
     again: Callable[[Workbook, Ruleset], None] | None = None,
     play: Callable[[HeadlessBook, random.Random], None] | None = None,
     plays_after_the_others: bool = False,
-) -> TemplateKind:
-    """Register the builder of ledger kind ``kind``: its name, description, rule
-    sets and aliases come from the declaration (``again``, ``play``: see
-    ``TemplateKind``)."""
-    return register_kind(kind.name, builder, kind.description, kind.rulesets,
-                         version=kind.template_version, aliases=kind.aliases,
-                         again=again, play=play,
-                         plays_after_the_others=plays_after_the_others,
-                         ledger=kind)  # fmt: skip
+) -> Template:
+    """Register the builder of ``kind`` (``again``, ``play``: see ``Template``); the kind's
+    name, description, rule sets and aliases are its declaration's."""
+    if WORKBOOK_KINDS.get(kind.name) is not kind:
+        raise TypeError(f"workbook kind {kind.name!r} is not registered (sheets.ledger.register)")
+    made = Template(builder, again, play, plays_after_the_others)
+    _TEMPLATES[kind.name] = made
+    return made
+
+
+def template(kind: WorkbookKind | str) -> Template:
+    """The template of ``kind`` (a kind or its name)."""
+    return _TEMPLATES[kind if isinstance(kind, str) else kind.name]
+
+
+def _buildable() -> list[WorkbookKind]:
+    """Every kind with a template, in the order of their templates' modules."""
+    return [WORKBOOK_KINDS[name] for name in _TEMPLATES]
 
 
 def known(name: str) -> bool:
     """Whether ``name`` is a kind users can build (a kind's name or alias)."""
-    return name in KINDS or any(name in k.aliases for k in KINDS.values())
+    return any(name == k.name or name in k.aliases for k in _buildable())
 
 
 def require_known(name: str) -> None:
@@ -153,7 +120,7 @@ def require_known(name: str) -> None:
         return
     from battle_ledger.sheets.operations import did_you_mean
 
-    names = sorted(set(KINDS) | {a for k in KINDS.values() for a in k.aliases})
+    names = sorted({n for k in _buildable() for n in (k.name, *k.aliases)})
     hint = did_you_mean(name, names)
     raise UnknownKindError(
         f"unknown workbook kind {shown(name)}" + (f"; {hint}" if hint else ""),
@@ -162,13 +129,13 @@ def require_known(name: str) -> None:
     )
 
 
-def resolve(name: str, ruleset: Ruleset) -> TemplateKind:
+def resolve(name: str, ruleset: Ruleset) -> WorkbookKind:
     """The kind ``name`` means for ``ruleset``: the kind itself, or the one it is an
     alias of for that rule set (``victory-table`` for Eagles to Glory)."""
     require_known(name)
-    candidates = [k for k in KINDS.values() if name == k.name or name in k.aliases]
+    candidates = [k for k in _buildable() if name == k.name or name in k.aliases]
     for entry in candidates:
-        if entry.supports(ruleset):
+        if entry.supports(ruleset.id):
             return entry
     supported = sorted({r for k in candidates for r in (k.rulesets or ())})
     raise CommandError(
@@ -178,9 +145,10 @@ def resolve(name: str, ruleset: Ruleset) -> TemplateKind:
     )
 
 
-def kinds_for(ruleset: Ruleset | str) -> list[TemplateKind]:
-    """Every registered kind that supports ``ruleset``, in registration order."""
-    return [k for k in KINDS.values() if k.supports(ruleset)]
+def kinds_for(ruleset: Ruleset | str) -> list[WorkbookKind]:
+    """Every kind made for ``ruleset``, in registration order."""
+    rid = ruleset.id if isinstance(ruleset, Ruleset) else _get_ruleset(ruleset).id
+    return [k for k in _buildable() if k.supports(rid)]
 
 
 def build(
@@ -210,24 +178,22 @@ def build(
             expected=rs.id,
         )
     settings = _settings_of(entry, oob, options)  # the settings taken out of options
-    _check_options(entry, options, flags or {})
-    if "paper" in inspect.signature(entry.builder).parameters:  # its own printouts (cards)
+    builder = template(entry).builder
+    _check_options(entry, builder, options, flags or {})
+    if "paper" in inspect.signature(builder).parameters:  # its own printouts (cards)
         options["paper"] = paper
-    if entry.ledger is None:
-        wb = entry.builder(rs, oob, **options)
-    else:
-        wb = entry.builder(rs, oob, settings, **options)
-    finish(wb, entry.name, rs.id, extra=meta, version=entry.version)
+    wb = builder(rs, oob, settings, **options)
+    finish(wb, entry.name, rs.id, extra=meta, version=entry.template_version)
     set_paper(wb, paper)
     return wb
 
 
-def _settings_of(entry: TemplateKind, oob: OrderOfBattle | None,
+def _settings_of(entry: WorkbookKind, oob: OrderOfBattle | None,
                  options: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     """A ledger's settings by named cell (``MaxDEP``), taken out of ``options`` (by their
     builder keyword, ``max_dep``): each setting's default, then what the order of battle
     says of the battle (its title, date and start time), then the options given."""
-    cells = entry.ledger.settings if entry.ledger is not None else ()
+    cells = entry.settings
     by_field = {c.field: c for c in cells}
     found: dict[str, Any] = {c.field: c.default for c in cells if c.default is not None}
     if oob is not None:
@@ -237,18 +203,15 @@ def _settings_of(entry: TemplateKind, oob: OrderOfBattle | None,
     return {by_field[k].name: v for k, v in found.items()}
 
 
-def _check_options(entry: TemplateKind, options: dict[str, Any], flags: Mapping[str, str]) -> None:
+def _check_options(entry: WorkbookKind, builder: Builder, options: dict[str, Any],
+                   flags: Mapping[str, str]) -> None:  # fmt: skip
     """Refuse an option the kind's builder does not take (never ignore it)."""
-    from battle_ledger.sheets.errors import CommandError
-
-    # ruleset, oob (and a ledger's settings, named by their own options)
-    params = list(inspect.signature(entry.builder).parameters.values())[2:]
-    if entry.ledger is not None:
-        params = params[1:]
+    # ruleset, oob, settings (each setting named by its own option)
+    params = list(inspect.signature(builder).parameters.values())[3:]
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return  # the builder says it reads options of its own
-    settings = [c.field for c in entry.ledger.settings] if entry.ledger is not None else []
-    known = settings + [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
+    known = [c.field for c in entry.settings]
+    known += [p.name for p in params if p.kind is not p.VAR_POSITIONAL]
     for name in options:
         if name not in known:
 

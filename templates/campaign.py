@@ -76,7 +76,7 @@ from battle_ledger.sheets.house_rules import using_book_rules
 from battle_ledger.sheets.ledger import find_name
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_table,
     define_name,
@@ -591,7 +591,7 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
     import tempfile
 
     from battle_ledger.sheets.dep_ledger import KIND as DEP_LEDGER
-    from battle_ledger.templates import KINDS, build, save_atomic
+    from battle_ledger.templates import build, save_atomic, template
     from battle_ledger.templates.demo import demo_name, load_example, played, upload
 
     ruleset = book.meta().ruleset
@@ -604,7 +604,7 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
     with tempfile.TemporaryDirectory(prefix="bl-demo-") as tmp:
         day_two = save_atomic(build(DEP_LEDGER.name, ruleset, load_example(ruleset)),
                               Path(tmp) / "second-day.xlsx")  # fmt: skip
-        play_dep = KINDS[DEP_LEDGER.name].play
+        play_dep = template(DEP_LEDGER).play
         assert play_dep is not None
         played(day_two, play_dep, rng)
         run_operation(book, "add-battle", name="The second day", date="1815-06-18",
@@ -626,4 +626,4 @@ def _play_gote_campaign(book: HeadlessBook) -> None:
     book.write_name("StrengthOn", "1813-11-12")
 
 
-register_ledger(KIND, build_campaign, play=_play, plays_after_the_others=True)
+register_template(KIND, build_campaign, play=_play, plays_after_the_others=True)

@@ -35,7 +35,7 @@ from battle_ledger.sheets.casualty_brackets import (
 )
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.operations import run_operation
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
     bracket_low,
@@ -195,4 +195,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn", seed=str(turn))
 
 
-register_ledger(KIND, build_casualty_brackets, play=_play)
+register_template(KIND, build_casualty_brackets, play=_play)

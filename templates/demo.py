@@ -9,7 +9,7 @@ Glory; whatever else is registered), saves each atomically as
 order of battle in a club's own words and its map (``MAPPED_EXAMPLE``:
 ``walcheren-<ruleset-id>-roster.xlsx``), and returns the paths written.
 ``progress(path)`` is called after each file (the CLI prints it). Ledgers are
-played a few turns by their kind's play (``TemplateKind.play``, beside its builder: the
+played a few turns by their kind's play (``Template.play``, beside its builder: the
 same operations as the buttons, dice seeded so the demo is the same each time): the
 DEP ledger 6 turns, the victory table 8, the victory points 6, the casualty brackets
 and Square Eagles' Hits 5.
@@ -30,7 +30,8 @@ from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import mapped_file, read_map
 from battle_ledger.sheets.operations import Upload
-from battle_ledger.templates import build, kinds_for, save_atomic
+from battle_ledger.sheets.roster import ROSTER
+from battle_ledger.templates import build, kinds_for, save_atomic, template
 
 __all__ = [
     "MAPPED_EXAMPLE",
@@ -88,19 +89,21 @@ def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = No
     for ruleset in all_rulesets():
         oob = load_example(ruleset.id)
         # A kind whose play reads the others' ledgers (a campaign's battles) comes after them.
-        for kind in sorted(kinds_for(ruleset), key=lambda k: k.plays_after_the_others):
+        for kind in sorted(kinds_for(ruleset), key=lambda k: template(k).plays_after_the_others):
             wb = build(kind.name, ruleset, oob)
             path = save_atomic(wb, out / demo_name(ruleset.id, kind.name))
-            if kind.play is not None:
-                played(path, kind.play, random.Random(f"{ruleset.id}-{kind.name}"))
+            play = template(kind).play
+            if play is not None:
+                played(path, play, random.Random(f"{ruleset.id}-{kind.name}"))
             written.append(path)
             if progress is not None:
                 progress(path)
     # One order of battle for every rule set: its roster in each (new --ruleset ALL --map).
     example, maps = mapped_example()
     for mapped in mapped_file(example, all_rulesets(), read_map(maps)):
-        stem = f"{example.stem}-{mapped.oob.ruleset_id}-roster"
-        path = save_atomic(build("roster", mapped.oob.ruleset_id, mapped.oob), out / f"{stem}.xlsx")
+        stem = f"{example.stem}-{mapped.oob.ruleset_id}-{ROSTER.name}"
+        path = save_atomic(build(ROSTER.name, mapped.oob.ruleset_id, mapped.oob),
+                           out / f"{stem}.xlsx")  # fmt: skip
         written.append(path)
         if progress is not None:
             progress(path)

@@ -69,7 +69,7 @@ from battle_ledger.sheets.formulas import (
 )
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.sheets.printout import fit_grid
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     Formula,
     TableRef,
@@ -539,4 +539,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_ledger(KIND, build_dep_ledger, play=_play)
+register_template(KIND, build_dep_ledger, play=_play)

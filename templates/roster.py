@@ -1,7 +1,7 @@
 """The roster: a printable order of battle with the columns each rule set needs.
 
 ``battle-ledger new roster --ruleset ID [--oob FILE] [--blank-rows N]``
-builds it through ``templates.build("roster", ruleset, oob, blank_rows=N)``.
+builds it through ``templates.build(ROSTER.name, ruleset, oob, blank_rows=N)``.
 
 One sheet per side, one Excel Table per side (``tbl_Roster_<n>``, the side's
 name in the cell named ``roster_side_<n>``). With an order of battle the rows
@@ -53,7 +53,7 @@ A Rules sheet, a Log and the hidden ``_meta`` complete the workbook.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,16 +77,15 @@ from battle_ledger.sheets.oob import (
     COMMANDER_HEADER,
     GRADE_HEADER,
     QUALITY_HEADER,
-    ROSTER_KIND,
     ROSTER_TABLE_PREFIX,
-    ROSTER_TEMPLATE_VERSION,
     ROW_HEADER,
     SIDE_NAME,
     TYPE_HEADER,
     name_headers,
     total_labels,
 )
-from battle_ledger.templates import register_kind
+from battle_ledger.sheets.roster import ROSTER
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     MAX_BLANK_ROWS,
     Formula,
@@ -848,9 +847,13 @@ def _multi(letter: str, runs: list[tuple[int, int]]) -> str:
 
 
 def build_roster(
-    ruleset: Ruleset, oob: OrderOfBattle | None = None, *, blank_rows: int | None = None
+    ruleset: Ruleset,
+    oob: OrderOfBattle | None,
+    settings: Mapping[str, Any],
+    *,
+    blank_rows: int | None = None,
 ) -> Workbook:
-    """The roster workbook for ``ruleset``.
+    """The roster workbook for ``ruleset`` (``settings``: none, a roster has no setting).
 
     Without ``oob``: two sides of ``blank_rows`` empty rows (default
     ``BLANK_ROWS``). With it: its units, then ``blank_rows`` empty rows per
@@ -884,9 +887,4 @@ def build_roster(
     return wb
 
 
-register_kind(
-    ROSTER_KIND,
-    build_roster,
-    "a printable order of battle per side with the rule set's columns (every rule set)",
-    version=ROSTER_TEMPLATE_VERSION,
-)
+register_template(ROSTER, build_roster)

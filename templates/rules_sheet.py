@@ -288,7 +288,7 @@ def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
     cell of it that the ledger holds otherwise (a row of its own order of battle) is
     left as it is. The Rules sheet is written whole: its open tables hold ``new``'s
     house rows, as a ledger built with them has. What the kind lays out from the rules
-    and its own rows together, its ``again`` lays out (``templates.TemplateKind``).
+    and its own rows together, its ``again`` lays out (``templates.Template``).
     """
     from battle_ledger import templates  # the builders (this module is one of theirs)
 
@@ -337,6 +337,6 @@ def lay_out_rules(book: Book, old: Ruleset, new: Ruleset) -> None:
                 table.ref = refs[2]
                 if table.autoFilter is not None:
                     table.autoFilter.ref = refs[2]
-    again = templates.KINDS[kind].again
+    again = templates.template(kind).again
     if again is not None:
         again(wb, new)

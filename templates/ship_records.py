@@ -41,7 +41,7 @@ from battle_ledger.sheets.ship_records import (
     ship_formulas,
     wind_formulas,
 )
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     PAPER_SIZES,
     TableRef,
@@ -349,4 +349,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-round", seed=str(rng.randint(1, 10**6)), **repair)
 
 
-register_ledger(KIND, build_ship_records, again=_log_again, play=_play)
+register_template(KIND, build_ship_records, again=_log_again, play=_play)

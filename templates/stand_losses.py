@@ -36,7 +36,7 @@ from battle_ledger.sheets.stand_losses import (
     turn_formulas,
     turn_row,
 )
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import define_name, highlight_when, lookup_block, new_workbook
 from battle_ledger.templates._ledger import (
     current_turn_formula,
@@ -190,4 +190,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_ledger(KIND, build_stand_losses, play=_play)
+register_template(KIND, build_stand_losses, play=_play)

@@ -27,7 +27,7 @@ from battle_ledger.sheets.unit_hits import (
     turn_row,
     unit_formulas,
 )
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
     bracket_low,
@@ -122,4 +122,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_ledger(KIND, build_unit_hits, play=_play)
+register_template(KIND, build_unit_hits, play=_play)

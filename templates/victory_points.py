@@ -31,7 +31,7 @@ from battle_ledger.sheets.victory_points import (
     eliminated_formulas,
     side_formulas,
 )
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_list_validation,
     add_table,
@@ -182,4 +182,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_ledger(KIND, build_victory_points, play=_play)
+register_template(KIND, build_victory_points, play=_play)

@@ -43,7 +43,7 @@ from battle_ledger.sheets.victory_table import (
     turn_formulas,
     turn_rows,
 )
-from battle_ledger.templates import register_ledger
+from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     Formula,
     TableRef,
@@ -308,4 +308,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_ledger(KIND, build_victory_table, again=_marks_again, play=_play)
+register_template(KIND, build_victory_table, again=_marks_again, play=_play)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.campaign import read_campaign
-from battle_ledger.sheets.errors import CommandError
+from battle_ledger.sheets.errors import CommandError, OptionValueError
 from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import Upload, run_check, run_on_file, run_report
 from battle_ledger.templates import build
@@ -423,6 +423,19 @@ def test_artillery_replacements_the_text_does_not_allow_are_refused(
     with pytest.raises(BattleLedgerError, match=words):
         run_on_file(campaign, "replace-artillery", **options)
     assert campaign.read_bytes() == before
+
+
+def test_a_replacement_the_rules_refuse_is_the_options_fault(tmp_path: Path) -> None:
+    """A battery cannot donate to itself: the rules' refusal is the option's (exit 1),
+    named by the option it came from."""
+    campaign = _gote_campaign(tmp_path)
+    run_on_file(campaign, "add-battle", name="Flushing, day 1", date="1809-07-30",
+                winner="French")  # fmt: skip
+    run_on_file(campaign, "losses", battle="1", formation="Royal Artillery", lost="1")
+    with pytest.raises(OptionValueError, match="--donor") as caught:
+        run_on_file(campaign, "replace-artillery", battery="Royal Artillery",
+                    donor="Royal Artillery", figures="1")  # fmt: skip
+    assert "Royal Artillery" in str(caught.value)
 
 
 def test_an_eagles_to_glory_campaign_has_no_artillery_replacements(tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ import openpyxl
 import pytest
 from click.testing import CliRunner, Result
 
-from battle_ledger import templates
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.sheets.errors import ExcelArgumentError
 from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.ledger import WORKBOOK_KINDS
 from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
 from battle_ledger.templates.demo import load_example
 from battle_ledger.xlfuncs import _cli_books
@@ -363,7 +363,7 @@ def test_demo_builds_workbooks_that_check_clean(tmp_path: Path) -> None:
     for path in paths:  # every ledger played, and named as its example names the battle
         if "roster" in path.name or "campaign" in path.name:
             continue
-        kind = next(k for k in templates.KINDS if path.stem.endswith("-" + k))
+        kind = next(k for k in WORKBOOK_KINDS if path.stem.endswith("-" + k))
         ruleset = path.stem.removesuffix("-" + kind)
         shown = invoke("report", str(path), "--json")
         details = json.loads(shown.stdout)["details"]

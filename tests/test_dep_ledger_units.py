@@ -13,12 +13,13 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from battle_ledger.sheets.dep_ledger import UNIT_LOSSES, UNITS, UNITS_SINCE
+from battle_ledger.sheets.dep_ledger import TURNS, UNIT_LOSSES, UNITS, UNITS_SINCE
+from battle_ledger.sheets.errors import CellValueError, OptionValueError
 from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.operations import run_check
+from battle_ledger.sheets.operations import run_check, run_on_file
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
-from tests.tables import table_cell, table_sheet
+from tests.tables import find_row, table_cell, table_sheet
 
 EXAMPLE = example_path("etg")
 V1 = Path(__file__).parent / "fixtures" / "dep-ledger-v1.xlsx"
@@ -266,3 +267,25 @@ def test_the_sheet_gives_the_points_report_gives(ledger: Path) -> None:
              table_cell(wb, "tbl_Sides", "Stand points", i).value for i in range(2)}  # fmt: skip
     assert sides == {s["side"]: s["stand_points"] for s in report["sides"]}
     assert all(isinstance(v, int | float) for v in sides.values())
+
+
+def test_more_stands_than_a_unit_has_is_the_options_fault(ledger: Path) -> None:
+    """The 72e (3 stands) cannot lose 4: the option's value is refused, by its class."""
+    before = ledger.read_bytes()
+    with pytest.raises(OptionValueError, match="it has 3 left"):
+        run_on_file(ledger, "record", division="5e Division", unit="72e Ligne", stands_lost="4")
+    assert ledger.read_bytes() == before
+
+
+def test_stands_lost_typed_below_the_units_losses_is_the_cells_fault(ledger: Path) -> None:
+    """The 72e lost 2 by unit, then the turn's Stands lost is typed down to 0 by hand: a
+    unit loss recorded again is refused as the cell's (it cannot hold fewer)."""
+    _by_unit(ledger, "5e Division", "72e Ligne", 2)
+    wb = openpyxl.load_workbook(ledger)
+    row = find_row(wb, TURNS.name, Division="5e Division")
+    table_cell(wb, TURNS.name, "Stands lost", row).value = 0
+    wb.save(ledger)
+    before = ledger.read_bytes()
+    with pytest.raises(CellValueError, match="are fewer than"):
+        run_on_file(ledger, "record", division="5e Division", unit="72e Ligne", stands_lost="1")
+    assert ledger.read_bytes() == before

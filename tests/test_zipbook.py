@@ -79,15 +79,10 @@ def _check_period(kind: str, source: Path, work: Path, seed: int) -> list[str | 
     return fell
 
 
-#: The kinds whose run of every operation on both paths takes over 5 s of CPU (measured
-#: per test, process and children: casualty brackets 10.8 s, stand losses 5.3 s, unit hits
-#: 5.0 s; the others 1.4 to 4.2 s): slow, so the quick run keeps the rest.
-_OVER_5_S = frozenset({"casualty-brackets", "stand-losses", "unit-hits"})
-
-
 def _kinds() -> list[object]:
-    return [pytest.param(k, marks=pytest.mark.slow) if k in _OVER_5_S else k
-            for k in sorted(PLAYBOOKS)]  # fmt: skip
+    """Every kind; slow where its playbook says a period both ways takes over 5 s."""
+    return [pytest.param(k, marks=pytest.mark.slow) if p.slow_both_ways else k
+            for k, p in sorted(PLAYBOOKS.items())]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", _kinds())

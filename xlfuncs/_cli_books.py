@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.errors import CommandError, WorkbookSaveError
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.errors import CommandError, SetupError, WorkbookSaveError
 from battle_ledger.xlfuncs._cli_errors import os_error_line
 from battle_ledger.xlfuncs._progress import progress, working
 from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_option
@@ -877,16 +877,18 @@ def check(books: tuple[Path, ...]) -> None:
     from battle_ledger.sheets.operations import run_check
     from battle_ledger.sheets.zipbook import open_book
 
-    def template_kinds() -> list[str]:  # a roster has no checks: known by its template
-        from battle_ledger import templates
+    def declared_kinds() -> list[str]:  # a kind without checkers: known by its declaration
+        from battle_ledger.sheets.ledger import WORKBOOK_KINDS
+        from battle_ledger.sheets.operations import load_operations
 
-        return list(templates.KINDS)
+        load_operations()
+        return list(WORKBOOK_KINDS)
 
     failed = 0
     lines: list[str] = []
     for path in progress(books, "checking", length=len(books)):
         try:
-            problems = run_check(open_book(path, writable=False), known_kinds=template_kinds)
+            problems = run_check(open_book(path, writable=False), known_kinds=declared_kinds)
         except BattleLedgerError as exc:
             if len(books) == 1:
                 raise
@@ -950,7 +952,7 @@ def demo(out_dir: Path) -> None:
     except ModuleNotFoundError as exc:
         if exc.name != "battle_ledger.templates.demo":
             raise
-        raise InvalidArgumentError(
+        raise SetupError(
             "the demo is not available in this installation", expected="templates/demo.py"
         ) from None
     if out_dir.exists() and not out_dir.is_dir():
