@@ -55,7 +55,6 @@ __all__ = [
     "CrossedWhen",
     "Margin",
     "MarkRules",
-    "Organisation",
     "PartInputs",
     "PartOutcome",
     "RandomCheck",
@@ -68,7 +67,6 @@ __all__ = [
     "marks_crossed",
     "modified_random_number",
     "odds_column_shift",
-    "organisation",
     "random_check",
     "random_check_chance",
     "random_number",
@@ -144,64 +142,6 @@ def _fmt(value: Fraction) -> str:
     if (value * 1000).denominator == 1:
         return f"{float(value):.3f}"
     return str(float(value))
-
-
-# -- organisation ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Organisation:
-    """The base units the text organises a unit type in: (unit, fewest, most) for each of
-    its organisation rows ("An infantry regiment is initially comprised of between 5 to 10
-    base units"; a cavalry squadron 1, a regiment of "3 or 4 squadrons"). No rows: the
-    text gives none (a battery is "one cannon")."""
-
-    unit_type: str
-    rows: tuple[tuple[str, int, int], ...]
-
-    @property
-    def fixed(self) -> int | None:
-        """The base units where the text fixes them (one row, fewest = most), else None."""
-        if len(self.rows) == 1 and self.rows[0][1] == self.rows[0][2]:
-            return self.rows[0][1]
-        return None
-
-    def allows(self, base_units: int) -> bool:
-        """Whether a unit of the type may start a battle with ``base_units``."""
-        return not self.rows or any(low <= base_units <= high for _, low, high in self.rows)
-
-    @property
-    def ranges(self) -> tuple[tuple[int, int], ...]:
-        return tuple((low, high) for _, low, high in self.rows)
-
-    def describe(self) -> str:
-        """``infantry regiment 5 to 10 base units``; several rows joined with "or"."""
-        parts = [f"{unit} {low}" if low == high else f"{unit} {low} to {high}"
-                 for unit, low, high in self.rows]  # fmt: skip
-        return " or ".join(parts) + (" base unit" if self.rows[-1][2] == 1 else " base units")
-
-
-def organisation(unit_type: Term, ruleset: _RulesetArg = DEFAULT_RULESET) -> Organisation:
-    """The organisation rows of ``unit_type`` (those whose unit its id begins: infantry,
-    an infantry regiment) that give base units."""
-    rs = era(ruleset)
-    rows = []
-    for row in rs.rows("organisation"):
-        unit = str(row.get("unit", ""))
-        low, high = row.get("base_units_min"), row.get("base_units_max")
-        if not unit.casefold().startswith(unit_type.id.casefold()) or (low, high) == (None, None):
-            continue
-        if low is None or high is None or not 0 < int(low) <= int(high):
-            raise RulesetDataError(
-                f"organisation: {unit} has base units {low} to {high}",
-                file=rs.path,
-                table="organisation",
-                column="base_units_min",
-                value=low,
-                expected="fewest and most base units, 1 or more, the fewest not above the most",
-            )
-        rows.append((unit, int(low), int(high)))
-    return Organisation(unit_type.name, tuple(rows))
 
 
 # -- the victory table ------------------------------------------------------------

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from battle_ledger.rulesets import age_of_glaube, square_eagles
+from battle_ledger.rulesets import square_eagles
 from battle_ledger.rulesets._numbers import MAX_WHOLE
 from battle_ledger.rulesets.errors import (
     BattleLedgerError,
@@ -42,7 +42,6 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "MAX_NAME_CHARACTERS",
     "NAME_COLUMNS",
-    "Bounds",
     "BoundsFn",
     "OrderOfBattle",
     "RawUnit",
@@ -190,29 +189,9 @@ class RawUnit:
 DefaultFn = Callable[[Ruleset, Term, Term | None], int | None]
 #: The most a strength may be, given the rule set and the unit types it concerns.
 HighFn = Callable[[Ruleset, Sequence[Term]], int]
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """What a unit's strength may be: one or more ranges (fewest, most), and the rule's
-    words for them (Square Eagles' "Can adjust up or down 1 SP"; the Age of Glaube
-    family's cavalry squadron of 1 base unit or regiment of 3 or 4)."""
-
-    ranges: tuple[tuple[int, int], ...]
-    why: str
-
-    def allows(self, number: int) -> bool:
-        return any(low <= number <= high for low, high in self.ranges)
-
-    @property
-    def expected(self) -> str:
-        """``a whole number from 6 to 8``; ``a whole number 1 or from 3 to 4``."""
-        parts = [str(low) if low == high else f"from {low} to {high}" for low, high in self.ranges]
-        return "a whole number " + " or ".join(parts)
-
-
-#: A unit's bounds on a strength, given the rule set and its type (None: none).
-BoundsFn = Callable[[Ruleset, Term], Bounds | None]
+#: The fewest and the most a unit's strength may be, given the rule set and its type, and
+#: the rule's words for them (Square Eagles' "Can adjust up or down 1 SP").
+BoundsFn = Callable[[Ruleset, Term], tuple[int, int, str]]
 
 
 @dataclass(frozen=True)
@@ -281,21 +260,13 @@ def _constant_default(table: str, name: str) -> DefaultFn:
 
 
 def _organisation_base_units(ruleset: Ruleset, unit_type: Term, grade: Term | None) -> int | None:
-    """Age of Glaube family: the base units of the type's one organisation row,
-    when the text fixes the number (min = max: an Age of Reason battalion is 5,
-    a general 1); a range (a regiment of 5 to 10) has no default."""
+    """Age of Glaube family: the base units the text fixes for the type (its
+    ``attrs.base_units``: an Age of Reason battalion is 5, a general 1); a range (a
+    regiment of 5 to 10, shown in ``organisation`` for reference) has no default."""
     explicit = unit_type.attrs.get("base_units")
     if isinstance(explicit, int) and not isinstance(explicit, bool):
         return explicit
-    return age_of_glaube.organisation(unit_type, ruleset).fixed
-
-
-def _organisation_bounds(ruleset: Ruleset, unit_type: Term) -> Bounds | None:
-    """Age of Glaube family: the base units a unit starts with are those of one of its
-    type's organisation rows (a regiment "initially comprised of between 5 to 10 base
-    units"); a type with none has no bound."""
-    org = age_of_glaube.organisation(unit_type, ruleset)
-    return Bounds(org.ranges, org.describe()) if org.rows else None
+    return None
 
 
 def _is_artillery(ruleset: Ruleset, unit_type: Term) -> bool:
@@ -343,9 +314,9 @@ _ETG = (
 )
 
 
-def _se_strength_bounds(ruleset: Ruleset, unit_type: Term) -> Bounds:
+def _se_strength_bounds(ruleset: Ruleset, unit_type: Term) -> tuple[int, int, str]:
     bounds = square_eagles.strength_bounds(ruleset, unit_type)
-    return Bounds(((bounds.low, bounds.high),), bounds.describe())
+    return bounds.low, bounds.high, bounds.describe()
 
 
 _SE = (
@@ -375,13 +346,7 @@ def _troops(ruleset: Ruleset, unit_type: Term) -> bool:
 
 
 _GLAUBE = (
-    StrengthField(
-        "base_units",
-        "Base units",
-        default=_organisation_base_units,
-        applies=_troops,
-        bounds=_organisation_bounds,
-    ),
+    StrengthField("base_units", "Base units", default=_organisation_base_units, applies=_troops),
 )
 _SAIL = (
     StrengthField(
@@ -567,15 +532,15 @@ def _within_bounds(f: StrengthField, number: int, ruleset: Ruleset, unit_type: T
     """Refuse ``number`` for ``f`` outside the bounds of ``unit_type`` (``f.bounds``)."""
     if f.bounds is None:
         return
-    bounds = f.bounds(ruleset, unit_type)
-    if bounds is not None and not bounds.allows(number):
+    low, high, why = f.bounds(ruleset, unit_type)
+    if not low <= number <= high:
         raise InvalidArgumentError(
             f"{_where(source, line)}: {f.name} of {whose} is outside what {ruleset.name} "
-            f"allows ({bounds.why})",
+            f"allows ({why})",
             file=source or None,
             column=f.name,
             value=number,
-            expected=bounds.expected,
+            expected=f"a whole number from {low} to {high}",
         )
 
 

@@ -650,35 +650,6 @@ def test_crisis_rolls_are_for_all_troops_batteries_too(era: str) -> None:
 
 
 @pytest.mark.parametrize("era", ERAS)
-@pytest.mark.parametrize("unit", ["infantry", "cavalry"])
-def test_an_order_of_battle_keeps_the_base_units_of_the_organisation(era: str, unit: str) -> None:
-    """2.4.1: "An infantry regiment is initially comprised of between 5 to 10 base units"
-    (Glaube; a battalion "of 5 base units" in the later eras); 2.4.2: "A cavalry squadron
-    comprises of 1 base unit", "3 or 4 squadrons of similar types of cavalry form a
-    cavalry regiment". An order of battle's base units are read where one of the type's
-    organisation rows allows them, and refused elsewhere naming the file, the line, the
-    column, the value and the rows."""
-    from battle_ledger.rulesets.oob import RawUnit, order_of_battle
-
-    rs = rulesets.get(era)
-    rows = [r for r in rs.rows("organisation") if str(r["unit"]).startswith(unit)
-            and r.get("base_units_min") is not None]  # fmt: skip
-    assert rows
-    for n in range(0, 13):
-        allowed = any(r["base_units_min"] <= n <= r["base_units_max"] for r in rows)
-        record = RawUnit({"side": "Blue", "unit": "X", "type": unit, "base_units": n}, line=3)
-        try:
-            read = order_of_battle(rs, [record], "army.csv").units[0].strength("base_units")
-        except InvalidArgumentError as exc:
-            assert not allowed, n
-            assert (exc.file, exc.column, exc.value) == ("army.csv", "base_units", n)
-            assert str(exc).startswith("line 3: ")
-            assert all(str(r["unit"]) in str(exc) for r in rows), str(exc)
-        else:
-            assert allowed and read == n, n
-
-
-@pytest.mark.parametrize("era", ERAS)
 def test_a_check_compares_only_as_the_data_can_say(era: str) -> None:
     """5.1: "If the random number matches or exceeds the value in the table" (>=), 9.2:
     "If the random number exceeds the level" (>): a house row comparing otherwise is

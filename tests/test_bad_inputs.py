@@ -282,7 +282,6 @@ Case = tuple[str, Callable[[Path], None] | None, list[str],
 _RUN = ["run", "record", "LEDGER", *_RECORD]
 _NEW = ["new", "dep-ledger", "--ruleset", "etg", "--oob", "INPUT", "-o", "OUT"]
 _NEW_SE = ["new", "casualty-brackets", "--ruleset", "se", "--oob", "INPUT", "-o", "OUT"]
-_NEW_AOG = ["new", "victory-table", "--ruleset", "glaube", "--oob", "INPUT", "-o", "OUT"]
 
 CATALOGUE: list[Case] = [
     # files that are not our workbooks
@@ -408,12 +407,6 @@ CATALOGUE: list[Case] = [
     ("Square Eagles cavalry at 3 SP", None, _NEW_SE,
      _write("army.csv", "side,unit,type,sp\nFrench,Chasseurs,cavalry,3\n"), 1,
      ("army.csv", "line 2", "column sp", "got 3", "4 to 6")),
-    ("Age of Glaube infantry regiment of 12 base units", None, _NEW_AOG,
-     _write("army.csv", "side,unit,type,base_units\nSwedish,Blue,infantry,12\n"), 1,
-     ("army.csv", "line 2", "column base_units", "got 12", "from 5 to 10", "infantry regiment")),
-    ("Age of Glaube cavalry of 2 base units", None, _NEW_AOG,
-     _write("army.csv", "side,unit,type,base_units\nSwedish,Horse,cavalry,2\n"), 1,
-     ("army.csv", "column base_units", "got 2", "1 or from 3 to 4", "cavalry squadron 1")),
     ("name of 40,000 characters", None, _NEW,
      _write("army.csv", _HEAD + _ROW.replace("1e Ligne", "L" * 40_000)), 1, ("40,000 characters",)),
     ("unknown unit type", None, _NEW,

@@ -155,11 +155,6 @@ def _aog_calls(era: str) -> list[Call]:
         oob = read_oob(example_path(era), registry.get(era))
         return [(u.unit, u.strength("base_units")) for u in oob.units]
 
-    def organised() -> Any:  # the base units each type may start with, and the default
-        rs = registry.get(era)
-        orgs = [aog.organisation(t, rs) for t in rs.vocabulary("unit_types").terms]
-        return [(o.fixed, [n for n in range(13) if o.allows(n)], o.describe()) for o in orgs]
-
     def checks() -> Any:  # every check: its table named where not printed; at its edge
         named = _terms(era, "checks")
         return [[_tried(aog.random_check, c, "", None, era) for c in named],
@@ -172,7 +167,6 @@ def _aog_calls(era: str) -> list[Call]:
         units,
         army,
         defaults,
-        organised,
         checks,
         lambda: aog.victory_marks(50, era),
         lambda: aog.victory_table(60, [3, 6, 2, 10], [0, 0, 20, 0], start="13:00", ruleset=era),
