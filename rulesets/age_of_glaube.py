@@ -584,6 +584,15 @@ def win_margin(
     for row in sorted(rs.rows("win_margins"), key=lambda r: _exact(r["from_pct"], "from_pct")):
         low = _exact(row["from_pct"], "from_pct")
         high = None if row.get("to_pct") is None else _exact(row["to_pct"], "to_pct")
+        if high is None and row.get("upper_included") is not None:  # else taken and ignored
+            raise RulesetDataError(
+                f"win_margins: {row['margin']} has no upper end to include",
+                file=rs.path,
+                table="win_margins",
+                column="upper_included",
+                value=row["upper_included"],
+                expected="blank where to_pct is blank",
+            )
         if difference < low:
             continue
         if high is None or difference < high or (difference == high and row.get("upper_included")):
