@@ -89,6 +89,8 @@ DEFAULT_RULESET = "age-of-glaube"
 ERAS = ("age-of-glaube", "age-of-gloire", "age-of-reason", "age-of-destiny")
 
 _RulesetArg = str | Ruleset
+#: How a random number is compared with the value needed: matches or exceeds, or exceeds.
+_COMPARISONS = (">=", ">")
 
 
 # -- rule set and numbers ---------------------------------------------------------
@@ -582,9 +584,18 @@ def win_margin(
     for row in sorted(rs.rows("win_margins"), key=lambda r: _exact(r["from_pct"], "from_pct")):
         low = _exact(row["from_pct"], "from_pct")
         high = None if row.get("to_pct") is None else _exact(row["to_pct"], "to_pct")
+        if high is None and row.get("upper_included") is not None:  # else taken and ignored
+            raise RulesetDataError(
+                f"win_margins: {row['margin']} has no upper end to include",
+                file=rs.path,
+                table="win_margins",
+                column="upper_included",
+                value=row["upper_included"],
+                expected="blank where to_pct is blank",
+            )
         if difference < low:
             continue
-        if high is None or difference < high or (difference == high and row["upper_included"]):
+        if high is None or difference < high or (difference == high and row.get("upper_included")):
             name = str(row["margin"])
             if name == "draw":
                 return Margin(name, None, difference)
@@ -755,6 +766,15 @@ def random_check(
             column="check",
             value=check,
             expected="rally from rout, rally disrupted, messenger, control test, crisis of morale",
+        )
+    if comparison not in _COMPARISONS:  # a house row's other word would pass as ">" unseen
+        raise RulesetDataError(
+            f"random_checks: {term.name.lower()} compares with {comparison!r}",
+            file=rs.path,
+            table="random_checks",
+            column="comparison",
+            value=comparison,
+            expected=" or ".join(repr(c) for c in _COMPARISONS),
         )
     printed = row.get("threshold")
     if printed is not None:

@@ -260,21 +260,13 @@ def _constant_default(table: str, name: str) -> DefaultFn:
 
 
 def _organisation_base_units(ruleset: Ruleset, unit_type: Term, grade: Term | None) -> int | None:
-    """Age of Glaube family: the base units of the type's one organisation row,
-    when the text fixes the number (min = max: an Age of Reason battalion is 5,
-    a general 1); a range (a regiment of 5 to 10) has no default."""
+    """Age of Glaube family: the base units the text fixes for the type (its
+    ``attrs.base_units``: an Age of Reason battalion is 5, a general 1); a range (a
+    regiment of 5 to 10, shown in ``organisation`` for reference) has no default."""
     explicit = unit_type.attrs.get("base_units")
     if isinstance(explicit, int) and not isinstance(explicit, bool):
         return explicit
-    rows = [
-        r
-        for r in ruleset.rows("organisation")
-        if str(r.get("unit", "")).casefold().startswith(unit_type.id.casefold())
-    ]
-    if len(rows) != 1:
-        return None
-    low, high = rows[0].get("base_units_min"), rows[0].get("base_units_max")
-    return low if isinstance(low, int) and low == high else None
+    return None
 
 
 def _is_artillery(ruleset: Ruleset, unit_type: Term) -> bool:

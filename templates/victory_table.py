@@ -105,7 +105,7 @@ def _extent_formula(ruleset: Ruleset, difference: str) -> str:
     rows = sorted(ruleset.rows("win_margins"), key=lambda r: float(r["from_pct"]))
     formula = f'"{rows[-1]["margin"]}"'
     for row in reversed(rows[:-1]):
-        test = "<=" if row["upper_included"] else "<"
+        test = "<=" if row.get("upper_included") else "<"
         formula = f'IF({difference}{test}{row["to_pct"]},"{row["margin"]}",{formula})'
     return formula
 

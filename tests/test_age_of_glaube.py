@@ -647,3 +647,48 @@ def test_crisis_rolls_are_for_all_troops_batteries_too(era: str) -> None:
     foot_and_horse = _with(era, crisis_roll_arms=["infantry", "cavalry"])
     battery = rs.term("unit_types", "artillery")
     assert not aog.rolls_in_crisis(battery, foot_and_horse)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_check_compares_only_as_the_data_can_say(era: str) -> None:
+    """5.1: "If the random number matches or exceeds the value in the table" (>=), 9.2:
+    "If the random number exceeds the level" (>): a house row comparing otherwise is
+    refused naming the table and the value, never read as one of the two."""
+    from battle_ledger.rulesets.errors import RulesetDataError
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    rs = rulesets.get(era)
+    assert aog.check_passes("rally disrupted", 0.5, "", 0.5, rs)
+    assert not aog.check_passes("crisis of morale", 0.5, "", 0.5, rs)
+    row = dict(rs.lookup("random_checks", check="rally_disrupted"))
+    row.pop("source", None)
+    text = yaml.safe_dump({"id": era, "tables": {"random_checks": {
+        "override": True, "rows": [{**row, "comparison": "=>"}]}}})  # fmt: skip
+    house = house_ruleset(parse_house(text, "house.yaml"))
+    with pytest.raises(RulesetDataError, match="random_checks") as err:
+        aog.check_passes("rally disrupted", 0.5, "", 0.5, house)
+    assert err.value.value == "=>" and err.value.column == "comparison"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_open_margin_has_no_upper_end_to_include(era: str) -> None:
+    """10: "> 25%, the result is a decisive victory.": the last margin has no upper end,
+    so a house row saying whether it is included is refused naming the table and the
+    column, never taken and ignored; the ends that are there still count (exactly 25 is
+    a major victory, upper_included of the 10-25 row)."""
+    from battle_ledger.rulesets.errors import RulesetDataError
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    rs = rulesets.get(era)
+    assert aog.win_margin(0, 25, rs).name == "major victory"
+    assert aog.win_margin(0, 26, rs).name == "decisive victory"
+    row = {k: v for k, v in rs.lookup("win_margins", margin="decisive victory").items()
+           if k in ("margin", "from_pct")}  # fmt: skip
+    text = yaml.safe_dump({"id": era, "tables": {"win_margins": {
+        "override": True, "rows": [{**row, "upper_included": True}]}}})  # fmt: skip
+    house = house_ruleset(parse_house(text, "house.yaml"))
+    with pytest.raises(RulesetDataError, match="no upper end") as err:
+        aog.win_margin(0, 30, house)
+    assert (err.value.table, err.value.column) == ("win_margins", "upper_included")

@@ -598,6 +598,23 @@ def test_square_eagles_hits_withdraw_rally_and_removal(tmp_path: Path) -> None:
     assert run_check(HeadlessBook(path, writable=False)) == []
 
 
+def test_square_eagles_a_removed_unit_takes_no_more_turns(tmp_path: Path) -> None:
+    """5. REMOVALS: "Units that took Hits equal to their Strength Points are removed from
+    the table at this point.": the next turn's row for it (a Rally too) is refused, naming
+    the turn it was removed in; nothing is written; end-turn gives it no row."""
+    path = _hits(tmp_path)
+    run_on_file(path, "record", unit="Lights", fire_hits="5")  # 5 of 5 SP
+    assert run_on_file(path, "end-turn").details["removed"] == ["Lights"]
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="removed in turn 1 and takes no more turns"):
+        run_on_file(path, "record", unit="Lights", rally_roll="6")
+    assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty=True)
+    turns = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    assert sorted(turns[turns["Unit"] == "Lights"]["Turn"].astype(int)) == [1]
+    assert {2, 3} <= set(turns[turns["Unit"] == "1er Léger"]["Turn"].astype(int))  # in play
+
+
 @pytest.mark.parametrize(
     ("options", "words"),
     [
