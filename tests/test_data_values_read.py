@@ -509,6 +509,25 @@ def _gote_calls() -> list[Call]:
                        for w in ("light", "medium") for ph in phases
                        for r in (2, 10, 20)]]  # fmt: skip
     calls += [lambda: [_tried(gote.company_figures, m) for m in (30, 100, 130, 163, 200, 400)]]
+    # Every initiative modifier, and every unformed troop's form-or-evade number.
+    leading = ("", *_terms("glory-of-the-empire", "initiative_conditions"))
+    calls += [lambda: [_tried(gote.initiative_modifier, c, f) for f in (0, 2) for c in leading]]
+    forming = ("", *_terms("glory-of-the-empire", "square_conditions"))
+    calls += [lambda: [_tried(gote.form_square_modifier, c, d) for c in forming
+                       for d in (None, 0, 5, 12, 13, 18, 19, 21, 22, 30)]]  # fmt: skip
+    troops = _terms("glory-of-the-empire", "unformed_troops")
+    # Each matchup's melee modifiers alone and in pairs (the exclusive groups), the
+    # castings lost and the grades' difference.
+    modifiers = registry.packaged("glory-of-the-empire").rows("melee_modifiers")
+    for m in _terms("glory-of-the-empire", "melee_matchups"):
+        alone = [str(r["modifier"]) for r in modifiers if r["matchup"] == m and not r.get("per")]
+        pairs = ["", *alone, *(f"{a}, {b}" for i, a in enumerate(alone) for b in alone[i + 1 :])]
+        calls += [lambda m=m, pairs=pairs: [_tried(gote.melee_modifiers, m, c) for c in pairs]]
+        calls += [lambda m=m: [_tried(gote.melee_modifiers, m, "", a, d, n) for n in (0, 2)
+                               for a in (None, *grades) for d in (None, *grades)]]  # fmt: skip
+    calls += [lambda: [_tried(gote.form_or_evade_needed, t, g, s, ld) for t in troops
+                       for g in (None, *grades) for s in (None, "advisor", "cavalry in the open")
+                       for ld in (False, True)]]  # fmt: skip
     calls += [lambda: _tried(recovery.Rounding.default, "glory-of-the-empire")]
     return calls
 
