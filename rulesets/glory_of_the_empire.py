@@ -1295,6 +1295,10 @@ def _task_row(task: str) -> dict[str, Any]:
     )
 
 
+#: An engineering task's turn that needs no roll: "Done", or "-" (done already).
+_TASK_DONE = ("done", "-")
+
+
 def _turn_columns(row: Mapping[str, Any]) -> list[str]:
     return sorted((k for k in row if k.startswith("turn_")), key=lambda k: int(k.split("_")[1]))
 
@@ -1305,9 +1309,20 @@ def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
     number = whole_number(turn, "turn", low=1)
     crews = whole_number(companies, "companies", low=1)
     columns = _turn_columns(row)
-    for column in columns[: min(number, len(columns))]:
+    for column in columns:  # the whole row, a house file's too: a percentage or done
         value = row[column]
-        if isinstance(value, str):  # "done" or "-": certain by now
+        if isinstance(value, str) and value not in _TASK_DONE:
+            rules = ruleset()
+            raise RulesetDataError(
+                f"engineering_tasks {task!r}: {column} is a percentage or done",
+                file=rules.fill_file or rules.path,
+                table="engineering_tasks",
+                column=column,
+                value=value,
+                expected="a whole number, " + " or ".join(repr(d) for d in _TASK_DONE),
+            )
+    for column in columns[: min(number, len(columns))]:
+        if isinstance(row[column], str):  # "done" or "-": certain by now
             return 100
     if number > len(columns):
         return 100
