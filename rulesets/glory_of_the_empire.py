@@ -11,6 +11,7 @@ Odds are exact (``fractions.Fraction``), never sampled.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -20,7 +21,11 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
 from battle_ledger.rulesets.conditions import one_per_exclusive_group, parse_conditions
 from battle_ledger.rulesets.dice import binomial, die, map_outcomes
-from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.rulesets.errors import (
+    BattleLedgerError,
+    InvalidArgumentError,
+    RulesetDataError,
+)
 from battle_ledger.rulesets.model import Ruleset, Term
 
 if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
@@ -108,6 +113,43 @@ def _percent_roll(roll: Any, name: str = "percentile roll") -> int:
 
 def _clamp_percent(value: int) -> int:
     return max(0, min(100, value))
+
+
+#: How a fraction the text leaves open becomes whole dice or figures (a house file's
+#: ``fire_house_rules.rounding`` or ``scale.figure_rounding``).
+_ROUNDINGS = ("half up", "down", "up")
+#: The order of the fire modifiers (``fire_house_rules.order``): the multipliers on the
+#: castings' dice, then the dice added; or the dice added, then the multipliers.
+_FIRE_ORDERS = ("multiply then add", "add then multiply")
+#: Where the preparatory fire's dice per gun come from (``fire_house_rules.prep_fire_dice_from``).
+_PREP_DICE_FROM = ("dice table", "prep chart")
+
+
+def _reading(table: str, name: str, choices: tuple[str, ...]) -> str:
+    """The data's reading ``table.name`` (a house file may choose another of ``choices``);
+    any other value is refused, naming the key."""
+    rules = ruleset()
+    value = rules.constant(table, name)
+    if value not in choices:
+        raise RulesetDataError(
+            f"{table}.{name} is not a reading Battle Ledger knows",
+            file=rules.fill_file or rules.path,
+            table=table,
+            column=name,
+            value=value,
+            expected=" or ".join(choices),
+        )
+    return str(value)
+
+
+def _rounded(value: Fraction, table: str, name: str) -> int:
+    """``value`` as a whole number, rounded as the data's ``table.name`` says."""
+    method = _reading(table, name, _ROUNDINGS)
+    if method == "down":
+        return math.floor(value)
+    if method == "up":
+        return math.ceil(value)
+    return math.floor(value + Fraction(1, 2))
 
 
 def grade(text: str) -> Term:
@@ -1139,12 +1181,17 @@ def fire_dice(
     ranks: str | int = 3,
     phase: str = "other",
     previous_actions: int = 0,
+    *,
+    prep_dice_from: str | None = None,
 ) -> int:
     """Dice to roll: castings (or guns) firing x dice per castings, then the modifiers.
 
     ``ranks``: 2 or 3, or the army's nation. ``conditions``: named fire
     modifiers (``defensive fire`` drops the skirmisher-target halving).
-    Multipliers first, then added dice, rounded half up, never below 0 (house).
+    The text gives no order and no rounding: the data's ``fire_house_rules`` say
+    (ours: multipliers first, then added dice, rounded half up, never below 0).
+    ``prep_dice_from``: where the preparatory fire's dice per gun come from, ``dice
+    table`` or ``prep chart`` (None: the data's ``prep_fire_dice_from``).
     """
     rules = ruleset()
     term = rules.term("weapons", weapon)
@@ -1158,7 +1205,11 @@ def fire_dice(
         )
     if weapon_class == "artillery":
         if phase_id == "prep":
-            source = str(rules.constant("fire_house_rules", "prep_fire_dice_from"))
+            source = _reading("fire_house_rules", "prep_fire_dice_from", _PREP_DICE_FROM)
+            if prep_dice_from is not None:
+                source = one_of(prep_dice_from, _PREP_DICE_FROM,
+                                "the preparatory fire's dice come from the dice table or the "
+                                "prep chart", "prep_dice_from")  # fmt: skip
             if source == "prep chart":
                 per_gun = int(rules.constant("prep_fire_chart_dice", band_id))
                 base = Fraction(per_gun * count)
@@ -1205,8 +1256,11 @@ def fire_dice(
                 expected="0",
             )
         added += int(per_action["dice"]) * actions
-    total = base * multiplier + added
-    rounded = int(total + Fraction(1, 2)) if total >= 0 else 0  # half up (house default)
+    if _reading("fire_house_rules", "order", _FIRE_ORDERS) == "multiply then add":
+        total = base * multiplier + added
+    else:
+        total = (base + added) * multiplier
+    rounded = _rounded(total, "fire_house_rules", "rounding") if total >= 0 else 0
     return max(int(rules.constant("fire_house_rules", "minimum_dice")), rounded)
 
 
@@ -1241,6 +1295,10 @@ def _task_row(task: str) -> dict[str, Any]:
     )
 
 
+#: An engineering task's turn that needs no roll: "Done", or "-" (done already).
+_TASK_DONE = ("done", "-")
+
+
 def _turn_columns(row: Mapping[str, Any]) -> list[str]:
     return sorted((k for k in row if k.startswith("turn_")), key=lambda k: int(k.split("_")[1]))
 
@@ -1251,9 +1309,20 @@ def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
     number = whole_number(turn, "turn", low=1)
     crews = whole_number(companies, "companies", low=1)
     columns = _turn_columns(row)
-    for column in columns[: min(number, len(columns))]:
+    for column in columns:  # the whole row, a house file's too: a percentage or done
         value = row[column]
-        if isinstance(value, str):  # "done" or "-": certain by now
+        if isinstance(value, str) and value not in _TASK_DONE:
+            rules = ruleset()
+            raise RulesetDataError(
+                f"engineering_tasks {task!r}: {column} is a percentage or done",
+                file=rules.fill_file or rules.path,
+                table="engineering_tasks",
+                column=column,
+                value=value,
+                expected="a whole number, " + " or ".join(repr(d) for d in _TASK_DONE),
+            )
+    for column in columns[: min(number, len(columns))]:
+        if isinstance(row[column], str):  # "done" or "-": certain by now
             return 100
     if number > len(columns):
         return 100
@@ -1283,14 +1352,14 @@ def company_figures(men: int) -> int:
     """Figures for a company of ``men``: rounded to the nearest fifty, sixty men a figure.
 
     The text rounds men to the nearest fifty and caps a stand at three figures;
-    the figures themselves are rounded half up (house default), so 163 men ->
-    150 -> 2.5 -> 3 figures, as the text's example says.
+    the figures themselves are rounded as ``scale.figure_rounding`` says (ours: half
+    up), so 163 men -> 150 -> 2.5 -> 3 figures, as the text's example says.
     """
     rules = ruleset()
     count = whole_number(men, "men", low=1)
     step = int(rules.constant("scale", "round_strength_to_men"))
     per_figure = int(rules.constant("scale", "men_per_figure"))
     most = int(rules.constant("scale", "max_figures_per_stand"))
-    rounded = int(Fraction(count, step) + Fraction(1, 2)) * step
-    figures = int(Fraction(rounded, per_figure) + Fraction(1, 2))
+    rounded = int(Fraction(count, step) + Fraction(1, 2)) * step  # "to the nearest fifty"
+    figures = _rounded(Fraction(rounded, per_figure), "scale", "figure_rounding")
     return max(1, min(most, figures))

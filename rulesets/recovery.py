@@ -135,7 +135,7 @@ class Rounding:
     @staticmethod
     def default(ruleset: str = DEFAULT_RULESET) -> str:
         """The data's method (``recovery_rounding.method``) in the setting's words."""
-        method = registry.get(ruleset).constant("recovery_rounding", "method")
+        method = _data_method(registry.get(ruleset))
         return Rounding.DOWN if method == "cumulative-down" else Rounding.HALF_UP
 
 
@@ -153,20 +153,27 @@ class DrawCounts:
         return "winner" if draw_counts == DrawCounts.WINNERS else "loser"
 
 
-def _method(rs: Ruleset, rounding: str | None = None) -> str:
-    """The rounding method in force: the campaign's setting, else the data's."""
+def _data_method(rs: Ruleset) -> str:
+    """The data's rounding method (``recovery_rounding.method``), refused if unknown."""
     method = rs.constant("recovery_rounding", "method")
-    if rounding is not None:
-        one_of(rounding, Rounding.ALL, "returning stands round half up or down", "rounding")
-        method = "cumulative-down" if rounding == Rounding.DOWN else "cumulative-half-up"
     if method not in _METHODS:
         raise RulesetDataError(
             f"unknown recovery rounding {method!r}",
-            file=rs.path,
+            file=rs.fill_file or rs.path,
             table="recovery_rounding",
+            column="method",
             expected="one of " + ", ".join(_METHODS),
         )
     return str(method)
+
+
+def _method(rs: Ruleset, rounding: str | None = None) -> str:
+    """The rounding method in force: the campaign's setting, else the data's."""
+    method = _data_method(rs)
+    if rounding is not None:
+        one_of(rounding, Rounding.ALL, "returning stands round half up or down", "rounding")
+        method = "cumulative-down" if rounding == Rounding.DOWN else "cumulative-half-up"
+    return method
 
 
 def _round(lost: int, share: Fraction, method: str) -> int:

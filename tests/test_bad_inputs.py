@@ -449,6 +449,11 @@ CATALOGUE: list[Case] = [
             "      rest_distance_inches: 30\n"),
      1, ("tables.dep_economy.values.rest_distance_inches", "shown for reference only",
          "house.yaml")),
+    ("house rules: a reading the rules do not know", None,
+     ["udf", "GOTE_FIRE_DICE", "muskets", "long", "12", "--rules", "INPUT"],
+     _write("house.yaml", "id: gote\ntables:\n  fire_house_rules:\n    values:\n"
+            "      rounding: nearest even\n"),
+     1, ("fire_house_rules.rounding", "house.yaml", "half up or down or up")),
     ("house rules of another rule set", None, ["rules", "apply", "LEDGER", "INPUT"],
      _write("house.yaml", "id: sail\n"), 2, ("for age-of-sail", "eagles-to-glory")),
     ("house rules file missing", None, ["rules", "apply", "LEDGER", "MISSING"], None, 1,

@@ -608,18 +608,92 @@ def test_a_minor_wound_returns_the_leader_after_n_turns_by_the_house_reading() -
     assert leader is not None and leader.returns_turn == 2 + wounded.returns_in_turns + 1
 
 
+def test_the_fire_arithmetic_follows_the_house_readings() -> None:
+    """The text gives dice per castings ("1 dice/3 castings"), multipliers ("Target is in
+    square x2") and added dice ("Firer is Elite class +1 dice") but no order and no
+    rounding: ``fire_house_rules.order`` and ``.rounding`` say, and a house file may choose
+    another; a reading the rules do not know is refused naming its key."""
+    from battle_ledger.rulesets.errors import BattleLedgerError
+
+    def dice(*args: Any) -> int:
+        return gote.fire_dice("muskets", *args)
+
+    per = gote.ruleset().lookup("fire_dice", weapon_class="smoothbore small arms", ranks=3)
+    base = Fraction(8 * per["close_dice"], per["close_per"])
+    square = Fraction(str(gote.ruleset().lookup("fire_modifiers", modifier="target in square")
+                          ["multiplier"]))  # fmt: skip
+    elite = int(gote.ruleset().lookup("fire_modifiers", modifier="elite")["dice"])
+    assert dice("close", 8, "square, elite") == base * square + elite
+    with rulesets.registry.using_house_rules(
+        [_gote_house("fire_house_rules", "order", "add then multiply")]
+    ):
+        assert dice("close", 8, "square, elite") == (base + elite) * square
+    long = Fraction(12 * per["long_dice"], per["long_per"])  # 12 castings at 1/5: 2.4
+    assert long.denominator != 1 and long - int(long) < Fraction(1, 2)
+    assert dice("long", 12) == int(long)
+    for rounding, expected in (("up", int(long) + 1), ("down", int(long))):
+        with rulesets.registry.using_house_rules(
+            [_gote_house("fire_house_rules", "rounding", rounding)]
+        ):
+            assert dice("long", 12) == expected
+    with (
+        rulesets.registry.using_house_rules(
+            [_gote_house("fire_house_rules", "rounding", "nearest even")]
+        ),
+        pytest.raises(BattleLedgerError, match="fire_house_rules") as err,
+    ):
+        dice("long", 12)
+    assert "rounding" in str(err.value) and "half up or down or up" in str(err.value)
+
+
+def test_the_prep_chart_reading_gives_a_gun_its_headers_dice() -> None:
+    """The preparatory fire chart's headers give "CLOSERANGE(4/1)", "EFFECTIVE RANGE (3/1)"
+    and "LONG RANGE (2/1)"; the dice table gives "Artillery in Prep. Fire phase4 dice/1
+    gun2 dice/1 gun 1 dice/1 gun". Ours the dice table; ``prep_fire_dice_from: prep chart``
+    (or the function's argument) the chart's headers."""
+    chart = {b: int(gote.ruleset().constant("prep_fire_chart_dice", b))
+             for b in ("close", "effective", "long")}  # fmt: skip
+    table = gote.ruleset().lookup("fire_dice", weapon_class="artillery prep")
+    for band, per_gun in chart.items():
+        by_table = Fraction(4 * table[f"{band}_dice"], table[f"{band}_per"])
+        assert gote.fire_dice("light", band, 4, phase="prep") == by_table
+        assert gote.fire_dice("light", band, 4, phase="prep", prep_dice_from="prep chart") == (
+            4 * per_gun
+        )
+        with rulesets.registry.using_house_rules(
+            [_gote_house("fire_house_rules", "prep_fire_dice_from", "prep chart")]
+        ):
+            assert gote.fire_dice("light", band, 4, phase="prep") == 4 * per_gun
+
+
+def test_figures_are_rounded_as_the_house_reading_says() -> None:
+    """Basing figures: "Always round off to the nearest fifty. A company of 163 men would
+    best be represented by a three-figure company stand." 150 men are 2.5 figures: three
+    by our reading (half up, as the example), two rounded down."""
+    assert gote.company_figures(163) == 3
+    with rulesets.registry.using_house_rules([_gote_house("scale", "figure_rounding", "down")]):
+        assert gote.company_figures(163) == 2
+
+
 @pytest.mark.parametrize(
     ("table", "setting"),
     [("morale_check_rules", "one_check_per_turn"),
-     ("leader_casualty", "grade_raised_from_next_turn")],
+     ("leader_casualty", "grade_raised_from_next_turn"),
+     ("morale_check_rules", "bracket_owed_after_rally"),
+     ("morale_check_rules", "percent_of_start_of_battle"),
+     ("melee_chance", "results_above_100"),
+     ("melee_chance", "chance_below_0")],
 )  # fmt: skip
 def test_a_reading_no_setting_changes_is_refused_in_a_house_file(table: str, setting: str) -> None:
     """One check however many brackets ("The unit will not have to check again until it
     reaches the next percentage bracket") is all a unit's turn, with its one morale roll,
     can hold; the grade a leader's last words raise is read from the next turn because
     the leader check ends the turn ("9. Morale checks, rallies, cavalry that charged
-    become "blown", check for leader losses"). Neither is offered as a setting: a house
-    file changing one is refused naming it, not accepted and ignored."""
+    become "blown", check for leader losses"). A bracket crossed while routed is not owed
+    (the check is for losses "in this turn"); percentages are of the "beginning strength";
+    a melee results roll above 100 reads as the last row, a chance of 0% or less cannot be
+    rolled under. None is offered as a setting: a house file changing one is refused
+    naming it, not accepted and ignored."""
     from battle_ledger.rulesets.errors import BattleLedgerError
 
     with pytest.raises(BattleLedgerError, match="shown for reference only") as err:
