@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from battle_ledger._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from battle_ledger.sheets.book import Book, Formula, Meta
+    from battle_ledger.sheets.engine.book import Book, Formula, Meta
     from battle_ledger.sheets.errors import WorkbookError
     from battle_ledger.sheets.operations import (
         OperationResult,
@@ -47,7 +47,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        **dict.fromkeys(["Book", "Formula", "Meta"], "book"),
+        **dict.fromkeys(["Book", "Formula", "Meta"], "engine.book"),
         "WorkbookError": "errors",
         **dict.fromkeys(
             ["OperationResult", "checker", "operation", "report", "run_on_book", "run_on_file"],

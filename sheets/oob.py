@@ -553,7 +553,9 @@ def _cell(value: Any) -> Any:
 
 def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """The units of a roster workbook made by ``battle-ledger new roster``."""
-    from battle_ledger.sheets.headless import HeadlessBook  # the workbook side, only when needed
+    from battle_ledger.sheets.engine.headless import (
+        HeadlessBook,  # the workbook side, only when needed
+    )
 
     p = Path(path)
     return roster_oob(HeadlessBook(p, kind=ROSTER_KIND, writable=False), ruleset, p)

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
     from battle_ledger.sheets.ledger import LedgerKind
 
 __all__ = [

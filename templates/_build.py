@@ -77,10 +77,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.engine.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import safe_name
-from battle_ledger.sheets.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
 from battle_ledger.templates.style import (
     FILL_ALERT,

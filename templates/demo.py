@@ -25,8 +25,8 @@ from pathlib import Path
 from battle_ledger.rulesets.oob import OrderOfBattle
 from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import NotAFolderError, SetupError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import mapped_file, read_map
 from battle_ledger.sheets.operations import Upload

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from battle_ledger import templates
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import LedgerStateError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import (
     EVERY_OPERATION,
     KINDS,
@@ -169,7 +169,7 @@ def test_names_that_look_like_formulas_stay_text_in_every_sheet(name: str, tmp_p
     from dataclasses import replace
 
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 

@@ -12,7 +12,7 @@ from openpyxl import Workbook
 from battle_ledger import rulesets, templates
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Kind, Status
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
 from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
 from battle_ledger.templates import TEMPLATE_VERSION, build, kinds_for, register_kind, save_atomic
 from battle_ledger.templates._build import (

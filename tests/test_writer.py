@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.writer import TEMP_PREFIX, WriterLock
 from battle_ledger.sheets.errors import WorkbookLockedError, WorkbookSaveError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
-from battle_ledger.sheets.writer import TEMP_PREFIX, WriterLock
 from tests.processes import killed_midway
 from tests.toybook import make_toy, register_toy_operations
 
@@ -147,7 +147,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
     runs and leaves nothing of ours behind."""
     import random
 
-    from battle_ledger.sheets.history import KEEP, folder_of, versions
+    from battle_ledger.sheets.engine.history import KEEP, folder_of, versions
     from battle_ledger.sheets.operations import run_check
     from tests.strategies import build_from_example
 

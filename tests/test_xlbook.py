@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.engine.book import Formula
+from battle_ledger.sheets.engine.workbook_file import MAX_SHEET_ROWS
+from battle_ledger.sheets.engine.xlbook import XlwingsBook, _formula_columns, _runs
 from battle_ledger.sheets.errors import WorkbookTooLargeError
-from battle_ledger.sheets.workbook_file import MAX_SHEET_ROWS
-from battle_ledger.sheets.xlbook import XlwingsBook, _formula_columns, _runs
 
 
 class _Claimed:

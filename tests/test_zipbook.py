@@ -23,14 +23,14 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from battle_ledger.sheets import book as book_module
-from battle_ledger.sheets import zipbook
+from battle_ledger.sheets.engine import book as book_module
+from battle_ledger.sheets.engine import zipbook
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.history import versions
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook, open_book
 from battle_ledger.sheets.errors import CellValueError, WorkbookError
-from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.history import versions
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import OperationResult, run_on_book
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook, open_book
 from tests.libreoffice import recalculate, resaved
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
 from tests.workbook_diff import differences

@@ -15,8 +15,8 @@ from openpyxl.styles import numbers
 from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900, from_excel
 from openpyxl.workbook.defined_name import DefinedName
 
-from battle_ledger.sheets.zipbook import _escape, _unescape
-from battle_ledger.sheets.zipvalues import (
+from battle_ledger.sheets.engine.zipbook import _escape, _unescape
+from battle_ledger.sheets.engine.zipvalues import (
     MAC_EPOCH,
     WINDOWS_EPOCH,
     DefinedNameText,

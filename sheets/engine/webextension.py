@@ -31,8 +31,8 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from battle_ledger.sheets.engine.workbook_file import open_package
 from battle_ledger.sheets.errors import DamagedWorkbookError
-from battle_ledger.sheets.workbook_file import open_package
 
 __all__ = [
     "LITE_ADDIN_ID",
@@ -238,7 +238,7 @@ def write_lite_parts(path: Path, properties: Mapping[str, str], *, wait: float) 
     if the file changed since it was read."""
     import hashlib
 
-    from battle_ledger.sheets.workbook_file import read_workbook, save_workbook
+    from battle_ledger.sheets.engine.workbook_file import read_workbook, save_workbook
 
     data, lock = read_workbook(path, wait=wait)
     try:

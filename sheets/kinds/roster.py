@@ -14,7 +14,7 @@ from typing import Any
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, NoUnitsError
 from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.engine.book import Book
 from battle_ledger.sheets.ledger import check_parts, check_template_version
 from battle_ledger.sheets.oob import ROSTER_KIND, ROSTER_TEMPLATE_VERSION, is_naval, roster_oob
 from battle_ledger.sheets.operations import OperationResult, checker, report

@@ -43,7 +43,7 @@ from openpyxl.worksheet.table import Table
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.book import (
+from battle_ledger.sheets.engine.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -57,19 +57,9 @@ from battle_ledger.sheets.book import (
     table_rows,
     typed_columns,
 )
-from battle_ledger.sheets.errors import (
-    CellValueError,
-    NotAWorkbookError,
-    UnsafeWorkbookError,
-    WorkbookError,
-    WorkbookSaveError,
-    no_meta_sheet,
-    no_such_table,
-    totals_row_in_the_way,
-)
-from battle_ledger.sheets.printout import fit_grid
-from battle_ledger.sheets.values import is_missing
-from battle_ledger.sheets.workbook_file import (
+from battle_ledger.sheets.engine.printout import fit_grid
+from battle_ledger.sheets.engine.values import is_missing
+from battle_ledger.sheets.engine.workbook_file import (
     _FORMULA_REFUSED,
     _TEXT_TRIGGERS,
     MAX_CELL_TEXT,
@@ -87,9 +77,19 @@ from battle_ledger.sheets.workbook_file import (
     write_bytes_atomic,
     write_text_atomic,
 )
-from battle_ledger.sheets.writer import (
+from battle_ledger.sheets.engine.writer import (
     DEFAULT_WAIT,
     WriterLock,
+)
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    NotAWorkbookError,
+    UnsafeWorkbookError,
+    WorkbookError,
+    WorkbookSaveError,
+    no_meta_sheet,
+    no_such_table,
+    totals_row_in_the_way,
 )
 
 if TYPE_CHECKING:

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
+from battle_ledger.sheets.engine.values import is_blank
 from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
     CommandError,
     WrongKindError,
 )
-from battle_ledger.sheets.values import is_blank
 
 if TYPE_CHECKING:
     import pandas as pd

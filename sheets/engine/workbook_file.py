@@ -23,6 +23,14 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from xml.parsers.expat import ExpatError, ParserCreate
 
+from battle_ledger.sheets.engine.history import forget_version, keep_version
+from battle_ledger.sheets.engine.writer import (
+    DEFAULT_WAIT,
+    TEMP_PREFIX,
+    WriterLock,
+    remove_leftovers,
+    writable_target,
+)
 from battle_ledger.sheets.errors import (
     NotAWorkbookError,
     UnsafeWorkbookError,
@@ -31,14 +39,6 @@ from battle_ledger.sheets.errors import (
     WorkbookTooLargeError,
     no_defined_name,
     not_one_cell,
-)
-from battle_ledger.sheets.history import forget_version, keep_version
-from battle_ledger.sheets.writer import (
-    DEFAULT_WAIT,
-    TEMP_PREFIX,
-    WriterLock,
-    remove_leftovers,
-    writable_target,
 )
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from battle_ledger.sheets.a1 import boundaries, column_letter, coordinates, quote_sheet
-from battle_ledger.sheets.book import Grid
+from battle_ledger.sheets.engine.a1 import boundaries, column_letter, coordinates, quote_sheet
+from battle_ledger.sheets.engine.book import Grid
 
 if TYPE_CHECKING:
     from openpyxl.workbook.workbook import Workbook

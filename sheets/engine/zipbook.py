@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xml.etree.ElementTree import Element
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.a1 import boundaries, column_letter, column_number, coordinates
-from battle_ledger.sheets.book import (
+from battle_ledger.sheets.engine.a1 import boundaries, column_letter, column_number, coordinates
+from battle_ledger.sheets.engine.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -52,17 +52,9 @@ from battle_ledger.sheets.book import (
     table_rows,
     typed_columns,
 )
-from battle_ledger.sheets.errors import (
-    CellValueError,
-    WorkbookError,
-    WorkbookSaveError,
-    no_meta_sheet,
-    no_such_table,
-    totals_row_in_the_way,
-)
-from battle_ledger.sheets.printout import chart_corner, cut_reference, print_corner
-from battle_ledger.sheets.values import is_missing
-from battle_ledger.sheets.workbook_file import (
+from battle_ledger.sheets.engine.printout import chart_corner, cut_reference, print_corner
+from battle_ledger.sheets.engine.values import is_missing
+from battle_ledger.sheets.engine.workbook_file import (
     _FORMULA_REFUSED,
     _SHEET_PART,
     MAX_SHEET_ROWS,
@@ -78,8 +70,8 @@ from battle_ledger.sheets.workbook_file import (
     save_workbook,
     too_many_rows,
 )
-from battle_ledger.sheets.writer import DEFAULT_WAIT, WriterLock
-from battle_ledger.sheets.zipvalues import (
+from battle_ledger.sheets.engine.writer import DEFAULT_WAIT, WriterLock
+from battle_ledger.sheets.engine.zipvalues import (
     MAC_EPOCH,
     WINDOWS_EPOCH,
     DefinedNameText,
@@ -89,11 +81,19 @@ from battle_ledger.sheets.zipvalues import (
     number_format,
     plain_strings,
 )
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    WorkbookError,
+    WorkbookSaveError,
+    no_meta_sheet,
+    no_such_table,
+    totals_row_in_the_way,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 else:
     pd = lazy_module("pandas")
 
@@ -189,7 +189,7 @@ def open_book(
     """The workbook file ``path`` as a ``Book``: the fast backend, or openpyxl's when
     ``BATTLE_LEDGER_ENGINE=openpyxl``."""
     if os.environ.get(ENGINE_VARIABLE, "").strip().casefold() == "openpyxl":
-        from battle_ledger.sheets.headless import HeadlessBook
+        from battle_ledger.sheets.engine.headless import HeadlessBook
 
         return HeadlessBook(path, kind=kind, writable=writable, wait=wait, history=history)
     return ZipBook(path, kind=kind, writable=writable, wait=wait, history=history)
@@ -957,7 +957,7 @@ class _Package:
     # -- writing --------------------------------------------------------------------------
     def cell_xml(self, r: int, c: int, s: int, value: Any, where: dict[str, Any]) -> _Cell:
         """The cell openpyxl would write for ``value`` (the one safe-text writer decides)."""
-        from battle_ledger.sheets.headless import write_cell
+        from battle_ledger.sheets.engine.headless import write_cell
 
         scratch = _scratch_cell()
         write_cell(scratch, value, where)
@@ -1297,7 +1297,7 @@ class ZipBook(Book):
     def _fall_back(self, why: str) -> None:
         """Give the workbook to openpyxl: the same bytes and lock, the writes so far."""
         self.fell_back = why
-        from battle_ledger.sheets.headless import HeadlessBook
+        from battle_ledger.sheets.engine.headless import HeadlessBook
 
         try:
             slow = HeadlessBook(self.path, writable=self.writable, history=self.history,
