@@ -32,12 +32,8 @@ from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine import book as book_module
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.workbook_file import openpyxl_losses
-from battle_ledger.sheets.engine.zipbook import (
-    ENGINE_VARIABLE,
-    ZipBook,
-    _full_calc_on_load,
-    _print_area,
-)
+from battle_ledger.sheets.engine.xlsx_package import _full_calc_on_load, _print_area
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook
 from battle_ledger.sheets.errors import WorkbookSaveError
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import operations_for, run_on_book

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from battle_ledger.sheets.engine import book as book_module
-from battle_ledger.sheets.engine import zipbook
+from battle_ledger.sheets.engine import xlsx_package
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.history import versions
 from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook, open_book
@@ -190,10 +190,10 @@ def test_a_table_is_named_as_openpyxl_reads_it_however_its_tag_is_written(spelli
     from openpyxl.worksheet.table import Table
 
     xml = _TABLE_TAGS[spelling]
-    table = zipbook._Table(xml, "xl/tables/table1.xml", "Turns")
+    table = xlsx_package.TablePart(xml, "xl/tables/table1.xml", "Turns")
     names = (table.name, table.display_name)
     read_plainly = table._model is None
-    model = Table.from_tree(zipbook._parse(xml))
+    model = Table.from_tree(xlsx_package.parse_part(xml))
     assert names == (model.name, model.displayName) == ("T1", "tbl_Turns")
     assert read_plainly == spelling.startswith("as ")
 
