@@ -28,7 +28,8 @@ hand-over to openpyxl.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -46,14 +47,17 @@ from battle_ledger.sheets.engine.book import (
     TableRows,
     header_position,
     parse_meta,
-    table_rows,
-    typed_columns,
 )
 from battle_ledger.sheets.engine.cell_scanner import UnsureError, is_formula, style_of, xml_number
 from battle_ledger.sheets.engine.printout import chart_corner, print_corner
-from battle_ledger.sheets.engine.values import is_missing
+from battle_ledger.sheets.engine.rows import (
+    Action,
+    AppendPlan,
+    RowsRead,
+    TableShape,
+    calculated_formulas,
+)
 from battle_ledger.sheets.engine.workbook_file import (
-    _FORMULA_REFUSED,
     _check_archive,
     _digest,
     name_address,
@@ -71,11 +75,9 @@ from battle_ledger.sheets.engine.xlsx_package import (
 )
 from battle_ledger.sheets.errors import (
     CellValueError,
-    WorkbookError,
     WorkbookSaveError,
     no_meta_sheet,
     no_such_table,
-    totals_row_in_the_way,
 )
 
 if TYPE_CHECKING:
@@ -108,6 +110,20 @@ def open_book(
 
         return HeadlessBook(path, kind=kind, writable=writable, wait=wait, history=history)
     return ZipBook(path, kind=kind, writable=writable, wait=wait, history=history)
+
+
+@dataclass(frozen=True)
+class _PartCells:
+    """A sheet part's cells as the row plan reads them."""
+
+    package: Package
+    sheet: SheetPart
+
+    def is_formula(self, r: int, c: int) -> bool:
+        return is_formula(self.sheet.cell(r, c))
+
+    def value(self, r: int, c: int) -> Any:
+        return self.package.value(self.sheet.cell(r, c))
 
 
 # -- the book ---------------------------------------------------------------------------------
@@ -274,11 +290,10 @@ class ZipBook(Book):
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         headers = self._headers(found)
-        typed = typed_columns(headers, columns)
         min_col, _, max_col, _ = found.bounds
         first, last = found.body_start, found.body_end
-        body: list[list[Any]] = [[None] * (max_col - min_col + 1) for _ in range(first, last + 1)]
-        keep = [False] * len(body)
+        reading = RowsRead(headers, columns, first, last, self._where(found))
+        typed = reading.typed
         number, string, dates = xml_number, pkg.string, pkg.date_style_texts()
         # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
         places = {column_letter(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
@@ -301,18 +316,12 @@ class ZipBook(Book):
                     cell = sheet.cell(r, i + min_col)  # read whole
                     if cell is None:  # written in another row's element: openpyxl's to place
                         raise UnsureError("a cell outside its row")
-                    if cached:
-                        body[r - first][i] = pkg.value(cell, data_only=True)
                     if i in typed:
-                        name, kind_read = typed[i]
-                        raise CellValueError(
-                            f"the {name} column holds a formula",
-                            value=pkg.formula_text(cell, sheet),
-                            expected=_FORMULA_REFUSED[kind_read is str],
-                            row=r,
-                            column=name,
-                            **self._where(found),
-                        )
+                        refused = reading.formula_refused(r, i, pkg.formula_text(cell, sheet))
+                        assert refused is not None
+                        raise refused
+                    if cached:
+                        reading.put_computed(r, i, pkg.value(cell, data_only=True))
                     continue
                 if text and kind == b"s" and text.isdigit():
                     value = string(int(text))
@@ -326,11 +335,8 @@ class ZipBook(Book):
                     value = pkg.value((letters, row, style, kind, inner))
                 else:
                     continue
-                body[r - first][i] = value
-                if value is not None and (type(value) is not str or value.strip()):
-                    keep[r - first] = True
-        where = self._where(found) | {"first_row": found.body_start}
-        return table_rows(headers, body, keep=keep, columns=columns, where=where)
+                reading.put(r, i, value)
+        return reading.rows()
 
     # -- writing ----------------------------------------------------------------------------
     def _column(self, table: TablePart, column: str) -> int:
@@ -359,17 +365,6 @@ class ZipBook(Book):
             for col, c in targets.items():
                 self._write(sheet, r, c, row[col], self._where(found) | {"row": r, "column": col})
 
-    def _blank_row(self, sheet: SheetPart, table: TablePart, r: int) -> bool:
-        min_col, _, max_col, _ = table.bounds
-        for c in range(min_col, max_col + 1):
-            cell = sheet.cell(r, c)
-            if cell is None or is_formula(cell):
-                continue
-            value = self.package.value(cell)
-            if not (value is None or (isinstance(value, str) and not value.strip())):
-                return False
-        return True
-
     @_or_openpyxl
     def append_rows(self, table: str, rows: pd.DataFrame) -> None:
         if rows.empty:
@@ -378,93 +373,61 @@ class ZipBook(Book):
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         where = self._where(found)
-        min_col, _, max_col, _ = found.bounds
         targets = {str(col): self._column(found, str(col)) for col in rows.columns}
-        free: list[int] = []
-        for r in reversed(range(found.body_start, found.body_end + 1)):
-            if not self._blank_row(sheet, found, r):
-                break
-            free.insert(0, r)
-        grow = max(0, len(rows) - len(free))
-        if grow and found.totals:
-            raise totals_row_in_the_way(where)
-        last = found.body_end
-        new_rows = list(range(last + 1, last + 1 + grow))
-        self._check_free(sheet, found, new_rows)
-        pattern = last if last >= found.body_start else None
-        calculated = {
-            min_col + i: col.calculatedColumnFormula.attr_text
-            for i, col in enumerate(found.model.tableColumns)
-            if col.calculatedColumnFormula is not None and col.calculatedColumnFormula.attr_text
-        }
+        plan = AppendPlan(self._shape(found), _PartCells(pkg, sheet), targets, rows, where)
+        pattern = plan.pattern
         translators: dict[int, Any] = {}
         height = sheet.height_text(pattern) if pattern is not None else None
         if sheet.merged:
             raise UnsureError("merged cells")  # openpyxl says which cell is merged
-        for (_, row), r in zip(rows.iterrows(), free + new_rows, strict=False):
-            fresh = r > last
-            for c in range(min_col, max_col + 1):
-                old = sheet.cell(r, c)
-                source = sheet.cell(pattern, c) if pattern is not None else None
-                style = style_of(old)
-                if fresh and style_of(source):
-                    style = style_of(source)
-                header = next((h for h, i in targets.items() if i == c), None)
-                value = row[header] if header is not None else None
-                if header is not None and not is_missing(value):
-                    self._write(sheet, r, c, value, where | {"row": r, "column": header}, style)
-                elif c in calculated:
-                    text = calculated[c]
-                    self._write(sheet, r, c, Formula(text if text.startswith("=") else "=" + text),
-                                where | {"row": r, "column": header or ""}, style)  # fmt: skip
-                elif fresh and source is not None and is_formula(source):
-                    if c not in translators:
-                        from openpyxl.formula.translate import Translator
+        for fill in plan.fills():
+            r, c = fill.row, fill.column
+            old = sheet.cell(r, c)
+            style = style_of(old)
+            if fill.fresh and pattern is not None and style_of(sheet.cell(pattern, c)):
+                style = style_of(sheet.cell(pattern, c))
+            here = where | {"row": r, "column": fill.header or ""}
+            if fill.action is Action.VALUE:
+                self._write(sheet, r, c, fill.value, here, style)
+            elif fill.action is Action.FORMULA:
+                self._write(sheet, r, c, Formula(fill.value), here, style)
+            elif fill.action is Action.COPY_DOWN:
+                if c not in translators:
+                    from openpyxl.formula.translate import Translator
 
-                        origin = f"{column_letter(c)}{pattern}"
-                        translators[c] = Translator(pkg.formula_text(source, sheet), origin=origin)
-                    text = translators[c].translate_formula(f"{column_letter(c)}{r}")
-                    self._write(sheet, r, c, Formula(text), where | {"row": r, "column": ""}, style)
-                elif not is_formula(old) and (style or old is not None):
-                    self._write(sheet, r, c, None, where, style)
-            if fresh and height is not None:
+                    assert pattern is not None
+                    source = sheet.cell(pattern, c)
+                    assert source is not None
+                    origin = f"{column_letter(c)}{pattern}"
+                    translators[c] = Translator(pkg.formula_text(source, sheet), origin=origin)
+                text = translators[c].translate_formula(f"{column_letter(c)}{r}")
+                self._write(sheet, r, c, Formula(text), where | {"row": r, "column": ""}, style)
+            elif fill.action is Action.CLEAR and (style or old is not None):
+                self._write(sheet, r, c, None, where, style)
+            if fill.fresh and height is not None and c == found.bounds[2]:
                 sheet.set_height(r, height)
-        if grow:
-            self._grow(sheet, found, grow)
+        if plan.grow:
+            self._grow(sheet, found, plan)
 
-    def _check_free(self, sheet: SheetPart, table: TablePart, rows: Sequence[int]) -> None:
+    def _shape(self, table: TablePart) -> TableShape:
+        """The table's shape as the row plan reads it."""
         min_col, _, max_col, _ = table.bounds
-        for r in rows:
-            for c in range(min_col, max_col + 1):
-                if self.package.value(sheet.cell(r, c)) is not None:
-                    raise WorkbookError(
-                        "cannot add rows: the cells below the table are not empty",
-                        row=r,
-                        column=column_letter(c),
-                        expected="empty cells below the table (move what is there)",
-                        **self._where(table),
-                    )
-        for other in self.package.sheet_tables(table.sheet):
-            if other is table:
-                continue
-            o_min_col, o_min_row, o_max_col, o_max_row = other.bounds
-            if (rows and o_min_col <= max_col and o_max_col >= min_col
-                    and o_min_row <= rows[-1] and o_max_row >= rows[0]):  # fmt: skip
-                raise WorkbookError(
-                    f"cannot add rows: the table {other.display_name} is in the way",
-                    expected="room below the table",
-                    **self._where(table),
-                )
+        calculated = calculated_formulas(min_col, table.model.tableColumns)
+        others = {
+            other.display_name: other.bounds
+            for other in self.package.sheet_tables(table.sheet)
+            if other is not table
+        }
+        return TableShape(min_col, max_col, table.header_row, table.body_start, table.body_end,
+                          table.totals, calculated, others)  # fmt: skip
 
-    def _grow(self, sheet: SheetPart, table: TablePart, grow: int) -> None:
+    def _grow(self, sheet: SheetPart, table: TablePart, plan: AppendPlan) -> None:
         min_col, _, max_col, _ = table.bounds
-        top = table.header_row if table.header_row is not None else table.body_start
-        old_last = table.body_end
-        table.model.ref = f"{column_letter(min_col)}{top}:{column_letter(max_col)}{old_last + grow}"
+        table.model.ref = plan.grown_ref
         if table.model.autoFilter is not None and table.model.autoFilter.ref:
             table.model.autoFilter.ref = table.model.ref
         table.changed = True
-        sheet.grown.append(((min_col, max_col), old_last, grow))
+        sheet.grown.append(((min_col, max_col), plan.last, plan.grow))
 
     # -- defined names --------------------------------------------------------------------
     def _name_cell(self, name: str) -> tuple[SheetPart, int, int]:
