@@ -563,7 +563,7 @@ def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> Order
 
 def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
                path: Path | None = None) -> OrderOfBattle:  # fmt: skip
-    """The units of the roster ``book`` (a ``sheets.book.Book``), as an order of battle."""
+    """The units of the roster ``book`` (a ``sheets.engine.book.Book``), as an order of battle."""
     p = Path(book.name) if path is None else path
     rs = _resolve(ruleset, p, book.meta().ruleset)
     fields = strength_fields(rs)

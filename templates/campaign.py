@@ -475,7 +475,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
 
 def _order_of_battle(wb: Workbook, ruleset: Ruleset, oob: OrderOfBattle | None) -> None:
     """The order of battle the campaign is made from, kept for the next battle's ledgers
-    (``sheets.campaign.stored_oob`` reads it back): locked, written as text, to read and
+    (``sheets.kinds.campaign.stored_oob`` reads it back): locked, written as text, to read and
     print, not to type into (a campaign made without one keeps an empty table)."""
     ws = wb.create_sheet(OOB_SHEET)
     title_row(ws, 1, OOB_SHEET, "The order of battle the campaign was made from: "

@@ -1,4 +1,4 @@
-"""``sheets.a1``: A1 references read as openpyxl reads them, without importing it."""
+"""``sheets.engine.a1``: A1 references read as openpyxl reads them, without importing it."""
 
 from __future__ import annotations
 

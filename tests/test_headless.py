@@ -1,4 +1,4 @@
-"""The headless backend (sheets/headless.py): openpyxl on a file, atomic saves."""
+"""The headless backend (sheets/engine/headless.py): openpyxl on a file, atomic saves."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from battle_ledger.sheets.errors import (
 )
 from tests.toybook import TOY_KIND, make_toy
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = pytest.mark.usefixtures("backend")
 
 

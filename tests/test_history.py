@@ -1,4 +1,4 @@
-"""sheets.history: every save keeps the version it replaces, and undo puts it back."""
+"""sheets.engine.history: every save keeps the version it replaces, and undo puts it back."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from battle_ledger.sheets.operations import run_on_book, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.toybook import make_toy
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = pytest.mark.usefixtures("backend")
 
 

@@ -1,4 +1,4 @@
-"""A by-period sheet prints and charts the periods played (``sheets.printout``)."""
+"""A by-period sheet prints and charts the periods played (``sheets.engine.printout``)."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ def test_layers_import_only_downwards() -> None:
     assert offenders == []
 
 
-#: The rooms of sheets/, lowest first (docs/DEVELOPING.md, "Rooms"): the one error
+#: The rooms of sheets/, lowest first (docs/DEVELOPING.md, "Rooms of sheets/"): the one error
 #: hierarchy, the workbook engine, the ledger framework (the folder's own modules), the
 #: kinds. The framework finds the kinds through the registry (it lists the ``kinds``
 #: package), never by importing one of them.

@@ -1,4 +1,4 @@
-"""Races and crashes on every ledger kind (``sheets.writer``'s promise, issue 39).
+"""Races and crashes on every ledger kind (``sheets.engine.writer``'s promise, issue 39).
 
 Two and three writers as separate processes (recording a period, closing it, undoing
 the last operation) started at the same instant on one ledger lose no update and leave

@@ -1,4 +1,4 @@
-"""sheets.values: the one yes/no reader and the one whole-number reader."""
+"""sheets.engine.values: the one yes/no reader and the one whole-number reader."""
 
 from __future__ import annotations
 

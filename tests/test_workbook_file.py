@@ -1,4 +1,4 @@
-"""The workbook file before anything is parsed (``sheets.workbook_file``): bombs refused
+"""The workbook file before anything is parsed (``sheets.engine.workbook_file``): bombs refused
 from the zip directory and a bounded look, parts read with a hard cap on the bytes
 actually unpacked whatever the directory says, and ``check`` judging every part.
 

@@ -1,6 +1,6 @@
 """One writer at a time, through links, never over a read-only ledger, no leftovers.
 
-``sheets.writer``: the OS-level writer lock every headless write takes from its
+``sheets.engine.writer``: the OS-level writer lock every headless write takes from its
 read to its rename, and the checks of the file a save replaces.
 """
 
@@ -21,7 +21,7 @@ from battle_ledger.sheets.operations import run_on_file
 from tests.processes import killed_midway
 from tests.toybook import make_toy, register_toy_operations
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = [
     pytest.mark.usefixtures("backend"),
     pytest.mark.skipif(os.name != "posix", reason="links and modes as POSIX has them"),

@@ -1,4 +1,4 @@
-"""``sheets.xlbook``: a served book's table claiming more rows than a ledger can hold is
+"""``sheets.engine.xlbook``: a served book's table claiming more rows than a ledger can hold is
 refused before its values are asked for (xlwings Server pads a claimed range out with
 blanks: a table said to cover A1:XFD1048576 would grow the server to gigabytes); a
 commit's writes go as few blocks as they make, a column of formulas copied down as its

@@ -1,4 +1,4 @@
-"""The fast backend (sheets/zipbook.py) against the openpyxl backend it stands in for.
+"""The fast backend (sheets/engine/zipbook.py) against the openpyxl backend it stands in for.
 
 Differential: every operation the playbooks make, on every kind, run on two copies of
 the same ledger, one through ``ZipBook`` and one through ``HeadlessBook`` (same dice,

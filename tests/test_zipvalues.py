@@ -1,4 +1,4 @@
-"""``sheets.zipvalues``: what openpyxl reads from a workbook's small parts, read without
+"""``sheets.engine.zipvalues``: what openpyxl reads from a workbook's small parts, read without
 it: each reading compared with openpyxl's own on the same input."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """CLI commands on workbooks: ``new``, ``run``, ``check``, ``report``, ``demo``, ``excel-setup``.
 
-Every command works on files with the headless backend (``sheets.headless``)
+Every command works on files with the headless backend (``sheets.engine.headless``)
 and the same operations Excel's buttons run (``sheets.operations``): a
 failed command leaves the workbook byte for byte as it was.
 """

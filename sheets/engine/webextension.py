@@ -14,7 +14,7 @@ properties of the workbook's web extension, as Excel saves any add-in's settings
 of a package that has them (the web extension's id and any other property kept),
 and lifts the sheets' protection: Office.js refuses a write into a protected sheet,
 and xlwings Lite cannot run the task-pane callbacks that lift it around a button's
-writes on xlwings Server (``sheets.xlbook``); the cells keep their locked flags. Every
+writes on xlwings Server (``sheets.engine.xlbook``); the cells keep their locked flags. Every
 other part is copied byte for byte. ``lite_properties`` reads them back.
 The shapes are those of real workbooks saved by xlwings Lite
 (``tests/fixtures/lite/``).

@@ -3,8 +3,8 @@ a ledger's size before anything is parsed, reading its bytes under the writer lo
 and the one atomic save (a temporary file beside the target, fsynced, then
 ``os.replace``, the replaced version kept in the history folder).
 
-Nothing here imports openpyxl: the fast backend (``sheets.zipbook``) opens, checks and
-saves a workbook without it, and ``sheets.headless`` builds on the same functions.
+Nothing here imports openpyxl: the fast backend (``sheets.engine.zipbook``) opens, checks and
+saves a workbook without it, and ``sheets.engine.headless`` builds on the same functions.
 """
 
 from __future__ import annotations
@@ -423,7 +423,7 @@ def openpyxl_losses(data: bytes) -> list[str]:
     drop-down lists, sparklines, slicers), comments, pictures and shapes, form controls,
     a workbook extension other than Excel's settings, an add-in's task pane and
     settings (xlwings Lite's code). Empty: nothing would be lost.
-    (What openpyxl warns of as it loads is caught where it loads: ``sheets.headless``.)"""
+    (What openpyxl warns of as it loads is caught where it loads: ``sheets.engine.headless``.)"""
     from defusedxml.ElementTree import fromstring
 
     found: list[str] = []
@@ -581,7 +581,7 @@ def save_workbook(
     never half of either. Through a symlink the real file is replaced; a
     read-only ledger or one with hard links is refused (``writable_target``).
     With ``backup`` the version it replaces is kept in the workbook's history
-    folder (``sheets.history``: ``<name> history/NNNN before <before>.xlsx``, the
+    folder (``sheets.engine.history``: ``<name> history/NNNN before <before>.xlsx``, the
     last 20), with ``then``, what the save changed (the Log lines written).
     ``expect_digest``: refuse if the file changed on disk
     since it was read. ``lock``: the writer lock the caller holds (else one is
