@@ -49,11 +49,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strateg
 from _timing import alternate, call, exponent, report
 
 from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
-from battle_ledger.sheets.dep_ledger import TURNS
-from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.engine.headless import save_workbook
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, open_book
+from battle_ledger.sheets.kinds.dep_ledger import TURNS
 from battle_ledger.sheets.ledger import Entry, Role
 from battle_ledger.sheets.operations import run_on_file, run_operation
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, open_book
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.strategies import legal_turn

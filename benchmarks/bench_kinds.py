@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strateg
 from _timing import alternate, call, exponent, report
 
 from battle_ledger.rulesets.oob import Unit
+from battle_ledger.sheets.engine.zipbook import open_book
 from battle_ledger.sheets.ledger import KINDS, read_tables
 from battle_ledger.sheets.operations import run_on_file
-from battle_ledger.sheets.zipbook import open_book
 from tests.strategies import PLAYBOOKS, play_periods
 
 __all__ = ["main"]
@@ -64,7 +64,7 @@ def _build(kind: str, path: Path, scale: int) -> None:
     ``scale`` times (each copy's corps, division, brigade and unit numbered)."""
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 

@@ -6,7 +6,7 @@ A DEP ledger of N divisions with N turns closed (``--size 48``, built as
 - baseline: opened, recalculated and saved by LibreOffice headless (what an umpire
   without Excel would do to see the numbers: every formula of the workbook computed);
 - ``battle-ledger report LEDGER --json``, a new process: the same numbers computed from
-  the inputs by the rules (fast backend: ``sheets/zipbook.py``).
+  the inputs by the rules (fast backend: ``sheets/engine/zipbook.py``).
 
 Before timing, it checks they are the same numbers: every division's DEP now, CCP now,
 status and stands left as LibreOffice computes them in ``tbl_Divisions``, against the

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strateg
 
 from _timing import alternate, battle_ledger, process, report
 
-from battle_ledger.sheets.dep_ledger import outcomes, read_ledger, standing
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.dep_ledger import outcomes, read_ledger, standing
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path

@@ -1,7 +1,7 @@
 """A small text file written in one step, for the files beside the workbooks that are not
 workbooks (the parsed rule-set cache, the xlwings settings): a temporary file in the same
 folder, then a rename, so a reader finds the whole old file or the whole new one. (A
-workbook's save is ``sheets.workbook_file``'s: it also syncs to disk and keeps history.)
+workbook's save is ``sheets.engine.workbook_file``'s: it also syncs to disk and keeps history.)
 """
 
 from __future__ import annotations

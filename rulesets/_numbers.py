@@ -45,7 +45,7 @@ def whole_number(value: Any, name: str, low: int | None = 0, high: int | None = 
     """``value`` as an int: an int, an integral float or Fraction, or digits in text.
 
     ``low``/``high`` are inclusive bounds (None: open); by default a count (0 or more),
-    as ``sheets.values.whole`` reads a cell. The one whole-number reader of the rules.
+    as ``sheets.engine.values.whole`` reads a cell. The one whole-number reader of the rules.
     """
     number: int | None = None
     if isinstance(value, bool) or value is None:

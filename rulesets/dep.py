@@ -1,7 +1,7 @@
 """Eagles to Glory: Division Effectiveness Points (DEP) and Cavalry Charge Points (CCP).
 
 One turn of one division, in the order the DEP ledger's formulas use too
-(``sheets/dep_ledger.py``), so the workbook and ``report`` always agree:
+(``sheets/kinds/dep_ledger.py``), so the workbook and ``report`` always agree:
 
 1. **DEP start** is the previous turn's DEP end (turn 1: the division's Start DEP).
 2. **Orders** cost ``orders_cost`` DEP, spent even if the division does not

@@ -1,15 +1,16 @@
-"""The workbook side: the ``Book`` interface, its three backends, and ledger operations.
+"""The workbook side: the workbook engine, the ledger framework and the kinds, each in a
+room of its own (docs/DEVELOPING.md, "Rooms of sheets/").
 
-- ``sheets.book``: ``Book`` (read a table by name, write cells, append rows,
-  named cells, the Log, ``_meta``), ``Formula``, ``check_terms``.
-- ``sheets.zipbook``: ``ZipBook`` (the fast backend commands use: reads and rewrites
-  only the parts an operation needs, hands over to openpyxl where unsure).
-- ``sheets.headless``: ``HeadlessBook`` (openpyxl on a file, atomic save).
-- ``sheets.xlbook``: ``XlwingsBook`` (a live ``xw.Book``: desktop Excel or
-  xlwings Server).
+- ``sheets.engine``: ``book`` (``Book``: read a table by name, write cells, append rows,
+  named cells, the Log, ``_meta``; ``Formula``, ``check_terms``) and its three
+  backends: ``zipbook`` (``ZipBook``, the fast one commands use: reads and rewrites
+  only the parts an operation needs, on the package model of ``xlsx_package``, hands
+  over to openpyxl where unsure), ``headless`` (``HeadlessBook``: openpyxl on a file,
+  atomic save), ``xlbook`` (``XlwingsBook``: a live ``xw.Book``, desktop Excel or
+  xlwings Server); ``rows``, the row plan both file backends apply.
 - ``sheets.operations``: ``@operation`` / ``@report`` / ``@checker`` and the
-  runner (``run_on_file``, ``run_on_book``).
-- ``sheets.<kind>``: the operations of each ledger kind.
+  runner (``run_on_file``, ``run_on_book``); ``sheets.ledger``: ``LedgerKind``.
+- ``sheets.kinds.<kind>``: the declaration and operations of each ledger kind.
 
 The names below are imported from their modules when first used
 (``battle_ledger._lazy``).
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from battle_ledger._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from battle_ledger.sheets.book import Book, Formula, Meta
+    from battle_ledger.sheets.engine.book import Book, Formula, Meta
     from battle_ledger.sheets.errors import WorkbookError
     from battle_ledger.sheets.operations import (
         OperationResult,
@@ -47,7 +48,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        **dict.fromkeys(["Book", "Formula", "Meta"], "book"),
+        **dict.fromkeys(["Book", "Formula", "Meta"], "engine.book"),
         "WorkbookError": "errors",
         **dict.fromkeys(
             ["OperationResult", "checker", "operation", "report", "run_on_book", "run_on_file"],

@@ -128,7 +128,7 @@ class EntryError(BattleLedgerError):
     """A value typed or given (a cell, an option, an Excel function's argument) that its
     entry does not allow: blank where one is required, not a yes/no answer, not a number
     or a whole one, out of its bounds, not one of its choices, text no cell can hold (the
-    readers of ``sheets/values.py``; a cell's, located, is a ``CellValueError``)."""
+    readers of ``sheets/engine/values.py``; a cell's, located, is a ``CellValueError``)."""
 
 
 class InputFileError(BattleLedgerError):

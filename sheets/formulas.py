@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from battle_ledger.sheets.a1 import column_letter, quote_sheet
+from battle_ledger.sheets.engine.a1 import column_letter, quote_sheet
 
 __all__ = [
     "HEADER_ROW",

@@ -36,10 +36,10 @@ from battle_ledger.rulesets.model import (
     Status,
     Table,
 )
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.engine.book import Book
+from battle_ledger.sheets.engine.values import is_blank, number, whole, yes_no
 from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.formulas import safe_name
-from battle_ledger.sheets.values import is_blank, number, whole, yes_no
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
+from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
+from battle_ledger.sheets.engine.values import cell_whole, choice, is_blank, number, whole, yes_no
 from battle_ledger.sheets.errors import (
     BattleOverError,
     CellValueError,
@@ -52,7 +53,6 @@ from battle_ledger.sheets.formulas import (
     period_column,
     sheet_name,
 )
-from battle_ledger.sheets.values import cell_whole, choice, is_blank, number, whole, yes_no
 
 if TYPE_CHECKING:
     import pandas as pd

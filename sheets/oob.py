@@ -79,6 +79,7 @@ __all__ = [
     "NAVAL_HEADERS",
     "NAVAL_TOTALS",
     "QUALITY_HEADER",
+    "ROSTER_KIND",
     "ROSTER_TABLE_PREFIX",
     "ROW_HEADER",
     "SIDE_NAME",
@@ -100,6 +101,9 @@ __all__ = [
 ]
 
 ROSTER_TABLE_PREFIX = "tbl_Roster_"
+#: The workbook this reader reads besides files of units: its kind's name, declared by
+#: ``sheets/kinds/roster.py`` from here (the framework imports no kind).
+ROSTER_KIND = "roster"
 #: The defined name of side ``n``'s name cell (n from 1, as in ``tbl_Roster_<n>``).
 SIDE_NAME = "roster_side_{n}"
 ROW_HEADER = "Row"
@@ -548,16 +552,17 @@ def _cell(value: Any) -> Any:
 
 def read_roster(path: str | Path, ruleset: Ruleset | str | None = None) -> OrderOfBattle:
     """The units of a roster workbook made by ``battle-ledger new roster``."""
-    from battle_ledger.sheets.headless import HeadlessBook  # the workbook side, only when needed
-    from battle_ledger.sheets.roster import ROSTER  # its declaration reads the roster here
+    from battle_ledger.sheets.engine.headless import (
+        HeadlessBook,  # the workbook side, only when needed
+    )
 
     p = Path(path)
-    return roster_oob(HeadlessBook(p, kind=ROSTER.name, writable=False), ruleset, p)
+    return roster_oob(HeadlessBook(p, kind=ROSTER_KIND, writable=False), ruleset, p)
 
 
 def roster_oob(book: Any, ruleset: Ruleset | str | None = None,
                path: Path | None = None) -> OrderOfBattle:  # fmt: skip
-    """The units of the roster ``book`` (a ``sheets.book.Book``), as an order of battle."""
+    """The units of the roster ``book`` (a ``sheets.engine.book.Book``), as an order of battle."""
     p = Path(book.name) if path is None else path
     rs = _resolve(ruleset, p, book.meta().ruleset)
     fields = strength_fields(rs)

@@ -11,7 +11,7 @@ Register one in ``sheets/<kind>.py`` (every module of ``sheets`` is imported
 when an operation is looked up, so nothing else needs editing)::
 
     import pandas as pd
-    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.engine.book import Book
     from battle_ledger.sheets.operations import OperationResult, checker, operation, report
 
     @operation("dep-ledger", "end-turn")
@@ -44,7 +44,7 @@ or, on a live workbook in Excel / xlwings Server (``xlfuncs/macros.py``)::
 
     import xlwings as xw                       # at module level: the hint must resolve
     from battle_ledger.sheets.operations import run_on_book
-    from battle_ledger.sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.engine.xlbook import XlwingsBook
 
     @macro
     def end_turn(book: xw.Book | None = None) -> None:
@@ -76,7 +76,9 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
-from battle_ledger.sheets.book import LOG_TABLE, Book, Meta
+from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Meta
+from battle_ledger.sheets.engine.values import number, whole, yes_no
+from battle_ledger.sheets.engine.values import text as plain_text
 from battle_ledger.sheets.errors import (
     CommandError,
     EntryError,
@@ -86,8 +88,6 @@ from battle_ledger.sheets.errors import (
     WrongKindError,
 )
 from battle_ledger.sheets.ledger import Column, Entry, LedgerKind, Role
-from battle_ledger.sheets.values import number, whole, yes_no
-from battle_ledger.sheets.values import text as plain_text
 
 if TYPE_CHECKING:
     from battle_ledger.sheets.house_rules import RulesLayout
@@ -180,7 +180,7 @@ class Option:
 
     ``type`` is what the operation receives (``int``, ``float``, ``bool`` or
     ``str``); text from a command line or a cell is read with the one yes/no
-    and whole-number readers (``sheets.values``). A value that does not fit is
+    and whole-number readers (``sheets.engine.values``). A value that does not fit is
     a ``CommandError`` (a mistake in the command itself). ``thing``: the value is
     the name of one of the ledger's things (the key of its things table, found
     case-blind, with "did you mean"): the task pane offers the names the workbook holds;
@@ -445,9 +445,6 @@ OPERATIONS: dict[tuple[str, str], Operation] = {}
 REPORTS: dict[str, Callable[[Book], OperationResult]] = {}
 CHECKERS: dict[str, list[Callable[[Book], Sequence[BattleLedgerError | str]]]] = {}
 
-# Modules of ``sheets`` that are the machinery, not ledger operations.
-_INFRASTRUCTURE = {"book", "errors", "headless", "history", "operations", "writer", "xlbook"}
-
 
 def _needs_doc(fn: Callable[..., Any], what: str) -> None:
     if not inspect.getdoc(fn):
@@ -508,25 +505,23 @@ _loaded = False
 
 def load_operations(kind: str | None = None) -> None:
     """Import every ledger module of ``sheets`` so its operations register; with
-    ``kind``, only that kind's module (``sheets.dep_ledger`` for ``dep-ledger``) where
+    ``kind``, only that kind's module (``sheets.kinds.dep_ledger`` for ``dep-ledger``) where
     there is one: a command on one ledger does not load every rule set."""
     global _loaded
     if _loaded:
         return
-    from battle_ledger import sheets
+    from battle_ledger.sheets import kinds
 
     if kind is not None:
         module = kind.replace("-", "_")
-        if module not in _INFRASTRUCTURE and importlib.util.find_spec(
-            f"battle_ledger.sheets.{module}"
-        ):
-            importlib.import_module(f"battle_ledger.sheets.{module}")
+        if importlib.util.find_spec(f"battle_ledger.sheets.kinds.{module}"):
+            importlib.import_module(f"battle_ledger.sheets.kinds.{module}")
             if any(k == kind for k, _ in OPERATIONS):
                 return
 
-    for info in pkgutil.iter_modules(sheets.__path__):
-        if info.name not in _INFRASTRUCTURE and not info.name.startswith("_"):
-            importlib.import_module(f"battle_ledger.sheets.{info.name}")
+    for info in pkgutil.iter_modules(kinds.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"battle_ledger.sheets.kinds.{info.name}")
     _loaded = True
 
 
@@ -746,7 +741,7 @@ def run_on_file(
 
     On any error the file is left byte for byte as it was.
     """
-    from battle_ledger.sheets.zipbook import open_book
+    from battle_ledger.sheets.engine.zipbook import open_book
 
     return run_on_book(open_book(path), macro, rng=rng, house=house, lay_out=lay_out, **options)
 

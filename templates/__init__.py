@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = [
     "TEMPLATE_VERSION",

@@ -7,7 +7,7 @@ Cells
     ALWAYS literal text (``"=SUM(A1)"``, ``"+1"``, ``"@home"`` stay text: the
     cell's data type is forced to string and the quote prefix set, so neither
     Excel nor LibreOffice evaluates it, even after F2+Enter); only a
-    ``Formula("=...")`` (``sheets.book.Formula``, re-exported here) is
+    ``Formula("=...")`` (``sheets.engine.book.Formula``, re-exported here) is
     written as a formula. Lists are joined with ", ".
     ``iso_date(d)`` gives the ISO text a historical date is stored as.
 
@@ -26,7 +26,7 @@ Workbook parts
     ``new_workbook()`` (no default sheet), ``add_meta(wb, kind, ruleset_id)``
     (hidden ``_meta`` sheet, table ``tbl_Meta`` with ``Key``/``Value`` rows
     kind, ruleset, template_version, created, plus extras), ``add_log(wb)``
-    (sheet ``Log``, table ``tbl_Log`` with exactly ``sheets.book.LOG_COLUMNS``),
+    (sheet ``Log``, table ``tbl_Log`` with exactly ``sheets.engine.book.LOG_COLUMNS``),
     ``finish(wb, kind, ruleset_id)`` (adds Log and _meta if missing, puts the
     hidden sheets last, activates the first sheet), ``save_atomic(wb, path)``.
 
@@ -77,10 +77,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Formula
+from battle_ledger.sheets.engine.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import safe_name
-from battle_ledger.sheets.headless import save_workbook, workbook_parts, write_cell
 from battle_ledger.sheets.house_rules import HOUSE_SHEET, HOUSE_TABLE, house_parts
 from battle_ledger.templates.style import (
     FILL_ALERT,
@@ -144,7 +144,7 @@ META_TABLE = "tbl_Meta"
 
 
 def write(cell: Cell | MergedCell, value: Any) -> None:
-    """Write ``value`` with the one safe-text writer (``sheets.headless.write_cell``):
+    """Write ``value`` with the one safe-text writer (``sheets.engine.headless.write_cell``):
     a Formula as formula, any other str as literal text; a list as "a, b"; a
     date as ISO text."""
     if isinstance(value, list | tuple):
@@ -374,7 +374,7 @@ def finish(
     version: int = TEMPLATE_VERSION,
 ) -> None:
     """Add the Log, _house and _meta sheets if missing (_meta listing every part made:
-    ``sheets.book.Parts``); hidden sheets last; first sheet active."""
+    ``sheets.engine.book.Parts``); hidden sheets last; first sheet active."""
     if LOG_SHEET not in wb.sheetnames:
         add_log(wb)
     if HOUSE_SHEET not in wb.sheetnames:
@@ -393,7 +393,7 @@ def finish(
 
 
 def save_atomic(wb: Workbook, path: str | os.PathLike[str]) -> Path:
-    """Save a new workbook with the one atomic save (``sheets.headless.save_workbook``),
+    """Save a new workbook with the one atomic save (``sheets.engine.headless.save_workbook``),
     replacing what is there; the folder is made if missing."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

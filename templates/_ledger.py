@@ -23,7 +23,7 @@ from openpyxl.styles import PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
-from battle_ledger.sheets.book import LOG_COLUMNS, Formula
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, Formula
 from battle_ledger.sheets.ledger import Entry, LedgerKind, Role, Table
 from battle_ledger.templates._build import (
     LOG_SHEET,

@@ -31,8 +31,24 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
-from battle_ledger.sheets.book import Book, Formula
-from battle_ledger.sheets.campaign import (
+from battle_ledger.sheets.engine.book import Book, Formula
+from battle_ledger.sheets.engine.printout import fit_grid
+from battle_ledger.sheets.errors import (
+    CommandError,
+    OptionValueError,
+    OrderOfBattleError,
+    SetupError,
+)
+from battle_ledger.sheets.formulas import (
+    ISO_DATE_HELPERS,
+    constant_name,
+    day_number,
+    iso_date,
+    letters,
+    sum_equal,
+)
+from battle_ledger.sheets.house_rules import using_book_rules
+from battle_ledger.sheets.kinds.campaign import (
     BATTLES,
     EVENT_DAYS,
     FORMATIONS,
@@ -57,25 +73,9 @@ from battle_ledger.sheets.campaign import (
     stored_oob,
     strength_formula,
 )
-from battle_ledger.sheets.casualty_brackets import KIND as CASUALTY_BRACKETS
-from battle_ledger.sheets.errors import (
-    CommandError,
-    OptionValueError,
-    OrderOfBattleError,
-    SetupError,
-)
-from battle_ledger.sheets.formulas import (
-    ISO_DATE_HELPERS,
-    constant_name,
-    day_number,
-    iso_date,
-    letters,
-    sum_equal,
-)
-from battle_ledger.sheets.house_rules import using_book_rules
+from battle_ledger.sheets.kinds.casualty_brackets import KIND as CASUALTY_BRACKETS
 from battle_ledger.sheets.ledger import find_name
 from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_table,
@@ -95,7 +95,7 @@ from battle_ledger.templates.style import FMT_INT, FMT_TEXT, style_formula, styl
 if TYPE_CHECKING:
     import random
 
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = [
     "DIVISION",
@@ -475,7 +475,7 @@ def _timeline(wb: Workbook, formations: int, sides: Sequence[str], dates: int) -
 
 def _order_of_battle(wb: Workbook, ruleset: Ruleset, oob: OrderOfBattle | None) -> None:
     """The order of battle the campaign is made from, kept for the next battle's ledgers
-    (``sheets.campaign.stored_oob`` reads it back): locked, written as text, to read and
+    (``sheets.kinds.campaign.stored_oob`` reads it back): locked, written as text, to read and
     print, not to type into (a campaign made without one keeps an empty table)."""
     ws = wb.create_sheet(OOB_SHEET)
     title_row(ws, 1, OOB_SHEET, "The order of battle the campaign was made from: "
@@ -590,7 +590,7 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
     battle into a throw-away ledger; the strengths a week after."""
     import tempfile
 
-    from battle_ledger.sheets.dep_ledger import KIND as DEP_LEDGER
+    from battle_ledger.sheets.kinds.dep_ledger import KIND as DEP_LEDGER
     from battle_ledger.templates import build, save_atomic, template
     from battle_ledger.templates.demo import demo_name, load_example, played, upload
 
@@ -616,7 +616,7 @@ def _play_gote_campaign(book: HeadlessBook) -> None:
     """Crysler's Farm (11 November 1813, the British and Canadians win): the losses out
     of the demo's casualty-brackets ledger, and the gun Upham's battery lost; the
     strengths the next day (the text prints no recovery: nothing comes back)."""
-    from battle_ledger.sheets.casualty_brackets import KIND as BRACKETS
+    from battle_ledger.sheets.kinds.casualty_brackets import KIND as BRACKETS
     from battle_ledger.templates.demo import demo_name, upload
 
     day = book.path.with_name(demo_name(book.meta().ruleset, BRACKETS.name))

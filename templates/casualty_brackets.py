@@ -17,7 +17,8 @@ from openpyxl import Workbook
 
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.casualty_brackets import (
+from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.kinds.casualty_brackets import (
     FIRST_RALLY,
     GRADE_BLOCK,
     GRADES,
@@ -33,7 +34,6 @@ from battle_ledger.sheets.casualty_brackets import (
     turn_row,
     unit_formulas,
 )
-from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["UnitEntry", "build_casualty_brackets", "units_of"]
 
@@ -181,7 +181,7 @@ def build_casualty_brackets(
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Five turns of fire and melee, a unit disordered by the fighting now and then; the
     checks and rallies rolled with the demo's dice."""
-    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
+    from battle_ledger.sheets.kinds.casualty_brackets import read_brackets, standings
 
     for turn in range(1, 6):
         for unit in standings(read_brackets(book)):

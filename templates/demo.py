@@ -25,12 +25,12 @@ from pathlib import Path
 from battle_ledger.rulesets.oob import OrderOfBattle
 from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import NotAFolderError, SetupError
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.kinds.roster import ROSTER
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import mapped_file, read_map
 from battle_ledger.sheets.operations import Upload
-from battle_ledger.sheets.roster import ROSTER
 from battle_ledger.templates import build, kinds_for, save_atomic, template
 
 __all__ = [

@@ -45,7 +45,17 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.dep import DepRules, initial_state
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.dep_ledger import (
+from battle_ledger.sheets.engine.printout import fit_grid
+from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
+from battle_ledger.sheets.formulas import (
+    constant_name,
+    count_equal,
+    letters,
+    period_column,
+    sheet_name,
+    sum_equal,
+)
+from battle_ledger.sheets.kinds.dep_ledger import (
     BY_TURN,
     DIVISIONS,
     KIND,
@@ -58,17 +68,7 @@ from battle_ledger.sheets.dep_ledger import (
     turn_row,
     unit_formulas,
 )
-from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
-from battle_ledger.sheets.formulas import (
-    constant_name,
-    count_equal,
-    letters,
-    period_column,
-    sheet_name,
-    sum_equal,
-)
 from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.printout import fit_grid
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     Formula,
@@ -110,7 +110,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle, Unit
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = [
     "BATTLE_SHEET",
@@ -526,7 +526,7 @@ def _check_specs(specs: Sequence[DivisionSpec], rules: DepRules) -> None:
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Six turns: most divisions take orders, some rest, now and then a stand is lost."""
-    from battle_ledger.sheets.dep_ledger import read_ledger
+    from battle_ledger.sheets.kinds.dep_ledger import read_ledger
 
     names = list(read_ledger(book).starts)
     for _ in range(6):

@@ -72,6 +72,7 @@ from battle_ledger.rulesets.oob import (
     type_vocabulary,
 )
 from battle_ledger.sheets.errors import SetupError
+from battle_ledger.sheets.kinds.roster import ROSTER
 from battle_ledger.sheets.oob import (
     CALLED_HEADER,
     COMMANDER_HEADER,
@@ -84,7 +85,6 @@ from battle_ledger.sheets.oob import (
     name_headers,
     total_labels,
 )
-from battle_ledger.sheets.roster import ROSTER
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     MAX_BLANK_ROWS,

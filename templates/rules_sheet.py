@@ -37,10 +37,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.model import Kind, Provenance, Ruleset, Status, Table, is_house_rule
-from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.engine.book import Formula
+from battle_ledger.sheets.engine.values import shown
 from battle_ledger.sheets.formulas import constant_name
 from battle_ledger.sheets.house_rules import rules_table
-from battle_ledger.sheets.values import shown
 from battle_ledger.templates._build import (
     TableRef,
     add_table,
@@ -55,7 +55,7 @@ from battle_ledger.templates._build import (
 from battle_ledger.templates.style import style_house_default, style_input, style_note, style_title
 
 if TYPE_CHECKING:
-    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.engine.book import Book
 
 __all__ = [
     "OPEN_ROWS",

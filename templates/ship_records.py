@@ -23,11 +23,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.model import Ruleset
-from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.engine.book import Formula
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import count_equal, letters, sheet_name, sum_equal
-from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.ship_records import (
+from battle_ledger.sheets.kinds.ship_records import (
     COMPASS,
     DAMAGE,
     FRONT_FORMULAS,
@@ -41,6 +40,7 @@ from battle_ledger.sheets.ship_records import (
     ship_formulas,
     wind_formulas,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     PAPER_SIZES,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["build_ship_records", "ships_of"]
 
@@ -325,7 +325,7 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Four rounds of Trafalgar: Victory rakes Bucentaure's stern, Royal Sovereign engages
     Santa Ana, Téméraire fires into and then boards Redoutable, the frigates exchange at
     long range; at each round's end the fires, the repairs of dismasted ships, the wind."""
-    from battle_ledger.sheets.ship_records import read_ships
+    from battle_ledger.sheets.kinds.ship_records import read_ships
 
     def states() -> dict[str, Any]:
         return read_ships(book).fold()[1]

@@ -18,8 +18,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import SetupError
-from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.stand_losses import (
+from battle_ledger.sheets.kinds.stand_losses import (
     BAYONET,
     BRIGADES,
     FIRE,
@@ -36,6 +35,7 @@ from battle_ledger.sheets.stand_losses import (
     turn_formulas,
     turn_row,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import define_name, highlight_when, lookup_block, new_workbook
 from battle_ledger.templates._ledger import (
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["brigades_of", "build_stand_losses"]
 
@@ -172,7 +172,7 @@ def build_stand_losses(
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Five turns of Volley & Cannonade across the field, a Bayonet & Sabre each turn,
     the dice thrown with the demo's seed (Age of Eagles)."""
-    from battle_ledger.sheets.stand_losses import read_stands, standings
+    from battle_ledger.sheets.kinds.stand_losses import read_stands, standings
 
     for _ in range(5):
         brigades = [b for b in standings(read_stands(book)) if b["status"] != "removed"]

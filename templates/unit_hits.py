@@ -17,8 +17,7 @@ from openpyxl import Workbook
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import SetupError
-from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.unit_hits import (
+from battle_ledger.sheets.kinds.unit_hits import (
     KIND,
     RALLY,
     TURNS,
@@ -27,6 +26,7 @@ from battle_ledger.sheets.unit_hits import (
     turn_row,
     unit_formulas,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_vocabulary_validation,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["build_unit_hits", "units_of"]
 
@@ -107,7 +107,7 @@ def build_unit_hits(
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Five turns of fire, a Rally now and then (Square Eagles)."""
-    from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
+    from battle_ledger.sheets.kinds.unit_hits import IN_PLAY, read_hits, standings
 
     for _ in range(5):
         for unit in standings(read_hits(book)):

@@ -18,8 +18,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.formulas import constant_name
-from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.victory_points import (
+from battle_ledger.sheets.kinds.victory_points import (
     ELIMINATED,
     EXTRAS_SHEET,
     GRADE_POINTS,
@@ -31,6 +30,7 @@ from battle_ledger.sheets.victory_points import (
     eliminated_formulas,
     side_formulas,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     add_list_validation,
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["build_victory_points", "points_blocks"]
 
@@ -166,7 +166,7 @@ def _extras(wb: Workbook, sides: Sequence[str]) -> None:
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Six turns of stands eliminated, an objective taken, a wagon captured."""
-    from battle_ledger.sheets.victory_points import read_points
+    from battle_ledger.sheets.kinds.victory_points import read_points
 
     sides = read_points(book).sides
     for turn in range(1, 7):

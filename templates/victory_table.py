@@ -22,6 +22,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets.model import Ruleset
+from battle_ledger.sheets.engine.printout import fit_grid
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -32,9 +33,7 @@ from battle_ledger.sheets.formulas import (
     sheet_name,
     thing_row,
 )
-from battle_ledger.sheets.operations import run_operation
-from battle_ledger.sheets.printout import fit_grid
-from battle_ledger.sheets.victory_table import (
+from battle_ledger.sheets.kinds.victory_table import (
     BY_TURN,
     KIND,
     SIDES,
@@ -43,6 +42,7 @@ from battle_ledger.sheets.victory_table import (
     turn_formulas,
     turn_rows,
 )
+from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
 from battle_ledger.templates._build import (
     Formula,
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     import random
 
     from battle_ledger.rulesets.oob import OrderOfBattle
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
 __all__ = ["build_victory_table", "sides_of"]
 
@@ -295,7 +295,7 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Eight turns of losses in both parts, and a reinforcement in turn 4."""
-    from battle_ledger.sheets.victory_table import read_victory_table
+    from battle_ledger.sheets.kinds.victory_table import read_victory_table
 
     sides = list(read_victory_table(book).starts)
     for turn in range(1, 9):

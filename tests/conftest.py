@@ -41,7 +41,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     pytest.mark.usefixtures("backend")``): in the fast run the module's ``HeadlessBook`` is
     ``ZipBook``; in the other, commands open workbooks with openpyxl too
     (``BATTLE_LEDGER_ENGINE``)."""
-    from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook
+    from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook
 
     if request.param == "fast":
         monkeypatch.setattr(request.module, "HeadlessBook", ZipBook)

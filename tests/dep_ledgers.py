@@ -10,8 +10,8 @@ from typing import Any
 import openpyxl
 
 from battle_ledger.rulesets.dep import TurnInputs
-from battle_ledger.sheets.dep_ledger import TURNS, compute_turns, read_ledger
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.dep_ledger import TURNS, compute_turns, read_ledger
 from battle_ledger.sheets.operations import OperationResult, run_on_file, run_operation
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec

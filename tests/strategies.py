@@ -36,7 +36,8 @@ from battle_ledger.rulesets.dep import (
     advance,
     dep_after_turn,
 )
-from battle_ledger.sheets import (
+from battle_ledger.sheets.engine.values import cell_count
+from battle_ledger.sheets.kinds import (
     campaign,
     casualty_brackets,
     dep_ledger,
@@ -47,7 +48,6 @@ from battle_ledger.sheets import (
     victory_table,
 )
 from battle_ledger.sheets.ledger import Column, Entry, LedgerKind, Role, Table
-from battle_ledger.sheets.values import cell_count
 
 #: The tests' fixtures folder.
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -209,8 +209,8 @@ class Playbook:
 
 
 def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
-    from battle_ledger.sheets.dep_ledger import TURNS, outcomes, read_ledger, standing
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.dep_ledger import TURNS, outcomes, read_ledger, standing
 
     ledger = read_ledger(HeadlessBook(path, writable=False))
     turn = ledger.current_turn
@@ -236,8 +236,8 @@ def _dep_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Losses for each side in each part (now and then none, now and then heavy), and
     reinforcements now and then: what a Glaube-family battle gives a victory table."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.victory_table import read_victory_table, standings
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.victory_table import read_victory_table, standings
 
     ledger = read_victory_table(HeadlessBook(path, writable=False))
     found: list[tuple[str, dict[str, str]]] = []
@@ -260,8 +260,8 @@ def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
 def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Stands eliminated on each side (types and classes whose points the text prints),
     now and then at 0 DEP, an objective changing hands, a wagon captured."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.victory_points import read_points
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.victory_points import read_points
 
     sides = read_points(HeadlessBook(path, writable=False)).sides
     kinds = [("infantry", "C"), ("infantry", "A"), ("heavy cavalry", "C"),
@@ -285,8 +285,8 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
     """Losses by fire and melee within what each unit has left, a leader now and then
     (his rolls typed for some), a unit disordered or routed by the fighting now and then,
     and percentile rolls typed for some units (the rest thrown or left open)."""
-    from battle_ledger.sheets.casualty_brackets import read_brackets, standings
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.casualty_brackets import read_brackets, standings
 
     found: list[tuple[str, dict[str, str]]] = []
     for unit in standings(read_brackets(HeadlessBook(path, writable=False))):
@@ -316,8 +316,8 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     rallied. The Rally comes before the turn's fire, so what it gives back decides whether
     a unit taking its last Hits stays; house rules given later change that, and the same
     battle must stay whole under them."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.unit_hits import IN_PLAY, read_hits, standings
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.unit_hits import IN_PLAY, read_hits, standings
 
     found: list[tuple[str, dict[str, str]]] = []
     ledger = read_hits(HeadlessBook(path, writable=False))
@@ -346,8 +346,8 @@ def _stands_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Fire (fire points, the die, modifiers as a number) on some brigades, a charge now
     and then (its difference at times beyond 10), a March roll now and then (Routs
     included), stands typed within those left."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.stand_losses import read_stands, standings
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.stand_losses import read_stands, standings
 
     found: list[tuple[str, dict[str, str]]] = []
     brigades = [b for b in standings(read_stands(HeadlessBook(path, writable=False)))
@@ -377,8 +377,8 @@ def _stands_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 
 def _campaign_losses(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Stands lost by some formations in the latest battle, within what each had."""
-    from battle_ledger.sheets.campaign import compute_losses, read_campaign
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.campaign import compute_losses, read_campaign
 
     ledger = read_campaign(HeadlessBook(path, writable=False))
     if not ledger.battles:
@@ -427,8 +427,8 @@ def _campaign_battle(pick: Pick, path: Path) -> dict[str, str]:
     come), won by a side or drawn."""
     import datetime as dt
 
-    from battle_ledger.sheets.campaign import DRAW, read_campaign
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.campaign import DRAW, read_campaign
 
     ledger = read_campaign(HeadlessBook(path, writable=False))
     last = max((b.date for b in ledger.battles.values()), default=dt.date(1812, 2, 20))
@@ -445,8 +445,8 @@ def _sail_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     corrected. Each planned action is checked against the log so far (``sail_damage``)."""
     from battle_ledger.rulesets import sail_damage as sd
     from battle_ledger.rulesets.errors import InvalidArgumentError
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.ship_records import read_ships
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.ship_records import read_ships
 
     ledger = read_ships(HeadlessBook(path, writable=False))
     events = [e for _, e in ledger.events]
@@ -592,8 +592,8 @@ def _sail_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 
 def _sail_round_end(pick: Pick, path: Path) -> dict[str, str]:
     """The dice of the round's end (a seed), and now and then a repair or separation asked."""
-    from battle_ledger.sheets.headless import HeadlessBook
-    from battle_ledger.sheets.ship_records import read_ships
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.ship_records import read_ships
 
     ledger = read_ships(HeadlessBook(path, writable=False))
     options = {"seed": str(pick(0, 10_000))}
@@ -677,7 +677,7 @@ def renamed_ledger(kind: str, path: Path, names: Callable[[int], list[str]]) -> 
 
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 
@@ -698,7 +698,7 @@ def build_from_example(kind: str, path: Path, source: Path | None = None,
     the order of battle ``source``, in its own rule set)."""
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 
@@ -771,9 +771,9 @@ def play_periods(kind: str, path: Path, periods: int, seed: int | Pick) -> None:
     from a seed, or by ``pick`` (Hypothesis: ``lambda lo, hi: data.draw(...)``)."""
     import random
 
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.sheets.ledger import KINDS, read_tables
     from battle_ledger.sheets.operations import run_operation
-    from battle_ledger.sheets.zipbook import open_book
 
     pick = random.Random(seed).randint if isinstance(seed, int) else seed
     for _ in range(periods):

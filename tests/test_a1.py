@@ -1,4 +1,4 @@
-"""``sheets.a1``: A1 references read as openpyxl reads them, without importing it."""
+"""``sheets.engine.a1``: A1 references read as openpyxl reads them, without importing it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from openpyxl.utils import get_column_letter, quote_sheetname, range_boundaries
 from openpyxl.utils.cell import coordinate_to_tuple
 
-from battle_ledger.sheets.a1 import (
+from battle_ledger.sheets.engine.a1 import (
     boundaries,
     column_letter,
     column_number,

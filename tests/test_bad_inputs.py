@@ -258,8 +258,8 @@ def _campaign_instead(*, oob: bool) -> Callable[[Path], None]:
 
     def make(path: Path) -> None:
         from battle_ledger.rulesets import registry
+        from battle_ledger.sheets.engine.workbook_file import save_workbook
         from battle_ledger.sheets.oob import read_oob
-        from battle_ledger.sheets.workbook_file import save_workbook
         from battle_ledger.templates import build
 
         rs = registry.get(_EXAMPLE)

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
@@ -32,7 +33,6 @@ from battle_ledger.sheets.errors import (
     WorkbookSaveError,
     WrongKindError,
 )
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.toybook import UNIT_COLUMNS, make_toy, register_toy_operations

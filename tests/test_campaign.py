@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from battle_ledger.rulesets import recovery
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.campaign import read_campaign
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.errors import CommandError, OptionValueError
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.campaign import read_campaign
 from battle_ledger.sheets.operations import Upload, run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
@@ -112,7 +112,7 @@ def test_the_rounding_and_draw_settings(tmp_path: Path) -> None:
         path = _campaign(tmp_path / rounding, rounding=rounding)
         run_on_file(path, "losses", battle="Ligny", formation="Prussians", lost="7")
         rows = read_campaign(HeadlessBook(path, writable=False))
-        from battle_ledger.sheets.campaign import compute_losses
+        from battle_ledger.sheets.kinds.campaign import compute_losses
 
         row = compute_losses(rows).iloc[2]
         assert tuple(row[["Next day", "After a week", "After a month", "Gone for good"]]) == shares
@@ -222,7 +222,7 @@ def test_libreoffice_agrees_on_every_strength_on_every_date(
         winner = data.draw(st.sampled_from(["Blue", "Red", "draw"]))
         run_on_file(path, "add-battle", name=f"B{n}", date=day.isoformat(), winner=winner)
         ledger = read_campaign(HeadlessBook(path, writable=False))
-        from battle_ledger.sheets.campaign import compute_losses
+        from battle_ledger.sheets.kinds.campaign import compute_losses
 
         had = compute_losses(ledger)
         for index, row in ledger.turns[ledger.turns["Battle"] == n + 1].iterrows():
@@ -237,7 +237,7 @@ def test_libreoffice_agrees_on_every_strength_on_every_date(
     named_cell(wb, "StrengthOn").value = on.isoformat()
     wb.save(path)
     ledger = read_campaign(HeadlessBook(path, writable=False))
-    from battle_ledger.sheets.campaign import standings
+    from battle_ledger.sheets.kinds.campaign import standings
 
     shown = recalculated_workbook(path)
     timeline = shown["Timeline"]
@@ -474,8 +474,8 @@ def test_house_recovery_and_replacements_agree_with_libreoffice(tmp_path: Path) 
     wb = openpyxl.load_workbook(campaign)
     named_cell(wb, "StrengthOn").value = "1812-03-04"
     wb.save(campaign)
-    from battle_ledger.sheets.campaign import compute_losses, standings
     from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.kinds.campaign import compute_losses, standings
 
     book = HeadlessBook(campaign, writable=False)
     with using_book_rules(book):  # the club's recovery, as every operation reads it
@@ -540,7 +540,7 @@ def test_a_campaign_of_template_version_1_still_works(tmp_path: Path) -> None:
     """A campaign built before Glory of the Empire (no Type, Brackets from, Guns replaced
     or Figures donated; Ligny fought, the Garde lost 4): a battle added, losses typed, the
     rules and LibreOffice agree."""
-    from battle_ledger.sheets.campaign import compute_losses
+    from battle_ledger.sheets.kinds.campaign import compute_losses
     from tests.libreoffice import recalculated_workbook
 
     path = tmp_path / "old.xlsx"
@@ -564,7 +564,7 @@ def test_a_campaign_keeps_its_order_of_battle(ruleset: str, tmp_path: Path) -> N
     sheet as the same units (types in the order of battle's own words, defaults taken
     again), and a unit's cell changed there is read as changed."""
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.campaign import OOB_TABLE, stored_oob
+    from battle_ledger.sheets.kinds.campaign import OOB_TABLE, stored_oob
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 
@@ -585,7 +585,7 @@ def test_a_campaign_keeps_its_order_of_battle(ruleset: str, tmp_path: Path) -> N
 
 def test_a_campaign_of_typed_formations_keeps_no_order_of_battle(tmp_path: Path) -> None:
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.campaign import stored_oob
+    from battle_ledger.sheets.kinds.campaign import stored_oob
 
     path = tmp_path / "campaign.xlsx"
     save_workbook(build("campaign", "etg", formations=[("French", "Garde", 9)]), path)

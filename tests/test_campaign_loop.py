@@ -14,7 +14,7 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import run_check
 from battle_ledger.templates.demo import example_path

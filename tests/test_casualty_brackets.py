@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
@@ -216,7 +216,7 @@ def test_the_roll_passes_setting_changes_the_workbook_and_the_report(tmp_path: P
 
 @pytest.mark.libreoffice
 def test_libreoffice_agrees_on_the_leaders_and_the_raised_grade(tmp_path: Path) -> None:
-    from battle_ledger.sheets.casualty_brackets import KIND
+    from battle_ledger.sheets.kinds.casualty_brackets import KIND
     from tests.libreoffice import recalculated_workbook
 
     path = _leader_battle(tmp_path, roll_passes="under")
@@ -466,7 +466,7 @@ def test_guns_lost_in_a_battle_reach_the_campaigns_artillery_replacements(
 
 def _campaign_recalculates_as_its_rules(path: Path) -> None:
     """The campaign's Losses sheet, recalculated by LibreOffice, is what its rules give."""
-    from battle_ledger.sheets.campaign import compute_losses, read_campaign
+    from battle_ledger.sheets.kinds.campaign import compute_losses, read_campaign
     from tests.libreoffice import recalculated_workbook, require_soffice
 
     require_soffice()
@@ -687,7 +687,7 @@ def test_age_of_eagles_spent_point_setting(tmp_path: Path) -> None:
 
 @pytest.mark.libreoffice
 def test_libreoffice_agrees_on_the_stands_lost(tmp_path: Path) -> None:
-    from battle_ledger.sheets.stand_losses import KIND
+    from battle_ledger.sheets.kinds.stand_losses import KIND
     from tests.libreoffice import recalculated_workbook
 
     path = _stands(tmp_path, spent_point_counts="stands left")
@@ -805,7 +805,7 @@ def test_libreoffice_agrees_on_the_charge_modifiers_of_the_record(
     """The Turns sheet's B&S record DRM (Fresh +2, Spent -2, -1 per stand lost to the
     turn's fire) and Status are what the charge and the record say, on every setting."""
     from battle_ledger.sheets.house_rules import using_book_rules
-    from battle_ledger.sheets.stand_losses import KIND
+    from battle_ledger.sheets.kinds.stand_losses import KIND
     from tests.libreoffice import recalculated_workbook
 
     path = _stands(tmp_path)
@@ -883,7 +883,7 @@ def test_a_rally_roll_follows_a_failed_check_in_the_same_turn(tmp_path: Path) ->
 def _sheet_as_the_rules(path: Path, tmp_path: Path) -> tuple[Any, Path]:
     """The ledger recalculated by LibreOffice: every computed column of its turns as the
     rules compute it (returned: the rules' turns, and the recalculated file)."""
-    from battle_ledger.sheets.casualty_brackets import KIND
+    from battle_ledger.sheets.kinds.casualty_brackets import KIND
     from tests.libreoffice import recalculated_workbook
 
     recalculated = tmp_path / "recalculated.xlsx"
@@ -976,7 +976,7 @@ def test_libreoffice_agrees_on_the_rally_before_the_fire(
     """The sheet's formulas take the Rally before the fire (and the Assault where the
     setting says), as report does."""
     from battle_ledger.sheets.house_rules import using_book_rules
-    from battle_ledger.sheets.unit_hits import KIND
+    from battle_ledger.sheets.kinds.unit_hits import KIND
     from tests.libreoffice import recalculated_workbook
 
     path = _hits(tmp_path)

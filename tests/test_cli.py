@@ -16,10 +16,10 @@ from click.testing import CliRunner, Result
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE
 from battle_ledger.sheets.errors import ExcelArgumentError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import WORKBOOK_KINDS
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
 from battle_ledger.templates.demo import load_example
 from battle_ledger.xlfuncs import _cli_books
 from battle_ledger.xlfuncs._cli_rules import excel_argument, format_result
@@ -273,7 +273,7 @@ def test_run_passes_options_to_the_operation_and_saves(toy_book: Path) -> None:
 
 
 def test_run_hyphenated_options_reach_the_operation(toy_book: Path) -> None:
-    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.engine.book import Book
     from battle_ledger.sheets.operations import OPERATIONS, OperationResult, operation
 
     if ("toy-ledger", "set-turn") not in OPERATIONS:
@@ -618,8 +618,8 @@ def test_checking_a_ledger_loads_only_its_own_kind(tmp_path: Path) -> None:
     from tests.strategies import build_from_example
 
     ledger = build_from_example("dep-ledger", tmp_path / "ledger.xlsx")
-    probe = _PROBE.replace(repr(_HEAVY), repr(("battle_ledger.templates",
-                                               "battle_ledger.sheets.stand_losses")))  # fmt: skip
+    probe = _PROBE.replace(repr(_HEAVY), repr(
+        ("battle_ledger.templates", "battle_ledger.sheets.kinds.stand_losses")))  # fmt: skip
     out = subprocess.run([sys.executable, "-c", probe, "check", str(ledger)],
                          capture_output=True, text=True, check=True)  # fmt: skip
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
@@ -656,7 +656,7 @@ def test_repeated_option_groups_record_several_rows_all_or_none(tmp_path: Path) 
 
     oob = read_oob(example_path("etg"), registry.get("etg"))
     one, each = tmp_path / "one.xlsx", tmp_path / "each.xlsx"
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
 
     save_workbook(build("dep-ledger", "etg", oob), one)
     shutil.copy(one, each)

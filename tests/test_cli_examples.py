@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from battle_ledger.rulesets import registry
-from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.engine.headless import save_workbook
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import OPERATIONS, load_operations, run_on_file

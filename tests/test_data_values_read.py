@@ -687,7 +687,7 @@ _GOTE_NOT_YET: set[str] = set()
 #: Values read where this battery does not reach yet (their outcomes need a ledger or a
 #: filled-in table): listed so that the test says when one is reached.
 _NOT_YET = {
-    # The victory table ledger's parts of a turn (sheets/victory_table.py).
+    # The victory table ledger's parts of a turn (sheets/kinds/victory_table.py).
     **{era: {"scale.player_parts_per_turn"} for era in aog.ERAS},
     "glory-of-the-empire": _GOTE_NOT_YET,
 }

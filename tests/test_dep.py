@@ -241,7 +241,7 @@ def test_illegal_inputs_raise_naming_turn_division_and_column(
         dep_after_turn(state, inputs, RULES)
     err = info.value
     # The rules name the input by its field; the ledger's declaration gives its header.
-    from battle_ledger.sheets.dep_ledger import TURNS
+    from battle_ledger.sheets.kinds.dep_ledger import TURNS
 
     assert (err.turn, err.division, TURNS.header(err.field)) == (4, "2nd Division", column)
     assert "turn 4" in str(err) and "2nd Division" in str(err)

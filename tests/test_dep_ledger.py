@@ -25,9 +25,9 @@ from battle_ledger.rulesets.dep import (
     initial_state,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.dep_ledger import DIVISIONS as DIVISIONS_TABLE
-from battle_ledger.sheets.dep_ledger import TURNS
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.dep_ledger import DIVISIONS as DIVISIONS_TABLE
+from battle_ledger.sheets.kinds.dep_ledger import TURNS
 from battle_ledger.sheets.ledger import Role
 from battle_ledger.sheets.operations import run_check, run_on_file, run_operation, run_report
 from battle_ledger.templates import build
@@ -275,7 +275,7 @@ def test_end_turn_appends_rows_with_formulas(ledger: Path) -> None:
     row = [table_cell(wb, "tbl_Turns", h, index).value for h in TURNS.headers[:10]]
     assert row == [2, "French", "5th Division", "N", "N", 0, 0, 0, 0, 0]
     # The new row's formulas are the declaration's for its own sheet row, as in the template.
-    from battle_ledger.sheets.dep_ledger import turn_formulas
+    from battle_ledger.sheets.kinds.dep_ledger import turn_formulas
 
     cell = table_cell(wb, "tbl_Turns", "DEP start", index)
     first = table_cell(wb, "tbl_Turns", "DEP start", 0)
@@ -455,7 +455,7 @@ def test_cli_record_end_turn_report(ledger: Path) -> None:
 
 def test_macros_are_thin_wrappers(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The macros run the same operations on the book xlwings hands over."""
-    import battle_ledger.sheets.xlbook as xlbook
+    import battle_ledger.sheets.engine.xlbook as xlbook
     from battle_ledger.xlfuncs import MACROS, macros
 
     assert {"dep_end_turn", "dep_record", "report", "check"} <= set(MACROS)
@@ -488,7 +488,7 @@ def test_ledger_without_oob_fills_its_blank_row(tmp_path: Path) -> None:
         ("Lone Division", 1): (40, 0, 39, 0, "active"),
         ("Lone Division", 2): (39, 0, 39, 0, "active"),
     }
-    from battle_ledger.sheets.dep_ledger import turn_formulas
+    from battle_ledger.sheets.kinds.dep_ledger import turn_formulas
 
     wb = openpyxl.load_workbook(path)
     first, last = (table_cell(wb, "tbl_Turns", "Turn", i) for i in (0, -1))

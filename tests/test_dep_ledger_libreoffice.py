@@ -26,7 +26,7 @@ from battle_ledger.rulesets.dep import (
     initial_state,
 )
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_operation, run_report
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.dep_ledgers import (
@@ -79,7 +79,7 @@ def _divisions_sheet(wb: Any) -> dict[str, tuple[Any, ...]]:
 
 def _later_columns(path: Path, wb: Any) -> None:
     """Stands left and DEP wasted of every turn row: LibreOffice's equal the Python's."""
-    from battle_ledger.sheets.dep_ledger import compute_turns, read_ledger
+    from battle_ledger.sheets.kinds.dep_ledger import compute_turns, read_ledger
 
     ledger = read_ledger(HeadlessBook(path, writable=False))
     computed = compute_turns(ledger)

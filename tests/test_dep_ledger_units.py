@@ -13,9 +13,9 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from battle_ledger.sheets.dep_ledger import TURNS, UNIT_LOSSES, UNITS, UNITS_SINCE
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import CellValueError, OptionValueError
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.kinds.dep_ledger import TURNS, UNIT_LOSSES, UNITS, UNITS_SINCE
 from battle_ledger.sheets.operations import run_check, run_on_file
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli

@@ -16,7 +16,7 @@ from typing import Any
 import openpyxl
 import pytest
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
 from tests.dep_ledgers import make_ledger
 from tests.served import Served

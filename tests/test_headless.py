@@ -1,4 +1,4 @@
-"""The headless backend (sheets/headless.py): openpyxl on a file, atomic saves."""
+"""The headless backend (sheets/engine/headless.py): openpyxl on a file, atomic saves."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from battle_ledger.sheets.book import Formula, check_terms
+from battle_ledger.sheets.engine.book import Formula, check_terms
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
@@ -21,10 +22,9 @@ from battle_ledger.sheets.errors import (
     WorkbookSaveError,
     WrongKindError,
 )
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
 from tests.toybook import TOY_KIND, make_toy
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = pytest.mark.usefixtures("backend")
 
 

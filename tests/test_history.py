@@ -1,4 +1,4 @@
-"""sheets.history: every save keeps the version it replaces, and undo puts it back."""
+"""sheets.engine.history: every save keeps the version it replaces, and undo puts it back."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.history import KEEP, folder_of, undo, versions
 from battle_ledger.sheets.errors import WorkbookLockedError, WorkbookSaveError
-from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.history import KEEP, folder_of, undo, versions
 from battle_ledger.sheets.operations import run_on_book, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.toybook import make_toy
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = pytest.mark.usefixtures("backend")
 
 
@@ -241,7 +241,7 @@ def test_a_refused_undo_leaves_no_stray_file(
 ) -> None:
     """The save of the version put back fails after the ledger was set aside: the copy
     set aside goes again (before: ``history`` listed it as a version undone)."""
-    from battle_ledger.sheets import headless
+    from battle_ledger.sheets.engine import headless
 
     _lose(toy_book)
 
@@ -267,7 +267,7 @@ def test_a_history_folder_that_cannot_be_written_refuses_the_operation(
 ) -> None:
     """The history folder refuses a new version (read-only, full): the operation is
     refused before anything is written, saying why; ledger and history as they were."""
-    from battle_ledger.sheets import history
+    from battle_ledger.sheets.engine import history
 
     _lose(toy_book)
     before = _folder_files(toy_book)

@@ -33,8 +33,8 @@ from battle_ledger.rulesets.house import (
 )
 from battle_ledger.rulesets.model import CellType, Kind, Ruleset, Status, is_house_rule
 from battle_ledger.rulesets.recovery import stands_returning
-from battle_ledger.sheets.book import LOG_TABLE
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.book import LOG_TABLE
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.house_rules import book_house_rules
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations
@@ -634,7 +634,7 @@ import json, sys
 from battle_ledger.sheets.house_rules import using_book_rules
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations
-from battle_ledger.sheets.zipbook import open_book
+from battle_ledger.sheets.engine.zipbook import open_book
 load_operations()
 book = open_book(sys.argv[1], writable=False)
 with using_book_rules(book):

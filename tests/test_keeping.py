@@ -29,13 +29,14 @@ import openpyxl
 import pytest
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets import book as book_module
+from battle_ledger.sheets.engine import book as book_module
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.workbook_file import openpyxl_losses
+from battle_ledger.sheets.engine.xlsx_package import _full_calc_on_load, _print_area
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook
 from battle_ledger.sheets.errors import WorkbookSaveError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import operations_for, run_on_book
-from battle_ledger.sheets.workbook_file import openpyxl_losses
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook, _full_calc_on_load, _print_area
 from tests.excel_shaped import (
     UMPIRE_SHEET,
     excel_shaped,

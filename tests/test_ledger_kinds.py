@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 
 from battle_ledger import templates
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import LedgerStateError
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.kinds.roster import ROSTER
 from battle_ledger.sheets.ledger import (
     EVERY_OPERATION,
     KINDS,
@@ -47,7 +48,6 @@ from battle_ledger.sheets.operations import (
     run_on_file,
     run_report,
 )
-from battle_ledger.sheets.roster import ROSTER
 from battle_ledger.xlfuncs.macros import macro_name
 from tests.served import Served
 from tests.strategies import (
@@ -172,7 +172,7 @@ def test_names_that_look_like_formulas_stay_text_in_every_sheet(name: str, tmp_p
     from dataclasses import replace
 
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
 
@@ -594,7 +594,7 @@ def _module(kind: WorkbookKind) -> str:
 def _named_kinds(path: Path) -> set[str]:
     """The kinds' names and aliases a module's code names (docstrings and comments aside):
     written as a string, or by importing a kind's module (or naming it in a dotted
-    string, ``battle_ledger.sheets.dep_ledger``)."""
+    string, ``battle_ledger.sheets.kinds.dep_ledger``)."""
     import ast
 
     kinds = WORKBOOK_KINDS.values()

@@ -30,16 +30,16 @@ import pytest
 from click.testing import CliRunner
 
 from battle_ledger.rulesets import registry
-from battle_ledger.sheets.ledger import KINDS
-from battle_ledger.sheets.operations import load_operations, operations_for, run_on_file
-from battle_ledger.sheets.webextension import (
+from battle_ledger.sheets.engine.webextension import (
     TASKPANES_PART,
     WEBEXTENSION_PART,
     decode_property,
     encode_property,
     lite_properties,
 )
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE
+from battle_ledger.sheets.ledger import KINDS
+from battle_ledger.sheets.operations import load_operations, operations_for, run_on_file
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs._registry import UDFS, module_ruleset
 from battle_ledger.xlfuncs.cli import cli

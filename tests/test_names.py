@@ -22,7 +22,7 @@ from typing import Any
 import openpyxl
 import pytest
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS, Role
 from battle_ledger.sheets.operations import load_operations
 from tests.strategies import play_periods, renamed_ledger

@@ -37,7 +37,7 @@ def test_bounds_name_what_was_expected() -> None:
 
 
 def test_a_count_by_default_and_signed_when_asked() -> None:
-    """The default bound is a count's (0 or more, as ``sheets.values.whole``); a die
+    """The default bound is a count's (0 or more, as ``sheets.engine.values.whole``); a die
     modifier asks for no lower bound."""
     with pytest.raises(InvalidArgumentError, match=r"cannot be negative.*-2.*0 or more"):
         whole_number(-2, "stands")

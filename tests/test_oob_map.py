@@ -21,7 +21,7 @@ from battle_ledger import templates
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, NoUnitsError, UnknownTermError
 from battle_ledger.rulesets.oob import Unit, type_vocabulary
-from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.engine.headless import save_workbook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import OMIT, Mapped, mapped_file, parse_map, read_map
 from battle_ledger.templates.demo import mapped_example

@@ -21,9 +21,9 @@ from click.testing import CliRunner
 
 from battle_ledger import templates
 from battle_ledger.rulesets import registry
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations, operations_for, run_on_file
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
 from tests.conftest import HOUSE_FIXTURES

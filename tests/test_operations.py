@@ -9,9 +9,9 @@ import openpyxl
 import pytest
 
 from battle_ledger.rulesets.errors import InvalidArgumentError
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.engine.book import Book
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.errors import UnknownOperationError, WrongKindError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import (
     OPERATIONS,
     OperationResult,

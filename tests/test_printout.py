@@ -1,4 +1,4 @@
-"""A by-period sheet prints and charts the periods played (``sheets.printout``)."""
+"""A by-period sheet prints and charts the periods played (``sheets.engine.printout``)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from openpyxl.utils import range_boundaries
 
 from battle_ledger.rulesets import registry
-from battle_ledger.sheets.book import Grid
-from battle_ledger.sheets.campaign import TIMELINE
-from battle_ledger.sheets.dep_ledger import BY_TURN as DEP_BY_TURN
-from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.engine.book import Grid
+from battle_ledger.sheets.engine.headless import save_workbook
+from battle_ledger.sheets.kinds.campaign import TIMELINE
+from battle_ledger.sheets.kinds.dep_ledger import BY_TURN as DEP_BY_TURN
+from battle_ledger.sheets.kinds.victory_table import BY_TURN as VICTORY_BY_TURN
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.operations import run_on_file
-from battle_ledger.sheets.victory_table import BY_TURN as VICTORY_BY_TURN
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path
 from tests.libreoffice import page_texts, render_pdf

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -104,16 +105,59 @@ def _imports(path: Path) -> list[str]:
 
 
 def test_layers_import_only_downwards() -> None:
-    """rulesets -> sheets -> templates -> xlfuncs: no layer imports one above it."""
+    """rulesets -> sheets -> templates -> xlfuncs: no module of a layer, in any of its
+    folders, imports one above it."""
     offenders = []
     for rank, layer in enumerate(LAYERS):
-        for path in sorted((REPO / layer).glob("*.py")):
+        for path in sorted((REPO / layer).rglob("*.py")):
             for name in _imports(path):
                 parts = [*name.split("."), ""]
                 above = parts[1] in LAYERS and LAYERS.index(parts[1]) > rank
                 if parts[0] == "battle_ledger" and above:
-                    offenders.append(f"{layer}/{path.name} imports {name}")
+                    offenders.append(f"{path.relative_to(REPO)} imports {name}")
     assert offenders == []
+
+
+#: The rooms of sheets/, lowest first (docs/DEVELOPING.md, "Rooms of sheets/"): the one error
+#: hierarchy, the workbook engine, the ledger framework (the folder's own modules), the
+#: kinds. The framework finds the kinds through the registry (it lists the ``kinds``
+#: package), never by importing one of them.
+SHEETS_ROOMS = ("errors", "engine", "framework", "kinds")
+
+
+def _sheets_room(parts: Sequence[str]) -> str:
+    """The room of ``battle_ledger.sheets.<parts>`` (a module, or a name in it)."""
+    first = parts[0] if parts else ""
+    return first if first in SHEETS_ROOMS else "framework"
+
+
+def test_sheets_rooms_import_only_downwards() -> None:
+    """Inside sheets/: the engine imports nothing of the framework or the kinds, the
+    framework nothing of a kind; the kinds import what they like below them."""
+    offenders = []
+    for path in sorted((REPO / "sheets").rglob("*.py")):
+        where = path.relative_to(REPO / "sheets").with_suffix("").parts
+        here = SHEETS_ROOMS.index(_sheets_room(where))
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[:2] != ["battle_ledger", "sheets"] or len(parts) == 2:
+                continue
+            room = _sheets_room(parts[2:])
+            if room == "kinds" and len(parts) == 3:  # the package itself: the registry
+                continue
+            if SHEETS_ROOMS.index(room) > here:
+                offenders.append(f"{path.relative_to(REPO)} imports {name}")
+    assert offenders == []
+
+
+def test_each_room_of_sheets_has_modules() -> None:
+    """The rooms the test above reads are folders that exist and hold modules (a room
+    renamed would leave that test checking nothing)."""
+    sheets = REPO / "sheets"
+    assert (sheets / "errors.py").is_file()
+    for room in ("engine", "kinds"):
+        assert len(list((sheets / room).glob("[!_]*.py"))) > 3, room
+    assert len(list(sheets.glob("[!_]*.py"))) > 3
 
 
 def test_no_spreadsheet_words_in_the_rules() -> None:

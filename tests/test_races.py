@@ -1,4 +1,4 @@
-"""Races and crashes on every ledger kind (``sheets.writer``'s promise, issue 39).
+"""Races and crashes on every ledger kind (``sheets.engine.writer``'s promise, issue 39).
 
 Two and three writers as separate processes (recording a period, closing it, undoing
 the last operation) started at the same instant on one ledger lose no update and leave
@@ -25,12 +25,12 @@ import pytest
 from hypothesis import settings
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.history import KEEP, folder_of, undo, versions
+from battle_ledger.sheets.engine.writer import TEMP_PREFIX
+from battle_ledger.sheets.engine.zipbook import open_book
 from battle_ledger.sheets.errors import WorkbookLockedError
-from battle_ledger.sheets.history import KEEP, folder_of, undo, versions
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations, run_check, run_on_file
-from battle_ledger.sheets.writer import TEMP_PREFIX
-from battle_ledger.sheets.zipbook import open_book
 from tests.processes import killed_midway
 from tests.strategies import PLAYBOOKS, build_from_example
 

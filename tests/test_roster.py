@@ -383,7 +383,7 @@ def test_a_roster_with_a_formula_for_a_name_is_refused(tmp_path: Path, formula: 
 def test_report_describes_the_roster(ruleset_id: str, tmp_path: Path) -> None:
     """report on a roster: each side's units and strengths, the same as its order of
     battle's (a division's values once a division); a blank roster has none yet."""
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
     from battle_ledger.sheets.operations import run_report
 
     oob = load_example(ruleset_id)

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from openpyxl.utils.cell import range_boundaries
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import load_operations, run_check, run_report
 from tests.strategies import build_from_example, play_periods

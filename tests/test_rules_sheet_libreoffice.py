@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from battle_ledger.rulesets import registry
-from battle_ledger.sheets.headless import save_workbook
+from battle_ledger.sheets.engine.headless import save_workbook
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.templates import build
 from battle_ledger.templates.demo import example_path

@@ -26,10 +26,10 @@ from click.testing import CliRunner
 
 from battle_ledger import xlfuncs
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import operations_for, run_on_file, run_report
-from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from battle_ledger.xlfuncs import serve as served_module
 from battle_ledger.xlfuncs._registry import function_help
 from battle_ledger.xlfuncs.cli import cli
@@ -436,7 +436,7 @@ def test_a_message_box_keeps_the_reports_columns(xlwings_server: Served, ledger:
 def test_the_task_pane_offers_dates_and_sides(xlwings_server: Served) -> None:
     """A date field is a date input; a winner offers the workbook's sides (the things'
     Side column) and draw."""
-    from battle_ledger.sheets.campaign import DRAW
+    from battle_ledger.sheets.kinds.campaign import DRAW
 
     page = xlwings_server.request("/taskpane").text
     section = re.search(r'<section[^>]*data-kind="campaign".*?</section>', page, re.S)
@@ -484,7 +484,7 @@ def test_the_tests_payloads_carry_every_key_the_real_client_sends(ledger: Path) 
 def test_formula_cells_carry_the_values_excel_shows(ledger: Path) -> None:
     """Excel sends what a formula cell shows, not "": in the payload every row's DEP end
     is the rules' (LibreOffice recalculates the file openpyxl wrote without values)."""
-    from battle_ledger.sheets.dep_ledger import outcomes, read_ledger
+    from battle_ledger.sheets.kinds.dep_ledger import outcomes, read_ledger
     from tests.tables import table_cell
     from tests.xlwings_json import book_json
 

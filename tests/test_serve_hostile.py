@@ -33,7 +33,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.operations import Upload, run_on_file, run_report
 from battle_ledger.xlfuncs._serve_guard import (
     MAX_BODY_BYTES,

@@ -21,9 +21,9 @@ from battle_ledger import templates
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.ship_records import compute_damage, read_ships, standings
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
-from battle_ledger.sheets.ship_records import compute_damage, read_ships, standings
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import build_from_example, play_periods
 from tests.tables import table_cell
@@ -532,7 +532,7 @@ def test_libreoffice_shows_every_record_as_the_report_does(
 def _sort_descending(path: Path, table: str) -> None:
     """Sort ``table``'s rows by Round, descending (stable), as a user sorts in Excel: the
     typed cells move; each row's formulas are the row's own (Excel adjusts them so)."""
-    from battle_ledger.sheets.ship_records import DAMAGE, WIND
+    from battle_ledger.sheets.kinds.ship_records import DAMAGE, WIND
 
     declared = {"tbl_Damage": DAMAGE, "tbl_Wind": WIND}[table]
     typed = [c.header for c in declared.columns if not c.computed]

@@ -12,10 +12,10 @@ from openpyxl import Workbook
 from battle_ledger import rulesets, templates
 from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Kind, Status
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, parse_meta
 from battle_ledger.sheets.errors import OrderOfBattleError, SetupError
+from battle_ledger.sheets.kinds.roster import ROSTER
 from battle_ledger.sheets.ledger import WORKBOOK_KINDS, WorkbookKind, register
-from battle_ledger.sheets.roster import ROSTER
 from battle_ledger.templates import (
     TEMPLATE_VERSION,
     build,

@@ -1,4 +1,4 @@
-"""sheets.values: the one yes/no reader and the one whole-number reader."""
+"""sheets.engine.values: the one yes/no reader and the one whole-number reader."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.engine.values import NO_WORDS, YES_WORDS, whole, yes_no, yes_test
 from battle_ledger.sheets.errors import EntryError
-from battle_ledger.sheets.values import NO_WORDS, YES_WORDS, whole, yes_no, yes_test
 
 
 @pytest.mark.parametrize("value", ["y", " Y ", "yes", "YES", "true", "TRUE", "1", 1, 1.0, True])

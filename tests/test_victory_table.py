@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs import UDFS
@@ -272,7 +272,7 @@ def test_libreoffice_agrees_on_generated_battles_when_marks_must_be_exceeded(
     """The Hypothesis battles of tests/test_ledger_kinds.py, with the other setting."""
     import tempfile
 
-    from battle_ledger.sheets.victory_table import KIND
+    from battle_ledger.sheets.kinds.victory_table import KIND
     from tests.libreoffice import recalculated_workbook
     from tests.strategies import build_from_example, play_periods
 

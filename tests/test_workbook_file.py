@@ -1,4 +1,4 @@
-"""The workbook file before anything is parsed (``sheets.workbook_file``): bombs refused
+"""The workbook file before anything is parsed (``sheets.engine.workbook_file``): bombs refused
 from the zip directory and a bounded look, parts read with a hard cap on the bytes
 actually unpacked whatever the directory says, and ``check`` judging every part.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from battle_ledger.sheets.workbook_file import (
+from battle_ledger.sheets.engine.workbook_file import (
     MAX_SHEET_ROWS,
     open_package,
     part_problems,
@@ -38,8 +38,8 @@ _TIMED = """
 import json, re, sys, time
 from pathlib import Path
 from battle_ledger.xlfuncs.cli import cli
-import battle_ledger.sheets.operations, battle_ledger.sheets.headless
-import battle_ledger.sheets.zipbook, battle_ledger.sheets.dep_ledger
+import battle_ledger.sheets.operations, battle_ledger.sheets.engine.headless
+import battle_ledger.sheets.engine.zipbook, battle_ledger.sheets.kinds.dep_ledger
 started = time.process_time()
 try:
     cli.main(sys.argv[1:], prog_name="battle-ledger", standalone_mode=True)

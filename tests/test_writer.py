@@ -1,6 +1,6 @@
 """One writer at a time, through links, never over a read-only ledger, no leftovers.
 
-``sheets.writer``: the OS-level writer lock every headless write takes from its
+``sheets.engine.writer``: the OS-level writer lock every headless write takes from its
 read to its rename, and the checks of the file a save replaces.
 """
 
@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.writer import TEMP_PREFIX, WriterLock
 from battle_ledger.sheets.errors import WorkbookLockedError, WorkbookSaveError
-from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.operations import run_on_file
-from battle_ledger.sheets.writer import TEMP_PREFIX, WriterLock
 from tests.processes import killed_midway
 from tests.toybook import make_toy, register_toy_operations
 
-# Every test here runs on both backends: openpyxl's and the fast one (sheets.zipbook).
+# Every test here runs on both backends: openpyxl's and the fast one (sheets.engine.zipbook).
 pytestmark = [
     pytest.mark.usefixtures("backend"),
     pytest.mark.skipif(os.name != "posix", reason="links and modes as POSIX has them"),
@@ -147,7 +147,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_the_new_ledger(tmp_path
     runs and leaves nothing of ours behind."""
     import random
 
-    from battle_ledger.sheets.history import KEEP, folder_of, versions
+    from battle_ledger.sheets.engine.history import KEEP, folder_of, versions
     from battle_ledger.sheets.operations import run_check
     from tests.strategies import build_from_example
 

@@ -1,4 +1,4 @@
-"""``sheets.xlbook``: a served book's table claiming more rows than a ledger can hold is
+"""``sheets.engine.xlbook``: a served book's table claiming more rows than a ledger can hold is
 refused before its values are asked for (xlwings Server pads a claimed range out with
 blanks: a table said to cover A1:XFD1048576 would grow the server to gigabytes); a
 commit's writes go as few blocks as they make, a column of formulas copied down as its
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from battle_ledger.sheets.book import Formula
+from battle_ledger.sheets.engine.book import Formula
+from battle_ledger.sheets.engine.workbook_file import MAX_SHEET_ROWS
+from battle_ledger.sheets.engine.xlbook import XlwingsBook, _formula_columns, _runs
 from battle_ledger.sheets.errors import WorkbookTooLargeError
-from battle_ledger.sheets.workbook_file import MAX_SHEET_ROWS
-from battle_ledger.sheets.xlbook import XlwingsBook, _formula_columns, _runs
 
 
 class _Claimed:

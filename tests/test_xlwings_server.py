@@ -27,9 +27,9 @@ from typing import Any
 import openpyxl
 import pytest
 
-from battle_ledger.sheets.headless import HeadlessBook
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from battle_ledger.sheets.operations import run_on_file
-from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 from tests.toybook import make_toy, register_toy_operations
 from tests.xlwings_json import apply_actions, book_json
 from tests.xlwings_server_probe import TOY_RUNS, UDF_CALLS, book_reads

@@ -1,4 +1,4 @@
-"""The fast backend (sheets/zipbook.py) against the openpyxl backend it stands in for.
+"""The fast backend (sheets/engine/zipbook.py) against the openpyxl backend it stands in for.
 
 Differential: every operation the playbooks make, on every kind, run on two copies of
 the same ledger, one through ``ZipBook`` and one through ``HeadlessBook`` (same dice,
@@ -23,14 +23,14 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from battle_ledger.sheets import book as book_module
-from battle_ledger.sheets import zipbook
+from battle_ledger.sheets.engine import book as book_module
+from battle_ledger.sheets.engine import xlsx_package
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.history import versions
+from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook, open_book
 from battle_ledger.sheets.errors import CellValueError, WorkbookError
-from battle_ledger.sheets.headless import HeadlessBook
-from battle_ledger.sheets.history import versions
 from battle_ledger.sheets.ledger import KINDS
 from battle_ledger.sheets.operations import OperationResult, run_on_book
-from battle_ledger.sheets.zipbook import ENGINE_VARIABLE, ZipBook, open_book
 from tests.libreoffice import recalculate, resaved
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
 from tests.workbook_diff import differences
@@ -185,10 +185,10 @@ def test_a_table_is_named_as_openpyxl_reads_it_however_its_tag_is_written(spelli
     from openpyxl.worksheet.table import Table
 
     xml = _TABLE_TAGS[spelling]
-    table = zipbook._Table(xml, "xl/tables/table1.xml", "Turns")
+    table = xlsx_package.TablePart(xml, "xl/tables/table1.xml", "Turns")
     names = (table.name, table.display_name)
     read_plainly = table._model is None
-    model = Table.from_tree(zipbook._parse(xml))
+    model = Table.from_tree(xlsx_package.parse_part(xml))
     assert names == (model.name, model.displayName) == ("T1", "tbl_Turns")
     assert read_plainly == spelling.startswith("as ")
 

@@ -1,4 +1,4 @@
-"""``sheets.zipvalues``: what openpyxl reads from a workbook's small parts, read without
+"""``sheets.engine.zipvalues``: what openpyxl reads from a workbook's small parts, read without
 it: each reading compared with openpyxl's own on the same input."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from openpyxl.styles import numbers
 from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900, from_excel
 from openpyxl.workbook.defined_name import DefinedName
 
-from battle_ledger.sheets.zipbook import _escape, _unescape
-from battle_ledger.sheets.zipvalues import (
+from battle_ledger.sheets.engine.cell_scanner import escape, unescape
+from battle_ledger.sheets.engine.zipvalues import (
     MAC_EPOCH,
     WINDOWS_EPOCH,
     DefinedNameText,
@@ -99,13 +99,13 @@ def test_a_plain_string_table_reads_as_openpyxl_reads_it(
 ) -> None:
     items = []
     for text, preserve, by_number in strings:
-        body = _escape(text)
+        body = escape(text)
         if by_number:  # every character as a numeric reference, as some writers do
             body = "".join(f"&#{ord(c)};" for c in text).encode()
         tag = b'<t xml:space="preserve">' if preserve else b"<t>"
         items.append(b"<si>" + tag + body + b"</t></si>")
     data = _table(items)
-    assert plain_strings(data, _unescape) == read_string_table(io.BytesIO(data))
+    assert plain_strings(data, unescape) == read_string_table(io.BytesIO(data))
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ def test_a_plain_string_table_reads_as_openpyxl_reads_it(
     ],
 )
 def test_another_spelling_is_left_to_openpyxl(item: bytes) -> None:
-    assert plain_strings(_table([b"<si><t>plain</t></si>", item]), _unescape) is None
+    assert plain_strings(_table([b"<si><t>plain</t></si>", item]), unescape) is None
 
 
 _NAMES = [

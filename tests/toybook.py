@@ -22,7 +22,7 @@ from openpyxl.worksheet.table import Table, TableFormula
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Book, check_terms
+from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE, META_SHEET, Book, check_terms
 from battle_ledger.sheets.operations import OperationResult, checker, operation, report
 
 __all__ = [

@@ -429,7 +429,7 @@ def apply_actions(path: Path, actions: list[dict[str, Any]], *, callbacks: bool 
     every sheet they unprotected, as it was. ``callbacks=False``: a client that has no
     callback of ours (xlwings Lite), where any ``runMacro`` fails.
     """
-    from battle_ledger.sheets.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
+    from battle_ledger.sheets.engine.xlbook import LIFT_PROTECTION, RESTORE_PROTECTION
 
     wb = openpyxl.load_workbook(path)
     lifted: dict[str, Any] = {}
@@ -492,7 +492,7 @@ def ledger_state(path: Path, kind: Any) -> dict[str, Any]:
     """What an operation leaves in a ledger of ``kind`` (a ``LedgerKind``): every table's
     inputs, the periods' formulas, the Log; the same after a replay as after the
     headless run."""
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
     from tests.tables import table_sheet
 
     book = HeadlessBook(path, writable=False)

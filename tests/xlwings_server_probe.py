@@ -153,8 +153,8 @@ TOY_RUNS: list[tuple[str, str, dict[str, Any]]] = [
 
 def _toy_macros() -> types.ModuleType:
     """A module of toy macros registered through the project's own ``@macro``."""
+    from battle_ledger.sheets.engine.xlbook import XlwingsBook
     from battle_ledger.sheets.operations import run_on_book
-    from battle_ledger.sheets.xlbook import XlwingsBook
     from battle_ledger.xlfuncs._registry import macro
 
     module = types.ModuleType("toy_macros")
@@ -204,7 +204,7 @@ def book_reads(book: Any) -> dict[str, Any]:
 
 def _book_reads(payload: dict[str, Any]) -> dict[str, Any]:
     """What ``XlwingsBook`` reads from a payload (see ``book_reads``)."""
-    from battle_ledger.sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.engine.xlbook import XlwingsBook
 
     return book_reads(XlwingsBook(xw.Book(json=payload)))
 

@@ -48,7 +48,7 @@ def as_column(value: Any) -> list[Any]:
 
 def as_int(value: Any, name: str) -> int:
     """A whole number from a cell (Excel sends numbers as floats): the one reader."""
-    from battle_ledger.sheets.values import whole
+    from battle_ledger.sheets.engine.values import whole
 
     return whole(value, name, low=None, blank=None)
 
@@ -196,10 +196,10 @@ def cell_odds(value: Any) -> str:
 
 
 def as_number(value: Any, name: str) -> float:
-    """A number from a cell, by the one number reader (``sheets.values.number``: finite,
+    """A number from a cell, by the one number reader (``sheets.engine.values.number``: finite,
     within ``MAX_WHOLE``); an empty cell or text is an error naming the argument."""
+    from battle_ledger.sheets.engine.values import number
     from battle_ledger.sheets.errors import ExcelArgumentError
-    from battle_ledger.sheets.values import number
 
     found = None if isinstance(value, bool) else number(value, name, low=None)
     if found is None:
@@ -213,8 +213,8 @@ def as_optional_int(value: Any, name: str) -> int | None:
 
 
 def as_flag(value: Any, name: str, default: bool = False) -> bool:
-    """TRUE/FALSE from a cell, read by the one yes/no reader (``sheets.values.yes_no``):
+    """TRUE/FALSE from a cell, read by the one yes/no reader (``sheets.engine.values.yes_no``):
     a boolean, 1/0, yes/no, Y/N, x; an empty cell is ``default``."""
-    from battle_ledger.sheets.values import yes_no
+    from battle_ledger.sheets.engine.values import yes_no
 
     return yes_no(value, name, blank=default)

@@ -1,6 +1,6 @@
 """CLI commands on workbooks: ``new``, ``run``, ``check``, ``report``, ``demo``, ``excel-setup``.
 
-Every command works on files with the headless backend (``sheets.headless``)
+Every command works on files with the headless backend (``sheets.engine.headless``)
 and the same operations Excel's buttons run (``sheets.operations``): a
 failed command leaves the workbook byte for byte as it was.
 """
@@ -28,7 +28,7 @@ from battle_ledger.xlfuncs.cli import cli, rules_option, ruleset_named, wait_opt
 if TYPE_CHECKING:
     from battle_ledger.rulesets.house import HouseRules
     from battle_ledger.rulesets.model import Ruleset
-    from battle_ledger.sheets.book import Book
+    from battle_ledger.sheets.engine.book import Book
     from battle_ledger.sheets.house_rules import RulesLayout
     from battle_ledger.sheets.ledger import LedgerKind, NamedCell
     from battle_ledger.sheets.operations import Option, Upload
@@ -305,7 +305,7 @@ def new(
     Example: battle-ledger new roster --ruleset ALL --oob walcheren.csv --map maps.yaml -o w.xlsx
     """
     from battle_ledger import templates
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
 
     templates.require_known(kind)
     if as_json and map_file is None:
@@ -374,8 +374,8 @@ def new(
                              **options)  # fmt: skip
         made = wb
         if lite:
-            from battle_ledger.sheets.webextension import with_lite_parts
-            from battle_ledger.sheets.workbook_file import workbook_bytes
+            from battle_ledger.sheets.engine.webextension import with_lite_parts
+            from battle_ledger.sheets.engine.workbook_file import workbook_bytes
             from battle_ledger.xlfuncs.lite import lite_properties_for
 
             properties = lite_properties_for(templates.resolve(kind, ruleset).name, ruleset,
@@ -401,8 +401,8 @@ def _campaign_book(campaign: Path | None, on: str | None, formations: str | None
     if on is None:
         raise CommandError("--campaign needs --on", column="--on",
                            expected="--on YYYY-MM-DD: the date of the battle")  # fmt: skip
-    from battle_ledger.sheets.campaign import KIND as CAMPAIGN
-    from battle_ledger.sheets.zipbook import open_book
+    from battle_ledger.sheets.engine.zipbook import open_book
+    from battle_ledger.sheets.kinds.campaign import KIND as CAMPAIGN
 
     if kind.strip().casefold() == CAMPAIGN.name:
         raise CommandError("a campaign is not made from a campaign", column="--campaign",
@@ -458,7 +458,7 @@ def _new_mapped(
     mapping checked before anything is written."""
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.headless import save_workbook
+    from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob_map import OobMap, mapped_file, read_map
 
     if oob_file is None:
@@ -520,8 +520,8 @@ def lite(book: Path, lite_wheel: str | None, wait: float) -> None:
     Example: battle-ledger lite ledger.xlsx
     """
     from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.webextension import write_lite_parts
-    from battle_ledger.sheets.zipbook import open_book
+    from battle_ledger.sheets.engine.webextension import write_lite_parts
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.xlfuncs.lite import lite_properties_for
 
     meta = open_book(book, writable=False).meta()
@@ -651,7 +651,7 @@ def operation_help(name: str, book: Path | None = None) -> str:
     found = [op for (_, n), op in sorted(OPERATIONS.items()) if n == wanted]
     if book is not None and len(found) > 1:
         with contextlib.suppress(BattleLedgerError, OSError):
-            from battle_ledger.sheets.zipbook import open_book
+            from battle_ledger.sheets.engine.zipbook import open_book
 
             kind = open_book(book, writable=False).meta().kind
             found = [op for op in found if op.kind == kind] or found
@@ -758,8 +758,8 @@ def run(
     Example: battle-ledger run record ledger.xlsx --from-csv turn.csv
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --orders Y --division "9e Division" --stands-lost 1
     """  # noqa: E501
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.sheets.operations import find_operation, run_on_book
-    from battle_ledger.sheets.zipbook import open_book
 
     groups = parse_extra_options(list(ctx.args))
     options: dict[str, Any] = dict(groups[0]) if len(groups) == 1 else {}
@@ -818,7 +818,7 @@ def undo(book: Path, force: bool, wait: float) -> None:
     \b
     Example: battle-ledger undo ledger.xlsx
     """
-    from battle_ledger.sheets.history import undo as undo_last
+    from battle_ledger.sheets.engine.history import undo as undo_last
 
     version, aside = undo_last(book, wait=wait, force=force)
     took_back = f"; took back: {version.then}" if version.then else ""
@@ -841,7 +841,7 @@ def history(book: Path, as_json: bool) -> None:
     \b
     Example: battle-ledger history ledger.xlsx
     """
-    from battle_ledger.sheets.history import folder_of, versions
+    from battle_ledger.sheets.engine.history import folder_of, versions
 
     if not book.is_file():
         raise CommandError("no such workbook", file=str(book), expected="the path of a ledger")
@@ -874,8 +874,8 @@ def check(books: tuple[Path, ...]) -> None:
     \b
     Example: battle-ledger check ledger.xlsx
     """
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.sheets.operations import run_check
-    from battle_ledger.sheets.zipbook import open_book
 
     def declared_kinds() -> list[str]:  # a kind without checkers: known by its declaration
         from battle_ledger.sheets.ledger import WORKBOOK_KINDS
@@ -917,8 +917,8 @@ def report(book: Path, as_json: bool, on: str | None) -> None:
     \b
     Example: battle-ledger report ledger.xlsx --json
     """
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.sheets.operations import run_report
-    from battle_ledger.sheets.zipbook import open_book
 
     with working(f"reading {book.name}", quiet=as_json):
         result = run_report(open_book(book, writable=False), on=on)

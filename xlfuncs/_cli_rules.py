@@ -439,7 +439,7 @@ def rules_init_house(ruleset_id: str, out: Path, force: bool) -> None:
     Example: battle-ledger rules init-house etg -o house.yaml
     """
     from battle_ledger.rulesets.house import starter_file
-    from battle_ledger.sheets.headless import write_text_atomic
+    from battle_ledger.sheets.engine.headless import write_text_atomic
 
     ruleset = ruleset_named(ruleset_id, packaged=True)
     if out.exists() and not force:
@@ -478,8 +478,8 @@ def rules_where() -> None:
 
 def _set_house_rules(book: Path, house: HouseRules | None, wait: float, dry_run: bool,
                      as_json: bool) -> None:  # fmt: skip
+    from battle_ledger.sheets.engine.zipbook import open_book
     from battle_ledger.sheets.operations import set_house_rules
-    from battle_ledger.sheets.zipbook import open_book
     from battle_ledger.templates.rules_sheet import lay_out_rules
 
     result = set_house_rules(open_book(book, wait=wait), house, lay_out_rules, dry_run=dry_run)

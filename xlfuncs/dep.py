@@ -12,8 +12,8 @@ from typing import Any
 
 from battle_ledger.rulesets import dep
 from battle_ledger.rulesets.errors import InvalidArgumentError
+from battle_ledger.sheets.engine.values import whole, yes_no
 from battle_ledger.sheets.errors import ExcelArgumentError
-from battle_ledger.sheets.values import whole, yes_no
 from battle_ledger.xlfuncs._args import as_column, broadcast, is_range
 from battle_ledger.xlfuncs._registry import udf
 

@@ -102,9 +102,9 @@ def main_py(kind: str, ruleset: Ruleset) -> str:
         "",
     ]
     # xlwings Lite runs no task-pane script of ours: writes go without the protection
-    # callbacks (a Lite ledger's sheets are unprotected: sheets.webextension).
+    # callbacks (a Lite ledger's sheets are unprotected: sheets.engine.webextension).
     imports = [
-        "from battle_ledger.sheets.xlbook import use_protection_callbacks\n\n"
+        "from battle_ledger.sheets.engine.xlbook import use_protection_callbacks\n\n"
         "use_protection_callbacks(False)  # xlwings Lite runs no task-pane script of ours\n\n"
     ]
     imports += [_import(m, names) for m, names in sorted(functions.items())]

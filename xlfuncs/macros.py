@@ -41,7 +41,7 @@ __all__ = ["check", "macro_name", "options_of", "report", "unread_sheets"]
 
 def _book(book: xw.Book | None) -> Any:
     """The ``XlwingsBook`` of the book xlwings handed over, or of the calling book."""
-    from battle_ledger.sheets.xlbook import XlwingsBook
+    from battle_ledger.sheets.engine.xlbook import XlwingsBook
 
     if book is None:
         book = xw.Book.caller()

@@ -13,7 +13,7 @@
 // when such a field is entered (a unit added since); any text may still be typed.
 //
 // It also registers the two callbacks a button's actions run around its writes
-// (sheets/xlbook.py, LIFT_PROTECTION and RESTORE_PROTECTION): Office.js refuses
+// (sheets/engine/xlbook.py, LIFT_PROTECTION and RESTORE_PROTECTION): Office.js refuses
 // writes into a protected sheet and has no UserInterfaceOnly, so the sheets a
 // button writes are unprotected first and protected again, with the options they
 // had, after its last write. A sheet that was not protected stays unprotected.

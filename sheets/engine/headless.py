@@ -8,7 +8,7 @@ openpyxl parses with defusedxml), another kind or no ``_meta``
 header (``read_table``); every write stays in memory until ``commit``, which
 saves atomically (a temporary file beside the target, then ``os.replace``),
 keeps the version it replaces in the workbook's history folder
-(``sheets.history``: ``<name> history/``, the last 20) and refuses to write while Excel
+(``sheets.engine.history``: ``<name> history/``, the last 20) and refuses to write while Excel
 (``~$<name>``) or LibreOffice (``.~lock.<name>#``) holds the file. Until then
 the file on disk is untouched, byte for byte; ``discard`` forgets everything.
 
@@ -24,7 +24,7 @@ import math
 import re
 import warnings
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ import openpyxl
 from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.formatting.formatting import ConditionalFormattingList
 from openpyxl.formula.translate import Translator
-from openpyxl.utils import get_column_letter, range_boundaries
+from openpyxl.utils import range_boundaries
 from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.cell_range import CellRange, MultiCellRange
@@ -43,7 +43,7 @@ from openpyxl.worksheet.table import Table
 from openpyxl.worksheet.worksheet import Worksheet
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.book import (
+from battle_ledger.sheets.engine.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -54,23 +54,16 @@ from battle_ledger.sheets.book import (
     TableRows,
     header_position,
     parse_meta,
-    table_rows,
-    typed_columns,
 )
-from battle_ledger.sheets.errors import (
-    CellValueError,
-    NotAWorkbookError,
-    UnsafeWorkbookError,
-    WorkbookError,
-    WorkbookSaveError,
-    no_meta_sheet,
-    no_such_table,
-    totals_row_in_the_way,
+from battle_ledger.sheets.engine.printout import fit_grid
+from battle_ledger.sheets.engine.rows import (
+    Action,
+    AppendPlan,
+    RowsRead,
+    TableShape,
+    calculated_formulas,
 )
-from battle_ledger.sheets.printout import fit_grid
-from battle_ledger.sheets.values import is_missing
-from battle_ledger.sheets.workbook_file import (
-    _FORMULA_REFUSED,
+from battle_ledger.sheets.engine.workbook_file import (
     _TEXT_TRIGGERS,
     MAX_CELL_TEXT,
     WORKBOOK_SUFFIXES,
@@ -87,9 +80,17 @@ from battle_ledger.sheets.workbook_file import (
     write_bytes_atomic,
     write_text_atomic,
 )
-from battle_ledger.sheets.writer import (
+from battle_ledger.sheets.engine.writer import (
     DEFAULT_WAIT,
     WriterLock,
+)
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    NotAWorkbookError,
+    UnsafeWorkbookError,
+    WorkbookSaveError,
+    no_meta_sheet,
+    no_such_table,
 )
 
 if TYPE_CHECKING:
@@ -317,6 +318,33 @@ def _geometry(ws: Worksheet, table: Table) -> _Geometry:
     )
 
 
+def _shape(geo: _Geometry) -> TableShape:
+    """The table's shape as the row plan reads it."""
+    calculated = calculated_formulas(geo.min_col, geo.table.tableColumns)
+    others = {}
+    for other in geo.ws.tables.values():
+        if other is not geo.table:
+            o_min_col, o_min_row, o_max_col, o_max_row = range_boundaries(other.ref)
+            assert o_min_col is not None and o_max_col is not None
+            assert o_min_row is not None and o_max_row is not None
+            others[other.displayName] = (o_min_col, o_min_row, o_max_col, o_max_row)
+    return TableShape(geo.min_col, geo.max_col, geo.header_row, geo.body_start, geo.body_end,
+                      geo.totals, calculated, others)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _SheetCells:
+    """An openpyxl sheet's cells as the row plan reads them."""
+
+    ws: Worksheet
+
+    def is_formula(self, r: int, c: int) -> bool:
+        return _is_formula(self.ws.cell(r, c))
+
+    def value(self, r: int, c: int) -> Any:
+        return self.ws.cell(r, c).value
+
+
 def _extend_ranges(ranges: MultiCellRange, cols: tuple[int, int], last: int, grow: int) -> None:
     """Grow every range of ``ranges`` that ends at row ``last`` within ``cols``.
 
@@ -433,37 +461,19 @@ class HeadlessBook(Book):
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
     ) -> TableRows:
         geo = self._find(table)
-        headers = geo.headers
-        typed = typed_columns(headers, columns)
-        body: list[list[Any]] = []
-        keep: list[bool] = []
-        columns_at = range(geo.min_col, geo.max_col + 1)
+        reading = RowsRead(geo.headers, columns, geo.body_start, geo.body_end, self._where(geo))
         for r in geo.rows():
-            cells = [geo.ws.cell(r, c) for c in columns_at]
-            formulas = [_is_formula(c) for c in cells]
-            values = [
-                (self._cached(geo.ws.title, r, c) if cached else None) if f else cell.value
-                for c, cell, f in zip(columns_at, cells, formulas, strict=True)
-            ]
-            body.append(values)
-            keep.append(
-                any(not f and not _blank(c.value) for c, f in zip(cells, formulas, strict=True))
-            )
-            for i, (name, kind) in typed.items():
-                if formulas[i]:
-                    # A formula in a column an operation reads: injected, or typed by
-                    # mistake; the report would read it otherwise than the workbook
-                    # computes it (the templates put formulas only in computed columns).
-                    raise CellValueError(
-                        f"the {name} column holds a formula",
-                        value=str(cells[i].value),
-                        expected=_FORMULA_REFUSED[kind is str],
-                        row=r,
-                        column=name,
-                        **self._where(geo),
-                    )
-        where = self._where(geo) | {"first_row": geo.body_start}
-        return table_rows(headers, body, keep=keep, columns=columns, where=where)
+            for i, c in enumerate(range(geo.min_col, geo.max_col + 1)):
+                cell = geo.ws.cell(r, c)
+                if not _is_formula(cell):
+                    reading.put(r, i, cell.value)
+                    continue
+                refused = reading.formula_refused(r, i, str(cell.value))
+                if refused is not None:
+                    raise refused
+                if cached:
+                    reading.put_computed(r, i, self._cached(geo.ws.title, r, c))
+        return reading.rows()
 
     # -- writing ------------------------------------------------------------------------
     def _column_index(self, geo: _Geometry, column: str) -> int:
@@ -489,116 +499,53 @@ class HeadlessBook(Book):
                     geo.ws.cell(r, c), row[col], self._where(geo) | {"row": r, "column": col}
                 )
 
-    def _blank_row(self, geo: _Geometry, r: int) -> bool:
-        cells = [geo.ws.cell(r, c) for c in range(geo.min_col, geo.max_col + 1)]
-        return all(_is_formula(c) or _blank(c.value) for c in cells)
-
     def append_rows(self, table: str, rows: pd.DataFrame) -> None:
         if rows.empty:
             return
         geo = self._find(table)
         where = self._where(geo)
         targets = {str(col): self._column_index(geo, str(col)) for col in rows.columns}
-        # Fill the blank rows at the end of the table first (templates ship some).
-        free: list[int] = []
-        for r in reversed(geo.rows()):
-            if not self._blank_row(geo, r):
-                break
-            free.insert(0, r)
-        grow = max(0, len(rows) - len(free))
-        if grow and geo.totals:
-            raise totals_row_in_the_way(where)
-        last = geo.body_end
-        new_rows = list(range(last + 1, last + 1 + grow))
-        self._check_free(geo, new_rows)
-        pattern = last if last >= geo.body_start else None
-        calculated = {
-            geo.min_col + i: col.calculatedColumnFormula.attr_text
-            for i, col in enumerate(geo.table.tableColumns)
-            if col.calculatedColumnFormula is not None and col.calculatedColumnFormula.attr_text
-        }
-        for (_, row), r in zip(rows.iterrows(), free + new_rows, strict=False):
-            fresh = r > last
-            for c in range(geo.min_col, geo.max_col + 1):
-                cell = geo.ws.cell(r, c)
-                source = geo.ws.cell(pattern, c) if pattern is not None else None
-                if (
-                    fresh
-                    and isinstance(source, Cell)
-                    and isinstance(cell, Cell)
-                    and source.has_style
-                ):
-                    cell._style = copy.copy(source._style)  # type: ignore[attr-defined]
-                header = next((h for h, i in targets.items() if i == c), None)
-                value = row[header] if header is not None else None
-                if header is not None and not is_missing(value):
-                    write_cell(cell, value, where | {"row": r, "column": header})
-                elif c in calculated:
-                    text = calculated[c]
-                    cell.value = text if text.startswith("=") else "=" + text
-                elif (
-                    fresh
-                    and source is not None
-                    and _is_formula(source)
-                    and isinstance(source.value, str)
-                ):
-                    cell.value = Translator(
-                        source.value, origin=source.coordinate
-                    ).translate_formula(cell.coordinate)
-                elif not _is_formula(cell):
-                    cell.value = None
-            if fresh and pattern is not None:
-                height = geo.ws.row_dimensions[pattern].height
-                if height is not None:
-                    geo.ws.row_dimensions[r].height = height
-        if grow:
-            self._grow(geo, grow)
-
-    def _check_free(self, geo: _Geometry, rows: Sequence[int]) -> None:
-        """Refuse to grow a table over cells that hold something or another table."""
-        for r in rows:
-            for c in range(geo.min_col, geo.max_col + 1):
-                if geo.ws.cell(r, c).value is not None:
-                    raise WorkbookError(
-                        "cannot add rows: the cells below the table are not empty",
-                        row=r,
-                        column=get_column_letter(c),
-                        expected="empty cells below the table (move what is there)",
-                        **self._where(geo),
-                    )
-        for other in geo.ws.tables.values():
-            if other is geo.table:
-                continue
-            o_min_col, o_min_row, o_max_col, o_max_row = range_boundaries(other.ref)
-            assert o_min_col is not None and o_max_col is not None
-            assert o_min_row is not None and o_max_row is not None
-            if (
-                rows
-                and o_min_col <= geo.max_col
-                and o_max_col >= geo.min_col
-                and o_min_row <= rows[-1]
-                and o_max_row >= rows[0]
-            ):
-                raise WorkbookError(
-                    f"cannot add rows: the table {other.displayName} is in the way",
-                    expected="room below the table",
-                    **self._where(geo),
+        plan = AppendPlan(_shape(geo), _SheetCells(geo.ws), targets, rows, where)
+        ws, pattern = geo.ws, plan.pattern
+        for fill in plan.fills():
+            cell = ws.cell(fill.row, fill.column)
+            source = ws.cell(pattern, fill.column) if pattern is not None else None
+            if fill.fresh and isinstance(source, Cell) and isinstance(cell, Cell) and (
+                    source.has_style):  # fmt: skip
+                cell._style = copy.copy(source._style)  # type: ignore[attr-defined]
+            action = fill.action
+            if action is Action.COPY_DOWN and not (source is not None
+                                                   and isinstance(source.value, str)):  # fmt: skip
+                action = Action.KEEP if _is_formula(cell) else Action.CLEAR
+            if action is Action.VALUE:
+                write_cell(cell, fill.value, where | {"row": fill.row, "column": fill.header})
+            elif action is Action.FORMULA:
+                cell.value = fill.value
+            elif action is Action.COPY_DOWN:
+                assert source is not None
+                cell.value = Translator(source.value, origin=source.coordinate).translate_formula(
+                    cell.coordinate
                 )
+            elif action is Action.CLEAR:
+                cell.value = None
+            if fill.fresh and pattern is not None and fill.column == geo.max_col:
+                height = ws.row_dimensions[pattern].height
+                if height is not None:
+                    ws.row_dimensions[fill.row].height = height
+        if plan.grow:
+            self._grow(geo, plan)
 
-    def _grow(self, geo: _Geometry, grow: int) -> None:
-        """Extend the table's range, its filter, validations and formatting by ``grow`` rows."""
+    def _grow(self, geo: _Geometry, plan: AppendPlan) -> None:
+        """Extend the table's range, its filter, validations and formatting by the rows
+        ``plan`` grows it by."""
         table = geo.table
-        top = geo.header_row if geo.header_row is not None else geo.body_start
-        old_last = geo.body_end
-        new_last = old_last + grow
-        first, last = get_column_letter(geo.min_col), get_column_letter(geo.max_col)
-        table.ref = f"{first}{top}:{last}{new_last}"
+        table.ref = plan.grown_ref
         if table.autoFilter is not None and table.autoFilter.ref:
             table.autoFilter.ref = table.ref
         cols = (geo.min_col, geo.max_col)
         for dv in geo.ws.data_validations.dataValidation:
-            _extend_ranges(dv.sqref, cols, old_last, grow)
-        self._grow_conditional_formatting(geo.ws, cols, old_last, grow)
+            _extend_ranges(dv.sqref, cols, plan.last, plan.grow)
+        self._grow_conditional_formatting(geo.ws, cols, plan.last, plan.grow)
 
     @staticmethod
     def _grow_conditional_formatting(

@@ -3,8 +3,8 @@ a ledger's size before anything is parsed, reading its bytes under the writer lo
 and the one atomic save (a temporary file beside the target, fsynced, then
 ``os.replace``, the replaced version kept in the history folder).
 
-Nothing here imports openpyxl: the fast backend (``sheets.zipbook``) opens, checks and
-saves a workbook without it, and ``sheets.headless`` builds on the same functions.
+Nothing here imports openpyxl: the fast backend (``sheets.engine.zipbook``) opens, checks and
+saves a workbook without it, and ``sheets.engine.headless`` builds on the same functions.
 """
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from xml.parsers.expat import ExpatError, ParserCreate
 
+from battle_ledger.sheets.engine.history import forget_version, keep_version
+from battle_ledger.sheets.engine.writer import (
+    DEFAULT_WAIT,
+    TEMP_PREFIX,
+    WriterLock,
+    remove_leftovers,
+    writable_target,
+)
 from battle_ledger.sheets.errors import (
     NotAWorkbookError,
     UnsafeWorkbookError,
@@ -31,14 +39,6 @@ from battle_ledger.sheets.errors import (
     WorkbookTooLargeError,
     no_defined_name,
     not_one_cell,
-)
-from battle_ledger.sheets.history import forget_version, keep_version
-from battle_ledger.sheets.writer import (
-    DEFAULT_WAIT,
-    TEMP_PREFIX,
-    WriterLock,
-    remove_leftovers,
-    writable_target,
 )
 
 if TYPE_CHECKING:
@@ -423,7 +423,7 @@ def openpyxl_losses(data: bytes) -> list[str]:
     drop-down lists, sparklines, slicers), comments, pictures and shapes, form controls,
     a workbook extension other than Excel's settings, an add-in's task pane and
     settings (xlwings Lite's code). Empty: nothing would be lost.
-    (What openpyxl warns of as it loads is caught where it loads: ``sheets.headless``.)"""
+    (What openpyxl warns of as it loads is caught where it loads: ``sheets.engine.headless``.)"""
     from defusedxml.ElementTree import fromstring
 
     found: list[str] = []
@@ -581,7 +581,7 @@ def save_workbook(
     never half of either. Through a symlink the real file is replaced; a
     read-only ledger or one with hard links is refused (``writable_target``).
     With ``backup`` the version it replaces is kept in the workbook's history
-    folder (``sheets.history``: ``<name> history/NNNN before <before>.xlsx``, the
+    folder (``sheets.engine.history``: ``<name> history/NNNN before <before>.xlsx``, the
     last 20), with ``then``, what the save changed (the Log lines written).
     ``expect_digest``: refuse if the file changed on disk
     since it was read. ``lock``: the writer lock the caller holds (else one is

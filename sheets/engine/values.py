@@ -186,7 +186,7 @@ _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
 def text(value: Any, name: str) -> str:
     """``value`` as text a cell can hold (the one reader of typed text: a note, a name):
     no control character, no byte that was not UTF-8, at most Excel's 32,767 characters."""
-    from battle_ledger.sheets.workbook_file import MAX_CELL_TEXT
+    from battle_ledger.sheets.engine.workbook_file import MAX_CELL_TEXT
 
     found = str(value)
     bad = _NOT_TEXT.search(found)

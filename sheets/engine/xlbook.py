@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
-from battle_ledger.sheets.book import (
+from battle_ledger.sheets.engine.book import (
     META_SHEET,
     Book,
     ColumnTypes,
@@ -40,6 +40,7 @@ from battle_ledger.sheets.book import (
     parse_meta,
     table_rows,
 )
+from battle_ledger.sheets.engine.workbook_file import MAX_SHEET_ROWS
 from battle_ledger.sheets.errors import (
     CellValueError,
     WorkbookError,
@@ -50,7 +51,6 @@ from battle_ledger.sheets.errors import (
     not_one_cell,
     totals_row_in_the_way,
 )
-from battle_ledger.sheets.workbook_file import MAX_SHEET_ROWS
 
 if TYPE_CHECKING:
     import pandas as pd

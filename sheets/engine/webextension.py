@@ -14,7 +14,7 @@ properties of the workbook's web extension, as Excel saves any add-in's settings
 of a package that has them (the web extension's id and any other property kept),
 and lifts the sheets' protection: Office.js refuses a write into a protected sheet,
 and xlwings Lite cannot run the task-pane callbacks that lift it around a button's
-writes on xlwings Server (``sheets.xlbook``); the cells keep their locked flags. Every
+writes on xlwings Server (``sheets.engine.xlbook``); the cells keep their locked flags. Every
 other part is copied byte for byte. ``lite_properties`` reads them back.
 The shapes are those of real workbooks saved by xlwings Lite
 (``tests/fixtures/lite/``).
@@ -31,8 +31,8 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from battle_ledger.sheets.engine.workbook_file import open_package
 from battle_ledger.sheets.errors import DamagedWorkbookError
-from battle_ledger.sheets.workbook_file import open_package
 
 __all__ = [
     "LITE_ADDIN_ID",
@@ -238,7 +238,7 @@ def write_lite_parts(path: Path, properties: Mapping[str, str], *, wait: float) 
     if the file changed since it was read."""
     import hashlib
 
-    from battle_ledger.sheets.workbook_file import read_workbook, save_workbook
+    from battle_ledger.sheets.engine.workbook_file import read_workbook, save_workbook
 
     data, lock = read_workbook(path, wait=wait)
     try:

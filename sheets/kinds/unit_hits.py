@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.values import cell_count, cell_whole
 from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -61,7 +62,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count, cell_whole
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
     LedgerStateError,
@@ -72,7 +73,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count, cell_whole, percent_text, yes_test
 
 if TYPE_CHECKING:
     import pandas as pd

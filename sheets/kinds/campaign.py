@@ -39,7 +39,8 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
-from battle_ledger.sheets.book import Book, Grid, Meta
+from battle_ledger.sheets.engine.book import Book, Grid, Meta
+from battle_ledger.sheets.engine.values import cell_count
 from battle_ledger.sheets.errors import (
     CellValueError,
     InputFileError,
@@ -92,7 +93,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -791,7 +791,7 @@ def _losses_from(upload: Upload, ledger: CampaignLedger, here: CampaignLink) -> 
     ledger made from a campaign (``new KIND --campaign``) by the link it records, which
     must be to this campaign (``here``) and the battle's date. The ledger is its content
     (``Upload``): read in memory, never opened by a path."""
-    from battle_ledger.sheets.headless import HeadlessBook
+    from battle_ledger.sheets.engine.headless import HeadlessBook
 
     book = HeadlessBook(upload.name, writable=False, history=False, opened=(upload.data, None))
     meta = book.meta()
@@ -966,7 +966,7 @@ def replace_battles(ledger: CampaignLedger, battle: CampaignBattle) -> CampaignL
 
 def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     """The new Battles row with its formulas (on the sheet row it will take)."""
-    from battle_ledger.sheets.book import Formula
+    from battle_ledger.sheets.engine.book import Formula
 
     existing = book.read_table(BATTLES.name, {"Battle": int}, cached=False)
     r = _TOP + 1 + int(existing["Battle"].notna().sum())
@@ -1147,7 +1147,7 @@ def _csv_rows(source: Upload) -> list[tuple[dict[str, Any], dict[str, Any]]]:
 def _entry(ledger: CampaignLedger, book: Book, row: dict[str, Any],
            where: dict[str, Any]) -> tuple[int, str, int]:  # fmt: skip
     """(battle number, formation, stands lost) of one loss, every part checked."""
-    from battle_ledger.sheets.values import whole
+    from battle_ledger.sheets.engine.values import whole
 
     try:
         number = _battle_number(ledger, str(row["battle"]))

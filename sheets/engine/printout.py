@@ -8,7 +8,7 @@ Excel leaves a gap). So the template and every operation that closes a period
 set the grid sheet's print area and every chart series reading it to the
 periods played (``Book.show_periods``): ``fit_grid`` does it on an openpyxl
 workbook (templates and the headless backend); ``chart_corner``, ``print_corner`` and
-``cut_reference`` are the reckoning both it and the fast backend (``sheets.zipbook``) use.
+``cut_reference`` are the reckoning both it and the fast backend (``sheets.engine.zipbook``) use.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from battle_ledger.sheets.a1 import boundaries, column_letter, coordinates, quote_sheet
-from battle_ledger.sheets.book import Grid
+from battle_ledger.sheets.engine.a1 import boundaries, column_letter, coordinates, quote_sheet
+from battle_ledger.sheets.engine.book import Grid
 
 if TYPE_CHECKING:
     from openpyxl.workbook.workbook import Workbook

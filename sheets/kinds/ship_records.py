@@ -29,7 +29,8 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book, Formula
+from battle_ledger.sheets.engine.book import Book, Formula
+from battle_ledger.sheets.engine.values import cell_whole, whole
 from battle_ledger.sheets.errors import CellValueError, CommandError, EntryError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
@@ -69,7 +70,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_whole, whole
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.writer import DEFAULT_WAIT, TEMP_PREFIX, WriterLock
 from battle_ledger.sheets.errors import WorkbookSaveError
-from battle_ledger.sheets.writer import DEFAULT_WAIT, TEMP_PREFIX, WriterLock
 
 __all__ = [
     "INDEX",
@@ -164,8 +164,8 @@ def undo(path: Path | str, wait: float = DEFAULT_WAIT, force: bool = False) -> t
     regular file in the history folder (a link), not a ledger of ours, or of another
     kind than the workbook; and, unless ``force``, a workbook changed since the last
     operation saved it (an umpire's edit in Excel would be lost)."""
-    from battle_ledger.sheets.headless import check_not_locked, write_bytes_atomic
-    from battle_ledger.sheets.writer import writable_target
+    from battle_ledger.sheets.engine.headless import check_not_locked, write_bytes_atomic
+    from battle_ledger.sheets.engine.writer import writable_target
 
     label = str(path)
     if not Path(path).is_file():
@@ -217,7 +217,7 @@ def undo(path: Path | str, wait: float = DEFAULT_WAIT, force: bool = False) -> t
 def _restorable(version: Version, current: bytes, label: str) -> bytes:
     """The bytes of ``version``, read without following a link, once they are known to
     be a ledger of ours of the kind of ``current`` (the workbook undo replaces)."""
-    from battle_ledger.sheets.workbook_file import MAX_WORKBOOK_BYTES
+    from battle_ledger.sheets.engine.workbook_file import MAX_WORKBOOK_BYTES
 
     def refused(why: str) -> WorkbookSaveError:
         return WorkbookSaveError(
@@ -252,7 +252,7 @@ def _restorable(version: Version, current: bytes, label: str) -> bytes:
 
 def _kind_of(data: bytes, label: str) -> str | BattleLedgerError:
     """The kind of ledger ``data`` is (its ``_meta``), or why it is none of ours."""
-    from battle_ledger.sheets.zipbook import ZipBook
+    from battle_ledger.sheets.engine.zipbook import ZipBook
 
     try:
         return ZipBook(label, writable=False, history=False, opened=(data, None)).meta().kind
@@ -315,7 +315,7 @@ def _prune(found: list[Version]) -> list[Version]:
 
 
 def _write_index(folder: Path, found: list[Version]) -> None:
-    from battle_ledger.sheets.headless import write_bytes_atomic
+    from battle_ledger.sheets.engine.headless import write_bytes_atomic
 
     out = io.StringIO()
     writer = csv.writer(out)

@@ -6,8 +6,8 @@ headless backend then saves atomically; the xlwings backend sends them to
 Excel in one batch (xlwings Server records writes as actions and cannot read
 them back, so an operation must never read what it has just written).
 
-Backends: ``sheets.headless.HeadlessBook`` (openpyxl on a file) and
-``sheets.xlbook.XlwingsBook`` (a live ``xw.Book``).
+Backends: ``sheets.engine.headless.HeadlessBook`` (openpyxl on a file) and
+``sheets.engine.xlbook.XlwingsBook`` (a live ``xw.Book``).
 
 Conventions every backend follows:
 
@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
+from battle_ledger.sheets.engine.values import is_blank
 from battle_ledger.sheets.errors import (
     CellValueError,
     ColumnNotFoundError,
     CommandError,
     WrongKindError,
 )
-from battle_ledger.sheets.values import is_blank
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -577,7 +577,7 @@ class Book(ABC):
 
     def show_periods(self, grid: Grid, count: int) -> None:  # noqa: B027 (a hook)
         """Print and chart ``grid`` only as far as its first ``count`` periods (the ones
-        played: ``sheets.printout``). A backend that cannot change a print area or a
+        played: ``sheets.engine.printout``). A backend that cannot change a print area or a
         chart's range leaves them as they are (Excel draws the rest as gaps)."""
 
     def package_problems(self) -> list[str]:

@@ -15,9 +15,9 @@ from typing import Any
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError, NoUnitsError
 from battle_ledger.rulesets.oob import division_key, strength_fields, type_vocabulary
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.engine.book import Book
 from battle_ledger.sheets.ledger import WorkbookKind, check_parts, register
-from battle_ledger.sheets.oob import is_naval, roster_oob
+from battle_ledger.sheets.oob import ROSTER_KIND, is_naval, roster_oob
 from battle_ledger.sheets.operations import OperationResult, checker, report
 
 __all__ = ["ROSTER", "roster_problems", "roster_report"]
@@ -27,7 +27,7 @@ __all__ = ["ROSTER", "roster_problems", "roster_report"]
 #: read.
 ROSTER = register(
     WorkbookKind(
-        name="roster",
+        name=ROSTER_KIND,
         description="a printable order of battle per side with the rule set's columns (every "
         "rule set)",
         template_version=1,

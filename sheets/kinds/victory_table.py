@@ -33,7 +33,8 @@ from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
 )
-from battle_ledger.sheets.book import Book, Grid
+from battle_ledger.sheets.engine.book import Book, Grid
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text
 from battle_ledger.sheets.errors import CellValueError, CommandError, LedgerStateError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
@@ -79,7 +80,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count, cell_whole, percent_text
 
 if TYPE_CHECKING:
     import pandas as pd

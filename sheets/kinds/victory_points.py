@@ -23,7 +23,8 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.values import YES_NO, cell_count, yes_no, yes_test
 from battle_ledger.sheets.errors import CellValueError, EntryError, OptionValueError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
@@ -64,7 +65,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import YES_NO, cell_count, yes_no, yes_test
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,5 +1,5 @@
 """What openpyxl reads from a workbook's small parts, read without importing it, for the
-fast backend (``sheets.zipbook``): the shared strings, which cell styles hold dates,
+fast backend (``sheets.engine.zipbook``): the shared strings, which cell styles hold dates,
 a date's serial number, the defined names.
 
 Each gives exactly what openpyxl gives on the spellings Excel, LibreOffice and

@@ -51,7 +51,8 @@ from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
 )
-from battle_ledger.sheets.book import Book, Grid, TableRows
+from battle_ledger.sheets.engine.book import Book, Grid, TableRows
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
@@ -73,6 +74,7 @@ from battle_ledger.sheets.formulas import (
     thing_row,
     unless_blank,
 )
+from battle_ledger.sheets.kinds.victory_points import points_each_formula
 from battle_ledger.sheets.ledger import (
     ALLOW_EMPTY_HELP,
     BATTLE_NAME,
@@ -104,8 +106,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count, cell_whole, yes_test
-from battle_ledger.sheets.victory_points import points_each_formula
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.book import Book
+from battle_ledger.sheets.engine.book import Book
+from battle_ledger.sheets.engine.values import cell_count
 from battle_ledger.sheets.errors import CellValueError, OptionValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -66,7 +67,6 @@ from battle_ledger.sheets.operations import (
     operation,
     report,
 )
-from battle_ledger.sheets.values import cell_count
 
 if TYPE_CHECKING:
     import pandas as pd
