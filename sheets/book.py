@@ -767,9 +767,16 @@ class RememberingBook(Book):
         self._through(lambda: self.book.write_name(name, value), "")
 
     def log(self, action: str, detail: str, turn: int | None = None, dice: str = "") -> None:
-        self.logged = True
-        self._forget(LOG_TABLE)
-        self._through(lambda: self.book.log(action, detail, turn, dice), LOG_TABLE)
+        if type(self.book).log is not Book.log:  # a backend's own: its rows are not known
+            self.logged = True
+            self._forget(LOG_TABLE)
+            self._through(lambda: self.book.log(action, detail, turn, dice), LOG_TABLE)
+            return
+        # The Log line appended through this book (kept reads of the Log follow it); the
+        # book's history names it.
+        Book.log(self, action, detail, turn, dice)
+        self.book.logged = True
+        self.book.log_lines = (*self.book.log_lines, self.log_lines[-1])
 
     def show_periods(self, grid: Grid, count: int) -> None:
         self._through(lambda: self.book.show_periods(grid, count), "")

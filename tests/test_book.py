@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battle_ledger.sheets.book import Book, Formula, RememberingBook, TableRows
+from battle_ledger.sheets.book import LOG_TABLE, Book, Formula, RememberingBook, TableRows
 from battle_ledger.sheets.dep_ledger import TURNS
 from battle_ledger.sheets.headless import HeadlessBook
 from battle_ledger.sheets.zipbook import ZipBook
@@ -92,4 +92,25 @@ def test_a_kept_read_is_not_changed_by_its_reader(played: Path, tmp_path: Path) 
     first = book.read_rows(TURNS.name)
     first.rows[0][0] = "changed"
     assert book.read_rows(TURNS.name).rows[0][0] != "changed"
+    book.discard()
+
+
+@pytest.mark.parametrize("backend", [ZipBook, HeadlessBook])
+def test_a_log_line_is_read_back_and_named_in_the_history(
+    backend: type[Book], played: Path, tmp_path: Path
+) -> None:
+    inner = backend(shutil.copy(played, tmp_path / "dep.xlsx"))  # type: ignore[call-arg]
+    book = RememberingBook(inner)
+    asked = [({"Action": str, "Turn": int}, False), (None, False), (None, True)]
+    for columns, cached in asked:
+        book.read_rows(LOG_TABLE, columns, cached=cached)
+    book.log("record", "Division 1: Orders Y", turn=3)
+    book.log("record", "  spaced  ", turn=None, dice="=2d6")
+    for columns, cached in asked:
+        kept = book.read_rows(LOG_TABLE, columns, cached=cached)
+        _same(kept, inner.read_rows(LOG_TABLE, columns, cached=cached))
+    assert inner.logged and inner.log_lines[-2:] == (
+        "record: Division 1: Orders Y",
+        "record:   spaced  ",
+    )
     book.discard()
