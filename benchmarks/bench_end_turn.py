@@ -7,7 +7,9 @@ run and on copies of the same file, alternated (A B A B, ``_timing.py``):
 - baseline: ``openpyxl.load_workbook(path)`` then ``wb.save(path)`` (no work at all);
 - ``record``: ``run_on_file(path, "record", division=..., orders="Y", ...)``, what
   ``battle-ledger run record`` does, atomic save and history included;
-- ``end-turn``: ``run_on_file(path, "end-turn")`` on the ledger with that record made.
+- ``end-turn``: ``run_on_file(path, "end-turn")`` on the ledger with that record made;
+- ``record --from-csv``: one batch of orders for every division on the table, as
+  ``battle-ledger run record --from-csv`` runs it (every row checked, one save).
 
 It prints wall and CPU seconds, the ratios (min / median / max over the pairs), the
 peak memory each allocates (``tracemalloc``, one run each), and how the cost grows
@@ -51,9 +53,9 @@ from _timing import alternate, call, exponent, report
 from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
 from battle_ledger.sheets.engine.headless import save_workbook
 from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, open_book
-from battle_ledger.sheets.kinds.dep_ledger import TURNS
+from battle_ledger.sheets.kinds.dep_ledger import KIND, TURNS, outcomes, read_ledger, standing
 from battle_ledger.sheets.ledger import Entry, Role
-from battle_ledger.sheets.operations import run_on_file, run_operation
+from battle_ledger.sheets.operations import run_on_book, run_on_file, run_operation
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
 from tests.strategies import legal_turn
@@ -151,6 +153,15 @@ def _battle(work: Path, size: int, keep: Path | None) -> tuple[Path, str, str]:
     return source, division, built
 
 
+def _on_table(path: Path) -> list[str]:
+    """The divisions still on the table in the current turn (a batch's rows: each one's
+    record of orders, as ``run record --from-csv`` runs them)."""
+    book = open_book(path, writable=False)
+    ledger = read_ledger(book)
+    before = standing(ledger, outcomes(ledger), ledger.current_turn - 1)
+    return [r["division"] for r in before if r["status"] not in KIND.off_table]
+
+
 def _bench_size(
     work: Path, size: int, args: argparse.Namespace
 ) -> tuple[int, dict[str, float], dict[str, float]]:
@@ -175,9 +186,15 @@ def _bench_size(
         fresh(source)
         openpyxl.load_workbook(copy).save(copy)
 
+    batch = [(f"rows.csv line {n + 2}", RECORD | {"division": name})
+             for n, name in enumerate(_on_table(source))]  # fmt: skip
     ops: dict[str, Callable[[], object]] = {
         "record": lambda: (fresh(source), run_on_file(copy, "record", **record)),
         "end-turn": lambda: (fresh(recorded), run_on_file(copy, "end-turn")),
+        "record --from-csv": lambda: (
+            fresh(source),
+            run_on_book(open_book(copy), "record", batch=batch),
+        ),
     }
     medians: dict[str, float] = {}
     cpu: dict[str, float] = {}
@@ -185,7 +202,8 @@ def _bench_size(
         timing = alternate(call(baseline), call(op), args.pairs)
         medians[name] = statistics.median(r.wall for r in timing.subject)
         cpu[name] = statistics.median(r.cpu for r in timing.subject)
-        print(f"{name}:")
+        print(f"{name}:" + (f" {len(batch)} rows, one a division on the table"
+                            if name == "record --from-csv" else ""))  # fmt: skip
         print(report(name, "openpyxl load + save", timing))
         if not args.no_memory:
             base, ours = _peak(baseline), _peak(op)
@@ -209,15 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.engine == "openpyxl":
         os.environ[ENGINE_VARIABLE] = "openpyxl"
     sizes = [int(s) for s in args.sizes.split(",")]
-    medians: dict[str, dict[int, float]] = {"record": {}, "end-turn": {}}
-    cpu: dict[str, dict[int, float]] = {"record": {}, "end-turn": {}}
+    medians: dict[str, dict[int, float]] = {}
+    cpu: dict[str, dict[int, float]] = {}
     rows: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="bench-dep-") as tmp:
         for size in sizes:
             rows[size], found, found_cpu = _bench_size(Path(tmp), size, args)
             for name, median in found.items():
-                medians[name][size] = median
-                cpu[name][size] = found_cpu[name]
+                medians.setdefault(name, {})[size] = median
+                cpu.setdefault(name, {})[size] = found_cpu[name]
     if len(sizes) > 1:
         for name, by_size in medians.items():
             print(f"\n{name}: twice the rows cost {_growth(sizes, rows, by_size)} the time")

@@ -76,7 +76,7 @@ from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
-from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Meta
+from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Meta, RememberingBook
 from battle_ledger.sheets.engine.values import number, whole, yes_no
 from battle_ledger.sheets.engine.values import text as plain_text
 from battle_ledger.sheets.errors import (
@@ -712,9 +712,11 @@ def _run_batch(
     if not batch:
         raise CommandError(f"nothing to {macro}: no rows", expected="one row or more")
     results, quiet = [], []
+    # Each row's operation reads the tables the rows before it wrote: kept, not read again.
+    remembering = RememberingBook(book)
     for where, row in batch:
         try:
-            results.append(run_operation(book, macro, **(options | dict(row))))
+            results.append(run_operation(remembering, macro, **(options | dict(row))))
         except NothingToRecordError:
             # a row naming its thing and nothing else: nothing happened to it
             quiet.append(", ".join([where, *map(str, row.values())]))

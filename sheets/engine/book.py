@@ -34,7 +34,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,7 @@ __all__ = [
     "Grid",
     "Meta",
     "Parts",
+    "RememberingBook",
     "TableRows",
     "check_terms",
     "header_position",
@@ -603,3 +604,193 @@ class Book(ABC):
     @abstractmethod
     def discard(self) -> None:
         """Forget every pending write; the workbook stays as it was."""
+
+
+# -- a batch's reads, kept --------------------------------------------------------------
+
+#: Characters a cell keeps as they are (a carriage return is read back as a new line).
+_PLAIN_TEXT_BELOW_SPACE = frozenset("\t\n")
+
+
+def _as_read(value: Any, cached: bool) -> tuple[bool, Any]:
+    """What reading back a cell just written with ``value`` gives, where that is certain:
+    (True, the value read); (False, None) where it is not (then the table is read again).
+    ``cached``: whether formula cells are read as their results (unknown until computed)."""
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()  # a numpy scalar, written as the plain value
+    if isinstance(value, Formula):
+        return (False, None) if cached else (True, None)
+    if value is None or (is_blank(value) and not isinstance(value, str)):
+        return True, None
+    if isinstance(value, bool):
+        return True, value
+    if isinstance(value, int):
+        return True, value
+    if isinstance(value, float):
+        # A whole float reads back as an int from the file, as the float from openpyxl's
+        # cells: not certain; nor one the cell's 16 digits do not hold.
+        text = f"{value:.16g}"  # what the cell holds (openpyxl's safe_string)
+        if value.is_integer() or not math.isfinite(value) or float(text) != value:
+            return False, None
+        return True, value
+    if isinstance(value, str):
+        if value != value.strip() or any(
+            ch < " " and ch not in _PLAIN_TEXT_BELOW_SPACE for ch in value
+        ):
+            return False, None  # whitespace kept or not, control characters refused: read it
+        return True, value or None
+    return False, None  # dates and the rest: as the cell's format reads them
+
+
+class RememberingBook(Book):
+    """``book`` whose table reads are kept and kept up to date by its own writes, for a
+    batch of operations on one workbook (``run --from-csv``): the table is read once,
+    not once per row. A write whose reading back is not certain (a formula whose result
+    is read, a date, a row that may turn blank, ...) drops what was kept of that table:
+    the next read is the backend's again. Everything else is ``book``'s."""
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+        self.name = book.name
+        self._kept: dict[tuple[str, Any, bool], TableRows] = {}
+
+    def _forget(self, table: str) -> None:
+        folded = table.casefold()
+        for key in [k for k in self._kept if k[0] == folded]:
+            del self._kept[key]
+
+    def tables(self) -> list[str]:
+        return self.book.tables()
+
+    def meta(self) -> Meta:
+        return self.book.meta()
+
+    def parts(self) -> Parts:
+        return self.book.parts()
+
+    def read_rows(
+        self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> TableRows:
+        asked = tuple(columns.items()) if isinstance(columns, Mapping) else columns
+        key = (table.casefold(), None if asked is None else tuple(asked), cached)
+        kept = self._kept.get(key)
+        if kept is None:
+            kept = self._kept[key] = self.book.read_rows(table, columns, cached=cached)
+        # a copy: the caller may change its rows, the next read must not see it
+        return TableRows(list(kept.headers), [list(row) for row in kept.rows],
+                         list(kept.index), {"where": dict(kept.attrs["where"])},
+                         dict(kept.types))  # fmt: skip
+
+    def _update(self, table: str, rows: dict[int, dict[str, Any]], *, new: bool) -> None:
+        """Each kept read of ``table`` with ``rows`` (body position -> header -> value
+        written) read back in it, or dropped where that is not certain."""
+        folded = table.casefold()
+        for key in [k for k in self._kept if k[0] == folded]:
+            if not self._updated(self._kept[key], rows, cached=key[2], new=new):
+                del self._kept[key]
+
+    @staticmethod
+    def _updated(
+        kept: TableRows, rows: dict[int, dict[str, Any]], *, cached: bool, new: bool
+    ) -> bool:
+        at = {h.strip().casefold(): i for i, h in reversed(list(enumerate(kept.headers)))}
+        typed = {kept.position(c) for c in kept.types}
+        changes: list[tuple[int, list[tuple[int, Any]]]] = []
+        for position, values in rows.items():
+            cells = []
+            for header, value in values.items():
+                i = at.get(str(header).strip().casefold())
+                certain, read = _as_read(value, cached)
+                if i is None or not certain or (i in typed and isinstance(value, Formula)):
+                    return False
+                kind = kept.types.get(kept.headers[i])
+                if kind is not None:
+                    try:
+                        read = _convert(read, kind, kept.headers[i], kept, position)
+                    except CellValueError:
+                        return False  # the next read refuses it, as it would have
+                cells.append((i, read))
+            if not any(not is_blank(v) for _, v in cells):
+                return False  # the row may turn blank (a blank row is no data)
+            if new and (cached or not typed <= {i for i, _ in cells}):
+                return False  # its other cells: formulas, read or refused in a typed column
+            changes.append((position, cells))
+        for position, cells in changes:
+            if new:
+                row: list[Any] = [None] * len(kept.headers)
+                kept.index.append(position)
+                kept.rows.append(row)
+            elif position in kept.index:
+                row = kept.rows[kept.index.index(position)]
+            else:
+                return False  # a blank row written: its other cells were not read
+            for i, read in cells:
+                row[i] = read
+        return True
+
+    def _through(self, write: Callable[[], None], table: str) -> None:
+        """Make ``write`` on the book; what was kept of ``table`` goes if it fails, and all
+        of it if the book handed itself over to another reader meanwhile (the fast
+        backend to openpyxl, ``ZipBook.fell_back``: its cells may read otherwise)."""
+        before = getattr(self.book, "fell_back", None)
+        try:
+            write()
+        except BaseException:
+            self._forget(table)
+            raise
+        finally:
+            if getattr(self.book, "fell_back", None) != before:
+                self._kept.clear()
+
+    def write_cells(self, table: str, updates: pd.DataFrame) -> None:
+        self._through(lambda: self.book.write_cells(table, updates), table)
+        rows = {int(index): {str(c): row[c] for c in updates.columns}  # type: ignore[call-overload]
+                for index, row in updates.iterrows()}  # fmt: skip
+        self._update(table, rows, new=False)
+
+    def append_rows(self, table: str, rows: pd.DataFrame) -> None:
+        self._through(lambda: self.book.append_rows(table, rows), table)
+        folded = table.casefold()
+        for key in [k for k in self._kept if k[0] == folded]:
+            kept = self._kept[key]
+            # the blank rows at the end are filled first: the new rows follow the last data
+            start = kept.index[-1] + 1 if kept.index else 0
+            added = {start + n: {str(c): row[c] for c in rows.columns}
+                     for n, (_, row) in enumerate(rows.iterrows())}  # fmt: skip
+            if not self._updated(kept, added, cached=key[2], new=True):
+                del self._kept[key]
+
+    def read_name(self, name: str) -> Any:
+        return self.book.read_name(name)
+
+    def write_name(self, name: str, value: Any) -> None:
+        self._through(lambda: self.book.write_name(name, value), "")
+
+    def log(self, action: str, detail: str, turn: int | None = None, dice: str = "") -> None:
+        if type(self.book).log is not Book.log:  # a backend's own: its rows are not known
+            self.logged = True
+            self._forget(LOG_TABLE)
+            self._through(lambda: self.book.log(action, detail, turn, dice), LOG_TABLE)
+            return
+        # The Log line appended through this book (kept reads of the Log follow it); the
+        # book's history names it.
+        Book.log(self, action, detail, turn, dice)
+        self.book.logged = True
+        self.book.log_lines = (*self.book.log_lines, self.log_lines[-1])
+
+    def show_periods(self, grid: Grid, count: int) -> None:
+        self._through(lambda: self.book.show_periods(grid, count), "")
+
+    def package_problems(self) -> list[str]:
+        return self.book.package_problems()
+
+    def openpyxl_workbook(self) -> Any:
+        self._kept.clear()  # its holder may change any cell
+        return self.book.openpyxl_workbook()
+
+    def commit(self) -> None:
+        self.book.commit()
+
+    def discard(self) -> None:
+        self._kept.clear()
+        self.book.discard()

@@ -1,0 +1,116 @@
+"""``sheets.engine.book.RememberingBook``: a batch's table reads kept and kept up to date by its
+own writes read exactly what the backend would read again, on both file backends."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Formula, RememberingBook, TableRows
+from battle_ledger.sheets.engine.headless import HeadlessBook
+from battle_ledger.sheets.engine.zipbook import ZipBook
+from battle_ledger.sheets.kinds.dep_ledger import TURNS
+from tests.strategies import build_from_example, play_periods
+
+#: The reads an operation makes of tbl_Turns: typed inputs, every column, formulas skipped.
+_READS: list[tuple[dict[str, type] | None, bool]] = [
+    ({"Turn": int, "Division": str, "Stands lost": int, "Orders": str}, False),
+    (None, True),
+    (None, False),
+]
+
+#: Values an operation writes into an input cell, and some it never does.
+_ODD = [2.0, 2.5, 0.1 + 0.2, float("nan"), True, "Y", "N", " N ", "", "  ", "=1+1", "a\rb"]
+_VALUES = st.one_of(st.none(), st.integers(-3, 40), st.sampled_from([*_ODD, Formula("=1+1")]))
+_COLUMNS = st.sampled_from(["Stands lost", "Orders", "Charges", "Note"])
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = build_from_example("dep-ledger", tmp_path_factory.mktemp("book") / "dep.xlsx")
+    play_periods("dep-ledger", path, 2, seed=3)
+    return path
+
+
+def _read(book: Book, columns: dict[str, type] | None, cached: bool) -> TableRows | str:
+    try:
+        return book.read_rows(TURNS.name, columns, cached=cached)
+    except Exception as exc:  # a refusal must be the same refusal
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _same(kept: TableRows | str, fresh: TableRows | str) -> None:
+    if isinstance(kept, str) or isinstance(fresh, str):
+        assert kept == fresh
+        return
+    assert (kept.headers, kept.index, kept.types) == (fresh.headers, fresh.index, fresh.types)
+    for a, b in zip(kept.rows, fresh.rows, strict=True):
+        # NaN never equals itself: compare what a cell holds, type included
+        assert [(type(x), x) if x == x else "nan" for x in a] == [
+            (type(y), y) if y == y else "nan" for y in b
+        ]
+
+
+@pytest.mark.parametrize("backend", [ZipBook, HeadlessBook])
+@settings(max_examples=10)
+@given(writes=st.lists(st.tuples(st.booleans(), _COLUMNS, _VALUES, st.integers(0, 30)),
+                       min_size=1, max_size=4))  # fmt: skip
+def test_kept_reads_are_what_the_backend_reads_after_each_write(
+    backend: type[Book], writes: list[tuple[bool, str, Any, int]], played: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:  # fmt: skip
+    path = shutil.copy(played, tmp_path_factory.mktemp("w") / "dep.xlsx")
+    inner = backend(path)  # type: ignore[call-arg]
+    book = RememberingBook(inner)
+    for columns, cached in _READS:
+        _read(book, columns, cached)
+    try:
+        for append, column, value, at in writes:
+            if append:
+                book.append_rows(TURNS.name, pd.DataFrame({"Turn": [9], column: [value]}))
+            else:
+                body = inner.read_rows(TURNS.name, cached=False).index
+                row = body[at % len(body)] if at < 25 else body[-1] + 1 + at % 3  # blank rows
+                try:
+                    book.write_cells(TURNS.name, pd.DataFrame({column: [value]}, index=[row]))
+                except Exception:
+                    continue  # refused as the backend refuses it (no such row)
+            for columns, cached in _READS:
+                _same(_read(book, columns, cached), _read(inner, columns, cached))
+    finally:
+        book.discard()
+
+
+def test_a_kept_read_is_not_changed_by_its_reader(played: Path, tmp_path: Path) -> None:
+    book = RememberingBook(ZipBook(shutil.copy(played, tmp_path / "dep.xlsx")))
+    first = book.read_rows(TURNS.name)
+    first.rows[0][0] = "changed"
+    assert book.read_rows(TURNS.name).rows[0][0] != "changed"
+    book.discard()
+
+
+@pytest.mark.parametrize("backend", [ZipBook, HeadlessBook])
+def test_a_log_line_is_read_back_and_named_in_the_history(
+    backend: type[Book], played: Path, tmp_path: Path
+) -> None:
+    inner = backend(shutil.copy(played, tmp_path / "dep.xlsx"))  # type: ignore[call-arg]
+    book = RememberingBook(inner)
+    asked = [({"Action": str, "Turn": int}, False), (None, False), (None, True)]
+    for columns, cached in asked:
+        book.read_rows(LOG_TABLE, columns, cached=cached)
+    book.log("record", "Division 1: Orders Y", turn=3)
+    book.log("record", "  spaced  ", turn=None, dice="=2d6")
+    for columns, cached in asked:
+        kept = book.read_rows(LOG_TABLE, columns, cached=cached)
+        _same(kept, inner.read_rows(LOG_TABLE, columns, cached=cached))
+    assert inner.logged and inner.log_lines[-2:] == (
+        "record: Division 1: Orders Y",
+        "record:   spaced  ",
+    )
+    book.discard()
