@@ -26,6 +26,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
+    "RALLY_ANSWERS",
     "RULESET_ID",
     "AssaultResult",
     "HitsOutcome",
@@ -59,6 +60,10 @@ __all__ = [
 ]
 
 RULESET_ID = "square-eagles"
+
+#: A turn's answers (``HitsTurn`` fields) and the Rally condition (``rally_conditions``
+#: id) each names: "Add 1 to the die roll if in Cover or General is attached".
+RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "general"}
 
 Side = Literal["attacker", "defender"]
 _SIDES: tuple[str, ...] = ("attacker", "defender")
@@ -381,8 +386,7 @@ class HitsTurn:
     @property
     def rally_conditions(self) -> str:
         """The Rally's conditions (``rally_conditions`` ids) this turn's answers name."""
-        named = (("cover", self.in_cover), ("general", self.general_attached))
-        return ", ".join(condition for condition, given in named if given)
+        return ", ".join(c for field, c in RALLY_ANSWERS.items() if getattr(self, field))
 
 
 @dataclass(frozen=True)

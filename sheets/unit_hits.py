@@ -158,17 +158,19 @@ TURNS = Table(
 
 
 def _rally_modifier(cell: Callable[[str], str]) -> str:
-    """The Rally d6's modifier on a row: each condition answered Y adds its modifier of
+    """The Rally d6's modifier on a row: each answer Y adds its condition's modifier of
     the Rules (``se_rally_modifiers``); of one group only the best counts (Cover and a
     General share one +1), never below 0, as ``square_eagles.rally_result`` counts."""
 
     def rule(condition: str, column: int) -> str:
         return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
 
-    cover = f"IF({yes_test(cell('In Cover'))},{rule('cover', 2)},0)"
-    general = f"IF({yes_test(cell('General attached'))},{rule('general', 2)},0)"
-    return (f'IF({rule("cover", 3)}={rule("general", 3)},MAX(0,{cover},{general}),'
-            f"MAX(0,{cover})+MAX(0,{general}))")  # fmt: skip
+    (first, one), (second, other) = (
+        (f"IF({yes_test(cell(TURNS.header(field)))},{rule(c, 2)},0)", c)
+        for field, c in se.RALLY_ANSWERS.items()
+    )
+    return (f"IF({rule(one, 3)}={rule(other, 3)},MAX(0,{first},{second}),"
+            f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
 
 
 def turn_formulas(r: int, version: int = _MODIFIERS) -> dict[str, str]:
