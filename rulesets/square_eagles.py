@@ -26,6 +26,7 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
+    "RALLY_ANSWERS",
     "RULESET_ID",
     "AssaultResult",
     "HitsOutcome",
@@ -59,6 +60,10 @@ __all__ = [
 ]
 
 RULESET_ID = "square-eagles"
+
+#: A turn's answers (``HitsTurn`` fields) and the Rally condition (``rally_conditions``
+#: id) each names: "Add 1 to the die roll if in Cover or General is attached".
+RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "general"}
 
 Side = Literal["attacker", "defender"]
 _SIDES: tuple[str, ...] = ("attacker", "defender")
@@ -366,13 +371,22 @@ def must_withdraw(hits: int) -> bool:
 @dataclass(frozen=True)
 class HitsTurn:
     """One unit's turn: Hits taken (fire, and the most from one Fire Action for
-    Withdraw!, and assault), and a Rally's d6 if one was made."""
+    Withdraw!, and assault), a Rally's d6 if one was made, and whether it rallied in
+    Cover or with a General attached ("Add 1 to the die roll if in Cover or General is
+    attached")."""
 
     turn: int | None = None
     fire_hits: int = 0
     most_from_one_fire: int = 0
     assault_hits: int = 0
     rally_roll: int | None = None
+    in_cover: bool = False
+    general_attached: bool = False
+
+    @property
+    def rally_conditions(self) -> str:
+        """The Rally's conditions (``rally_conditions`` ids) this turn's answers name."""
+        return ", ".join(c for field, c in RALLY_ANSWERS.items() if getattr(self, field))
 
 
 @dataclass(frozen=True)
@@ -402,7 +416,8 @@ def hits_after_turn(
     assault_first: bool | None = None,
 ) -> HitsOutcome:
     """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
-    6+ two, "Units may not rally to less than 1 Hit"; an Assault), then the Fire Phases;
+    6+ two, its modifiers from the data (Cover, a General attached), "Units may not rally
+    to less than 1 Hit"; an Assault), then the Fire Phases;
     Withdraw!, and removal when the Hits reach the Strength Points.
 
     A Rally counts the Hits the unit has when it rallies: those of earlier turns (and of
@@ -422,7 +437,7 @@ def hits_after_turn(
     at_rally = before + (assault if first else 0)
     regained = None
     if turn.rally_roll is not None and at_rally < sp:
-        regained = rally_result(turn.rally_roll, "", at_rally).hits_regained
+        regained = rally_result(turn.rally_roll, turn.rally_conditions, at_rally).hits_regained
     taken = before + fire + assault
     hits = taken - (regained or 0)
     if max(at_rally, hits) > sp:

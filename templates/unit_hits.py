@@ -3,8 +3,8 @@
 ``battle-ledger new casualty-brackets --ruleset square-eagles --oob OOB -o maida.xlsx``
 
 Sheets: ``Battle``, ``Units`` (``tbl_Units``), ``Turns`` (``tbl_Turns``), ``Rules``
-(Rally results and limits, Withdraw!), ``Log``; the Rally results sit on the
-hidden ``_lists`` sheet for the formulas.
+(Rally results, modifiers and limits, Withdraw!), ``Log``; the Rally results and
+modifiers sit on the hidden ``_lists`` sheet for the formulas.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.kinds.unit_hits import (
     KIND,
     RALLY,
+    RALLY_MODIFIERS,
     TURNS,
     UNITS,
     turn_formulas,
@@ -97,11 +98,18 @@ def build_unit_hits(
     results = sorted(ruleset.rows("rally_results"), key=lambda r: bracket_low(r, "roll_low"))
     block = [[bracket_low(r, "roll_low"), int(r["hits_regained"])] for r in results]
     define_name(wb, RALLY, lookup_block(wb, RALLY, [RALLY, "Hits regained"], block))
+    modifiers = [[r["condition"], int(r["modifier"]), r["group"]]
+                 for r in ruleset.rows("rally_modifiers")]  # fmt: skip
+    define_name(wb, RALLY_MODIFIERS, lookup_block(wb, RALLY_MODIFIERS,
+                                                  [RALLY_MODIFIERS, "Modifier", "Group"],
+                                                  modifiers))  # fmt: skip
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
-            "Withdraw!; Rally: 4+ one Hit back, 6+ two.")  # fmt: skip
+            "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
+            "attached.")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
-    add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_limits", "turn_order", "withdraw",
-                                         "strength_points", "strength_adjustment"])  # fmt: skip
+    add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
+                                         "turn_order", "withdraw", "strength_points",
+                                         "strength_adjustment"])  # fmt: skip
     return wb
 
 

@@ -338,6 +338,11 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
             roll = str(pick(1, 6))
             if fire + assault < left:
                 options["rally_roll"] = roll
+                # "Add 1 to the die roll if in Cover or General is attached": now and then
+                if pick(0, 1):
+                    options["in_cover"] = "Y"
+                if pick(0, 2) == 0:
+                    options["general_attached"] = "Y"
         found.append(("record", options))
     return found
 

@@ -489,6 +489,11 @@ CATALOGUE: list[Case] = [
      [*_FROM_CAMPAIGN, "INPUT", "--on", "1815-06-16"],
      _write("old.xlsx", (_FIXTURES / "campaign-v2.xlsx").read_bytes()), 2,
      ("template version 2", "--campaign needs --oob")),
+    # a Square Eagles Hits ledger made before the Rally's modifiers (template version 1)
+    ("an old Hits ledger: --general-attached", None,
+     ["run", "record", "INPUT", "--unit", "Kempt's Lights", "--general-attached", "Y"],
+     _write("old-hits.xlsx", (_FIXTURES / "unit-hits-v1.xlsx").read_bytes()), 1,
+     ("no General attached column", "--general-attached")),
     ("from a campaign made without an order of battle", _campaign_instead(oob=False),
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
      ("made without an order of battle", "--campaign needs --oob")),

@@ -997,6 +997,110 @@ def test_libreoffice_agrees_on_the_rally_before_the_fire(
     assert list(shown["Hits"])[-2:] == ([5, 3] if assault_first else [5, 4])
 
 
+def _rally_with_modifiers(path: Path) -> None:
+    """Turn 1: Lights take 3 of 5, 1er Léger 4 of 7. Turn 2: Lights rally a 3 In Cover, 1er
+    Léger a 5 with a General attached and In Cover (one +1 between them)."""
+    run_on_file(path, "record", unit="Lights", fire_hits="3", most_from_one_fire="2")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Lights", rally_roll="3", in_cover=True)
+    run_on_file(path, "record", unit="1er Léger", rally_roll="5", in_cover=True,
+                general_attached=True)  # fmt: skip
+
+
+def test_square_eagles_rally_in_cover_or_with_a_general_adds_one(tmp_path: Path) -> None:
+    """3.ii Rally: "Add 1 to the die roll if in Cover or General is attached." Lights at 3
+    Hits throw a 3 In Cover: 4, "1 Hit on a 4+"; 1er Léger at 4 Hits throw a 5 In Cover
+    with a General attached: 6 (one +1, not two), "2 Hits on a 6+". The same rolls as
+    thrown regain 0 and 1."""
+    path = _hits(tmp_path)
+    _rally_with_modifiers(path)
+    units = _hits_by_unit(path)
+    assert (units["Lights"]["hits"], units["1er Léger"]["hits"]) == (2, 2)
+    shown = HeadlessBook(path, writable=False).read_table("tbl_Turns")  # typed as text
+    assert list(shown["In Cover"])[-2:] == ["Y", "Y"]
+    assert list(shown["General attached"].fillna(""))[-2:] == ["", "Y"]
+    run_on_file(path, "record", unit="Lights", in_cover=False)  # as thrown: 3, none back
+    run_on_file(path, "record", unit="1er Léger", in_cover=False, general_attached=False)
+    units = _hits_by_unit(path)
+    assert (units["Lights"]["hits"], units["1er Léger"]["hits"]) == (3, 3)
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_rally_modifiers(tmp_path: Path) -> None:
+    """The sheet's formulas add the Rules' Rally modifiers (one +1 for Cover or a General),
+    as report does."""
+    path = _hits(tmp_path)
+    _rally_with_modifiers(path)
+    _hits_sheet_as_the_rules(path, tmp_path)
+    shown = _recalculated_turns(path, tmp_path)
+    assert list(shown["Regained"])[-2:] == [1, 2]
+
+
+def _recalculated_turns(path: Path, tmp_path: Path) -> Any:
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    return HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+
+
+def _hits_sheet_as_the_rules(path: Path, tmp_path: Path) -> None:
+    """tbl_Turns recalculated by LibreOffice shows what the rules compute."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.kinds.unit_hits import KIND
+
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):
+        expected = KIND.compute(book)
+    shown = _recalculated_turns(path, tmp_path)
+    for header in ("Hits taken", "Withdraw!", "Regained", "Hits", "Status"):
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]]
+
+
+# -- a Hits ledger made before the Rally's modifiers (template version 1) --------------------
+
+HITS_V1 = Path(__file__).parent / "fixtures" / "unit-hits-v1.xlsx"
+
+
+def _hits_v1(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v1.xlsx: Maida built and played by the version before (no
+    In Cover, no General attached): turn 1 Kempt's Lights take 3 of 5, 1er Léger 2 of 7;
+    turn 2 they rally a 3 and a 5."""
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes(HITS_V1.read_bytes())
+    return path
+
+
+def test_a_version_1_hits_ledger_still_opens_and_reports_as_before(tmp_path: Path) -> None:
+    path = _hits_v1(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 1
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _hits_by_unit(path)
+    # the die as thrown: a 3 regains nothing, a 5 one Hit
+    assert (units["Kempt's Lights"]["hits"], units["1er Léger"]["hits"]) == (3, 1)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="no In Cover column") as err:
+        run_on_file(path, "record", unit="Kempt's Lights", in_cover=True)
+    assert err.value.column == "--in-cover" and path.read_bytes() == before
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="4")
+    assert _hits_by_unit(path)["Kempt's Lights"]["hits"] == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_1_hits_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds (the formulas of its version)
+    compute the same in LibreOffice as report."""
+    path = _hits_v1(tmp_path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="4", fire_hits="1")
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
 def _fresh_or_spent_as_the_turn_began(path: Path, tmp_path: Path) -> None:
     """The house setting ``brigade_losses.fresh_spent_at_the_charge: false`` put in force
     in the ledger (``rules apply``)."""

@@ -334,3 +334,52 @@ def test_a_square_has_no_flanks_to_fire_into() -> None:
     from battle_ledger.xlfuncs import UDFS
 
     assert UDFS["SE_FIRE_DICE"]("Foot Artillery", 2.0, "target square, flank") == 4
+
+
+# -- the Hits ledger's Rally modifiers ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("roll", "in_cover", "general_attached", "regained"),
+    [
+        (3, False, False, 0),  # as thrown: under 4
+        (3, True, False, 1),  # 3 + 1 in Cover: "1 Hit on a 4+"
+        (3, False, True, 1),  # 3 + 1 with a General attached
+        (5, True, False, 2),  # 5 + 1: "2 Hits on a 6+"
+        (4, True, True, 1),  # Cover *or* a General: one +1 between them, 5, not 6
+        (5, True, True, 2),
+    ],
+)
+def test_a_turns_rally_adds_one_in_cover_or_with_a_general_attached(
+    roll: int, in_cover: bool, general_attached: bool, regained: int
+) -> None:
+    """3.ii Rally: "Units remove Hits by rolling a d6 and regaining: 1 Hit on a 4+ or 2 Hits
+    on a 6+. Add 1 to the die roll if in Cover or General is attached." An Infantry
+    brigade (7 SP) at 4 Hits rallies; the fire after it is none."""
+    turn = se.HitsTurn(turn=2, rally_roll=roll, in_cover=in_cover,
+                       general_attached=general_attached)  # fmt: skip
+    out = se.hits_after_turn("1er Léger", 7, 4, turn)
+    assert (out.regained, out.hits) == (regained, 4 - regained)
+
+
+@settings(max_examples=60)
+@given(
+    roll=st.integers(1, 6),
+    hits=st.integers(0, 7),
+    in_cover=st.booleans(),
+    general_attached=st.booleans(),
+)
+def test_a_turns_rally_regains_what_the_rally_function_gives_its_conditions(
+    roll: int, hits: int, in_cover: bool, general_attached: bool
+) -> None:
+    """The Hits ledger's step and SE_RALLY's function read the same modifiers: the step
+    regains what ``rally_result`` gives for the conditions named, never less than the
+    die as thrown."""
+    assume(hits < 7)
+    turn = se.HitsTurn(rally_roll=roll, in_cover=in_cover, general_attached=general_attached)
+    named = [c for c, given_ in (("cover", in_cover), ("general", general_attached)) if given_]
+    out = se.hits_after_turn("", 7, hits, turn)
+    assert out.regained == se.rally_result(roll, ", ".join(named), hits).hits_regained
+    as_thrown = se.hits_after_turn("", 7, hits, se.HitsTurn(rally_roll=roll))
+    assert out.regained is not None and as_thrown.regained is not None
+    assert out.regained >= as_thrown.regained

@@ -4,7 +4,9 @@ formulas, operations).
 ``tbl_Units``: one row per unit (type, Strength Points; its Hits, SP left and
 status so far). ``tbl_Turns``: one row per unit per turn: Hits from fire (and
 the most from one Fire Action: 3 or more, Withdraw!), Hits in assault, a
-Rally's d6; computed: Hits taken, Withdraw!, Hits regained (4+ one, 6+ two;
+Rally's d6 and whether the unit rallied In Cover or with a General attached ("Add 1
+to the die roll if in Cover or General is attached"); computed: Hits taken,
+Withdraw!, Hits regained (4+ one, 6+ two;
 "Units may not rally to less than 1 Hit": the Rally, an Action, comes before
 the turn's fire), Hits at the end, and removal when the Hits reach the Strength
 Points. The formulas are
@@ -15,6 +17,7 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +25,8 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, check_terms
-from battle_ledger.sheets.engine.values import cell_count, cell_whole
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
+from battle_ledger.sheets.errors import CellValueError, LedgerStateError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -71,6 +74,7 @@ else:
 __all__ = [
     "KIND",
     "RALLY",
+    "RALLY_MODIFIERS",
     "TURNS",
     "UNITS",
     "compute_turns",
@@ -86,6 +90,11 @@ __all__ = [
 _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 #: Defined name of the Rally results block (modified d6 from -> Hits regained).
 RALLY = "se_rally_results"
+#: Defined name of the Rally modifiers block (condition -> modifier, group).
+RALLY_MODIFIERS = "se_rally_modifiers"
+#: The template version that brought the Rally's modifiers (In Cover, General attached):
+#: a ledger of version 1 has no such columns, and its Rally counts the d6 as thrown.
+_MODIFIERS = 2
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -111,7 +120,8 @@ TURNS = Table(
     name="tbl_Turns",
     sheet="Turns",
     title="Turns",
-    note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied.",
+    note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
+    "Cover, General attached: +1).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
@@ -136,12 +146,36 @@ TURNS = Table(
         Column("Unit row", "unit_row", _H),
         Column("SP", "sp", _H),
         Column("Hits before", "hits_before", _H),
+        # Template version 2, after the columns of older ledgers (their formulas' columns
+        # stay where they were).
+        Column("In Cover", "in_cover", _I, Entry.YES_NO, "Y: it rallied in Cover (+1)",
+               width=8, since=_MODIFIERS),
+        Column("General attached", "general_attached", _I, Entry.YES_NO,
+               "Y: it rallied with a General attached (+1, once with Cover)", width=9,
+               since=_MODIFIERS),
     ),
 )  # fmt: skip
 
 
-def turn_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step."""
+def _rally_modifier(cell: Callable[[str], str]) -> str:
+    """The Rally d6's modifier on a row: each answer Y adds its condition's modifier of
+    the Rules (``se_rally_modifiers``); of one group only the best counts (Cover and a
+    General share one +1), never below 0, as ``square_eagles.rally_result`` counts."""
+
+    def rule(condition: str, column: int) -> str:
+        return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
+
+    (first, one), (second, other) = (
+        (f"IF({yes_test(cell(TURNS.header(field)))},{rule(c, 2)},0)", c)
+        for field, c in se.RALLY_ANSWERS.items()
+    )
+    return (f"IF({rule(one, 3)}={rule(other, 3)},MAX(0,{first},{second}),"
+            f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
+
+
+def turn_formulas(r: int, version: int = _MODIFIERS) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step.
+    ``version``: a ledger of template version 1 has no Rally modifiers (the d6 as thrown)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -160,12 +194,13 @@ def turn_formulas(r: int) -> dict[str, str]:
         f"{str(se.assault_before_rally()).upper()})"
     )
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
+    modified = f"{roll}+{_rally_modifier(cell)}" if version >= _MODIFIERS else roll
     return unless_blank(cell("Unit"), {
         "Hits taken": f"{cell('Hits before')}+{cell('Fire hits')}+{cell('Assault hits')}",
         "Withdraw!": (f"IF({cell('Most from one fire')}>={constant_name('withdraw', 'hits')},"
                       '"Y","")'),
         "Regained": (f'IF(OR({roll}="",{at_rally}>={sp}),"",'
-                     f"MAX(0,MIN(VLOOKUP({roll},{RALLY},2,TRUE),{at_rally}-{floor})))"),
+                     f"MAX(0,MIN(VLOOKUP({modified},{RALLY},2,TRUE),{at_rally}-{floor})))"),
         "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
         "Status": f'IF({cell("Hits")}>={sp},"{REMOVED}","{IN_PLAY}")',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
@@ -208,6 +243,8 @@ KIND = register(
         off_table=frozenset({REMOVED}),
         step=se.hits_after_turn,
         period_formulas=turn_formulas,
+        versioned_formulas=turn_formulas,
+        template_version=_MODIFIERS,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -257,6 +294,8 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 most_from_one_fire=cell_count(row["Most from one fire"]),
                 assault_hits=cell_count(row["Assault hits"]),
                 rally_roll=cell_whole(row["Rally roll"]),
+                in_cover=bool(row["In Cover"]),
+                general_attached=bool(row["General attached"]),
             )  # fmt: skip
             try:
                 out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn)
@@ -303,10 +342,6 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
             "Assault hits": 0}  # fmt: skip
 
 
-_HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire",
-            "assault_hits": "Assault hits", "rally_roll": "Rally roll", "note": "Note"}  # fmt: skip
-
-
 @operation(
     KIND.name,
     "record",
@@ -316,15 +351,28 @@ _HEADERS = {"fire_hits": "Fire hits", "most_from_one_fire": "Most from one fire"
     ),
 )
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
-    """Record a unit's Hits (and a Rally) this turn; only the options given change.
+    """Record a unit's Hits (and a Rally, In Cover or with a General attached) this turn;
+    only the options given change.
 
     Example: battle-ledger run record ledger.xlsx --unit "Kempt's Light Battalion" --fire-hits 2
     """
     ledger = read_hits(book)
     name = find_thing(book, KIND, ledger.strengths, unit)
-    cells = {_HEADERS[k]: v for k, v in given.items()}
+    cells = {TURNS.header(k): ("Y" if v else "N") if isinstance(v, bool) else v
+             for k, v in given.items()}  # fmt: skip
     if not cells:
         raise nothing_to_record("--fire-hits, --assault-hits, --rally-roll, ...")
+    version = ledger.turns.attrs.get("template_version", _MODIFIERS)
+    newer = [c for c in TURNS.columns if c.header in cells and c.since > version]
+    if newer:
+        raise LedgerStateError(
+            f"this ledger was made before the Rally's modifiers were kept: it has no "
+            f"{newer[0].header} column",
+            file=book.name, table=TURNS.name, column=f"--{newer[0].field.replace('_', '-')}",
+            value=cells[newer[0].header],
+            expected="a ledger made by this version (battle-ledger new casualty-brackets "
+            "--ruleset square-eagles)",
+        )  # fmt: skip
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
