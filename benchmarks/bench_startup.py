@@ -44,7 +44,9 @@ _PROBE = (
     "from battle_ledger.xlfuncs.cli import main\n"
     "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
     "    main(sys.argv[1:])\n"
-    f"print(__import__('json').dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+    # A module imported lazily (``battle_ledger._lazy``) and never used is not loaded.
+    f"print(__import__('json').dumps([m for m in {_HEAVY!r} if m in sys.modules\n"
+    "    and type(sys.modules[m]).__name__ != '_LazyModule']))\n"
 )
 
 
