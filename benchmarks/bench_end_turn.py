@@ -53,8 +53,16 @@ from _timing import alternate, call, exponent, report
 from battle_ledger.rulesets.dep import DepRules, Status, advance, dep_after_turn, initial_state
 from battle_ledger.sheets.engine.headless import save_workbook
 from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, open_book
-from battle_ledger.sheets.kinds.dep_ledger import KIND, TURNS, outcomes, read_ledger, standing
-from battle_ledger.sheets.ledger import Entry, Role
+from battle_ledger.sheets.kinds.dep_ledger import (
+    BY_TURN,
+    KIND,
+    TURNS,
+    outcomes,
+    read_ledger,
+    standing,
+    turn_row,
+)
+from battle_ledger.sheets.ledger import Entry, Role, rows_with_formulas
 from battle_ledger.sheets.operations import run_on_book, run_on_file, run_operation
 from battle_ledger.templates import build
 from battle_ledger.templates.dep_ledger import DivisionSpec
@@ -67,11 +75,19 @@ RECORD = {"orders": "Y", "rest_eligible": "N"}
 
 
 def build_grand_battle(
-    path: Path, divisions: int = 48, turns: int = 48, seed: int = 1815
+    path: Path, divisions: int = 48, turns: int = 48, seed: int = 1815, *, batch: bool = True
 ) -> list[str]:
     """A DEP ledger at ``path`` with ``divisions`` divisions and ``turns`` turns closed,
     its inputs drawn by the tests' generator of legal turns (``tests/strategies.py``);
-    the divisions still on the table."""
+    the divisions still on the table.
+
+    ``batch``: the closed turns written at once, as the turn-by-turn end-turns would
+    leave them (every division still on the table a row of each turn, its inputs the
+    generator's; one Log line a turn closed, with its counts; the next turn's rows
+    blank), the states folded by the rules (``dep_after_turn``) as end-turn folds them;
+    else each turn closed by the end-turn operation (minutes at 96x96: each end-turn
+    reads the whole ledger). ``tests/test_benchmarks.py`` holds the two to the same
+    tables and report."""
     rng = random.Random(seed)
     rules = DepRules.from_ruleset()
     specs = [
@@ -92,28 +108,56 @@ def build_grand_battle(
         for s in specs
     }
     answers = [c for c in TURNS.having(Role.INPUT) if c.entry is not Entry.TEXT]
+
+    def play(name: str, turn: int) -> dict[str, object]:
+        """The answers of ``name``'s legal turn, by header; its state advanced."""
+        state = states[name]
+        inputs = legal_turn(rng.randint, state, turn, rules)
+        states[name] = advance(state, dep_after_turn(state, inputs, rules))
+        cells = {}
+        for column in answers:
+            value = getattr(inputs, column.field)
+            cells[column.header] = ("Y" if value else "N") if isinstance(value, bool) else value
+        return cells
+
     book = open_book(path)
+    if not batch:
+        for turn in range(1, turns + 1):
+            table = book.read_table(TURNS.name, {"Turn": int, "Division": str})
+            current = table[table["Turn"] == turn]
+            updates = [
+                pd.Series(play(str(row["Division"]), turn), name=index)
+                for index, row in current.iterrows()
+                if states[str(row["Division"])].status is not Status.REMOVED
+            ]
+            if updates:
+                book.write_cells(TURNS.name, pd.DataFrame(updates))
+            run_operation(book, "end-turn", allow_empty="Y")
+        book.commit()
+        return [name for name, state in states.items() if state.status is not Status.REMOVED]
+    table = book.read_table(TURNS.name, {"Turn": int, "Division": str})
+    first = table[table["Turn"] == 1]
+    book.write_cells(TURNS.name, pd.DataFrame(
+        [pd.Series(play(str(row["Division"]), 1), name=index) for index, row in first.iterrows()]
+    ))  # fmt: skip
+    sides = {s.division: s.side for s in specs}
+    on_table = [str(d) for d in first["Division"]]
+    rows: list[dict[str, object]] = []
     for turn in range(1, turns + 1):
-        table = book.read_table(TURNS.name, {"Turn": int, "Division": str})
-        current = table[table["Turn"] == turn]
-        updates = []
-        for index, row in current.iterrows():
-            name = str(row["Division"])
-            state = states[name]
-            if state.status is Status.REMOVED:
-                continue
-            inputs = legal_turn(rng.randint, state, turn, rules)
-            states[name] = advance(state, dep_after_turn(state, inputs, rules))
-            cells = {}
-            for column in answers:
-                value = getattr(inputs, column.field)
-                cells[column.header] = ("Y" if value else "N") if isinstance(value, bool) else value
-            updates.append(pd.Series(cells, name=index))
-        if updates:
-            book.write_cells(TURNS.name, pd.DataFrame(updates))
-        run_operation(book, "end-turn", allow_empty="Y")
+        if turn > 1:
+            rows += [turn_row(turn, sides[n], n) | play(n, turn) for n in on_table]
+        on_table = [n for n in on_table if states[n].status is not Status.REMOVED]
+        counts = {s: sum(st.status is s for st in states.values()) for s in Status}
+        book.log("end-turn", f"turn {turn} closed: {counts[Status.ACTIVE]} active, "
+                 f"{counts[Status.BLOWN]} blown, {counts[Status.REMOVED]} removed",
+                 turn=turn)  # fmt: skip
+    rows += [turn_row(turns + 1, sides[n], n) for n in on_table]
+    frame = pd.DataFrame(rows, columns=list(rows[0])) if rows else pd.DataFrame()
+    if not frame.empty:
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, table, frame))
+    book.show_periods(BY_TURN, turns + 1)
     book.commit()
-    return [name for name, state in states.items() if state.status is not Status.REMOVED]
+    return on_table
 
 
 def _peak(fn: Callable[[], object]) -> int:

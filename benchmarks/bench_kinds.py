@@ -20,7 +20,6 @@ each operation (the rows of the kind's periods table). Run::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import shutil
 import statistics
@@ -36,11 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.strateg
 
 from _timing import alternate, call, exponent, report
 
-from battle_ledger.rulesets.oob import Unit
 from battle_ledger.sheets.engine.zipbook import open_book
 from battle_ledger.sheets.ledger import KINDS, read_tables
 from battle_ledger.sheets.operations import run_on_file
-from tests.strategies import PLAYBOOKS, play_periods
+from tests.strategies import PLAYBOOKS, build_from_example, play_periods
 
 __all__ = ["main"]
 
@@ -59,29 +57,6 @@ def _play(kind: str, source: Path, periods: int) -> int:
     return periods
 
 
-def _build(kind: str, path: Path, scale: int) -> None:
-    """The kind's ledger from its playbook's bundled order of battle, every unit there
-    ``scale`` times (each copy's corps, division, brigade and unit numbered)."""
-    from battle_ledger import templates
-    from battle_ledger.rulesets import registry
-    from battle_ledger.sheets.engine.headless import save_workbook
-    from battle_ledger.sheets.oob import read_oob
-    from battle_ledger.templates.demo import example_path
-
-    ruleset = PLAYBOOKS[kind].ruleset
-    oob = read_oob(example_path(ruleset), registry.get(ruleset))
-
-    def copy(unit: Unit, n: int) -> Unit:
-        named = {k: f"{getattr(unit, k)} {n}" if n > 1 and getattr(unit, k) else getattr(unit, k)
-                 for k in ("corps", "division", "brigade", "unit")}  # fmt: skip
-        return dataclasses.replace(unit, **named)
-
-    units = [copy(u, n) for side in oob.sides() for n in range(1, scale + 1)
-             for u in oob.units_of(side)]  # fmt: skip
-    save_workbook(templates.build(kind, ruleset, dataclasses.replace(oob, units=tuple(units))),
-                  path)  # fmt: skip
-
-
 def _ledger(kind: str, work: Path, periods: int, scale: int, keep: Path | None) -> Path:
     """The kind's played ledger in ``work``: built, or copied from ``keep`` where an
     earlier run kept it (building every period's close takes minutes at large scales)."""
@@ -92,7 +67,7 @@ def _ledger(kind: str, work: Path, periods: int, scale: int, keep: Path | None) 
         print(f"\n{kind}: the ledger kept in {keep / name}", end="")
         return source
     start = time.perf_counter()
-    _build(kind, source, scale)
+    build_from_example(kind, source, scale=scale)
     played = _play(kind, source, periods)
     print(f"\n{kind}: {played} periods played (built in {time.perf_counter() - start:.1f}s)",
           end="")  # fmt: skip

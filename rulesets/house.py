@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError
 from battle_ledger.rulesets.files import read_input_text
+from battle_ledger.rulesets.folders import RULES_DIR_ENV, user_rules_dir
 from battle_ledger.rulesets.model import (
     HOUSE_RULE,
     CellType,
@@ -81,9 +81,6 @@ __all__ = [
     "user_house_rules",
     "user_rules_dir",
 ]
-
-#: Environment variable naming the per-user house-rules folder (tests, shared machines).
-RULES_DIR_ENV = "BATTLE_LEDGER_RULES_DIR"
 
 
 @dataclass(frozen=True)
@@ -677,26 +674,6 @@ def _starter_table(ruleset: Ruleset, name: str, table: Table) -> list[str]:
 
 
 # -- the per-user folder ----------------------------------------------------------------
-
-
-def user_rules_dir() -> Path:
-    """The per-user folder of house-rules files the Excel functions read.
-
-    ``$BATTLE_LEDGER_RULES_DIR`` when set; else the platform's user config folder:
-    ``%APPDATA%\\battle-ledger\\house-rules`` on Windows,
-    ``~/Library/Application Support/battle-ledger/house-rules`` on macOS,
-    ``$XDG_CONFIG_HOME/battle-ledger/house-rules`` (``~/.config``) elsewhere.
-    """
-    override = os.environ.get(RULES_DIR_ENV)
-    if override:
-        return Path(override)
-    if sys.platform == "win32":
-        root = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        root = Path.home() / "Library" / "Application Support"
-    else:
-        root = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return root / "battle-ledger" / "house-rules"
 
 
 _SCAN_SECONDS = 2.0  # how long a scan of the folder is trusted (Excel recalculates often)

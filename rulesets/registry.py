@@ -13,20 +13,24 @@ import contextlib
 import functools
 import hashlib
 import json
-import os
 import pickle
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from pydantic import version as pydantic_version
 
 from battle_ledger._files import replace_bytes, replace_text
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError, shown
+from battle_ledger.rulesets.folders import (
+    CACHE_DIR_ENV,
+    CACHE_FORMAT,
+    DATA_DIR,
+    cache_dir,
+    validation_key,
+)
 from battle_ledger.rulesets.model import Ruleset
 
 if TYPE_CHECKING:
@@ -50,8 +54,6 @@ __all__ = [
     "using_house_rules",
 ]
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
-
 
 def key_path(loc: tuple[Any, ...]) -> str:
     """``tables.x.rows[3].low`` for a pydantic error location."""
@@ -64,26 +66,6 @@ def key_path(loc: tuple[Any, ...]) -> str:
     return "".join(parts) or "(top level)"
 
 
-#: Where the parsed packaged data files are kept (``cache_dir``).
-CACHE_DIR_ENV = "BATTLE_LEDGER_CACHE_DIR"
-_CACHE_FORMAT = "v1"  # a new one when the parse itself changes
-
-
-def cache_dir() -> Path:
-    """The per-user folder of parsed rule-set data: ``$BATTLE_LEDGER_CACHE_DIR`` when
-    set; else the platform's user cache folder (``%LOCALAPPDATA%\\battle-ledger\\Cache``,
-    ``~/Library/Caches/battle-ledger``, ``$XDG_CACHE_HOME/battle-ledger`` (``~/.cache``))."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override)
-    if sys.platform == "win32":
-        root = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return root / "battle-ledger" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "battle-ledger"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "battle-ledger"
-
-
 def _parsed(path: Path, text: str) -> Any:
     """The YAML ``text`` of packaged data file ``path``, parsed: from the per-user cache
     where it holds the parse of these very bytes (by their SHA-256), else parsed and kept
@@ -91,7 +73,7 @@ def _parsed(path: Path, text: str) -> Any:
     cache, JSON, a thirtieth of that. It holds only what JSON gives back unchanged; the
     data is validated as ever; a cache that cannot be read or written is passed by.)"""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-    kept = cache_dir() / f"{path.stem}-{digest}-{_CACHE_FORMAT}.json"
+    kept = cache_dir() / f"{path.stem}-{digest}-{CACHE_FORMAT}.json"
     with contextlib.suppress(OSError, ValueError):
         return json.loads(kept.read_text(encoding="utf-8"))
     raw = yaml_data.safe_yaml(text, str(path))
@@ -99,33 +81,24 @@ def _parsed(path: Path, text: str) -> Any:
         saved = json.dumps(raw, ensure_ascii=False)
         if json.loads(saved) == raw:
             replace_text(kept, saved)
-            for old in kept.parent.glob(f"{path.stem}-*-{_CACHE_FORMAT}.json"):
+            for old in kept.parent.glob(f"{path.stem}-*-{CACHE_FORMAT}.json"):
                 if old != kept and len(old.name) == len(kept.name):  # an older parse
                     old.unlink()
     return raw
 
 
-#: The modules whose classes a validated rule set is made of (the cache's key reads them).
-_MODEL_SOURCES = ("model.py", "errors.py")
-
-
 def _validated(path: Path) -> Ruleset:
     """Packaged data file ``path`` validated: from the per-user cache where it holds these
-    very bytes validated by these very models (its name: the SHA-256 of the file, of
-    ``_MODEL_SOURCES`` and of pydantic's and Python's versions), else validated (``load_file``)
-    and kept there. What the cache holds is checked before it is used (a ``Ruleset`` of
-    this file's id and path) and passed by otherwise, as is a cache that cannot be read or
-    written. (Validating the nine packaged rule sets costs every command a third of its
-    start; unpickling them a tenth of that.)"""
+    very bytes validated by these very models (its name: ``folders.validation_key``),
+    else validated (``load_file``) and kept there. What the cache holds is checked before
+    it is used (a ``Ruleset`` of this file's id and path) and passed by otherwise, as is
+    a cache that cannot be read or written. (Validating the nine packaged rule sets costs
+    every command a third of its start; unpickling them a tenth of that.)"""
     try:
         text = path.read_bytes()
     except OSError:
         return load_file(path, packaged=True)  # its error, naming the file
-    digest = hashlib.sha256(text)
-    models = [Path(__file__).with_name(name).read_bytes() for name in _MODEL_SOURCES]
-    for part in (*models, pydantic_version.VERSION.encode(), sys.version.encode()):
-        digest.update(part)
-    kept = cache_dir() / f"{path.stem}-{digest.hexdigest()[:32]}-{_CACHE_FORMAT}.pickle"
+    kept = cache_dir() / f"{path.stem}-{validation_key(text)}-{CACHE_FORMAT}.pickle"
     # A file that is not what was kept can raise anything while it is unpickled.
     with contextlib.suppress(Exception):
         found = pickle.loads(kept.read_bytes())
@@ -134,7 +107,7 @@ def _validated(path: Path) -> Ruleset:
     ruleset = load_file(path, packaged=True)
     with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
         replace_bytes(kept, pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL))
-        for old in kept.parent.glob(f"{path.stem}-*-{_CACHE_FORMAT}.pickle"):
+        for old in kept.parent.glob(f"{path.stem}-*-{CACHE_FORMAT}.pickle"):
             if old != kept and len(old.name) == len(kept.name):  # an older validation
                 old.unlink()
     return ruleset

@@ -603,10 +603,21 @@ def _sail_round_end(pick: Pick, path: Path) -> dict[str, str]:
     ledger = read_ships(HeadlessBook(path, writable=False))
     options = {"seed": str(pick(0, 10_000))}
     states = ledger.fold()[1]
-    dismasted = [n for n, s in states.items() if s.masts < 3 and s.state.value == "afloat"]
+    # A ship on fire rolls first at the round's end and may blow up: no repair asked of
+    # her, nor a separation from her (the round's end would refuse it: not afloat).
+    burning = {n for n, s in states.items() if s.fire}
+    dismasted = [n for n, s in states.items()
+                 if s.masts < 3 and s.state.value == "afloat" and n not in burning]  # fmt: skip
     gone = ("sunk", "blown up")
+
+    def partners(n: str) -> set[str]:
+        return {m for m, s in states.items() if s.entangled_with == n} | (
+            {states[n].entangled_with} if states[n].entangled_with else set()
+        )
+
     entangled = [n for n, s in states.items() if s.entangled_with and s.state.value not in gone
-                 and states[s.entangled_with].state.value not in gone]  # fmt: skip
+                 and states[s.entangled_with].state.value not in gone
+                 and not ({n} | partners(n)) & burning]  # fmt: skip
     if dismasted and pick(0, 1):
         options["repair"] = dismasted[pick(0, len(dismasted) - 1)]
     if entangled and pick(0, 1):
@@ -697,12 +708,16 @@ def renamed_ledger(kind: str, path: Path, names: Callable[[int], list[str]]) -> 
     return path
 
 
-def build_from_example(kind: str, path: Path, source: Path | None = None,
+def build_from_example(kind: str, path: Path, source: Path | None = None, *, scale: int = 1,
                        **options: Any) -> Path:  # fmt: skip
     """A ledger of ``kind`` from its playbook's rule set's bundled order of battle (or
-    the order of battle ``source``, in its own rule set)."""
+    the order of battle ``source``, in its own rule set); ``scale``: every unit there
+    that many times (each copy's corps, division, brigade and unit numbered)."""
+    import dataclasses
+
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
+    from battle_ledger.rulesets.oob import Unit
     from battle_ledger.sheets.engine.headless import save_workbook
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
@@ -713,6 +728,17 @@ def build_from_example(kind: str, path: Path, source: Path | None = None,
     else:
         oob = read_oob(source)
         ruleset = oob.ruleset_id
+    if scale > 1:
+
+        def copy(unit: Unit, n: int) -> Unit:
+            fields = ("corps", "division", "brigade", "unit")
+            named = {k: f"{getattr(unit, k)} {n}" if n > 1 and getattr(unit, k)
+                     else getattr(unit, k) for k in fields}  # fmt: skip
+            return dataclasses.replace(unit, **named)
+
+        units = [copy(u, n) for side in oob.sides() for n in range(1, scale + 1)
+                 for u in oob.units_of(side)]  # fmt: skip
+        oob = dataclasses.replace(oob, units=tuple(units))
     save_workbook(templates.build(kind, ruleset, oob, **options), path)
     return path
 

@@ -54,3 +54,31 @@ def test_the_kinds_benchmark_reuses_the_ledgers_it_kept(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["ship-records-x1-1.xlsx"]
     again = subprocess.run(args, capture_output=True, text=True, timeout=600, check=True)
     assert "the ledger kept in" in again.stdout and "ratio (wall)" in again.stdout
+
+
+def test_the_grand_battle_built_in_one_batch_is_the_one_end_turn_builds(tmp_path: Path) -> None:
+    """``build_grand_battle``'s batch (the closed turns written at once) leaves the tables,
+    the report and the check that closing each turn with end-turn leaves."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bench_end_turn import build_grand_battle
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    from battle_ledger.sheets.engine.zipbook import open_book
+    from battle_ledger.sheets.kinds.dep_ledger import DIVISIONS, TURNS
+    from battle_ledger.sheets.operations import run_check, run_report
+
+    built, tables = {}, {}
+    for batch in (True, False):
+        path = tmp_path / f"grand-{batch}.xlsx"
+        on_table = build_grand_battle(path, 8, 10, batch=batch)
+        book = open_book(path, writable=False)
+        tables[batch] = [book.read_table(t.name) for t in (DIVISIONS, TURNS)]
+        report = run_report(open_book(path, writable=False))
+        problems = run_check(open_book(path, writable=False))
+        built[batch] = (on_table, report.details, problems)
+    assert built[True] == built[False]
+    for batched, closed in zip(tables[True], tables[False], strict=True):
+        assert batched.equals(closed)  # blanks (NaN) compared as blanks
+    on_table, _, problems = built[True]
+    assert problems == [] and on_table and len(tables[True][1]) > 8 * 10 // 2

@@ -272,17 +272,13 @@ def udf(name: str | None, args: tuple[str, ...], as_json: bool, labels: bool, li
 # -- rulesets / rules show ------------------------------------------------------------
 
 
-def _missing_tables(ruleset: Ruleset) -> list[str]:
-    return [name for name, table in ruleset.tables.items() if table.is_missing]
-
-
 @cli.command("rulesets")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def rulesets_command(as_json: bool) -> None:
     """List every rule set: id, name, aliases, tables and missing tables."""
-    from battle_ledger.rulesets import registry
+    from battle_ledger.rulesets.index import summaries
 
-    found = registry.all_rulesets()
+    found = summaries()  # the kept index: no rule set loaded to list them
     if as_json:
         click.echo(
             json.dumps(
@@ -290,9 +286,9 @@ def rulesets_command(as_json: bool) -> None:
                     {
                         "id": r.id,
                         "name": r.name,
-                        "aliases": r.aliases,
+                        "aliases": list(r.aliases),
                         "tables": len(r.tables),
-                        "missing": _missing_tables(r),
+                        "missing": r.missing,
                     }
                     for r in found
                 ],
@@ -302,9 +298,7 @@ def rulesets_command(as_json: bool) -> None:
         return
     rows = [["id", "name", "aliases", "tables", "missing"]]
     for r in found:
-        rows.append(
-            [r.id, r.name, ", ".join(r.aliases), str(len(r.tables)), str(len(_missing_tables(r)))]
-        )
+        rows.append([r.id, r.name, ", ".join(r.aliases), str(len(r.tables)), str(len(r.missing))])
     click.echo(format_result(rows, as_json=False))
 
 
@@ -380,6 +374,16 @@ def _show_table(ruleset: Ruleset, name: str, table: Table) -> str:
     return "\n".join(lines)
 
 
+def _house_rules_kept() -> bool:
+    """Whether the per-user folder holds any house-rules file (read only if it does)."""
+    from battle_ledger.rulesets.folders import user_rules_dir
+
+    folder = user_rules_dir()
+    return folder.is_dir() and any(
+        p.suffix.casefold() in (".yaml", ".yml") for p in folder.iterdir()
+    )
+
+
 @rules.command("show")
 @click.argument("ruleset_id", metavar="ID")
 @click.argument("table", required=False)
@@ -395,17 +399,20 @@ def rules_show(ruleset_id: str, table: str | None, house: Any) -> None:
     \b
     Example: battle-ledger rules show etg dep_economy
     """
-    from battle_ledger.rulesets.model import Kind
+    from battle_ledger.rulesets.index import find_summary, summary_of
 
-    ruleset = ruleset_named(ruleset_id)
     if table is None:
+        # The kept index where the published data is what is shown (no house rules).
+        listed = None if house is not None or _house_rules_kept() else find_summary(ruleset_id)
+        if listed is None:
+            listed = summary_of(ruleset_named(ruleset_id))
         rows = [["table", "title", "kind", "status", "rows"]]
-        for name, tbl in ruleset.tables.items():
-            count = len(tbl.values) if tbl.kind is Kind.CONSTANTS else len(tbl.rows)
-            rows.append([name, tbl.title, tbl.kind.value, tbl.status.value, str(count)])
-        click.echo(f"{ruleset.name} ({ruleset.id}): {len(ruleset.tables)} tables")
+        for t in listed.tables:
+            rows.append([t.name, t.title, t.kind, t.status, str(t.rows)])
+        click.echo(f"{listed.name} ({listed.id}): {len(listed.tables)} tables")
         click.echo(format_result(rows, as_json=False))
         return
+    ruleset = ruleset_named(ruleset_id)
     try:
         tbl = ruleset.table(table)
     except RulesetError:

@@ -1290,8 +1290,9 @@ def check_ledger(book: Book) -> list[BattleLedgerError | str]:
             except BattleLedgerError as exc:
                 problems.append(exc)
     current = ledger.current_turn
-    if not ledger.turns.empty and computed is not None:
-        have = set(ledger.turns.loc[ledger.turns["Turn"] == current, "Division"].astype(str))
+    turns = ledger.tables.period_records(["Division", "Turn"])  # records: no pandas to check
+    if turns and computed is not None:
+        have = {str(r["Division"]) for _, r in turns if r["Turn"] == current}
         for r in standing(ledger, computed, current - 1):
             if r["status"] not in KIND.off_table and r["division"] not in have:
                 problems.append(
