@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
 
 __all__ = [
     "RULESET_ID",
+    "Arm",
     "BlownCavalry",
     "BracketsFrom",
     "ChartResult",
@@ -787,6 +788,15 @@ class UnitStatus:
     #: ("must sit still without moving or fighting or receiving fire").
     RESTED = "rested"
     BECAME = (DISORDERED, ROUTED, BLOWN, RESTED)
+
+
+class Arm:
+    """The three arms of the action lists (``unit_types``' ``arm``): only cavalry blows."""
+
+    INFANTRY = "infantry"
+    CAVALRY = "cavalry"
+    ARTILLERY = "artillery"
+    ALL = (INFANTRY, CAVALRY, ARTILLERY)
 
 
 class BlownCavalry:
