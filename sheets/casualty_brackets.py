@@ -527,9 +527,8 @@ def read_brackets(book: Book) -> BracketsLedger:
         start = int(guns if battery else figures)
         arm = row.get("Arm")
         cavalry = isinstance(arm, str) and arm.strip().casefold() == gote.Arm.CAVALRY
-        starts[name] = gote.UnitState(
-            name, str(grades[index]), start, battery=battery, cavalry=cavalry
-        )  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+        grade_name = str(grades[index])  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+        starts[name] = gote.UnitState(name, grade_name, start, battery=battery, cavalry=cavalry)
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES

@@ -427,6 +427,31 @@ def test_only_cavalry_become_blown_in_the_ledger(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+def test_the_order_of_battle_gives_the_arm_and_the_command_refuses_blown_infantry(
+    tmp_path: Path,
+) -> None:
+    """The Units' Arm is the order of battle's unit type's arm (dragoons: cavalry); the
+    command line refuses --became blown for infantry: one line, exit 1, file unchanged."""
+    oob = Path(__file__).resolve().parent.parent / "examples" / "glory-of-the-empire.yaml"
+    path = tmp_path / "cryslers.xlsx"
+    assert CliRunner().invoke(cli, ["new", "casualty-brackets", "--ruleset", "gote", "--oob",
+                                    str(oob), "-o", str(path)]).exit_code == 0  # fmt: skip
+    units = HeadlessBook(path, writable=False).read_table("tbl_Units")
+    arms = dict(zip(units["Unit"], units["Arm"], strict=True))
+    assert (arms["2nd U.S. Light Dragoons"], arms["13th U.S. Infantry"]) == ("cavalry", "infantry")
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "13th U.S. Infantry",
+                                    "--became", "blown"])  # fmt: skip
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "only cavalry become blown" in lines[0] and "Became" in lines[0]
+    assert path.read_bytes() == before
+    blown = CliRunner().invoke(cli, ["run", "record", str(path), "--unit",
+                                     "2nd U.S. Light Dragoons", "--became", "blown"])  # fmt: skip
+    assert blown.exit_code == 0, blown.output
+    assert _units(path)["2nd U.S. Light Dragoons"]["status"] == "blown"
+
+
 def test_blown_cavalry_does_not_check_and_rallies_as_disordered(tmp_path: Path) -> None:
     """ "This is the affect of the ranks being disordered" (the default reading): no check
     ("These checks are for units that are not routed or disordered"), a rally at "Unit is
