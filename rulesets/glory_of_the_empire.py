@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pandas only where a table is built: a look-up needs none
 
 __all__ = [
     "RULESET_ID",
+    "Arm",
+    "BlownCavalry",
     "BracketsFrom",
     "ChartResult",
     "FirstRally",
@@ -779,8 +781,49 @@ class UnitStatus:
 
     FORMED = "formed"
     DISORDERED = "disordered"
+    BLOWN = "blown"  # cavalry only: "After a charge cavalry become "blown"."
     ROUTED = "routed"
-    ALL = (FORMED, DISORDERED, ROUTED)
+    ALL = (FORMED, DISORDERED, BLOWN, ROUTED)
+    #: What the turn may leave a unit: the fighting's states, or a blown unit rested
+    #: ("must sit still without moving or fighting or receiving fire").
+    RESTED = "rested"
+    BECAME = (DISORDERED, ROUTED, BLOWN, RESTED)
+
+
+class Arm:
+    """The three arms of the action lists (``unit_types``' ``arm``): only cavalry blows."""
+
+    INFANTRY = "infantry"
+    CAVALRY = "cavalry"
+    ARTILLERY = "artillery"
+    ALL = (INFANTRY, CAVALRY, ARTILLERY)
+
+
+class BlownCavalry:
+    """Whether blown cavalry checks morale and rallies as a disordered unit: the text
+    gives blown as disorder ("This is the affect of the ranks being disordered", and a
+    melee lost "faces the winner disordered (blown for cavalry)"), while the checks and
+    the rally table name only "routed or disordered" (house reading
+    ``blown_checks_and_rallies_as_disordered``; a setting of each ledger)."""
+
+    AS_DISORDERED = "as disordered"
+    AS_FORMED = "as formed"
+    ALL = (AS_DISORDERED, AS_FORMED)
+
+    @staticmethod
+    def default() -> str:
+        """The data's reading: as disordered."""
+        rule = ruleset().constant("morale_check_rules", "blown_checks_and_rallies_as_disordered")
+        return BlownCavalry.AS_DISORDERED if bool(rule) else BlownCavalry.AS_FORMED
+
+    @staticmethod
+    def reading(text: str | None) -> str:
+        """``text`` checked (None: the data's reading)."""
+        reading = BlownCavalry.default() if text is None else text
+        one_of(reading, BlownCavalry.ALL,
+               "blown cavalry checks and rallies as disordered, or as formed",
+               "blown cavalry")  # fmt: skip
+        return reading
 
 
 class FirstRally:
@@ -871,6 +914,7 @@ class UnitState:
     lost: int = 0
     status: str = UnitStatus.FORMED
     battery: bool = False  # its strength is guns ("the number of remaining guns")
+    cavalry: bool = False  # only cavalry become blown
 
     @property
     def counts(self) -> str:
@@ -883,7 +927,9 @@ class UnitTurn:
     """What the umpire records for one unit in one turn (rolls: None, not rolled yet).
 
     ``became``: disordered or routed by the turn's fighting (a chart's "stand
-    disordered" or rout, a melee lost, routers passing through); None: neither."""
+    disordered" or rout, a melee lost, routers passing through), blown (cavalry that
+    charged, or lost a melee "disordered (blown for cavalry)"), or rested (blown cavalry
+    that sat still the whole turn); None: none of these."""
 
     turn: int | None = None
     fire: int = 0
@@ -931,7 +977,30 @@ class UnitOutcome:
     rallying_from: str | None = None  # disordered or routed, when it rolls to rally
 
 
-_WORSE = {UnitStatus.FORMED: 0, UnitStatus.DISORDERED: 1, UnitStatus.ROUTED: 2}
+_WORSE = {UnitStatus.FORMED: 0, UnitStatus.BLOWN: 1, UnitStatus.DISORDERED: 2, UnitStatus.ROUTED: 3}
+
+
+def _check_blown(state: UnitState, turn: UnitTurn, this_turn: int, prefix: str) -> None:
+    """Blown is cavalry's ("After a charge cavalry become "blown""), and only blown
+    cavalry rests, in a turn without losses ("without moving or fighting or receiving
+    fire")."""
+    if turn.became == UnitStatus.BLOWN and not state.cavalry:
+        raise InvalidArgumentError(
+            f"{prefix}only cavalry become blown", column="became", value=turn.became,
+            expected="disordered or routed for infantry and artillery",
+        )  # fmt: skip
+    if turn.became == UnitStatus.RESTED and state.status != UnitStatus.BLOWN:
+        raise InvalidArgumentError(
+            f"{prefix}only blown cavalry rests to lose the status", column="became",
+            value=turn.became, expected=f"rested only after a turn the unit ended blown "
+            f"(it is {state.status})",
+        )  # fmt: skip
+    if turn.became == UnitStatus.RESTED and this_turn:
+        raise InvalidArgumentError(
+            f"{prefix}blown cavalry that lost {this_turn} this turn did not rest ("
+            "\"without moving or fighting or receiving fire\")", column="became",
+            value=turn.became, expected="rested only in a turn with no losses",
+        )  # fmt: skip
 
 
 def unit_after_turn(
@@ -940,6 +1009,7 @@ def unit_after_turn(
     *,
     roll_passes: str | None = None,
     first_rally: str | None = None,
+    blown_cavalry: str | None = None,
 ) -> UnitOutcome:
     """One turn of one unit: losses, the state the turn's fighting left it in, the
     brackets first exceeded, the morale check, the rally, the attached leader.
@@ -957,7 +1027,12 @@ def unit_after_turn(
     to a unit that lost figures becomes a casualty on 5% per casting lost this turn,
     and a second roll on the Results of Leader Casualties says what befell him; a
     minor wound brings him back after N turns, and his last words raise the unit
-    one grade from the next turn (not Guards). Every roll passes as
+    one grade from the next turn (not Guards). Cavalry may become blown (``became``),
+    and stays blown until a turn it rested ("must sit still without moving or fighting
+    or receiving fire for the entire time to lose this status": no losses that turn);
+    ``blown_cavalry`` (``BlownCavalry``; default the data's reading, as disordered):
+    whether it then checks and rallies as a disordered unit (a rally passed forms it)
+    or as a formed one (no rally; only rest ends it). Every roll passes as
     ``roll_passes`` says (default: the data's reading, at or under). Percentages
     are of the figures (a battery: guns) at the start of the battle.
     """
@@ -977,15 +1052,21 @@ def unit_after_turn(
         )
     if state.status not in UnitStatus.ALL:
         raise InvalidArgumentError(
-            f"{prefix}a unit is formed, disordered or routed",
+            f"{prefix}a unit is formed, disordered, blown or routed",
             value=state.status,
             expected=", ".join(UnitStatus.ALL),
         )
     if turn.became is not None:
-        one_of(turn.became, (UnitStatus.DISORDERED, UnitStatus.ROUTED),
-               f"{prefix}the turn's fighting leaves a unit disordered or routed",
+        one_of(turn.became, UnitStatus.BECAME,
+               f"{prefix}the turn leaves a unit disordered, routed, blown or rested",
                "became")  # fmt: skip
+    _check_blown(state, turn, fire + melee, prefix)
     same_turn = FirstRally.reading(first_rally) == FirstRally.SAME_TURN
+    as_disordered = BlownCavalry.reading(blown_cavalry) == BlownCavalry.AS_DISORDERED
+
+    def shaken(status: str) -> bool:
+        """Not formed, for the check and the rally: blown counts as the setting says."""
+        return status != UnitStatus.FORMED and (status != UnitStatus.BLOWN or as_disordered)
 
     def passes(roll: int | None, chance: int, what: str) -> bool | None:
         if roll is None:
@@ -995,9 +1076,12 @@ def unit_after_turn(
     this_turn = fire + melee
     conditions = "leader" if turn.leader_attached else ""
     crossed = tuple(brackets_crossed(state.grade, state.start, state.lost, lost))
-    in_turn = max(state.status, turn.became or UnitStatus.FORMED, key=_WORSE.__getitem__)
+    if turn.became == UnitStatus.RESTED:
+        in_turn = UnitStatus.FORMED
+    else:
+        in_turn = max(state.status, turn.became or UnitStatus.FORMED, key=_WORSE.__getitem__)
     due = morale_check_due(state.grade, state.start, state.lost, lost,
-                           routed_or_disordered=in_turn != UnitStatus.FORMED)  # fmt: skip
+                           routed_or_disordered=shaken(in_turn))  # fmt: skip
     status = in_turn
     chance = passed = None
     if due:
@@ -1006,9 +1090,9 @@ def unit_after_turn(
         if passed is False:
             status = UnitStatus.ROUTED
     rally = rallied = rallying_from = None
-    if (status if same_turn else state.status) != UnitStatus.FORMED:
+    if shaken(status) and shaken(status if same_turn else state.status):
         rallying_from = status
-        only_disordered = status == UnitStatus.DISORDERED
+        only_disordered = status in (UnitStatus.DISORDERED, UnitStatus.BLOWN)
         terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
         rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
         rallied = passes(turn.rally_roll, rally, "rally roll")
@@ -1050,11 +1134,13 @@ def run_unit(
     *,
     roll_passes: str | None = None,
     first_rally: str | None = None,
+    blown_cavalry: str | None = None,
 ) -> list[UnitOutcome]:
     """Every turn of one unit: the one fold of ``unit_after_turn``."""
     outcomes: list[UnitOutcome] = []
     for turn in turns:
-        out = unit_after_turn(state, turn, roll_passes=roll_passes, first_rally=first_rally)
+        out = unit_after_turn(state, turn, roll_passes=roll_passes, first_rally=first_rally,
+                              blown_cavalry=blown_cavalry)  # fmt: skip
         outcomes.append(out)
         state = replace(state, grade=out.grade, lost=out.lost, status=out.status)
     return outcomes

@@ -19,6 +19,7 @@ from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.model import Ruleset
 from battle_ledger.sheets.errors import SetupError
 from battle_ledger.sheets.kinds.casualty_brackets import (
+    BLOWN_CAVALRY,
     FIRST_RALLY,
     GRADE_BLOCK,
     GRADES,
@@ -63,21 +64,26 @@ __all__ = ["UnitEntry", "build_casualty_brackets", "units_of"]
 
 
 #: A unit of the ledger: (side, unit, grade, figures), or with a fifth item, True for a
-#: battery (the count is then its guns).
-UnitEntry = tuple[str, str, str, int] | tuple[str, str, str, int, bool]
+#: battery (the count is then its guns), and a sixth, its arm (only cavalry become blown).
+UnitEntry = (
+    tuple[str, str, str, int]
+    | tuple[str, str, str, int, bool]
+    | tuple[str, str, str, int, bool, str]
+)
 
 
 def units_of(oob: OrderOfBattle) -> list[UnitEntry]:
-    """(side, unit, grade, figures, battery) of every unit with figures, and of every
+    """(side, unit, grade, figures, battery, arm) of every unit with figures, and of every
     battery with guns ("the number of remaining guns": a battery counts guns)."""
     rs = gote.ruleset()
     found: list[UnitEntry] = []
     for u in oob.units:
         grade = rs.term("grades", u.grade).name if u.grade else ""
+        arm = str(rs.term("unit_types", u.type).attrs.get("arm", ""))
         if figures := u.strength("figures"):
-            found.append((u.side, u.unit, grade, figures, False))
+            found.append((u.side, u.unit, grade, figures, False, arm))
         elif guns := u.strength("guns"):
-            found.append((u.side, u.unit, grade, guns, True))
+            found.append((u.side, u.unit, grade, guns, True, arm))
     return found
 
 
@@ -123,6 +129,7 @@ def build_casualty_brackets(
     battle = settings.get("BattleName", "")
     roll_passes = settings.get(ROLL_PASSES)
     first_rally = settings.get(FIRST_RALLY)
+    blown = gote.BlownCavalry.reading(settings.get(BLOWN_CAVALRY))
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise SetupError("a roll passes at or under the chance, or under it",
@@ -130,11 +137,11 @@ def build_casualty_brackets(
                          expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
     rally = gote.FirstRally.reading(first_rally)
     given = [
-        (*u[:4], bool(u[4]) if len(u) > 4 else False)
+        (*u[:4], bool(u[4]) if len(u) > 4 else False, str(u[5]) if len(u) > 5 else "")
         for u in (units if units is not None else (units_of(oob) if oob is not None else []))
     ]
     names = [u[1].strip().casefold() for u in given]
-    for _, name, grade_name, count, battery in given:
+    for _, name, grade_name, count, battery, _arm in given:
         if names.count(name.strip().casefold()) > 1:
             raise SetupError("two units have the same name: the ledger finds units "
                              "by name", column="Unit", value=name,
@@ -147,8 +154,8 @@ def build_casualty_brackets(
                              value=count, expected="1 or more")  # fmt: skip
     wb = new_workbook()
     rows = [{"Side": s, "Unit": n, "Grade": g,
-             ("Guns at start" if battery else "Figures at start"): c}
-            for s, n, g, c, battery in given]  # fmt: skip
+             ("Guns at start" if battery else "Figures at start"): c, "Arm": arm or None}
+            for s, n, g, c, battery, arm in given]  # fmt: skip
     ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
                        bounds={})  # fmt: skip
     add_vocabulary_validation(
@@ -169,7 +176,8 @@ def build_casualty_brackets(
     _blocks(wb, ruleset)
     front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
                 "due when a bracket of its grade is first exceeded.",
-                {"BattleName": battle, "RollPasses": passes, "FirstRally": rally},
+                {"BattleName": battle, "RollPasses": passes, "FirstRally": rally,
+                 BLOWN_CAVALRY: blown},
                 {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",

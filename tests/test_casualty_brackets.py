@@ -402,6 +402,112 @@ def test_libreoffice_agrees_on_the_states_and_the_batteries(
         assert abs(float(row["% lost"]) - unit["percent"]) < 1e-9
 
 
+# -- blown cavalry ------------------------------------------------------------------------
+
+_HUSSARS = ("Red", "2nd Hussars", "Veteran", 10, False, "cavalry")
+
+
+def _blown_battle(tmp_path: Path, **options: str) -> Path:
+    """The ledger's units and veteran hussars of 10; turn 1: the hussars lose 6 in melee
+    (60%, over 50%) and are blown."""
+    path = tmp_path / "blown.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=[*UNITS, _HUSSARS], **options), path)
+    run_on_file(path, "record", unit="2nd Hussars", melee="6", became="blown")
+    return path
+
+
+def test_only_cavalry_become_blown_in_the_ledger(tmp_path: Path) -> None:
+    """ "After a charge cavalry become "blown".": typed for infantry, refused naming the
+    row and the column, the file unchanged."""
+    path = _blown_battle(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="only cavalry become blown") as err:
+        run_on_file(path, "record", unit="1st Line", became="blown")
+    assert err.value.column == "Became" and err.value.row is not None
+    assert path.read_bytes() == before
+
+
+def test_the_order_of_battle_gives_the_arm_and_the_command_refuses_blown_infantry(
+    tmp_path: Path,
+) -> None:
+    """The Units' Arm is the order of battle's unit type's arm (dragoons: cavalry); the
+    command line refuses --became blown for infantry: one line, exit 1, file unchanged."""
+    oob = Path(__file__).resolve().parent.parent / "examples" / "glory-of-the-empire.yaml"
+    path = tmp_path / "cryslers.xlsx"
+    assert CliRunner().invoke(cli, ["new", "casualty-brackets", "--ruleset", "gote", "--oob",
+                                    str(oob), "-o", str(path)]).exit_code == 0  # fmt: skip
+    units = HeadlessBook(path, writable=False).read_table("tbl_Units")
+    arms = dict(zip(units["Unit"], units["Arm"], strict=True))
+    assert (arms["2nd U.S. Light Dragoons"], arms["13th U.S. Infantry"]) == ("cavalry", "infantry")
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "13th U.S. Infantry",
+                                    "--became", "blown"])  # fmt: skip
+    assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "only cavalry become blown" in lines[0] and "Became" in lines[0]
+    assert path.read_bytes() == before
+    blown = CliRunner().invoke(cli, ["run", "record", str(path), "--unit",
+                                     "2nd U.S. Light Dragoons", "--became", "blown"])  # fmt: skip
+    assert blown.exit_code == 0, blown.output
+    assert _units(path)["2nd U.S. Light Dragoons"]["status"] == "blown"
+
+
+def test_blown_cavalry_does_not_check_and_rallies_as_disordered(tmp_path: Path) -> None:
+    """ "This is the affect of the ranks being disordered" (the default reading): no check
+    ("These checks are for units that are not routed or disordered"), a rally at "Unit is
+    only broken or disordered +30%": 50 + 30 + 10 - 5 x 6 - 20 = 40."""
+    path = _blown_battle(tmp_path)
+    done = run_on_file(path, "end-turn")
+    assert done.details["checks_due"] == []
+    assert [r["chance"] for r in done.details["rallies"] if r["unit"] == "2nd Hussars"] == [40]
+    assert _units(path)["2nd Hussars"]["status"] == "blown"
+
+
+def test_blown_cavalry_as_formed_checks_and_stays_blown_until_it_rests(tmp_path: Path) -> None:
+    """The other reading (``--blown-cavalry "as formed"``): it checks as a formed unit
+    (50 + 10 - 5 x 6 - 20 = 10%), has no rally, and "The cavalry must sit still without
+    moving or fighting or receiving fire for the entire time to lose this status": blown
+    through a quiet turn, formed after a turn rested; rested with losses is refused."""
+    path = _blown_battle(tmp_path, blown_cavalry="as formed")
+    run_on_file(path, "record", unit="2nd Hussars", morale_roll="3")
+    done = run_on_file(path, "end-turn")
+    assert [(c["unit"], c["chance"]) for c in done.details["checks_due"]] == [("2nd Hussars", 10)]
+    assert done.details["rallies"] == []
+    run_on_file(path, "end-turn", allow_empty=True)
+    assert _units(path)["2nd Hussars"]["status"] == "blown"
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="did not rest") as err:
+        run_on_file(path, "record", unit="2nd Hussars", fire="1", became="rested")
+    assert err.value.column == "Became" and path.read_bytes() == before
+    run_on_file(path, "record", unit="2nd Hussars", became="rested")
+    assert _units(path)["2nd Hussars"]["status"] == "formed"
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("blown_cavalry", ["as disordered", "as formed"])
+def test_libreoffice_agrees_on_blown_cavalry(blown_cavalry: str, tmp_path: Path) -> None:
+    """Cavalry blown, checking or rallying as the setting says, blown through a quiet
+    turn and rested: the sheet's formulas give what ``report`` gives."""
+    path = _blown_battle(tmp_path, blown_cavalry=blown_cavalry)
+    as_disordered = blown_cavalry == "as disordered"
+    # a rally failed (40%), or a check passed (10%): blown either way
+    roll = {"rally_roll": "90"} if as_disordered else {"morale_roll": "3"}
+    run_on_file(path, "record", unit="2nd Hussars", **roll)
+    run_on_file(path, "record", unit="1st Line", fire="6", became="disordered")
+    run_on_file(path, "end-turn", seed="3")
+    if as_disordered:  # blown at the turn's start: it rolls to rally again, and fails
+        run_on_file(path, "record", unit="2nd Hussars", rally_roll="99")
+    run_on_file(path, "end-turn", seed="4", allow_empty=True)
+    run_on_file(path, "record", unit="2nd Hussars", became="rested")
+    expected, recalculated = _sheet_as_the_rules(path, tmp_path)
+    assert "blown" in set(expected["Status"])
+    report = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
+    for _, row in sheet.iterrows():
+        unit = report[row["Unit"]]
+        assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
+
+
 def _command(folder: Path, *args: str) -> str:
     """``battle-ledger ARGS`` as a user types it, in a process of its own."""
     done = subprocess.run([sys.executable, "-m", "battle_ledger.xlfuncs.cli", *args],

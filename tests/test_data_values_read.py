@@ -494,6 +494,12 @@ def _gote_calls() -> list[Call]:
 
     calls += [lambda r=r, f=f: unit(r, f) for r in (None, *gote.RollPasses.ALL)
               for f in (None, *gote.FirstRally.ALL)]  # fmt: skip
+    blown = [gote.UnitTurn(turn=1, melee=7, became="blown", morale_roll=80, rally_roll=30),
+             gote.UnitTurn(turn=2), gote.UnitTurn(turn=3, became="rested")]  # fmt: skip
+    calls += [lambda: gote.run_unit(gote.UnitState("2nd Hussars", "veteran", 12, cavalry=True),
+                                    blown[:1]),
+              lambda: gote.run_unit(gote.UnitState("2nd Hussars", "veteran", 12, cavalry=True),
+                                    [replace(blown[0], rally_roll=None), *blown[1:]])]  # fmt: skip
     calls += [lambda: [_tried(gote.melee_result, r, b) for r in (1, 50, 95, 100)
                        for b in (0, 10, 30)]]  # fmt: skip
     calls += [lambda: [_tried(gote.howitzer_fire_chance, n) for n in range(4)]]

@@ -542,6 +542,58 @@ def test_the_first_rally_of_a_unit_routed_by_its_check() -> None:
         gote.unit_after_turn(state, turn, first_rally="never")
 
 
+def _cavalry(**kw: Any) -> Any:
+    return gote.UnitState("2nd Hussars", "veteran", 12, cavalry=True, **kw)
+
+
+def test_only_cavalry_become_blown() -> None:
+    """ "After a charge cavalry become "blown".": a Became of blown for infantry is
+    refused naming the field; cavalry ends the turn blown."""
+    with pytest.raises(InvalidArgumentError, match="only cavalry become blown") as err:
+        gote.unit_after_turn(_unit(), gote.UnitTurn(became="blown"))
+    assert err.value.column == "became"
+    out = gote.unit_after_turn(_cavalry(), gote.UnitTurn(became="blown"))
+    assert (out.in_turn, out.status) == ("blown", "blown")
+
+
+def test_blown_cavalry_stays_blown_until_it_rests() -> None:
+    """ "The cavalry remain "blown". For one turn. The cavalry must sit still without
+    moving or fighting or receiving fire for the entire time to lose this status.":
+    a quiet turn not recorded as rested keeps it blown; rested, it is formed; rested
+    with losses (it received fire), or not blown, is refused."""
+    blown = _cavalry(status="blown")
+    quiet = gote.unit_after_turn(blown, gote.UnitTurn(), blown_cavalry="as formed")
+    assert quiet.status == "blown"
+    rested = gote.unit_after_turn(blown, gote.UnitTurn(became="rested"))
+    assert (rested.in_turn, rested.status, rested.rally_chance) == ("formed", "formed", None)
+    with pytest.raises(InvalidArgumentError, match="did not rest"):
+        gote.unit_after_turn(blown, gote.UnitTurn(fire=1, became="rested"))
+    with pytest.raises(InvalidArgumentError, match="only blown cavalry rests"):
+        gote.unit_after_turn(_cavalry(), gote.UnitTurn(became="rested"))
+
+
+def test_blown_cavalry_checks_and_rallies_as_the_setting_says() -> None:
+    """ "This is the affect of the ranks being disordered" (the data's reading: as
+    disordered): "These checks are for units that are not routed or disordered", so
+    no check, and "Unit is only broken or disordered +30%" to rally. "as formed": it
+    checks as a formed unit and does not roll to rally. Veteran cavalry of 12, 7 lost
+    this turn (58%, over 50%): the rally is 50 + 30 + 10 - 5 x 7 - 20 = 35; the check
+    50 + 10 - 5 x 7 - 20 = 5."""
+    turn = gote.UnitTurn(melee=7, became="blown", morale_roll=80, rally_roll=30)
+    assert gote.BlownCavalry.default() == gote.BlownCavalry.AS_DISORDERED
+    same = gote.unit_after_turn(_cavalry(), turn)
+    assert (same.check_due, same.rallying_from, same.rally_chance) == (False, "blown", 35)
+    assert (same.rallied, same.status) == (True, "formed")
+    formed = gote.unit_after_turn(_cavalry(), turn, blown_cavalry="as formed")
+    assert (formed.check_due, formed.chance, formed.passed) == (True, 5, False)
+    assert (formed.status, formed.rallying_from) == ("routed", "routed")
+    quiet = gote.unit_after_turn(_cavalry(), replace(turn, morale_roll=3, rally_roll=None),
+                                 blown_cavalry="as formed")  # fmt: skip
+    assert (quiet.passed, quiet.rally_chance, quiet.status) == (True, None, "blown")
+    with pytest.raises(InvalidArgumentError, match="blown cavalry"):
+        gote.unit_after_turn(_cavalry(), turn, blown_cavalry="never")
+
+
 def test_a_battery_counts_guns() -> None:
     battery = gote.UnitState("Foot battery", "veteran", 4, lost=3, battery=True)
     assert battery.counts == "guns"
@@ -551,8 +603,8 @@ def test_a_battery_counts_guns() -> None:
 
 @_FAST
 @given(
-    st.sampled_from(gote.UnitStatus.ALL),
-    st.sampled_from((None, *gote.UnitStatus.ALL[1:])),
+    st.sampled_from((gote.UnitStatus.FORMED, gote.UnitStatus.DISORDERED, gote.UnitStatus.ROUTED)),
+    st.sampled_from((None, gote.UnitStatus.DISORDERED, gote.UnitStatus.ROUTED)),
     st.integers(min_value=0, max_value=20),
     st.sampled_from(gote.FirstRally.ALL),
     st.one_of(st.none(), st.integers(min_value=1, max_value=100)),
@@ -562,7 +614,8 @@ def test_only_a_formed_unit_checks_and_a_disordered_one_rallies_30_easier(
 ) -> None:
     """Whatever the state before, the fighting and the reading: a check is due only for a
     unit formed through the turn; a unit rolls to rally only from disordered or routed,
-    and from disordered at 30 more than from routed (within 0-100)."""
+    and from disordered at 30 more than from routed (within 0-100). (Blown cavalry: the
+    property below.)"""
     state = _unit(status=before)
     turn = gote.UnitTurn(fire=fire, became=became, morale_roll=roll, rally_roll=roll)
     out = gote.unit_after_turn(state, turn, first_rally=first_rally)
@@ -699,3 +752,35 @@ def test_a_reading_no_setting_changes_is_refused_in_a_house_file(table: str, set
     with pytest.raises(BattleLedgerError, match="shown for reference only") as err:
         _gote_house(table, setting, "false")
     assert f"{table}.values.{setting}" in str(err.value)
+
+
+@_FAST
+@given(
+    st.sampled_from(gote.UnitStatus.ALL),
+    st.sampled_from((None, *gote.UnitStatus.BECAME)),
+    st.integers(min_value=0, max_value=12),
+    st.sampled_from(gote.BlownCavalry.ALL),
+    st.one_of(st.none(), st.integers(min_value=1, max_value=100)),
+)
+def test_blown_cavalry_ends_only_by_rest_a_rally_or_worse(
+    before: str, became: str | None, fire: int, reading: str, roll: int | None
+) -> None:
+    """Whatever the state before, the turn and the reading: a blown unit is blown after
+    the turn unless it rested (no losses), rallied (as disordered), or routed; it checks
+    only as formed, and rolls to rally from blown only as disordered."""
+    state = _cavalry(status=before)
+    turn = gote.UnitTurn(fire=fire, became=became, morale_roll=roll, rally_roll=roll)
+    try:
+        out = gote.unit_after_turn(state, turn, blown_cavalry=reading)
+    except InvalidArgumentError:
+        assert became == "rested" and (before != "blown" or fire > 0)
+        return
+    as_disordered = reading == gote.BlownCavalry.AS_DISORDERED
+    if out.check_due:
+        assert out.in_turn == "formed" or (out.in_turn == "blown" and not as_disordered)
+    if out.rallying_from == "blown":
+        assert as_disordered
+    if out.in_turn == "blown":
+        assert out.status == "blown" or out.rallied or out.passed is False
+    if became == "rested":
+        assert out.status == "formed"

@@ -103,6 +103,10 @@ GRADES, MODIFIERS = "gote_grades", "gote_modifiers"
 ROLL_PASSES = "RollPasses"
 #: The workbook's setting: a unit routed in a turn first rolls to rally in it, or the next.
 FIRST_RALLY = "FirstRally"
+#: The workbook's setting: blown cavalry checks and rallies as disordered, or as formed.
+BLOWN_CAVALRY = "BlownCavalry"
+#: The template version that brought blown cavalry (the Units' arm, the setting).
+_BLOWN = 4
 #: The template version that brought the disordered state, the first-rally setting and
 #: batteries (a ledger of version 2 keeps its reading: the first rally the next turn).
 _STATES = 3
@@ -127,7 +131,8 @@ UNITS = Table(
                width=7),
         Column("% lost", "percent", _O, Entry.NUMBER, "lost x 100 / figures (guns) at start",
                width=8),
-        Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Status", "status", _O, help="formed, disordered, blown or routed",
+               width=10),
         Column("Grade now", "grade_now", _O,
                help="raised one grade by a leader's last words (not Guards)", width=10),
         Column("Last row", "last_row", _H),
@@ -135,6 +140,10 @@ UNITS = Table(
         Column("Guns at start", "guns", _I, Entry.WHOLE,
                "a battery's guns at the start of the battle (its Figures at start blank)",
                low=1, width=8, since=_STATES),
+        # Template version 4: the arm (only cavalry become blown).
+        Column("Arm", "arm", _I, Entry.CHOICE,
+               "infantry, cavalry or artillery: only cavalry become blown", choices=gote.Arm.ALL,
+               width=9, since=_BLOWN),
     ),
 )  # fmt: skip
 
@@ -157,7 +166,7 @@ TURNS = Table(
         Column("Morale roll", "morale_roll", _I, Entry.WHOLE,
                "the percentile roll of a check due", low=1, high=100, width=8),
         Column("Rally roll", "rally_roll", _I, Entry.WHOLE,
-               "the percentile roll to rally a routed or disordered unit", low=1, high=100,
+               "the percentile roll to rally a routed, disordered or blown unit", low=1, high=100,
                width=8),
         Column("Leader roll", "leader_roll", _I, Entry.WHOLE,
                "the percentile roll: does the attached leader become a casualty", low=1,
@@ -174,10 +183,11 @@ TURNS = Table(
         Column("Check due", "check_due", _O, help="Y: a morale check is due", width=8),
         Column("Chance to pass", "chance", _O, help="50% + modifiers (%)", width=8),
         Column("Result", "result", _O, help="passes, or routs 14\"", width=9),
-        Column("Rally chance", "rally_chance", _O, help="a routed or disordered unit's (%)",
+        Column("Rally chance", "rally_chance", _O, help="a routed, disordered or blown unit's (%)",
                width=8),
         Column("Rallied", "rallied", _O, help="Y or N, once rolled", width=8),
-        Column("Status", "status", _O, help="formed, disordered or routed", width=10),
+        Column("Status", "status", _O, help="formed, disordered, blown or routed",
+               width=10),
         Column("Leader chance", "leader_chance", _O,
                help="a leader attached to a unit that lost figures: 5% per casting (%)",
                width=8),
@@ -204,9 +214,10 @@ TURNS = Table(
         # columns of older ledgers so that their formulas' columns stay where they were.
         Column("Became", "became", _I, Entry.CHOICE,
                "disordered or routed by this turn's fighting (a chart's \"stand disordered\" "
-               "or rout, a melee lost, routers passing through); blank: neither",
-               choices=(gote.UnitStatus.DISORDERED, gote.UnitStatus.ROUTED), width=10,
-               since=_STATES),
+               "or rout, a melee lost, routers passing through); blown (cavalry that charged "
+               "or lost a melee); rested (blown cavalry that sat still the whole turn); blank: "
+               "none of these",
+               choices=gote.UnitStatus.BECAME, width=10, since=_STATES),
         Column("Status in turn", "in_turn", _H, since=_STATES),
         Column("Status at rally", "at_rally", _H, since=_STATES),
     ),
@@ -238,10 +249,11 @@ def _rule(table: str, name: str) -> str:
     return constant_name(table, name)
 
 
-def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _BLOWN) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step.
     ``version``: a ledger of an older template version gets the formulas of the columns it
-    has (version 2: no state typed, the first rally the next turn, no batteries)."""
+    has (version 2: no state typed, the first rally the next turn, no batteries; version
+    3: no blown cavalry)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -282,7 +294,19 @@ def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
     lowest = (f"IF({cell('Crossed 1')}>0,{cell('Crossed 1')},IF({cell('Crossed 2')}>0,"
               f"{cell('Crossed 2')},{cell('Crossed 3')}))")  # fmt: skip
     previous = cell("Previous status")
-    if version >= _STATES:
+    as_disordered = f'{BLOWN_CAVALRY}="{gote.BlownCavalry.AS_DISORDERED}"'
+
+    def shaken(status: str) -> str:
+        """Not formed, for the check and the rally: blown as the setting says."""
+        if version < _BLOWN:
+            return f'{status}<>"formed"'
+        return f'AND({status}<>"formed",OR({status}<>"blown",{as_disordered}))'
+
+    if version >= _BLOWN:
+        in_turn, rallying = cell("Status in turn"), cell("Status at rally")
+        same_turn = f'{FIRST_RALLY}="{gote.FirstRally.SAME_TURN}"'
+        rallies = f"IF({same_turn},{shaken(rallying)},AND({shaken(previous)},{shaken(rallying)}))"
+    elif version >= _STATES:
         in_turn, rallying = cell("Status in turn"), cell("Status at rally")
         same_turn = f'{FIRST_RALLY}="{gote.FirstRally.SAME_TURN}"'
         rallies = f'IF({same_turn},{rallying}<>"formed",{previous}<>"formed")'
@@ -299,9 +323,13 @@ def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
         return f"VLOOKUP({cell('Leader result roll')},{LEADER_RESULTS},{index},TRUE)"
 
     per_casting = _rule("leader_casualty", "percent_per_casting")
-    disordered = f'IF({rallying}="disordered",{modifier("broken or disordered", 3)},0)'
+    only = f'OR({rallying}="disordered",{rallying}="blown")'
+    if version < _BLOWN:
+        only = f'{rallying}="disordered"'
+    disordered = f"IF({only},{modifier('broken or disordered', 3)},0)"
     guns = f"${u['Guns at start']}:${u['Guns at start']}"
-    worse = {k: f'OR({previous}="{k}",{cell("Became")}="{k}")' for k in ("routed", "disordered")}
+    worse = {k: f'OR({previous}="{k}",{cell("Became")}="{k}")'
+             for k in ("routed", "disordered", "blown")}  # fmt: skip
     formulas = {
         "Lost so far": f"{before}+{cell('This turn')}",
         "% lost": f"{lost}*100/{start}",
@@ -309,7 +337,11 @@ def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
         "Brackets crossed": (
             f'IF({count}=0,"",IF({count}=1,{highest}&"%",{lowest}&"%-"&{highest}&"%"))'
         ),
-        "Check due": f'IF(AND({count}>0,{in_turn}="formed"),"Y","")',
+        "Check due": (
+            f'IF(AND({count}>0,NOT({shaken(in_turn)})),"Y","")'
+            if version >= _BLOWN
+            else f'IF(AND({count}>0,{in_turn}="formed"),"Y","")'
+        ),
         "Chance to pass": (
             f'IF({cell("Check due")}="Y",'
             f'{chance(2, _rule("rally_chance", "morale_check_base_percent"))},"")'
@@ -356,10 +388,17 @@ def turn_formulas(r: int, version: int = _STATES) -> dict[str, str]:
         "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
         "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
     }
-    if version >= _STATES:
+    if version >= _BLOWN:
+        # the worst of the state before and the turn's; a blown unit rested is formed
+        formulas["Status in turn"] = (
+            f'IF({cell("Became")}="rested","formed",IF({worse["routed"]},"routed",'
+            f'IF({worse["disordered"]},"disordered",IF({worse["blown"]},"blown","formed"))))'
+        )
+    elif version >= _STATES:
         formulas["Status in turn"] = (
             f'IF({worse["routed"]},"routed",IF({worse["disordered"]},"disordered","formed"))'
         )
+    if version >= _STATES:
         # checks, then rallies (the last phase's order): a unit is routed by a failed check
         formulas["Status at rally"] = f'IF({cell("Result")}="routs","routed",{in_turn})'
     for k in (1, 2, 3):
@@ -420,6 +459,16 @@ KIND = register(
                 choices=gote.FirstRally.ALL,
                 option="first-rally",
             ),
+            NamedCell(
+                BLOWN_CAVALRY,
+                "Blown cavalry",
+                Entry.CHOICE,
+                'blown cavalry checks and rallies as disordered ("This is the affect of the '
+                'ranks being disordered") or as formed, only rest ending it: the text does '
+                "not say outright (a house reading)",
+                choices=gote.BlownCavalry.ALL,
+                option="blown-cavalry",
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=gote.UnitStatus.ALL,
@@ -431,8 +480,9 @@ KIND = register(
         losses=("Lost to fire", "Lost in melee"),
         macro_prefix="cb",
         # 2: leader casualties, the roll-passes setting, grade now; 3: the state the
-        # turn's fighting left a unit in, the first-rally setting, batteries
-        template_version=_STATES,
+        # turn's fighting left a unit in, the first-rally setting, batteries; 4: blown
+        # cavalry (the Units' arm, the blown-cavalry setting)
+        template_version=_BLOWN,
         oldest_version=2,
         versioned_formulas=turn_formulas,
     )
@@ -450,6 +500,7 @@ class BracketsLedger(LedgerState):
     sides: dict[str, str]
     roll_passes: str | None  # the workbook's setting (None: the rules' reading)
     first_rally: str | None = None  # the workbook's setting (None: the rules' reading)
+    blown_cavalry: str | None = None  # the workbook's setting (None: the rules' reading)
 
 
 def read_brackets(book: Book) -> BracketsLedger:
@@ -474,13 +525,16 @@ def read_brackets(book: Book) -> BracketsLedger:
             )
         battery = pd.isna(figures)
         start = int(guns if battery else figures)
-        starts[name] = gote.UnitState(name, str(grades[index]), start, battery=battery)  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+        arm = row.get("Arm")
+        cavalry = isinstance(arm, str) and arm.strip().casefold() == gote.Arm.CAVALRY
+        grade_name = str(grades[index])  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+        starts[name] = gote.UnitState(name, grade_name, start, battery=battery, cavalry=cavalry)
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
     first_rally = gote.FirstRally.NEXT_TURN if old else read_setting(book, KIND, FIRST_RALLY)
     return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES),
-                          first_rally)  # fmt: skip
+                          first_rally, read_setting(book, KIND, BLOWN_CAVALRY))  # fmt: skip
 
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
@@ -502,9 +556,13 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
             )
             try:
                 out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes,
-                                           first_rally=ledger.first_rally)  # fmt: skip
+                                           first_rally=ledger.first_rally,
+                                           blown_cavalry=ledger.blown_cavalry)  # fmt: skip
             except InvalidArgumentError as exc:
-                raise exc.located(column="Lost to fire", **where_of(ledger.turns, index)) from None
+                column = "Lost to fire"
+                if exc.column == "became":  # the rules name the field; the sheet, the header
+                    exc.column, column = None, "Became"
+                raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             state = replace(state, lost=out.lost, status=out.status, grade=out.grade)
             mine.append((index, row, out))
     return folded
@@ -620,7 +678,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     """Record a unit's losses (and rolls) this turn; only the options given change.
 
     Checked before anything is written: a unit cannot lose more figures (a battery: guns)
-    than it has. --became disordered (or routed): the state the turn's fighting left it in.
+    than it has. --became disordered (or routed): the state the turn's fighting left it in;
+    blown (cavalry only), and rested: a blown unit that sat still the whole turn.
 
     Example: battle-ledger run record ledger.xlsx --unit "89th Regiment of Foot" --became disordered
     """
