@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
@@ -799,7 +799,31 @@ class Arm:
     ALL = (INFANTRY, CAVALRY, ARTILLERY)
 
 
-class BlownCavalry:
+class _TwoReadings:
+    """A reading the text leaves open between two (a setting of each ledger or
+    campaign): the data's yes/no constant of ``morale_check_rules`` (``CONSTANT``)
+    chooses the first reading (``ALL[0]``) or the second as the default."""
+
+    ALL: ClassVar[tuple[str, str]]
+    CONSTANT: ClassVar[str]
+    SAYS: ClassVar[str]  # what the two readings say, for a refusal
+    WHAT: ClassVar[str]  # the setting's name, for a refusal
+
+    @classmethod
+    def default(cls) -> str:
+        """The data's reading."""
+        first = bool(ruleset().constant("morale_check_rules", cls.CONSTANT))
+        return cls.ALL[0] if first else cls.ALL[1]
+
+    @classmethod
+    def reading(cls, text: str | None) -> str:
+        """``text`` checked (None: the data's reading)."""
+        reading = cls.default() if text is None else text
+        one_of(reading, cls.ALL, cls.SAYS, cls.WHAT)
+        return reading
+
+
+class BlownCavalry(_TwoReadings):
     """Whether blown cavalry checks morale and rallies as a disordered unit: the text
     gives blown as disorder ("This is the affect of the ranks being disordered", and a
     melee lost "faces the winner disordered (blown for cavalry)"), while the checks and
@@ -810,23 +834,12 @@ class BlownCavalry:
     AS_FORMED = "as formed"
     ALL = (AS_DISORDERED, AS_FORMED)
 
-    @staticmethod
-    def default() -> str:
-        """The data's reading: as disordered."""
-        rule = ruleset().constant("morale_check_rules", "blown_checks_and_rallies_as_disordered")
-        return BlownCavalry.AS_DISORDERED if bool(rule) else BlownCavalry.AS_FORMED
-
-    @staticmethod
-    def reading(text: str | None) -> str:
-        """``text`` checked (None: the data's reading)."""
-        reading = BlownCavalry.default() if text is None else text
-        one_of(reading, BlownCavalry.ALL,
-               "blown cavalry checks and rallies as disordered, or as formed",
-               "blown cavalry")  # fmt: skip
-        return reading
+    CONSTANT = "blown_checks_and_rallies_as_disordered"
+    SAYS = "blown cavalry checks and rallies as disordered, or as formed"
+    WHAT = "blown cavalry"
 
 
-class FirstRally:
+class FirstRally(_TwoReadings):
     """When a unit routed by a failed morale check first rolls to rally: in the turn it
     routs (the printed sequence: "9. Morale checks, rallies", and "Rallying is an
     automatic test at the end of a turn") or at the end of the next turn (house reading
@@ -837,23 +850,12 @@ class FirstRally:
     NEXT_TURN = "the next turn"
     ALL = (SAME_TURN, NEXT_TURN)
 
-    @staticmethod
-    def default() -> str:
-        """The data's reading: the same turn."""
-        same = bool(ruleset().constant("morale_check_rules", "first_rally_in_turn_routed"))
-        return FirstRally.SAME_TURN if same else FirstRally.NEXT_TURN
-
-    @staticmethod
-    def reading(text: str | None) -> str:
-        """``text`` checked (None: the data's reading)."""
-        reading = FirstRally.default() if text is None else text
-        one_of(reading, FirstRally.ALL,
-               "a unit routed in a turn first rolls to rally in the same turn or the next",
-               "first rally")  # fmt: skip
-        return reading
+    CONSTANT = "first_rally_in_turn_routed"
+    SAYS = "a unit routed in a turn first rolls to rally in the same turn or the next"
+    WHAT = "first rally"
 
 
-class RollPasses:
+class RollPasses(_TwoReadings):
     """How a percentile roll meets a chance: the text gives the chance and the roll,
     not which side of it wins (house reading ``roll_passes_at_or_under``; a setting
     of each ledger, since umpires differ)."""
@@ -862,22 +864,18 @@ class RollPasses:
     UNDER = "under"
     ALL = (AT_OR_UNDER, UNDER)
 
-    @staticmethod
-    def default() -> str:
-        """The data's reading: at or under."""
-        at_or_under = bool(ruleset().constant("morale_check_rules", "roll_passes_at_or_under"))
-        return RollPasses.AT_OR_UNDER if at_or_under else RollPasses.UNDER
+    CONSTANT = "roll_passes_at_or_under"
+    SAYS = "a roll passes at or under the chance, or under it"
+    WHAT = "roll passes"
 
     @staticmethod
     def passes(roll: int, chance: int, reading: str | None = None) -> bool:
         """True when ``roll`` (01-100) succeeds against ``chance`` (%)."""
-        reading = RollPasses.default() if reading is None else reading
-        one_of(reading, RollPasses.ALL, "a roll passes at or under the chance, or under it",
-               "roll passes")  # fmt: skip
+        reading = RollPasses.reading(reading)
         return roll <= chance if reading == RollPasses.AT_OR_UNDER else roll < chance
 
 
-class BracketsFrom:
+class BracketsFrom(_TwoReadings):
     """The figures a campaign's next day of battle counts its casualty brackets from:
     the unit's new strength (house reading ``brackets_from_new_strength``) or its
     strength at the start of the campaign (a setting of each campaign)."""
@@ -886,20 +884,15 @@ class BracketsFrom:
     CAMPAIGN_START = "start of the campaign"
     ALL = (NEW_STRENGTH, CAMPAIGN_START)
 
-    @staticmethod
-    def default() -> str:
-        """The data's reading: the new strength."""
-        new = bool(ruleset().constant("morale_check_rules", "brackets_from_new_strength"))
-        return BracketsFrom.NEW_STRENGTH if new else BracketsFrom.CAMPAIGN_START
+    CONSTANT = "brackets_from_new_strength"
+    SAYS = "morale brackets count from the new strength or the start of the campaign"
+    WHAT = "brackets from"
 
     @staticmethod
     def figures(start: int, strength: int, reading: str | None = None) -> int:
         """The figures the brackets count from, for a unit of ``start`` figures at the
         start of the campaign and ``strength`` now."""
-        reading = BracketsFrom.default() if reading is None else reading
-        one_of(reading, BracketsFrom.ALL,
-               "morale brackets count from the new strength or the start of the campaign",
-               "brackets from")  # fmt: skip
+        reading = BracketsFrom.reading(reading)
         return strength if reading == BracketsFrom.NEW_STRENGTH else start
 
 
