@@ -18,6 +18,8 @@ __all__ = [
     "DATA_DIR",
     "RULES_DIR_ENV",
     "cache_dir",
+    "drop_older",
+    "kept_file",
     "user_rules_dir",
     "validation_key",
 ]
@@ -94,3 +96,26 @@ def validation_key(data: bytes) -> str:
     digest.update(_pydantic_version_source())
     digest.update(sys.version.encode())
     return digest.hexdigest()[:32]
+
+
+def kept_file(path: Path, key: str, suffix: str) -> Path:
+    """Where the cache keeps what is made from data file ``path`` under ``key`` (a digest
+    of what it is made from), as a ``suffix`` file: named by the file's stem, a tag of the
+    folder it is read from, the key and ``CACHE_FORMAT``. The folder's tag keeps two
+    installations that share a user (two checkouts, two environments) from replacing each
+    other's entries at every command: what is kept names the file it was made from."""
+    return cache_dir() / f"{path.stem}-{_folder_tag(path)}-{key}-{CACHE_FORMAT}{suffix}"
+
+
+def drop_older(kept: Path, path: Path, suffix: str) -> None:
+    """Remove what the cache holds of data file ``path`` as ``suffix`` files other than
+    ``kept`` (made from older bytes; ``kept_file`` names both). Those of another folder
+    and of another stem that starts with this one are not matched (tag, name length)."""
+    for old in kept.parent.glob(f"{path.stem}-{_folder_tag(path)}-*-{CACHE_FORMAT}{suffix}"):
+        if old != kept and len(old.name) == len(kept.name):
+            old.unlink(missing_ok=True)
+
+
+def _folder_tag(path: Path) -> str:
+    """A short digest of the folder ``path`` is in (``kept_file``)."""
+    return hashlib.sha256(str(path.resolve().parent).encode()).hexdigest()[:8]

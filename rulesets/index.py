@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._files import replace_text
-from battle_ledger.rulesets.folders import CACHE_FORMAT, DATA_DIR, cache_dir, validation_key
+from battle_ledger.rulesets.folders import DATA_DIR, drop_older, kept_file, validation_key
 
 if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset
@@ -95,7 +95,7 @@ def _summary(path: Path) -> RulesetSummary:
         data = path.read_bytes()
     except OSError:
         data = b""  # no key to read: the registry's load names the file and why
-    kept = cache_dir() / f"{path.stem}-{validation_key(data)}-{CACHE_FORMAT}.index.json"
+    kept = kept_file(path, validation_key(data), ".index.json")
     with contextlib.suppress(OSError, ValueError):
         found = _from_json(json.loads(kept.read_text(encoding="utf-8")), path.stem)
         if found is not None:
@@ -105,9 +105,7 @@ def _summary(path: Path) -> RulesetSummary:
     made = summary_of(registry.packaged(path.stem))
     with contextlib.suppress(OSError):
         replace_text(kept, json.dumps(asdict(made), ensure_ascii=False))
-        for old in kept.parent.glob(f"{path.stem}-*-{CACHE_FORMAT}.index.json"):
-            if old != kept and len(old.name) == len(kept.name):  # an older file's
-                old.unlink()
+        drop_older(kept, path, ".index.json")
     return made
 
 

@@ -26,9 +26,10 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import RulesetDataError, UnknownRulesetError, shown
 from battle_ledger.rulesets.folders import (
     CACHE_DIR_ENV,
-    CACHE_FORMAT,
     DATA_DIR,
     cache_dir,
+    drop_older,
+    kept_file,
     validation_key,
 )
 from battle_ledger.rulesets.model import Ruleset
@@ -73,7 +74,7 @@ def _parsed(path: Path, text: str) -> Any:
     cache, JSON, a thirtieth of that. It holds only what JSON gives back unchanged; the
     data is validated as ever; a cache that cannot be read or written is passed by.)"""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-    kept = cache_dir() / f"{path.stem}-{digest}-{CACHE_FORMAT}.json"
+    kept = kept_file(path, digest, ".json")
     with contextlib.suppress(OSError, ValueError):
         return json.loads(kept.read_text(encoding="utf-8"))
     raw = yaml_data.safe_yaml(text, str(path))
@@ -81,9 +82,7 @@ def _parsed(path: Path, text: str) -> Any:
         saved = json.dumps(raw, ensure_ascii=False)
         if json.loads(saved) == raw:
             replace_text(kept, saved)
-            for old in kept.parent.glob(f"{path.stem}-*-{CACHE_FORMAT}.json"):
-                if old != kept and len(old.name) == len(kept.name):  # an older parse
-                    old.unlink()
+            drop_older(kept, path, ".json")
     return raw
 
 
@@ -98,7 +97,7 @@ def _validated(path: Path) -> Ruleset:
         text = path.read_bytes()
     except OSError:
         return load_file(path, packaged=True)  # its error, naming the file
-    kept = cache_dir() / f"{path.stem}-{validation_key(text)}-{CACHE_FORMAT}.pickle"
+    kept = kept_file(path, validation_key(text), ".pickle")
     # A file that is not what was kept can raise anything while it is unpickled.
     with contextlib.suppress(Exception):
         found = pickle.loads(kept.read_bytes())
@@ -107,9 +106,7 @@ def _validated(path: Path) -> Ruleset:
     ruleset = load_file(path, packaged=True)
     with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
         replace_bytes(kept, pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL))
-        for old in kept.parent.glob(f"{path.stem}-*-{CACHE_FORMAT}.pickle"):
-            if old != kept and len(old.name) == len(kept.name):  # an older validation
-                old.unlink()
+        drop_older(kept, path, ".pickle")
     return ruleset
 
 

@@ -220,7 +220,8 @@ def test_a_packaged_file_is_parsed_once_and_kept_in_the_cache(
     assert registry.load_file(path, packaged=True) == plain
     assert json.loads(kept[0].read_text(encoding="utf-8"))["name"] == plain.name
     # An older parse (other bytes) goes when a new one is kept.
-    older = kept[0].with_name("eagles-to-glory-" + "0" * 32 + "-v1.json")
+    digest = kept[0].name.split("-")[-2]
+    older = kept[0].with_name(kept[0].name.replace(digest, "0" * len(digest)))
     older.write_text("{}", encoding="utf-8")
     kept[0].unlink()
     registry.load_file(path, packaged=True)
@@ -230,6 +231,45 @@ def test_a_packaged_file_is_parsed_once_and_kept_in_the_cache(
     blocked.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv(registry.CACHE_DIR_ENV, str(blocked / "cache"))
     assert registry.load_file(path, packaged=True) == plain
+
+
+def test_two_folders_of_the_same_data_keep_their_own_validations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two installations sharing a user (two checkouts, two environments) each keep their
+    own entry: loading from one does not evict the other's, so neither validates again.
+    (Named by the data file alone, each load found the other's, a rule set of another
+    path, and validated and replaced it: every command, in turn.)"""
+    from battle_ledger.rulesets.model import Ruleset
+
+    monkeypatch.setenv(registry.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    source = registry.DATA_DIR / "eagles-to-glory.yaml"
+    paths = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        paths.append(tmp_path / name / source.name)
+        paths[-1].write_bytes(source.read_bytes())
+    first = [registry._validated(path) for path in paths]
+    assert [r.path for r in first] == [str(p) for p in paths]
+    assert len(list((tmp_path / "cache").glob("eagles-to-glory-*.pickle"))) == 2
+
+    validated: list[object] = []
+    real = Ruleset.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Ruleset], *args: object, **kwargs: object) -> Ruleset:
+        validated.append(args[0])
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Ruleset, "model_validate", classmethod(counted))
+    for path in [*paths, *paths]:
+        assert registry._validated(path).path == str(path)
+    assert validated == []
+    # New bytes in one folder: its older entry goes, the other folder's stays.
+    paths[0].write_bytes(source.read_bytes() + b"\n# changed\n")
+    registry._validated(paths[0])
+    assert len(validated) == 1
+    assert len(list((tmp_path / "cache").glob("eagles-to-glory-*.pickle"))) == 2
+    assert registry._validated(paths[1]).path == str(paths[1]) and len(validated) == 1
 
 
 def test_the_cache_folder_is_the_platforms(monkeypatch: pytest.MonkeyPatch) -> None:
