@@ -26,7 +26,7 @@ from battle_ledger.rulesets.oob import OrderOfBattle
 from battle_ledger.rulesets.registry import all_rulesets
 from battle_ledger.rulesets.registry import get as get_ruleset
 from battle_ledger.sheets.engine.headless import HeadlessBook
-from battle_ledger.sheets.errors import NotAFolderError, SetupError
+from battle_ledger.sheets.errors import NotAFolderError, SetupError, WorkbookSaveError
 from battle_ledger.sheets.kinds.roster import ROSTER
 from battle_ledger.sheets.oob import read_oob
 from battle_ledger.sheets.oob_map import mapped_file, read_map
@@ -81,10 +81,7 @@ def load_example(ruleset_id: str) -> OrderOfBattle:
 def build_demo(out_dir: str | Path, progress: Callable[[Path], None] | None = None) -> list[Path]:
     """Build every kind for every rule set into ``out_dir``; the paths, in order."""
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise NotAFolderError(
-            "the demo output is not a folder", file=str(out), expected="a folder (or a new path)"
-        )
+    _make_folder(out)
     written: list[Path] = []
     for ruleset in all_rulesets():
         oob = load_example(ruleset.id)
@@ -127,3 +124,22 @@ def upload(path: Path) -> tuple[Upload, ...]:
     """A battle ledger given to add-battle --from: its content, as the command line gives
     it."""
     return (Upload(path.name, path.read_bytes()),)
+
+
+def _make_folder(out: Path) -> None:
+    """Make the demo's output folder ``out`` (and the folders above it); a file where it
+    or a folder above it would be is refused by its name, before anything is written."""
+    standing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if standing is not None and not standing.is_dir():
+        where = "is not a folder" if standing == out else "is under a file"
+        raise NotAFolderError(
+            f"the demo output {where}",
+            file=str(standing),
+            expected="a folder (or a new path)",
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkbookSaveError(
+            f"cannot create the demo folder: {exc.strerror or exc}", file=str(out)
+        ) from None

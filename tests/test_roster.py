@@ -289,8 +289,13 @@ def test_demo_builds_every_kind_for_every_rule_set(tmp_path: Path) -> None:
 def test_demo_into_a_file_is_an_error(tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("x", encoding="utf-8")
-    with pytest.raises(NotAFolderError):
+    with pytest.raises(NotAFolderError, match="is not a folder"):
         build_demo(target)
+    # A file above the folder asked for: refused by the file's name, nothing made.
+    with pytest.raises(NotAFolderError, match="under a file") as raised:
+        build_demo(target / "inner" / "demo")
+    assert raised.value.file == str(target)
+    assert target.read_text(encoding="utf-8") == "x"
 
 
 _NAME = st.text(

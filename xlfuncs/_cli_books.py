@@ -955,16 +955,6 @@ def demo(out_dir: Path) -> None:
         raise SetupError(
             "the demo is not available in this installation", expected="templates/demo.py"
         ) from None
-    if out_dir.exists() and not out_dir.is_dir():
-        raise WorkbookSaveError(
-            "the demo folder is a file", file=str(out_dir), expected="a folder (or a new name)"
-        )
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WorkbookSaveError(
-            f"cannot create the demo folder: {os_error_line(exc)}", file=str(out_dir)
-        ) from None
     from battle_ledger import templates
     from battle_ledger.rulesets import registry
 
