@@ -189,6 +189,39 @@ def test_a_burning_ship_blows_up_and_sets_a_neighbour_alight(tmp_path: Path) -> 
              aim="hull", range=3, dice="6,6,6")  # fmt: skip
 
 
+def test_a_ship_that_blows_up_at_the_rounds_end_throws_no_die_after_it(tmp_path: Path) -> None:
+    """Combat: "If unsuccessful, the ship blows up": a burning, dismasted ship asked to
+    repair at the round's end throws her fire die first; when she blows up, her repair die
+    is not thrown (it was refused, and the whole round's end with it), and the log and the
+    details say why."""
+    path = _ledger(tmp_path, wind_speed=6)
+    # Raked from the bow on the sails: every mast down, and a pair of sixes sets her alight.
+    _run(path, "fire", ship="Victory", from_side="port", target="Redoutable", side="bow",
+         aim="sails", range=2, dice="4,6,6")  # fmt: skip
+    assert _ship(path, "Redoutable")["on_fire"] == 1
+    # Round 2: the fire grows (3), the repair fails (1): both dice thrown.
+    closed = _end_round(path, 3, 3, 3, 1, repair="Redoutable")
+    assert [(a["action"], a["result"]) for a in closed.details["actions"]] == [
+        ("fire out", "the fire grows"), ("repair", "not repaired")]  # fmt: skip
+    # Round 3: a 5 is not the 6 she needs: she blows up, and throws no repair die.
+    closed = _end_round(path, 3, 3, 5, 6, repair="Redoutable")
+    assert closed.details["blown_up"] == ["Redoutable"]
+    assert [a["action"] for a in closed.details["actions"]] == ["fire out"]
+    assert closed.details["not_thrown"] == [
+        {
+            "action": "repair",
+            "ship": "Redoutable",
+            "target": None,
+            "why": "Redoutable blew up first",
+        }
+    ]
+    assert "repair Redoutable: no die (Redoutable blew up first)" in closed.summary
+    log = HeadlessBook(path, writable=False).read_table("tbl_Log", {"Detail": str})
+    assert "no die (Redoutable blew up first)" in log["Detail"].tolist()[-1]
+    assert _ship(path, "Redoutable")["state"] == "blown up"
+    assert _ship(path, "Redoutable")["masts_standing"] == []
+
+
 def test_a_pair_of_sixes_counts_over_the_players_dice_at_the_target_in_the_round(
     tmp_path: Path,
 ) -> None:

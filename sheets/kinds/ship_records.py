@@ -1441,6 +1441,7 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
         for other in partners:
             events.append(sd.Event(dice_round, sd.Action.SEPARATE, name, 0, target=other,
                                    dice=die()))  # fmt: skip
+    events, gone_before = _thrown_while_afloat(opening if after else ledger, events)
     recorded = _record(book, opening if after else ledger, events)
     outs = recorded.outcomes
     wind_row = _TOP + 1 + len(ledger.wind_rolls)
@@ -1449,6 +1450,8 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
     book.append_rows(WIND.name, pd.DataFrame([row]))
     wind_line = f"wind [{direction_die},{speed_die}]: {new_dir} {new_speed}"
     lines = [_summary(e, o) for e, o in zip(events, outs, strict=True)]
+    lines += [f"round {e.round}, {e.action.value} {e.ship}" + (f" -> {e.target}" if e.target
+              else "") + f": no die ({why})" for e, why in gone_before]  # fmt: skip
     lines = ([wind_line, *lines] if after else [*lines, wind_line]) + recorded.over_lines()
     book.log("end-round", f"round {current} closed; " + "; ".join(lines), turn=current,
              dice=(f"wind {direction_die},{speed_die} " if after else "")
@@ -1464,9 +1467,34 @@ def end_round(book: Book, *, rng: random.Random, **given: Any) -> OperationResul
          "actions": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
                       "die": e.dice[0], "result": o.result}
                      for e, o in zip(events, outs, strict=True)],
+         "not_thrown": [{"action": e.action.value, "ship": e.ship, "target": e.target or None,
+                         "why": why} for e, why in gone_before],
          "blown_up": blown, "sides_out": recorded.fleets_out,
          "battle_over": recorded.battle_over},
     )  # fmt: skip
+
+
+def _thrown_while_afloat(
+    ledger: ShipLedger, events: list[sd.Event]
+) -> tuple[list[sd.Event], list[tuple[sd.Event, str]]]:
+    """The round's opening dice, in their order, that a ship still afloat throws, and those
+    not thrown with why: a ship that blew up at her fire die (or sank) has no repair or
+    separation die after it, nor has a ship separating from her. (Folded again only for a
+    ship that has a second die in the round: most rounds cost nothing more.)"""
+    thrown: list[sd.Event] = []
+    not_thrown: list[tuple[sd.Event, str]] = []
+    earlier = [e for _, e in ledger.events]
+    for event in events:
+        ships = {event.ship, *([event.target] if event.target else [])}
+        if any(t.ship in ships or t.target in ships for t in thrown):
+            _, now = ledger.fold([*earlier, *thrown])
+            down = [ship for ship in sorted(ships) if now[ship].gone]
+            if down:
+                how = "blew up" if now[down[0]].blown_up else "sank"
+                not_thrown.append((event, f"{down[0]} {how} first"))
+                continue
+        thrown.append(event)
+    return thrown, not_thrown
 
 
 def _entangled_pairs(ledger: ShipLedger, outs: Sequence[sd.Outcome],
