@@ -803,7 +803,9 @@ def _check_board(event: Event, ships: Mapping[str, Ship], me: ShipState,
                  other: ShipState | None,
                  repairing: Iterable[tuple[int, str]]) -> None:  # fmt: skip
     assert other is not None
-    if ships[event.ship].fleet == ships[event.target].fleet:
+    # A prize is her captor's (``player``): her first fleet may take her back, his may not.
+    now = {event.ship: me, event.target: other}
+    if player(event.ship, ships, now) == player(event.target, ships, now):
         raise _refuse(f"{event.target} is of {event.ship}'s own fleet", "target", event.target,
                       "a ship of another fleet")  # fmt: skip
     for name, state in ((event.ship, me), (event.target, other)):

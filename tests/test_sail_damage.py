@@ -176,6 +176,23 @@ def test_a_burning_ship_fires_unless_the_ledgers_setting_stops_her() -> None:
         sd.fold(_TWO, events, readings=sd.Readings(burning_ships_fire=False))
 
 
+def test_where_prizes_board_a_prize_is_her_captors_and_her_first_fleet_may_take_her_back() -> None:
+    """The text: "The highest total wins and captures the opposing ship."; "The transferred
+    crew is the captured ships new combat potential": a prize is her captor's. Where the
+    house lets prizes board (`prize_boards`), a ship of her first fleet may board her (a
+    recapture), and a ship of her captor's fleet may not: it is his own."""
+    ships = {**_TWO, "C": sd.Ship("C", "y"), "D": sd.Ship("D", "x")}
+    taken = sd.Event(1, sd.Action.BOARD, "A", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6)
+    back = sd.Event(2, sd.Action.BOARD, "C", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6)
+    own = sd.Event(2, sd.Action.BOARD, "D", 1, "B", dice=(6,) * 6, their_dice=(1,) * 6)
+    with _house(prize_boards="true"):
+        _, states = sd.fold(ships, [taken, back])
+        assert states["B"].captured_by == "C"
+        with pytest.raises(InvalidArgumentError, match="own fleet") as refused:
+            sd.fold(ships, [taken, own])
+        assert refused.value.column == "target"
+
+
 def test_a_prize_neither_boards_nor_is_boarded_again() -> None:
     """The text: "The highest total wins and captures the opposing ship." and no recapture:
     a prize (captured, her captor's) neither boards nor is boarded (`prize_boards`)."""
