@@ -730,6 +730,34 @@ def test_a_house_file_sets_the_opening_dice_reading(tmp_path: Path, value: str,
     assert report["opening_dice"] == value
 
 
+def test_a_boarding_of_more_dice_than_the_log_holds_is_refused(tmp_path: Path) -> None:
+    """A house file may give two dice per gun deck in a boarding ("each remaining gun deck
+    giving a dice throw" is the text's one): six gun decks then throw twelve, and the
+    Damage log holds six a side. Refused by its option (exit 2), the file unchanged: not
+    written with the dice past the sixth dropped."""
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-sail\ntables:\n  boarding:\n    values:\n"
+                     "      dice_per_gun_deck: 2\n    override: true\n", encoding="utf-8")  # fmt: skip
+    fleet = Path(__file__).resolve().parent.parent / "examples" / "age-of-sail.csv"
+    out = tmp_path / "ships.xlsx"
+    made = CliRunner().invoke(cli, ["new", "ship-records", "--ruleset", "sail", "--oob",
+                                    str(fleet), "--rules", str(house), "-o", str(out)])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    ships = run_report(HeadlessBook(out, writable=False)).details["ships"]
+    first = ships[0]
+    enemy = next(s for s in ships if s["fleet"] != first["fleet"])
+    decks = first["port"] + first["starboard"], enemy["port"] + enemy["starboard"]
+    assert 2 * max(decks) > 6
+    before = out.read_bytes()
+    refused = CliRunner().invoke(cli, [
+        "run", "board", str(out), "--ship", first["ship"], "--target", enemy["ship"],
+        "--dice", ",".join(["6"] * 2 * decks[0]),
+        "--target-dice", ",".join(["1"] * 2 * decks[1])])  # fmt: skip
+    assert refused.exit_code == 2, refused.output
+    assert "holds 6 dice" in refused.output and "--" in refused.output
+    assert out.read_bytes() == before
+
+
 def test_before_the_wind_a_repair_at_the_rounds_end_follows_the_fighting(
     tmp_path: Path,
 ) -> None:
