@@ -233,6 +233,21 @@ def test_a_packaged_file_is_parsed_once_and_kept_in_the_cache(
     assert registry.load_file(path, packaged=True) == plain
 
 
+def _counting_validations(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The data every ``Ruleset`` validation is given from now on, in a list."""
+    from battle_ledger.rulesets.model import Ruleset
+
+    validated: list[object] = []
+    real = Ruleset.model_validate.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Ruleset], *args: object, **kwargs: object) -> Ruleset:
+        validated.append(args[0])
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Ruleset, "model_validate", classmethod(counted))
+    return validated
+
+
 def test_two_folders_of_the_same_data_keep_their_own_validations(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,8 +255,6 @@ def test_two_folders_of_the_same_data_keep_their_own_validations(
     own entry: loading from one does not evict the other's, so neither validates again.
     (Named by the data file alone, each load found the other's, a rule set of another
     path, and validated and replaced it: every command, in turn.)"""
-    from battle_ledger.rulesets.model import Ruleset
-
     monkeypatch.setenv(registry.CACHE_DIR_ENV, str(tmp_path / "cache"))
     source = registry.DATA_DIR / "eagles-to-glory.yaml"
     paths = []
@@ -253,14 +266,7 @@ def test_two_folders_of_the_same_data_keep_their_own_validations(
     assert [r.path for r in first] == [str(p) for p in paths]
     assert len(list((tmp_path / "cache").glob("eagles-to-glory-*.pickle"))) == 2
 
-    validated: list[object] = []
-    real = Ruleset.model_validate.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[Ruleset], *args: object, **kwargs: object) -> Ruleset:
-        validated.append(args[0])
-        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(Ruleset, "model_validate", classmethod(counted))
+    validated = _counting_validations(monkeypatch)
     for path in [*paths, *paths]:
         assert registry._validated(path).path == str(path)
     assert validated == []
@@ -289,8 +295,6 @@ def test_a_packaged_rule_set_is_validated_once_and_kept_in_the_cache(
     it is used, and a damaged or foreign one is validated again and replaced."""
     import pickle
 
-    from battle_ledger.rulesets.model import Ruleset
-
     monkeypatch.setenv(registry.CACHE_DIR_ENV, str(tmp_path / "cache"))
     path = registry.DATA_DIR / "eagles-to-glory.yaml"
     plain = registry.load_file(path)
@@ -299,14 +303,7 @@ def test_a_packaged_rule_set_is_validated_once_and_kept_in_the_cache(
     assert len(kept) == 1 and first == plain
     other = registry.load_file(registry.DATA_DIR / "age-of-eagles.yaml")
 
-    validated: list[object] = []
-    real = Ruleset.model_validate.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[Ruleset], *args: object, **kwargs: object) -> Ruleset:
-        validated.append(args[0])
-        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
-
-    monkeypatch.setattr(Ruleset, "model_validate", classmethod(counted))
+    validated = _counting_validations(monkeypatch)
     again = registry._validated(path)
     assert again == plain and again is not first and validated == []
     assert again.path == str(path)
