@@ -128,7 +128,7 @@ TURNS = Table(
     sheet="Turns",
     title="Turns",
     note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
-    "Cover, General attached: +1).",
+    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once.",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
@@ -377,9 +377,9 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
     ),
 )
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
-    """Record a unit's Hits (and a Rally, In Cover or with a General attached; or its
-    removal at once: Assaulted Guns, impassible terrain) this turn; only the options given
-    change.
+    """Record a unit's Hits this turn (a Rally, In Cover or with a General attached; Removed);
+    only the options given change. Removed: at once, as Assaulted Guns or by a retreat into
+    impassible terrain.
 
     Example: battle-ledger run record ledger.xlsx --unit "Kempt's Light Battalion" --fire-hits 2
     """
