@@ -26,7 +26,11 @@ from battle_ledger.rulesets.errors import InvalidArgumentError
 from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
+    "ASSAULTED_GUNS",
+    "HITS_EQUAL_TO_STRENGTH",
+    "IMPASSIBLE_TERRAIN",
     "RALLY_ANSWERS",
+    "REMOVED_AT_ONCE",
     "RULESET_ID",
     "AssaultResult",
     "HitsOutcome",
@@ -53,6 +57,7 @@ __all__ = [
     "orders_saved",
     "rally_odds",
     "rally_result",
+    "removed_at_once",
     "ruleset",
     "strength_bounds",
     "strength_points",
@@ -64,6 +69,15 @@ RULESET_ID = "square-eagles"
 #: A turn's answers (``HitsTurn`` fields) and the Rally condition (``rally_conditions``
 #: id) each names: "Add 1 to the die roll if in Cover or General is attached".
 RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "general"}
+
+#: What removes a unit at once, whatever its Hits, spelled as the text spells it (3.iv
+#: Assault Moves): "Assaulted Guns are Removed immediately."; "If it retreats into
+#: impassible terrain it is eliminated." (a retreat from an Assault, or a Withdraw!).
+ASSAULTED_GUNS, IMPASSIBLE_TERRAIN = "Assaulted Guns", "impassible terrain"
+REMOVED_AT_ONCE: tuple[str, ...] = (ASSAULTED_GUNS, IMPASSIBLE_TERRAIN)
+#: The removal of "5. REMOVALS": "Units that took Hits equal to their Strength Points are
+#: removed from the table at this point."
+HITS_EQUAL_TO_STRENGTH = "Hits equal to Strength Points"
 
 Side = Literal["attacker", "defender"]
 _SIDES: tuple[str, ...] = ("attacker", "defender")
@@ -373,7 +387,8 @@ class HitsTurn:
     """One unit's turn: Hits taken (fire, and the most from one Fire Action for
     Withdraw!, and assault), a Rally's d6 if one was made, and whether it rallied in
     Cover or with a General attached ("Add 1 to the die roll if in Cover or General is
-    attached")."""
+    attached"), and whether it was removed at once (``REMOVED_AT_ONCE``: Assaulted Guns,
+    a retreat into impassible terrain)."""
 
     turn: int | None = None
     fire_hits: int = 0
@@ -382,6 +397,7 @@ class HitsTurn:
     rally_roll: int | None = None
     in_cover: bool = False
     general_attached: bool = False
+    removed: str | None = None  # one of REMOVED_AT_ONCE: removed this turn, whatever its Hits
 
     @property
     def rally_conditions(self) -> str:
@@ -397,7 +413,34 @@ class HitsOutcome:
     withdraw: bool  # 3+ Hits from one Fire Action: retreat 1 Box
     regained: int | None  # Hits a Rally regained (None: no Rally)
     hits: int  # Hits at the end of the turn
-    removed: bool  # Hits reached its Strength Points
+    removed: bool  # Hits reached its Strength Points, or removed at once
+    removed_by: str | None = None  # a cause of REMOVED_AT_ONCE, HITS_EQUAL_TO_STRENGTH, None
+
+
+def removed_at_once(cause: str, of_type: str | None) -> str:
+    """The cause ``cause`` (one of ``REMOVED_AT_ONCE``, case-blind) that removes a unit of
+    type ``of_type`` at once, in the text's spelling: "Assaulted Guns are Removed
+    immediately" only for Guns (a unit type of the data's ``artillery``), "If it retreats
+    into impassible terrain it is eliminated" for any unit."""
+    text = " ".join(str(cause).split()).casefold()
+    found = next((c for c in REMOVED_AT_ONCE if c.casefold() == text), None)
+    if found is None:
+        raise InvalidArgumentError(
+            "a unit is removed at once only as Assaulted Guns or by a retreat into impassible "
+            "terrain", column="removed", value=cause, expected=" or ".join(REMOVED_AT_ONCE),
+        )  # fmt: skip
+    if found == ASSAULTED_GUNS:
+        term = None if of_type is None else unit_type(of_type)
+        if term is None or not term.attrs.get("artillery"):
+            guns = [t.name for t in ruleset().vocabulary("unit_types").terms
+                    if t.attrs.get("artillery")]  # fmt: skip
+            raise InvalidArgumentError(
+                f"{ASSAULTED_GUNS} are Removed immediately: a unit of type "
+                f"{of_type or '(none)'} is not Guns",
+                column="removed", value=cause,
+                expected=f"{IMPASSIBLE_TERRAIN}, or a unit of type " + " or ".join(guns),
+            )  # fmt: skip
+    return found
 
 
 def assault_before_rally() -> bool:
@@ -414,6 +457,7 @@ def hits_after_turn(
     turn: HitsTurn,
     *,
     assault_first: bool | None = None,
+    of_type: str | None = None,
 ) -> HitsOutcome:
     """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
     6+ two, its modifiers from the data (Cover, a General attached), "Units may not rally
@@ -424,7 +468,9 @@ def hits_after_turn(
     an Assault this turn, where ``assault_first``: by default the data's reading), not
     this turn's fire, which comes after. A unit whose Hits reach its Strength Points
     before its Rally has lost all its Hits and cannot rally. More Hits than its Strength
-    Points at any point are refused.
+    Points at any point are refused. A unit removed at once (``turn.removed``: Assaulted
+    Guns, which needs ``of_type``, the unit's type, to be Guns; or a retreat into
+    impassible terrain) is removed whatever its Hits; the Hits it took are kept.
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
@@ -447,7 +493,10 @@ def hits_after_turn(
             value=fire + assault,
             expected=f"at most {sp - before + (regained or 0)} (its Strength Points left{back})",
         )
-    return HitsOutcome(taken, must_withdraw(most), regained, hits, hits >= sp)
+    cause = None if turn.removed is None else removed_at_once(turn.removed, of_type)
+    if cause is None and hits >= sp:
+        cause = HITS_EQUAL_TO_STRENGTH
+    return HitsOutcome(taken, must_withdraw(most), regained, hits, cause is not None, cause)
 
 
 # -- assault -----------------------------------------------------------------------------

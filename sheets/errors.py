@@ -32,6 +32,7 @@ __all__ = [
     "NotAFolderError",
     "NotAWorkbookError",
     "NothingToRecordError",
+    "OlderLedgerError",
     "OptionValueError",
     "OrderOfBattleError",
     "SetupError",
@@ -113,6 +114,11 @@ class UnknownOperationError(WorkbookError, CommandError):
 class NothingToRecordError(CommandError):
     """A record that gives the thing and no input: a mistake on the command line, a
     quiet row in a batch (``run record --from-csv``: nothing happened to it)."""
+
+
+class OlderLedgerError(CommandError):
+    """An option for a column the ledger lacks: it was made by an older template version
+    than the one that brought the column (the command asks what this ledger cannot hold)."""
 
 
 class UnknownKindError(CommandError):

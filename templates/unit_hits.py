@@ -105,7 +105,7 @@ def build_unit_hits(
                                                   modifiers))  # fmt: skip
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
-            "attached.")  # fmt: skip
+            "attached; Removed: Assaulted Guns or impassible terrain, at once.")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
                                          "turn_order", "withdraw", "strength_points",

@@ -28,6 +28,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.dep import (
     DepRules,
     DivisionState,
@@ -343,6 +344,9 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
                     options["in_cover"] = "Y"
                 if pick(0, 2) == 0:
                     options["general_attached"] = "Y"
+        if pick(0, 9) == 0:  # removed at once now and then: Guns assaulted, or a retreat
+            guns = se.unit_type(str(ledger.types[unit["unit"]])).attrs.get("artillery")
+            options["removed"] = se.REMOVED_AT_ONCE[0 if guns and pick(0, 1) else 1]
         found.append(("record", options))
     return found
 

@@ -239,6 +239,18 @@ def _write(name: str, content: bytes | str) -> Callable[[Path], Path]:
     return make
 
 
+def _hits_ledger(folder: Path) -> Path:
+    """A Square Eagles Hits ledger of this version: Lights, Infantry and Guns."""
+    from battle_ledger.sheets.engine.headless import save_workbook
+    from battle_ledger.templates import build
+
+    path = folder / "hits.xlsx"
+    units = [("British", "Kempt's Lights", "Lights", 5), ("French", "1er Léger", "Infantry", 7),
+             ("British", "Royal Artillery", "Foot Artillery", 5)]  # fmt: skip
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    return path
+
+
 _HEAD = "side,corps,division,brigade,unit,type,grade,stands,dep,ccp,commander\n"
 _ROW = "French,I,1e Division,A,1e Ligne,line infantry,Veteran,4,,,X\n"
 _YAML_HEAD = "ruleset: etg\nunits:\n"
@@ -490,10 +502,20 @@ CATALOGUE: list[Case] = [
      _write("old.xlsx", (_FIXTURES / "campaign-v2.xlsx").read_bytes()), 2,
      ("template version 2", "--campaign needs --oob")),
     # a Square Eagles Hits ledger made before the Rally's modifiers (template version 1)
+    # or before removals at once (version 2): the option is for a column it lacks (exit 2)
     ("an old Hits ledger: --general-attached", None,
      ["run", "record", "INPUT", "--unit", "Kempt's Lights", "--general-attached", "Y"],
-     _write("old-hits.xlsx", (_FIXTURES / "unit-hits-v1.xlsx").read_bytes()), 1,
-     ("no General attached column", "--general-attached")),
+     _write("old-hits.xlsx", (_FIXTURES / "unit-hits-v1.xlsx").read_bytes()), 2,
+     ("this ledger is older", "no General attached column", "--general-attached")),
+    ("a version 2 Hits ledger: --removed", None,
+     ["run", "record", "INPUT", "--unit", "Royal Artillery", "--removed", "Assaulted Guns"],
+     _write("v2-hits.xlsx", (_FIXTURES / "unit-hits-v2.xlsx").read_bytes()), 2,
+     ("this ledger is older", "template version 2", "no Removed column", "--removed")),
+    # "Assaulted Guns are Removed immediately": Guns only
+    ("Assaulted Guns for Infantry", None,
+     ["run", "record", "INPUT", "--unit", "1er Léger", "--removed", "assaulted guns"],
+     _hits_ledger, 1,
+     ("is not Guns", "table tbl_Turns", "column Removed", "Foot Artillery or Horse Artillery")),
     ("from a campaign made without an order of battle", _campaign_instead(oob=False),
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
      ("made without an order of battle", "--campaign needs --oob")),

@@ -7,7 +7,9 @@ rules on the numbers it gives (the section is quoted in each docstring).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -383,3 +385,90 @@ def test_a_turns_rally_regains_what_the_rally_function_gives_its_conditions(
     as_thrown = se.hits_after_turn("", 7, hits, se.HitsTurn(rally_roll=roll))
     assert out.regained is not None and as_thrown.regained is not None
     assert out.regained >= as_thrown.regained
+
+
+# -- the Hits ledger's removals at once ---------------------------------------------------------
+
+_TYPES = [t.name for t in se.ruleset().vocabulary("unit_types").terms]
+_GUNS = [t.name for t in se.ruleset().vocabulary("unit_types").terms if t.attrs.get("artillery")]
+
+
+def test_the_causes_are_spelled_as_the_text_spells_them(rules_dir: Path) -> None:
+    """The two causes that remove a unit at once are offered in the text's own words."""
+    text = " ".join((rules_dir / se.ruleset().text).read_text(encoding="utf-8").split())
+    assert "Assaulted Guns are Removed immediately." in text
+    assert "If it retreats into impassible terrain it is eliminated." in text
+    assert all(cause in text for cause in se.REMOVED_AT_ONCE)
+
+
+@pytest.mark.parametrize("guns", _GUNS)
+def test_assaulted_guns_are_removed_immediately(guns: str) -> None:
+    """3.iv Assault Moves d.: "Assaulted Guns are Removed immediately." A battery with no
+    Hits (or with the Hits of this turn's fire, which it keeps) is removed all the same."""
+    for fire in (0, 2):
+        turn = se.HitsTurn(turn=3, fire_hits=fire, most_from_one_fire=fire,
+                           removed="assaulted guns")  # fmt: skip
+        out = se.hits_after_turn("Royal Artillery", 5, 1, turn, of_type=guns)
+        assert (out.removed, out.removed_by, out.hits) == (True, se.ASSAULTED_GUNS, 1 + fire)
+
+
+@pytest.mark.parametrize("unit_type", sorted(set(_TYPES) - set(_GUNS)))
+def test_only_guns_are_removed_as_assaulted_guns(unit_type: str) -> None:
+    """ "Assaulted Guns are Removed immediately": a unit that is not Guns is not; the cause
+    is refused, naming the field and what it would take."""
+    turn = se.HitsTurn(turn=1, removed=se.ASSAULTED_GUNS)
+    with pytest.raises(InvalidArgumentError, match="is not Guns") as err:
+        se.hits_after_turn("1er Léger", 7, 0, turn, of_type=unit_type)
+    assert err.value.column == "removed" and se.IMPASSIBLE_TERRAIN in str(err.value)
+    with pytest.raises(InvalidArgumentError, match="is not Guns"):
+        se.hits_after_turn("1er Léger", 7, 0, turn)  # a type is needed to say it is Guns
+
+
+@pytest.mark.parametrize("unit_type", _TYPES)
+def test_a_retreat_into_impassible_terrain_eliminates_any_unit(unit_type: str) -> None:
+    """3.iv Assault Moves f.: "If it retreats into impassible terrain it is eliminated.":
+    any unit, whatever its Hits (Withdraw! is a retreat "as in Assaults" too)."""
+    turn = se.HitsTurn(turn=2, fire_hits=3, most_from_one_fire=3, removed="Impassible  Terrain")
+    out = se.hits_after_turn("Kempt's Lights", 6, 0, turn, of_type=unit_type)
+    assert (out.removed, out.removed_by, out.withdraw) == (True, se.IMPASSIBLE_TERRAIN, True)
+
+
+def test_a_cause_the_text_does_not_name_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="removed at once only") as err:
+        se.hits_after_turn("", 7, 0, se.HitsTurn(removed="routed"), of_type="Infantry")
+    assert err.value.column == "removed"
+
+
+def test_hits_equal_to_the_strength_points_say_so() -> None:
+    """5. REMOVALS: "Units that took Hits equal to their Strength Points are removed from
+    the table at this point.": the removal's cause is the Hits; none while in play."""
+    out = se.hits_after_turn("", 5, 3, se.HitsTurn(fire_hits=2, most_from_one_fire=2))
+    assert (out.removed, out.removed_by) == (True, se.HITS_EQUAL_TO_STRENGTH)
+    out = se.hits_after_turn("", 5, 3, se.HitsTurn(fire_hits=1, most_from_one_fire=1))
+    assert (out.removed, out.removed_by) == (False, None)
+
+
+@settings(max_examples=60)
+@given(
+    hits=st.integers(0, 6),
+    fire=st.integers(0, 3),
+    assault=st.integers(0, 3),
+    roll=st.none() | st.integers(1, 6),
+    cause=st.sampled_from(se.REMOVED_AT_ONCE),
+)
+def test_a_removal_at_once_changes_nothing_but_the_removal(
+    hits: int, fire: int, assault: int, roll: int | None, cause: str
+) -> None:
+    """A unit removed at once keeps the turn's Hits, Withdraw! and Rally as they were
+    without the cause: the cause only removes it."""
+    turn = se.HitsTurn(fire_hits=fire, most_from_one_fire=fire, assault_hits=assault,
+                       rally_roll=roll)  # fmt: skip
+    try:
+        plain = se.hits_after_turn("", 7, hits, turn, of_type="Foot Artillery")
+    except InvalidArgumentError:
+        assume(False)
+        return
+    out = se.hits_after_turn("", 7, hits, replace(turn, removed=cause), of_type="Foot Artillery")
+    assert (out.hits_taken, out.withdraw, out.regained, out.hits) == (
+        plain.hits_taken, plain.withdraw, plain.regained, plain.hits)  # fmt: skip
+    assert out.removed and out.removed_by == cause

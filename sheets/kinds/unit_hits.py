@@ -5,11 +5,13 @@ formulas, operations).
 status so far). ``tbl_Turns``: one row per unit per turn: Hits from fire (and
 the most from one Fire Action: 3 or more, Withdraw!), Hits in assault, a
 Rally's d6 and whether the unit rallied In Cover or with a General attached ("Add 1
-to the die roll if in Cover or General is attached"); computed: Hits taken,
+to the die roll if in Cover or General is attached"), and Removed: a cause that removes
+it at once ("Assaulted Guns are Removed immediately."; "If it retreats into impassible
+terrain it is eliminated."); computed: Hits taken,
 Withdraw!, Hits regained (4+ one, 6+ two;
 "Units may not rally to less than 1 Hit": the Rally, an Action, comes before
 the turn's fire), Hits at the end, and removal when the Hits reach the Strength
-Points. The formulas are
+Points or a cause is typed. The formulas are
 ``rulesets.square_eagles.hits_after_turn`` step for step.
 
 Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles``.
@@ -17,7 +19,7 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +28,7 @@ from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
-from battle_ledger.sheets.errors import CellValueError, LedgerStateError, nothing_to_record
+from battle_ledger.sheets.errors import CellValueError, OlderLedgerError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -95,6 +97,11 @@ RALLY_MODIFIERS = "se_rally_modifiers"
 #: The template version that brought the Rally's modifiers (In Cover, General attached):
 #: a ledger of version 1 has no such columns, and its Rally counts the d6 as thrown.
 _MODIFIERS = 2
+#: The template version that brought Removed (a cause that removes a unit at once): a ledger
+#: of an older version removes a unit only when its Hits reach its Strength Points.
+_REMOVALS = 3
+#: What each template version brought, as a refusal of its column in an older ledger says.
+_BROUGHT = {_MODIFIERS: "the Rally's modifiers", _REMOVALS: "removals at once"}
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -121,7 +128,7 @@ TURNS = Table(
     sheet="Turns",
     title="Turns",
     note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
-    "Cover, General attached: +1).",
+    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once.",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
@@ -153,6 +160,11 @@ TURNS = Table(
         Column("General attached", "general_attached", _I, Entry.YES_NO,
                "Y: it rallied with a General attached (+1, once with Cover)", width=9,
                since=_MODIFIERS),
+        # Template version 3.
+        Column("Removed", "removed", _I, Entry.CHOICE,
+               "removed at once this turn, whatever its Hits: Assaulted Guns (Guns only), or "
+               "impassible terrain (it retreated into it); blank: not", choices=se.REMOVED_AT_ONCE,
+               width=14, since=_REMOVALS),
     ),
 )  # fmt: skip
 
@@ -173,9 +185,10 @@ def _rally_modifier(cell: Callable[[str], str]) -> str:
             f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
 
 
-def turn_formulas(r: int, version: int = _MODIFIERS) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _REMOVALS) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step.
-    ``version``: a ledger of template version 1 has no Rally modifiers (the d6 as thrown)."""
+    ``version``: a ledger of template version 1 has no Rally modifiers (the d6 as thrown),
+    one before version 3 no Removed (only Hits reaching the Strength Points remove)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -195,6 +208,9 @@ def turn_formulas(r: int, version: int = _MODIFIERS) -> dict[str, str]:
     )
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
     modified = f"{roll}+{_rally_modifier(cell)}" if version >= _MODIFIERS else roll
+    removed = f"{cell('Hits')}>={sp}"
+    if version >= _REMOVALS:  # a cause typed removes it whatever its Hits
+        removed = f"OR({removed},LEN(TRIM({cell('Removed')}))>0)"
     return unless_blank(cell("Unit"), {
         "Hits taken": f"{cell('Hits before')}+{cell('Fire hits')}+{cell('Assault hits')}",
         "Withdraw!": (f"IF({cell('Most from one fire')}>={constant_name('withdraw', 'hits')},"
@@ -202,7 +218,7 @@ def turn_formulas(r: int, version: int = _MODIFIERS) -> dict[str, str]:
         "Regained": (f'IF(OR({roll}="",{at_rally}>={sp}),"",'
                      f"MAX(0,MIN(VLOOKUP({modified},{RALLY},2,TRUE),{at_rally}-{floor})))"),
         "Hits": f'{taken}-IF({cell("Regained")}="",0,{cell("Regained")})',
-        "Status": f'IF({cell("Hits")}>={sp},"{REMOVED}","{IN_PLAY}")',
+        "Status": f'IF({removed},"{REMOVED}","{IN_PLAY}")',
         "Key": f'{cell("Unit")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Unit")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
@@ -244,7 +260,7 @@ KIND = register(
         step=se.hits_after_turn,
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
-        template_version=_MODIFIERS,
+        template_version=_REMOVALS,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -259,6 +275,7 @@ class HitsLedger(LedgerState):
 
     strengths: dict[str, int]
     sides: dict[str, str]
+    types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
 
 
 def read_hits(book: Book) -> HitsLedger:
@@ -267,6 +284,7 @@ def read_hits(book: Book) -> HitsLedger:
     check_terms(tables.things, "Type", se.ruleset(), "unit_types")
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
+    types: dict[str, str | None] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
@@ -275,7 +293,8 @@ def read_hits(book: Book) -> HitsLedger:
                                  **where_of(tables.things, index))  # fmt: skip
         strengths[name] = int(row["Strength Points"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
-    return HitsLedger(tables, strengths, sides)
+        types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
+    return HitsLedger(tables, strengths, sides, types)
 
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
@@ -296,11 +315,16 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 rally_roll=cell_whole(row["Rally roll"]),
                 in_cover=bool(row["In Cover"]),
                 general_attached=bool(row["General attached"]),
+                removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
             )  # fmt: skip
             try:
-                out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn)
+                out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn,
+                                         of_type=ledger.types[unit])  # fmt: skip
             except InvalidArgumentError as exc:
-                raise exc.located(column="Fire hits", **where_of(ledger.turns, index)) from None
+                column = "Fire hits"
+                if exc.column == "removed":  # the rules name the field; the sheet, the header
+                    exc.column, column = None, "Removed"
+                raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             hits = out.hits
             mine.append((index, row, out))
     return folded
@@ -332,7 +356,9 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
         found.append({"side": ledger.sides[unit], "unit": unit, "strength_points": sp,
                       "hits": hits, "sp_left": sp - hits,
                       "status": REMOVED if gone else IN_PLAY,
-                      "withdraw": bool(now and last is not None and last.withdraw)})  # fmt: skip
+                      "withdraw": bool(now and last is not None and last.withdraw),
+                      "removed_by": last.removed_by if gone and last is not None else None,
+                      })  # fmt: skip
     return found
 
 
@@ -351,8 +377,9 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
     ),
 )
 def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
-    """Record a unit's Hits (and a Rally, In Cover or with a General attached) this turn;
-    only the options given change.
+    """Record a unit's Hits this turn (a Rally, In Cover or with a General attached; Removed);
+    only the options given change. Removed: at once, as Assaulted Guns or by a retreat into
+    impassible terrain.
 
     Example: battle-ledger run record ledger.xlsx --unit "Kempt's Light Battalion" --fire-hits 2
     """
@@ -362,17 +389,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
              for k, v in given.items()}  # fmt: skip
     if not cells:
         raise nothing_to_record("--fire-hits, --assault-hits, --rally-roll, ...")
-    version = ledger.turns.attrs.get("template_version", _MODIFIERS)
-    newer = [c for c in TURNS.columns if c.header in cells and c.since > version]
-    if newer:
-        raise LedgerStateError(
-            f"this ledger was made before the Rally's modifiers were kept: it has no "
-            f"{newer[0].header} column",
-            file=book.name, table=TURNS.name, column=f"--{newer[0].field.replace('_', '-')}",
-            value=cells[newer[0].header],
-            expected="a ledger made by this version (battle-ledger new casualty-brackets "
-            "--ruleset square-eagles)",
-        )  # fmt: skip
+    _refuse_newer_columns(book, ledger, cells)
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
@@ -381,11 +398,35 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if withdraw:  # "3+ Hits from one Fire Action": there and then, not at the turn's end
         detail += "; Withdraw! (3+ Hits from one Fire Action): retreat 1 Box"
     if out["Status"] == REMOVED:
-        detail += "; removed (Hits reach its SP)"
+        typed = cells.get("Removed") or _typed_causes(ledger.turns, turn).get(name)
+        detail += f"; removed ({typed or 'Hits reach its SP'})"
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells,
                                                       "withdraw": withdraw,
                                                       "status": out["Status"]})  # fmt: skip
+
+
+def _refuse_newer_columns(book: Book, ledger: HitsLedger, cells: Mapping[str, Any]) -> None:
+    """Refuse an option for a column the ledger's template version does not have."""
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    newer = [c for c in TURNS.columns if c.header in cells and c.since > version]
+    if newer:
+        column = newer[0]
+        raise OlderLedgerError(
+            f"this ledger is older than {_BROUGHT[column.since]} (template version {version}, "
+            f"before {column.since}): it has no {column.header} column",
+            file=book.name, table=TURNS.name, column=f"--{column.field.replace('_', '-')}",
+            value=cells[column.header],
+            expected="a ledger made by this version (battle-ledger new casualty-brackets "
+            "--ruleset square-eagles)",
+        )  # fmt: skip
+
+
+def _typed_causes(turns: pd.DataFrame, turn: int) -> dict[str, str]:
+    """The units a cause typed in turn ``turn``'s rows removes at once, with the cause."""
+    now = turns[turns["Turn"] == turn]
+    return {str(u): str(c) for u, c in zip(now["Unit"], now["Removed"], strict=True)
+            if not pd.isna(c)}  # fmt: skip
 
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
@@ -401,14 +442,18 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
     turns = closed.state.turns
     withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
+    typed = _typed_causes(turns, turn)
+    removed_by = {u: typed.get(u, se.HITS_EQUAL_TO_STRENGTH) for u in removed}
+    named = [f"{u} ({typed[u]})" if u in typed else u for u in removed]
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
-              f"{', '.join(removed) or 'none'}; {len(in_play)} units go on")  # fmt: skip
+              f"{', '.join(named) or 'none'}; {len(in_play)} units go on")  # fmt: skip
     detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
                                     "sides_out": closed.sides_out,
                                     "battle_over": not closed.going_on,
-                                    "withdraw": withdraw, "removed": removed})  # fmt: skip
+                                    "withdraw": withdraw, "removed": removed,
+                                    "removed_by": removed_by})  # fmt: skip
 
 
 @report(KIND.name)

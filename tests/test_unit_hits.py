@@ -1,0 +1,232 @@
+"""Square Eagles' Hits ledger (sheets/kinds/unit_hits.py, templates/unit_hits.py): a unit
+removed at once (template version 3), "Assaulted Guns are Removed immediately." and "If
+it retreats into impassible terrain it is eliminated.", on the sheet, in the rules
+(``report``, ``check``, ``end-turn``) and in older ledgers.
+
+The Hits ledger's other tests (Withdraw!, the Rally and its modifiers, removal by Hits,
+version 1) are in tests/test_casualty_brackets.py, whose helpers these share.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.errors import OlderLedgerError
+from battle_ledger.sheets.kinds.unit_hits import KIND, TURNS
+from battle_ledger.sheets.operations import find_operation, run_check, run_on_file
+from battle_ledger.templates import build
+from battle_ledger.xlfuncs.cli import cli
+from tests.tables import column_range, find_row, table_cell, table_sheet
+from tests.test_casualty_brackets import (
+    _hits_by_unit,
+    _hits_sheet_as_the_rules,
+    _hits_v1,
+    _recalculated_turns,
+)
+
+_UNITS = [
+    ("British", "Kempt's Lights", "Lights", 5),
+    ("British", "Royal Artillery", "Foot Artillery", 5),
+    ("French", "1er Léger", "Infantry", 7),
+    ("French", "Horse Guns", "Horse Artillery", 5),
+]
+
+
+def _battle(tmp_path: Path) -> Path:
+    """A Hits ledger of two Guns, Lights and Infantry, as this version builds it."""
+    path = tmp_path / "hits.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_UNITS), path)
+    return path
+
+
+def _removals(path: Path) -> None:
+    """Turn 1: Royal Artillery takes 1 from fire and is assaulted ("Assaulted Guns are
+    Removed immediately"); Kempt's Lights take 3 from one Fire Action, Withdraw!, into
+    impassible terrain; 1er Léger takes 2. Turn 2 is recorded by the tests."""
+    run_on_file(path, "record", unit="Royal Artillery", fire_hits="1", most_from_one_fire="1",
+                removed="assaulted guns")  # fmt: skip
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="3", most_from_one_fire="3",
+                removed="Impassible terrain")  # fmt: skip
+    run_on_file(path, "record", unit="1er Léger", fire_hits="2", most_from_one_fire="2")
+
+
+def test_the_template_offers_the_two_causes_as_the_text_spells_them(tmp_path: Path) -> None:
+    """Removed (template version 3): a drop-down of the text's two causes on every row."""
+    path = _battle(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    wb = openpyxl.load_workbook(path)
+    cells = column_range(wb, TURNS.name, "Removed")
+    lists = [v for v in table_sheet(wb, TURNS.name).data_validations.dataValidation
+             if cells in str(v.sqref)]  # fmt: skip
+    assert [v.formula1 for v in lists] == ['"' + ",".join(se.REMOVED_AT_ONCE) + '"']
+    assert table_cell(wb, TURNS.name, "Removed", 0).protection.locked is False
+
+
+def test_record_offers_removed_from_its_column() -> None:
+    option = find_operation(KIND.name, "record").options["removed"]
+    assert option.choices == se.REMOVED_AT_ONCE and option.help == TURNS.column("removed").help
+
+
+def test_assaulted_guns_are_removed_immediately(tmp_path: Path) -> None:
+    """3.iv d.: "Assaulted Guns are Removed immediately.": the battery is removed in the
+    turn it is assaulted, whatever its Hits (1 of 5 kept); record says so at once,
+    report says why; its next turn is refused and end-turn gives it no row."""
+    path = _battle(tmp_path)
+    done = run_on_file(path, "record", unit="Royal Artillery", fire_hits="1",
+                       removed="assaulted guns")  # fmt: skip
+    assert done.details["status"] == "removed" and "removed (Assaulted Guns)" in done.summary
+    guns = _hits_by_unit(path)["Royal Artillery"]
+    assert (guns["status"], guns["removed_by"], guns["hits"], guns["sp_left"]) == (
+        "removed", se.ASSAULTED_GUNS, 1, 4)  # fmt: skip
+    closed = run_on_file(path, "end-turn")
+    assert "Royal Artillery" in closed.details["removed"]
+    assert closed.details["removed_by"]["Royal Artillery"] == se.ASSAULTED_GUNS
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="removed in turn 1 and takes no more turns"):
+        run_on_file(path, "record", unit="Royal Artillery", fire_hits="1")
+    assert path.read_bytes() == before
+    turns = HeadlessBook(path, writable=False).read_table(TURNS.name)
+    assert sorted(turns[turns["Unit"] == "Royal Artillery"]["Turn"].astype(int)) == [1]
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_retreat_into_impassible_terrain_eliminates_the_unit(tmp_path: Path) -> None:
+    """3.iv f.: "If it retreats into impassible terrain it is eliminated.": Lights taking
+    3 Hits from one Fire Action retreat ("Withdraw!") into it: removed with 3 of 5."""
+    path = _battle(tmp_path)
+    _removals(path)
+    lights = _hits_by_unit(path)["Kempt's Lights"]
+    assert (lights["status"], lights["removed_by"], lights["hits"]) == (
+        "removed", se.IMPASSIBLE_TERRAIN, 3)  # fmt: skip
+    assert lights["withdraw"]
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["removed_by"] == {"Kempt's Lights": se.IMPASSIBLE_TERRAIN,
+                                            "Royal Artillery": se.ASSAULTED_GUNS}  # fmt: skip
+    assert "Kempt's Lights (impassible terrain)" in closed.summary
+    in_play = _hits_by_unit(path)
+    assert in_play["1er Léger"]["removed_by"] is None
+
+
+def test_a_side_whose_units_are_removed_at_once_is_out(tmp_path: Path) -> None:
+    """Removed at once counts as removed where the sides are counted: the British, their
+    Lights and Guns both removed so, are out of the battle as if their Hits had reached
+    their Strength Points."""
+    path = _battle(tmp_path)
+    _removals(path)
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["sides_out"] == ["British"] and not closed.details["battle_over"]
+    assert "the battle is over for British" in closed.summary
+
+
+def test_assaulted_guns_refused_for_a_unit_that_is_not_guns(tmp_path: Path) -> None:
+    """Only Guns are "Assaulted Guns": for Infantry the cause is refused by record (the
+    file unchanged), and typed on the sheet it is a problem check names by row and
+    column."""
+    path = _battle(tmp_path)
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="is not Guns") as err:
+        run_on_file(path, "record", unit="1er Léger", removed="Assaulted Guns")
+    assert err.value.column == "Removed" and err.value.table == TURNS.name
+    assert path.read_bytes() == before
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="1er Léger")
+    table_cell(wb, TURNS.name, "Removed", row).value = "Assaulted Guns"
+    wb.save(path)
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    sheet_row = table_cell(wb, TURNS.name, "Removed", row).row
+    assert "is not Guns" in str(problem)
+    assert f"table {TURNS.name}, row {sheet_row}, column Removed)" in str(problem)
+
+
+def test_a_cause_the_text_does_not_name_is_refused_on_the_command_line(tmp_path: Path) -> None:
+    path = _battle(tmp_path)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "1er Léger",
+                                      "--removed", "routed"])  # fmt: skip
+    assert result.exit_code == 2 and "--removed" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_removals(tmp_path: Path) -> None:
+    """The sheet's native formulas remove a unit a cause is typed for, as report does:
+    its row's Status and the Units sheet's."""
+    path = _battle(tmp_path)
+    _removals(path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Horse Guns", removed="Assaulted Guns")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="1", most_from_one_fire="1")
+    _hits_sheet_as_the_rules(path, tmp_path)
+    shown = _recalculated_turns(path, tmp_path)
+    assert list(shown["Status"]) == ["removed", "removed", "in play", "in play", "in play",
+                                     "removed"]  # fmt: skip
+    units = HeadlessBook(tmp_path / "recalculated.xlsx", writable=False).read_table("tbl_Units")
+    reported = _hits_by_unit(path)
+    assert dict(zip(units["Unit"], units["Status"], strict=True)) == {
+        u: reported[u]["status"] for u in units["Unit"]
+    }
+
+
+# -- older ledgers: version 2 (the Rally's modifiers) and version 1 --------------------------
+
+HITS_V2 = Path(__file__).parent / "fixtures" / "unit-hits-v2.xlsx"
+
+
+def _hits_v2(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v2.xlsx: Maida built and played by version 2 (no
+    Removed): turn 1 Kempt's Lights take 3 of 5, 1er Léger 2 of 7; turn 2 the Lights rally
+    a 3 In Cover, 1er Léger a 5; Royal Artillery untouched."""
+    path = tmp_path / "v2.xlsx"
+    path.write_bytes(HITS_V2.read_bytes())
+    return path
+
+
+def test_a_version_2_ledger_still_reports_as_before(tmp_path: Path) -> None:
+    path = _hits_v2(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _hits_by_unit(path)
+    # 3 + 1 In Cover: one Hit back; 5: one Hit back ("1 Hit on a 4+")
+    assert (units["Kempt's Lights"]["hits"], units["1er Léger"]["hits"]) == (2, 1)
+    assert all(u["status"] == "in play" and u["removed_by"] is None for u in units.values())
+    run_on_file(path, "record", unit="Royal Artillery", fire_hits="5", most_from_one_fire="3")
+    closed = run_on_file(path, "end-turn")
+    assert closed.details["removed_by"] == {"Royal Artillery": se.HITS_EQUAL_TO_STRENGTH}
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_removed_in_an_older_ledger_is_refused_saying_it_is_older(
+    version: int, tmp_path: Path
+) -> None:
+    """An older ledger has no Removed column: --removed is refused there, exit 2, saying
+    the ledger is older; the file unchanged."""
+    path = _hits_v2(tmp_path) if version == 2 else _hits_v1(tmp_path)
+    unit = "Royal Artillery" if version == 2 else "Kempt's Lights"
+    cause = se.ASSAULTED_GUNS if version == 2 else se.IMPASSIBLE_TERRAIN
+    before = path.read_bytes()
+    with pytest.raises(OlderLedgerError, match="this ledger is older") as err:
+        run_on_file(path, "record", unit=unit, removed=cause)
+    assert err.value.column == "--removed" and f"template version {version}" in str(err.value)
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", unit,
+                                      "--removed", cause])  # fmt: skip
+    assert result.exit_code == 2 and "no Removed column" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds (the formulas of its version, with
+    no Removed to read) compute the same in LibreOffice as report."""
+    path = _hits_v2(tmp_path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Royal Artillery", fire_hits="5", most_from_one_fire="3")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="6", in_cover=True)
+    _hits_sheet_as_the_rules(path, tmp_path)
