@@ -532,6 +532,12 @@ class Tables:
             self._periods = _frame(self._periods)
         return self._periods
 
+    @property
+    def period_rows(self) -> pd.DataFrame | TableRows:
+        """The periods table's rows as they are held (a frame only once one was asked for):
+        for what needs no frame (``rows_with_formulas``)."""
+        return self._periods
+
     def with_periods(self, periods: pd.DataFrame) -> Tables:
         """The same things, other period rows."""
         return Tables(self.kind, self._things, periods, self.closed, self._numbers)
@@ -598,9 +604,11 @@ class Tables:
     def recorded(self, book: Book, period: int) -> bool:
         """Whether anything was recorded in ``period`` (see above)."""
         key = self.kind.period_key.header
-        rows = self.periods[self.periods[key] == period]
-        typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE) if not c.fixed]
-        if any(not _untouched(v) for header in typed for v in rows.get(header, ())):
+        held = self._periods.headers if isinstance(self._periods, TableRows) else self._periods
+        typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE)
+                 if not c.fixed and c.header in held]  # fmt: skip
+        rows = [row for _, row in self.period_records([key, *typed]) if row[key] == period]
+        if any(not _untouched(row[header]) for header in typed for row in rows):
             return True
         if not book.has_table(LOG_TABLE):
             return False
@@ -1173,7 +1181,9 @@ def find_name(names: Iterable[str], given: str, *, what: str, option: str, **whe
     )
 
 
-def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+def rows_with_formulas(
+    kind: LedgerKind, periods: pd.DataFrame | TableRows, rows: pd.DataFrame
+) -> pd.DataFrame:
     """``rows`` (new period rows) with the formulas of the sheet rows they will take.
 
     Both backends fill trailing blank rows first, then grow the table, so the

@@ -105,12 +105,10 @@ class RowsRead:
         self.body: list[list[Any]] = [[None] * width for _ in self.sheet_rows]
         self.keep = [False] * len(self.body)
 
-    def _at(self, r: int) -> int | None:
-        return r - self.first if self._slot is None else self._slot.get(r)
-
     def put(self, r: int, i: int, value: Any) -> None:
         """Sheet row ``r``, column position ``i`` holds ``value`` (not a formula)."""
-        k, j = self._at(r), self.places.get(i)
+        k = r - self.first if self._slot is None else self._slot.get(r)
+        j = self.places.get(i)
         if k is None or j is None:
             return
         self.body[k][j] = value
@@ -119,7 +117,8 @@ class RowsRead:
 
     def put_computed(self, r: int, i: int, value: Any) -> None:
         """A formula's cached value: read, but it does not make the row data."""
-        k, j = self._at(r), self.places.get(i)
+        k = r - self.first if self._slot is None else self._slot.get(r)
+        j = self.places.get(i)
         if k is not None and j is not None:
             self.body[k][j] = value
 

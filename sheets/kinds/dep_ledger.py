@@ -889,7 +889,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """
     ledger = read_ledger(book)
     ledger.tables.refuse_if_over("close")
-    if ledger.divisions.empty:
+    if not ledger.starts:  # one a row of tbl_Divisions
         raise LedgerStateError(
             "the ledger lists no divisions",
             table=DIVISIONS.name,
@@ -897,7 +897,9 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
             expected="one row per division in tbl_Divisions",
         )
     turn = ledger.current_turn
-    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Division"].astype(str))
+    # Records, not a frame of tbl_Turns (read as rows: a frame would cost more than the rules)
+    have = {str(row["Division"]) for _, row in ledger.tables.period_records(["Division", "Turn"])
+            if row["Turn"] == turn}  # fmt: skip
     computed = outcomes(ledger)  # every input checked first
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     before = {r["division"]: r for r in standing(ledger, computed, turn - 1)}
@@ -919,7 +921,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
         ignore_index=True,
     )
     if not rows.empty:
-        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, rows))
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.tables.period_rows, rows))
     changed = {
         status: [
             r["division"]
