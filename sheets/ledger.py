@@ -34,7 +34,16 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Formula, Grid, Meta, Parts, TableRows
+from battle_ledger.sheets.engine.book import (
+    LOG_TABLE,
+    Book,
+    Formula,
+    Grid,
+    Meta,
+    Parts,
+    TableRows,
+    part_of,
+)
 from battle_ledger.sheets.engine.values import cell_whole, choice, is_blank, number, whole, yes_no
 from battle_ledger.sheets.errors import (
     BattleOverError,
@@ -500,11 +509,14 @@ class Tables:
         things: pd.DataFrame | TableRows,
         periods: pd.DataFrame | TableRows,
         closed: int = 0,
+        numbers: list[Any] | None = None,
     ) -> None:
         self.kind = kind
         self._things = things
         self._periods = periods
         self.closed = closed  # the last period the Log says was closed (``off_table``)
+        #: Every row's period number where ``periods`` holds some rows (``read_tables``' of).
+        self._numbers = numbers
 
     @property
     def things(self) -> pd.DataFrame:
@@ -520,9 +532,15 @@ class Tables:
             self._periods = _frame(self._periods)
         return self._periods
 
+    @property
+    def period_rows(self) -> pd.DataFrame | TableRows:
+        """The periods table's rows as they are held (a frame only once one was asked for):
+        for what needs no frame (``rows_with_formulas``)."""
+        return self._periods
+
     def with_periods(self, periods: pd.DataFrame) -> Tables:
         """The same things, other period rows."""
-        return Tables(self.kind, self._things, periods, self.closed)
+        return Tables(self.kind, self._things, periods, self.closed, self._numbers)
 
     def thing_records(self, headers: Iterable[str]) -> list[tuple[Any, dict[str, Any]]]:
         """The things table's rows as (row index, ``headers`` -> value), blanks None."""
@@ -541,6 +559,8 @@ class Tables:
         return where_of(self._periods, index)
 
     def _period_numbers(self) -> list[Any]:
+        if self._numbers is not None:
+            return self._numbers
         key = self.kind.period_key.header
         if isinstance(self._periods, TableRows):
             return self._periods.column(key)
@@ -584,9 +604,11 @@ class Tables:
     def recorded(self, book: Book, period: int) -> bool:
         """Whether anything was recorded in ``period`` (see above)."""
         key = self.kind.period_key.header
-        rows = self.periods[self.periods[key] == period]
-        typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE) if not c.fixed]
-        if any(not _untouched(v) for header in typed for v in rows.get(header, ())):
+        held = self._periods.headers if isinstance(self._periods, TableRows) else self._periods
+        typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE)
+                 if not c.fixed and c.header in held]  # fmt: skip
+        rows = [row for _, row in self.period_records([key, *typed]) if row[key] == period]
+        if any(not _untouched(row[header]) for header in typed for row in rows):
             return True
         if not book.has_table(LOG_TABLE):
             return False
@@ -753,20 +775,38 @@ def check_parts(book: Book, meta: Meta) -> None:
         )
 
 
-def read_tables(book: Book, kind: LedgerKind) -> Tables:
+def read_tables(
+    book: Book, kind: LedgerKind, of: Callable[[TableRows], str] | None = None
+) -> Tables:
     """Both tables of a ``kind`` ledger: typed, blank rows left out, each read once.
 
     Yes/no columns are read with the one yes/no reader (a blank is N); whole
     numbers and numbers within the declared bounds; a choice as one of its declared
     choices (blank: None); a cell that does not fit raises
     ``CellValueError`` naming file, sheet, table, row and column.
+    ``of``: the thing whose period rows are wanted, named from the things read: the
+    periods table is then read whole for those rows only, and for the others their thing
+    and period (the current period): a one-row operation reads what it touches.
     """
     meta = kind.check_version(book)
     check_parts(book, meta)
     version = meta.template_version
     read: list[TableRows] = []
+    numbered: TableRows | None = None  # the period numbers, where read apart
     for table in (kind.things, kind.periods):
-        rows = book.read_rows(table.name, table.read_types(version), cached=False)
+        types = table.read_types(version)
+        key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
+        if table is kind.periods and of is not None:
+            name = of(read[0])
+            numbered = book.read_part(table.name, types, cached=False,
+                                      only=[key.header, kind.period_key.header])  # fmt: skip
+            pairs = list(zip(numbered.index, numbered.column(key.header), strict=True))
+            # the rows of no one are left out, as below (their period is not the current)
+            numbered = part_of(numbered, None, [i for i, t in pairs if t is not None])
+            mine = [i for i, t in pairs if t == name]
+            rows = book.read_part(table.name, types, at=mine, cached=False)
+        else:
+            rows = book.read_rows(table.name, types, cached=False)
         added = [c for c in table.columns if c.since > version and not c.computed]
         for column in added:
             rows.headers.append(column.header)
@@ -776,7 +816,6 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
         rows.attrs["added"] = tuple(c.header for c in added if c.role is not Role.INPUT
                                     or _reader(c) is None or c.entry is Entry.WHOLE)  # fmt: skip
         rows.attrs["template_version"] = version
-        key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         at = rows.position(key.header)
         named = [i for i, row in enumerate(rows.rows) if row[at] is not None]
         _no_numbers_unnamed(rows, named, table, key)
@@ -804,16 +843,20 @@ def read_tables(book: Book, kind: LedgerKind) -> Tables:
             )
         seen.add(str(name).strip().casefold())
     period_key = kind.period_key.header
-    for index, value in zip(periods.index, periods.column(period_key), strict=True):
+    numbered = periods if numbered is None else numbered
+    for index, value in zip(numbered.index, numbered.column(period_key), strict=True):
         if value is None or int(value) < 1:
             raise CellValueError(
                 f"a row of {kind.periods.name} has no {kind.period} number",
                 column=period_key,
                 value=cell_whole(value),
                 expected="1, 2, 3, ...",
-                **where_of(periods, index),
+                **where_of(numbered, index),
             )
-    return Tables(kind, things, periods, _last_closed(book, kind) if kind.off_table else 0)
+    closed = _last_closed(book, kind) if kind.off_table else 0
+    if numbered is periods:
+        return Tables(kind, things, periods, closed)
+    return Tables(kind, things, periods, closed, numbered.column(period_key))
 
 
 def _no_numbers_unnamed(rows: TableRows, named: Collection[int], table: Table, key: Column) -> None:
@@ -1138,7 +1181,9 @@ def find_name(names: Iterable[str], given: str, *, what: str, option: str, **whe
     )
 
 
-def rows_with_formulas(kind: LedgerKind, periods: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+def rows_with_formulas(
+    kind: LedgerKind, periods: pd.DataFrame | TableRows, rows: pd.DataFrame
+) -> pd.DataFrame:
     """``rows`` (new period rows) with the formulas of the sheet rows they will take.
 
     Both backends fill trailing blank rows first, then grow the table, so the

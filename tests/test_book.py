@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Formula, RememberingBook, TableRows
+from battle_ledger.sheets.engine.book import (
+    LOG_TABLE,
+    Book,
+    Formula,
+    RememberingBook,
+    TableRows,
+    part_of,
+)
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.zipbook import ZipBook
 from battle_ledger.sheets.kinds.dep_ledger import TURNS
@@ -114,3 +121,48 @@ def test_a_log_line_is_read_back_and_named_in_the_history(
         "record:   spaced  ",
     )
     book.discard()
+
+
+_HEADERS = [c.header for c in TURNS.columns]
+
+
+@pytest.mark.parametrize("backend", [ZipBook, HeadlessBook])
+@settings(max_examples=10)
+@given(
+    writes=st.lists(st.tuples(_COLUMNS, _VALUES, st.integers(0, 40)), max_size=3),
+    only=st.none() | st.lists(st.sampled_from(_HEADERS), min_size=1, max_size=4, unique=True),
+    at=st.none() | st.sets(st.integers(-2, 45), max_size=12),
+    read=st.sampled_from([*_READS, (TURNS.read_types(5), False)]),
+)
+def test_a_part_read_is_the_whole_read_cut_to_the_part(
+    backend: type[Book], writes: list[tuple[str, Any, int]], only: list[str] | None,
+    at: set[int] | None, read: tuple[dict[str, type] | None, bool], played: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:  # fmt: skip
+    """``Book.read_part`` (some columns, some rows) gives what the whole read gives there,
+    on a played ledger whose rows were changed (read as written and as changed)."""
+    book = backend(shutil.copy(played, tmp_path_factory.mktemp("p") / "dep.xlsx"))  # type: ignore[call-arg]
+    columns, cached = read
+    try:
+        body = book.read_rows(TURNS.name, cached=False).index
+        for column, value, row in writes:
+            try:
+                book.write_cells(
+                    TURNS.name, pd.DataFrame({column: [value]}, index=[body[row % len(body)]])
+                )
+            except Exception:
+                continue  # refused as the backend refuses it
+        try:
+            part: TableRows | str = book.read_part(
+                TURNS.name, columns, only=only, at=at, cached=cached
+            )
+        except Exception as exc:
+            part = f"{type(exc).__name__}: {exc}"
+        whole = _read(book, columns, cached)
+        if isinstance(whole, str):  # refused: the part, unless the cell refused is outside it
+            assert part == whole or isinstance(part, TableRows)
+            return
+        _same(part, part_of(whole, only, at))
+        assert part.attrs["where"] == whole.attrs["where"]
+    finally:
+        book.discard()

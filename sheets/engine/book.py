@@ -34,7 +34,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,7 @@ __all__ = [
     "meta_rows",
     "now",
     "parse_meta",
+    "part_of",
     "table_rows",
     "typed_columns",
 ]
@@ -360,6 +361,29 @@ def typed_columns(
     return found
 
 
+def part_of(rows: TableRows, only: Sequence[str] | None, at: Collection[int] | None) -> TableRows:
+    """``rows`` cut to the columns ``only`` (the rows holding something there) and the
+    body positions ``at`` (``Book.read_part``: what a backend reading only the part gives)."""
+    where = {k: v for k, v in rows.attrs["where"].items() if k != "first_row"}
+    places = (list(range(len(rows.headers))) if only is None
+              else [header_position(rows.headers, h, where) for h in only])  # fmt: skip
+    chosen = None if at is None else set(at)
+    headers = [rows.headers[p] for p in places]
+    body: list[list[Any]] = []
+    index: list[int] = []
+    for i, row in zip(rows.index, rows.rows, strict=True):
+        values = [row[p] for p in places]
+        if (chosen is None or i in chosen) and (only is None or not all(map(_blank, values))):
+            body.append(values)
+            index.append(i)
+    types = {h: t for h, t in rows.types.items() if h in headers}
+    return TableRows(headers, body, index, {"where": dict(rows.attrs["where"])}, types)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def table_rows(
     headers: Sequence[str],
     body: Sequence[Sequence[Any]],
@@ -367,12 +391,14 @@ def table_rows(
     keep: Sequence[bool],
     columns: ColumnTypes | None,
     where: dict[str, Any],
+    positions: Sequence[int] | None = None,
 ) -> TableRows:
     """The ``TableRows`` a backend read (shared by the backends).
 
     ``headers``: the table's headers in order; ``body``: its rows of values;
     ``keep[i]``: whether body row ``i`` is data (not blank); ``where``: file,
-    sheet, table and ``first_row`` for messages.
+    sheet, table and ``first_row`` for messages; ``positions``: each body row's
+    position in the table (where only some were read; else its place in ``body``).
     """
     names = [str(h).strip() if h is not None else "" for h in headers]
     folded = {n.casefold(): i for i, n in reversed(list(enumerate(names)))}
@@ -393,13 +419,14 @@ def table_rows(
     for i, n in enumerate(renamed):
         first.setdefault(n, i)
     kept = sorted(first.values())
-    index = [i for i, k in enumerate(keep) if k]
+    places = [i for i, k in enumerate(keep) if k]
+    index = places if positions is None else [positions[i] for i in places]
     every = len(kept) == len(renamed)  # no header twice: each row as it is
     rows = [
         (list(body[i]) if every else [body[i][c] for c in kept])
         if "" not in body[i]  # an empty text reads as missing, like an empty cell
         else [None if body[i][c] == "" else body[i][c] for c in kept]
-        for i in index
+        for i in places
     ]
     result = TableRows([renamed[c] for c in kept], rows, index, {"where": dict(where)}, {})
     if isinstance(columns, Mapping):
@@ -542,6 +569,21 @@ class Book(ABC):
     ) -> TableRows:
         """What ``read_table`` reads, as ``TableRows`` (no DataFrame: a report that
         needs none does not import pandas)."""
+
+    def read_part(
+        self,
+        table: str,
+        columns: ColumnTypes | None = None,
+        *,
+        only: Sequence[str] | None = None,
+        at: Collection[int] | None = None,
+        cached: bool = True,
+    ) -> TableRows:
+        """Part of what ``read_rows`` reads: only the columns ``only`` (then only the
+        rows holding something in one of them) and/or only the body rows at the
+        positions ``at``, each value as the whole read gives it. A cell outside the part
+        is not read: nothing there is refused. The file backends read only the part."""
+        return part_of(self.read_rows(table, columns, cached=cached), only, at)
 
     @abstractmethod
     def write_cells(self, table: str, updates: pd.DataFrame) -> None:

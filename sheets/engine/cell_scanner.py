@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from battle_ledger.sheets.engine.a1 import column_number
 
@@ -30,6 +30,7 @@ __all__ = [
     "cells_read",
     "escape",
     "is_formula",
+    "leading_cells",
     "style_of",
     "unescape",
     "xml_number",
@@ -66,6 +67,31 @@ def cells_read(read: frozenset[bytes] | None) -> re.Pattern[bytes]:
         + rb"(?:/>|>(?:(<f)" + _INSIDE + rb"|<v>([^<&\r]+)</v>|<is><t>([^<&\r]+)</t></is>|("
         + _INSIDE + rb"))</c>)" + passed + rb"|([\s/>]))"
     )  # fmt: skip
+
+
+# ``_CELL_READ`` where the next cell of a row is expected (white space before it).
+_CELL_NEXT = re.compile(rb"\s*" + _CELL_READ.pattern)
+
+
+def leading_cells(data: bytes, start: int, end: int, upto: int) -> list[FoundCell]:
+    """The cells of a row's element (its cells from ``start``, its end at ``end``) as
+    ``_CELL_READ`` reads them, up to column ``upto``: the cells one after the other, no
+    further (a row's cells are in column order, as Excel requires: one out of order
+    among these is openpyxl's to place)."""
+    found: list[FoundCell] = []
+    before = 0
+    while (m := _CELL_NEXT.match(data, start, end)) is not None:
+        cell = cast("FoundCell", m.groups(b""))  # nine groups, as findall gives them
+        if not cell[-1]:
+            column = _column_of(cell[0])
+            if column > upto:
+                break
+            if column <= before:
+                raise UnsureError("cells out of order in their row")
+            before = column
+        found.append(cell)
+        start = m.end()
+    return found
 
 
 ROW_NUMBER = re.compile(rb'\sr="(\d+)"')

@@ -24,7 +24,7 @@ import math
 import re
 import warnings
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -460,10 +460,23 @@ class HeadlessBook(Book):
     def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
     ) -> TableRows:
+        return self.read_part(table, columns, cached=cached)
+
+    def read_part(
+        self,
+        table: str,
+        columns: ColumnTypes | None = None,
+        *,
+        only: Sequence[str] | None = None,
+        at: Collection[int] | None = None,
+        cached: bool = True,
+    ) -> TableRows:
         geo = self._find(table)
-        reading = RowsRead(geo.headers, columns, geo.body_start, geo.body_end, self._where(geo))
-        for r in geo.rows():
-            for i, c in enumerate(range(geo.min_col, geo.max_col + 1)):
+        reading = RowsRead(geo.headers, columns, geo.body_start, geo.body_end, self._where(geo),
+                           only=only, at=at)  # fmt: skip
+        for r in reading.sheet_rows:
+            for i in reading.places:
+                c = geo.min_col + i
                 cell = geo.ws.cell(r, c)
                 if not _is_formula(cell):
                     reading.put(r, i, cell.value)

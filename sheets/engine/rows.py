@@ -22,13 +22,19 @@ cells (styles, heights, formula translation, validations and formats grown).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.sheets.engine.a1 import column_letter
-from battle_ledger.sheets.engine.book import ColumnTypes, TableRows, table_rows, typed_columns
+from battle_ledger.sheets.engine.book import (
+    ColumnTypes,
+    TableRows,
+    header_position,
+    table_rows,
+    typed_columns,
+)
 from battle_ledger.sheets.engine.values import is_missing
 from battle_ledger.sheets.engine.workbook_file import _FORMULA_REFUSED
 from battle_ledger.sheets.errors import CellValueError, WorkbookError, totals_row_in_the_way
@@ -55,7 +61,10 @@ def _blank(value: Any) -> bool:
 
 class RowsRead:
     """A table's body rows ``first``..``last``, ``width`` columns, as a backend reads
-    them (see the module's docstring); ``rows()`` gives the ``TableRows``."""
+    them (see the module's docstring); ``rows()`` gives the ``TableRows``. ``only`` and
+    ``at``: a part of it (``Book.read_part``): the columns of those headers, the body
+    rows at those positions; a backend puts only the cells of ``sheet_rows`` and
+    ``places`` (column position -> its place in a row read)."""
 
     def __init__(
         self,
@@ -64,22 +73,54 @@ class RowsRead:
         first: int,
         last: int,
         where: dict[str, Any],
+        *,
+        only: Sequence[str] | None = None,
+        at: Collection[int] | None = None,
     ) -> None:
-        self.headers, self.columns, self.first, self.where = headers, columns, first, where
-        #: Position -> (name, type) of each typed column: a formula there is refused.
-        self.typed = typed_columns(headers, columns)
-        self.body: list[list[Any]] = [[None] * len(headers) for _ in range(first, last + 1)]
+        self.first, self.where = first, where
+        where_table = {k: v for k, v in where.items() if k != "first_row"}
+        chosen = (range(len(headers)) if only is None
+                  else [header_position(headers, h, where_table) for h in only])  # fmt: skip
+        #: Column position in the table -> its place in a row read.
+        self.places = {p: j for j, p in enumerate(chosen)}
+        self.headers = [headers[p] for p in chosen]
+        self.columns: ColumnTypes | None = columns
+        if only is not None and columns is not None:  # the columns asked for among those read
+            folded = {h.strip().casefold() for h in self.headers}
+            self.columns = (
+                {k: v for k, v in columns.items() if k.strip().casefold() in folded}
+                if isinstance(columns, Mapping)
+                else [k for k in columns if k.strip().casefold() in folded]
+            )
+        #: Position -> (name, type) of each typed column read: a formula there is refused.
+        self.typed = {p: t for p, t in typed_columns(headers, columns).items()
+                      if p in self.places}  # fmt: skip
+        #: The sheet rows read, in order.
+        self.sheet_rows: Sequence[int] = (
+            range(first, last + 1) if at is None
+            else sorted(first + i for i in set(at) if 0 <= i <= last - first)
+        )  # fmt: skip
+        self._slot = None if at is None else {r: k for k, r in enumerate(self.sheet_rows)}
+        width = len(self.headers)
+        self.body: list[list[Any]] = [[None] * width for _ in self.sheet_rows]
         self.keep = [False] * len(self.body)
 
     def put(self, r: int, i: int, value: Any) -> None:
         """Sheet row ``r``, column position ``i`` holds ``value`` (not a formula)."""
-        self.body[r - self.first][i] = value
+        k = r - self.first if self._slot is None else self._slot.get(r)
+        j = self.places.get(i)
+        if k is None or j is None:
+            return
+        self.body[k][j] = value
         if not _blank(value):
-            self.keep[r - self.first] = True
+            self.keep[k] = True
 
     def put_computed(self, r: int, i: int, value: Any) -> None:
         """A formula's cached value: read, but it does not make the row data."""
-        self.body[r - self.first][i] = value
+        k = r - self.first if self._slot is None else self._slot.get(r)
+        j = self.places.get(i)
+        if k is not None and j is not None:
+            self.body[k][j] = value
 
     def formula_refused(self, r: int, i: int, text: str) -> CellValueError | None:
         """The refusal of a formula (``text``) at row ``r``, position ``i``: ``None``
@@ -98,8 +139,9 @@ class RowsRead:
 
     def rows(self) -> TableRows:
         where = self.where | {"first_row": self.first}
+        positions = None if self._slot is None else [r - self.first for r in self.sheet_rows]
         return table_rows(self.headers, self.body, keep=self.keep, columns=self.columns,
-                          where=where)  # fmt: skip
+                          where=where, positions=positions)  # fmt: skip
 
 
 class TableCells(Protocol):

@@ -37,6 +37,7 @@ from battle_ledger.sheets.engine.cell_scanner import (
     cell_bytes,
     cells_read,
     escape,
+    leading_cells,
     style_of,
     unescape,
     xml_number,
@@ -288,14 +289,21 @@ class SheetPart:
             raise UnsureError("tables the sheet lists otherwise than it relates them")
 
     def table_cells(
-        self, first: int, last: int, formulas: frozenset[bytes] | None = None
+        self,
+        first: int,
+        last: int,
+        formulas: frozenset[bytes] | None = None,
+        only: Sequence[int] | None = None,
+        upto: int | None = None,
     ) -> list[tuple[list[FoundCell], dict[bytes, int]]]:
         """The cells of rows ``first`` to ``last`` in the order written: runs of rows as
         written read by one pattern (``_CELL_READ``), each with its rows by their numbers
         as written (a cell must name one of them: openpyxl places a cell by its own
         ``r``); a row changed or added here, its cells as they are now (whole: their
         inner XML only). ``formulas``: the column letters whose formula cells are wanted
-        (the others' may be left out, ``cells_read``); None: every cell."""
+        (the others' may be left out, ``cells_read``); None: every cell. ``only``: just
+        these rows, in order (a run of rows read by one pattern has no gap); ``upto``: the
+        last column wanted: a row as written is read only that far (``leading_cells``)."""
         rows = self.parse()
         pattern = cells_read(formulas)
         runs: list[tuple[list[FoundCell], dict[bytes, int]]] = []
@@ -307,9 +315,18 @@ class SheetPart:
                 runs.append((pattern.findall(self.data, run[0].start, run[-1].end), numbers))
                 run.clear()
 
-        for r in range(first, last + 1):
+        before = first - 1
+        for r in range(first, last + 1) if only is None else only:
+            if r != before + 1:  # a row left out: the run ends
+                close()
+            before = r
             row = rows.get(r)
             if row is None:
+                continue
+            if row.as_written and upto is not None:
+                close()
+                start = row.start + len(row.open_tag)
+                runs.append((leading_cells(self.data, start, row.end, upto), {b"%d" % r: r}))
                 continue
             if row.as_written:
                 if not run:

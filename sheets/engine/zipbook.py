@@ -28,7 +28,7 @@ hand-over to openpyxl.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
@@ -282,25 +282,39 @@ class ZipBook(Book):
             names.append("" if text is None else str(text).strip())
         return names
 
-    @_or_openpyxl
     def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
+    ) -> TableRows:
+        return self.read_part(table, columns, cached=cached)
+
+    @_or_openpyxl
+    def read_part(
+        self,
+        table: str,
+        columns: ColumnTypes | None = None,
+        *,
+        only: Sequence[str] | None = None,
+        at: Collection[int] | None = None,
+        cached: bool = True,
     ) -> TableRows:
         found = self._find(table)
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         headers = self._headers(found)
-        min_col, _, max_col, _ = found.bounds
+        min_col = found.bounds[0]
         first, last = found.body_start, found.body_end
-        reading = RowsRead(headers, columns, first, last, self._where(found))
+        reading = RowsRead(headers, columns, first, last, self._where(found), only=only, at=at)
         typed = reading.typed
         number, string, dates = xml_number, pkg.string, pkg.date_style_texts()
-        # Each column's letters -> its place in a row (a cell elsewhere is not the table's).
-        places = {column_letter(c).encode(): c - min_col for c in range(min_col, max_col + 1)}
+        # Each column read's letters -> its position (a cell elsewhere is not read).
+        places = {column_letter(min_col + i).encode(): i for i in reading.places}
         # Uncached, a formula matters only in a typed column (refused there): the
         # others' formula cells need not be read one by one.
         wanted = None if cached else frozenset(column_letter(i + min_col).encode() for i in typed)
-        for cells, numbers in sheet.table_cells(first, last, wanted):
+        chosen = None if at is None else reading.sheet_rows
+        # Some columns only: each row read as far as the last of them.
+        upto = None if only is None else min_col + max(reading.places, default=-1)
+        for cells, numbers in sheet.table_cells(first, last, wanted, chosen, upto):
             for letters, row, style, kind, mark, text, plain, inner, bad in cells:
                 if bad:
                     raise UnsureError("cells written otherwise than the fast reader reads")

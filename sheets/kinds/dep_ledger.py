@@ -577,9 +577,17 @@ def _located(exc: DepInputError, where: dict[str, Any]) -> DepInputError:
     return exc.located(column=header, **where)
 
 
-def read_ledger(book: Book) -> Ledger:
-    """Both tables, the maximum DEP, and every division's start (checked by the rules)."""
-    tables = read_tables(book, KIND)
+def read_ledger(book: Book, of: str | None = None) -> Ledger:
+    """Both tables, the maximum DEP, and every division's start (checked by the rules).
+    ``of``: a division as the command names it: only its rows of tbl_Turns are read
+    whole (of the others, their division and turn: the current turn)."""
+    tables = read_tables(
+        book,
+        KIND,
+        None
+        if of is None
+        else (lambda divisions: find_thing(book, KIND, map(str, divisions.column("Division")), of)),
+    )
     rules = _rules(book)
     starts: dict[str, DivisionState] = {}
     sides: dict[str, str] = {}
@@ -881,7 +889,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """
     ledger = read_ledger(book)
     ledger.tables.refuse_if_over("close")
-    if ledger.divisions.empty:
+    if not ledger.starts:  # one a row of tbl_Divisions
         raise LedgerStateError(
             "the ledger lists no divisions",
             table=DIVISIONS.name,
@@ -889,7 +897,9 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
             expected="one row per division in tbl_Divisions",
         )
     turn = ledger.current_turn
-    have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Division"].astype(str))
+    # Records, not a frame of tbl_Turns (read as rows: a frame would cost more than the rules)
+    have = {str(row["Division"]) for _, row in ledger.tables.period_records(["Division", "Turn"])
+            if row["Turn"] == turn}  # fmt: skip
     computed = outcomes(ledger)  # every input checked first
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     before = {r["division"]: r for r in standing(ledger, computed, turn - 1)}
@@ -911,7 +921,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
         ignore_index=True,
     )
     if not rows.empty:
-        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, rows))
+        book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.tables.period_rows, rows))
     changed = {
         status: [
             r["division"]
@@ -993,7 +1003,9 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
 
     Example: battle-ledger run record ledger.xlsx --division "5e Division" --stands-lost 2
     """
-    ledger = read_ledger(book)
+    # A record of the current turn without --unit reads the division's rows only.
+    one_row = turn is None and unit is None
+    ledger = read_ledger(book, of=division if one_row else None)
     name = find_thing(book, KIND, ledger.starts, division)  # unknown: refused, inputs or none
     given = {TURNS.header(field): value for field, value in inputs.items()}
     by_unit = ""
@@ -1016,7 +1028,9 @@ def record(book: Book, *, division: str, turn: int | None = None, unit: str | No
     turn = ledger.current_turn
     mine = _row_index(ledger, name, turn)
     if mine is None:
-        # No row yet for this turn (a ledger started without an order of battle).
+        # No row yet for this turn (a ledger started without an order of battle): the
+        # others' rows too (every division's standing, the rows appended after them).
+        ledger = read_ledger(book) if one_row else ledger
         before = standing(ledger, outcomes(ledger), turn - 1)
         if next(r["status"] for r in before if r["division"] == name) in KIND.off_table:
             raise LedgerStateError(
