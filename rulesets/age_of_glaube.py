@@ -403,6 +403,8 @@ class MarkRules:
     crisis_majority_above_pct: int
     crossed_when: str
     one_test_per_part: bool = True  # crisis_tests_per_part: one (ours), or each mark
+    # 2.6: "Each turn, comprising of a first and second player phase": the parts of a turn.
+    parts_per_turn: int = 2
 
     @classmethod
     def from_ruleset(
@@ -425,6 +427,8 @@ class MarkRules:
                 str(rs.constant("victory_table", "crisis_tests_per_part")), CRISIS_TESTS,
                 "crisis tests in a part that crosses marks", "crisis_tests_per_part",
             ) == CRISIS_TESTS[0],
+            parts_per_turn=whole_number(rs.constant("scale", "player_parts_per_turn"),
+                                        "scale.player_parts_per_turn", low=1),
         )  # fmt: skip
 
     def highest_mark(self, lost: int, total: int) -> int:
@@ -499,6 +503,13 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
     where += [f"part {inputs.part}"] if inputs.part is not None else []
     where += [f"side {state.side!r}"] if state.side else []
     prefix = f"{', '.join(where)}: " if where else ""
+    if inputs.part is not None and not 1 <= inputs.part <= rules.parts_per_turn:
+        raise InvalidArgumentError(
+            f"{prefix}a turn has {rules.parts_per_turn} player parts (2.6)",
+            column="part",
+            value=inputs.part,
+            expected=f"1 to {rules.parts_per_turn}",
+        )
     for name in ("reinforcements", "lost"):
         value = getattr(inputs, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

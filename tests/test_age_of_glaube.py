@@ -692,3 +692,19 @@ def test_an_open_margin_has_no_upper_end_to_include(era: str) -> None:
     with pytest.raises(RulesetDataError, match="no upper end") as err:
         aog.win_margin(0, 30, house)
     assert (err.value.table, err.value.column) == ("win_margins", "upper_included")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_turn_has_the_player_parts_the_text_gives(era: str) -> None:
+    """2.6: "Each turn, comprising of a first and second player phase": a part is 1 or
+    2 (``scale.player_parts_per_turn``); a third part is refused naming the part."""
+    rs = rulesets.get(era)
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+    rules = aog.MarkRules.from_ruleset(rs)
+    assert rules.parts_per_turn == parts
+    state = aog.SideState("Blue", 60)
+    for part in range(1, parts + 1):
+        assert aog.victory_after_part(state, aog.PartInputs(turn=1, part=part, lost=1), rules).lost
+    with pytest.raises(InvalidArgumentError, match="player parts") as err:
+        aog.victory_after_part(state, aog.PartInputs(turn=1, part=parts + 1), rules)
+    assert err.value.column == "part" and err.value.value == parts + 1

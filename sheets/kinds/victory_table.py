@@ -353,7 +353,7 @@ def read_victory_table(book: Book) -> VictoryLedger:
             )
         starts[name] = int(row["Base units at start"])
         units[name] = cell_count(row["Units"])
-    parts = int(ruleset.constant("scale", "player_parts_per_turn"))
+    parts = rules.parts_per_turn
     for index, value in tables.periods["Part"].items():
         if pd.isna(value) or not 1 <= int(value) <= parts:
             raise CellValueError(
