@@ -60,6 +60,8 @@ __all__ = [
     "RandomCheck",
     "ResultCode",
     "SideState",
+    "UnitRally",
+    "UnitState",
     "casualty_pct",
     "check_passes",
     "combat_potential",
@@ -76,6 +78,7 @@ __all__ = [
     "rolls_in_crisis",
     "run_side",
     "shift_odds",
+    "unit_after_rally",
     "victory_after_part",
     "victory_marks",
     "victory_points",
@@ -852,6 +855,106 @@ def check_passes(
     """Does the random number thrown (before modifiers) pass ``check``?"""
     rs = era(ruleset)
     return random_check(check, modifiers, table_value, rs).passes(_random_value(rs, number))
+
+
+# -- a unit's state ---------------------------------------------------------------
+
+
+class UnitState:
+    """The states the text names for a unit, in its words: organised (2.5), disrupted
+    (5.1: "remains disorganised for the turn"), routing (5.2), retiring (8.5.2, 8.5.6:
+    "continue to retire until rallied"), pursuing (8.7: "pursue the fleeing troops,
+    until rallied") and a captured battery (6.3: "It takes one full move for a captured
+    battery to become active again")."""
+
+    ORGANISED = "organised"
+    DISRUPTED = "disrupted"
+    ROUTING = "routing"
+    RETIRING = "retiring"
+    PURSUING = "pursuing"
+    CAPTURED = "captured battery"
+    ALL = (ORGANISED, DISRUPTED, ROUTING, RETIRING, PURSUING, CAPTURED)
+
+
+#: The text's other words for a state: "the unit remains disorganised" (5.1).
+_STATE_WORDS = {"disorganised": UnitState.DISRUPTED, "undisrupted": UnitState.ORGANISED}
+
+#: State -> (the check its rally throws, the state a passed rally leaves it in). 5.2:
+#: routing units "stop routing, becoming disrupted for the turn"; 5.1: disrupted ones
+#: "become organised again". Retiring units rally as disrupted ones (they "use disrupted
+#: value ... until rallied") and pursuing ones come "under control" by the control
+#: test's value: readings of ours (docs/house-rules.md).
+_RALLIES = {
+    UnitState.ROUTING: ("rally_from_rout", UnitState.DISRUPTED),
+    UnitState.DISRUPTED: ("rally_disrupted", UnitState.ORGANISED),
+    UnitState.RETIRING: ("rally_disrupted", UnitState.ORGANISED),
+    UnitState.PURSUING: ("control_test", UnitState.ORGANISED),
+}
+
+
+@dataclass(frozen=True)
+class UnitRally:
+    """A unit's state for the turn after its rally (if it threw one)."""
+
+    state: str  # at the start of the turn
+    check: str | None  # the check a rally from it throws (None: it has nothing to rally)
+    threshold: Fraction | None  # the number to throw, modifiers counted (None: not known)
+    passed: bool | None  # None: no random number thrown
+    after: str  # for the rest of the turn
+
+    @property
+    def active(self) -> bool:
+        """Organised after the rally phase: a battery fires "in the organised state"
+        (6.1: "Those in the disrupted state may not fire that turn"); a captured battery
+        is not active for one full move (6.3)."""
+        return self.after == UnitState.ORGANISED
+
+
+def unit_after_rally(
+    state: str,
+    number: float | Fraction | None = None,
+    modifiers: str | None = "",
+    table_value: float | Fraction | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+) -> UnitRally:
+    """A unit's state after the disruption and rout removal phase (5) of its turn.
+
+    ``state``: one of :class:`UnitState` at the start of the turn; ``number``: the
+    random number thrown to rally it (None: not rallied this turn); ``modifiers``: a
+    General's or great captain's presence (5.3); ``table_value``: the National Army
+    table's value for a disrupted, retiring or pursuing unit (not printed). A routing
+    unit needs 0.800 (the data's ``random_checks``) and becomes disrupted "for the
+    turn"; a failed rally leaves a unit as it was "for the turn". An organised unit
+    and a captured battery have nothing to rally: a number for them is refused.
+    """
+    rs = era(ruleset)
+    said = " ".join(str(state).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    rally = _RALLIES.get(now)
+    if rally is None:
+        if number is not None and number != "":
+            why = ("it is not active for one full move (6.3)" if now == UnitState.CAPTURED
+                   else "it has nothing to rally from")  # fmt: skip
+            raise InvalidArgumentError(
+                f"a unit {now} throws no random number to rally: {why}",
+                column="random number",
+                value=number,
+                expected="blank",
+            )
+        return UnitRally(now, None, None, None, now)
+    check, passed_to = rally
+    threshold: Fraction | None = None
+    passed: bool | None = None
+    if number is not None and number != "":
+        rc = random_check(check, modifiers, table_value, rs)
+        threshold = rc.threshold
+        passed = rc.passes(_random_value(rs, number))
+    else:
+        try:  # the number to throw, where the text (or the table value given) fixes it
+            threshold = random_check(check, modifiers, table_value, rs).threshold
+        except MissingTableError:
+            threshold = None
+    return UnitRally(now, check, threshold, passed, passed_to if passed else now)
 
 
 # -- combat -----------------------------------------------------------------------
