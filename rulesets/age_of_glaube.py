@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_RULESET",
     "ERAS",
     "FAMILY",
+    "UNIT_RALLIES",
     "VICTORY_POINTS_FOR",
     "CrossedWhen",
     "Margin",
@@ -884,7 +885,7 @@ _STATE_WORDS = {"disorganised": UnitState.DISRUPTED, "undisrupted": UnitState.OR
 #: "become organised again". Retiring units rally as disrupted ones (they "use disrupted
 #: value ... until rallied") and pursuing ones come "under control" by the control
 #: test's value: readings of ours (docs/house-rules.md).
-_RALLIES = {
+UNIT_RALLIES = {
     UnitState.ROUTING: ("rally_from_rout", UnitState.DISRUPTED),
     UnitState.DISRUPTED: ("rally_disrupted", UnitState.ORGANISED),
     UnitState.RETIRING: ("rally_disrupted", UnitState.ORGANISED),
@@ -930,7 +931,7 @@ def unit_after_rally(
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
     now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
-    rally = _RALLIES.get(now)
+    rally = UNIT_RALLIES.get(now)
     if rally is None:
         if number is not None and number != "":
             why = ("it is not active for one full move (6.3)" if now == UnitState.CAPTURED
