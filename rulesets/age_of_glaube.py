@@ -51,7 +51,7 @@ __all__ = [
     "DEFAULT_RULESET",
     "ERAS",
     "FAMILY",
-    "UNIT_RALLIES",
+    "RALLY_CHECKS",
     "VICTORY_POINTS_FOR",
     "CrossedWhen",
     "Margin",
@@ -80,6 +80,7 @@ __all__ = [
     "run_side",
     "shift_odds",
     "unit_after_rally",
+    "unit_rallies",
     "victory_after_part",
     "victory_marks",
     "victory_points",
@@ -880,17 +881,27 @@ class UnitState:
 #: The text's other words for a state: "the unit remains disorganised" (5.1).
 _STATE_WORDS = {"disorganised": UnitState.DISRUPTED, "undisrupted": UnitState.ORGANISED}
 
-#: State -> (the check its rally throws, the state a passed rally leaves it in). 5.2:
-#: routing units "stop routing, becoming disrupted for the turn"; 5.1: disrupted ones
-#: "become organised again". Retiring units rally as disrupted ones (they "use disrupted
-#: value ... until rallied") and pursuing ones come "under control" by the control
-#: test's value: readings of ours (docs/house-rules.md).
-UNIT_RALLIES = {
-    UnitState.ROUTING: ("rally_from_rout", UnitState.DISRUPTED),
-    UnitState.DISRUPTED: ("rally_disrupted", UnitState.ORGANISED),
-    UnitState.RETIRING: ("rally_disrupted", UnitState.ORGANISED),
-    UnitState.PURSUING: ("control_test", UnitState.ORGANISED),
-}
+#: The checks a retiring or pursuing unit may be read to rally by (``unit_states``).
+RALLY_CHECKS = ("rally_disrupted", "control_test")
+
+
+def unit_rallies(ruleset: _RulesetArg = DEFAULT_RULESET) -> dict[str, tuple[str, str]]:
+    """State -> (the check its rally throws, the state a passed rally leaves it in). 5.2:
+    routing units "stop routing, becoming disrupted for the turn"; 5.1: disrupted ones
+    "become organised again". Retiring and pursuing units "until rallied", by the check
+    the era's ``unit_states`` names (readings of ours: docs/house-rules.md)."""
+    rs = era(ruleset)
+
+    def reading(name: str) -> str:
+        return one_of(str(rs.constant("unit_states", name)), RALLY_CHECKS,
+                      f"the check a unit rallies by ({name})", f"unit_states.{name}")  # fmt: skip
+
+    return {
+        UnitState.ROUTING: ("rally_from_rout", UnitState.DISRUPTED),
+        UnitState.DISRUPTED: ("rally_disrupted", UnitState.ORGANISED),
+        UnitState.RETIRING: (reading("retiring_rally"), UnitState.ORGANISED),
+        UnitState.PURSUING: (reading("pursuing_rally"), UnitState.ORGANISED),
+    }
 
 
 @dataclass(frozen=True)
@@ -931,7 +942,7 @@ def unit_after_rally(
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
     now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
-    rally = UNIT_RALLIES.get(now)
+    rally = unit_rallies(rs).get(now)
     if rally is None:
         if number is not None and number != "":
             why = ("it is not active for one full move (6.3)" if now == UnitState.CAPTURED

@@ -300,7 +300,11 @@ def build_victory_table(
                                 "MarkCrossedWhen": rules.crossed_when}, side_ref)  # fmt: skip
     _marks_sheet(wb, [n for n, _, _ in armies], rules)
     _chart(wb, [n for n, _, _ in armies], turns_shown)
-    add_rules_sheet(wb, ruleset, tables=["victory_table", "win_margins", "scale"])
+    add_rules_sheet(
+        wb,
+        ruleset,
+        tables=["victory_table", "win_margins", "scale", "random_checks", "unit_states"],
+    )
     return wb
 
 

@@ -760,15 +760,34 @@ def test_a_disrupted_unit_rallies_by_the_national_army_value_or_stays_disrupted(
 def test_retiring_and_pursuing_units_continue_until_rallied(era: str) -> None:
     """8.5.2: retiring units "continue to retire until rallied"; 8.7: "the unit will
     automatically pursue the fleeing troops, until rallied". Ours: a retiring unit
-    rallies as a disrupted one (5.1), a pursuing one by the control test's value."""
+    rallies as a disrupted one (5.1), a pursuing one by the control test's value
+    (``unit_states``); a house file turns each the other way, and a check of neither
+    kind is refused naming the key."""
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
     rs = rulesets.get(era)
     value = Fraction(1, 2)
-    for state, check in (("retiring", "rally_disrupted"), ("pursuing", "control_test")):
+    ours = {"retiring": "rally_disrupted", "pursuing": "control_test"}
+    for state, check in ours.items():
+        assert rs.constant("unit_states", f"{state}_rally") == check
         rallied = aog.unit_after_rally(state, value, table_value=value, ruleset=rs)
         assert (rallied.check, rallied.after) == (check, "organised")
         failed = aog.unit_after_rally(state, value - Fraction(1, 1000), table_value=value,
                                       ruleset=rs)  # fmt: skip
         assert failed.after == state
+
+    def house(**values: str) -> Any:
+        text = yaml.safe_dump({"id": era, "tables": {"unit_states": {"values": values}}})
+        return house_ruleset(parse_house(text, "house.yaml"))
+
+    turned = house(retiring_rally="control_test", pursuing_rally="rally_disrupted")
+    for state, check in ours.items():
+        other = next(c for c in aog.RALLY_CHECKS if c != check)
+        assert aog.unit_after_rally(state, value, table_value=value, ruleset=turned).check == other
+    with pytest.raises(InvalidArgumentError, match=r"unit_states\.retiring_rally"):
+        aog.unit_after_rally("retiring", value, table_value=value,
+                             ruleset=house(retiring_rally="rally_from_rout"))  # fmt: skip
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -140,6 +140,10 @@ def _aog_calls(era: str) -> list[Call]:
                        aog.PartInputs(turn=1, part=part, lost=1), rules)
                 for part in (1, 2, 3)]  # fmt: skip
 
+    def unit_rallies() -> Any:  # each state's rally, by the check the data names
+        return [_tried(aog.unit_after_rally, state, 0.5, "", 0.5, era)
+                for state in aog.UnitState.ALL]  # fmt: skip
+
     def units() -> Any:
         rs = registry.get(era)
         return [aog.rolls_in_crisis(t, rs) for t in rs.vocabulary("unit_types").terms]
@@ -171,6 +175,7 @@ def _aog_calls(era: str) -> list[Call]:
         *calls,
         battle,
         parts_of_a_turn,
+        unit_rallies,
         units,
         army,
         defaults,

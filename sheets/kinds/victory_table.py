@@ -344,7 +344,7 @@ def unit_formulas(r: int, ruleset: Any) -> dict[str, str]:
     state, number, value = cell("State"), cell("Random number"), cell("Table value")
     needed, rallied = "", ""
     after = cell("State")
-    for now, (check, passed_to) in reversed(aog.UNIT_RALLIES.items()):
+    for now, (check, passed_to) in reversed(aog.unit_rallies(ruleset).items()):
         added, printed, comparison = _rally_terms(ruleset, check, cell("General"))
         need = f"ROUND({printed}-{added},3)" if printed else \
             f'IF({value}="","",ROUND({value}-{added},3))'  # fmt: skip
