@@ -324,6 +324,25 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
 
 
+def _units_again(wb: Workbook, ruleset: Ruleset) -> None:
+    """The Units table's formulas written again for ``ruleset`` (other house rules): they
+    carry its numbers (the rout's 0.800, a General's +0.100, the rally readings)."""
+    if UNITS.sheet not in wb.sheetnames or UNITS.name not in wb[UNITS.sheet].tables:
+        return  # a ledger made before units' states were kept
+    ws = wb[UNITS.sheet]
+    left, top, _, bottom = range_boundaries(ws.tables[UNITS.name].ref)
+    assert left is not None and top is not None and bottom is not None  # a table's ref is cells
+    for r in range(top + 1, bottom + 1):
+        for header, formula in unit_formulas(r, ruleset).items():
+            write(ws.cell(r, left + UNITS.headers.index(header)), Formula(formula))
+
+
+def _again(wb: Workbook, ruleset: Ruleset) -> None:
+    """What other house rules change outside the Rules sheet: the marks, the Units."""
+    _marks_again(wb, ruleset)
+    _units_again(wb, ruleset)
+
+
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Eight turns of losses in both parts, and a reinforcement in turn 4."""
     from battle_ledger.sheets.kinds.victory_table import read_victory_table
@@ -339,4 +358,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_template(KIND, build_victory_table, again=_marks_again, play=_play)
+register_template(KIND, build_victory_table, again=_again, play=_play)

@@ -16,6 +16,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -677,3 +678,32 @@ def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> Non
         assert (shown("Rallied") or None) == rallied, state
         assert shown("State after") == state["state_after"], state
         assert shown("Active") == ("Y" if state["active"] else "N"), state
+
+
+@pytest.mark.libreoffice
+def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> None:
+    """A house file giving routing units another number (and a retiring unit the control
+    test) applied to a ledger already played: report and the recalculated sheet agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-destiny")
+    unit = sorted({unit for _, unit in _states(path)})[0]
+    needed = _rout_number("age-of-destiny")
+    lower = round(needed - 0.05, 3)
+    run_on_file(path, "unit", unit=unit, state="routing", random_number=f"{lower:.3f}")
+    assert _states(path)[(1, unit)]["state_after"] == "routing"
+    rs = registry.packaged("age-of-destiny")
+    row = {k: v for k, v in rs.lookup("random_checks", check="rally_from_rout").items()
+           if k != "source"}  # fmt: skip
+    house = tmp_path / "house.yaml"
+    house.write_text(yaml.safe_dump({"id": "age-of-destiny", "tables": {"random_checks": {
+        "override": True, "rows": [{**row, "threshold": lower}]}}}), encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    state = _states(path)[(1, unit)]
+    assert (state["needed"], state["state_after"]) == (lower, "disrupted")
+    wb = recalculated_workbook(path)
+    at = find_row(wb, "tbl_Units", Turn=1, Unit=unit)
+    assert round(plain(table_cell(wb, "tbl_Units", "Needed", at).value), 3) == lower
+    assert table_cell(wb, "tbl_Units", "State after", at).value == "disrupted"
