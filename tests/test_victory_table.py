@@ -707,3 +707,33 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
     at = find_row(wb, "tbl_Units", Turn=1, Unit=unit)
     assert round(plain(table_cell(wb, "tbl_Units", "Needed", at).value), 3) == lower
     assert table_cell(wb, "tbl_Units", "State after", at).value == "disrupted"
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "words"),
+    [
+        ("State", "shaken", "a unit's state"),
+        ("Random number", 1.5, "at least 0 and below 1"),
+        ("Side", "Danes", "does not list"),
+        ("Turn", 7, "not begun"),
+    ],
+)
+def test_a_bad_cell_of_the_units_is_refused_where_it_is(
+    header: str, value: Any, words: str, tmp_path: Path
+) -> None:
+    """A cell typed on the Units sheet that the rules refuse: `report` and `check` name the
+    table, the row and the column (exit 1), and leave the file as it was."""
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "State", 0).value = "routing"
+    table_cell(wb, "tbl_Units", header, 0).value = value
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    assert words in shown.output and "tbl_Units" in shown.output and header in shown.output
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert problems and words in str(problems[0])
+    assert path.read_bytes() == before

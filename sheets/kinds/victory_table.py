@@ -931,9 +931,12 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         general = "" if _blank(row["General"]) else str(row["General"])
         try:
             out = aog.unit_after_rally(str(row["State"]), number, general, value, ruleset)
-        except BattleLedgerError as exc:
-            header = _UNIT_HEADERS.get(str(getattr(exc, "column", "") or ""), "State")
-            raise exc.located(column=header, **where) from None
+        except InvalidArgumentError as exc:  # the rules name their field: the sheet, its header
+            header = _UNIT_HEADERS.get(str(exc.column or ""), "State")
+            raise CellValueError(exc.message, column=header, value=exc.value,
+                                 expected=exc.expected, **where) from None  # fmt: skip
+        except BattleLedgerError as exc:  # a table to fill in: named with its file
+            raise exc.located(**where) from None
         states.append({
             "turn": turn, "unit": unit, "side": side, "state": out.state,
             "random_number": None if number is None else float(number),
@@ -968,9 +971,11 @@ def record_unit(
     table_value: float | None = None,
     note: str | None = None,
 ) -> OperationResult:
-    """Record a unit's state at the start of the current turn's rally phase (5) and the
-    random number thrown to rally it: a routing unit that passes is disrupted for the
-    turn (5.2), a disrupted one organised (5.1); a failed rally leaves it as it was.
+    """Record a unit's state this turn and the random number thrown to rally it.
+
+    The state is the unit's at the start of the turn's rally phase (5): a routing unit
+    that passes is disrupted for the turn (5.2), a disrupted one organised (5.1); a
+    failed rally leaves it as it was.
 
     Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
     """  # noqa: E501
