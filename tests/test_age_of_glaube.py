@@ -814,3 +814,26 @@ def test_an_organised_unit_has_nothing_to_rally(era: str) -> None:
     with pytest.raises(InvalidArgumentError, match="state") as err:
         aog.unit_after_rally("shaken", ruleset=rs)
     assert "routing" in str(err.value)
+
+
+_RALLYING = ["routing", "disrupted", "retiring", "pursuing"]
+
+
+@_SETTINGS
+@given(state=st.sampled_from(_RALLYING), number=st.integers(0, 999), value=_table_values,
+       general=st.sampled_from(["", "general", "great captain"]), era=_eras)  # fmt: skip
+def test_a_rally_moves_a_unit_one_step_up_or_leaves_it(
+    state: str, number: int, value: Fraction, general: str, era: str
+) -> None:
+    """5.1, 5.2: a rally passed takes a routing unit to disrupted and any other to
+    organised, never further; failed, the unit stays as it was; a General never turns a
+    pass into a failure; passing is ``number >= threshold`` exactly."""
+    thrown = Fraction(number, 1000)
+    v = None if state == "routing" else value
+    out = aog.unit_after_rally(state, thrown, general, v, era)
+    plain = aog.unit_after_rally(state, thrown, "", v, era)
+    assert out.threshold is not None and out.passed == (thrown >= out.threshold)
+    up = "disrupted" if state == "routing" else "organised"
+    assert out.after == (up if out.passed else state)
+    assert out.active == (out.after == "organised")
+    assert out.passed or not plain.passed
