@@ -866,7 +866,7 @@ class UnitState:
     """The states the text names for a unit, in its words: organised (2.5), disrupted
     (5.1: "remains disorganised for the turn"), routing (5.2), retiring (8.5.2, 8.5.6:
     "continue to retire until rallied"), pursuing (8.7: "pursue the fleeing troops,
-    until rallied") and a captured battery (6.3: "It takes one full move for a captured
+    until rallied") and a captured battery (6: "It takes one full move for a captured
     battery to become active again")."""
 
     ORGANISED = "organised"
@@ -913,13 +913,15 @@ class UnitRally:
     threshold: Fraction | None  # the number to throw, modifiers counted (None: not known)
     passed: bool | None  # None: no random number thrown
     after: str  # for the rest of the turn
+    still_captured: bool = False  # within the full move after it was taken (6)
 
     @property
     def active(self) -> bool:
         """Organised after the rally phase: a battery fires "in the organised state"
-        (6.1: "Those in the disrupted state may not fire that turn"); a captured battery
-        is not active for one full move (6.3)."""
-        return self.after == UnitState.ORGANISED
+        (6: "Those in the disrupted state may not fire that turn"); a captured battery
+        is not active for one full move (6): the turn it is taken and the moves after it
+        that ``unit_states.captured_battery_full_moves`` counts."""
+        return self.after == UnitState.ORGANISED and not self.still_captured
 
 
 def unit_after_rally(
@@ -928,6 +930,8 @@ def unit_after_rally(
     modifiers: str | None = "",
     table_value: float | Fraction | None = None,
     ruleset: _RulesetArg = DEFAULT_RULESET,
+    *,
+    captured_turns_ago: int | None = None,
 ) -> UnitRally:
     """A unit's state after the disruption and rout removal phase (5) of its turn.
 
@@ -938,14 +942,23 @@ def unit_after_rally(
     unit needs 0.800 (the data's ``random_checks``) and becomes disrupted "for the
     turn"; a failed rally leaves a unit as it was "for the turn". An organised unit
     and a captured battery have nothing to rally: a number for them is refused.
+    ``captured_turns_ago``: how many turns ago the unit was last a captured battery
+    (None: never): "It takes one full move for a captured battery to become active
+    again" (6), so it is not active for ``unit_states.captured_battery_full_moves`` turns
+    after the one it was taken in (a reading of ours: 1).
     """
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
     now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    moves = whole_number(rs.constant("unit_states", "captured_battery_full_moves"),
+                         "unit_states.captured_battery_full_moves")  # fmt: skip
+    captured = captured_turns_ago is not None and (
+        whole_number(captured_turns_ago, "captured turns ago", low=1) <= moves
+    )
     rally = unit_rallies(rs).get(now)
     if rally is None:
         if number is not None and number != "":
-            why = ("it is not active for one full move (6.3)" if now == UnitState.CAPTURED
+            why = ("it is not active for one full move (6)" if now == UnitState.CAPTURED
                    else "it has nothing to rally from")  # fmt: skip
             raise InvalidArgumentError(
                 f"a unit {now} throws no random number to rally: {why}",
@@ -953,7 +966,7 @@ def unit_after_rally(
                 value=number,
                 expected="blank",
             )
-        return UnitRally(now, None, None, None, now)
+        return UnitRally(now, None, None, None, now, captured)
     check, passed_to = rally
     threshold: Fraction | None = None
     passed: bool | None = None
@@ -966,7 +979,7 @@ def unit_after_rally(
             threshold = random_check(check, modifiers, table_value, rs).threshold
         except MissingTableError:
             threshold = None
-    return UnitRally(now, check, threshold, passed, passed_to if passed else now)
+    return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured)
 
 
 # -- combat -----------------------------------------------------------------------

@@ -728,7 +728,7 @@ def test_a_routing_unit_needs_the_rout_number_and_becomes_disrupted_for_the_turn
     step = Fraction(1, 1000)
     passed = aog.unit_after_rally("routing", needed, ruleset=rs)
     assert (passed.passed, passed.after, passed.threshold) == (True, "disrupted", needed)
-    assert not passed.active  # disrupted: a battery "may not fire that turn" (6.1)
+    assert not passed.active  # disrupted: a battery "may not fire that turn" (6)
     failed = aog.unit_after_rally("routing", needed - step, ruleset=rs)
     assert (failed.passed, failed.after) == (False, "routing")
     general = rs.term("modifiers", "general").attrs["value"]
@@ -792,7 +792,7 @@ def test_retiring_and_pursuing_units_continue_until_rallied(era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 def test_a_captured_battery_is_not_active_for_a_full_move(era: str) -> None:
-    """6.3: "It takes one full move for a captured battery to become active again.": it
+    """6: "It takes one full move for a captured battery to become active again.": it
     is not active in the turn it is held captured, and throws no number to rally."""
     rs = rulesets.get(era)
     held = aog.unit_after_rally("captured battery", ruleset=rs)
@@ -800,6 +800,12 @@ def test_a_captured_battery_is_not_active_for_a_full_move(era: str) -> None:
     with pytest.raises(InvalidArgumentError, match="one full move") as err:
         aog.unit_after_rally("captured battery", 0.9, ruleset=rs)
     assert err.value.column == "random number"
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    for ago in range(1, moves + 1):  # the full move(s) after the turn it was taken
+        moving = aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=ago)
+        assert (moving.after, moving.active) == ("organised", False)
+    assert aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=moves + 1).active
+    assert aog.unit_after_rally("organised", ruleset=rs).active
 
 
 @pytest.mark.parametrize("era", ERAS)

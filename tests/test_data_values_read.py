@@ -141,8 +141,10 @@ def _aog_calls(era: str) -> list[Call]:
                 for part in (1, 2, 3)]  # fmt: skip
 
     def unit_rallies() -> Any:  # each state's rally, by the check the data names
-        return [_tried(aog.unit_after_rally, state, 0.5, "", 0.5, era)
-                for state in aog.UnitState.ALL]  # fmt: skip
+        return [[_tried(aog.unit_after_rally, state, 0.5, "", 0.5, era)
+                 for state in aog.UnitState.ALL],
+                [aog.unit_after_rally("organised", None, "", None, era, captured_turns_ago=ago)
+                 .active for ago in (1, 2, 3)]]  # fmt: skip
 
     def units() -> Any:
         rs = registry.get(era)

@@ -591,8 +591,9 @@ def test_retiring_and_pursuing_units_continue_until_rallied(tmp_path: Path) -> N
 
 
 def test_a_captured_battery_is_not_active_and_throws_no_rally(tmp_path: Path) -> None:
-    """6.3: "It takes one full move for a captured battery to become active again.": held
-    captured it is not active; a rally number for it is refused, the file unchanged."""
+    """6: "It takes one full move for a captured battery to become active again.": held
+    captured it is not active, nor in the next turn (the full move; ours), then active; a
+    rally number for it is refused, the file unchanged."""
     path = _army(tmp_path)
     rs = registry.get("age-of-glaube")
     from battle_ledger.sheets.oob import read_oob
@@ -608,6 +609,14 @@ def test_a_captured_battery_is_not_active_and_throws_no_rally(tmp_path: Path) ->
                                        "captured battery", "--random-number", "0.9"])  # fmt: skip
     assert refused.exit_code == 2 and "one full move" in refused.output
     assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty="Y")
+    moving = run_on_file(path, "unit", unit=battery, state="organised")
+    assert (moving.details["state_after"], moving.details["active"]) == ("organised", False)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    again = run_on_file(path, "unit", unit=battery, state="organised")
+    assert again.details["active"]
+    states = _states(path)
+    assert [states[(t, battery)]["active"] for t in (1, 2, 3)] == [False, False, True]
 
 
 V1 = Path(__file__).parent / "fixtures" / "victory-table-v1.xlsx"
@@ -660,6 +669,7 @@ def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> Non
     run_on_file(path, "end-turn", allow_empty="Y")
     run_on_file(path, "unit", unit=units[0], state="disrupted", random_number="0.3",
                 table_value="0.3")  # fmt: skip
+    run_on_file(path, "unit", unit=units[8], state="organised")  # taken in turn 1: not active
     states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
     assert {u["state_after"] for u in states} >= {"organised", "disrupted", "routing",
                                                    "retiring", "captured battery"}  # fmt: skip
@@ -712,10 +722,12 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("header", "value", "words"),
     [
-        ("State", "shaken", "a unit's state"),
+        ("State", "shaken", "not one of the list"),
         ("Random number", 1.5, "at least 0 and below 1"),
         ("Side", "Danes", "does not list"),
         ("Turn", 7, "not begun"),
+        ("State", "disorganised", "not one of the list"),  # the text's word; not the list's
+        ("General", "Napoleon", "not one of the list"),
     ],
 )
 def test_a_bad_cell_of_the_units_is_refused_where_it_is(

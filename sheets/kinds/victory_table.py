@@ -39,6 +39,7 @@ from battle_ledger.sheets.errors import CellValueError, CommandError, LedgerStat
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
+    count_equal,
     letters,
     match_above,
     period_column,
@@ -213,8 +214,8 @@ UNITS = Table(
         Column("State after", "state_after", _O,
                help="for the rest of the turn: a failed rally leaves it as it was", width=15),
         Column("Active", "active", _O,
-               help="organised after the rally: a battery may fire (6.1); a captured battery "
-               "is not active for one full move (6.3)", width=8),
+               help="organised after the rally: a battery may fire (6); a captured battery "
+               "is not active for one full move (6)", width=8),
         Column("Note", "note", _N, help="anything worth remembering", width=30),
     ),
 )  # fmt: skip
@@ -353,12 +354,23 @@ def unit_formulas(r: int, ruleset: Any) -> dict[str, str]:
                    f'IF(ROUND({number},3){comparison}{cell("Needed")},"Y","N")),'
                    f'{rallied or chr(34) * 2})')  # fmt: skip
         after = f'IF(AND({state}="{now}",{cell("Rallied")}="Y"),"{passed_to}",{after})'
+    units = sheet_name(UNITS.sheet)
+
+    def rows(header: str) -> str:
+        return period_column(units, c[header], HEADER_ROW + 1, c["Turn"])
+
+    moves = int(ruleset.constant("unit_states", "captured_battery_full_moves"))
+    captured = count_equal(  # a captured battery within the full move(s) before (6)
+        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'},
+        [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"],
+    )
     formulas = {
         "Needed": needed,
         "Rallied": rallied,
         "State after": after,
-        "Active": f'IF({cell("State after")}="{aog.UnitState.ORGANISED}","Y","N")',
-    }
+        "Active": (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
+                   '"Y","N")'),
+    }  # fmt: skip
     return unless_blank(cell("Unit"), formulas)
 
 
@@ -896,6 +908,12 @@ def _blank(value: Any) -> bool:
     return value is None or (not isinstance(value, str) and pd.isna(value)) or value == ""
 
 
+def _turns_ago(turn: int, captured: list[int]) -> int | None:
+    """How many turns before ``turn`` a unit was last held a captured battery (None: not)."""
+    before = [t for t in captured if t < turn]
+    return turn - max(before) if before else None
+
+
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     """Every row of tbl_Units, by the rules (``aog.unit_after_rally``), each checked: a
     unit once a turn, of a side of tbl_Sides, in a turn begun. None for a ledger built
@@ -906,6 +924,10 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
+    captured: dict[str, list[int]] = {}  # unit -> the turns it was held a captured battery
+    for _, r in frame.iterrows():
+        if not _blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
+            captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
     for index, row in frame.iterrows():
         where = where_of(frame, index)
         for header in ("Turn", "Unit", "Side", "State"):
@@ -926,11 +948,27 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
+        for header, words in (("State", aog.UnitState.ALL), ("General", _GENERALS)):
+            if not _blank(row[header]) and str(row[header]).casefold() not in words:
+                raise CellValueError(  # the sheet's formulas read these words only
+                    f"{header.lower()} {row[header]!r} is not one of the list",
+                    column=header,
+                    value=row[header],
+                    expected=" or ".join(words),
+                    **where,
+                )
         number = None if _blank(row["Random number"]) else row["Random number"]
         value = None if _blank(row["Table value"]) else row["Table value"]
         general = "" if _blank(row["General"]) else str(row["General"])
         try:
-            out = aog.unit_after_rally(str(row["State"]), number, general, value, ruleset)
+            out = aog.unit_after_rally(
+                str(row["State"]),
+                number,
+                general,
+                value,
+                ruleset,
+                captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
+            )
         except InvalidArgumentError as exc:  # the rules name their field: the sheet, its header
             header = _UNIT_HEADERS.get(str(exc.column or ""), "State")
             raise CellValueError(exc.message, column=header, value=exc.value,
@@ -1000,7 +1038,10 @@ def record_unit(
                              "Table value": table_value, "Note": note}  # fmt: skip
     ruleset = registry.get(book.meta().ruleset)
     try:
-        out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset)
+        taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
+        ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
+        out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
+                                   captured_turns_ago=ago)  # fmt: skip
     except BattleLedgerError as exc:
         column = str(getattr(exc, "column", "") or "state")
         raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
