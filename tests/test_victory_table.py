@@ -612,6 +612,8 @@ def test_a_captured_battery_is_not_active_and_throws_no_rally(tmp_path: Path) ->
     run_on_file(path, "end-turn", allow_empty="Y")
     moving = run_on_file(path, "unit", unit=battery, state="organised")
     assert (moving.details["state_after"], moving.details["active"]) == ("organised", False)
+    shown = run_report(HeadlessBook(path, writable=False)).summary
+    assert f"{battery} organised (turn 2)" in shown.split("Units not active: ")[1]
     run_on_file(path, "end-turn", allow_empty="Y")
     again = run_on_file(path, "unit", unit=battery, state="organised")
     assert again.details["active"]

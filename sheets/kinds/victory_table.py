@@ -11,10 +11,14 @@ once, even after reinforcements lower the % below it (9.2: "exceeds for the
 first time"). Whether losses cross a mark when they *reach* its base units
 (3.2) or *exceed* its level (9.2) is the workbook's setting ``MarkCrossedWhen``.
 
+``tbl_Units`` (template version 2): a unit's state each turn and the random number
+thrown to rally it, read by ``rulesets.age_of_glaube.unit_after_rally`` (the formulas
+step for step, with the era's numbers written in).
+
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
-(base units arriving for a side this turn), ``end-turn`` (close the turn, list
-the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
-``check``.
+(base units arriving for a side this turn), ``unit`` (a unit's state and rally this
+turn), ``end-turn`` (close the turn, list the tests due), ``report`` (the ``--json``
+contract in docs/victory-table.md), ``check``.
 """
 
 from __future__ import annotations
@@ -842,9 +846,9 @@ def where_we_stand(book: Book) -> OperationResult:
         )
     units = unit_states(book, ledger)
     latest = {u["unit"]: u for u in units}  # each unit's last row
-    shaken = [u for u in latest.values() if u["state_after"] != aog.UnitState.ORGANISED]
+    shaken = [u for u in latest.values() if not u["active"]]
     if shaken:
-        lines.append("Units not organised: " + "; ".join(
+        lines.append("Units not active: " + "; ".join(
             f"{u['unit']} {u['state_after']} (turn {u['turn']})" for u in shaken))  # fmt: skip
     if result["extent"] is not None:
         lines.append(
