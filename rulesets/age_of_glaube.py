@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_RULESET",
     "ERAS",
     "FAMILY",
+    "RALLY_CHECKS",
     "VICTORY_POINTS_FOR",
     "CrossedWhen",
     "Margin",
@@ -60,6 +61,8 @@ __all__ = [
     "RandomCheck",
     "ResultCode",
     "SideState",
+    "UnitRally",
+    "UnitState",
     "casualty_pct",
     "check_passes",
     "combat_potential",
@@ -76,6 +79,8 @@ __all__ = [
     "rolls_in_crisis",
     "run_side",
     "shift_odds",
+    "unit_after_rally",
+    "unit_rallies",
     "victory_after_part",
     "victory_marks",
     "victory_points",
@@ -403,6 +408,8 @@ class MarkRules:
     crisis_majority_above_pct: int
     crossed_when: str
     one_test_per_part: bool = True  # crisis_tests_per_part: one (ours), or each mark
+    # 2.6: "Each turn, comprising of a first and second player phase": the parts of a turn.
+    parts_per_turn: int = 2
 
     @classmethod
     def from_ruleset(
@@ -425,6 +432,8 @@ class MarkRules:
                 str(rs.constant("victory_table", "crisis_tests_per_part")), CRISIS_TESTS,
                 "crisis tests in a part that crosses marks", "crisis_tests_per_part",
             ) == CRISIS_TESTS[0],
+            parts_per_turn=whole_number(rs.constant("scale", "player_parts_per_turn"),
+                                        "scale.player_parts_per_turn", low=1),
         )  # fmt: skip
 
     def highest_mark(self, lost: int, total: int) -> int:
@@ -499,6 +508,13 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
     where += [f"part {inputs.part}"] if inputs.part is not None else []
     where += [f"side {state.side!r}"] if state.side else []
     prefix = f"{', '.join(where)}: " if where else ""
+    if inputs.part is not None and not 1 <= inputs.part <= rules.parts_per_turn:
+        raise InvalidArgumentError(
+            f"{prefix}a turn has {rules.parts_per_turn} player parts (2.6)",
+            column="part",
+            value=inputs.part,
+            expected=f"1 to {rules.parts_per_turn}",
+        )
     for name in ("reinforcements", "lost"):
         value = getattr(inputs, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -841,6 +857,129 @@ def check_passes(
     """Does the random number thrown (before modifiers) pass ``check``?"""
     rs = era(ruleset)
     return random_check(check, modifiers, table_value, rs).passes(_random_value(rs, number))
+
+
+# -- a unit's state ---------------------------------------------------------------
+
+
+class UnitState:
+    """The states the text names for a unit, in its words: organised (2.5), disrupted
+    (5.1: "remains disorganised for the turn"), routing (5.2), retiring (8.5.2, 8.5.6:
+    "continue to retire until rallied"), pursuing (8.7: "pursue the fleeing troops,
+    until rallied") and a captured battery (6: "It takes one full move for a captured
+    battery to become active again")."""
+
+    ORGANISED = "organised"
+    DISRUPTED = "disrupted"
+    ROUTING = "routing"
+    RETIRING = "retiring"
+    PURSUING = "pursuing"
+    CAPTURED = "captured battery"
+    ALL = (ORGANISED, DISRUPTED, ROUTING, RETIRING, PURSUING, CAPTURED)
+
+
+#: The text's other words for a state: "the unit remains disorganised" (5.1).
+_STATE_WORDS = {"disorganised": UnitState.DISRUPTED, "undisrupted": UnitState.ORGANISED}
+
+#: The checks a retiring or pursuing unit may be read to rally by (``unit_states``).
+RALLY_CHECKS = ("rally_disrupted", "control_test")
+
+
+def unit_rallies(ruleset: _RulesetArg = DEFAULT_RULESET) -> dict[str, tuple[str, str]]:
+    """State -> (the check its rally throws, the state a passed rally leaves it in). 5.2:
+    routing units "stop routing, becoming disrupted for the turn"; 5.1: disrupted ones
+    "become organised again". Retiring and pursuing units "until rallied", by the check
+    the era's ``unit_states`` names (readings of ours: docs/house-rules.md)."""
+    rs = era(ruleset)
+
+    def reading(name: str) -> str:
+        return one_of(str(rs.constant("unit_states", name)), RALLY_CHECKS,
+                      f"the check a unit rallies by ({name})", f"unit_states.{name}")  # fmt: skip
+
+    return {
+        UnitState.ROUTING: ("rally_from_rout", UnitState.DISRUPTED),
+        UnitState.DISRUPTED: ("rally_disrupted", UnitState.ORGANISED),
+        UnitState.RETIRING: (reading("retiring_rally"), UnitState.ORGANISED),
+        UnitState.PURSUING: (reading("pursuing_rally"), UnitState.ORGANISED),
+    }
+
+
+@dataclass(frozen=True)
+class UnitRally:
+    """A unit's state for the turn after its rally (if it threw one)."""
+
+    state: str  # at the start of the turn
+    check: str | None  # the check a rally from it throws (None: it has nothing to rally)
+    threshold: Fraction | None  # the number to throw, modifiers counted (None: not known)
+    passed: bool | None  # None: no random number thrown
+    after: str  # for the rest of the turn
+    still_captured: bool = False  # within the full move after it was taken (6)
+
+    @property
+    def active(self) -> bool:
+        """Organised after the rally phase: a battery fires "in the organised state"
+        (6: "Those in the disrupted state may not fire that turn"); a captured battery
+        is not active for one full move (6): the turn it is taken and the moves after it
+        that ``unit_states.captured_battery_full_moves`` counts."""
+        return self.after == UnitState.ORGANISED and not self.still_captured
+
+
+def unit_after_rally(
+    state: str,
+    number: float | Fraction | None = None,
+    modifiers: str | None = "",
+    table_value: float | Fraction | None = None,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+    *,
+    captured_turns_ago: int | None = None,
+) -> UnitRally:
+    """A unit's state after the disruption and rout removal phase (5) of its turn.
+
+    ``state``: one of :class:`UnitState` at the start of the turn; ``number``: the
+    random number thrown to rally it (None: not rallied this turn); ``modifiers``: a
+    General's or great captain's presence (5.3); ``table_value``: the National Army
+    table's value for a disrupted, retiring or pursuing unit (not printed). A routing
+    unit needs 0.800 (the data's ``random_checks``) and becomes disrupted "for the
+    turn"; a failed rally leaves a unit as it was "for the turn". An organised unit
+    and a captured battery have nothing to rally: a number for them is refused.
+    ``captured_turns_ago``: how many turns ago the unit was last a captured battery
+    (None: never): "It takes one full move for a captured battery to become active
+    again" (6), so it is not active for ``unit_states.captured_battery_full_moves`` turns
+    after the one it was taken in (a reading of ours: 1).
+    """
+    rs = era(ruleset)
+    said = " ".join(str(state).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    moves = whole_number(rs.constant("unit_states", "captured_battery_full_moves"),
+                         "unit_states.captured_battery_full_moves")  # fmt: skip
+    captured = captured_turns_ago is not None and (
+        whole_number(captured_turns_ago, "captured turns ago", low=1) <= moves
+    )
+    rally = unit_rallies(rs).get(now)
+    if rally is None:
+        if number is not None and number != "":
+            why = ("it is not active for one full move (6)" if now == UnitState.CAPTURED
+                   else "it has nothing to rally from")  # fmt: skip
+            raise InvalidArgumentError(
+                f"a unit {now} throws no random number to rally: {why}",
+                column="random number",
+                value=number,
+                expected="blank",
+            )
+        return UnitRally(now, None, None, None, now, captured)
+    check, passed_to = rally
+    threshold: Fraction | None = None
+    passed: bool | None = None
+    if number is not None and number != "":
+        rc = random_check(check, modifiers, table_value, rs)
+        threshold = rc.threshold
+        passed = rc.passes(_random_value(rs, number))
+    else:
+        try:  # the number to throw, where the text (or the table value given) fixes it
+            threshold = random_check(check, modifiers, table_value, rs).threshold
+        except MissingTableError:
+            threshold = None
+    return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured)
 
 
 # -- combat -----------------------------------------------------------------------

@@ -4,8 +4,9 @@
 
 Sheets: ``Battle`` (the battle, start time, the reach/exceed setting, the clock,
 and the extent of victory if the battle ended now), ``Sides`` (``tbl_Sides``),
-``Turns`` (``tbl_Turns``: one row per side per part), ``Marks`` (``tbl_Marks``:
-the base units needed for every mark of every side, for its current total,
+``Turns`` (``tbl_Turns``: one row per side per part), ``Units`` (``tbl_Units``: a
+unit's state each turn and its rally, turn 1's rows from the order of battle),
+``Marks`` (``tbl_Marks``: the base units needed for every mark of every side, for its current total,
 and when each was first crossed), ``% by turn`` (the grid the chart on the
 Battle sheet draws), ``Rules`` (``victory_table``, ``win_margins``, ``scale``),
 ``Log``.
@@ -38,9 +39,11 @@ from battle_ledger.sheets.kinds.victory_table import (
     KIND,
     SIDES,
     TURNS,
+    UNITS,
     side_formulas,
     turn_formulas,
     turn_rows,
+    unit_formulas,
 )
 from battle_ledger.sheets.operations import run_operation
 from battle_ledger.templates import register_template
@@ -98,6 +101,29 @@ def sides_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, int, int]]
          sum(1 for u in oob.units_of(side) if rolls(u.type)))
         for side in oob.sides()
     ]  # fmt: skip
+
+
+def _unit_rows(oob: OrderOfBattle | None, ruleset: Ruleset) -> list[dict[str, Any]]:
+    """Turn 1's rows of tbl_Units: every unit of the order of battle that rolls in a
+    crisis (its troops, batteries too), organised."""
+    if oob is None:
+        return []
+    return [
+        {"Turn": 1, "Unit": u.unit, "Side": side, "State": aog.UnitState.ORGANISED}
+        for side in oob.sides()
+        for u in oob.units_of(side)
+        if aog.rolls_in_crisis(ruleset.term("unit_types", u.type), ruleset)
+    ]
+
+
+def _units_sheet(wb: Workbook, oob: OrderOfBattle | None, ruleset: Ruleset) -> None:
+    ref = ledger_table(wb, UNITS, _unit_rows(oob, ruleset),
+                       lambda r: unit_formulas(r, ruleset), bounds={})  # fmt: skip
+    ws = wb[UNITS.sheet]
+    for header in ("Random number", "Table value", "Needed"):  # the text's three decimals
+        column = ref.col(header)
+        for r in range(ref.first_row, ref.last_row + 1):
+            ws[f"{column}{r}"].number_format = "0.000"
 
 
 def _extent_formula(ruleset: Ruleset, difference: str) -> str:
@@ -269,11 +295,16 @@ def build_victory_table(
     )  # fmt: skip
     ledger_table(wb, TURNS, turn_rows(1, [n for n, _, _ in armies], parts), turn_formulas,
                  bounds=bounds)  # fmt: skip
+    _units_sheet(wb, oob, ruleset)
     _battle_sheet(wb, ruleset, {"BattleName": battle, "StartTime": time_value(start_time),
                                 "MarkCrossedWhen": rules.crossed_when}, side_ref)  # fmt: skip
     _marks_sheet(wb, [n for n, _, _ in armies], rules)
     _chart(wb, [n for n, _, _ in armies], turns_shown)
-    add_rules_sheet(wb, ruleset, tables=["victory_table", "win_margins", "scale"])
+    add_rules_sheet(
+        wb,
+        ruleset,
+        tables=["victory_table", "win_margins", "scale", "random_checks", "unit_states"],
+    )
     return wb
 
 
@@ -293,6 +324,25 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
 
 
+def _units_again(wb: Workbook, ruleset: Ruleset) -> None:
+    """The Units table's formulas written again for ``ruleset`` (other house rules): they
+    carry its numbers (the rout's 0.800, a General's +0.100, the rally readings)."""
+    if UNITS.sheet not in wb.sheetnames or UNITS.name not in wb[UNITS.sheet].tables:
+        return  # a ledger made before units' states were kept
+    ws = wb[UNITS.sheet]
+    left, top, _, bottom = range_boundaries(ws.tables[UNITS.name].ref)
+    assert left is not None and top is not None and bottom is not None  # a table's ref is cells
+    for r in range(top + 1, bottom + 1):
+        for header, formula in unit_formulas(r, ruleset).items():
+            write(ws.cell(r, left + UNITS.headers.index(header)), Formula(formula))
+
+
+def _again(wb: Workbook, ruleset: Ruleset) -> None:
+    """What other house rules change outside the Rules sheet: the marks, the Units."""
+    _marks_again(wb, ruleset)
+    _units_again(wb, ruleset)
+
+
 def _play(book: HeadlessBook, rng: random.Random) -> None:
     """Eight turns of losses in both parts, and a reinforcement in turn 4."""
     from battle_ledger.sheets.kinds.victory_table import read_victory_table
@@ -308,4 +358,4 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         run_operation(book, "end-turn")
 
 
-register_template(KIND, build_victory_table, again=_marks_again, play=_play)
+register_template(KIND, build_victory_table, again=_again, play=_play)

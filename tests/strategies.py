@@ -255,6 +255,25 @@ def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
                 found.append(
                     ("record", {"side": side["side"], "lost": str(lost), "part": str(part)})
                 )
+    found += _unit_records(pick, path)
+    return found
+
+
+def _unit_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+    """A unit's state now and then (a ledger holding units): routing or disrupted, with a
+    random number thrown to rally it (a disrupted one's National Army value typed)."""
+    from battle_ledger.sheets.engine.headless import HeadlessBook
+    from battle_ledger.sheets.kinds.victory_table import read_victory_table, unit_states
+
+    book = HeadlessBook(path, writable=False)
+    units = sorted({u["unit"] for u in unit_states(book, read_victory_table(book))})
+    found: list[tuple[str, dict[str, str]]] = []
+    for unit in units[: pick(0, 2)]:
+        options = {"unit": unit, "state": ("routing", "disrupted")[pick(0, 1)],
+                   "random_number": f"{pick(0, 999) / 1000:.3f}"}  # fmt: skip
+        if options["state"] == "disrupted":
+            options["table_value"] = f"{pick(300, 700) / 1000:.3f}"
+        found.append(("unit", options))
     return found
 
 

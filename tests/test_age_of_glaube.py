@@ -692,3 +692,154 @@ def test_an_open_margin_has_no_upper_end_to_include(era: str) -> None:
     with pytest.raises(RulesetDataError, match="no upper end") as err:
         aog.win_margin(0, 30, house)
     assert (err.value.table, err.value.column) == ("win_margins", "upper_included")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_turn_has_the_player_parts_the_text_gives(era: str) -> None:
+    """2.6: "Each turn, comprising of a first and second player phase": a part is 1 or
+    2 (``scale.player_parts_per_turn``); a third part is refused naming the part."""
+    rs = rulesets.get(era)
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+    rules = aog.MarkRules.from_ruleset(rs)
+    assert rules.parts_per_turn == parts
+    state = aog.SideState("Blue", 60)
+    for part in range(1, parts + 1):
+        assert aog.victory_after_part(state, aog.PartInputs(turn=1, part=part, lost=1), rules).lost
+    with pytest.raises(InvalidArgumentError, match="player parts") as err:
+        aog.victory_after_part(state, aog.PartInputs(turn=1, part=parts + 1), rules)
+    assert err.value.column == "part" and err.value.value == parts + 1
+
+
+# -- a unit's state (issue 38): one test per state, in the text's words ---------------
+
+
+def _thrown(rs: Any, check: str) -> Fraction:
+    """The number a check needs unmodified, from the data (0.800 to stop routing)."""
+    return Fraction(str(rs.lookup("random_checks", check=check)["threshold"]))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_routing_unit_needs_the_rout_number_and_becomes_disrupted_for_the_turn(era: str) -> None:
+    """5.2: "Routing units need a random number ≥ 0.800 to stop routing, becoming
+    disrupted for the turn ... If they fail to rally, they continue to rout"; 5.3: a
+    General's presence adds +0.100."""
+    rs = rulesets.get(era)
+    needed = _thrown(rs, "rally_from_rout")
+    step = Fraction(1, 1000)
+    passed = aog.unit_after_rally("routing", needed, ruleset=rs)
+    assert (passed.passed, passed.after, passed.threshold) == (True, "disrupted", needed)
+    assert not passed.active  # disrupted: a battery "may not fire that turn" (6)
+    failed = aog.unit_after_rally("routing", needed - step, ruleset=rs)
+    assert (failed.passed, failed.after) == (False, "routing")
+    general = rs.term("modifiers", "general").attrs["value"]
+    helped = aog.unit_after_rally("routing", needed - step, "general", ruleset=rs)
+    assert helped.after == "disrupted" and helped.threshold == needed - Fraction(str(general))
+    unrallied = aog.unit_after_rally("routing", ruleset=rs)
+    assert (unrallied.passed, unrallied.after, unrallied.threshold) == (None, "routing", needed)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_disrupted_unit_rallies_by_the_national_army_value_or_stays_disrupted(era: str) -> None:
+    """5.1: "If the random number matches or exceeds the value in the table, the unit
+    becomes organised again, otherwise the unit remains disorganised for the turn." The
+    National Army tables are not printed: the value is the umpire's, else the table is
+    named."""
+    rs = rulesets.get(era)
+    value = Fraction(13, 20)
+    rallied = aog.unit_after_rally("disrupted", value, table_value=value, ruleset=rs)
+    assert (rallied.passed, rallied.after, rallied.active) == (True, "organised", True)
+    stays = aog.unit_after_rally("disorganised", value - Fraction(1, 1000), table_value=value,
+                                 ruleset=rs)  # fmt: skip
+    assert (stays.state, stays.passed, stays.after) == ("disrupted", False, "disrupted")
+    with pytest.raises(MissingTableError, match="national_army_tables"):
+        aog.unit_after_rally("disrupted", value, ruleset=rs)
+    assert aog.unit_after_rally("disrupted", ruleset=rs).threshold is None
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_retiring_and_pursuing_units_continue_until_rallied(era: str) -> None:
+    """8.5.2: retiring units "continue to retire until rallied"; 8.7: "the unit will
+    automatically pursue the fleeing troops, until rallied". Ours: a retiring unit
+    rallies as a disrupted one (5.1), a pursuing one by the control test's value
+    (``unit_states``); a house file turns each the other way, and a check of neither
+    kind is refused naming the key."""
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    rs = rulesets.get(era)
+    value = Fraction(1, 2)
+    ours = {"retiring": "rally_disrupted", "pursuing": "control_test"}
+    for state, check in ours.items():
+        assert rs.constant("unit_states", f"{state}_rally") == check
+        rallied = aog.unit_after_rally(state, value, table_value=value, ruleset=rs)
+        assert (rallied.check, rallied.after) == (check, "organised")
+        failed = aog.unit_after_rally(state, value - Fraction(1, 1000), table_value=value,
+                                      ruleset=rs)  # fmt: skip
+        assert failed.after == state
+
+    def house(**values: str) -> Any:
+        text = yaml.safe_dump({"id": era, "tables": {"unit_states": {"values": values}}})
+        return house_ruleset(parse_house(text, "house.yaml"))
+
+    turned = house(retiring_rally="control_test", pursuing_rally="rally_disrupted")
+    for state, check in ours.items():
+        other = next(c for c in aog.RALLY_CHECKS if c != check)
+        assert aog.unit_after_rally(state, value, table_value=value, ruleset=turned).check == other
+    with pytest.raises(InvalidArgumentError, match=r"unit_states\.retiring_rally"):
+        aog.unit_after_rally("retiring", value, table_value=value,
+                             ruleset=house(retiring_rally="rally_from_rout"))  # fmt: skip
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_captured_battery_is_not_active_for_a_full_move(era: str) -> None:
+    """6: "It takes one full move for a captured battery to become active again.": it
+    is not active in the turn it is held captured, and throws no number to rally."""
+    rs = rulesets.get(era)
+    held = aog.unit_after_rally("captured battery", ruleset=rs)
+    assert (held.after, held.active, held.check) == ("captured battery", False, None)
+    with pytest.raises(InvalidArgumentError, match="one full move") as err:
+        aog.unit_after_rally("captured battery", 0.9, ruleset=rs)
+    assert err.value.column == "random number"
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    for ago in range(1, moves + 1):  # the full move(s) after the turn it was taken
+        moving = aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=ago)
+        assert (moving.after, moving.active) == ("organised", False)
+    assert aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=moves + 1).active
+    assert aog.unit_after_rally("organised", ruleset=rs).active
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_organised_unit_has_nothing_to_rally(era: str) -> None:
+    """2.5: a unit is disorganised only "for as long as it remains disrupted"; an
+    organised one throws no rally number, and a state the text does not name is
+    refused with the states it does."""
+    rs = rulesets.get(era)
+    assert aog.unit_after_rally("organised", ruleset=rs).after == "organised"
+    with pytest.raises(InvalidArgumentError, match="nothing to rally"):
+        aog.unit_after_rally("organised", 0.5, ruleset=rs)
+    with pytest.raises(InvalidArgumentError, match="state") as err:
+        aog.unit_after_rally("shaken", ruleset=rs)
+    assert "routing" in str(err.value)
+
+
+_RALLYING = ["routing", "disrupted", "retiring", "pursuing"]
+
+
+@_SETTINGS
+@given(state=st.sampled_from(_RALLYING), number=st.integers(0, 999), value=_table_values,
+       general=st.sampled_from(["", "general", "great captain"]), era=_eras)  # fmt: skip
+def test_a_rally_moves_a_unit_one_step_up_or_leaves_it(
+    state: str, number: int, value: Fraction, general: str, era: str
+) -> None:
+    """5.1, 5.2: a rally passed takes a routing unit to disrupted and any other to
+    organised, never further; failed, the unit stays as it was; a General never turns a
+    pass into a failure; passing is ``number >= threshold`` exactly."""
+    thrown = Fraction(number, 1000)
+    v = None if state == "routing" else value
+    out = aog.unit_after_rally(state, thrown, general, v, era)
+    plain = aog.unit_after_rally(state, thrown, "", v, era)
+    assert out.threshold is not None and out.passed == (thrown >= out.threshold)
+    up = "disrupted" if state == "routing" else "organised"
+    assert out.after == (up if out.passed else state)
+    assert out.active == (out.after == "organised")
+    assert out.passed or not plain.passed

@@ -16,6 +16,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -482,3 +483,271 @@ def test_units_that_roll_in_a_crisis_are_all_troops_batteries_too() -> None:
         arms = [t.attrs.get("arm") for t in types]
         assert "artillery" in arms, side  # the bundled armies have batteries
         assert units == sum(a in ("infantry", "cavalry", "artillery") for a in arms), side
+
+
+# -- units' states (template version 2) -----------------------------------------------------
+
+
+def _army(tmp_path: Path, era: str = "age-of-glaube") -> Path:
+    """A victory table from the era's bundled order of battle: its units on the Units sheet."""
+    from battle_ledger.templates.demo import example_path
+
+    path = tmp_path / f"{era}-units.xlsx"
+    made = CliRunner().invoke(cli, ["new", "victory-table", "--ruleset", era, "--oob",
+                                    str(example_path(era)), "-o", str(path)])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    return path
+
+
+def _states(path: Path) -> dict[tuple[int, str], dict[str, Any]]:
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    return {(u["turn"], u["unit"]): u for u in states}
+
+
+def _rout_number(era: str) -> float:
+    """The number a routing unit needs, as the era's data gives it (5.2)."""
+    return float(registry.get(era).lookup("random_checks", check="rally_from_rout")["threshold"])
+
+
+def test_the_units_of_the_order_of_battle_start_organised(tmp_path: Path) -> None:
+    """2.5: a unit is disorganised "for as long as it remains disrupted": the Units sheet
+    lists the order of battle's troops (batteries too) organised in turn 1."""
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    path = _army(tmp_path)
+    rs = registry.get("age-of-glaube")
+    oob = read_oob(example_path("age-of-glaube"), rs)
+    troops = {u.unit for u in oob.units if aog.rolls_in_crisis(rs.term("unit_types", u.type), rs)}
+    states = _states(path)
+    assert {unit for _, unit in states} == troops
+    assert {(u["state"], u["state_after"], u["active"]) for u in states.values()} == {
+        ("organised", "organised", True)
+    }
+
+
+@pytest.mark.parametrize("era", aog.ERAS)
+def test_a_routing_unit_needs_the_rout_number_and_is_disrupted_for_the_turn(
+    era: str, tmp_path: Path
+) -> None:
+    """5.2: "Routing units need a random number ≥ 0.800 to stop routing, becoming
+    disrupted for the turn"; "If they fail to rally, they continue to rout"."""
+    path = _army(tmp_path, era)
+    needed = _rout_number(era)
+    units = sorted({unit for _, unit in _states(path)})
+    passed = run_on_file(path, "unit", unit=units[0], state="routing",
+                         random_number=str(needed))  # fmt: skip
+    assert (passed.details["needed"], passed.details["state_after"]) == (needed, "disrupted")
+    run_on_file(path, "unit", unit=units[1], state="routing",
+                random_number=f"{needed - 0.001:.3f}")  # fmt: skip
+    states = _states(path)
+    assert (states[(1, units[0])]["rallied"], states[(1, units[0])]["active"]) == (True, False)
+    failed = states[(1, units[1])]
+    assert (failed["rallied"], failed["state_after"], failed["needed"]) == (
+        False,
+        "routing",
+        needed,
+    )
+    run_on_file(path, "end-turn", allow_empty="Y")
+    helped = run_on_file(path, "unit", unit=units[1], state="routing", general="general",
+                         random_number=f"{needed - 0.001:.3f}")  # fmt: skip
+    assert helped.details["state_after"] == "disrupted" and helped.details["needed"] < needed
+
+
+def test_a_failed_rally_leaves_a_disrupted_unit_disrupted_for_the_turn(tmp_path: Path) -> None:
+    """5.1: "If the random number matches or exceeds the value in the table, the unit
+    becomes organised again, otherwise the unit remains disorganised for the turn." The
+    National Army table is not printed: its value is typed, and a rally without it is
+    refused naming the table."""
+    path = _army(tmp_path)
+    unit = sorted({unit for _, unit in _states(path)})[0]
+    stays = run_on_file(path, "unit", unit=unit, state="disrupted", random_number="0.549",
+                        table_value="0.55")  # fmt: skip
+    assert (stays.details["rallied"], stays.details["state_after"]) == (False, "disrupted")
+    assert _states(path)[(1, unit)]["state_after"] == "disrupted"
+    before = path.read_bytes()
+    no_table = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", unit, "--state",
+                                        "disrupted", "--random-number", "0.9"])  # fmt: skip
+    assert no_table.exit_code == 2 and "national_army_tables" in no_table.output
+    assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty="Y")
+    rallied = run_on_file(path, "unit", unit=unit, state="disrupted", random_number="0.55",
+                          table_value="0.55")  # fmt: skip
+    assert rallied.details["state_after"] == "organised" and rallied.details["active"]
+
+
+def test_retiring_and_pursuing_units_continue_until_rallied(tmp_path: Path) -> None:
+    """8.5.2: "continue to retire until rallied"; 8.7: "the unit will automatically pursue
+    the fleeing troops, until rallied" (ours: by the table's value, as 5.1)."""
+    path = _army(tmp_path)
+    first, second = sorted({unit for _, unit in _states(path)})[:2]
+    run_on_file(path, "unit", unit=first, state="retiring", random_number="0.4",
+                table_value="0.5")  # fmt: skip
+    run_on_file(path, "unit", unit=second, state="pursuing", random_number="0.5",
+                table_value="0.5")  # fmt: skip
+    states = _states(path)
+    assert states[(1, first)]["state_after"] == "retiring"
+    assert states[(1, second)]["state_after"] == "organised"
+
+
+def test_a_captured_battery_is_not_active_and_throws_no_rally(tmp_path: Path) -> None:
+    """6: "It takes one full move for a captured battery to become active again.": held
+    captured it is not active, nor in the next turn (the full move; ours), then active; a
+    rally number for it is refused, the file unchanged."""
+    path = _army(tmp_path)
+    rs = registry.get("age-of-glaube")
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    oob = read_oob(example_path("age-of-glaube"), rs)
+    battery = next(u.unit for u in oob.units
+                   if rs.term("unit_types", u.type).attrs.get("arm") == "artillery")  # fmt: skip
+    held = run_on_file(path, "unit", unit=battery, state="captured battery")
+    assert (held.details["state_after"], held.details["active"]) == ("captured battery", False)
+    before = path.read_bytes()
+    refused = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", battery, "--state",
+                                       "captured battery", "--random-number", "0.9"])  # fmt: skip
+    assert refused.exit_code == 2 and "one full move" in refused.output
+    assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty="Y")
+    moving = run_on_file(path, "unit", unit=battery, state="organised")
+    assert (moving.details["state_after"], moving.details["active"]) == ("organised", False)
+    shown = run_report(HeadlessBook(path, writable=False)).summary
+    assert f"{battery} organised (turn 2)" in shown.split("Units not active: ")[1]
+    run_on_file(path, "end-turn", allow_empty="Y")
+    again = run_on_file(path, "unit", unit=battery, state="organised")
+    assert again.details["active"]
+    states = _states(path)
+    assert [states[(t, battery)]["active"] for t in (1, 2, 3)] == [False, False, True]
+
+
+V1 = Path(__file__).parent / "fixtures" / "victory-table-v1.xlsx"
+
+
+def test_a_version_1_ledger_reports_as_before_and_refuses_units(tmp_path: Path) -> None:
+    """tests/fixtures/victory-table-v1.xlsx: Breitenfeld built by the version before units'
+    states (two turns played): it reports and records as before, and a unit's state is
+    refused saying the ledger is older (exit 2), the file unchanged."""
+    path = tmp_path / "v1.xlsx"
+    path.write_bytes(V1.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 1
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False)).details
+    assert report["unit_states"] == []
+    assert [s["lost"] for s in report["sides"]] == [3, 6]
+    before = path.read_bytes()
+    refused = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", "Old Blue Regiment",
+                                       "--side", "Swedish", "--state", "routing"])  # fmt: skip
+    assert refused.exit_code == 2 and "template version 1" in refused.output
+    assert path.read_bytes() == before
+    run_on_file(path, "record", side="Swedish", lost="1", part="2")
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> None:
+    """Every state on the Units sheet, recalculated by LibreOffice: the number needed,
+    rallied, the state after and active as ``report`` gives them."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-reason")
+    units = sorted({unit for _, unit in _states(path)})
+    needed = _rout_number("age-of-reason")
+    plays = [
+        {"state": "routing", "random_number": f"{needed:.3f}"},
+        {"state": "routing", "random_number": f"{needed - 0.101:.3f}", "general": "general"},
+        {"state": "routing", "random_number": f"{needed - 0.2:.3f}", "general": "great captain"},
+        {"state": "disrupted", "random_number": "0.549", "table_value": "0.55"},
+        {"state": "disrupted", "random_number": "0.45", "table_value": "0.55",
+         "general": "general"},
+        {"state": "disrupted"},
+        {"state": "retiring", "random_number": "0.5", "table_value": "0.6"},
+        {"state": "pursuing", "random_number": "0.1", "table_value": "0.6"},
+        {"state": "captured battery"},
+    ]  # fmt: skip
+    for unit, play in zip(units, plays, strict=False):
+        run_on_file(path, "unit", unit=unit, **play)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    run_on_file(path, "unit", unit=units[0], state="disrupted", random_number="0.3",
+                table_value="0.3")  # fmt: skip
+    run_on_file(path, "unit", unit=units[8], state="organised")  # taken in turn 1: not active
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    assert {u["state_after"] for u in states} >= {"organised", "disrupted", "routing",
+                                                   "retiring", "captured battery"}  # fmt: skip
+    wb = recalculated_workbook(path)
+    for state in states:
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+
+        def shown(header: str, row: int = row) -> Any:
+            return plain(table_cell(wb, "tbl_Units", header, row).value)
+
+        needed_shown = shown("Needed")
+        assert (None if needed_shown in (None, "") else round(needed_shown, 3)) == (
+            state["needed"]
+        ), state
+        rallied = {True: "Y", False: "N", None: None}[state["rallied"]]
+        assert (shown("Rallied") or None) == rallied, state
+        assert shown("State after") == state["state_after"], state
+        assert shown("Active") == ("Y" if state["active"] else "N"), state
+
+
+@pytest.mark.libreoffice
+def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> None:
+    """A house file giving routing units another number (and a retiring unit the control
+    test) applied to a ledger already played: report and the recalculated sheet agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-destiny")
+    unit = sorted({unit for _, unit in _states(path)})[0]
+    needed = _rout_number("age-of-destiny")
+    lower = round(needed - 0.05, 3)
+    run_on_file(path, "unit", unit=unit, state="routing", random_number=f"{lower:.3f}")
+    assert _states(path)[(1, unit)]["state_after"] == "routing"
+    rs = registry.packaged("age-of-destiny")
+    row = {k: v for k, v in rs.lookup("random_checks", check="rally_from_rout").items()
+           if k != "source"}  # fmt: skip
+    house = tmp_path / "house.yaml"
+    house.write_text(yaml.safe_dump({"id": "age-of-destiny", "tables": {"random_checks": {
+        "override": True, "rows": [{**row, "threshold": lower}]}}}), encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    state = _states(path)[(1, unit)]
+    assert (state["needed"], state["state_after"]) == (lower, "disrupted")
+    wb = recalculated_workbook(path)
+    at = find_row(wb, "tbl_Units", Turn=1, Unit=unit)
+    assert round(plain(table_cell(wb, "tbl_Units", "Needed", at).value), 3) == lower
+    assert table_cell(wb, "tbl_Units", "State after", at).value == "disrupted"
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "words"),
+    [
+        ("State", "shaken", "not one of the list"),
+        ("Random number", 1.5, "at least 0 and below 1"),
+        ("Side", "Danes", "does not list"),
+        ("Turn", 7, "not begun"),
+        ("State", "disorganised", "not one of the list"),  # the text's word; not the list's
+        ("General", "Napoleon", "not one of the list"),
+    ],
+)
+def test_a_bad_cell_of_the_units_is_refused_where_it_is(
+    header: str, value: Any, words: str, tmp_path: Path
+) -> None:
+    """A cell typed on the Units sheet that the rules refuse: `report` and `check` name the
+    table, the row and the column (exit 1), and leave the file as it was."""
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "State", 0).value = "routing"
+    table_cell(wb, "tbl_Units", header, 0).value = value
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    assert words in shown.output and "tbl_Units" in shown.output and header in shown.output
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert problems and words in str(problems[0])
+    assert path.read_bytes() == before

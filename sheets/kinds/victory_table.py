@@ -11,10 +11,14 @@ once, even after reinforcements lower the % below it (9.2: "exceeds for the
 first time"). Whether losses cross a mark when they *reach* its base units
 (3.2) or *exceed* its level (9.2) is the workbook's setting ``MarkCrossedWhen``.
 
+``tbl_Units`` (template version 2): a unit's state each turn and the random number
+thrown to rally it, read by ``rulesets.age_of_glaube.unit_after_rally`` (the formulas
+step for step, with the era's numbers written in).
+
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
-(base units arriving for a side this turn), ``end-turn`` (close the turn, list
-the tests due), ``report`` (the ``--json`` contract in docs/victory-table.md),
-``check``.
+(base units arriving for a side this turn), ``unit`` (a unit's state and rally this
+turn), ``end-turn`` (close the turn, list the tests due), ``report`` (the ``--json``
+contract in docs/victory-table.md), ``check``.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ from battle_ledger.rulesets.errors import (
     InvalidArgumentError,
     MissingTableError,
 )
-from battle_ledger.sheets.engine.book import Book, Grid
+from battle_ledger.sheets.engine.book import Book, Formula, Grid
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text
 from battle_ledger.sheets.errors import CellValueError, CommandError, LedgerStateError
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
+    count_equal,
     letters,
     match_above,
     period_column,
@@ -91,17 +96,21 @@ __all__ = [
     "KIND",
     "SIDES",
     "TURNS",
+    "UNITS",
     "VictoryLedger",
     "check_victory_table",
     "compute_parts",
     "end_turn",
     "read_victory_table",
     "record",
+    "record_unit",
     "reinforce",
     "side_formulas",
     "standings",
     "turn_formulas",
     "turn_rows",
+    "unit_formulas",
+    "unit_states",
 ]
 
 _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
@@ -172,6 +181,46 @@ TURNS = Table(
         Column("Previous lost", "previous_lost", _H),
         Column("Previous highest", "previous_highest", _H),
         Column("Reached", "reached", _H),
+    ),
+)  # fmt: skip
+
+#: The template version that added tbl_Units (a unit's state, issue 38).
+_UNITS_SINCE = 2
+#: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
+_GENERALS = ("general", "great captain")
+
+UNITS = Table(
+    name="tbl_Units",
+    sheet="Units",
+    title="Units",
+    note="One row per unit per turn whose state you keep: its state at the start of the "
+    "disruption and rout removal phase (5), the random number thrown to rally it, a General "
+    "present (5.3), and for a disrupted, retiring or pursuing unit the National Army table's "
+    "value (not printed). Routing units need the number the Rules give (5.2: 0.800).",
+    columns=(
+        Column("Turn", "turn", _K, Entry.WHOLE, "the turn (5 minutes each)", low=1, width=6),
+        Column("Unit", "unit", _K, help="the battalion, regiment or battery", width=26),
+        Column("Side", "side", _I, help="the army, as in tbl_Sides", width=16),
+        Column("State", "state", _I, Entry.CHOICE,
+               "at the start of the turn: organised, disrupted, routing, retiring, pursuing "
+               "or captured battery", choices=aog.UnitState.ALL, width=15),
+        Column("Random number", "random_number", _I, Entry.NUMBER,
+               "the number thrown to rally it, 0.000-0.999 (blank: none thrown)", width=10),
+        Column("General", "general", _I, Entry.CHOICE,
+               "a General present (+0.100) or the era's great captain (+0.200), 5.3",
+               choices=_GENERALS, width=13),
+        Column("Table value", "table_value", _I, Entry.NUMBER,
+               "the National Army table's value a disrupted, retiring or pursuing unit "
+               "needs (5.1, 8.7; not printed)", width=10),
+        Column("Needed", "needed", _O, Entry.NUMBER,
+               "the random number to throw, the General counted", width=9),
+        Column("Rallied", "rallied", _O, help="Y or N, once a number is thrown", width=8),
+        Column("State after", "state_after", _O,
+               help="for the rest of the turn: a failed rally leaves it as it was", width=15),
+        Column("Active", "active", _O,
+               help="organised after the rally: a battery may fire (6); a captured battery "
+               "is not active for one full move (6)", width=8),
+        Column("Note", "note", _N, help="anything worth remembering", width=30),
     ),
 )  # fmt: skip
 
@@ -273,6 +322,62 @@ def side_formulas(r: int) -> dict[str, str]:
     return unless_blank(side, formulas)
 
 
+def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]:
+    """(what the General adds, the printed number needed or "", its comparison) of the
+    rally ``check`` as the Units formulas write them, from the era's data: a modifier
+    that does not apply to the check is an error on the sheet, as the rules refuse it."""
+    added = "0"
+    for word in reversed(_GENERALS):
+        try:
+            value = str(float(aog.random_number_modifier(check, word, ruleset)))
+        except InvalidArgumentError:
+            value = "NA()"
+        added = f'IF({general}="{word}",{value},{added})'
+    row = ruleset.lookup("random_checks", check=check)
+    printed = "" if row.get("threshold") is None else str(float(row["threshold"]))
+    return added, printed, str(row["comparison"])
+
+
+def unit_formulas(r: int, ruleset: Any) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` step for step
+    (the era's numbers written in from ``ruleset``'s data, as the ledger was built)."""
+    c = letters(UNITS.headers)
+
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    state, number, value = cell("State"), cell("Random number"), cell("Table value")
+    needed, rallied = "", ""
+    after = cell("State")
+    for now, (check, passed_to) in reversed(aog.unit_rallies(ruleset).items()):
+        added, printed, comparison = _rally_terms(ruleset, check, cell("General"))
+        need = f"ROUND({printed}-{added},3)" if printed else \
+            f'IF({value}="","",ROUND({value}-{added},3))'  # fmt: skip
+        needed = f'IF({state}="{now}",{need},{needed or chr(34) * 2})'
+        rallied = (f'IF({state}="{now}",IF(OR({cell("Needed")}="",{number}=""),"",'
+                   f'IF(ROUND({number},3){comparison}{cell("Needed")},"Y","N")),'
+                   f'{rallied or chr(34) * 2})')  # fmt: skip
+        after = f'IF(AND({state}="{now}",{cell("Rallied")}="Y"),"{passed_to}",{after})'
+    units = sheet_name(UNITS.sheet)
+
+    def rows(header: str) -> str:
+        return period_column(units, c[header], HEADER_ROW + 1, c["Turn"])
+
+    moves = int(ruleset.constant("unit_states", "captured_battery_full_moves"))
+    captured = count_equal(  # a captured battery within the full move(s) before (6)
+        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'},
+        [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"],
+    )
+    formulas = {
+        "Needed": needed,
+        "Rallied": rallied,
+        "State after": after,
+        "Active": (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
+                   '"Y","N")'),
+    }  # fmt: skip
+    return unless_blank(cell("Unit"), formulas)
+
+
 #: Sides across, turns down from turn 0 under the header row (row 3).
 BY_TURN = Grid("% by turn", first=4)
 
@@ -313,7 +418,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=1,
+        template_version=_UNITS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -353,7 +458,7 @@ def read_victory_table(book: Book) -> VictoryLedger:
             )
         starts[name] = int(row["Base units at start"])
         units[name] = cell_count(row["Units"])
-    parts = int(ruleset.constant("scale", "player_parts_per_turn"))
+    parts = rules.parts_per_turn
     for index, value in tables.periods["Part"].items():
         if pd.isna(value) or not 1 <= int(value) <= parts:
             raise CellValueError(
@@ -739,6 +844,12 @@ def where_we_stand(book: Book) -> OperationResult:
                 else ""
             )
         )
+    units = unit_states(book, ledger)
+    latest = {u["unit"]: u for u in units}  # each unit's last row
+    shaken = [u for u in latest.values() if not u["active"]]
+    if shaken:
+        lines.append("Units not active: " + "; ".join(
+            f"{u['unit']} {u['state_after']} (turn {u['turn']})" for u in shaken))  # fmt: skip
     if result["extent"] is not None:
         lines.append(
             f"If the battle ended now: {result['extent']}"
@@ -756,6 +867,7 @@ def where_we_stand(book: Book) -> OperationResult:
             "mark_crossed_when": ledger.rules.crossed_when,
             "sides": sides,
             "result": result,
+            "unit_states": units,
         },
     )
 
@@ -767,6 +879,7 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
     try:
         ledger = read_victory_table(book)
         compute_parts(ledger)
+        unit_states(book, ledger)
     except BattleLedgerError as exc:
         return [exc]
     turn = ledger.current_turn
@@ -778,3 +891,183 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
         for r in turn_rows(turn, list(ledger.starts), ledger.parts)
         if (r["Part"], r["Side"]) not in have
     ]
+
+
+# -- units' states (template version 2) ---------------------------------------------------
+
+#: The rules' fields -> the Units table's headers (where a refusal is located).
+_UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
+                 "table value": "Table value"}  # fmt: skip
+
+
+def _holds_units(book: Book) -> bool:
+    return book.meta().template_version >= _UNITS_SINCE
+
+
+def _unit_rows(book: Book) -> pd.DataFrame:
+    return book.read_table(UNITS.name, UNITS.read_types())
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (not isinstance(value, str) and pd.isna(value)) or value == ""
+
+
+def _turns_ago(turn: int, captured: list[int]) -> int | None:
+    """How many turns before ``turn`` a unit was last held a captured battery (None: not)."""
+    before = [t for t in captured if t < turn]
+    return turn - max(before) if before else None
+
+
+def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
+    """Every row of tbl_Units, by the rules (``aog.unit_after_rally``), each checked: a
+    unit once a turn, of a side of tbl_Sides, in a turn begun. None for a ledger built
+    before units' states were kept (template version 1): it holds none."""
+    if not _holds_units(book):
+        return []
+    ruleset = registry.get(book.meta().ruleset)
+    frame = _unit_rows(book)
+    seen: set[tuple[int, str]] = set()
+    states = []
+    captured: dict[str, list[int]] = {}  # unit -> the turns it was held a captured battery
+    for _, r in frame.iterrows():
+        if not _blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
+            captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
+    for index, row in frame.iterrows():
+        where = where_of(frame, index)
+        for header in ("Turn", "Unit", "Side", "State"):
+            if _blank(row[header]):
+                raise CellValueError(f"a row of {UNITS.name} has no {header}", column=header,
+                                     expected=UNITS.column(header).help, **where)  # fmt: skip
+        turn, unit, side = int(row["Turn"]), str(row["Unit"]), str(row["Side"])
+        if side not in ledger.starts:
+            raise CellValueError(f"{UNITS.name} names a side that {SIDES.name} does not list",
+                                 column="Side", value=side,
+                                 expected="one of " + ", ".join(map(repr, ledger.starts)),
+                                 **where)  # fmt: skip
+        if turn > ledger.current_turn:
+            raise CellValueError("a unit's state in a turn not begun", column="Turn",
+                                 value=turn, expected=f"at most {ledger.current_turn}",
+                                 **where)  # fmt: skip
+        if (turn, unit.casefold()) in seen:
+            raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
+                                 value=unit, expected="one row a unit a turn", **where)  # fmt: skip
+        seen.add((turn, unit.casefold()))
+        for header, words in (("State", aog.UnitState.ALL), ("General", _GENERALS)):
+            if not _blank(row[header]) and str(row[header]).casefold() not in words:
+                raise CellValueError(  # the sheet's formulas read these words only
+                    f"{header.lower()} {row[header]!r} is not one of the list",
+                    column=header,
+                    value=row[header],
+                    expected=" or ".join(words),
+                    **where,
+                )
+        number = None if _blank(row["Random number"]) else row["Random number"]
+        value = None if _blank(row["Table value"]) else row["Table value"]
+        general = "" if _blank(row["General"]) else str(row["General"])
+        try:
+            out = aog.unit_after_rally(
+                str(row["State"]),
+                number,
+                general,
+                value,
+                ruleset,
+                captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
+            )
+        except InvalidArgumentError as exc:  # the rules name their field: the sheet, its header
+            header = _UNIT_HEADERS.get(str(exc.column or ""), "State")
+            raise CellValueError(exc.message, column=header, value=exc.value,
+                                 expected=exc.expected, **where) from None  # fmt: skip
+        except BattleLedgerError as exc:  # a table to fill in: named with its file
+            raise exc.located(**where) from None
+        states.append({
+            "turn": turn, "unit": unit, "side": side, "state": out.state,
+            "random_number": None if number is None else float(number),
+            "needed": None if out.threshold is None else float(out.threshold),
+            "rallied": out.passed, "state_after": out.after, "active": out.active,
+        })  # fmt: skip
+    return states
+
+
+@operation(
+    KIND.name,
+    "unit",
+    options=(
+        Option("unit", str, required=True, help="the battalion, regiment or battery"),
+        Option.of(UNITS.column("state"), required=True),
+        Option("side", str, help="its army (Sides sheet); taken from its earlier rows if "
+               "blank"),
+        Option.of(UNITS.column("random_number")),
+        Option.of(UNITS.column("general")),
+        Option.of(UNITS.column("table_value")),
+        Option.of(UNITS.column("note")),
+    ),
+)  # fmt: skip
+def record_unit(
+    book: Book,
+    *,
+    unit: str,
+    state: str,
+    side: str | None = None,
+    random_number: float | None = None,
+    general: str | None = None,
+    table_value: float | None = None,
+    note: str | None = None,
+) -> OperationResult:
+    """Record a unit's state this turn and the random number thrown to rally it.
+
+    The state is the unit's at the start of the turn's rally phase (5): a routing unit
+    that passes is disrupted for the turn (5.2), a disrupted one organised (5.1); a
+    failed rally leaves it as it was.
+
+    Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
+    """  # noqa: E501
+    if not _holds_units(book):
+        raise CommandError(
+            f"this ledger was made before units' states were kept (template version "
+            f"{book.meta().template_version}): it has no {UNITS.name}",
+            column="unit", value=unit,
+            expected="a ledger made by this version (battle-ledger new victory-table)",
+        )  # fmt: skip
+    ledger = read_victory_table(book)
+    frame = _unit_rows(book)
+    mine = frame[frame["Unit"].astype(str).str.casefold() == unit.casefold()]
+    if side is None and mine.empty:
+        raise CommandError(f"unit {unit!r} has no earlier row to take its side from",
+                           column="--side", expected="its army (Sides sheet)")  # fmt: skip
+    name = str(mine["Unit"].iloc[-1]) if not mine.empty else unit
+    army = find_thing(book, KIND, ledger.starts, side) if side else str(mine["Side"].iloc[-1])
+    turn = ledger.current_turn
+    given: dict[str, Any] = {"Turn": turn, "Unit": name, "Side": army, "State": state,
+                             "Random number": random_number, "General": general,
+                             "Table value": table_value, "Note": note}  # fmt: skip
+    ruleset = registry.get(book.meta().ruleset)
+    try:
+        taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
+        ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
+        out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
+                                   captured_turns_ago=ago)  # fmt: skip
+    except BattleLedgerError as exc:
+        column = str(getattr(exc, "column", "") or "state")
+        raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
+                           value=exc.value, expected=exc.expected) from None  # fmt: skip
+    given["State"] = out.state
+    now = mine[mine["Turn"] == turn]
+    if now.empty:
+        used = [int(i) for i in frame.index]
+        first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+        at = first + (max(used) + 1 if used else 0)
+        row = given | {h: Formula(f) for h, f in unit_formulas(at, ruleset).items()}
+        book.append_rows(UNITS.name, pd.DataFrame([row]))
+    else:
+        book.write_cells(UNITS.name, pd.DataFrame([given], index=[now.index[0]]))
+    detail = f"{name} ({army}) {out.state}"
+    if out.passed is not None:
+        detail += f", rally {'passed' if out.passed else 'failed'}"
+    detail += f": {out.after} for the turn"
+    book.log("unit", detail, turn=turn,
+             dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
+    return OperationResult(f"turn {turn}, {detail}", {
+        "turn": turn, "unit": name, "side": army, "state": out.state,
+        "needed": None if out.threshold is None else float(out.threshold),
+        "rallied": out.passed, "state_after": out.after, "active": out.active,
+    })  # fmt: skip
