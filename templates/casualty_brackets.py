@@ -28,6 +28,7 @@ from battle_ledger.sheets.kinds.casualty_brackets import (
     LEADER_RESULTS,
     MODIFIER_ROWS,
     MODIFIERS,
+    MORALE_CHECKS,
     ROLL_PASSES,
     TURNS,
     UNITS,
@@ -130,6 +131,7 @@ def build_casualty_brackets(
     roll_passes = settings.get(ROLL_PASSES)
     first_rally = settings.get(FIRST_RALLY)
     blown = gote.BlownCavalry.reading(settings.get(BLOWN_CAVALRY))
+    checks = gote.MoraleChecks.reading(settings.get(MORALE_CHECKS))
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise SetupError("a roll passes at or under the chance, or under it",
@@ -177,7 +179,7 @@ def build_casualty_brackets(
     front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
                 "due when a bracket of its grade is first exceeded.",
                 {"BattleName": battle, "RollPasses": passes, "FirstRally": rally,
-                 BLOWN_CAVALRY: blown},
+                 BLOWN_CAVALRY: blown, MORALE_CHECKS: checks},
                 {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",
