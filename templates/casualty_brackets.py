@@ -188,8 +188,13 @@ def build_casualty_brackets(
     return wb
 
 
+#: The turns the demo's cavalry charges in (and so becomes blown), when formed.
+_CHARGES = (2, 5)
+
+
 def _play(book: HeadlessBook, rng: random.Random) -> None:
-    """Five turns of fire and melee, a unit disordered by the fighting now and then; the
+    """Five turns of fire and melee, a unit disordered by the fighting now and then, the
+    cavalry charging (blown) in turns 2 and 5 and resting when blown and not fired at; the
     checks and rallies rolled with the demo's dice."""
     from battle_ledger.sheets.kinds.casualty_brackets import read_brackets, standings
 
@@ -197,9 +202,16 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         for unit in standings(read_brackets(book)):
             left = unit["start"] - unit["lost"]
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
-            if lost:
-                leader = "Y" if rng.random() < 0.3 else "N"
-                fought: dict[str, Any] = {"became": "disordered"} if rng.random() < 0.15 else {}
+            cavalry = unit["arm"] == gote.Arm.CAVALRY
+            fought: dict[str, Any] = {}
+            if cavalry and unit["status"] == gote.UnitStatus.BLOWN and not lost:
+                fought = {"became": gote.UnitStatus.RESTED}  # sat still the whole turn
+            elif cavalry and unit["status"] == gote.UnitStatus.FORMED and turn in _CHARGES:
+                fought = {"became": gote.UnitStatus.BLOWN}  # "After a charge"
+            elif lost and rng.random() < 0.15:
+                fought = {"became": gote.UnitStatus.DISORDERED}
+            if lost or fought:
+                leader = "Y" if lost and rng.random() < 0.3 else "N"
                 run_operation(book, "record", unit=unit["unit"], fire=str(lost),
                               leader_attached=leader, **fought)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))

@@ -626,8 +626,7 @@ def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> Non
         needs = _NEWER_STATES.get(state, 0)
         if needs > version:
             raise CellValueError(
-                _older(version, f"a unit {state}", needs), file=book.name,
-                column="Became", value=became,
+                _older(version, f"a unit {state}", needs), column="Became", value=became,
                 expected="disordered, routed or blank in this ledger (a ledger made by this "
                 "version: battle-ledger new casualty-brackets)",
                 **where_of(periods, index),
@@ -824,6 +823,17 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
             expected="no rally roll: only a routed or disordered unit rallies (routed by its "
             "check this turn: the morale roll first, or with it)",
         )  # fmt: skip
+    for k in (2, 3):
+        if f"Morale roll {k}" in cells and _checks_so_far(out) < k:
+            # no such check due (the sheet ignores a roll typed there; refused here)
+            raise OptionValueError(
+                f"turn {turn}, unit {name!r}: a morale roll {k} where no check {k} is due",
+                file=book.name, table=TURNS.name, column=f"--morale-roll-{k}",
+                value=cells[f"Morale roll {k}"],
+                expected=f"no morale roll {k}: check {k} comes only with one check for each "
+                f"bracket (the setting), {k} brackets crossed this turn and check {k - 1} "
+                "passed (its roll first, or with it)",
+            )  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
