@@ -18,6 +18,7 @@ Operations: ``record`` (a unit's losses and rolls this turn), ``end-turn``
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -427,7 +428,12 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
     return unless_blank(cell("Unit"), formulas)
 
 
-def _checks_formulas(formulas: dict[str, str], cell: Any, passes: Any, count: str) -> None:
+def _checks_formulas(
+    formulas: dict[str, str],
+    cell: Callable[[str], str],
+    passes: Callable[[str, str], str],
+    count: str,
+) -> None:
     """Checks and Result of a ledger with the morale-checks setting: a check for each
     bracket crossed (or one), the next once one passed; the result is the last one's."""
     each = f'{MORALE_CHECKS}="{gote.MoraleChecks.EACH_BRACKET}"'
