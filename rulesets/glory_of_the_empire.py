@@ -42,6 +42,7 @@ __all__ = [
     "LeaderOutcome",
     "MeleeOutcome",
     "MeleeResult",
+    "MoraleChecks",
     "RollPasses",
     "UnitOutcome",
     "UnitState",
@@ -658,7 +659,7 @@ def morale_check_due(
     lost_now: int,
     routed_or_disordered: bool = False,
 ) -> bool:
-    """True when this turn's losses cross a bracket (one check, however many are crossed).
+    """True when this turn's losses cross a bracket (how many checks: ``MoraleChecks``).
 
     Routed or disordered units do not check ("These checks are for units that
     are not routed or disordered").
@@ -839,6 +840,29 @@ class BlownCavalry(_TwoReadings):
     WHAT = "blown cavalry"
 
 
+class MoraleChecks(_TwoReadings):
+    """How many morale checks a turn's losses call for when they first exceed two or
+    three brackets: one (house reading ``one_check_per_turn``: "The unit will not have to
+    check again until it reaches the next percentage bracket") or one for each bracket
+    crossed ("must make morale checks"), the next only once one passed ("If the unit
+    fails a morale check, it will route immediately"); a setting of each ledger."""
+
+    ONE_A_TURN = "one a turn"
+    EACH_BRACKET = "one for each bracket"
+    ALL = (ONE_A_TURN, EACH_BRACKET)
+
+    CONSTANT = "one_check_per_turn"
+    SAYS = "a turn's losses call for one morale check, or one for each bracket crossed"
+    WHAT = "morale checks"
+
+    @staticmethod
+    def called_for(crossed: int, reading: str | None = None) -> int:
+        """The most checks ``crossed`` brackets first exceeded in one turn call for."""
+        if not crossed:
+            return 0
+        return crossed if MoraleChecks.reading(reading) == MoraleChecks.EACH_BRACKET else 1
+
+
 class FirstRally(_TwoReadings):
     """When a unit routed by a failed morale check first rolls to rally: in the turn it
     routs (the printed sequence: "9. Morale checks, rallies", and "Rallying is an
@@ -933,6 +957,14 @@ class UnitTurn:
     rally_roll: int | None = None
     leader_roll: int | None = None  # does the attached leader become a casualty
     leader_result_roll: int | None = None  # the Results of Leader Casualties
+    # the second and third checks of a turn (``MoraleChecks.EACH_BRACKET``)
+    morale_roll_2: int | None = None
+    morale_roll_3: int | None = None
+
+    @property
+    def morale_rolls(self) -> tuple[int | None, int | None, int | None]:
+        """The first, second and third morale check's rolls."""
+        return (self.morale_roll, self.morale_roll_2, self.morale_roll_3)
 
 
 @dataclass(frozen=True)
@@ -968,6 +1000,9 @@ class UnitOutcome:
     grade: str = ""  # the grade from the next turn on (a leader's last words raise it)
     in_turn: str = UnitStatus.FORMED  # the state the turn's fighting left it in
     rallying_from: str | None = None  # disordered or routed, when it rolls to rally
+    #: each check called for so far: passed, failed (the last: it routs), or not rolled
+    #: (the last: the next waits for it); one, or one per bracket crossed (MoraleChecks)
+    checks: tuple[bool | None, ...] = ()
 
 
 _WORSE = {UnitStatus.FORMED: 0, UnitStatus.BLOWN: 1, UnitStatus.DISORDERED: 2, UnitStatus.ROUTED: 3}
@@ -1003,6 +1038,7 @@ def unit_after_turn(
     roll_passes: str | None = None,
     first_rally: str | None = None,
     blown_cavalry: str | None = None,
+    morale_checks: str | None = None,
 ) -> UnitOutcome:
     """One turn of one unit: losses, the state the turn's fighting left it in, the
     brackets first exceeded, the morale check, the rally, the attached leader.
@@ -1011,7 +1047,10 @@ def unit_after_turn(
     routed unit stays routed). Then the last phase, in the printed order ("9.
     Morale checks, rallies, ..."): a formed unit whose losses first exceed a bracket
     of its grade checks once (house reading: one check however many brackets), at
-    50% + the morale modifiers; failing, it routs 14". A routed or disordered unit
+    50% + the morale modifiers; failing, it routs 14". ``morale_checks``
+    (``MoraleChecks``; default the data's reading, one a turn): or one check for each
+    bracket crossed, at the same chance, the next rolled only once one passed (a
+    failed one routs it at once). A routed or disordered unit
     does not check ("These checks are for units that are not routed or
     disordered"); it rolls to rally at 50% + the rally modifiers, +30% when "only
     broken or disordered". ``first_rally`` (``FirstRally``; default the data's
@@ -1077,9 +1116,15 @@ def unit_after_turn(
                            routed_or_disordered=shaken(in_turn))  # fmt: skip
     status = in_turn
     chance = passed = None
+    checks: list[bool | None] = []
     if due:
         chance = morale_check_chance(state.grade, conditions, lost, state.start, this_turn)
-        passed = passes(turn.morale_roll, chance, "morale roll")
+        called = MoraleChecks.called_for(len(crossed), morale_checks)
+        for k, roll in enumerate(turn.morale_rolls[:called], start=1):
+            checks.append(passes(roll, chance, "morale roll" if k == 1 else f"morale roll {k}"))
+            if checks[-1] is not True:  # routed at once, or the next waits for this roll
+                break
+        passed = checks[-1]  # every check passed, the one failed, or the one not rolled
         if passed is False:
             status = UnitStatus.ROUTED
     rally = rallied = rallying_from = None
@@ -1118,6 +1163,7 @@ def unit_after_turn(
         grade=grade_after,
         in_turn=in_turn,
         rallying_from=rallying_from,
+        checks=tuple(checks),
     )
 
 
@@ -1128,12 +1174,13 @@ def run_unit(
     roll_passes: str | None = None,
     first_rally: str | None = None,
     blown_cavalry: str | None = None,
+    morale_checks: str | None = None,
 ) -> list[UnitOutcome]:
     """Every turn of one unit: the one fold of ``unit_after_turn``."""
     outcomes: list[UnitOutcome] = []
     for turn in turns:
         out = unit_after_turn(state, turn, roll_passes=roll_passes, first_rally=first_rally,
-                              blown_cavalry=blown_cavalry)  # fmt: skip
+                              blown_cavalry=blown_cavalry, morale_checks=morale_checks)  # fmt: skip
         outcomes.append(out)
         state = replace(state, grade=out.grade, lost=out.lost, status=out.status)
     return outcomes

@@ -28,6 +28,7 @@ from battle_ledger.sheets.kinds.casualty_brackets import (
     LEADER_RESULTS,
     MODIFIER_ROWS,
     MODIFIERS,
+    MORALE_CHECKS,
     ROLL_PASSES,
     TURNS,
     UNITS,
@@ -130,6 +131,7 @@ def build_casualty_brackets(
     roll_passes = settings.get(ROLL_PASSES)
     first_rally = settings.get(FIRST_RALLY)
     blown = gote.BlownCavalry.reading(settings.get(BLOWN_CAVALRY))
+    checks = gote.MoraleChecks.reading(settings.get(MORALE_CHECKS))
     passes = gote.RollPasses.default() if roll_passes is None else roll_passes
     if passes not in gote.RollPasses.ALL:
         raise SetupError("a roll passes at or under the chance, or under it",
@@ -177,7 +179,7 @@ def build_casualty_brackets(
     front_sheet(wb, KIND, "Record each unit's losses on the Turns sheet; a check is "
                 "due when a bracket of its grade is first exceeded.",
                 {"BattleName": battle, "RollPasses": passes, "FirstRally": rally,
-                 BLOWN_CAVALRY: blown},
+                 BLOWN_CAVALRY: blown, MORALE_CHECKS: checks},
                 {"CurrentTurn": current_turn_formula(KIND)})  # fmt: skip
     add_rules_sheet(wb, ruleset, tables=["morale_check_brackets", "morale_check_rules",
                                          "morale_check_modifiers", "rally_modifiers",
@@ -186,8 +188,13 @@ def build_casualty_brackets(
     return wb
 
 
+#: The turns the demo's cavalry charges in (and so becomes blown), when formed.
+_CHARGES = (2, 5)
+
+
 def _play(book: HeadlessBook, rng: random.Random) -> None:
-    """Five turns of fire and melee, a unit disordered by the fighting now and then; the
+    """Five turns of fire and melee, a unit disordered by the fighting now and then, the
+    cavalry charging (blown) in turns 2 and 5 and resting when blown and not fired at; the
     checks and rallies rolled with the demo's dice."""
     from battle_ledger.sheets.kinds.casualty_brackets import read_brackets, standings
 
@@ -195,9 +202,16 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
         for unit in standings(read_brackets(book)):
             left = unit["start"] - unit["lost"]
             lost = min(left, rng.choice([0, 0, 1, 1, 2]))
-            if lost:
-                leader = "Y" if rng.random() < 0.3 else "N"
-                fought: dict[str, Any] = {"became": "disordered"} if rng.random() < 0.15 else {}
+            cavalry = unit["arm"] == gote.Arm.CAVALRY
+            fought: dict[str, Any] = {}
+            if cavalry and unit["status"] == gote.UnitStatus.BLOWN and not lost:
+                fought = {"became": gote.UnitStatus.RESTED}  # sat still the whole turn
+            elif cavalry and unit["status"] == gote.UnitStatus.FORMED and turn in _CHARGES:
+                fought = {"became": gote.UnitStatus.BLOWN}  # "After a charge"
+            elif lost and rng.random() < 0.15:
+                fought = {"became": gote.UnitStatus.DISORDERED}
+            if lost or fought:
+                leader = "Y" if lost and rng.random() < 0.3 else "N"
                 run_operation(book, "record", unit=unit["unit"], fire=str(lost),
                               leader_attached=leader, **fought)  # fmt: skip
         run_operation(book, "end-turn", seed=str(turn))

@@ -304,6 +304,7 @@ def _points_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
 def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     """Losses by fire and melee within what each unit has left, a leader now and then
     (his rolls typed for some), a unit disordered or routed by the fighting now and then,
+    cavalry blown now and then (and rested when blown and not fired at),
     and percentile rolls typed for some units (the rest thrown or left open)."""
     from battle_ledger.sheets.engine.headless import HeadlessBook
     from battle_ledger.sheets.kinds.casualty_brackets import read_brackets, standings
@@ -322,9 +323,14 @@ def _brackets_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]
                 options["leader_result_roll"] = str(pick(1, 100))
         if pick(0, 3) == 0:  # the turn's fighting disorders or routs it
             options["became"] = ("disordered", "routed")[pick(0, 1)]
+        elif unit["arm"] == "cavalry" and pick(0, 2) == 0:
+            # blown after a charge; rested when blown and not fired at this turn
+            resting = unit["status"] == "blown" and fire + melee == 0
+            options["became"] = "rested" if resting else "blown"
         if pick(0, 1):
             options["morale_roll"] = str(pick(1, 100))
-        if unit["status"] != "formed" and pick(0, 1):  # only a routed or disordered unit rallies
+        shaken = unit["status"] != "formed" and options.get("became") != "rested"
+        if shaken and pick(0, 1):  # only a routed, disordered or blown unit rallies
             options["rally_roll"] = str(pick(1, 100))
         found.append(("record", options))
     return found

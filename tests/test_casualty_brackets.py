@@ -53,11 +53,13 @@ def test_two_brackets_in_one_turn_are_one_check(tmp_path: Path) -> None:
     run_on_file(path, "record", unit="1st Line", fire="4", melee="3", morale_roll="1")
     done = run_on_file(path, "end-turn")
     assert done.details["checks_due"] == [
-        {"unit": "1st Line", "brackets": "25%-50%", "chance": 0, "result": "routs"}
+        {"unit": "1st Line", "brackets": "25%-50%", "chance": 0, "result": "routs", "checks": 1}
     ]
     unit = _units(path)["1st Line"]
     assert (unit["lost"], unit["status"]) == (11, "routed")
-    assert unit["checks"] == [{"turn": 2, "bracket": 50, "chance": 0, "roll": 1, "passed": False}]
+    assert unit["checks"] == [
+        {"turn": 2, "check": 1, "bracket": 50, "chance": 0, "roll": 1, "passed": False}
+    ]
 
 
 def test_a_routed_unit_crosses_a_bracket_without_a_check_then_rallies(tmp_path: Path) -> None:
@@ -97,9 +99,10 @@ def test_report_json_contract(tmp_path: Path) -> None:
     run_on_file(path, "record", unit="1st Line", fire="6", morale_roll="50")
     shown = CliRunner().invoke(cli, ["report", str(path), "--json"])
     data = json.loads(shown.output)["details"]
-    assert {"kind", "ruleset", "turn", "units"} <= set(data)
+    assert {"kind", "ruleset", "turn", "units", "morale_checks"} <= set(data)
     unit = data["units"][0]
     assert {
+        "arm",
         "side",
         "unit",
         "grade",
@@ -111,7 +114,7 @@ def test_report_json_contract(tmp_path: Path) -> None:
         "grade_now",
         "leader_casualties",
     } <= set(unit)
-    assert unit["checks"] == [{"turn": 1, "bracket": 25, "chance": 0, "roll": 50,
+    assert unit["checks"] == [{"turn": 1, "check": 1, "bracket": 25, "chance": 0, "roll": 50,
                                "passed": False}]  # fmt: skip
 
 
@@ -186,7 +189,7 @@ def test_a_leader_wounded_returns_and_one_beheaded_raises_the_unit(tmp_path: Pat
     # Turn 3: 4 of 10 = 40%: the 25% bracket exceeded, checked as a conscript.
     done = run_on_file(path, "end-turn")
     assert done.details["checks_due"] == [
-        {"unit": "Militia", "brackets": "25%", "chance": 40, "result": None}
+        {"unit": "Militia", "brackets": "25%", "chance": 40, "result": None, "checks": 1}
     ]
     assert done.details["leader_checks"] == [
         {"unit": "Militia", "chance": 10, "hit": None, "result": None, "back": None}
@@ -256,7 +259,7 @@ def test_a_formed_unit_checks_when_it_first_exceeds_a_bracket(tmp_path: Path) ->
     path = _state_battle(tmp_path, None)
     done = run_on_file(path, "end-turn")
     assert done.details["checks_due"] == [
-        {"unit": "1st Line", "brackets": "25%", "chance": 20, "result": None}
+        {"unit": "1st Line", "brackets": "25%", "chance": 20, "result": None, "checks": 1}
     ]
     assert done.details["rallies"] == []
     assert _units(path)["1st Line"]["status"] == "formed"
@@ -508,6 +511,188 @@ def test_libreoffice_agrees_on_blown_cavalry(blown_cavalry: str, tmp_path: Path)
         assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
 
 
+# -- a check for each bracket crossed (template version 5) --------------------------------
+
+#: Militia of 4 with a leader losing all 4 in one turn: over 25%, 50% and 75% at once, at
+#: 50 + 10 (leader) - 10 (militia) - 5 x 4 castings - 20 (more than 25% this turn) = 10%.
+_LEVIES = ("Red", "Levies", "Militia", 4)
+#: Conscripts of 4 with a leader losing 3: over 25% and 50%, at 50 + 10 - 15 - 20 = 25%.
+_RECRUITS = ("Blue", "Recruits", "Conscript", 4)
+_EACH = "one for each bracket"
+
+
+def _checks_battle(tmp_path: Path, **options: str) -> Path:
+    path = tmp_path / "checks.xlsx"
+    units = [*UNITS, _LEVIES, _RECRUITS]
+    save_workbook(build("casualty-brackets", "gote", units=units, **options), path)
+    return path
+
+
+def test_one_check_for_each_bracket_the_next_once_one_passed(tmp_path: Path) -> None:
+    """``--morale-checks "one for each bracket"``: "must make morale checks", one for each
+    bracket crossed, at the same 10%; passes on 5 and 3, then "If the unit fails a morale
+    check, it will route immediately" on 50: three checks, routed. The same turn in a
+    ledger of the house reading is one check, passed ("will not have to check again until
+    it reaches the next percentage bracket"), and a second roll there is refused naming
+    the option, the file unchanged."""
+    results = {}
+    for reading in ("one a turn", _EACH):
+        folder = tmp_path / reading.replace(" ", "-")
+        folder.mkdir()
+        path = _checks_battle(folder, morale_checks=reading)
+        run_on_file(path, "record", unit="Levies", fire="4", leader_attached="Y", morale_roll="5")
+        if reading == "one a turn":
+            before = path.read_bytes()
+            with pytest.raises(BattleLedgerError, match="no check 2 is due") as err:
+                run_on_file(path, "record", unit="Levies", morale_roll_2="3")
+            assert err.value.column == "--morale-roll-2" and path.read_bytes() == before
+        else:
+            run_on_file(path, "record", unit="Levies", morale_roll_2="3", morale_roll_3="50")
+        done = run_on_file(path, "end-turn")
+        report = run_report(HeadlessBook(path, writable=False)).details
+        assert report["morale_checks"] == reading
+        unit = {u["unit"]: u for u in report["units"]}["Levies"]
+        results[reading] = (done.details["checks_due"], unit["checks"], unit["status"])
+    due, checks, status = results[_EACH]
+    assert due == [{"unit": "Levies", "brackets": "25%-75%", "chance": 10, "result": "routs",
+                    "checks": 3}]  # fmt: skip
+    assert [(c["check"], c["bracket"], c["roll"], c["passed"]) for c in checks] == [
+        (1, 25, 5, True), (2, 50, 3, True), (3, 75, 50, False)]  # fmt: skip
+    assert status == "routed"
+    due, checks, status = results["one a turn"]
+    assert [(d["checks"], d["result"]) for d in due] == [(1, "passes")]
+    assert [(c["check"], c["bracket"], c["roll"], c["passed"]) for c in checks] == [
+        (1, 75, 5, True)]  # fmt: skip
+    assert status == "formed"
+
+
+def test_the_second_roll_is_thrown_only_once_the_first_passed(tmp_path: Path) -> None:
+    """``end-turn --seed`` throws each check called for and not typed: after a first check
+    failed, none more; after one passed, the next."""
+    path = _checks_battle(tmp_path, morale_checks=_EACH)
+    run_on_file(path, "record", unit="Levies", fire="4", leader_attached="Y", morale_roll="1")
+    run_on_file(path, "record", unit="1st Line", fire="11", morale_roll="1")  # 55% at 0%
+    run_on_file(path, "end-turn", seed="7")
+    units = _units(path)
+    assert [(c["bracket"], c["passed"]) for c in units["1st Line"]["checks"]] == [(25, False)]
+    levies = units["Levies"]["checks"]
+    assert [c["bracket"] for c in levies][:2] == [25, 50] and levies[0]["passed"] is True
+    assert all(c["roll"] is not None and c["passed"] is not None for c in levies)
+    assert all(c["passed"] for c in levies[:-1])
+    assert len(levies) == 3 or levies[-1]["passed"] is False
+    assert (units["Levies"]["status"] == "routed") == (levies[-1]["passed"] is False)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_a_check_for_each_bracket(tmp_path: Path) -> None:
+    """Three checks, two passed and a fail; two passed; a first fail; a second roll not
+    typed yet; a unit checked in one turn and again in the next: the sheet's Checks,
+    Result and Status are the rules', and the Units sheet is the report's."""
+    path = _checks_battle(tmp_path, morale_checks=_EACH)
+    rolls = {"morale_roll": "5", "morale_roll_2": "3", "morale_roll_3": "50"}
+    run_on_file(path, "record", unit="Levies", fire="4", leader_attached="Y", **rolls)
+    # 75%: over 25% and 50%; the second roll not typed
+    run_on_file(path, "record", unit="Recruits", fire="3", leader_attached="Y", morale_roll="1")
+    # 30%: over 25% only
+    run_on_file(path, "record", unit="1st Line", fire="6", leader_attached="Y", morale_roll="1")
+    run_on_file(path, "record", unit="Militia", fire="6", morale_roll="1")  # 60% at 0%
+    run_on_file(path, "end-turn")
+    # 55%: over 50%
+    run_on_file(path, "record", unit="1st Line", fire="5", leader_attached="Y", morale_roll="1")
+    expected, recalculated = _sheet_as_the_rules(path, tmp_path)
+    assert {1, 2, 3} <= {int(n) for n in expected["Checks"] if n != ""}
+    report = {u["unit"]: u for u in run_report(HeadlessBook(path, writable=False)).details["units"]}
+    assert len(report["Levies"]["checks"]) == 3
+    sheet = HeadlessBook(recalculated, writable=False).read_table("tbl_Units")
+    for _, row in sheet.iterrows():
+        unit = report[row["Unit"]]
+        assert (row["Lost"], row["Status"]) == (unit["lost"], unit["status"]), row["Unit"]
+
+
+# -- ledgers made before: template versions 3 and 4 --------------------------------------
+
+V3 = Path(__file__).parent / "fixtures" / "casualty-brackets-v3.xlsx"
+V4 = Path(__file__).parent / "fixtures" / "casualty-brackets-v4.xlsx"
+
+
+def _copy(fixture: Path, tmp_path: Path) -> Path:
+    path = tmp_path / fixture.name
+    path.write_bytes(fixture.read_bytes())
+    return path
+
+
+def test_a_version_4_ledger_reports_one_check_a_turn_and_refuses_the_second_roll(
+    tmp_path: Path,
+) -> None:
+    """tests/fixtures/casualty-brackets-v4.xlsx: Crysler's Farm built and played two turns
+    by the version before (the 12th U.S. Infantry, militia of 5, lost 4 in turn 1: over
+    three brackets, one check; the dragoons blown, then rested). It reports as it did, with
+    each unit's arm; a second morale roll (exit 2) or the house reading "one for each
+    bracket" (exit 1) is refused, saying the ledger is older and the version it needs, the
+    file unchanged."""
+    path = _copy(V4, tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False)).details
+    assert report["morale_checks"] == "one a turn"
+    units = {u["unit"]: u for u in report["units"]}
+    militia = units["12th U.S. Infantry"]
+    assert [(c["turn"], c["check"], c["bracket"]) for c in militia["checks"]] == [(1, 1, 75)]
+    assert (units["2nd U.S. Light Dragoons"]["arm"], militia["arm"]) == ("cavalry", "infantry")
+    assert [b["state"] for b in units["2nd U.S. Light Dragoons"]["became"]] == ["blown", "rested"]
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "9th U.S. Infantry",
+                                    "--fire", "1", "--morale-roll-2", "40"])  # fmt: skip
+    assert done.exit_code == 2, done.output
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "older (template version 4)" in lines[0]
+    assert "template version 5" in lines[0] and "--morale-roll-2" in lines[0]
+    house = tmp_path / "house.yaml"
+    house.write_text("id: glory-of-the-empire\ntables:\n  morale_check_rules:\n    values:\n"
+                     "      one_check_per_turn: false\n")  # fmt: skip
+    done = CliRunner().invoke(cli, ["run", "end-turn", str(path), "--rules", str(house)])
+    assert done.exit_code == 1, done.output
+    assert "older (template version 4)" in done.output and "template version 5" in done.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_version_4_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds (its version's formulas, one check
+    a turn) compute the same in LibreOffice."""
+    path = _copy(V4, tmp_path)
+    run_on_file(path, "record", unit="16th U.S. Infantry", fire="4", morale_roll="1")
+    run_on_file(path, "end-turn", seed="5")
+    expected, _ = _sheet_as_the_rules(path, tmp_path)
+    assert "Checks" not in expected.columns
+
+
+def test_a_version_3_ledger_refuses_blown_saying_it_is_older(tmp_path: Path) -> None:
+    """tests/fixtures/casualty-brackets-v3.xlsx (built and played a turn by the version
+    before blown cavalry): --became blown or rested is refused, exit 2, saying the ledger
+    is older and needs template version 4; "blown" typed in its Became column is refused
+    by the report, naming the row. Its units' arm is not known (null)."""
+    path = _copy(V3, tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    assert {u["arm"] for u in _units(path).values()} == {None}
+    before = path.read_bytes()
+    for state in ("blown", "rested"):
+        done = CliRunner().invoke(cli, ["run", "record", str(path), "--unit",
+                                        "2nd U.S. Light Dragoons", "--became", state])  # fmt: skip
+        assert done.exit_code == 2, done.output
+        assert f"older (template version 3): a unit {state}" in done.output
+        assert "template version 4" in done.output and "Traceback" not in done.output
+    assert path.read_bytes() == before
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Turns", "Became", 0).value = "blown"
+    wb.save(path)
+    with pytest.raises(
+        BattleLedgerError, match=r"older \(template version 3\): a unit blown"
+    ) as err:
+        run_report(HeadlessBook(path, writable=False))
+    assert err.value.column == "Became" and err.value.row is not None
+
+
 def _command(folder: Path, *args: str) -> str:
     """``battle-ledger ARGS`` as a user types it, in a process of its own."""
     done = subprocess.run([sys.executable, "-m", "battle_ledger.xlfuncs.cli", *args],
@@ -632,7 +817,9 @@ def test_a_version_2_ledger_still_opens_and_keeps_its_reading(tmp_path: Path) ->
     assert militia["checks"][0]["turn"] == 1 and militia["rallies"][0]["turn"] == 2
     assert "Upham's 6-pdr battery" not in units  # made before batteries were counted
     before = path.read_bytes()
-    with pytest.raises(BattleLedgerError, match="no Became column"):
+    with pytest.raises(
+        BattleLedgerError, match=r"older \(template version 2\): a unit.s state typed"
+    ):
         run_on_file(path, "record", unit="89th Regiment of Foot", became="disordered")
     assert path.read_bytes() == before
     run_on_file(path, "record", unit="13th U.S. Infantry", fire="1", morale_roll="99")
@@ -997,10 +1184,15 @@ def _sheet_as_the_rules(path: Path, tmp_path: Path) -> tuple[Any, Path]:
     expected = KIND.compute(HeadlessBook(path, writable=False))
     shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
     for header in expected.columns:
-        got = [str(plain(v)) for v in shown[header]]
-        want = [str(plain(w)) for w in expected[header]]
+        got = [_shown(plain(v)) for v in shown[header]]
+        want = [_shown(plain(w)) for w in expected[header]]
         assert got == want, header
     return expected, recalculated
+
+
+def _shown(value: Any) -> str:
+    """A value as text, a fraction to 12 digits (a spreadsheet keeps 15 significant)."""
+    return f"{value:.12g}" if isinstance(value, float) else str(value)
 
 
 def _hits_by_unit(path: Path) -> dict[str, dict[str, object]]:

@@ -514,6 +514,12 @@ def _gote_calls() -> list[Call]:
                                     blown[:1]),
               lambda: gote.run_unit(gote.UnitState("2nd Hussars", "veteran", 12, cavalry=True),
                                     [replace(blown[0], rally_roll=None), *blown[1:]])]  # fmt: skip
+    # militia losing all 4 with a leader: over three brackets at once, each roll passing
+    three = gote.UnitTurn(turn=1, fire=4, leader_attached=True, morale_roll=1, morale_roll_2=1,
+                          morale_roll_3=99)  # fmt: skip
+    militia = gote.UnitState("Militia", "militia", 4)
+    calls += [lambda r=r: gote.run_unit(militia, [three], morale_checks=r)
+              for r in (None, *gote.MoraleChecks.ALL)]  # fmt: skip
     calls += [lambda: [_tried(gote.melee_result, r, b) for r in (1, 50, 95, 100)
                        for b in (0, 10, 30)]]  # fmt: skip
     calls += [lambda: [_tried(gote.howitzer_fire_chance, n) for n in range(4)]]

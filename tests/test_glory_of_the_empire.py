@@ -460,6 +460,86 @@ def test_a_unit_crossing_two_brackets_in_one_turn_checks_once() -> None:
     assert out[1].over_quarter and out[1].chance == 0
 
 
+#: Militia of 4 figures with a leader losing all 4 in one turn: over 25%, 50% and 75% at
+#: once, checking at 50 + 10 (leader) - 10 (militia) - 5 x 4 castings - 20 (more than 25%
+#: this turn) = 10%.
+_MILITIA = gote.UnitState("Militia", "militia", 4)
+_THREE_BRACKETS = gote.UnitTurn(1, fire=4, leader_attached=True)
+_EACH = gote.MoraleChecks.EACH_BRACKET
+
+
+def _checked(rolls: tuple[int | None, ...], reading: str | None = None) -> Any:
+    turn = replace(_THREE_BRACKETS, **dict(zip(("morale_roll", "morale_roll_2", "morale_roll_3"),
+                                               rolls, strict=False)))  # fmt: skip
+    return gote.unit_after_turn(_MILITIA, turn, morale_checks=reading, first_rally="the next turn")
+
+
+def test_one_check_a_turn_however_many_brackets_by_default() -> None:
+    """ "The unit will not have to check again until it reaches the next percentage
+    bracket": the house reading, one check for the turn's losses over 25%, 50% and 75%;
+    the second and third rolls are not called for (a pass on 10 at 10% stands)."""
+    out = _checked((10, 99, 99))
+    assert out.crossed == (25, 50, 75) and out.chance == 10
+    assert out.checks == (True,) and out.passed and out.status == "formed"
+    assert gote.MoraleChecks.default() == gote.MoraleChecks.ONE_A_TURN
+    house = _gote_house("morale_check_rules", "one_check_per_turn", "false")
+    with rulesets.registry.using_house_rules([house]):  # the data's reading, changed
+        assert _checked((10, 1, 10)).checks == (True, True, True)
+
+
+def test_a_check_for_each_bracket_crossed_the_next_once_one_passed() -> None:
+    """The other reading: "must make morale checks", one for each bracket crossed, each at
+    the same chance; "If the unit fails a morale check, it will route immediately": no
+    check after a failed one. Three passes leave it formed; a pass then a fail routs it
+    (the third roll typed is not called for); a first fail routs it at once; a second roll
+    not typed yet leaves the result open."""
+    passed = _checked((10, 1, 10), _EACH)
+    assert passed.checks == (True, True, True) and passed.status == "formed"
+    second = _checked((10, 11, 1), _EACH)
+    assert second.checks == (True, False) and second.passed is False
+    assert second.status == "routed"
+    first = _checked((11, 1, 1), _EACH)
+    assert first.checks == (False,) and first.status == "routed"
+    waiting = _checked((1, None, 1), _EACH)
+    assert waiting.checks == (True, None) and waiting.passed is None
+    assert waiting.status == "formed"
+
+
+def test_a_check_for_each_bracket_is_at_most_one_per_bracket() -> None:
+    """ "Veterans and elites check at 50% and 75%": a veteran of 4 losing 4 crosses two, so
+    two checks at most under the other reading (its third roll is not called for);
+    crossing one bracket calls for one check under either reading."""
+    veteran = gote.UnitState("Old Guard", "veteran", 4)
+    rolls = replace(_THREE_BRACKETS, morale_roll=1, morale_roll_2=1, morale_roll_3=100)
+    out = gote.unit_after_turn(veteran, rolls, morale_checks=_EACH)
+    assert out.crossed == (50, 75) and out.checks == (True, True)
+    one_bracket = gote.UnitTurn(1, fire=3, morale_roll=1, morale_roll_2=100)
+    one = gote.unit_after_turn(veteran, one_bracket, morale_checks=_EACH)
+    assert one.crossed == (50,) and one.checks == (True,)
+
+
+@_FAST
+@given(
+    st.tuples(*[st.one_of(st.none(), st.integers(min_value=1, max_value=100))] * 3),
+    st.sampled_from(gote.MoraleChecks.ALL),
+    st.integers(min_value=0, max_value=4),
+)
+def test_checks_stop_at_the_first_not_passed(
+    rolls: tuple[int | None, ...], reading: str, fire: int
+) -> None:
+    """Whatever the rolls and the reading: no more checks than brackets crossed (one under
+    the house reading), every check before the last passed, and the turn's result is the
+    last check's: routed exactly when it failed."""
+    turn = replace(_THREE_BRACKETS, fire=fire, morale_roll=rolls[0], morale_roll_2=rolls[1],
+                   morale_roll_3=rolls[2])  # fmt: skip
+    out = gote.unit_after_turn(_MILITIA, turn, morale_checks=reading, first_rally="the next turn")
+    most = len(out.crossed) if reading == _EACH else min(1, len(out.crossed))
+    assert len(out.checks) <= most and bool(out.checks) == out.check_due
+    assert all(c is True for c in out.checks[:-1])
+    assert out.passed is (out.checks[-1] if out.checks else None)
+    assert (out.status == "routed") == (out.passed is False)
+
+
 def test_the_roll_decides_at_or_under_the_chance() -> None:
     """Guard checks only over 75%: 7 of 8 lost (87.5%), 2 this turn (25%: not more than
     25%); with a leader, 50 + 30 + 10 - 5 x 7 castings = 55: 55 passes, 56 routs."""
@@ -730,17 +810,14 @@ def test_figures_are_rounded_as_the_house_reading_says() -> None:
 
 @pytest.mark.parametrize(
     ("table", "setting"),
-    [("morale_check_rules", "one_check_per_turn"),
-     ("leader_casualty", "grade_raised_from_next_turn"),
+    [("leader_casualty", "grade_raised_from_next_turn"),
      ("morale_check_rules", "bracket_owed_after_rally"),
      ("morale_check_rules", "percent_of_start_of_battle"),
      ("melee_chance", "results_above_100"),
      ("melee_chance", "chance_below_0")],
 )  # fmt: skip
 def test_a_reading_no_setting_changes_is_refused_in_a_house_file(table: str, setting: str) -> None:
-    """One check however many brackets ("The unit will not have to check again until it
-    reaches the next percentage bracket") is all a unit's turn, with its one morale roll,
-    can hold; the grade a leader's last words raise is read from the next turn because
+    """The grade a leader's last words raise is read from the next turn because
     the leader check ends the turn ("9. Morale checks, rallies, cavalry that charged
     become "blown", check for leader losses"). A bracket crossed while routed is not owed
     (the check is for losses "in this turn"); percentages are of the "beginning strength";

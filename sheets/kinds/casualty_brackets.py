@@ -18,7 +18,8 @@ Operations: ``record`` (a unit's losses and rolls this turn), ``end-turn``
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -28,6 +29,7 @@ from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
+    CommandError,
     LedgerStateError,
     OptionValueError,
     nothing_to_record,
@@ -105,6 +107,11 @@ ROLL_PASSES = "RollPasses"
 FIRST_RALLY = "FirstRally"
 #: The workbook's setting: blown cavalry checks and rallies as disordered, or as formed.
 BLOWN_CAVALRY = "BlownCavalry"
+#: The workbook's setting: losses over two or three brackets call for one check, or one each.
+MORALE_CHECKS = "MoraleChecks"
+#: The template version that brought a check for each bracket crossed (the setting, the
+#: second and third morale rolls).
+_CHECKS = 5
 #: The template version that brought blown cavalry (the Units' arm, the setting).
 _BLOWN = 4
 #: The template version that brought the disordered state, the first-rally setting and
@@ -220,6 +227,16 @@ TURNS = Table(
                choices=gote.UnitStatus.BECAME, width=10, since=_STATES),
         Column("Status in turn", "in_turn", _H, since=_STATES),
         Column("Status at rally", "at_rally", _H, since=_STATES),
+        # Template version 5: a check for each bracket crossed (the setting).
+        Column("Morale roll 2", "morale_roll_2", _I, Entry.WHOLE,
+               "the percentile roll of a second check: one for each bracket crossed (the "
+               "setting), once the first passed", low=1, high=100, width=8, since=_CHECKS),
+        Column("Morale roll 3", "morale_roll_3", _I, Entry.WHOLE,
+               "the percentile roll of a third check (a conscript or militia unit over three "
+               "brackets), once the second passed", low=1, high=100, width=8, since=_CHECKS),
+        Column("Checks", "checks", _O,
+               help="the morale checks due so far: one, or one for each bracket crossed (the "
+               "setting), the next once one passed", width=7, since=_CHECKS),
     ),
 )  # fmt: skip
 
@@ -249,11 +266,11 @@ def _rule(table: str, name: str) -> str:
     return constant_name(table, name)
 
 
-def turn_formulas(r: int, version: int = _BLOWN) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step.
     ``version``: a ledger of an older template version gets the formulas of the columns it
     has (version 2: no state typed, the first rally the next turn, no batteries; version
-    3: no blown cavalry)."""
+    3: no blown cavalry; version 4: one check a turn)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -388,6 +405,8 @@ def turn_formulas(r: int, version: int = _BLOWN) -> dict[str, str]:
         "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
         "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
     }
+    if version >= _CHECKS:
+        _checks_formulas(formulas, cell, passes, count)
     if version >= _BLOWN:
         # the worst of the state before and the turn's; a blown unit rested is formed
         formulas["Status in turn"] = (
@@ -407,6 +426,34 @@ def turn_formulas(r: int, version: int = _BLOWN) -> dict[str, str]:
             f"IF(AND({b}>0,{before}*100<={b}*{start},{b}*{start}<{lost}*100),{b},0)"
         )
     return unless_blank(cell("Unit"), formulas)
+
+
+def _checks_formulas(
+    formulas: dict[str, str],
+    cell: Callable[[str], str],
+    passes: Callable[[str, str], str],
+    count: str,
+) -> None:
+    """Checks and Result of a ledger with the morale-checks setting: a check for each
+    bracket crossed (or one), the next once one passed; the result is the last one's."""
+    each = f'{MORALE_CHECKS}="{gote.MoraleChecks.EACH_BRACKET}"'
+    called = f"IF({each},{count},1)"
+    chance = cell("Chance to pass")
+
+    def passed(k: int) -> str:
+        roll = cell("Morale roll" if k == 1 else f"Morale roll {k}")
+        return f'AND({roll}<>"",{passes(roll, chance)})'
+
+    formulas["Checks"] = (
+        f'IF({cell("Check due")}<>"Y","",1+IF(AND({called}>=2,{passed(1)}),'
+        f"1+IF(AND({called}>=3,{passed(2)}),1,0),0))"
+    )
+    last = (f'CHOOSE({cell("Checks")},{cell("Morale roll")},{cell("Morale roll 2")},'
+            f'{cell("Morale roll 3")})')  # fmt: skip
+    formulas["Result"] = (
+        f'IF({cell("Check due")}<>"Y","",IF({last}="","",'
+        f'IF({passes(last, chance)},"passes","routs")))'
+    )
 
 
 def unit_formulas(r: int) -> dict[str, str]:
@@ -469,6 +516,17 @@ KIND = register(
                 choices=gote.BlownCavalry.ALL,
                 option="blown-cavalry",
             ),
+            NamedCell(
+                MORALE_CHECKS,
+                "Morale checks",
+                Entry.CHOICE,
+                'losses over two or three brackets in one turn call for one check ("will not '
+                'have to check again until it reaches the next percentage bracket") or one for '
+                'each bracket ("must make morale checks"), the next once one passed: the text '
+                "does not say (a house reading)",
+                choices=gote.MoraleChecks.ALL,
+                option="morale-checks",
+            ),
             NamedCell("CurrentTurn", "Current turn", Entry.WHOLE, computed=True),
         ),
         statuses=gote.UnitStatus.ALL,
@@ -481,8 +539,9 @@ KIND = register(
         macro_prefix="cb",
         # 2: leader casualties, the roll-passes setting, grade now; 3: the state the
         # turn's fighting left a unit in, the first-rally setting, batteries; 4: blown
-        # cavalry (the Units' arm, the blown-cavalry setting)
-        template_version=_BLOWN,
+        # cavalry (the Units' arm, the blown-cavalry setting); 5: a check for each bracket
+        # crossed (the morale-checks setting, the second and third morale rolls)
+        template_version=_CHECKS,
         oldest_version=2,
         versioned_formulas=turn_formulas,
     )
@@ -501,6 +560,8 @@ class BracketsLedger(LedgerState):
     roll_passes: str | None  # the workbook's setting (None: the rules' reading)
     first_rally: str | None = None  # the workbook's setting (None: the rules' reading)
     blown_cavalry: str | None = None  # the workbook's setting (None: the rules' reading)
+    morale_checks: str | None = None  # the workbook's setting (None: the rules' reading)
+    arms: dict[str, str | None] = field(default_factory=dict)  # the Units' Arm
 
 
 def read_brackets(book: Book) -> BracketsLedger:
@@ -509,6 +570,7 @@ def read_brackets(book: Book) -> BracketsLedger:
     grades = check_terms(tables.things, "Grade", gote.ruleset(), "grades", allow_blank=False)
     starts: dict[str, gote.UnitState] = {}
     sides: dict[str, str] = {}
+    arms: dict[str, str | None] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         figures, guns = row["Figures at start"], row["Guns at start"]
@@ -526,15 +588,55 @@ def read_brackets(book: Book) -> BracketsLedger:
         battery = pd.isna(figures)
         start = int(guns if battery else figures)
         arm = row.get("Arm")
-        cavalry = isinstance(arm, str) and arm.strip().casefold() == gote.Arm.CAVALRY
+        arm = arm.strip().casefold() if isinstance(arm, str) and arm.strip() else None
+        cavalry = arm == gote.Arm.CAVALRY
         grade_name = str(grades[index])  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
         starts[name] = gote.UnitState(name, grade_name, start, battery=battery, cavalry=cavalry)
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+        arms[name] = arm
+    version = tables.periods.attrs.get("template_version", KIND.template_version)
+    _refuse_newer_states(book, tables.periods, version)
+    checks = read_setting(book, KIND, MORALE_CHECKS)
+    if version < _CHECKS and gote.MoraleChecks.reading(checks) != gote.MoraleChecks.ONE_A_TURN:
+        # a house file's reading its formulas cannot follow (no second roll to type)
+        raise LedgerStateError(
+            _older(version, "one morale check for each bracket crossed", _CHECKS),
+            file=book.name, column="morale_check_rules.one_check_per_turn", value=False,
+            expected="a ledger made by this version (battle-ledger new casualty-brackets "
+            '--morale-checks "one for each bracket"), or the house reading (true) kept',
+        )  # fmt: skip
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
     first_rally = gote.FirstRally.NEXT_TURN if old else read_setting(book, KIND, FIRST_RALLY)
     return BracketsLedger(tables, starts, sides, read_setting(book, KIND, ROLL_PASSES),
-                          first_rally, read_setting(book, KIND, BLOWN_CAVALRY))  # fmt: skip
+                          first_rally, read_setting(book, KIND, BLOWN_CAVALRY), checks,
+                          arms)  # fmt: skip
+
+
+#: What a state typed needs: (the state, the template version that brought it).
+_NEWER_STATES = {gote.UnitStatus.BLOWN: _BLOWN, gote.UnitStatus.RESTED: _BLOWN}
+
+
+def _older(version: int, what: str, needs: int) -> str:
+    return (f"this ledger is older (template version {version}): {what} needs a ledger of "
+            f"template version {needs}")  # fmt: skip
+
+
+def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> None:
+    """A state typed in a ledger made before it (blown, rested before version 4) is
+    refused saying so, not read as something else."""
+    if version >= _BLOWN:
+        return
+    for index, became in periods["Became"].items():
+        state = str(became).strip().casefold() if isinstance(became, str) else ""
+        needs = _NEWER_STATES.get(state, 0)
+        if needs > version:
+            raise CellValueError(
+                _older(version, f"a unit {state}", needs), column="Became", value=became,
+                expected="disordered, routed or blank in this ledger (a ledger made by this "
+                "version: battle-ledger new casualty-brackets)",
+                **where_of(periods, index),
+            )  # fmt: skip
 
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
@@ -553,11 +655,14 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 leader_roll=cell_whole(row["Leader roll"]),
                 leader_result_roll=cell_whole(row["Leader result roll"]),
                 became=None if pd.isna(row["Became"]) else str(row["Became"]),
+                morale_roll_2=cell_whole(row["Morale roll 2"]),
+                morale_roll_3=cell_whole(row["Morale roll 3"]),
             )
             try:
                 out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes,
                                            first_rally=ledger.first_rally,
-                                           blown_cavalry=ledger.blown_cavalry)  # fmt: skip
+                                           blown_cavalry=ledger.blown_cavalry,
+                                           morale_checks=ledger.morale_checks)  # fmt: skip
             except InvalidArgumentError as exc:
                 column = "Lost to fire"
                 if exc.column == "became":  # the rules name the field; the sheet, the header
@@ -588,8 +693,10 @@ def _leader_cells(leader: gote.LeaderOutcome | None) -> list[Any]:
 
 
 def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
-    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it):
+    those the ledger's template version has."""
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
     rows = {}
     for parts in _fold(ledger).values():
         for index, _, out in parts:
@@ -600,10 +707,11 @@ def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
                 "" if out.passed is None else ("passes" if out.passed else "routs"),
                 "" if out.rally_chance is None else out.rally_chance,
                 "" if out.rallied is None else ("Y" if out.rallied else "N"),
-                out.status, *_leader_cells(out.leader),
+                out.status, *_leader_cells(out.leader), len(out.checks) or "",
             ]  # fmt: skip
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
-    return frame.reindex(ledger.turns.index)
+    has = [c.header for c in TURNS.having(Role.OUTCOME) if c.since <= version]
+    return frame.reindex(index=ledger.turns.index, columns=has)
 
 
 def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
@@ -620,10 +728,12 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
             "start": start.start, "lost": 0 if last is None else last.lost,
             "percent": 0.0 if last is None else float(last.percent),
             "status": start.status if last is None else last.status,
+            "arm": ledger.arms.get(unit),
             "checks": [
-                {"turn": int(row["Turn"]), "bracket": out.crossed[-1], "chance": out.chance,
-                 "roll": cell_whole(row["Morale roll"]), "passed": out.passed}
-                for _, row, out in parts if out.check_due
+                {"turn": int(row["Turn"]), "check": k, "bracket": _checked(out, k, ledger),
+                 "chance": out.chance, "passed": result,
+                 "roll": cell_whole(row["Morale roll" if k == 1 else f"Morale roll {k}"])}
+                for _, row, out in parts for k, result in enumerate(out.checks, start=1)
             ],
             "became": [{"turn": int(row["Turn"]), "state": str(row["Became"])}
                        for _, row, _ in parts if not pd.isna(row["Became"])],
@@ -643,6 +753,13 @@ def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
             ],
         })  # fmt: skip
     return found
+
+
+def _checked(out: gote.UnitOutcome, k: int, ledger: BracketsLedger) -> int:
+    """The bracket the turn's ``k``-th check is for: one a turn, the highest crossed; one
+    for each bracket, the ``k``-th lowest."""
+    each = gote.MoraleChecks.reading(ledger.morale_checks) == gote.MoraleChecks.EACH_BRACKET
+    return out.crossed[k - 1] if each else out.crossed[-1]
 
 
 # -- operations -------------------------------------------------------------------------------
@@ -667,6 +784,8 @@ def turn_row(turn: int, side: str, unit: str) -> dict[str, Any]:
             "leader_attached",
             "became",
             "morale_roll",
+            "morale_roll_2",
+            "morale_roll_3",
             "rally_roll",
             "leader_roll",
             "leader_result_roll",
@@ -687,6 +806,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     name = find_thing(book, KIND, ledger.starts, unit)
     headers = {"fire": "Lost to fire", "melee": "Lost in melee", "leader_attached":
                "Leader attached", "became": "Became", "morale_roll": "Morale roll",
+               "morale_roll_2": "Morale roll 2", "morale_roll_3": "Morale roll 3",
                "rally_roll": "Rally roll",
                "leader_roll": "Leader roll", "leader_result_roll": "Leader result roll",
                "note": "Note"}  # fmt: skip
@@ -695,12 +815,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if not cells:
         raise nothing_to_record("--fire, --melee, --leader-attached, --became, ...")
     turn = ledger.current_turn
-    if "Became" in cells and ledger.turns.attrs.get("template_version", _STATES) < _STATES:
-        raise LedgerStateError(
-            "this ledger was made before a unit's state could be typed: it has no Became column",
-            file=book.name, table=TURNS.name, column="--became", value=cells["Became"],
-            expected="a ledger made by this version (battle-ledger new casualty-brackets)",
-        )  # fmt: skip
+    _refuse_older(book, ledger, given)
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
     if "Rally roll" in cells and out["Rally chance"] == "":
@@ -714,14 +829,52 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
             expected="no rally roll: only a routed or disordered unit rallies (routed by its "
             "check this turn: the morale roll first, or with it)",
         )  # fmt: skip
+    for k in (2, 3):
+        if f"Morale roll {k}" in cells and _checks_so_far(out) < k:
+            # no such check due (the sheet ignores a roll typed there; refused here)
+            raise OptionValueError(
+                f"turn {turn}, unit {name!r}: a morale roll {k} where no check {k} is due",
+                file=book.name, table=TURNS.name, column=f"--morale-roll-{k}",
+                value=cells[f"Morale roll {k}"],
+                expected=f"no morale roll {k}: check {k} comes only with one check for each "
+                f"bracket (the setting), {k} brackets crossed this turn and check {k - 1} "
+                "passed (its roll first, or with it)",
+            )  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
     book.log("record", detail, turn=turn)
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
 
 
+def _refuse_older(book: Book, ledger: BracketsLedger, given: dict[str, Any]) -> None:
+    """An option a ledger older than its column or state cannot hold: refused, saying
+    which template version it needs (a mistake in the command: exit 2)."""
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    became = str(given.get("became") or "").strip().casefold()
+    needs = {"became": (_STATES, "a unit's state typed (the Became column)"),
+             "morale_roll_2": (_CHECKS, "a second morale roll"),
+             "morale_roll_3": (_CHECKS, "a third morale roll")}  # fmt: skip
+    if became in _NEWER_STATES and version >= _STATES:
+        needs["became"] = (_NEWER_STATES[became], f"a unit {became}")
+    for option, value in given.items():
+        since, what = needs.get(option, (0, ""))
+        if since > version:
+            raise CommandError(
+                _older(version, what, since), file=book.name, table=TURNS.name,
+                column="--" + option.replace("_", "-"), value=value,
+                expected="a ledger made by this version (battle-ledger new casualty-brackets)",
+            )  # fmt: skip
+
+
+def _checks_so_far(out: Any) -> int:
+    checks = out.get("Checks", "")  # none before template version 5
+    return 0 if checks == "" or pd.isna(checks) else int(checks)
+
+
 #: The percentile rolls a turn can call for: (the roll's column, is it called for).
 _ROLLS: tuple[tuple[str, Any], ...] = (
     ("Morale roll", lambda out: out["Check due"] == "Y"),
+    ("Morale roll 2", lambda out: _checks_so_far(out) >= 2),
+    ("Morale roll 3", lambda out: _checks_so_far(out) >= 3),
     ("Rally roll", lambda out: out["Rally chance"] != ""),
     ("Leader roll", lambda out: out["Leader chance"] != ""),
     ("Leader result roll", lambda out: out["Leader hit"] == "Y"),
@@ -786,7 +939,8 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
         if out["Check due"] == "Y":
             due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
                         "chance": int(out["Chance to pass"]),
-                        "result": out["Result"] or None})  # fmt: skip
+                        "result": out["Result"] or None,
+                        "checks": _checks_so_far(out) or 1})  # fmt: skip
         if out["Leader chance"] != "":
             leaders.append({"unit": str(row["Unit"]), "chance": int(out["Leader chance"]),
                             "hit": {"Y": True, "N": False}.get(out["Leader hit"]),
@@ -854,6 +1008,7 @@ def where_we_stand(book: Book) -> OperationResult:
                      f"({percent_text(u['percent'])}), {u['status']}, "
                      f"{len(u['checks'])} check(s)")  # fmt: skip
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
+               "morale_checks": gote.MoraleChecks.reading(ledger.morale_checks),
                "units": units}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
