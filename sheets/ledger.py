@@ -52,6 +52,7 @@ from battle_ledger.sheets.errors import (
     DamagedWorkbookError,
     EntryError,
     LedgerStateError,
+    OlderLedgerError,
     WrongKindError,
 )
 from battle_ledger.sheets.formulas import (
@@ -95,6 +96,7 @@ __all__ = [
     "find_thing",
     "grouped_records",
     "latest_period",
+    "older_ledger",
     "over_note",
     "period_rows",
     "periods_of",
@@ -103,6 +105,7 @@ __all__ = [
     "read_setting",
     "read_tables",
     "record_inputs",
+    "refuse_newer_inputs",
     "register",
     "rows_with_formulas",
     "sides_out",
@@ -1107,6 +1110,41 @@ def problems_computing(kind: LedgerKind, book: Book) -> list[BattleLedgerError |
     except BattleLedgerError as exc:
         return [exc]
     return []
+
+
+def older_ledger(version: int, what: str, needs: int) -> str:
+    """How a refusal of what a ledger of template ``version`` cannot hold reads: ``what``
+    came with template version ``needs``."""
+    return (f"this ledger is older (template version {version}): {what} needs a ledger of "
+            f"template version {needs}")  # fmt: skip
+
+
+def refuse_newer_inputs(
+    book: Book,
+    kind: WorkbookKind,
+    table: Table,
+    given: Mapping[str, Any],
+    version: int,
+    values: Mapping[str, tuple[int, str]] | None = None,
+) -> None:
+    """Refuse an option (``given``: by field) for an input column the ledger's template
+    ``version`` does not have, or a value of it that a later version brought (``values``:
+    field -> (its version, what it is)): ``OlderLedgerError`` naming the option and the
+    version it needs (a mistake in the command: exit 2)."""
+    for field, value in given.items():
+        try:
+            column = table.column(field)
+        except KeyError:
+            continue
+        since, what = (values or {}).get(field, (column.since, f"the {column.header} column"))
+        since = max(since, column.since)
+        if since > version:
+            raise OlderLedgerError(
+                older_ledger(version, what, since), file=book.name, table=table.name,
+                column="--" + field.replace("_", "-"),
+                value=("Y" if value else "N") if isinstance(value, bool) else value,
+                expected=f"a ledger made by this version (battle-ledger new {kind.name})",
+            )  # fmt: skip
 
 
 def read_setting(book: Book, kind: LedgerKind, name: str) -> str | None:

@@ -506,11 +506,11 @@ CATALOGUE: list[Case] = [
     ("an old Hits ledger: --general-attached", None,
      ["run", "record", "INPUT", "--unit", "Kempt's Lights", "--general-attached", "Y"],
      _write("old-hits.xlsx", (_FIXTURES / "unit-hits-v1.xlsx").read_bytes()), 2,
-     ("this ledger is older", "no General attached column", "--general-attached")),
+     ("this ledger is older", "the General attached column", "--general-attached")),
     ("a version 2 Hits ledger: --removed", None,
      ["run", "record", "INPUT", "--unit", "Royal Artillery", "--removed", "Assaulted Guns"],
      _write("v2-hits.xlsx", (_FIXTURES / "unit-hits-v2.xlsx").read_bytes()), 2,
-     ("this ledger is older", "template version 2", "no Removed column", "--removed")),
+     ("this ledger is older", "template version 2", "the Removed column", "--removed")),
     # "Assaulted Guns are Removed immediately": Guns only
     ("Assaulted Guns for Infantry", None,
      ["run", "record", "INPUT", "--unit", "1er Léger", "--removed", "assaulted guns"],

@@ -818,7 +818,7 @@ def test_a_version_2_ledger_still_opens_and_keeps_its_reading(tmp_path: Path) ->
     assert "Upham's 6-pdr battery" not in units  # made before batteries were counted
     before = path.read_bytes()
     with pytest.raises(
-        BattleLedgerError, match=r"older \(template version 2\): a unit.s state typed"
+        BattleLedgerError, match=r"older \(template version 2\): the Became column needs"
     ):
         run_on_file(path, "record", unit="89th Regiment of Foot", became="disordered")
     assert path.read_bytes() == before
@@ -1380,7 +1380,7 @@ def test_a_version_1_hits_ledger_still_opens_and_reports_as_before(tmp_path: Pat
     # the die as thrown: a 3 regains nothing, a 5 one Hit
     assert (units["Kempt's Lights"]["hits"], units["1er Léger"]["hits"]) == (3, 1)
     before = path.read_bytes()
-    with pytest.raises(BattleLedgerError, match="no In Cover column") as err:
+    with pytest.raises(BattleLedgerError, match="the In Cover column") as err:
         run_on_file(path, "record", unit="Kempt's Lights", in_cover=True)
     assert err.value.column == "--in-cover" and path.read_bytes() == before
     run_on_file(path, "end-turn")

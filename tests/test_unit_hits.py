@@ -217,7 +217,7 @@ def test_removed_in_an_older_ledger_is_refused_saying_it_is_older(
     assert err.value.column == "--removed" and f"template version {version}" in str(err.value)
     result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", unit,
                                       "--removed", cause])  # fmt: skip
-    assert result.exit_code == 2 and "no Removed column" in result.output
+    assert result.exit_code == 2 and "the Removed column" in result.output
     assert path.read_bytes() == before
 
 

@@ -29,7 +29,6 @@ from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
-    CommandError,
     LedgerStateError,
     OptionValueError,
     nothing_to_record,
@@ -57,12 +56,14 @@ from battle_ledger.sheets.ledger import (
     closing_rows,
     find_thing,
     latest_period,
+    older_ledger,
     period_rows,
     periods_of,
     problems_computing,
     read_setting,
     read_tables,
     record_inputs,
+    refuse_newer_inputs,
     register,
     rows_with_formulas,
     where_of,
@@ -600,7 +601,7 @@ def read_brackets(book: Book) -> BracketsLedger:
     if version < _CHECKS and gote.MoraleChecks.reading(checks) != gote.MoraleChecks.ONE_A_TURN:
         # a house file's reading its formulas cannot follow (no second roll to type)
         raise LedgerStateError(
-            _older(version, "one morale check for each bracket crossed", _CHECKS),
+            older_ledger(version, "one morale check for each bracket crossed", _CHECKS),
             file=book.name, column="morale_check_rules.one_check_per_turn", value=False,
             expected="a ledger made by this version (battle-ledger new casualty-brackets "
             '--morale-checks "one for each bracket"), or the house reading (true) kept',
@@ -617,11 +618,6 @@ def read_brackets(book: Book) -> BracketsLedger:
 _NEWER_STATES = {gote.UnitStatus.BLOWN: _BLOWN, gote.UnitStatus.RESTED: _BLOWN}
 
 
-def _older(version: int, what: str, needs: int) -> str:
-    return (f"this ledger is older (template version {version}): {what} needs a ledger of "
-            f"template version {needs}")  # fmt: skip
-
-
 def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> None:
     """A state typed in a ledger made before it (blown, rested before version 4) is
     refused saying so, not read as something else."""
@@ -632,7 +628,7 @@ def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> Non
         needs = _NEWER_STATES.get(state, 0)
         if needs > version:
             raise CellValueError(
-                _older(version, f"a unit {state}", needs), column="Became", value=became,
+                older_ledger(version, f"a unit {state}", needs), column="Became", value=became,
                 expected="disordered, routed or blank in this ledger (a ledger made by this "
                 "version: battle-ledger new casualty-brackets)",
                 **where_of(periods, index),
@@ -846,23 +842,13 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
 
 
 def _refuse_older(book: Book, ledger: BracketsLedger, given: dict[str, Any]) -> None:
-    """An option a ledger older than its column or state cannot hold: refused, saying
-    which template version it needs (a mistake in the command: exit 2)."""
+    """An option a ledger older than its column or state cannot hold (blown, rested: the
+    states of version 4 in a Became column of 3): refused, saying which version it needs."""
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     became = str(given.get("became") or "").strip().casefold()
-    needs = {"became": (_STATES, "a unit's state typed (the Became column)"),
-             "morale_roll_2": (_CHECKS, "a second morale roll"),
-             "morale_roll_3": (_CHECKS, "a third morale roll")}  # fmt: skip
-    if became in _NEWER_STATES and version >= _STATES:
-        needs["became"] = (_NEWER_STATES[became], f"a unit {became}")
-    for option, value in given.items():
-        since, what = needs.get(option, (0, ""))
-        if since > version:
-            raise CommandError(
-                _older(version, what, since), file=book.name, table=TURNS.name,
-                column="--" + option.replace("_", "-"), value=value,
-                expected="a ledger made by this version (battle-ledger new casualty-brackets)",
-            )  # fmt: skip
+    values = ({"became": (_NEWER_STATES[became], f"a unit {became}")}
+              if became in _NEWER_STATES else {})  # fmt: skip
+    refuse_newer_inputs(book, KIND, TURNS, given, version, values)
 
 
 def _checks_so_far(out: Any) -> int:

@@ -19,7 +19,7 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
-from battle_ledger.sheets.errors import CellValueError, OlderLedgerError, nothing_to_record
+from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -56,6 +56,7 @@ from battle_ledger.sheets.ledger import (
     problems_computing,
     read_tables,
     record_inputs,
+    refuse_newer_inputs,
     register,
     where_of,
 )
@@ -100,8 +101,6 @@ _MODIFIERS = 2
 #: The template version that brought Removed (a cause that removes a unit at once): a ledger
 #: of an older version removes a unit only when its Hits reach its Strength Points.
 _REMOVALS = 3
-#: What each template version brought, as a refusal of its column in an older ledger says.
-_BROUGHT = {_MODIFIERS: "the Rally's modifiers", _REMOVALS: "removals at once"}
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -389,7 +388,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
              for k, v in given.items()}  # fmt: skip
     if not cells:
         raise nothing_to_record("--fire-hits, --assault-hits, --rally-roll, ...")
-    _refuse_newer_columns(book, ledger, cells)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, given, version)
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
@@ -404,22 +404,6 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells,
                                                       "withdraw": withdraw,
                                                       "status": out["Status"]})  # fmt: skip
-
-
-def _refuse_newer_columns(book: Book, ledger: HitsLedger, cells: Mapping[str, Any]) -> None:
-    """Refuse an option for a column the ledger's template version does not have."""
-    version = ledger.turns.attrs.get("template_version", KIND.template_version)
-    newer = [c for c in TURNS.columns if c.header in cells and c.since > version]
-    if newer:
-        column = newer[0]
-        raise OlderLedgerError(
-            f"this ledger is older than {_BROUGHT[column.since]} (template version {version}, "
-            f"before {column.since}): it has no {column.header} column",
-            file=book.name, table=TURNS.name, column=f"--{column.field.replace('_', '-')}",
-            value=cells[column.header],
-            expected="a ledger made by this version (battle-ledger new casualty-brackets "
-            "--ruleset square-eagles)",
-        )  # fmt: skip
 
 
 def _typed_causes(turns: pd.DataFrame, turn: int) -> dict[str, str]:

@@ -39,7 +39,12 @@ from battle_ledger.rulesets.errors import (
 )
 from battle_ledger.sheets.engine.book import Book, Formula, Grid
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text
-from battle_ledger.sheets.errors import CellValueError, CommandError, LedgerStateError
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    LedgerStateError,
+    OlderLedgerError,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -69,6 +74,7 @@ from battle_ledger.sheets.ledger import (
     find_thing,
     grouped_records,
     latest_period,
+    older_ledger,
     read_named,
     read_setting,
     read_tables,
@@ -1022,11 +1028,10 @@ def record_unit(
     Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
     """  # noqa: E501
     if not _holds_units(book):
-        raise CommandError(
-            f"this ledger was made before units' states were kept (template version "
-            f"{book.meta().template_version}): it has no {UNITS.name}",
-            column="unit", value=unit,
-            expected="a ledger made by this version (battle-ledger new victory-table)",
+        raise OlderLedgerError(
+            older_ledger(book.meta().template_version, f"a unit's state ({UNITS.name})",
+                         _UNITS_SINCE), file=book.name, column="--unit", value=unit,
+            expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
     ledger = read_victory_table(book)
     frame = _unit_rows(book)
