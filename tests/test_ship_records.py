@@ -737,7 +737,8 @@ def test_a_boarding_of_more_dice_than_the_log_holds_is_refused(tmp_path: Path) -
     written with the dice past the sixth dropped."""
     house = tmp_path / "house.yaml"
     house.write_text("id: age-of-sail\ntables:\n  boarding:\n    values:\n"
-                     "      dice_per_gun_deck: 2\n    override: true\n", encoding="utf-8")  # fmt: skip
+                     "      dice_per_gun_deck: 2\n    override: true\n",
+                     encoding="utf-8")  # fmt: skip
     fleet = Path(__file__).resolve().parent.parent / "examples" / "age-of-sail.csv"
     out = tmp_path / "ships.xlsx"
     made = CliRunner().invoke(cli, ["new", "ship-records", "--ruleset", "sail", "--oob",
