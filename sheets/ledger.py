@@ -470,10 +470,32 @@ def _frame(rows: TableRows) -> pd.DataFrame:
     return frame
 
 
+#: Cell values pandas' ``to_dict`` gives back as they are (it boxes the rest: numpy
+#: scalars as Python's, a missing ``pd.NA`` as None).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """``frame``'s rows as records (a ledger table's headers are text; pandas types them
-    as any hashable)."""
-    return cast("list[dict[str, Any]]", frame.to_dict("records"))
+    """``frame``'s rows as records, as ``frame.to_dict("records")`` gives them (a ledger
+    table's headers are text; pandas types them as any hashable). Its per-cell boxing of
+    every text or typed column's value is most of a large table's reading: skipped where
+    each such value is plain already, else pandas does it all."""
+    columns = frame.columns.tolist()
+    extension = pd.api.extensions.ExtensionDtype
+    boxed = [i for i, dtype in enumerate(frame.dtypes.values)
+             if isinstance(dtype, extension) or dtype.kind == "O"]  # fmt: skip
+    if not frame.columns.is_unique:
+        return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
+    plain, missing = _PLAIN, pd.NA
+    records = []
+    for row in frame.itertuples(index=False, name=None):
+        for i in boxed:
+            if type(row[i]) not in plain:
+                if row[i] is not missing:  # a numpy scalar, a date: pandas boxes them
+                    return cast("list[dict[str, Any]]", frame.to_dict("records"))
+                row = (*row[:i], None, *row[i + 1 :])
+        records.append(dict(zip(columns, row, strict=True)))
+    return records
 
 
 def _records(

@@ -5,13 +5,18 @@ skipped without a word (issue 39: stands eliminated with no side, ``check`` ok).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import openpyxl
+import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.ledger import KINDS, Entry, Role
+from battle_ledger.sheets.ledger import KINDS, Entry, Role, _str_records
 from battle_ledger.sheets.operations import load_operations, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
@@ -50,3 +55,44 @@ def test_a_number_in_a_row_without_its_key_is_refused(name: str, tmp_path: Path)
     lines = reported.stderr.strip().splitlines()
     assert len(lines) == 1 and f"row {row}" in lines[0] and "Traceback" not in reported.output
     assert path.read_bytes() == before
+
+
+# -- a table's rows as records -------------------------------------------------------------
+
+_CELLS = st.one_of(st.none(), st.text(max_size=3), st.integers(-5, 5),
+                   st.floats(allow_nan=True, allow_infinity=False), st.booleans())  # fmt: skip
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> pd.DataFrame:
+    """A small frame of the column types a ledger's tables read as: typed whole numbers
+    and decimals (blanks missing), text, and columns pandas infers."""
+    rows = draw(st.integers(0, 4))
+
+    def cells(values: st.SearchStrategy[Any]) -> list[Any]:
+        return draw(st.lists(values, min_size=rows, max_size=rows))
+
+    columns: dict[str, Any] = {}
+    for n, kind in enumerate(draw(st.lists(st.sampled_from("iftxn"), min_size=1, max_size=4))):
+        if kind == "i":
+            values: Any = pd.array(cells(st.none() | st.integers(-9, 9)), dtype="Int64")
+        elif kind == "f":
+            values = pd.array(cells(st.none() | st.floats(-9, 9)), dtype="Float64")
+        elif kind == "t":
+            values = pd.Series(cells(st.none() | st.text(max_size=3)), dtype=object)
+        elif kind == "x":  # mixed objects, a numpy number among them: pandas boxes it
+            values = pd.Series(cells(_CELLS | st.just(np.int64(3))), dtype=object)
+        else:
+            values = cells(_CELLS)
+        columns[f"c{n}"] = values
+    return pd.DataFrame(columns)
+
+
+@given(_frames())
+def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
+    """``_str_records`` gives what ``to_dict("records")`` does, value and type."""
+    ours, theirs = _str_records(frame), frame.to_dict("records")
+    assert repr(ours) == repr(theirs)
+    assert [[type(v) for v in r.values()] for r in ours] == [
+        [type(v) for v in r.values()] for r in theirs
+    ]

@@ -280,6 +280,9 @@ def read_hits(book: Book) -> HitsLedger:
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
+    # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
+    # name it in a refusal): worked out once for each combination met, not for every row.
+    known: dict[tuple[Any, ...], se.HitsOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -297,10 +300,17 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 in_cover=bool(row["In Cover"]),
                 general_attached=bool(row["General attached"]),
             )  # fmt: skip
-            try:
-                out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn)
-            except InvalidArgumentError as exc:
-                raise exc.located(column="Fire hits", **where_of(ledger.turns, index)) from None
+            asked = (ledger.strengths[unit], hits, turn.fire_hits, turn.most_from_one_fire,
+                     turn.assault_hits, turn.rally_roll, turn.in_cover,
+                     turn.general_attached)  # fmt: skip
+            out = known.get(asked)
+            if out is None:
+                try:
+                    out = known[asked] = se.hits_after_turn(unit, ledger.strengths[unit], hits,
+                                                            turn)  # fmt: skip
+                except InvalidArgumentError as exc:
+                    raise exc.located(column="Fire hits",
+                                      **where_of(ledger.turns, index)) from None  # fmt: skip
             hits = out.hits
             mine.append((index, row, out))
     return folded
