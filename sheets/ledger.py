@@ -470,31 +470,45 @@ def _frame(rows: TableRows) -> pd.DataFrame:
     return frame
 
 
-#: Cell values pandas' ``to_dict`` gives back as they are (it boxes the rest: numpy
-#: scalars as Python's, a missing ``pd.NA`` as None).
+#: Cell values pandas' ``to_dict`` gives back as they are (it boxes the rest).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """``frame``'s rows as records, as ``frame.to_dict("records")`` gives them (a ledger
     table's headers are text; pandas types them as any hashable). Its per-cell boxing of
-    every text or typed column's value is most of a large table's reading: skipped where
-    each such value is plain already, else pandas does it all."""
+    every text or typed column's value (``maybe_box_native``) is most of a large table's
+    reading: here a plain value is kept, a numpy number or bool made Python's and a
+    missing ``pd.NA`` None, as it does; for anything else pandas does it all."""
+    import numpy as np
+
+    if not frame.columns.is_unique:
+        return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
     columns = frame.columns.tolist()
     extension = pd.api.extensions.ExtensionDtype
     boxed = [i for i, dtype in enumerate(frame.dtypes.values)
              if isinstance(dtype, extension) or dtype.kind == "O"]  # fmt: skip
-    if not frame.columns.is_unique:
-        return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
+    boxes: dict[type, type] = {np.bool_: bool, np.float16: float, np.float32: float,
+                               np.float64: float, np.longdouble: float}  # fmt: skip
+    boxes.update((np.dtype(f"{sign}{size}").type, int) for sign in "iu" for size in (1, 2, 4, 8))
     plain, missing = _PLAIN, pd.NA
     records = []
     for row in frame.itertuples(index=False, name=None):
+        values = None
         for i in boxed:
-            if type(row[i]) not in plain:
-                if row[i] is not missing:  # a numpy scalar, a date: pandas boxes them
-                    return cast("list[dict[str, Any]]", frame.to_dict("records"))
-                row = (*row[:i], None, *row[i + 1 :])
-        records.append(dict(zip(columns, row, strict=True)))
+            value = row[i]
+            if type(value) in plain:
+                continue
+            if values is None:
+                values = list(row)
+            box = boxes.get(type(value))
+            if box is not None:
+                values[i] = box(value)
+            elif value is missing:
+                values[i] = None
+            else:  # a date, a timedelta: pandas' own boxing
+                return cast("list[dict[str, Any]]", frame.to_dict("records"))
+        records.append(dict(zip(columns, row if values is None else values, strict=True)))
     return records
 
 

@@ -80,8 +80,10 @@ def _frames(draw: st.DrawFn) -> pd.DataFrame:
             values = pd.array(cells(st.none() | st.floats(-9, 9)), dtype="Float64")
         elif kind == "t":
             values = pd.Series(cells(st.none() | st.text(max_size=3)), dtype=object)
-        elif kind == "x":  # mixed objects, a numpy number among them: pandas boxes it
-            values = pd.Series(cells(_CELLS | st.just(np.int64(3))), dtype=object)
+        elif kind == "x":  # mixed objects, numpy scalars among them: pandas boxes them
+            numpy = st.sampled_from([np.int64(3), np.uint8(2), np.float32(1.5), np.bool_(True),
+                                     np.datetime64("1815-06-18")])  # fmt: skip
+            values = pd.Series(cells(_CELLS | numpy), dtype=object)
         else:
             values = cells(_CELLS)
         columns[f"c{n}"] = values

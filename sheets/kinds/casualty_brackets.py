@@ -539,6 +539,10 @@ def read_brackets(book: Book) -> BracketsLedger:
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
+    # The rules' outcome of a turn depends on the unit's numbers and the turn's entries
+    # alone (its name only names it in a refusal): worked out once for each combination
+    # met, not for every row (the types are in the key: 1 and True are equal keys).
+    known: dict[tuple[Any, ...], gote.UnitOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.starts):
         state = ledger.starts[unit]
         mine = folded.setdefault(unit, [])
@@ -554,10 +558,16 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 leader_result_roll=cell_whole(row["Leader result roll"]),
                 became=None if pd.isna(row["Became"]) else str(row["Became"]),
             )
+            entries = [*vars(turn).values()]
+            entries += [v for k, v in vars(state).items() if k != "unit"]
+            asked = (*entries, *map(type, entries))
+            out = known.get(asked)
             try:
-                out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes,
-                                           first_rally=ledger.first_rally,
-                                           blown_cavalry=ledger.blown_cavalry)  # fmt: skip
+                if out is None:
+                    out = known[asked] = gote.unit_after_turn(
+                        state, turn, roll_passes=ledger.roll_passes,
+                        first_rally=ledger.first_rally, blown_cavalry=ledger.blown_cavalry,
+                    )  # fmt: skip
             except InvalidArgumentError as exc:
                 column = "Lost to fire"
                 if exc.column == "became":  # the rules name the field; the sheet, the header

@@ -396,6 +396,11 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
 
 def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
     folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
+    # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
+    # alone (its name and turn only name it in a refusal): worked out once for each
+    # combination met, not for every row. The entries' types are part of the key (1, 1.0
+    # and True are equal keys, but the rules take only the first as a die).
+    known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
     for brigade, rows in periods_of(ledger, KIND, ledger.starts):
         state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -405,11 +410,19 @@ def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOut
                     "more turns", column="Turn", value=expected,
                     expected=f"no turn after {expected - 1}", **where_of(ledger.turns, index),
                 )  # fmt: skip
-            try:
-                out = aoe.brigade_after_turn(state, _turn(expected, row),
-                                             spent_counts=ledger.spent_counts)  # fmt: skip
-            except InvalidArgumentError as exc:
-                raise exc.located(column="Stands lost", **where_of(ledger.turns, index)) from None
+            turn = _turn(expected, row)
+            entries = [v for k, v in vars(turn).items() if k != "turn"]
+            entries += [v for k, v in vars(state).items() if k != "brigade"]
+            asked = (*entries, *map(type, entries))
+            out = known.get(asked)
+            if out is None:
+                try:
+                    out = known[asked] = aoe.brigade_after_turn(
+                        state, turn, spent_counts=ledger.spent_counts
+                    )
+                except InvalidArgumentError as exc:
+                    raise exc.located(column="Stands lost",
+                                      **where_of(ledger.turns, index)) from None  # fmt: skip
             state = replace(state, lost=out.lost, status=out.status)
             mine.append((index, row, out))
     return folded
