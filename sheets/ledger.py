@@ -96,6 +96,7 @@ __all__ = [
     "record_inputs",
     "register",
     "rows_with_formulas",
+    "rules_key",
     "sides_out",
     "start_minutes",
     "where_of",
@@ -686,6 +687,15 @@ def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, 
         if not pd.isna(row[key]):
             groups.setdefault(row[key], []).append((index, row))
     return groups
+
+
+def rules_key(*parts: tuple[Any, str]) -> tuple[Any, ...]:
+    """What a fold keys the rules' outcome of a turn by, to work each combination out
+    once, not once per row: every field of each (dataclass, the field that only names it
+    in a refusal) but that one, and each value's type (1, 1.0 and True are equal keys,
+    but the rules take only the first as a die or a count)."""
+    values = [v for made, naming in parts for k, v in vars(made).items() if k != naming]
+    return (*values, *map(type, values))
 
 
 def periods_of(

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.ledger import KINDS, Entry, Role, _str_records
+from battle_ledger.sheets.ledger import KINDS, Entry, Role, _str_records, rules_key
 from battle_ledger.sheets.operations import load_operations, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
@@ -98,3 +98,19 @@ def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
     assert [[type(v) for v in r.values()] for r in ours] == [
         [type(v) for v in r.values()] for r in theirs
     ]
+
+
+@given(st.integers(0, 3), st.text(max_size=3), st.text(max_size=3))
+def test_a_rules_key_leaves_out_only_the_naming_field(n: int, one: str, other: str) -> None:
+    """Two turns differing in the field that names them alone share a key; a value of
+    another type (1, 1.0, True are equal keys in a dict) or another value does not."""
+    from battle_ledger.rulesets.age_of_eagles import BrigadeState, BrigadeTurn
+
+    def key(state: BrigadeState, turn: BrigadeTurn) -> tuple[Any, ...]:
+        return rules_key((turn, "turn"), (state, "brigade"))
+
+    state, turn = BrigadeState(one, 6, 2), BrigadeTurn(turn=n, fire_die=1)
+    assert key(state, turn) == key(BrigadeState(other, 6, 2), BrigadeTurn(turn=n + 1, fire_die=1))
+    assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=1.0))  # type: ignore[arg-type]
+    assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=True))
+    assert key(state, turn) != key(BrigadeState(one, 6, 2, lost=1), turn)

@@ -63,6 +63,7 @@ from battle_ledger.sheets.ledger import (
     record_inputs,
     register,
     rows_with_formulas,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -540,8 +541,7 @@ def read_brackets(book: Book) -> BracketsLedger:
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
     # The rules' outcome of a turn depends on the unit's numbers and the turn's entries
-    # alone (its name only names it in a refusal): worked out once for each combination
-    # met, not for every row (the types are in the key: 1 and True are equal keys).
+    # alone (its name only names it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], gote.UnitOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.starts):
         state = ledger.starts[unit]
@@ -558,9 +558,7 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 leader_result_roll=cell_whole(row["Leader result roll"]),
                 became=None if pd.isna(row["Became"]) else str(row["Became"]),
             )
-            entries = [*vars(turn).values()]
-            entries += [v for k, v in vars(state).items() if k != "unit"]
-            asked = (*entries, *map(type, entries))
+            asked = rules_key((turn, ""), (state, "unit"))
             out = known.get(asked)
             try:
                 if out is None:

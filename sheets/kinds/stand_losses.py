@@ -56,6 +56,7 @@ from battle_ledger.sheets.ledger import (
     read_tables,
     record_inputs,
     register,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -397,9 +398,7 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
 def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
     folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
     # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
-    # alone (its name and turn only name it in a refusal): worked out once for each
-    # combination met, not for every row. The entries' types are part of the key (1, 1.0
-    # and True are equal keys, but the rules take only the first as a die).
+    # alone (its name and turn only name it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
     for brigade, rows in periods_of(ledger, KIND, ledger.starts):
         state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
@@ -411,9 +410,7 @@ def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOut
                     expected=f"no turn after {expected - 1}", **where_of(ledger.turns, index),
                 )  # fmt: skip
             turn = _turn(expected, row)
-            entries = [v for k, v in vars(turn).items() if k != "turn"]
-            entries += [v for k, v in vars(state).items() if k != "brigade"]
-            asked = (*entries, *map(type, entries))
+            asked = rules_key((turn, "turn"), (state, "brigade"))
             out = known.get(asked)
             if out is None:
                 try:

@@ -55,6 +55,7 @@ from battle_ledger.sheets.ledger import (
     read_tables,
     record_inputs,
     register,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -300,9 +301,7 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 in_cover=bool(row["In Cover"]),
                 general_attached=bool(row["General attached"]),
             )  # fmt: skip
-            asked = (ledger.strengths[unit], hits, turn.fire_hits, turn.most_from_one_fire,
-                     turn.assault_hits, turn.rally_roll, turn.in_cover,
-                     turn.general_attached)  # fmt: skip
+            asked = (ledger.strengths[unit], hits, *rules_key((turn, "turn")))
             out = known.get(asked)
             if out is None:
                 try:
