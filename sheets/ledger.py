@@ -108,6 +108,7 @@ __all__ = [
     "refuse_newer_inputs",
     "register",
     "rows_with_formulas",
+    "rules_key",
     "sides_out",
     "start_minutes",
     "where_of",
@@ -482,10 +483,46 @@ def _frame(rows: TableRows) -> pd.DataFrame:
     return frame
 
 
+#: Cell values pandas' ``to_dict`` gives back as they are (it boxes the rest).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """``frame``'s rows as records (a ledger table's headers are text; pandas types them
-    as any hashable)."""
-    return cast("list[dict[str, Any]]", frame.to_dict("records"))
+    """``frame``'s rows as records, as ``frame.to_dict("records")`` gives them (a ledger
+    table's headers are text; pandas types them as any hashable). Its per-cell boxing of
+    every text or typed column's value (``maybe_box_native``) is most of a large table's
+    reading: here a plain value is kept, a numpy number or bool made Python's and a
+    missing ``pd.NA`` None, as it does; for anything else pandas does it all."""
+    import numpy as np
+
+    if not frame.columns.is_unique:
+        return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
+    columns = frame.columns.tolist()
+    extension = pd.api.extensions.ExtensionDtype
+    boxed = [i for i, dtype in enumerate(frame.dtypes.values)
+             if isinstance(dtype, extension) or dtype.kind == "O"]  # fmt: skip
+    boxes: dict[type, type] = {np.bool_: bool, np.float16: float, np.float32: float,
+                               np.float64: float, np.longdouble: float}  # fmt: skip
+    boxes.update((np.dtype(f"{sign}{size}").type, int) for sign in "iu" for size in (1, 2, 4, 8))
+    plain, missing = _PLAIN, pd.NA
+    records = []
+    for row in frame.itertuples(index=False, name=None):
+        values = None
+        for i in boxed:
+            value = row[i]
+            if type(value) in plain:
+                continue
+            if values is None:
+                values = list(row)
+            box = boxes.get(type(value))
+            if box is not None:
+                values[i] = box(value)
+            elif value is missing:
+                values[i] = None
+            else:  # a date, a timedelta: pandas' own boxing
+                return cast("list[dict[str, Any]]", frame.to_dict("records"))
+        records.append(dict(zip(columns, row if values is None else values, strict=True)))
+    return records
 
 
 def _records(
@@ -675,6 +712,15 @@ def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, 
         if not pd.isna(row[key]):
             groups.setdefault(row[key], []).append((index, row))
     return groups
+
+
+def rules_key(*parts: tuple[Any, str]) -> tuple[Any, ...]:
+    """What a fold keys the rules' outcome of a turn by, to work each combination out
+    once, not once per row: every field of each (dataclass, the field that only names it
+    in a refusal) but that one, and each value's type (1, 1.0 and True are equal keys,
+    but the rules take only the first as a die or a count)."""
+    values = [v for made, naming in parts for k, v in vars(made).items() if k != naming]
+    return (*values, *map(type, values))
 
 
 def periods_of(

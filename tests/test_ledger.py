@@ -5,13 +5,18 @@ skipped without a word (issue 39: stands eliminated with no side, ``check`` ok).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import openpyxl
+import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.ledger import KINDS, Entry, Role
+from battle_ledger.sheets.ledger import KINDS, Entry, Role, _str_records, rules_key
 from battle_ledger.sheets.operations import load_operations, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
@@ -50,3 +55,62 @@ def test_a_number_in_a_row_without_its_key_is_refused(name: str, tmp_path: Path)
     lines = reported.stderr.strip().splitlines()
     assert len(lines) == 1 and f"row {row}" in lines[0] and "Traceback" not in reported.output
     assert path.read_bytes() == before
+
+
+# -- a table's rows as records -------------------------------------------------------------
+
+_CELLS = st.one_of(st.none(), st.text(max_size=3), st.integers(-5, 5),
+                   st.floats(allow_nan=True, allow_infinity=False), st.booleans())  # fmt: skip
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> pd.DataFrame:
+    """A small frame of the column types a ledger's tables read as: typed whole numbers
+    and decimals (blanks missing), text, and columns pandas infers."""
+    rows = draw(st.integers(0, 4))
+
+    def cells(values: st.SearchStrategy[Any]) -> list[Any]:
+        return draw(st.lists(values, min_size=rows, max_size=rows))
+
+    columns: dict[str, Any] = {}
+    for n, kind in enumerate(draw(st.lists(st.sampled_from("iftxn"), min_size=1, max_size=4))):
+        if kind == "i":
+            values: Any = pd.array(cells(st.none() | st.integers(-9, 9)), dtype="Int64")
+        elif kind == "f":
+            values = pd.array(cells(st.none() | st.floats(-9, 9)), dtype="Float64")
+        elif kind == "t":
+            values = pd.Series(cells(st.none() | st.text(max_size=3)), dtype=object)
+        elif kind == "x":  # mixed objects, numpy scalars among them: pandas boxes them
+            numpy = st.sampled_from([np.int64(3), np.uint8(2), np.float32(1.5), np.bool_(True),
+                                     np.datetime64("1815-06-18")])  # fmt: skip
+            values = pd.Series(cells(_CELLS | numpy), dtype=object)
+        else:
+            values = cells(_CELLS)
+        columns[f"c{n}"] = values
+    return pd.DataFrame(columns)
+
+
+@given(_frames())
+def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
+    """``_str_records`` gives what ``to_dict("records")`` does, value and type."""
+    ours, theirs = _str_records(frame), frame.to_dict("records")
+    assert repr(ours) == repr(theirs)
+    assert [[type(v) for v in r.values()] for r in ours] == [
+        [type(v) for v in r.values()] for r in theirs
+    ]
+
+
+@given(st.integers(0, 3), st.text(max_size=3), st.text(max_size=3))
+def test_a_rules_key_leaves_out_only_the_naming_field(n: int, one: str, other: str) -> None:
+    """Two turns differing in the field that names them alone share a key; a value of
+    another type (1, 1.0, True are equal keys in a dict) or another value does not."""
+    from battle_ledger.rulesets.age_of_eagles import BrigadeState, BrigadeTurn
+
+    def key(state: BrigadeState, turn: BrigadeTurn) -> tuple[Any, ...]:
+        return rules_key((turn, "turn"), (state, "brigade"))
+
+    state, turn = BrigadeState(one, 6, 2), BrigadeTurn(turn=n, fire_die=1)
+    assert key(state, turn) == key(BrigadeState(other, 6, 2), BrigadeTurn(turn=n + 1, fire_die=1))
+    assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=1.0))  # type: ignore[arg-type]
+    assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=True))
+    assert key(state, turn) != key(BrigadeState(one, 6, 2, lost=1), turn)

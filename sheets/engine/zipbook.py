@@ -220,6 +220,8 @@ class ZipBook(Book):
 
     @property
     def package(self) -> Package:
+        if self._pkg is None and self._slow is None:  # a commit's new bytes, read when asked
+            self._pkg = Package(self._data, self.name)
         assert self._pkg is not None
         return self._pkg
 
@@ -582,7 +584,7 @@ class ZipBook(Book):
                                          then="; ".join(self.log_lines))  # fmt: skip
             self.log_lines = ()
             self._data = data
-            self._pkg = Package(data, self.name)
+            self._pkg = None  # parsed again only if the book is used after its save
             self._journal = []
         finally:
             self._release()

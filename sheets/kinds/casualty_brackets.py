@@ -66,6 +66,7 @@ from battle_ledger.sheets.ledger import (
     refuse_newer_inputs,
     register,
     rows_with_formulas,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -637,6 +638,9 @@ def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> Non
 
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
+    # The rules' outcome of a turn depends on the unit's numbers and the turn's entries
+    # alone (its name only names it in a refusal): worked out once for each.
+    known: dict[tuple[Any, ...], gote.UnitOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.starts):
         state = ledger.starts[unit]
         mine = folded.setdefault(unit, [])
@@ -654,11 +658,15 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 morale_roll_2=cell_whole(row["Morale roll 2"]),
                 morale_roll_3=cell_whole(row["Morale roll 3"]),
             )
+            asked = rules_key((turn, ""), (state, "unit"))
+            out = known.get(asked)
             try:
-                out = gote.unit_after_turn(state, turn, roll_passes=ledger.roll_passes,
-                                           first_rally=ledger.first_rally,
-                                           blown_cavalry=ledger.blown_cavalry,
-                                           morale_checks=ledger.morale_checks)  # fmt: skip
+                if out is None:
+                    out = known[asked] = gote.unit_after_turn(
+                        state, turn, roll_passes=ledger.roll_passes,
+                        first_rally=ledger.first_rally, blown_cavalry=ledger.blown_cavalry,
+                        morale_checks=ledger.morale_checks,
+                    )  # fmt: skip
             except InvalidArgumentError as exc:
                 column = "Lost to fire"
                 if exc.column == "became":  # the rules name the field; the sheet, the header

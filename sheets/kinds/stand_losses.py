@@ -56,6 +56,7 @@ from battle_ledger.sheets.ledger import (
     read_tables,
     record_inputs,
     register,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -396,6 +397,9 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
 
 def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
     folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
+    # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
+    # alone (its name and turn only name it in a refusal): worked out once for each.
+    known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
     for brigade, rows in periods_of(ledger, KIND, ledger.starts):
         state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -405,11 +409,17 @@ def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOut
                     "more turns", column="Turn", value=expected,
                     expected=f"no turn after {expected - 1}", **where_of(ledger.turns, index),
                 )  # fmt: skip
-            try:
-                out = aoe.brigade_after_turn(state, _turn(expected, row),
-                                             spent_counts=ledger.spent_counts)  # fmt: skip
-            except InvalidArgumentError as exc:
-                raise exc.located(column="Stands lost", **where_of(ledger.turns, index)) from None
+            turn = _turn(expected, row)
+            asked = rules_key((turn, "turn"), (state, "brigade"))
+            out = known.get(asked)
+            if out is None:
+                try:
+                    out = known[asked] = aoe.brigade_after_turn(
+                        state, turn, spent_counts=ledger.spent_counts
+                    )
+                except InvalidArgumentError as exc:
+                    raise exc.located(column="Stands lost",
+                                      **where_of(ledger.turns, index)) from None  # fmt: skip
             state = replace(state, lost=out.lost, status=out.status)
             mine.append((index, row, out))
     return folded

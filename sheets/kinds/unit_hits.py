@@ -58,6 +58,7 @@ from battle_ledger.sheets.ledger import (
     record_inputs,
     refuse_newer_inputs,
     register,
+    rules_key,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -298,6 +299,9 @@ def read_hits(book: Book) -> HitsLedger:
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
+    # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
+    # name it in a refusal): worked out once for each combination met, not for every row.
+    known: dict[tuple[Any, ...], se.HitsOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -316,14 +320,18 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 general_attached=bool(row["General attached"]),
                 removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
             )  # fmt: skip
-            try:
-                out = se.hits_after_turn(unit, ledger.strengths[unit], hits, turn,
-                                         of_type=ledger.types[unit])  # fmt: skip
-            except InvalidArgumentError as exc:
-                column = "Fire hits"
-                if exc.column == "removed":  # the rules name the field; the sheet, the header
-                    exc.column, column = None, "Removed"
-                raise exc.located(column=column, **where_of(ledger.turns, index)) from None
+            of_type = ledger.types[unit]
+            asked = (ledger.strengths[unit], of_type, hits, *rules_key((turn, "turn")))
+            out = known.get(asked)
+            if out is None:
+                try:
+                    out = known[asked] = se.hits_after_turn(unit, ledger.strengths[unit], hits,
+                                                            turn, of_type=of_type)  # fmt: skip
+                except InvalidArgumentError as exc:
+                    column = "Fire hits"
+                    if exc.column == "removed":  # the rules name the field; the sheet, the header
+                        exc.column, column = None, "Removed"
+                    raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             hits = out.hits
             mine.append((index, row, out))
     return folded

@@ -17,6 +17,7 @@ Users build it as ``battle-ledger new victory-table --ruleset etg``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -237,11 +238,12 @@ KIND = register(
 
 @dataclass
 class PointsLedger:
-    """Everything an operation needs, read at once."""
+    """Everything an operation needs: the sides, the stands eliminated, the turn and
+    setting read at once; the objectives and wagons when first asked for (recording an
+    elimination reads neither)."""
 
     tables: Tables
-    objectives: pd.DataFrame
-    wagons: pd.DataFrame
+    book: Book
     turn: int
     score_removed: bool
 
@@ -249,12 +251,28 @@ class PointsLedger:
     def sides(self) -> list[str]:
         return [str(s) for s in self.tables.things["Side"]]
 
+    @cached_property
+    def objectives(self) -> pd.DataFrame:
+        read: pd.DataFrame = self.book.read_table(
+            OBJECTIVES[0], {"Objective": str, "Points": int, "Held by": str}
+        )
+        return read
 
-def read_points(book: Book) -> PointsLedger:
-    """The sides, the stands eliminated, the objectives and wagons, the turn and setting."""
+    @cached_property
+    def wagons(self) -> pd.DataFrame:
+        read: pd.DataFrame = self.book.read_table(
+            WAGONS[0], {"Wagon": str, "Side": str, "Captured by": str}
+        )
+        return read
+
+
+def read_points(book: Book, *, objectives_and_wagons: bool = True) -> PointsLedger:
+    """The sides, the stands eliminated, the objectives and wagons, the turn and setting
+    (``objectives_and_wagons=False``: those two tables later, if asked for)."""
     tables = read_tables(book, KIND)
-    objectives = book.read_table(OBJECTIVES[0], {"Objective": str, "Points": int, "Held by": str})
-    wagons = book.read_table(WAGONS[0], {"Wagon": str, "Side": str, "Captured by": str})
+    ledger = PointsLedger(tables, book, 1, False)
+    if objectives_and_wagons:
+        _ = ledger.objectives, ledger.wagons  # read (and checked) in the order they were
     turn = read_named(book, "CurrentTurn")
     try:
         current = int(float(turn)) if turn not in (None, "") else 1
@@ -267,7 +285,8 @@ def read_points(book: Book) -> PointsLedger:
         removed = yes_no(setting, "Stands removed at 0 DEP score")
     except EntryError as exc:
         raise exc.located(file=book.name, sheet="Battle") from None
-    return PointsLedger(tables, objectives, wagons, current, removed)
+    ledger.turn, ledger.score_removed = current, removed
+    return ledger
 
 
 def compute_eliminated(ledger: PointsLedger) -> pd.DataFrame:
@@ -333,7 +352,7 @@ def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,
 
     Example: battle-ledger run eliminate ledger.xlsx --side French --type infantry --grade C
     """
-    ledger = read_points(book)
+    ledger = read_points(book, objectives_and_wagons=False)  # neither is written to
     name = find_thing(book, KIND, ledger.sides, side)
     rs = etg.ruleset()
     try:
