@@ -1163,12 +1163,12 @@ def _fleets_afloat(ledger: ShipLedger, states: Mapping[str, sd.ShipState]) -> se
 def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded:
     """Check ``events`` after the log (refused: nothing written), then write them."""
     for event in events:
-        for headers, dice, flag in ((DICE, event.dice, "--dice"),
-                                    (THEIR_DICE, event.their_dice, "--target-dice")):  # fmt: skip
+        for headers, dice, option in ((DICE, event.dice, "--dice"),
+                                      (THEIR_DICE, event.their_dice, "--target-dice")):  # fmt: skip
             if len(dice) > len(headers):  # a house's dice per gun deck can ask more
                 raise CommandError(
                     f"the Damage log holds {len(headers)} dice of a side, not {len(dice)}",
-                    column=flag, value=",".join(map(str, dice)),
+                    column=option, value=",".join(map(str, dice)),
                     expected=f"at most {len(headers)} dice")  # fmt: skip
     try:
         _, before = ledger.fold()
