@@ -740,6 +740,12 @@ load_operations()
 READING_KINDS = [k for k in sorted(KINDS) if _reads_rules(k)]
 
 
+#: A playbook seed of a kind whose plays at the default seed (5) meet no row that an edition
+#: changes (the last assert below tells): the Hits ledger's play at 5 fires no 4 Hits nor
+#: rallies since it removes units at once now and then.
+_SEEDS = {"unit-hits": 7}
+
+
 @pytest.mark.slow
 @pytest.mark.libreoffice
 @pytest.mark.parametrize("kind", READING_KINDS)
@@ -754,7 +760,8 @@ def test_house_rules_given_changed_and_removed_later_reach_the_sheet(
     require_soffice()
     playbook = PLAYBOOKS[kind]
     book = build_from_example(kind, tmp_path / "ledger.xlsx")
-    play_periods(kind, book, 2, seed=5)
+    seed = _SEEDS.get(kind, 5)
+    play_periods(kind, book, 2, seed=seed)
     close = KINDS[kind].close
     options = playbook.close_options(book) | ({"allow_empty": "Y"} if KINDS[kind].asks_if_empty
                                               else {})  # fmt: skip
@@ -762,7 +769,7 @@ def test_house_rules_given_changed_and_removed_later_reach_the_sheet(
     given = _command("run", close, book, *flags, "--rules", _edition(kind, 1))
     assert given.returncode == 0, given.stderr
     _sheet_agrees(kind, book)
-    play_periods(kind, book, 1, seed=6)  # the fast backend goes on on the laid-out ledger
+    play_periods(kind, book, 1, seed=seed + 1)  # the fast backend goes on on the laid-out ledger
     first = _sheet_agrees(kind, book)
     changed = _command("rules", "apply", book, _edition(kind, 2))
     assert changed.returncode == 0, changed.stderr
