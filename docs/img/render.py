@@ -40,7 +40,7 @@ class Picture(NamedTuple):
 
 PICTURES = (
     Picture("dep-ledger-chart.png", "eagles-to-glory-dep-ledger", "Battle", 0.75),
-    Picture("dep-ledger.png", "eagles-to-glory-dep-ledger", "Turns", 0.45),
+    Picture("dep-ledger.png", "eagles-to-glory-dep-ledger", "Turns", 0.3, width=0.66, dpi=160),
     Picture("dep-ledger-divisions.png", "eagles-to-glory-dep-ledger", "Divisions", 0.45),
     Picture("dep-ledger-units.png", "eagles-to-glory-dep-ledger", "Units", 0.45),
     Picture("victory-table.png", "age-of-glaube-victory-table", "Battle", 0.6),
