@@ -83,6 +83,7 @@ from battle_ledger.sheets.errors import (
     CommandError,
     EntryError,
     InputFileError,
+    LedgerStateError,
     NothingToRecordError,
     UnknownOperationError,
     WrongKindError,
@@ -682,6 +683,25 @@ def _give_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayout
     return changed.split("; ")
 
 
+def _holds_under(book: Book, house: HouseRules | None) -> None:
+    """Refuse house rules ``house`` a ledger cannot hold (a reading its template version
+    has no columns for: every operation would then refuse it): its report is read under
+    them, and a ``LedgerStateError`` there is the refusal, before anything is saved. Any
+    other problem of the ledger's rows is its own, and ``check`` names it as before."""
+    kind = book.meta().kind
+    load_operations(kind)
+    fn = REPORTS.get(kind)
+    if fn is None:
+        return
+    with registry.using_house_rules([house] if house is not None else []):
+        try:
+            fn(book)
+        except LedgerStateError as exc:
+            raise exc.prefixed("these house rules cannot be given to this ledger") from None
+        except BattleLedgerError:
+            pass
+
+
 def set_house_rules(
     book: Book, house: HouseRules | None, lay_out: RulesLayout, *, dry_run: bool = False
 ) -> OperationResult:
@@ -690,6 +710,8 @@ def set_house_rules(
     its numbers stay the same."""
     try:
         changes = _give_house_rules(book, house, lay_out)
+        if changes:
+            _holds_under(book, house)
         if changes and not dry_run:
             book.commit()
         else:

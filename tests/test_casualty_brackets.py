@@ -654,6 +654,13 @@ def test_a_version_4_ledger_reports_one_check_a_turn_and_refuses_the_second_roll
     assert done.exit_code == 1, done.output
     assert "older (template version 4)" in done.output and "template version 5" in done.output
     assert path.read_bytes() == before
+    # Nor can the ledger be given them to keep: every operation would then refuse it.
+    for dry in ([], ["--dry-run"]):
+        done = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house), *dry])
+        assert done.exit_code == 1, done.output
+        assert "cannot be given to this ledger" in done.output
+        assert "template version 5" in done.output
+        assert path.read_bytes() == before
 
 
 @pytest.mark.libreoffice
