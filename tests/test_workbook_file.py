@@ -23,10 +23,12 @@ from click.testing import CliRunner
 
 from battle_ledger.sheets.engine.workbook_file import (
     MAX_SHEET_ROWS,
+    _check_archive,
     open_package,
     part_problems,
     read_part,
 )
+from battle_ledger.sheets.errors import WorkbookTooLargeError
 from battle_ledger.templates.demo import example_path
 from battle_ledger.xlfuncs.cli import cli
 
@@ -276,3 +278,39 @@ def test_check_finds_a_part_that_declares_entities(tmp_path: Path, ledger_bytes:
     assert part_problems(book.read_bytes(), str(book)) == [
         "docProps/app.xml: its XML declares entities or a DTD"
     ]
+
+
+def test_the_checks_hand_over_their_archive_and_the_table_parts_they_unpacked(
+    ledger_bytes: bytes, tmp_path: Path
+) -> None:
+    """The fast backend reads the archive the checks opened and the table parts they
+    unpacked (read once): the same parts, byte for byte, as a fresh look finds."""
+    read: dict[str, bytes] = {}
+    archive = _check_archive(ledger_bytes, tmp_path / "ledger.xlsx", count_rows=False, read=read)
+    with zipfile.ZipFile(io.BytesIO(ledger_bytes)) as fresh, archive:
+        tables = [n for n in fresh.namelist() if re.fullmatch(r"xl/tables/[^/]+\.xml", n)]
+        assert tables
+        assert sorted(read) == sorted(tables)
+        assert all(read[n] == fresh.read(n) for n in tables)
+        assert archive.namelist() == fresh.namelist()
+        assert archive.read(tables[0]) == fresh.read(tables[0])  # open, not closed
+
+
+def test_the_checks_refuse_as_before_when_they_hand_over(
+    ledger_bytes: bytes, tmp_path: Path
+) -> None:
+    """A table claiming more rows than a sheet holds is refused with ``read`` given too."""
+    name, table = next(iter(_table_parts(ledger_bytes).items()))
+    too_many = re.sub(rb'(<table\b[^>]*\bref="[A-Z]+\d+:[A-Z]+)\d+', rb"\g<1>9999999",
+                      table, count=1)  # fmt: skip
+    assert too_many != table
+    path = tmp_path / "ledger.xlsx"
+    _rezip(ledger_bytes, path, lambda n, b: too_many if n == name else b)
+    read: dict[str, bytes] = {}
+    with pytest.raises(WorkbookTooLargeError, match="a table claims more than"):
+        _check_archive(path.read_bytes(), path, count_rows=False, read=read)
+
+
+def _table_parts(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return {n: z.read(n) for n in z.namelist() if n.startswith("xl/tables/")}

@@ -135,7 +135,7 @@ def _load(
     from defusedxml.common import DefusedXmlException
 
     label = str(path)
-    _check_archive(data, path, writable=writable)
+    _check_archive(data, path, writable=writable).close()
     try:
         return _quietly(
             lambda: openpyxl.load_workbook(

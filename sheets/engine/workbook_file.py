@@ -252,8 +252,13 @@ def too_many_rows(label: str, part: str, found: int) -> WorkbookTooLargeError:
 
 
 def _check_archive(
-    data: bytes, path: Path, *, writable: bool = True, count_rows: bool = True
-) -> None:
+    data: bytes,
+    path: Path,
+    *,
+    writable: bool = True,
+    count_rows: bool = True,
+    read: dict[str, bytes] | None = None,
+) -> zipfile.ZipFile:
     """Refuse, from the zip directory and before parsing anything, a workbook that is
     not a zip, is larger than a ledger can be (parts, unpacked sizes, rows a sheet
     holds or a table claims, packing tighter than XML packs), or, to be written, is a
@@ -261,7 +266,11 @@ def _check_archive(
     file's own size, ``MAX_WORKBOOK_BYTES``, is checked before it is read.)
     ``count_rows=False``: the caller counts a sheet's rows as it reads them (the fast
     backend: unpacking a grand battle's largest sheet twice costs a report a twentieth
-    of its time)."""
+    of its time).
+
+    Returns the archive, open (``open_package``'s: its parts read with the same cap), for
+    the caller to read or close; ``read``: the table parts unpacked for the check are put
+    there by name, so the fast backend does not unpack them again."""
     label = str(path)
     try:
         archive = open_package(data, label)
@@ -271,49 +280,68 @@ def _check_archive(
             file=label,
             expected=_EXPECTED,
         ) from None
-    with archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_PARTS:
-            raise _too_large(label, "the workbook has too many parts", f"{len(infos):,} parts",
-                             f"at most {MAX_PARTS:,}")  # fmt: skip
-        total = 0
-        for info in infos:
-            total += info.file_size
-            if info.file_size > MAX_PART_BYTES:
-                raise _too_large(label, f"a part of the workbook is too large unpacked "
-                                 f"({info.filename})", f"{info.file_size:,} bytes",
-                                 f"at most {MAX_PART_BYTES:,} bytes a part")  # fmt: skip
-            if info.file_size > 1 << 20 and info.file_size > MAX_PACKING_RATIO * max(
-                info.compress_size, 1
-            ):
-                ratio = info.file_size // max(info.compress_size, 1)
-                raise _too_large(label, f"a part of the workbook is packed like a zip bomb "
-                                 f"({info.filename})", f"{ratio:,} to 1",
-                                 f"at most {MAX_PACKING_RATIO} to 1")  # fmt: skip
-        if total > MAX_UNPACKED_BYTES:
-            raise _too_large(label, "the workbook is too large unpacked", f"{total:,} bytes",
-                             f"at most {MAX_UNPACKED_BYTES:,} bytes")  # fmt: skip
-        for info in infos:
-            if _TABLE_PART.fullmatch(info.filename) and info.file_size < 1 << 20:
-                for ref in _TABLE_REF.finditer(archive.read(info)):
-                    rows = int(ref.group(4)) - int(ref.group(2)) + 1
-                    if rows > MAX_SHEET_ROWS + 1:
-                        raise _too_large(label, f"a table claims more than {MAX_SHEET_ROWS:,} "
-                                         f"rows ({info.filename})", rows,
-                                         f"at most {MAX_SHEET_ROWS:,} rows a table")  # fmt: skip
-            elif count_rows and _SHEET_PART.fullmatch(info.filename):
-                _count_rows(archive, info, label)
-            elif count_rows:  # openpyxl reads a part whole: each is unpacked once, bounded
-                for _ in read_pieces(archive, info, label):
-                    pass
-        names = {i.filename.casefold() for i in infos}
-        if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):
-            raise NotAWorkbookError(
-                "a macro-enabled workbook named " + path.suffix.lower() + ": saving it so "
-                "would drop its VBA project",
-                file=label,
-                expected="the name it was saved with (.xlsm), or a copy saved as .xlsx in Excel",
-            )
+    try:
+        _check_parts(archive, path, writable, count_rows, read)
+    except BaseException:
+        archive.close()
+        raise
+    return archive
+
+
+def _check_parts(
+    archive: zipfile.ZipFile,
+    path: Path,
+    writable: bool,
+    count_rows: bool,
+    read: dict[str, bytes] | None,
+) -> None:
+    """``_check_archive``'s checks of the parts of the opened ``archive``."""
+    label = str(path)
+    infos = archive.infolist()
+    if len(infos) > MAX_PARTS:
+        raise _too_large(label, "the workbook has too many parts", f"{len(infos):,} parts",
+                         f"at most {MAX_PARTS:,}")  # fmt: skip
+    total = 0
+    for info in infos:
+        total += info.file_size
+        if info.file_size > MAX_PART_BYTES:
+            raise _too_large(label, f"a part of the workbook is too large unpacked "
+                             f"({info.filename})", f"{info.file_size:,} bytes",
+                             f"at most {MAX_PART_BYTES:,} bytes a part")  # fmt: skip
+        if info.file_size > 1 << 20 and info.file_size > MAX_PACKING_RATIO * max(
+            info.compress_size, 1
+        ):
+            ratio = info.file_size // max(info.compress_size, 1)
+            raise _too_large(label, f"a part of the workbook is packed like a zip bomb "
+                             f"({info.filename})", f"{ratio:,} to 1",
+                             f"at most {MAX_PACKING_RATIO} to 1")  # fmt: skip
+    if total > MAX_UNPACKED_BYTES:
+        raise _too_large(label, "the workbook is too large unpacked", f"{total:,} bytes",
+                         f"at most {MAX_UNPACKED_BYTES:,} bytes")  # fmt: skip
+    for info in infos:
+        if _TABLE_PART.fullmatch(info.filename) and info.file_size < 1 << 20:
+            table = archive.read(info)
+            if read is not None:
+                read[info.filename] = table
+            for ref in _TABLE_REF.finditer(table):
+                rows = int(ref.group(4)) - int(ref.group(2)) + 1
+                if rows > MAX_SHEET_ROWS + 1:
+                    raise _too_large(label, f"a table claims more than {MAX_SHEET_ROWS:,} "
+                                     f"rows ({info.filename})", rows,
+                                     f"at most {MAX_SHEET_ROWS:,} rows a table")  # fmt: skip
+        elif count_rows and _SHEET_PART.fullmatch(info.filename):
+            _count_rows(archive, info, label)
+        elif count_rows:  # openpyxl reads a part whole: each is unpacked once, bounded
+            for _ in read_pieces(archive, info, label):
+                pass
+    names = {i.filename.casefold() for i in infos}
+    if writable and "xl/vbaproject.bin" in names and path.suffix.lower() in (".xlsx", ".xltx"):
+        raise NotAWorkbookError(
+            "a macro-enabled workbook named " + path.suffix.lower() + ": saving it so "
+            "would drop its VBA project",
+            file=label,
+            expected="the name it was saved with (.xlsm), or a copy saved as .xlsx in Excel",
+        )
 
 
 # -- what openpyxl cannot keep ---------------------------------------------------------------
@@ -667,6 +695,7 @@ def _replace(
     folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
     kept: Path | None = None
+    digest = _digest(data)  # once: the history's index and the caller both take it
     try:
         changed = expect_digest is not None and target.exists()
         if changed and _digest(target.read_bytes()) != expect_digest:
@@ -685,7 +714,7 @@ def _replace(
         if target.exists():
             shutil.copymode(target, tmp_name)
             if keep is not None:
-                kept = keep_version(target, *keep, after=_digest(data))
+                kept = keep_version(target, *keep, after=digest)
         else:
             umask = os.umask(0)
             os.umask(umask)
@@ -705,7 +734,7 @@ def _replace(
                 os.unlink(tmp_name)
             if kept is not None:  # the save failed: the version kept for it goes too
                 forget_version(kept)
-    return _digest(data)
+    return digest
 
 
 def _fsync_folder(folder: Path) -> None:

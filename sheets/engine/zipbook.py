@@ -184,8 +184,10 @@ class ZipBook(Book):
         #: Why the fast path handed over to openpyxl (None while it has not).
         self.fell_back: str | None = None
         try:
-            _check_archive(data, self.path, writable=writable, count_rows=False)
-            self._pkg: Package | None = Package(data, self.name)
+            read: dict[str, bytes] = {}  # the check's archive and table parts, read once
+            archive = _check_archive(data, self.path, writable=writable, count_rows=False,
+                                     read=read)  # fmt: skip
+            self._pkg: Package | None = Package(data, self.name, archive=archive, read=read)
         except UnsureError as exc:
             self._pkg = None
             self._fall_back(str(exc))
