@@ -47,7 +47,7 @@ where an error sits.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
@@ -516,8 +516,11 @@ def _maneuver(state: DivisionState, inputs: TurnInputs, rules: DepRules) -> str:
 
 def advance(state: DivisionState, outcome: TurnOutcome) -> DivisionState:
     """The state the next turn starts from."""
-    return replace(
-        state,
+    # Built directly, not by ``dataclasses.replace`` (which looks the fields up at each
+    # call): the fold takes this step for every turn of every division.
+    return DivisionState(
+        division=state.division,
+        cavalry=state.cavalry,
         dep=outcome.dep_end,
         ccp=outcome.ccp_end,
         rest_point=outcome.rest_point,

@@ -27,7 +27,7 @@ import difflib
 import functools
 import math
 import numbers
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -589,6 +589,16 @@ class Tables:
     def period_records(self, headers: Iterable[str]) -> list[tuple[Any, dict[str, Any]]]:
         """The periods table's rows as (row index, ``headers`` -> value), blanks None."""
         return _records(self._periods, list(headers))
+
+    def period_values(self, headers: Sequence[str]) -> list[tuple[Any, list[Any]]]:
+        """The periods table's rows as (row index, the values of ``headers`` in that
+        order), blanks None: ``period_records`` without a dict a row."""
+        table = self._periods
+        if isinstance(table, TableRows):
+            at = [table.position(h) for h in headers]
+            return [(i, [row[p] for p in at]) for i, row in zip(table.index, table.rows,
+                                                                 strict=True)]  # fmt: skip
+        return [(i, [row[h] for h in headers]) for i, row in _records(table, list(headers))]
 
     def where_thing(self, index: Any = None) -> dict[str, Any]:
         """File, sheet, table and sheet row of the things table's row ``index``."""

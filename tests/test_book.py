@@ -3,6 +3,7 @@ own writes read exactly what the backend would read again, on both file backends
 
 from __future__ import annotations
 
+import datetime as _dt
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,13 @@ from battle_ledger.sheets.engine.book import (
     Formula,
     RememberingBook,
     TableRows,
+    _convert,
     part_of,
+    table_rows,
 )
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.zipbook import ZipBook
+from battle_ledger.sheets.errors import CellValueError
 from battle_ledger.sheets.kinds.dep_ledger import TURNS
 from tests.strategies import build_from_example, play_periods
 
@@ -166,3 +170,44 @@ def test_a_part_read_is_the_whole_read_cut_to_the_part(
         assert part.attrs["where"] == whole.attrs["where"]
     finally:
         book.discard()
+
+
+#: Cells as a backend reads them: what each typed column mostly holds, and odd ones.
+_ODD_CELLS = st.sampled_from([2.0, 2.5, 2.0**60, float("nan"), True, "", " 7 ", "x",
+                              _dt.date(1815, 6, 18)])  # fmt: skip
+_TYPED_CELLS = {
+    int: st.one_of(st.none(), st.integers(-(2**54), 2**54), st.integers(0, 9),
+                   st.sampled_from([2**53 + 1, -(2**53) - 1]), _ODD_CELLS),
+    str: st.one_of(st.none(), st.text(alphabet=" \txY", max_size=3), st.sampled_from(["Y", "N"]),
+                   _ODD_CELLS),
+    bool: st.one_of(st.none(), st.booleans(), st.sampled_from(["TRUE", " false"]), _ODD_CELLS),
+}  # fmt: skip
+
+
+def _typed(kind: type, values: list[Any]) -> list[list[Any]] | str:
+    """``values`` as the column of a table typed ``kind`` by ``table_rows`` (or its refusal)."""
+    where = {"file": "f.xlsx", "sheet": "S", "table": "tbl_T", "first_row": 3}
+    try:
+        return table_rows(["C", "Other"], [[v, "kept"] for v in values], keep=[True] * len(values),
+                          columns={"C": kind}, where=where).rows  # fmt: skip
+    except CellValueError as exc:
+        return str(exc)
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_a_column_typed_at_once_is_typed_cell_by_cell(data: st.DataObject) -> None:
+    """``table_rows`` types a column at once where it can: the rows, or the refusal's
+    message, are what typing each cell in turn with ``_convert`` gives (an empty text
+    read as missing), for each declared type."""
+    where = {"file": "f.xlsx", "sheet": "S", "table": "tbl_T", "first_row": 3}
+    probe = TableRows(["C", "Other"], [], [], {"where": where}, {})
+    for kind, cells in _TYPED_CELLS.items():
+        values = data.draw(st.lists(cells, min_size=1, max_size=4), label=kind.__name__)
+        expected: list[list[Any]] | str
+        try:
+            expected = [[_convert(None if v == "" else v, kind, "C", probe, i), "kept"]
+                        for i, v in enumerate(values)]  # fmt: skip
+        except CellValueError as exc:
+            expected = str(exc)
+        assert _typed(kind, values) == expected

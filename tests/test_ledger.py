@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.ledger import KINDS, Entry, Role, _str_records, rules_key
+from battle_ledger.sheets.engine.book import TableRows
+from battle_ledger.sheets.ledger import KINDS, Entry, Role, Tables, _str_records, rules_key
 from battle_ledger.sheets.operations import load_operations, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
@@ -98,6 +99,23 @@ def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
     assert [[type(v) for v in r.values()] for r in ours] == [
         [type(v) for v in r.values()] for r in theirs
     ]
+
+
+@given(_frames(), st.data())
+def test_period_values_are_period_records_in_order(
+    frame: pd.DataFrame, data: st.DataObject
+) -> None:
+    """``Tables.period_values``: each row's values of the headers asked for, in their order,
+    as ``period_records`` gives them; the periods held as a frame or as rows read."""
+    headers = [str(h) for h in frame.columns]
+    wanted = data.draw(st.lists(st.sampled_from(headers), max_size=4, unique=True))
+    rows = TableRows(headers, [list(r.values()) for r in _str_records(frame)],
+                     list(frame.index), {"where": {}}, {})  # fmt: skip
+    kind = next(iter(KINDS.values()))
+    for periods in (frame, rows):
+        tables = Tables(kind, rows, periods)
+        records = tables.period_records(wanted)
+        assert tables.period_values(wanted) == [(i, [r[h] for h in wanted]) for i, r in records]
 
 
 @given(st.integers(0, 3), st.text(max_size=3), st.text(max_size=3))

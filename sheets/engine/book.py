@@ -433,11 +433,27 @@ def table_rows(
         for column, kind in columns.items():
             if kind is None:
                 continue
-            at = result.position(column)
-            for i, row in zip(index, rows, strict=True):
-                row[at] = _convert(row[at], kind, column, result, i)
+            _convert_column(rows, result.position(column), kind, column, result, index)
             result.types[column] = kind
     return result
+
+
+def _convert_column(
+    rows: list[list[Any]], at: int, kind: type, column: str, result: TableRows, index: list[int]
+) -> None:
+    """``_convert`` over column ``at`` of ``rows`` (body positions ``index``), the whole
+    column at once: where every value is already what ``_convert`` would give (None, a
+    whole number a float holds exactly, text without spaces around it), nothing is
+    written; otherwise each cell goes through ``_convert``, which locates a refusal."""
+    values = [row[at] for row in rows]
+    if kind is int:
+        if all([v is None or (type(v) is int and -_EXACT < v < _EXACT) for v in values]):
+            return
+    elif kind is str and all([v is None or (type(v) is str and v and not v[0].isspace()
+                              and not v[-1].isspace()) for v in values]):  # fmt: skip
+        return
+    for i, row, value in zip(index, rows, values, strict=True):
+        row[at] = _convert(value, kind, column, result, i)
 
 
 def check_terms(

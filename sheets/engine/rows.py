@@ -105,6 +105,12 @@ class RowsRead:
         self.body: list[list[Any]] = [[None] * width for _ in self.sheet_rows]
         self.keep = [False] * len(self.body)
 
+    def body_row(self, r: int) -> int | None:
+        """Where sheet row ``r`` stands in ``body`` (None: not read); a backend that puts
+        many cells of a row may write ``body`` and ``keep`` there itself, as ``put`` does."""
+        k = r - self.first if self._slot is None else self._slot.get(r)
+        return k if k is None or 0 <= k < len(self.body) else None
+
     def put(self, r: int, i: int, value: Any) -> None:
         """Sheet row ``r``, column position ``i`` holds ``value`` (not a formula)."""
         k = r - self.first if self._slot is None else self._slot.get(r)

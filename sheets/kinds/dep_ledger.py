@@ -23,7 +23,7 @@ is closed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -731,13 +731,20 @@ _FIELDS = set(TurnInputs.__dataclass_fields__) - {"turn"}
 _INPUTS = [(c.field, c.header) for c in TURNS.having(Role.INPUT) if c.field in _FIELDS]
 
 
-def _inputs(row: dict[str, Any]) -> TurnInputs:
-    """One row of tbl_Turns (as read: yes/no as bools, counts whole or blank)."""
-    values = {field: row[header] for field, header in _INPUTS}
-    roll = values.pop("maneuver_roll")
-    given: dict[str, Any] = {k: v if isinstance(v, bool) else cell_count(v)
-                             for k, v in values.items()}  # fmt: skip
-    return TurnInputs(turn=int(row["Turn"]), maneuver_roll=cell_whole(roll), **given)
+#: What ``outcomes`` reads of each row of tbl_Turns, in this order.
+_NEEDED = ["Turn", "Division", *(header for _, header in _INPUTS)]
+_PLACES = {header: p for p, header in enumerate(_NEEDED)}
+_ROLL = _PLACES[next(header for field, header in _INPUTS if field == "maneuver_roll")]
+_COUNTED = [(field, _PLACES[header]) for field, header in _INPUTS if field != "maneuver_roll"]
+
+
+def _inputs(row: Sequence[Any]) -> TurnInputs:
+    """One row of tbl_Turns, its values of ``_NEEDED`` (as read: yes/no as bools, counts
+    whole or blank)."""
+    given: dict[str, Any] = {field: v if isinstance(v := row[p], bool) else cell_count(v)
+                             for field, p in _COUNTED}  # fmt: skip
+    given["maneuver_roll"] = cell_whole(row[_ROLL])
+    return TurnInputs(turn=int(row[0]), **given)
 
 
 def outcomes(
@@ -749,15 +756,16 @@ def outcomes(
     its row index (in table order), computed from the inputs by ``rulesets.dep``.
     ``division``: that division's rows only (a division's turns depend on its own rows
     alone); ``changed``: row index -> header -> value over the rows as read (a trial)."""
-    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
-    needed = ["Turn", "Division", *(header for _, header in _INPUTS)]
-    records = ledger.tables.period_records(needed)
+    groups: dict[str, list[tuple[Any, list[Any]]]] = {}
+    records = ledger.tables.period_values(_NEEDED)
     if division is not None:
-        records = [(i, row) for i, row in records if str(row["Division"]) == division]
+        records = [(i, row) for i, row in records if str(row[1]) == division]
     for index, row in records:
         if changed is not None and index in changed:
-            row.update(changed[index])
-        groups.setdefault(str(row["Division"]), []).append((index, row))
+            for header, value in changed[index].items():
+                if header in _PLACES:
+                    row[_PLACES[header]] = value
+        groups.setdefault(str(row[1]), []).append((index, row))
     found: dict[Any, dict[str, Any]] = {}
     headers = [c.header for c in TURNS.having(Role.OUTCOME)]
     for division, group in groups.items():
@@ -769,7 +777,7 @@ def outcomes(
                 expected="one of " + ", ".join(repr(d) for d in ledger.starts),
                 **ledger.tables.where_period(group[0][0]),
             )
-        ordered = sorted(group, key=lambda item: item[1]["Turn"])  # stable, as before
+        ordered = sorted(group, key=lambda item: item[1][0])  # by Turn; stable, as before
         inputs = [_inputs(row) for _, row in ordered]
         try:
             result = run_division(ledger.starts[division], inputs, ledger.rules)
