@@ -809,6 +809,35 @@ def test_a_captured_battery_is_not_active_for_a_full_move(era: str) -> None:
 
 
 @pytest.mark.parametrize("era", ERAS)
+def test_only_a_battery_is_captured_and_active_is_a_batterys(era: str) -> None:
+    """6: "Artillery batteries are captured if enemy units pass through cannons" and "The
+    army taking the attacking stage fires as many of their artillery batteries in the
+    organised state as they wish": a captured battery of another type is refused (naming
+    the state), and whether it is active is given for a battery, or a unit of no known
+    type, only."""
+    rs = rulesets.get(era)
+    types = rs.vocabulary("unit_types").terms
+    batteries = [t.id for t in types if aog.is_battery(t.id, rs)]
+    others = [t.id for t in types if not aog.is_battery(t.id, rs)]
+    assert batteries and others
+    assert set(aog.battery_spellings(rs)) >= {
+        s for t in batteries for s in rs.term("unit_types", t).spellings()
+    }
+    for kind in batteries:
+        held = aog.unit_after_rally("captured battery", ruleset=rs, unit_type=kind)
+        assert (held.after, held.battery_active) == ("captured battery", False)
+        assert aog.unit_after_rally("organised", ruleset=rs, unit_type=kind).battery_active
+    for kind in others:
+        with pytest.raises(InvalidArgumentError, match="not a battery") as err:
+            aog.unit_after_rally("captured battery", ruleset=rs, unit_type=kind)
+        assert err.value.column == "state"
+        organised = aog.unit_after_rally("organised", ruleset=rs, unit_type=kind)
+        assert (organised.active, organised.battery_active) == (True, None)
+    unknown = aog.unit_after_rally("captured battery", ruleset=rs)  # a ledger before types
+    assert unknown.battery_active is False
+
+
+@pytest.mark.parametrize("era", ERAS)
 def test_an_organised_unit_has_nothing_to_rally(era: str) -> None:
     """2.5: a unit is disorganised only "for as long as it remains disrupted"; an
     organised one throws no rally number, and a state the text does not name is

@@ -1006,7 +1006,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         except BattleLedgerError as exc:  # a table to fill in: named with its file
             raise exc.located(**where) from None
         states.append({
-            "turn": turn, "unit": unit, "side": side, "state": out.state,
+            "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
@@ -1111,7 +1111,7 @@ def record_unit(
     book.log("unit", detail, turn=turn,
              dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", {
-        "turn": turn, "unit": name, "side": army, "state": out.state,
+        "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
         "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
     })  # fmt: skip
