@@ -81,6 +81,7 @@ __all__ = [
     "rolls_in_crisis",
     "run_side",
     "shift_odds",
+    "state_next_turn",
     "unit_after_rally",
     "unit_rallies",
     "victory_after_part",
@@ -1027,6 +1028,21 @@ def unit_after_rally(
             threshold = None
     return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured,
                      battery)  # fmt: skip
+
+
+def state_next_turn(after: str) -> str:
+    """The state a unit starts the next turn in, from its state ``after`` this turn's
+    rally phase. A routing unit "continue[s] to rout" (5.2), a retiring or pursuing one
+    goes on "until rallied" (8.5.2, 8.7), a disrupted one stays so "for as long as it
+    remains disrupted" (2.5: "disrupted for the turn" and "remains disorganised for the
+    turn" read as this turn's rest, the next turn's rally phase its next chance), an
+    organised one stays organised; a captured battery is in the hands of its captors,
+    organised, and not active until its full move is out (6: "It takes one full move for a
+    captured battery to become active again": ``unit_after_rally``'s
+    ``captured_turns_ago`` counts it)."""
+    said = " ".join(str(after).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    return UnitState.ORGANISED if now == UnitState.CAPTURED else now
 
 
 # -- combat -----------------------------------------------------------------------

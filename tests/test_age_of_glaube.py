@@ -837,6 +837,36 @@ def test_only_a_battery_is_captured_and_active_is_a_batterys(era: str) -> None:
     assert unknown.battery_active is False
 
 
+@pytest.mark.parametrize(
+    ("after", "next_turn", "quote"),
+    [
+        ("organised", "organised", "the unit becomes organised again"),
+        ("disrupted", "disrupted", "the unit remains disorganised for the turn"),
+        ("disrupted", "disrupted", "Routing units need a random number ≥ 0.800 to stop "
+         "routing, becoming disrupted for the turn"),
+        ("routing", "routing", "If they fail to rally, they continue to rout"),
+        ("retiring", "retiring", "continue to retire until rallied"),
+        ("pursuing", "pursuing", "pursue the fleeing troops, until rallied"),
+        ("captured battery", "organised",
+         "It takes one full move for a captured battery to become active again"),
+    ],
+)  # fmt: skip
+def test_the_state_a_unit_starts_the_next_turn_in(
+    after: str, next_turn: str, quote: str, rules_dir: Path
+) -> None:
+    """Each state the text names, carried into the next turn by its own words (quoted from
+    the text): a disrupted unit stays so until a rally organises it, a routing, retiring or
+    pursuing one until rallied; a captured battery starts organised but not active while
+    its full move runs (``captured_turns_ago``)."""
+    text = (rules_dir / rulesets.get("age-of-glaube").text).read_text(encoding="utf-8")
+    assert " ".join(quote.split()) in " ".join(text.split())
+    assert aog.state_next_turn(after) == next_turn
+    carried = aog.unit_after_rally(aog.state_next_turn(after), captured_turns_ago=1
+                                   if after == "captured battery" else None)  # fmt: skip
+    assert carried.after == next_turn
+    assert carried.active == (after == "organised")
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_an_organised_unit_has_nothing_to_rally(era: str) -> None:
     """2.5: a unit is disorganised only "for as long as it remains disrupted"; an

@@ -857,3 +857,52 @@ def test_libreoffice_agrees_with_report_on_a_version_2_ledger(tmp_path: Path) ->
         assert table_cell(wb, "tbl_Units", "State after", row).value == state["state_after"]
         active = plain(table_cell(wb, "tbl_Units", "Active", row).value)
         assert active == ("Y" if state["active"] else "N"), state
+
+
+@pytest.mark.libreoffice
+def test_end_turn_carries_every_unit_into_the_next_turn(tmp_path: Path) -> None:
+    """end-turn writes each unit's next-turn row, its State the one the next turn starts it
+    in (``aog.state_next_turn``: routing "continue to rout", retiring and pursuing "until
+    rallied", disrupted until a rally organises it, a captured battery organised but not
+    active for "one full move"): every unit shows every turn, in report and, recalculated
+    by LibreOffice, on the sheet."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-gloire")
+    units = _batteries_first(path)
+    plays = [
+        {"state": "captured battery"},
+        {"state": "routing", "random_number": "0.1"},
+        {"state": "routing", "random_number": "0.95"},
+        {"state": "disrupted", "random_number": "0.1", "table_value": "0.5"},
+        {"state": "retiring", "random_number": "0.1", "table_value": "0.5"},
+        {"state": "pursuing", "random_number": "0.1", "table_value": "0.5"},
+    ]
+    for unit, play in zip(units, plays, strict=False):
+        run_on_file(path, "unit", unit=unit, **play)
+    closed = run_on_file(path, "end-turn", allow_empty="Y")
+    assert closed.details["units_carried"] == len(units)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    assert set(states) == {(t, u) for t in (1, 2, 3) for u in units}
+    for unit in units:
+        for turn in (2, 3):
+            before, now = states[(turn - 1, unit)], states[(turn, unit)]
+            assert now["state"] == aog.state_next_turn(before["state_after"]), (unit, turn)
+            assert (now["side"], now["type"]) == (before["side"], before["type"])
+    assert [states[(t, units[0])]["active"] for t in (1, 2, 3)] == [False, False, True]
+    assert states[(3, units[1])]["state"] == "routing"
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+
+        def shown(header: str, row: int = row) -> Any:
+            return plain(table_cell(wb, "tbl_Units", header, row).value)
+
+        assert shown("State") == state["state"], state
+        assert shown("State after") == state["state_after"], state
+        active = {True: "Y", False: "N", None: None}[state["active"]]
+        assert (shown("Active") or None) == active, state
+        needed = shown("Needed")
+        assert (None if needed in (None, "") else round(needed, 3)) == state["needed"], state

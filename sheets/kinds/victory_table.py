@@ -792,6 +792,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     due = [{"side": s["side"], **t} for s in sides for t in s["crisis_tests"] if t["turn"] == turn]
     rows = filler + turn_rows(turn + 1, list(ledger.starts), ledger.parts)
     book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, _frame(rows)))
+    carried = _carry_units(book, ledger, turn)
     clock = _clock(ledger, turn)
     detail = f"turn {turn} ({clock}) closed: " + "; ".join(
         f"{s['side']} {percent_text(s['percent'])} lost" for s in sides
@@ -806,7 +807,39 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     if rolls:
         detail += "; " + rolls[0]["reading"]
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
-                                    "tests_due": due, "sides": sides, "rolls": rolls})  # fmt: skip
+                                    "tests_due": due, "sides": sides, "rolls": rolls,
+                                    "units_carried": carried})  # fmt: skip
+
+
+def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
+    """Each unit's row of turn ``turn + 1`` in tbl_Units: its last row's state after, as
+    the next turn starts it (``aog.state_next_turn``), with the formulas the builder
+    writes. How many rows were added (none in a ledger before units' states)."""
+    if not _holds_units(book):
+        return 0
+    version = book.meta().template_version
+    last: dict[str, dict[str, Any]] = {}  # unit (case-blind) -> its latest row's state
+    for state in unit_states(book, ledger):
+        key = state["unit"].casefold()
+        if key not in last or state["turn"] >= last[key]["turn"]:
+            last[key] = state
+    if not last:
+        return 0
+    ruleset = registry.get(book.meta().ruleset)
+    frame = _unit_rows(book)
+    used = [int(i) for i in frame.index]
+    first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+    at = first + (max(used) + 1 if used else 0)
+    rows = []
+    for i, state in enumerate(last.values()):
+        row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
+                               "State": aog.state_next_turn(state["state_after"])}  # fmt: skip
+        if version >= _TYPES_SINCE:
+            row["Type"] = state["type"]
+        formulas = unit_formulas(at + i, ruleset, version)
+        rows.append(row | {h: Formula(f) for h, f in formulas.items()})
+    book.append_rows(UNITS.name, pd.DataFrame(rows))
+    return len(rows)
 
 
 def _roll(
