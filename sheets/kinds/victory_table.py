@@ -11,9 +11,11 @@ once, even after reinforcements lower the % below it (9.2: "exceeds for the
 first time"). Whether losses cross a mark when they *reach* its base units
 (3.2) or *exceed* its level (9.2) is the workbook's setting ``MarkCrossedWhen``.
 
-``tbl_Units`` (template version 2): a unit's state each turn and the random number
-thrown to rally it, read by ``rulesets.age_of_glaube.unit_after_rally`` (the formulas
-step for step, with the era's numbers written in).
+``tbl_Units`` (template version 2; its Type since 3): a unit's type, its state each turn
+and the random number thrown to rally it, read by
+``rulesets.age_of_glaube.unit_after_rally`` (the formulas step for step, with the era's
+numbers written in); ``end-turn`` carries every unit into the next turn
+(``rulesets.age_of_glaube.state_next_turn``).
 
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
 (base units arriving for a side this turn), ``unit`` (a unit's state and rally this
