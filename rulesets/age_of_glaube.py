@@ -1030,18 +1030,22 @@ def unit_after_rally(
                      battery)  # fmt: skip
 
 
-def state_next_turn(after: str) -> str:
+def state_next_turn(after: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:
     """The state a unit starts the next turn in, from its state ``after`` this turn's
     rally phase. A routing unit "continue[s] to rout" (5.2), a retiring or pursuing one
     goes on "until rallied" (8.5.2, 8.7), a disrupted one stays so "for as long as it
-    remains disrupted" (2.5: "disrupted for the turn" and "remains disorganised for the
-    turn" read as this turn's rest, the next turn's rally phase its next chance), an
+    remains disrupted" (2.5; 5.2: "disrupted for the turn, and until being rallied": the
+    era's ``unit_states.disrupted_next_turn``, a reading of ours), an
     organised one stays organised; a captured battery is in the hands of its captors,
     organised, and not active until its full move is out (6: "It takes one full move for a
     captured battery to become active again": ``unit_after_rally``'s
     ``captured_turns_ago`` counts it)."""
     said = " ".join(str(after).split()).casefold()
     now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    if now == UnitState.DISRUPTED:
+        return one_of(str(era(ruleset).constant("unit_states", "disrupted_next_turn")),
+                      (UnitState.DISRUPTED, UnitState.ORGANISED),
+                      "unit_states.disrupted_next_turn", "disrupted_next_turn")  # fmt: skip
     return UnitState.ORGANISED if now == UnitState.CAPTURED else now
 
 

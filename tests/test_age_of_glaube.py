@@ -868,6 +868,28 @@ def test_the_state_a_unit_starts_the_next_turn_in(
 
 
 @pytest.mark.parametrize("era", ERAS)
+def test_disrupted_for_the_turn_is_a_reading_of_the_data(era: str) -> None:
+    """5.2: "becoming disrupted for the turn, and until being rallied": ours, a unit
+    disrupted at a turn's end starts the next disrupted (``unit_states.disrupted_next_turn``);
+    a house file reading "for the turn" as this turn only starts it organised, and a state
+    the reading does not offer is refused naming the setting."""
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    def house(value: str) -> Any:
+        text = yaml.safe_dump({"id": era, "tables": {"unit_states": {"values": {
+            "disrupted_next_turn": value}}}})  # fmt: skip
+        return house_ruleset(parse_house(text, "house.yaml"))
+
+    rs = rulesets.get(era)
+    assert aog.state_next_turn("disrupted", rs) == "disrupted"
+    assert aog.state_next_turn("disrupted", house("organised")) == "organised"
+    assert aog.state_next_turn("routing", house("organised")) == "routing"
+    with pytest.raises(InvalidArgumentError, match=r"unit_states\.disrupted_next_turn"):
+        aog.state_next_turn("disrupted", house("routing"))
+
+
+@pytest.mark.parametrize("era", ERAS)
 def test_an_organised_unit_has_nothing_to_rally(era: str) -> None:
     """2.5: a unit is disorganised only "for as long as it remains disrupted"; an
     organised one throws no rally number, and a state the text does not name is

@@ -834,8 +834,9 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     at = first + (max(used) + 1 if used else 0)
     rows = []
     for i, state in enumerate(last.values()):
+        starts = aog.state_next_turn(state["state_after"], ruleset)
         row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
-                               "State": aog.state_next_turn(state["state_after"])}  # fmt: skip
+                               "State": starts}  # fmt: skip
         if version >= _TYPES_SINCE:
             row["Type"] = state["type"]
         formulas = unit_formulas(at + i, ruleset, version)
