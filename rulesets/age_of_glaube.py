@@ -63,10 +63,12 @@ __all__ = [
     "SideState",
     "UnitRally",
     "UnitState",
+    "battery_spellings",
     "casualty_pct",
     "check_passes",
     "combat_potential",
     "era",
+    "is_battery",
     "marks_crossed",
     "modified_random_number",
     "odds_column_shift",
@@ -79,6 +81,7 @@ __all__ = [
     "rolls_in_crisis",
     "run_side",
     "shift_odds",
+    "state_next_turn",
     "unit_after_rally",
     "unit_rallies",
     "victory_after_part",
@@ -281,6 +284,30 @@ def rolls_in_crisis(unit_type: Term, ruleset: _RulesetArg = DEFAULT_RULESET) -> 
     arms = era(ruleset).constant("victory_table", "crisis_roll_arms")
     arm = unit_type.attrs.get("arm")
     return isinstance(arm, str) and arm.casefold() in {str(a).casefold() for a in arms}
+
+
+#: The arm of a battery (2.4.3: "represents a single battery of 8-10 guns").
+_BATTERY_ARM = "artillery"
+
+
+def is_battery(unit_type: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> bool:
+    """Whether a unit of ``unit_type`` (the era's ``unit_types``, any of its spellings) is
+    an artillery battery: the only unit the text says is captured (6: "Artillery
+    batteries are captured") and fires "in the organised state" (6)."""
+    arm = era(ruleset).term("unit_types", unit_type).attrs.get("arm")
+    return isinstance(arm, str) and arm.casefold() == _BATTERY_ARM
+
+
+def battery_spellings(ruleset: _RulesetArg = DEFAULT_RULESET) -> tuple[str, ...]:
+    """Every spelling (id, name, aliases) of the era's battery unit types, as a sheet's
+    formulas compare a typed unit type with them."""
+    vocab = era(ruleset).vocabulary("unit_types")
+    return tuple(
+        spelling
+        for term in vocab.terms
+        if str(term.attrs.get("arm", "")).casefold() == _BATTERY_ARM
+        for spelling in term.spellings()
+    )
 
 
 def _start_minutes(start: str | None) -> int | None:
@@ -914,6 +941,7 @@ class UnitRally:
     passed: bool | None  # None: no random number thrown
     after: str  # for the rest of the turn
     still_captured: bool = False  # within the full move after it was taken (6)
+    battery: bool | None = None  # None: its unit type not known (a ledger before types)
 
     @property
     def active(self) -> bool:
@@ -922,6 +950,13 @@ class UnitRally:
         is not active for one full move (6): the turn it is taken and the moves after it
         that ``unit_states.captured_battery_full_moves`` counts."""
         return self.after == UnitState.ORGANISED and not self.still_captured
+
+    @property
+    def battery_active(self) -> bool | None:
+        """:attr:`active` where the text gives it a meaning: for a battery (6 speaks of
+        "artillery batteries in the organised state" firing and "a captured battery"
+        becoming active), or a unit whose type is not known; None for foot and horse."""
+        return None if self.battery is False else self.active
 
 
 def unit_after_rally(
@@ -932,6 +967,7 @@ def unit_after_rally(
     ruleset: _RulesetArg = DEFAULT_RULESET,
     *,
     captured_turns_ago: int | None = None,
+    unit_type: str | None = None,
 ) -> UnitRally:
     """A unit's state after the disruption and rout removal phase (5) of its turn.
 
@@ -945,11 +981,22 @@ def unit_after_rally(
     ``captured_turns_ago``: how many turns ago the unit was last a captured battery
     (None: never): "It takes one full move for a captured battery to become active
     again" (6), so it is not active for ``unit_states.captured_battery_full_moves`` turns
-    after the one it was taken in (a reading of ours: 1).
+    after the one it was taken in (a reading of ours: 1). ``unit_type``: the unit's type
+    (None: not known): only a battery may be a captured battery (6: "Artillery batteries
+    are captured"), and only a battery's ``battery_active`` is given.
     """
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
     now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    battery = None if unit_type is None else is_battery(unit_type, rs)
+    if now == UnitState.CAPTURED and battery is False:
+        raise InvalidArgumentError(
+            f'a unit of type {unit_type!r} is not a battery: only "Artillery batteries are '
+            'captured" (6)',
+            column="state",
+            value=state,
+            expected="a state of " + ", ".join(s for s in UnitState.ALL if s != now),
+        )
     moves = whole_number(rs.constant("unit_states", "captured_battery_full_moves"),
                          "unit_states.captured_battery_full_moves")  # fmt: skip
     captured = captured_turns_ago is not None and (
@@ -966,7 +1013,7 @@ def unit_after_rally(
                 value=number,
                 expected="blank",
             )
-        return UnitRally(now, None, None, None, now, captured)
+        return UnitRally(now, None, None, None, now, captured, battery)
     check, passed_to = rally
     threshold: Fraction | None = None
     passed: bool | None = None
@@ -979,7 +1026,27 @@ def unit_after_rally(
             threshold = random_check(check, modifiers, table_value, rs).threshold
         except MissingTableError:
             threshold = None
-    return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured)
+    return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured,
+                     battery)  # fmt: skip
+
+
+def state_next_turn(after: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:
+    """The state a unit starts the next turn in, from its state ``after`` this turn's
+    rally phase. A routing unit "continue[s] to rout" (5.2), a retiring or pursuing one
+    goes on "until rallied" (8.5.2, 8.7), a disrupted one stays so "for as long as it
+    remains disrupted" (2.5; 5.2: "disrupted for the turn, and until being rallied": the
+    era's ``unit_states.disrupted_next_turn``, a reading of ours), an
+    organised one stays organised; a captured battery is in the hands of its captors,
+    organised, and not active until its full move is out (6: "It takes one full move for a
+    captured battery to become active again": ``unit_after_rally``'s
+    ``captured_turns_ago`` counts it)."""
+    said = " ".join(str(after).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    if now == UnitState.DISRUPTED:
+        return one_of(str(era(ruleset).constant("unit_states", "disrupted_next_turn")),
+                      (UnitState.DISRUPTED, UnitState.ORGANISED),
+                      "unit_states.disrupted_next_turn", "disrupted_next_turn")  # fmt: skip
+    return UnitState.ORGANISED if now == UnitState.CAPTURED else now
 
 
 # -- combat -----------------------------------------------------------------------

@@ -109,7 +109,7 @@ def _unit_rows(oob: OrderOfBattle | None, ruleset: Ruleset) -> list[dict[str, An
     if oob is None:
         return []
     return [
-        {"Turn": 1, "Unit": u.unit, "Side": side, "State": aog.UnitState.ORGANISED}
+        {"Turn": 1, "Unit": u.unit, "Side": side, "Type": u.type, "State": aog.UnitState.ORGANISED}
         for side in oob.sides()
         for u in oob.units_of(side)
         if aog.rolls_in_crisis(ruleset.term("unit_types", u.type), ruleset)
@@ -330,11 +330,14 @@ def _units_again(wb: Workbook, ruleset: Ruleset) -> None:
     if UNITS.sheet not in wb.sheetnames or UNITS.name not in wb[UNITS.sheet].tables:
         return  # a ledger made before units' states were kept
     ws = wb[UNITS.sheet]
-    left, top, _, bottom = range_boundaries(ws.tables[UNITS.name].ref)
-    assert left is not None and top is not None and bottom is not None  # a table's ref is cells
+    left, top, right, bottom = range_boundaries(ws.tables[UNITS.name].ref)
+    assert left is not None and top is not None and right is not None and bottom is not None
+    present = [ws.cell(top, c).value for c in range(left, right + 1)]
+    # the version its columns show (a ledger of version 2 has no Type)
+    version = max(c.since for c in UNITS.columns if c.header in present)
     for r in range(top + 1, bottom + 1):
-        for header, formula in unit_formulas(r, ruleset).items():
-            write(ws.cell(r, left + UNITS.headers.index(header)), Formula(formula))
+        for header, formula in unit_formulas(r, ruleset, version).items():
+            write(ws.cell(r, left + present.index(header)), Formula(formula))
 
 
 def _again(wb: Workbook, ruleset: Ruleset) -> None:

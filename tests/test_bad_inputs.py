@@ -251,6 +251,20 @@ def _hits_ledger(folder: Path) -> Path:
     return path
 
 
+def _glaube_ledger(folder: Path) -> Path:
+    """An Age of Glaube victory table of this version from the bundled order of battle
+    (its Units typed: foot, horse and batteries)."""
+    from battle_ledger.rulesets import registry
+    from battle_ledger.sheets.engine.headless import save_workbook
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates import build
+
+    path = folder / "glaube.xlsx"
+    rs = registry.get("age-of-glaube")
+    save_workbook(build("victory-table", rs, read_oob(example_path(rs.id), rs)), path)
+    return path
+
+
 _HEAD = "side,corps,division,brigade,unit,type,grade,stands,dep,ccp,commander\n"
 _ROW = "French,I,1e Division,A,1e Ligne,line infantry,Veteran,4,,,X\n"
 _YAML_HEAD = "ruleset: etg\nunits:\n"
@@ -525,6 +539,24 @@ CATALOGUE: list[Case] = [
      ["run", "record", "INPUT", "--unit", "9th U.S. Infantry", "--morale-roll-2", "5"],
      _write("brackets-v4.xlsx", (_FIXTURES / "casualty-brackets-v4.xlsx").read_bytes()), 2,
      ("older (template version 4)", "template version 5", "--morale-roll-2")),
+    # an Age of Glaube victory table made before its Units were typed (version 2)
+    ("a version 2 victory table: --unit-type", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Chiesa", "--unit-type", "infantry", "--state",
+      "routing"],
+     _write("victory-v2.xlsx", (_FIXTURES / "victory-table-v2.xlsx").read_bytes()), 2,
+     ("older (template version 2)", "template version 3", "the Type column", "--unit-type")),
+    # 6: "Artillery batteries are captured": a battery only
+    ("a captured battery that is a regiment of foot", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "captured battery"],
+     _glaube_ledger, 2, ("not a battery", "--state", "infantry")),
+    ("a unit type the rule set does not name", None,
+     ["run", "unit", "INPUT", "--unit", "New Guns", "--side", "Swedish", "--unit-type",
+      "cannon", "--state", "organised"],
+     _glaube_ledger, 2, ("--unit-type", "cannon", "Artillery (battery)")),
+    ("a new unit without its type", None,
+     ["run", "unit", "INPUT", "--unit", "New Guns", "--side", "Swedish", "--state",
+      "organised"],
+     _glaube_ledger, 2, ("--unit-type", "no earlier row")),
     ("from a campaign made without an order of battle", _campaign_instead(oob=False),
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
      ("made without an order of battle", "--campaign needs --oob")),

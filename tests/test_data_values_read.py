@@ -144,7 +144,8 @@ def _aog_calls(era: str) -> list[Call]:
         return [[_tried(aog.unit_after_rally, state, 0.5, "", 0.5, era)
                  for state in aog.UnitState.ALL],
                 [aog.unit_after_rally("organised", None, "", None, era, captured_turns_ago=ago)
-                 .active for ago in (1, 2, 3)]]  # fmt: skip
+                 .active for ago in (1, 2, 3)],
+                [_tried(aog.state_next_turn, s, era) for s in aog.UnitState.ALL]]  # fmt: skip
 
     def units() -> Any:
         rs = registry.get(era)

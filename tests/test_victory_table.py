@@ -504,6 +504,13 @@ def _states(path: Path) -> dict[tuple[int, str], dict[str, Any]]:
     return {(u["turn"], u["unit"]): u for u in states}
 
 
+def _batteries_first(path: Path) -> list[str]:
+    """The ledger's units, its batteries first (Active is a battery's, 6), each by name."""
+    types = {unit: u["type"] for (_, unit), u in _states(path).items()}
+    rs = registry.get(HeadlessBook(path, writable=False).meta().ruleset)
+    return sorted(types, key=lambda unit: (not aog.is_battery(types[unit], rs), unit))
+
+
 def _rout_number(era: str) -> float:
     """The number a routing unit needs, as the era's data gives it (5.2)."""
     return float(registry.get(era).lookup("random_checks", check="rally_from_rout")["threshold"])
@@ -511,19 +518,29 @@ def _rout_number(era: str) -> float:
 
 def test_the_units_of_the_order_of_battle_start_organised(tmp_path: Path) -> None:
     """2.5: a unit is disorganised "for as long as it remains disrupted": the Units sheet
-    lists the order of battle's troops (batteries too) organised in turn 1."""
+    lists the order of battle's troops (batteries too) organised in turn 1, each with its
+    type; Active is a battery's (6: "artillery batteries in the organised state")."""
     from battle_ledger.sheets.oob import read_oob
     from battle_ledger.templates.demo import example_path
+    from tests.tables import find_row, table_cell
 
     path = _army(tmp_path)
     rs = registry.get("age-of-glaube")
     oob = read_oob(example_path("age-of-glaube"), rs)
-    troops = {u.unit for u in oob.units if aog.rolls_in_crisis(rs.term("unit_types", u.type), rs)}
+    troops = {u.unit: u.type for u in oob.units
+              if aog.rolls_in_crisis(rs.term("unit_types", u.type), rs)}  # fmt: skip
     states = _states(path)
-    assert {unit for _, unit in states} == troops
-    assert {(u["state"], u["state_after"], u["active"]) for u in states.values()} == {
-        ("organised", "organised", True)
+    assert {unit for _, unit in states} == set(troops)
+    assert {(u["state"], u["state_after"]) for u in states.values()} == {("organised", "organised")}
+    batteries = {unit for unit, kind in troops.items() if aog.is_battery(kind, rs)}
+    assert batteries and batteries != set(troops)
+    assert {unit: u["active"] for (_, unit), u in states.items()} == {
+        unit: (True if unit in batteries else None) for unit in troops
     }
+    wb = openpyxl.load_workbook(path)
+    for unit, kind in troops.items():
+        at = find_row(wb, "tbl_Units", Unit=unit)
+        assert table_cell(wb, "tbl_Units", "Type", at).value == kind
 
 
 @pytest.mark.parametrize("era", aog.ERAS)
@@ -534,7 +551,7 @@ def test_a_routing_unit_needs_the_rout_number_and_is_disrupted_for_the_turn(
     disrupted for the turn"; "If they fail to rally, they continue to rout"."""
     path = _army(tmp_path, era)
     needed = _rout_number(era)
-    units = sorted({unit for _, unit in _states(path)})
+    units = _batteries_first(path)
     passed = run_on_file(path, "unit", unit=units[0], state="routing",
                          random_number=str(needed))  # fmt: skip
     assert (passed.details["needed"], passed.details["state_after"]) == (needed, "disrupted")
@@ -560,7 +577,7 @@ def test_a_failed_rally_leaves_a_disrupted_unit_disrupted_for_the_turn(tmp_path:
     National Army table is not printed: its value is typed, and a rally without it is
     refused naming the table."""
     path = _army(tmp_path)
-    unit = sorted({unit for _, unit in _states(path)})[0]
+    unit = _batteries_first(path)[0]
     stays = run_on_file(path, "unit", unit=unit, state="disrupted", random_number="0.549",
                         table_value="0.55")  # fmt: skip
     assert (stays.details["rallied"], stays.details["state_after"]) == (False, "disrupted")
@@ -652,9 +669,10 @@ def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> Non
     from tests.tables import find_row, plain, table_cell
 
     path = _army(tmp_path, "age-of-reason")
-    units = sorted({unit for _, unit in _states(path)})
+    units = _batteries_first(path)
     needed = _rout_number("age-of-reason")
     plays = [
+        {"state": "captured battery"},
         {"state": "routing", "random_number": f"{needed:.3f}"},
         {"state": "routing", "random_number": f"{needed - 0.101:.3f}", "general": "general"},
         {"state": "routing", "random_number": f"{needed - 0.2:.3f}", "general": "great captain"},
@@ -664,14 +682,13 @@ def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> Non
         {"state": "disrupted"},
         {"state": "retiring", "random_number": "0.5", "table_value": "0.6"},
         {"state": "pursuing", "random_number": "0.1", "table_value": "0.6"},
-        {"state": "captured battery"},
     ]  # fmt: skip
     for unit, play in zip(units, plays, strict=False):
         run_on_file(path, "unit", unit=unit, **play)
     run_on_file(path, "end-turn", allow_empty="Y")
-    run_on_file(path, "unit", unit=units[0], state="disrupted", random_number="0.3",
+    run_on_file(path, "unit", unit=units[1], state="disrupted", random_number="0.3",
                 table_value="0.3")  # fmt: skip
-    run_on_file(path, "unit", unit=units[8], state="organised")  # taken in turn 1: not active
+    run_on_file(path, "unit", unit=units[0], state="organised")  # taken in turn 1: not active
     states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
     assert {u["state_after"] for u in states} >= {"organised", "disrupted", "routing",
                                                    "retiring", "captured battery"}  # fmt: skip
@@ -689,7 +706,8 @@ def test_libreoffice_shows_the_units_states_as_the_report(tmp_path: Path) -> Non
         rallied = {True: "Y", False: "N", None: None}[state["rallied"]]
         assert (shown("Rallied") or None) == rallied, state
         assert shown("State after") == state["state_after"], state
-        assert shown("Active") == ("Y" if state["active"] else "N"), state
+        active = {True: "Y", False: "N", None: None}[state["active"]]
+        assert (shown("Active") or None) == active, state
 
 
 @pytest.mark.libreoffice
@@ -730,6 +748,8 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
         ("Turn", 7, "not begun"),
         ("State", "disorganised", "not one of the list"),  # the text's word; not the list's
         ("General", "Napoleon", "not one of the list"),
+        ("Type", "cannon", "not among the types of units"),
+        ("Type", None, "has no Type"),
     ],
 )
 def test_a_bad_cell_of_the_units_is_refused_where_it_is(
@@ -751,3 +771,138 @@ def test_a_bad_cell_of_the_units_is_refused_where_it_is(
     problems = run_check(HeadlessBook(path, writable=False))
     assert problems and words in str(problems[0])
     assert path.read_bytes() == before
+
+
+def test_a_captured_battery_typed_for_a_regiment_is_refused_where_it_is(tmp_path: Path) -> None:
+    """6: "Artillery batteries are captured": a captured battery typed in the State of a
+    regiment of foot is refused naming the table, its row and the State (exit 1), the file
+    unchanged; the same state for a battery is held."""
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)
+    rs = registry.get("age-of-glaube")
+    units = _batteries_first(path)
+    types = {unit: u["type"] for (_, unit), u in _states(path).items()}
+    foot = next(u for u in units if not aog.is_battery(types[u], rs))
+    at = [u for (_, u) in _states(path)].index(foot)  # report lists the rows in order
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "State", at).value = "captured battery"
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    for words in ("not a battery", "tbl_Units", "State", f"row {at + 4}"):
+        assert words in shown.output, (words, shown.output)
+    assert path.read_bytes() == before
+    table_cell(wb, "tbl_Units", "State", at).value = "organised"
+    wb.save(path)
+    battery = units[0]
+    held = run_on_file(path, "unit", unit=battery, state="captured battery")
+    assert (held.details["type"], held.details["active"]) == (types[battery], False)
+
+
+V2 = Path(__file__).parent / "fixtures" / "victory-table-v2.xlsx"
+
+
+def test_a_version_2_ledger_reports_as_before_and_refuses_a_unit_type(tmp_path: Path) -> None:
+    """tests/fixtures/victory-table-v2.xlsx: Breitenfeld built by the version before the
+    Units were typed (two turns; a regiment of foot typed a captured battery, as that
+    version let it): it reports as before (Active for every unit, no type), records a
+    unit's state, and refuses --unit-type saying the ledger is older (exit 2)."""
+    path = tmp_path / "v2.xlsx"
+    path.write_bytes(V2.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False)).details
+    states = {(u["turn"], u["unit"]): u for u in report["unit_states"]}
+    assert {u["type"] for u in states.values()} == {None}
+    assert {type(u["active"]) for u in states.values()} == {bool}
+    assert (states[(2, "Tercio Baden")]["state"], states[(2, "Tercio Baden")]["active"]) == (
+        "captured battery",
+        False,
+    )
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", "Tercio Chiesa", "--unit-type", "infantry",
+               "--state", "routing"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2 and "template version 2" in refused.output, refused.output
+    assert "--unit-type" in refused.output
+    assert path.read_bytes() == before
+    held = run_on_file(path, "unit", unit="Tercio Chiesa", state="captured battery")
+    assert (held.details["type"], held.details["active"]) == (None, False)
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_with_report_on_a_version_2_ledger(tmp_path: Path) -> None:
+    """A version 2 ledger's Units row added now, and its formulas written again by house
+    rules applied later, keep that version's columns: LibreOffice shows what report does."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = tmp_path / "v2.xlsx"
+    path.write_bytes(V2.read_bytes())
+    run_on_file(path, "unit", unit="Heavy battery", state="disrupted", random_number="0.6",
+                table_value="0.5")  # fmt: skip
+    run_on_file(path, "unit", unit="Tercio Chiesa", state="routing", random_number="0.9")
+    house = tmp_path / "house.yaml"
+    house.write_text(yaml.safe_dump({"id": "age-of-glaube", "tables": {"unit_states": {
+        "values": {"retiring_rally": "control_test"}}}}), encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    wb = recalculated_workbook(path)
+    for state in states:
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        assert table_cell(wb, "tbl_Units", "State after", row).value == state["state_after"]
+        active = plain(table_cell(wb, "tbl_Units", "Active", row).value)
+        assert active == ("Y" if state["active"] else "N"), state
+
+
+@pytest.mark.libreoffice
+def test_end_turn_carries_every_unit_into_the_next_turn(tmp_path: Path) -> None:
+    """end-turn writes each unit's next-turn row, its State the one the next turn starts it
+    in (``aog.state_next_turn``: routing "continue to rout", retiring and pursuing "until
+    rallied", disrupted until a rally organises it, a captured battery organised but not
+    active for "one full move"): every unit shows every turn, in report and, recalculated
+    by LibreOffice, on the sheet."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-gloire")
+    units = _batteries_first(path)
+    plays = [
+        {"state": "captured battery"},
+        {"state": "routing", "random_number": "0.1"},
+        {"state": "routing", "random_number": "0.95"},
+        {"state": "disrupted", "random_number": "0.1", "table_value": "0.5"},
+        {"state": "retiring", "random_number": "0.1", "table_value": "0.5"},
+        {"state": "pursuing", "random_number": "0.1", "table_value": "0.5"},
+    ]
+    for unit, play in zip(units, plays, strict=False):
+        run_on_file(path, "unit", unit=unit, **play)
+    closed = run_on_file(path, "end-turn", allow_empty="Y")
+    assert closed.details["units_carried"] == len(units)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    assert set(states) == {(t, u) for t in (1, 2, 3) for u in units}
+    for unit in units:
+        for turn in (2, 3):
+            before, now = states[(turn - 1, unit)], states[(turn, unit)]
+            assert now["state"] == aog.state_next_turn(before["state_after"]), (unit, turn)
+            assert (now["side"], now["type"]) == (before["side"], before["type"])
+    assert [states[(t, units[0])]["active"] for t in (1, 2, 3)] == [False, False, True]
+    assert states[(3, units[1])]["state"] == "routing"
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+
+        def shown(header: str, row: int = row) -> Any:
+            return plain(table_cell(wb, "tbl_Units", header, row).value)
+
+        assert shown("State") == state["state"], state
+        assert shown("State after") == state["state_after"], state
+        active = {True: "Y", False: "N", None: None}[state["active"]]
+        assert (shown("Active") or None) == active, state
+        needed = shown("Needed")
+        assert (None if needed in (None, "") else round(needed, 3)) == state["needed"], state

@@ -11,9 +11,11 @@ once, even after reinforcements lower the % below it (9.2: "exceeds for the
 first time"). Whether losses cross a mark when they *reach* its base units
 (3.2) or *exceed* its level (9.2) is the workbook's setting ``MarkCrossedWhen``.
 
-``tbl_Units`` (template version 2): a unit's state each turn and the random number
-thrown to rally it, read by ``rulesets.age_of_glaube.unit_after_rally`` (the formulas
-step for step, with the era's numbers written in).
+``tbl_Units`` (template version 2; its Type since 3): a unit's type, its state each turn
+and the random number thrown to rally it, read by
+``rulesets.age_of_glaube.unit_after_rally`` (the formulas step for step, with the era's
+numbers written in); ``end-turn`` carries every unit into the next turn
+(``rulesets.age_of_glaube.state_next_turn``).
 
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
 (base units arriving for a side this turn), ``unit`` (a unit's state and rally this
@@ -36,6 +38,7 @@ from battle_ledger.rulesets.errors import (
     BattleLedgerError,
     InvalidArgumentError,
     MissingTableError,
+    UnknownTermError,
 )
 from battle_ledger.sheets.engine.book import Book, Formula, Grid
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text
@@ -78,6 +81,7 @@ from battle_ledger.sheets.ledger import (
     read_named,
     read_setting,
     read_tables,
+    refuse_newer_inputs,
     register,
     rows_with_formulas,
     start_minutes,
@@ -192,6 +196,9 @@ TURNS = Table(
 
 #: The template version that added tbl_Units (a unit's state, issue 38).
 _UNITS_SINCE = 2
+#: The template version that gave each unit of tbl_Units its type (a captured battery is a
+#: battery; Active is a battery's).
+_TYPES_SINCE = 3
 #: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
 _GENERALS = ("general", "great captain")
 
@@ -207,6 +214,9 @@ UNITS = Table(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn (5 minutes each)", low=1, width=6),
         Column("Unit", "unit", _K, help="the battalion, regiment or battery", width=26),
         Column("Side", "side", _I, help="the army, as in tbl_Sides", width=16),
+        Column("Type", "unit_type", _I, help="infantry, cavalry or artillery (the rule set's "
+               "unit types): only a battery is a captured battery, and Active is a "
+               "battery's (6)", width=12, since=_TYPES_SINCE),
         Column("State", "state", _I, Entry.CHOICE,
                "at the start of the turn: organised, disrupted, routing, retiring, pursuing "
                "or captured battery", choices=aog.UnitState.ALL, width=15),
@@ -224,8 +234,9 @@ UNITS = Table(
         Column("State after", "state_after", _O,
                help="for the rest of the turn: a failed rally leaves it as it was", width=15),
         Column("Active", "active", _O,
-               help="organised after the rally: a battery may fire (6); a captured battery "
-               "is not active for one full move (6)", width=8),
+               help="a battery's: organised after the rally, it may fire (6); a captured "
+               "battery is not active for one full move (6); blank for foot and horse",
+               width=8),
         Column("Note", "note", _N, help="anything worth remembering", width=30),
     ),
 )  # fmt: skip
@@ -344,10 +355,11 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any) -> dict[str, str]:
+def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` step for step
-    (the era's numbers written in from ``ruleset``'s data, as the ledger was built)."""
-    c = letters(UNITS.headers)
+    (the era's numbers written in from ``ruleset``'s data, as the ledger was built), for a
+    ledger of template ``version`` (before 3, no Type: Active shown for every unit)."""
+    c = letters([col.header for col in UNITS.columns if col.since <= version])
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
@@ -374,13 +386,17 @@ def unit_formulas(r: int, ruleset: Any) -> dict[str, str]:
         {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'},
         [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"],
     )
+    active = (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
+              '"Y","N")')  # fmt: skip
+    if version >= _TYPES_SINCE:  # a battery's only (aog.UnitRally.battery_active)
+        battery = ",".join(f'{cell("Type")}="{word}"' for word in aog.battery_spellings(ruleset))
+        active = f'IF(OR({battery}),{active},"")'
     formulas = {
         "Needed": needed,
         "Rallied": rallied,
         "State after": after,
-        "Active": (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
-                   '"Y","N")'),
-    }  # fmt: skip
+        "Active": active,
+    }
     return unless_blank(cell("Unit"), formulas)
 
 
@@ -424,7 +440,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_UNITS_SINCE,
+        template_version=_TYPES_SINCE,
         grid=BY_TURN,
     )
 )
@@ -778,6 +794,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     due = [{"side": s["side"], **t} for s in sides for t in s["crisis_tests"] if t["turn"] == turn]
     rows = filler + turn_rows(turn + 1, list(ledger.starts), ledger.parts)
     book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, _frame(rows)))
+    carried = _carry_units(book, ledger, turn)
     clock = _clock(ledger, turn)
     detail = f"turn {turn} ({clock}) closed: " + "; ".join(
         f"{s['side']} {percent_text(s['percent'])} lost" for s in sides
@@ -792,7 +809,40 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     if rolls:
         detail += "; " + rolls[0]["reading"]
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
-                                    "tests_due": due, "sides": sides, "rolls": rolls})  # fmt: skip
+                                    "tests_due": due, "sides": sides, "rolls": rolls,
+                                    "units_carried": carried})  # fmt: skip
+
+
+def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
+    """Each unit's row of turn ``turn + 1`` in tbl_Units: its last row's state after, as
+    the next turn starts it (``aog.state_next_turn``), with the formulas the builder
+    writes. How many rows were added (none in a ledger before units' states)."""
+    if not _holds_units(book):
+        return 0
+    version = book.meta().template_version
+    last: dict[str, dict[str, Any]] = {}  # unit (case-blind) -> its latest row's state
+    for state in unit_states(book, ledger):
+        key = state["unit"].casefold()
+        if key not in last or state["turn"] >= last[key]["turn"]:
+            last[key] = state
+    if not last:
+        return 0
+    ruleset = registry.get(book.meta().ruleset)
+    frame = _unit_rows(book)
+    used = [int(i) for i in frame.index]
+    first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+    at = first + (max(used) + 1 if used else 0)
+    rows = []
+    for i, state in enumerate(last.values()):
+        starts = aog.state_next_turn(state["state_after"], ruleset)
+        row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
+                               "State": starts}  # fmt: skip
+        if version >= _TYPES_SINCE:
+            row["Type"] = state["type"]
+        formulas = unit_formulas(at + i, ruleset, version)
+        rows.append(row | {h: Formula(f) for h, f in formulas.items()})
+    book.append_rows(UNITS.name, pd.DataFrame(rows))
+    return len(rows)
 
 
 def _roll(
@@ -911,7 +961,7 @@ def _holds_units(book: Book) -> bool:
 
 
 def _unit_rows(book: Book) -> pd.DataFrame:
-    return book.read_table(UNITS.name, UNITS.read_types())
+    return book.read_table(UNITS.name, UNITS.read_types(book.meta().template_version))
 
 
 def _blank(value: Any) -> bool:
@@ -931,6 +981,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     if not _holds_units(book):
         return []
     ruleset = registry.get(book.meta().ruleset)
+    typed = book.meta().template_version >= _TYPES_SINCE
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
@@ -940,7 +991,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
     for index, row in frame.iterrows():
         where = where_of(frame, index)
-        for header in ("Turn", "Unit", "Side", "State"):
+        for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
             if _blank(row[header]):
                 raise CellValueError(f"a row of {UNITS.name} has no {header}", column=header,
                                      expected=UNITS.column(header).help, **where)  # fmt: skip
@@ -970,6 +1021,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         number = None if _blank(row["Random number"]) else row["Random number"]
         value = None if _blank(row["Table value"]) else row["Table value"]
         general = "" if _blank(row["General"]) else str(row["General"])
+        unit_type = str(row["Type"]) if typed else None
         try:
             out = aog.unit_after_rally(
                 str(row["State"]),
@@ -978,7 +1030,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 value,
                 ruleset,
                 captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
+                unit_type=unit_type,
             )
+        except UnknownTermError as exc:  # a type the rule set does not name
+            raise CellValueError(exc.message, column="Type", value=unit_type,
+                                 expected=exc.expected, **where) from None  # fmt: skip
         except InvalidArgumentError as exc:  # the rules name their field: the sheet, its header
             header = _UNIT_HEADERS.get(str(exc.column or ""), "State")
             raise CellValueError(exc.message, column=header, value=exc.value,
@@ -986,10 +1042,10 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         except BattleLedgerError as exc:  # a table to fill in: named with its file
             raise exc.located(**where) from None
         states.append({
-            "turn": turn, "unit": unit, "side": side, "state": out.state,
+            "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
-            "rallied": out.passed, "state_after": out.after, "active": out.active,
+            "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
         })  # fmt: skip
     return states
 
@@ -1002,6 +1058,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         Option.of(UNITS.column("state"), required=True),
         Option("side", str, help="its army (Sides sheet); taken from its earlier rows if "
                "blank"),
+        Option("unit_type", str, help="its unit type (infantry, cavalry, artillery...); taken "
+               "from its earlier rows if blank"),
         Option.of(UNITS.column("random_number")),
         Option.of(UNITS.column("general")),
         Option.of(UNITS.column("table_value")),
@@ -1014,6 +1072,7 @@ def record_unit(
     unit: str,
     state: str,
     side: str | None = None,
+    unit_type: str | None = None,
     random_number: float | None = None,
     general: str | None = None,
     table_value: float | None = None,
@@ -1033,24 +1092,40 @@ def record_unit(
                          _UNITS_SINCE), file=book.name, column="--unit", value=unit,
             expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
+    version = book.meta().template_version
+    refuse_newer_inputs(book, KIND, UNITS, {"unit_type": unit_type} if unit_type else {},
+                        version)  # fmt: skip
+    typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
     frame = _unit_rows(book)
     mine = frame[frame["Unit"].astype(str).str.casefold() == unit.casefold()]
     if side is None and mine.empty:
         raise CommandError(f"unit {unit!r} has no earlier row to take its side from",
                            column="--side", expected="its army (Sides sheet)")  # fmt: skip
+    if typed and unit_type is None:
+        known = [str(t) for t in mine["Type"] if not _blank(t)]
+        if not known:
+            raise CommandError(f"unit {unit!r} has no earlier row to take its type from",
+                               column="--unit-type", expected="its unit type (infantry, cavalry, "
+                               "artillery...)")  # fmt: skip
+        unit_type = known[-1]
     name = str(mine["Unit"].iloc[-1]) if not mine.empty else unit
     army = find_thing(book, KIND, ledger.starts, side) if side else str(mine["Side"].iloc[-1])
     turn = ledger.current_turn
     given: dict[str, Any] = {"Turn": turn, "Unit": name, "Side": army, "State": state,
                              "Random number": random_number, "General": general,
                              "Table value": table_value, "Note": note}  # fmt: skip
+    if typed:
+        given["Type"] = unit_type
     ruleset = registry.get(book.meta().ruleset)
     try:
         taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
         ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
-                                   captured_turns_ago=ago)  # fmt: skip
+                                   captured_turns_ago=ago, unit_type=unit_type)  # fmt: skip
+    except UnknownTermError as exc:
+        raise CommandError(exc.message, column="--unit-type", value=unit_type,
+                           expected=exc.expected) from None  # fmt: skip
     except BattleLedgerError as exc:
         column = str(getattr(exc, "column", "") or "state")
         raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
@@ -1061,7 +1136,7 @@ def record_unit(
         used = [int(i) for i in frame.index]
         first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
         at = first + (max(used) + 1 if used else 0)
-        row = given | {h: Formula(f) for h, f in unit_formulas(at, ruleset).items()}
+        row = given | {h: Formula(f) for h, f in unit_formulas(at, ruleset, version).items()}
         book.append_rows(UNITS.name, pd.DataFrame([row]))
     else:
         book.write_cells(UNITS.name, pd.DataFrame([given], index=[now.index[0]]))
@@ -1072,7 +1147,7 @@ def record_unit(
     book.log("unit", detail, turn=turn,
              dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", {
-        "turn": turn, "unit": name, "side": army, "state": out.state,
+        "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
-        "rallied": out.passed, "state_after": out.after, "active": out.active,
+        "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
     })  # fmt: skip
