@@ -303,9 +303,10 @@ def _sail_battles() -> list[list[Any]]:
             ev(1, act.BOARD, "C", 1, "B", dice=(6,) * 4, their_dice=(1,) * 5, prize_crew=2),
             ev(2, act.SEPARATE, "C", 1, "B", dice=(6,)),
         ],
+        # A prize boarded again: her first fleet takes her back (a house's prize_boards).
         [
             ev(1, act.BOARD, "D", 1, "C", dice=(3, 3, 3, 3), their_dice=(6, 4, 2, 2)),
-            ev(2, act.BOARD, "C", 1, "D", dice=(6,) * 4, their_dice=(1,) * 4),
+            ev(2, act.BOARD, "B", 1, "D", dice=(6,) * 6, their_dice=(1,) * 4),
         ],
         # Shoals: founder, refloat.
         *[
