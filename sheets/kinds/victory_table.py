@@ -41,7 +41,7 @@ from battle_ledger.rulesets.errors import (
     UnknownTermError,
 )
 from battle_ledger.sheets.engine.book import Book, Formula, Grid
-from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, is_blank, percent_text
 from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
@@ -964,10 +964,6 @@ def _unit_rows(book: Book) -> pd.DataFrame:
     return book.read_table(UNITS.name, UNITS.read_types(book.meta().template_version))
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (not isinstance(value, str) and pd.isna(value)) or value == ""
-
-
 def _turns_ago(turn: int, captured: list[int]) -> int | None:
     """How many turns before ``turn`` a unit was last held a captured battery (None: not)."""
     before = [t for t in captured if t < turn]
@@ -987,12 +983,12 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     states = []
     captured: dict[str, list[int]] = {}  # unit -> the turns it was held a captured battery
     for _, r in frame.iterrows():
-        if not _blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
+        if not is_blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
             captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
     for index, row in frame.iterrows():
         where = where_of(frame, index)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
-            if _blank(row[header]):
+            if is_blank(row[header]):
                 raise CellValueError(f"a row of {UNITS.name} has no {header}", column=header,
                                      expected=UNITS.column(header).help, **where)  # fmt: skip
         turn, unit, side = int(row["Turn"]), str(row["Unit"]), str(row["Side"])
@@ -1010,7 +1006,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
         for header, words in (("State", aog.UnitState.ALL), ("General", _GENERALS)):
-            if not _blank(row[header]) and str(row[header]).casefold() not in words:
+            if not is_blank(row[header]) and str(row[header]).casefold() not in words:
                 raise CellValueError(  # the sheet's formulas read these words only
                     f"{header.lower()} {row[header]!r} is not one of the list",
                     column=header,
@@ -1018,9 +1014,9 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                     expected=" or ".join(words),
                     **where,
                 )
-        number = None if _blank(row["Random number"]) else row["Random number"]
-        value = None if _blank(row["Table value"]) else row["Table value"]
-        general = "" if _blank(row["General"]) else str(row["General"])
+        number = None if is_blank(row["Random number"]) else row["Random number"]
+        value = None if is_blank(row["Table value"]) else row["Table value"]
+        general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
         try:
             out = aog.unit_after_rally(
@@ -1103,7 +1099,7 @@ def record_unit(
         raise CommandError(f"unit {unit!r} has no earlier row to take its side from",
                            column="--side", expected="its army (Sides sheet)")  # fmt: skip
     if typed and unit_type is None:
-        known = [str(t) for t in mine["Type"] if not _blank(t)]
+        known = [str(t) for t in mine["Type"] if not is_blank(t)]
         if not known:
             raise CommandError(f"unit {unit!r} has no earlier row to take its type from",
                                column="--unit-type", expected="its unit type (infantry, cavalry, "
