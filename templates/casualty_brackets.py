@@ -132,11 +132,7 @@ def build_casualty_brackets(
     first_rally = settings.get(FIRST_RALLY)
     blown = gote.BlownCavalry.reading(settings.get(BLOWN_CAVALRY))
     checks = gote.MoraleChecks.reading(settings.get(MORALE_CHECKS))
-    passes = gote.RollPasses.default() if roll_passes is None else roll_passes
-    if passes not in gote.RollPasses.ALL:
-        raise SetupError("a roll passes at or under the chance, or under it",
-                         column="roll passes", value=roll_passes,
-                         expected=" or ".join(gote.RollPasses.ALL))  # fmt: skip
+    passes = gote.RollPasses.reading(roll_passes)
     rally = gote.FirstRally.reading(first_rally)
     given = [
         (*u[:4], bool(u[4]) if len(u) > 4 else False, str(u[5]) if len(u) > 5 else "")

@@ -553,6 +553,8 @@ def test_one_check_for_each_bracket_the_next_once_one_passed(tmp_path: Path) -> 
         assert report["morale_checks"] == reading
         unit = {u["unit"]: u for u in report["units"]}["Levies"]
         results[reading] = (done.details["checks_due"], unit["checks"], unit["status"])
+        said = "Levies check at 25%-75% (10%), 3 checks: routs"
+        assert (said in done.summary) is (reading == _EACH), done.summary
     due, checks, status = results[_EACH]
     assert due == [{"unit": "Levies", "brackets": "25%-75%", "chance": 10, "result": "routs",
                     "checks": 3}]  # fmt: skip

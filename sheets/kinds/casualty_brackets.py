@@ -956,6 +956,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
         + (
             "; ".join(
                 f"{d['unit']} check at {d['brackets']} ({d['chance']}%)"
+                + (f", {d['checks']} checks" if d["checks"] > 1 else "")
                 + (f": {d['result']}" if d["result"] else "")
                 for d in due
             )
