@@ -141,6 +141,7 @@ _TOUCHING = {
     "unit-hits": ("unit_hits", "record", {"fire_hits": "99"}),
     "stand-losses": ("stand_losses", "record", {"stands_lost": "999"}),
     "casualty-brackets": ("casualty_brackets", "record", {"fire": "9999"}),
+    "campaign": ("campaign", "losses", {"lost": "9999"}),
 }
 
 
@@ -176,7 +177,7 @@ def test_a_one_thing_record_read_by_the_part_is_the_whole_read(
     play_periods(name, start, 2, seed)
     planned = [o for op, o in PLAYBOOKS[name].some_records(start, seed) if op == operation]
     assert planned, "the playbook records nothing to compare"
-    planned.append({"unit": planned[0]["unit"], **refused})
+    planned.append({**planned[0], **refused})
     part, whole = tmp_path / "part" / "ledger.xlsx", tmp_path / "whole" / "ledger.xlsx"
     part.parent.mkdir()
     whole.parent.mkdir()
