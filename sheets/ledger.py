@@ -104,6 +104,7 @@ __all__ = [
     "read_named",
     "read_setting",
     "read_tables",
+    "read_touching",
     "record_inputs",
     "refuse_newer_inputs",
     "register",
@@ -582,6 +583,11 @@ class Tables:
         """The same things, other period rows."""
         return Tables(self.kind, self._things, periods, self.closed, self._numbers)
 
+    @property
+    def reads_part(self) -> bool:
+        """Whether the periods table was read for one thing's rows (``read_tables``' of)."""
+        return self._numbers is not None
+
     def thing_records(self, headers: Iterable[str]) -> list[tuple[Any, dict[str, Any]]]:
         """The things table's rows as (row index, ``headers`` -> value), blanks None."""
         return _records(self._things, list(headers))
@@ -835,7 +841,7 @@ def check_parts(book: Book, meta: Meta) -> None:
 
 
 def read_tables(
-    book: Book, kind: LedgerKind, of: Callable[[TableRows], str] | None = None
+    book: Book, kind: LedgerKind, of: Callable[[TableRows], str | None] | None = None
 ) -> Tables:
     """Both tables of a ``kind`` ledger: typed, blank rows left out, each read once.
 
@@ -845,7 +851,8 @@ def read_tables(
     ``CellValueError`` naming file, sheet, table, row and column.
     ``of``: the thing whose period rows are wanted, named from the things read: the
     periods table is then read whole for those rows only, and for the others their thing
-    and period (the current period): a one-row operation reads what it touches.
+    and period (the current period): a one-row operation reads what it touches. ``of``
+    naming none (None) reads the table whole.
     """
     meta = kind.check_version(book)
     check_parts(book, meta)
@@ -855,8 +862,8 @@ def read_tables(
     for table in (kind.things, kind.periods):
         types = table.read_types(version)
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
-        if table is kind.periods and of is not None:
-            name = of(read[0])
+        name = None if table is not kind.periods or of is None else of(read[0])
+        if name is not None:
             numbered = book.read_part(table.name, types, cached=False,
                                       only=[key.header, kind.period_key.header])  # fmt: skip
             pairs = list(zip(numbered.index, numbered.column(key.header), strict=True))
@@ -916,6 +923,36 @@ def read_tables(
     if numbered is periods:
         return Tables(kind, things, periods, closed)
     return Tables(kind, things, periods, closed, numbered.column(period_key))
+
+
+_L = TypeVar("_L", bound=LedgerState)
+
+
+#: What a kind's reader takes: the book, and ``read_tables``' ``of`` (None: all of it).
+_Reader = Callable[[Book, Callable[[TableRows], str | None] | None], _L]
+
+
+def read_touching(read: _Reader[_L], book: Book, kind: LedgerKind, given: str) -> _L:
+    """What a one-row operation on the thing named ``given`` in the current period reads:
+    ``read`` (a kind's reader, ``read_tables``' ``of`` handed on) with the thing's period rows
+    whole and, of the others, their thing and period. Whole where ``given`` names no thing
+    (the refusal then comes as before) or the thing has no row in the current period (a new
+    row goes after the table's last, so its place and the trial need every row)."""
+    wanted = given.strip().casefold()
+    header = kind.thing_key.header
+
+    def named(things: TableRows) -> str | None:
+        names = (str(n) for n in things.column(header))
+        return next((n for n in names if n.strip().casefold() == wanted), None)
+
+    state = read(book, named)
+    tables = state.tables
+    if tables.reads_part and not any(
+        row[kind.period_key.header] == tables.current
+        for _, row in tables.period_records([kind.period_key.header])
+    ):
+        return read(book, None)
+    return state
 
 
 def _no_numbers_unnamed(rows: TableRows, named: Collection[int], table: Table, key: Column) -> None:

@@ -348,6 +348,8 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     found: list[tuple[str, dict[str, str]]] = []
     ledger = read_hits(HeadlessBook(path, writable=False))
     turns = ledger.turns
+    # What a ledger of an older template version holds (the draws are the same for all).
+    version = int(turns.attrs.get("template_version", 3))
     for unit in standings(ledger):
         if unit["status"] != IN_PLAY:
             continue
@@ -365,13 +367,15 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
             if fire + assault < left:
                 options["rally_roll"] = roll
                 # "Add 1 to the die roll if in Cover or General is attached": now and then
-                if pick(0, 1):
+                if pick(0, 1) and version >= 2:
                     options["in_cover"] = "Y"
-                if pick(0, 2) == 0:
+                if pick(0, 2) == 0 and version >= 2:
                     options["general_attached"] = "Y"
         if pick(0, 9) == 0:  # removed at once now and then: Guns assaulted, or a retreat
             guns = se.unit_type(str(ledger.types[unit["unit"]])).attrs.get("artillery")
-            options["removed"] = se.REMOVED_AT_ONCE[0 if guns and pick(0, 1) else 1]
+            removed = se.REMOVED_AT_ONCE[0 if guns and pick(0, 1) else 1]
+            if version >= 3:
+                options["removed"] = removed
         found.append(("record", options))
     return found
 

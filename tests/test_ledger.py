@@ -4,6 +4,7 @@ skipped without a word (issue 39: stands eliminated with no side, ``check`` ok).
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,73 @@ def test_a_rules_key_leaves_out_only_the_naming_field(n: int, one: str, other: s
     assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=1.0))  # type: ignore[arg-type]
     assert key(state, turn) != key(state, BrigadeTurn(turn=n, fire_die=True))
     assert key(state, turn) != key(BrigadeState(one, 6, 2, lost=1), turn)
+
+
+#: The kinds whose one-thing operations read the part (``read_touching``), with the
+#: module whose reader they go through, and a record of the first thing the rules refuse.
+_TOUCHING = {
+    "unit-hits": ("unit_hits", "record", {"fire_hits": "99"}),
+    "stand-losses": ("stand_losses", "record", {"stands_lost": "999"}),
+    "casualty-brackets": ("casualty_brackets", "record", {"fire": "9999"}),
+    "campaign": ("campaign", "losses", {"lost": "9999"}),
+}
+
+
+_CLOCK = datetime.datetime(1815, 6, 18, 11, 30)
+
+
+def _run(path: Path, operation: str, options: dict[str, str]) -> tuple[str, Any]:
+    """What an operation answers on ``path``: its text and details, or its refusal."""
+    try:
+        result = run_on_file(path, operation, **options)
+    except BattleLedgerError as exc:
+        return type(exc).__name__, str(exc).replace(str(path), "LEDGER")
+    return result.summary, result.details
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+@pytest.mark.parametrize("name", sorted(_TOUCHING))
+def test_a_one_thing_record_read_by_the_part_is_the_whole_read(
+    name: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record read by the part (the thing's rows; of the others, thing and period) gives
+    the same answer, refusal and saved workbook as the same record read whole."""
+    import importlib
+    import shutil
+
+    from battle_ledger.sheets.engine import book as book_module
+    from tests.workbook_diff import differences
+
+    module_name, operation, refused = _TOUCHING[name]
+    module = importlib.import_module(f"battle_ledger.sheets.kinds.{module_name}")
+    monkeypatch.setattr(book_module, "now", lambda: _CLOCK)
+    start = build_from_example(name, tmp_path / "start.xlsx")
+    play_periods(name, start, 2, seed)
+    planned = [o for op, o in PLAYBOOKS[name].some_records(start, seed) if op == operation]
+    assert planned, "the playbook records nothing to compare"
+    planned.append({**planned[0], **refused})
+    part, whole = tmp_path / "part" / "ledger.xlsx", tmp_path / "whole" / "ledger.xlsx"
+    part.parent.mkdir()
+    whole.parent.mkdir()
+    shutil.copy(start, part)
+    shutil.copy(start, whole)
+    reads: list[bool] = []
+    touching = module.read_touching
+
+    def spied(read: Any, book: Any, kind: Any, given: str) -> Any:
+        state = touching(read, book, kind, given)
+        reads.append(state.tables.reads_part)
+        return state
+
+    for options in planned:
+        with monkeypatch.context() as m:
+            m.setattr(module, "read_touching", spied)
+            got = _run(part, operation, options)
+        with monkeypatch.context() as m:
+            m.setattr(module, "read_touching", lambda read, book, kind, given: read(book, None))
+            want = _run(whole, operation, options)
+        assert got == want
+    assert got[0] != "" and "Error" in got[0], "the last record is refused"
+    assert any(reads), "no record read by the part"
+    assert differences(part, whole) == []
+    assert part.read_bytes() == whole.read_bytes()

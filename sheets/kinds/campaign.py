@@ -20,7 +20,7 @@ date serial. The rules are ``rulesets.recovery.formation_battles`` and
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from battle_ledger.rulesets.oob import (
     strength_fields,
     type_vocabulary,
 )
-from battle_ledger.sheets.engine.book import Book, Grid, Meta
+from battle_ledger.sheets.engine.book import Book, Grid, Meta, TableRows
 from battle_ledger.sheets.engine.values import cell_count
 from battle_ledger.sheets.errors import (
     CellValueError,
@@ -79,6 +79,7 @@ from battle_ledger.sheets.ledger import (
     read_named,
     read_setting,
     read_tables,
+    read_touching,
     register,
     rows_with_formulas,
     where_of,
@@ -543,9 +544,12 @@ def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
     return found
 
 
-def read_campaign(book: Book) -> CampaignLedger:
-    """The three tables and the settings, every battle and formation checked."""
-    tables = read_tables(book, KIND)
+def read_campaign(
+    book: Book, of: Callable[[TableRows], str | None] | None = None
+) -> CampaignLedger:
+    """The three tables and the settings, every battle and formation checked. ``of``: one
+    formation's rows of tbl_Losses only (``read_tables``)."""
+    tables = read_tables(book, KIND, of)
     starts: dict[str, int] = {}
     sides: dict[str, str] = {}
     types: dict[str, str] = {}
@@ -974,6 +978,21 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
+def _read_for_losses(book: Book, given: dict[str, Any]) -> CampaignLedger:
+    """What ``losses`` of one formation reads: its rows of tbl_Losses (its battles decide
+    what it may lose; the others' are not read whole). Whole for a CSV of many, and where
+    the rule set prints artillery replacements: each side's guns replaced are then weighed
+    against its donors' figures over every formation's rows."""
+    formation = given.get("formation")
+    try:
+        printed = prints_replacements(registry.get(book.meta().ruleset))
+    except BattleLedgerError:  # not a campaign, or a damaged one: the whole read refuses it
+        printed = True
+    if formation is None or given.get("from_csv") is not None or printed:
+        return read_campaign(book)
+    return read_touching(read_campaign, book, KIND, str(formation))
+
+
 @operation(
     KIND.name,
     "losses",
@@ -992,7 +1011,7 @@ def losses(book: Book, **given: Any) -> OperationResult:
 
     Example: battle-ledger run losses ledger.xlsx --battle 1 --formation "5e Division" --lost 3
     """
-    ledger = read_campaign(book)
+    ledger = _read_for_losses(book, given)
     csv_file: Upload | None = given.pop("from_csv", None)
     if csv_file is not None:
         if given:

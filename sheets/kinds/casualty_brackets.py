@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
@@ -62,6 +62,7 @@ from battle_ledger.sheets.ledger import (
     problems_computing,
     read_setting,
     read_tables,
+    read_touching,
     record_inputs,
     refuse_newer_inputs,
     register,
@@ -566,9 +567,12 @@ class BracketsLedger(LedgerState):
     arms: dict[str, str | None] = field(default_factory=dict)  # the Units' Arm
 
 
-def read_brackets(book: Book) -> BracketsLedger:
-    """Both tables; every unit's grade checked against the rules."""
-    tables = read_tables(book, KIND)
+def read_brackets(
+    book: Book, of: Callable[[TableRows], str | None] | None = None
+) -> BracketsLedger:
+    """Both tables; every unit's grade checked against the rules. ``of``: one unit's rows
+    of tbl_Turns only (``read_tables``)."""
+    tables = read_tables(book, KIND, of)
     grades = check_terms(tables.things, "Grade", gote.ruleset(), "grades", allow_blank=False)
     starts: dict[str, gote.UnitState] = {}
     sides: dict[str, str] = {}
@@ -806,7 +810,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
 
     Example: battle-ledger run record ledger.xlsx --unit "89th Regiment of Foot" --became disordered
     """
-    ledger = read_brackets(book)
+    # A unit's turns follow from its own rows alone: the others' are not read whole.
+    ledger = read_touching(read_brackets, book, KIND, unit)
     name = find_thing(book, KIND, ledger.starts, unit)
     headers = {"fire": "Lost to fire", "melee": "Lost in melee", "leader_attached":
                "Leader attached", "became": "Became", "morale_roll": "Morale roll",

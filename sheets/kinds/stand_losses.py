@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.engine.book import Book
+from battle_ledger.sheets.engine.book import Book, TableRows
 from battle_ledger.sheets.engine.values import cell_count
 from battle_ledger.sheets.errors import CellValueError, OptionValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
@@ -54,6 +55,7 @@ from battle_ledger.sheets.ledger import (
     problems_computing,
     read_setting,
     read_tables,
+    read_touching,
     record_inputs,
     register,
     rules_key,
@@ -355,9 +357,10 @@ class StandsLedger(LedgerState):
     spent_counts: str | None  # the workbook's setting (None: the data's reading)
 
 
-def read_stands(book: Book) -> StandsLedger:
-    """Both tables; every brigade with its stands and spent point."""
-    tables = read_tables(book, KIND)
+def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None) -> StandsLedger:
+    """Both tables; every brigade with its stands and spent point. ``of``: one brigade's rows
+    of tbl_Turns only (``read_tables``)."""
+    tables = read_tables(book, KIND, of)
     starts: dict[str, aoe.BrigadeState] = {}
     sides: dict[str, str] = {}
     for index, row in tables.things.iterrows():
@@ -517,7 +520,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
 
     Example: battle-ledger run record ledger.xlsx --unit "Bellair's brigade" --fire-points 8 --die 7
     """
-    ledger = read_stands(book)
+    # A brigade's turns follow from its own rows alone: the others' are not read whole.
+    ledger = read_touching(read_stands, book, KIND, unit)
     name = find_thing(book, KIND, ledger.starts, unit)
     modifiers = given.pop("modifiers", None)
     cells = {_HEADERS[k]: v for k, v in given.items()}

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
 from battle_ledger.sheets.errors import CellValueError, nothing_to_record
 from battle_ledger.sheets.formulas import (
@@ -55,6 +55,7 @@ from battle_ledger.sheets.ledger import (
     periods_of,
     problems_computing,
     read_tables,
+    read_touching,
     record_inputs,
     refuse_newer_inputs,
     register,
@@ -278,9 +279,10 @@ class HitsLedger(LedgerState):
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
 
 
-def read_hits(book: Book) -> HitsLedger:
-    """Both tables; every unit's type checked against the rules."""
-    tables = read_tables(book, KIND)
+def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
+    """Both tables; every unit's type checked against the rules. ``of``: one unit's rows
+    of tbl_Turns only (``read_tables``)."""
+    tables = read_tables(book, KIND, of)
     check_terms(tables.things, "Type", se.ruleset(), "unit_types")
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
@@ -390,7 +392,8 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
 
     Example: battle-ledger run record ledger.xlsx --unit "Kempt's Light Battalion" --fire-hits 2
     """
-    ledger = read_hits(book)
+    # A unit's turns follow from its own rows alone: the others' are not read whole.
+    ledger = read_touching(read_hits, book, KIND, unit)
     name = find_thing(book, KIND, ledger.strengths, unit)
     cells = {TURNS.header(k): ("Y" if v else "N") if isinstance(v, bool) else v
              for k, v in given.items()}  # fmt: skip
