@@ -261,7 +261,8 @@ class TablePart:
     def grow_to(self, ref: str) -> None:
         """The table's range (and its filter's, where it has one) is now ``ref``:
         written into the XML where it is plainly written, else into the model."""
-        if self._plain_tag() is not None:
+        # A filter with a prefix (in an extension?) is not the model's: the model decides.
+        if self._plain_tag() is not None and b":autoFilter" not in self.xml:
             self.xml = _table_xml(self.xml, ref, filtered=True)
         else:
             self.model.ref = ref
