@@ -121,12 +121,17 @@ def parse_part(data: bytes) -> Element:
 # A relationships part as Excel, LibreOffice and openpyxl write it: an optional UTF-8
 # declaration, the package namespace as the default, then only empty <Relationship>
 # elements whose attributes are double-quoted text without references or markup.
-_RELS_DECLARATION = re.compile(rb'<\?xml(?:\s+\w+="[^"<>?]*")*\s*\?>\s*')
-_RELS_PLAIN = re.compile(
-    rb'<Relationships\s+xmlns="' + _PKG_REL_NS.encode() + rb'"\s*>'
-    rb'((?:\s*<Relationship(?:\s+\w+="[^"<>&\t\n\r]*")*\s*/>)*)\s*</Relationships>\s*'
+# (White space is XML's own four characters, not every byte ``\s`` takes.)
+_RELS_DECLARATION = re.compile(
+    rb'<\?xml version="1\.0"(?: encoding="([^"]*)")?(?: standalone="(?:yes|no)")?'
+    rb"[ \t\r\n]*\?>[ \t\r\n]*"
 )
-_RELATIONSHIP = re.compile(rb"<Relationship\b([^>]*?)\s*/>")
+_RELS_PLAIN = re.compile(
+    rb'<Relationships[ \t\r\n]+xmlns="' + _PKG_REL_NS.encode() + rb'"[ \t\r\n]*>('
+    rb'(?:[ \t\r\n]*<Relationship(?:[ \t\r\n]+[A-Za-z_]\w*="[^"<>&\t\n\r]*")*'
+    rb"[ \t\r\n]*/>)*)[ \t\r\n]*</Relationships>[ \t\r\n]*"
+)
+_RELATIONSHIP = re.compile(rb"<Relationship\b([^>]*?)[ \t\r\n]*/>")
 _RELS_ATTRIBUTE = re.compile(rb'(\w+)="([^"]*)"')
 
 
@@ -137,8 +142,8 @@ def _plain_relationships(data: bytes) -> list[dict[str, str]] | None:
     start = 0
     declared = _RELS_DECLARATION.match(data)
     if declared is not None:
-        encoding = re.search(rb'\sencoding="([^"]*)"', declared.group(0))
-        if encoding is not None and encoding.group(1).lower() not in (b"utf-8", b"utf8"):
+        encoding = declared.group(1)
+        if encoding is not None and encoding.lower() not in (b"utf-8", b"utf8"):
             return None
         start = declared.end()
     whole = _RELS_PLAIN.fullmatch(data, start)
