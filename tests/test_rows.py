@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from battle_ledger.sheets.engine.a1 import column_letter
-from battle_ledger.sheets.engine.rows import Action, AppendPlan, RowsRead, TableShape
+from battle_ledger.sheets.engine.rows import (
+    Action,
+    AppendPlan,
+    RowsRead,
+    TableShape,
+    frame_rows,
+)
 from battle_ledger.sheets.errors import CellValueError, WorkbookError
 
 WHERE = {"file": "ledger.xlsx", "sheet": "Turns", "table": "tbl_Turns"}
@@ -60,17 +66,20 @@ def _targets(shape: TableShape, headers: list[str]) -> dict[str, int]:
     blank=st.integers(0, 4),
     appended=st.integers(1, 6),
     formula_column=st.booleans(),
+    as_records=st.booleans(),
 )
 def test_appended_rows_fill_the_blank_rows_at_the_end_then_grow(
-    filled: int, blank: int, appended: int, formula_column: bool
+    filled: int, blank: int, appended: int, formula_column: bool, as_records: bool
 ) -> None:
     """The blank rows at the end of the body (a formula does not make a row data) are
-    filled first, in order, then new rows below; the table grows by the rest."""
+    filled first, in order, then new rows below; the table grows by the rest. The rows
+    given as plain records or as a DataFrame's rows: the same plan."""
     computed = "=B4*2" if formula_column else None
     body = [[f"name {r}", r, computed] for r in range(filled)] + [[None, "", computed]] * blank
     shape, cells = _table(body)
     data = pd.DataFrame({"Name": [f"new {i}" for i in range(appended)]})
-    plan = AppendPlan(shape, cells, _targets(shape, list(data.columns)), data, WHERE)
+    rows = data.to_dict("records") if as_records else frame_rows(data)
+    plan = AppendPlan(shape, cells, _targets(shape, list(data.columns)), rows, WHERE)
     first_blank = shape.body_start + filled
     assert plan.grow == max(0, appended - blank)
     assert plan.rows == list(range(first_blank, first_blank + appended))
@@ -98,7 +107,7 @@ def test_appended_rows_fill_the_blank_rows_at_the_end_then_grow(
 def test_a_calculated_column_gets_its_formula_and_a_missing_value_is_not_written() -> None:
     shape, cells = _table([["a", 1, None]], calculated={4: "C4*2"})
     data = pd.DataFrame({"Name": ["b"], "Count": [pd.NA]})
-    plan = AppendPlan(shape, cells, _targets(shape, ["Name", "Count"]), data, WHERE)
+    plan = AppendPlan(shape, cells, _targets(shape, ["Name", "Count"]), frame_rows(data), WHERE)
     actions = {f.column: (f.action, f.value) for f in plan.fills()}
     assert actions[2] == (Action.VALUE, "b")
     assert actions[3] == (Action.CLEAR, None)
@@ -108,10 +117,10 @@ def test_a_calculated_column_gets_its_formula_and_a_missing_value_is_not_written
 def test_a_totals_row_refuses_growth_not_a_fill_of_blank_rows() -> None:
     shape, cells = _table([["a", 1, 2], [None, None, None]], totals=1)
     one = pd.DataFrame({"Name": ["b"]})
-    assert AppendPlan(shape, cells, _targets(shape, ["Name"]), one, WHERE).grow == 0
+    assert AppendPlan(shape, cells, _targets(shape, ["Name"]), frame_rows(one), WHERE).grow == 0
     two = pd.DataFrame({"Name": ["b", "c"]})
     with pytest.raises(WorkbookError, match="totals"):
-        AppendPlan(shape, cells, _targets(shape, ["Name"]), two, WHERE)
+        AppendPlan(shape, cells, _targets(shape, ["Name"]), frame_rows(two), WHERE)
 
 
 def test_growth_is_refused_over_a_cell_that_holds_something() -> None:
@@ -119,7 +128,7 @@ def test_growth_is_refused_over_a_cell_that_holds_something() -> None:
     cells.held[shape.body_end + 2, shape.max_col] = "in the way"
     data = pd.DataFrame({"Name": ["b", "c"]})
     with pytest.raises(WorkbookError, match="not empty") as refused:
-        AppendPlan(shape, cells, _targets(shape, ["Name"]), data, WHERE)
+        AppendPlan(shape, cells, _targets(shape, ["Name"]), frame_rows(data), WHERE)
     assert f"row {shape.body_end + 2}" in str(refused.value)
     assert column_letter(shape.max_col) in str(refused.value)
 
@@ -130,7 +139,7 @@ def test_growth_is_refused_into_another_table() -> None:
     data = pd.DataFrame({"Name": ["b", "c", "d", "e"]})
     assert shape.body_end + len(data) >= below + 5  # it reaches the other table
     with pytest.raises(WorkbookError, match="tbl_Other"):
-        AppendPlan(shape, cells, _targets(shape, ["Name"]), data, WHERE)
+        AppendPlan(shape, cells, _targets(shape, ["Name"]), frame_rows(data), WHERE)
 
 
 def test_rows_read_keep_what_holds_data_and_refuse_a_formula_in_a_typed_column() -> None:

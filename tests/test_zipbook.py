@@ -193,6 +193,141 @@ def test_a_table_is_named_as_openpyxl_reads_it_however_its_tag_is_written(spelli
     assert read_plainly == spelling.startswith("as ")
 
 
+_CALCULATED_COLUMNS = (
+    b'<tableColumns count="3"><tableColumn id="1" name="A"/>'
+    b'<tableColumn id="2" name="B"><calculatedColumnFormula>{F}</calculatedColumnFormula>'
+    b'</tableColumn><tableColumn id="3" name="C"><calculatedColumnFormula/></tableColumn>'
+    b"</tableColumns>"
+)
+_CALCULATED_TABLES = {
+    "as openpyxl writes it": b'<table id="1" name="T1" displayName="tbl_Turns" ref="C4:E9" '
+    b'headerRowCount="1" ' + _MAIN + b'><autoFilter ref="C4:E9"/>' + _CALCULATED_COLUMNS
+    + b"</table>",
+    "a formula with a reference": b'<table id="1" name="T1" displayName="tbl_Turns" '
+    b'ref="C4:E9" ' + _MAIN + b">" + _CALCULATED_COLUMNS.replace(b"{F}", b"C5&amp;{F}")
+    + b"</table>",
+    "an array formula": b'<table id="1" name="T1" displayName="tbl_Turns" ref="C4:E9" '
+    + _MAIN + b">" + _CALCULATED_COLUMNS.replace(
+        b"<calculatedColumnFormula>", b'<calculatedColumnFormula array="1">'
+    )
+    + b"</table>",
+    "a namespace prefix": b"<x:table " + _MAIN.replace(b"xmlns=", b"xmlns:x=")
+    + b' id="1" name="T1" displayName="tbl_Turns" ref="C4:E9"><x:autoFilter ref="C4:E9"/>'
+    + _CALCULATED_COLUMNS.replace(b"<", b"<x:").replace(b"<x:/", b"</x:") + b"</x:table>",
+    "a filter only in an extension": b'<table id="1" name="T1" displayName="tbl_Turns" '
+    b'ref="C4:E9" ' + _MAIN + b">" + _CALCULATED_COLUMNS + b'<extLst><ext uri="{x}" '
+    b'xmlns:y="urn:y"><y:autoFilter ref="C4:E9"/></ext></extLst></table>',
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", sorted(_CALCULATED_TABLES))
+def test_a_tables_calculated_formulas_and_grown_range_are_as_openpyxls_model_has_them(
+    spelling: str,
+) -> None:
+    """Appending reads a table's calculated formulas and writes its grown range off the
+    part's XML where it is plainly written; they are what openpyxl's model reads and
+    what writing the range into the model gives."""
+    from openpyxl.worksheet.table import Table
+
+    from battle_ledger.sheets.engine.rows import calculated_formulas
+
+    xml = _CALCULATED_TABLES[spelling].replace(b"{F}", b'IF([@A]="","",[@A]*2)')
+    table = xlsx_package.TablePart(xml, "xl/tables/table1.xml", "Turns")
+    model = Table.from_tree(xlsx_package.parse_part(xml))
+    assert table.calculated_formulas() == calculated_formulas(3, model.tableColumns)
+    assert table.calculated_formulas()  # the formula of column B is there to read
+    plainly = table._model is None
+    assert plainly == (spelling in ("as openpyxl writes it", "a filter only in an extension"))
+    by_model = xlsx_package.TablePart(xml, "xl/tables/table1.xml", "Turns")
+    by_model.model.ref = "C4:E12"  # what the append did before: the model, then its XML
+    if by_model.model.autoFilter is not None and by_model.model.autoFilter.ref:
+        by_model.model.autoFilter.ref = "C4:E12"
+    table.grow_to("C4:E12")
+    assert table.changed and table.bounds == (3, 4, 5, 12)
+    assert table.serialised() == by_model.serialised()
+    assert (table._model is None) == (spelling == "as openpyxl writes it")
+    grown = Table.from_tree(xlsx_package.parse_part(table.serialised()))
+    assert grown.ref == "C4:E12"
+    assert grown.autoFilter is None or grown.autoFilter.ref in ("", "C4:E12")
+
+
+_RELS_NS = b'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"'
+_REL = (b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        b'relationships/table" Target="/xl/tables/table1.xml"/>')  # fmt: skip
+_RELS_SPELLINGS = {
+    "as openpyxl writes it": (b"<Relationships " + _RELS_NS + b">" + _REL + b"</Relationships>"),
+    "as Excel writes it": b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
+    b"<Relationships " + _RELS_NS + b">" + _REL + _REL.replace(b"rId1", b"rId2")
+    + b"</Relationships>",
+    "as LibreOffice writes it": b'<?xml version="1.0" encoding="UTF-8"?>\n<Relationships '
+    + _RELS_NS + b"><Relationship Id=\"rId3\" Type=\"x\" Target=\"a.xml\" "
+    b'TargetMode="External"/>\n</Relationships>',
+    "empty": b"<Relationships " + _RELS_NS + b"/>",
+    "a reference in a target": b"<Relationships " + _RELS_NS + b">"
+    + _REL.replace(b"table1", b"t&amp;1") + b"</Relationships>",
+    "a comment": b"<Relationships " + _RELS_NS + b"><!-- x -->" + _REL + b"</Relationships>",
+    "a prefix": b"<r:Relationships " + _RELS_NS.replace(b"xmlns=", b"xmlns:r=") + b">"
+    + _REL.replace(b"<Relationship", b"<r:Relationship") + b"</r:Relationships>",
+    "single quotes": b"<Relationships " + _RELS_NS + b">" + _REL.replace(b'"rId1"', b"'rId1'")
+    + b"</Relationships>",
+    "another encoding": b'<?xml version="1.0" encoding="ISO-8859-1"?><Relationships '
+    + _RELS_NS + b">" + _REL + b"</Relationships>",
+    "an attribute twice": b"<Relationships " + _RELS_NS + b">"
+    + _REL.replace(b"/>", b' Id="rId9"/>') + b"</Relationships>",
+    "a vertical tab for a space": b"<Relationships " + _RELS_NS + b">"
+    + _REL.replace(b' Type="', b'\x0bType="') + b"</Relationships>",
+    "a declaration of another version": b'<?xml version="1.1"?><Relationships '
+    + _RELS_NS + b">" + _REL + b"</Relationships>",
+    "an entity declared": b'<!DOCTYPE r [<!ENTITY e "x">]><Relationships ' + _RELS_NS + b">"
+    + _REL.replace(b"table1", b"&e;") + b"</Relationships>",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", sorted(_RELS_SPELLINGS))
+def test_relationships_are_read_as_the_parser_reads_them_or_left_to_it(spelling: str) -> None:
+    """A relationships part plainly written is read without a parser, to the same
+    attributes; any other is left to defusedxml (which refuses a DTD, a duplicate)."""
+    data = _RELS_SPELLINGS[spelling]
+    plain = xlsx_package._plain_relationships(data)
+    assert (plain is not None) == spelling.startswith("as ")
+    try:
+        root = xlsx_package.parse_part(data)
+    except xlsx_package.UnsureError:
+        assert spelling in ("an attribute twice", "an entity declared",
+                            "a vertical tab for a space")  # fmt: skip
+        return
+    parsed = [dict(r.attrib) for r in root.iter(f"{{{xlsx_package._PKG_REL_NS}}}Relationship")]
+    assert plain is None or plain == parsed
+
+
+@pytest.mark.parametrize("turn", [7, None])
+def test_a_log_line_appended_as_a_record_writes_what_its_frame_writes(
+    turn: int | None, tmp_path: Path
+) -> None:
+    """``append_records`` (the Log line, without a DataFrame) saves the same parts as
+    ``append_rows`` of the one-row frame the Log line was before."""
+    from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE
+    from tests.toybook import make_toy
+
+    row = {"When": "2026-11-27 05:00:00", "Action": "end-turn", "Turn": turn,
+           "Detail": "turn 3 <closed> & \"done\" =A1", "Dice": ""}  # fmt: skip
+    saved = []
+    for how in ("records", "frame"):
+        path = make_toy(tmp_path / f"{how}.xlsx", blank_rows=0)
+        book = ZipBook(path, history=False)
+        if how == "records":
+            book.append_records(LOG_TABLE, [row, row], LOG_COLUMNS)
+        else:
+            book.append_rows(LOG_TABLE, pd.DataFrame([row, row], columns=list(LOG_COLUMNS)))
+        assert book.fell_back is None
+        book.commit()
+        with zipfile.ZipFile(path) as z:
+            saved.append({i.filename: z.read(i) for i in z.infolist()})
+    assert saved[0] == saved[1]
+    read = ZipBook(tmp_path / "records.xlsx", writable=False).read_rows(LOG_TABLE)
+    assert list(read.records())[-1]["Detail"] == row["Detail"]
+
+
 def test_a_shared_formula_is_read_as_openpyxl_reads_it(tmp_path: Path) -> None:
     source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
     play_periods("dep-ledger", source, 1, seed=2)

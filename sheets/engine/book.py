@@ -613,6 +613,13 @@ class Book(ABC):
         for the new row; other missing columns stay empty. Validations,
         formatting and conditional formatting extend to the new rows."""
 
+    def append_records(
+        self, table: str, records: Sequence[Mapping[str, Any]], columns: Sequence[str]
+    ) -> None:
+        """``append_rows`` of rows given as plain records (each maps every one of
+        ``columns`` to its value); a backend may append them without a DataFrame."""
+        self.append_rows(table, pd.DataFrame(list(records), columns=list(columns)))
+
     @abstractmethod
     def read_name(self, name: str) -> Any:
         """The value of the workbook-level defined name ``name`` (one cell)."""
@@ -632,7 +639,7 @@ class Book(ABC):
             "Detail": detail,
             "Dice": dice,
         }
-        self.append_rows(LOG_TABLE, pd.DataFrame([row], columns=list(LOG_COLUMNS)))
+        self.append_records(LOG_TABLE, [row], LOG_COLUMNS)
 
     def show_periods(self, grid: Grid, count: int) -> None:  # noqa: B027 (a hook)
         """Print and chart ``grid`` only as far as its first ``count`` periods (the ones

@@ -62,6 +62,7 @@ from battle_ledger.sheets.engine.rows import (
     RowsRead,
     TableShape,
     calculated_formulas,
+    frame_rows,
 )
 from battle_ledger.sheets.engine.workbook_file import (
     _TEXT_TRIGGERS,
@@ -518,7 +519,7 @@ class HeadlessBook(Book):
         geo = self._find(table)
         where = self._where(geo)
         targets = {str(col): self._column_index(geo, str(col)) for col in rows.columns}
-        plan = AppendPlan(_shape(geo), _SheetCells(geo.ws), targets, rows, where)
+        plan = AppendPlan(_shape(geo), _SheetCells(geo.ws), targets, frame_rows(rows), where)
         ws, pattern = geo.ws, plan.pattern
         for fill in plan.fills():
             cell = ws.cell(fill.row, fill.column)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.sheets.engine.a1 import column_letter
@@ -52,6 +52,7 @@ __all__ = [
     "TableCells",
     "TableShape",
     "calculated_formulas",
+    "frame_rows",
 ]
 
 
@@ -210,18 +211,25 @@ class Fill:
     value: Any = None
 
 
+def frame_rows(rows: pd.DataFrame) -> list[Mapping[str, Any]]:
+    """A DataFrame's rows as ``AppendPlan`` takes them: each row as ``iterrows`` gives
+    it (its values as appending a frame has always written them)."""
+    return [cast("Mapping[str, Any]", row) for _, row in rows.iterrows()]
+
+
 class AppendPlan:
-    """Appending ``rows`` (a DataFrame whose columns are among ``targets``: header ->
-    sheet column) to the table ``shape``, reading its cells through ``cells``: the rows
-    chosen and checked when made; ``fills()`` decides each cell as it is reached (a fill
-    applied may make the cell a later one copies down)."""
+    """Appending ``rows`` (each a mapping of headers among ``targets``, header -> sheet
+    column, to its value: a plain record, or a DataFrame's row, ``frame_rows``) to the
+    table ``shape``, reading its cells through ``cells``: the rows chosen and checked
+    when made; ``fills()`` decides each cell as it is reached (a fill applied may make
+    the cell a later one copies down)."""
 
     def __init__(
         self,
         shape: TableShape,
         cells: TableCells,
         targets: dict[str, int],
-        rows: pd.DataFrame,
+        rows: Sequence[Mapping[str, Any]],
         where: dict[str, Any],
     ) -> None:
         self.shape, self.cells, self.data, self.where = shape, cells, rows, where
@@ -284,7 +292,7 @@ class AppendPlan:
     def fills(self) -> Iterator[Fill]:
         """Every cell of every appended row, row by row, decided when reached."""
         shape, cells, pattern = self.shape, self.cells, self.pattern
-        for (_, row), r in zip(self.data.iterrows(), self.rows, strict=True):
+        for row, r in zip(self.data, self.rows, strict=True):
             fresh = r > self.last
             for c in range(shape.min_col, shape.max_col + 1):
                 header = self._headers.get(c)

@@ -43,6 +43,7 @@ from battle_ledger.sheets.engine.cell_scanner import (
     xml_number,
 )
 from battle_ledger.sheets.engine.printout import cut_reference
+from battle_ledger.sheets.engine.rows import calculated_formulas
 from battle_ledger.sheets.engine.workbook_file import (
     _SHEET_PART,
     MAX_SHEET_ROWS,
@@ -117,6 +118,47 @@ def parse_part(data: bytes) -> Element:
         raise UnsureError(f"XML openpyxl should judge ({type(exc).__name__})") from None
 
 
+# A relationships part as Excel, LibreOffice and openpyxl write it: an optional UTF-8
+# declaration, the package namespace as the default, then only empty <Relationship>
+# elements whose attributes are double-quoted text without references or markup.
+# (White space is XML's own four characters, not every byte ``\s`` takes.)
+_RELS_DECLARATION = re.compile(
+    rb'<\?xml version="1\.0"(?: encoding="([^"]*)")?(?: standalone="(?:yes|no)")?'
+    rb"[ \t\r\n]*\?>[ \t\r\n]*"
+)
+_RELS_PLAIN = re.compile(
+    rb'<Relationships[ \t\r\n]+xmlns="' + _PKG_REL_NS.encode() + rb'"[ \t\r\n]*>('
+    rb'(?:[ \t\r\n]*<Relationship(?:[ \t\r\n]+[A-Za-z_]\w*="[^"<>&\t\n\r]*")*'
+    rb"[ \t\r\n]*/>)*)[ \t\r\n]*</Relationships>[ \t\r\n]*"
+)
+_RELATIONSHIP = re.compile(rb"<Relationship\b([^>]*?)[ \t\r\n]*/>")
+_RELS_ATTRIBUTE = re.compile(rb'(\w+)="([^"]*)"')
+
+
+def _plain_relationships(data: bytes) -> list[dict[str, str]] | None:
+    """Each relationship's attributes, where the part is plainly written
+    (``_RELS_PLAIN``: no DTD, entity, comment or prefix can be in it); else None, and
+    the part is parsed by ``parse_part`` (defusedxml, which refuses what it must)."""
+    start = 0
+    declared = _RELS_DECLARATION.match(data)
+    if declared is not None:
+        encoding = declared.group(1)
+        if encoding is not None and encoding.lower() not in (b"utf-8", b"utf8"):
+            return None
+        start = declared.end()
+    whole = _RELS_PLAIN.fullmatch(data, start)
+    if whole is None:
+        return None
+    listed: list[dict[str, str]] = []
+    for rel in _RELATIONSHIP.finditer(whole.group(1)):
+        pairs = _RELS_ATTRIBUTE.findall(rel.group(1))
+        attributes = {k.decode("utf-8"): v.decode("utf-8") for k, v in pairs}
+        if len(attributes) != len(pairs):  # an attribute twice: the parser's refusal
+            return None
+        listed.append(attributes)
+    return listed
+
+
 def _letters(col: int) -> str:
     return column_letter(col)
 
@@ -141,6 +183,12 @@ def _rels_of(part: str) -> str:
 # and ``display_name`` read from it.
 _TABLE_TAG = re.compile(rb"<table\s[^>]*>")
 _MAIN_NAMESPACE = b'xmlns="' + _MAIN_NS.encode() + b'"'
+# A table part's columns in order (what is inside each), and a calculated formula alone
+# inside one (its text as written).
+_TABLE_COLUMN = re.compile(rb"<tableColumn\b[^>]*?(?:/>|>(.*?)</tableColumn>)", re.S)
+_CALCULATED = re.compile(
+    rb"<calculatedColumnFormula>([^<]*)</calculatedColumnFormula>|<calculatedColumnFormula/>"
+)
 _TABLE_ATTRIBUTES = {key: re.compile(rb"\s" + key.encode() + rb'="([^"&<]*)"')
                      for key in ("name", "displayName", "ref", "headerRowCount",
                                  "totalsRowCount")}  # fmt: skip
@@ -158,6 +206,7 @@ class TablePart:
     headers: list[str] | None = None  # read once (the header row is never written)
     _bounds: tuple[str, tuple[int, int, int, int]] | None = None
     _model: Any = None
+    _tag: tuple[bytes, bytes | None] | None = None  # (the XML, its plain tag)
 
     @property
     def model(self) -> Any:  # openpyxl.worksheet.table.Table
@@ -168,20 +217,70 @@ class TablePart:
             self._model = Table.from_tree(parse_part(self.xml))  # type: ignore[arg-type]
         return self._model
 
+    def _plain_tag(self) -> bytes | None:
+        """The table's opening tag where its XML is plainly written (no prefix, no
+        reference, no DTD) and the model is not parsed: what is read or written off
+        the XML itself; else None (the model's)."""
+        if self._model is not None:
+            return None
+        if self._tag is None or self._tag[0] is not self.xml:  # found once for this XML
+            tag = None if b"<!" in self.xml else _TABLE_TAG.search(self.xml, 0, 4096)
+            plain = tag is not None and _MAIN_NAMESPACE in tag.group(0)
+            self._tag = (self.xml, tag.group(0) if tag is not None and plain else None)
+        return self._tag[1]
+
     def _attribute(self, key: str) -> str | None:
         """Attribute ``key`` of the table's tag (None: not given), read off the XML where
-        it is plainly written (no prefix, no reference, no DTD), else from the model."""
-        if self._model is None and b"<!" not in self.xml:
-            tag = _TABLE_TAG.search(self.xml, 0, 4096)
-            if tag is not None and _MAIN_NAMESPACE in tag.group(0):
-                opening = tag.group(0)
-                found = _TABLE_ATTRIBUTES[key].search(opening)
-                if found is not None:
-                    return found.group(1).decode("utf-8")
-                if b"&" not in opening and key.encode() + b"=" not in opening:
-                    return None
+        it is plainly written (``_plain_tag``), else from the model."""
+        opening = self._plain_tag()
+        if opening is not None:
+            found = _TABLE_ATTRIBUTES[key].search(opening)
+            if found is not None:
+                return found.group(1).decode("utf-8")
+            if b"&" not in opening and key.encode() + b"=" not in opening:
+                return None
         value = getattr(self.model, key)
         return None if value is None else str(value)
+
+    def calculated_formulas(self) -> dict[int, str]:
+        """Each sheet column's calculated formula (column -> text), as
+        ``rows.calculated_formulas`` reads them off openpyxl's model: off the XML
+        where it is plainly written and the formulas need no unescaping."""
+        min_col = self.bounds[0]
+        if self._plain_tag() is not None:
+            found: dict[int, str] = {}
+            for i, inner in enumerate(_TABLE_COLUMN.findall(self.xml)):
+                if b"calculatedColumnFormula" not in inner:
+                    continue
+                formula = _CALCULATED.fullmatch(inner)
+                text = b"" if formula is None else formula.group(1) or b""
+                if formula is None or b"&" in text or b"\r" in text:
+                    break  # written otherwise: the model reads it
+                if text:
+                    found[min_col + i] = text.decode("utf-8")
+            else:
+                return found
+        read: dict[int, str] = calculated_formulas(min_col, self.model.tableColumns)
+        return read
+
+    def grow_to(self, ref: str) -> None:
+        """The table's range (and its filter's, where it has one) is now ``ref``:
+        written into the XML where it is plainly written, else into the model."""
+        # A filter with a prefix (in an extension?) is not the model's: the model decides.
+        if self._plain_tag() is not None and b":autoFilter" not in self.xml:
+            self.xml = _table_xml(self.xml, ref, filtered=True)
+        else:
+            self.model.ref = ref
+            if self.model.autoFilter is not None and self.model.autoFilter.ref:
+                self.model.autoFilter.ref = ref
+        self.changed = True
+
+    def serialised(self) -> bytes:
+        """The part as written now (its range grown)."""
+        if self._model is None:
+            return self.xml
+        auto = self.model.autoFilter
+        return _table_xml(self.xml, self.model.ref, filtered=auto is not None and bool(auto.ref))
 
     def _named(self, key: str) -> str:
         return str(self._attribute(key))
@@ -584,9 +683,13 @@ class Package:
         rels = "_rels/.rels" if part == "" else _rels_of(part)
         if rels not in self.infos:
             return {}
-        root = parse_part(self.read(rels))
+        data = self.read(rels)
+        listed = _plain_relationships(data)
+        if listed is None:
+            root = parse_part(data)
+            listed = [rel.attrib for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship")]
         found: dict[str, tuple[str, str]] = {}
-        for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
+        for rel in listed:
             if rel.get("TargetMode") == "External":
                 continue
             found[rel.get("Id") or ""] = (
@@ -807,7 +910,7 @@ class Package:
         for tables in self.tables.values():
             for table in tables:
                 if table.changed:
-                    parts[table.part] = [_table_xml(table.xml, table.model)]
+                    parts[table.part] = [table.serialised()]
         if self._new_strings:
             assert self.strings_part is not None
             old = self.read(self.strings_part)
@@ -914,14 +1017,15 @@ def _copy_part(
         target.start_dir = target.fp.tell()  # type: ignore[union-attr]  # open: fp is set
 
 
-def _table_xml(old: bytes, model: Any) -> bytes:
-    ref = model.ref.encode()
+def _table_xml(old: bytes, ref_text: str, *, filtered: bool) -> bytes:
+    """A table part's XML with its range ``ref_text``, and its filter's where
+    ``filtered`` (the filter has a range of its own: a blank one is left so)."""
+    ref = ref_text.encode()
     new = re.sub(rb'(<(?:\w+:)?table\b[^>]*?\sref=")[^"]*(")',
                  lambda m: m.group(1) + ref + m.group(2), old, count=1)  # fmt: skip
-    if model.autoFilter is not None and model.autoFilter.ref:
-        new = re.sub(rb'(<(?:\w+:)?autoFilter\b[^>]*?\sref=")[^"]*(")',
-                     lambda m: m.group(1) + model.autoFilter.ref.encode() + m.group(2), new,
-                     count=1)  # fmt: skip
+    if filtered:
+        new = re.sub(rb'(<(?:\w+:)?autoFilter\b[^>]*?\sref=")[^"]+(")',
+                     lambda m: m.group(1) + ref + m.group(2), new, count=1)  # fmt: skip
     return new
 
 

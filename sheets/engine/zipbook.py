@@ -28,7 +28,7 @@ hand-over to openpyxl.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
@@ -55,7 +55,7 @@ from battle_ledger.sheets.engine.rows import (
     AppendPlan,
     RowsRead,
     TableShape,
-    calculated_formulas,
+    frame_rows,
 )
 from battle_ledger.sheets.engine.workbook_file import (
     _check_archive,
@@ -152,7 +152,9 @@ def _or_openpyxl(method: F) -> F:
     return run  # type: ignore[return-value]
 
 
-_JOURNALED = frozenset({"write_cells", "append_rows", "write_name", "show_periods"})
+_JOURNALED = frozenset(
+    {"write_cells", "append_rows", "append_records", "write_name", "show_periods"}
+)
 
 
 class ZipBook(Book):
@@ -397,11 +399,23 @@ class ZipBook(Book):
     def append_rows(self, table: str, rows: pd.DataFrame) -> None:
         if rows.empty:
             return
+        self._append(table, [str(col) for col in rows.columns], frame_rows(rows))
+
+    @_or_openpyxl
+    def append_records(
+        self, table: str, records: Sequence[Mapping[str, Any]], columns: Sequence[str]
+    ) -> None:
+        if records and columns:
+            self._append(table, columns, records)
+
+    def _append(
+        self, table: str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]
+    ) -> None:
         found = self._find(table)
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         where = self._where(found)
-        targets = {str(col): self._column(found, str(col)) for col in rows.columns}
+        targets = {col: self._column(found, col) for col in columns}
         plan = AppendPlan(self._shape(found), _PartCells(pkg, sheet), targets, rows, where)
         pattern = plan.pattern
         translators: dict[int, Any] = {}
@@ -440,7 +454,7 @@ class ZipBook(Book):
     def _shape(self, table: TablePart) -> TableShape:
         """The table's shape as the row plan reads it."""
         min_col, _, max_col, _ = table.bounds
-        calculated = calculated_formulas(min_col, table.model.tableColumns)
+        calculated = table.calculated_formulas()
         others = {
             other.display_name: other.bounds
             for other in self.package.sheet_tables(table.sheet)
@@ -451,10 +465,7 @@ class ZipBook(Book):
 
     def _grow(self, sheet: SheetPart, table: TablePart, plan: AppendPlan) -> None:
         min_col, _, max_col, _ = table.bounds
-        table.model.ref = plan.grown_ref
-        if table.model.autoFilter is not None and table.model.autoFilter.ref:
-            table.model.autoFilter.ref = table.model.ref
-        table.changed = True
+        table.grow_to(plan.grown_ref)
         sheet.grown.append(((min_col, max_col), plan.last, plan.grow))
 
     # -- defined names --------------------------------------------------------------------
