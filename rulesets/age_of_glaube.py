@@ -53,6 +53,7 @@ __all__ = [
     "FAMILY",
     "RALLY_CHECKS",
     "VICTORY_POINTS_FOR",
+    "CombatOutcome",
     "CrossedWhen",
     "Margin",
     "MarkRules",
@@ -67,6 +68,7 @@ __all__ = [
     "casualty_pct",
     "check_passes",
     "combat_potential",
+    "combat_results_of_a_unit",
     "era",
     "is_battery",
     "marks_crossed",
@@ -83,6 +85,7 @@ __all__ = [
     "shift_odds",
     "state_next_turn",
     "unit_after_rally",
+    "unit_after_result",
     "unit_rallies",
     "victory_after_part",
     "victory_marks",
@@ -1154,3 +1157,79 @@ def result_code(code: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> ResultCode
         value=code,
         expected="one of " + ", ".join(str(r["code"]) for r in rows),
     )
+
+
+@dataclass(frozen=True)
+class CombatOutcome:
+    """What a combat result (8.5) does to one unit it falls on."""
+
+    result: str  # as a unit's result is given: "Ar", ..., "Dx attacker", "Dx defender"
+    code: str
+    fought_as: str  # attacker or defender
+    already_disrupted: bool
+    after: str  # its state after the result
+    base_units_removed: int
+
+
+def _result_rows(rs: Ruleset) -> dict[str, dict[str, Any]]:
+    """A unit's result, in the words :func:`combat_results_of_a_unit` gives, -> its row of
+    ``combat_result_states``: the code alone where it falls on one side (Ar falls on the
+    attacker), the code and the side where on both (Dx)."""
+
+    def build() -> dict[str, dict[str, Any]]:
+        rows = rs.rows("combat_result_states")
+        sides: dict[str, int] = {}
+        for row in rows:
+            sides[str(row["code"])] = sides.get(str(row["code"]), 0) + 1
+        return {
+            (str(row["code"]) if sides[str(row["code"])] == 1
+             else f"{row['code']} {row['fought_as']}"): dict(row)
+            for row in rows
+        }  # fmt: skip
+
+    return rs.derived("aog.combat_result_states", build)
+
+
+def combat_results_of_a_unit(ruleset: _RulesetArg = DEFAULT_RULESET) -> tuple[str, ...]:
+    """The results a unit may be given, in the table's order: the code where it falls
+    on one side (8.5: "Ar = Attacker routed"), the code and the side where it falls on
+    both ("Dx attacker", "Dx defender": "Attackers already disrupted ... Defenders
+    already disrupted")."""
+    return tuple(_result_rows(era(ruleset)))
+
+
+def unit_after_result(
+    state: str, result: str, ruleset: _RulesetArg = DEFAULT_RULESET
+) -> CombatOutcome:
+    """The state a combat result leaves a unit in, and the base units it removes (8.5).
+
+    ``state``: the unit's state when it fights (after its rally phase); ``result``: one
+    of :func:`combat_results_of_a_unit`. A unit "previously undisrupted" and one "already
+    disrupted" (the states ``unit_states.already_disrupted`` names: a reading of ours)
+    go to the states ``combat_result_states`` gives, and lose the base units
+    ``combat_results`` gives: "Remove one base unit from the combat group" (Ar, Dr), and
+    "already disrupted remove one base unit from the game" (Aw, Ad, Dx, Dd, Dw). The
+    text removes base units, never the whole unit.
+    """
+    rs = era(ruleset)
+    said = " ".join(str(state).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    rows = _result_rows(rs)
+    wanted = " ".join(str(result).split()).casefold()
+    key = next((k for k in rows if k.casefold() == wanted), None)
+    if key is None:
+        raise InvalidArgumentError(
+            f"{result!r} is not a combat result a unit of {rs.name} is given",
+            column="combat result",
+            value=result,
+            expected="one of " + ", ".join(rows),
+        )
+    row = rows[key]
+    listed = rs.constant("unit_states", "already_disrupted")
+    disrupted_states = tuple(str(s).casefold() for s in (listed or ()))
+    already = now in disrupted_states
+    after = str(row["if_already_disrupted" if already else "if_undisrupted"])
+    code = result_code(str(row["code"]), rs)
+    lost = code.base_units_lost_if_disrupted if already else code.base_units_lost_if_undisrupted
+    after = one_of(after, UnitState.ALL, "combat_result_states", "state")
+    return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost)

@@ -557,6 +557,18 @@ CATALOGUE: list[Case] = [
      ["run", "unit", "INPUT", "--unit", "New Guns", "--side", "Swedish", "--state",
       "organised"],
      _glaube_ledger, 2, ("--unit-type", "no earlier row")),
+    # a victory table made before combat results were held (version 3)
+    ("a version 3 victory table: --combat-result", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Chiesa", "--state", "organised",
+      "--combat-result", "Dr"],
+     _write("victory-v3.xlsx", (_FIXTURES / "victory-table-v3.xlsx").read_bytes()), 2,
+     ("older (template version 3)", "template version 4", "the Combat result column",
+      "--combat-result")),
+    # 8.5: Dx falls on both sides: which one, named
+    ("a combat result that does not say which side it falls on", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "organised",
+      "--combat-result", "Dx"],
+     _glaube_ledger, 2, ("--combat-result", "Dx attacker", "Dx defender")),
     ("from a campaign made without an order of battle", _campaign_instead(oob=False),
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
      ("made without an order of battle", "--campaign needs --oob")),

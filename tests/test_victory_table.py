@@ -750,6 +750,8 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
         ("General", "Napoleon", "not one of the list"),
         ("Type", "cannon", "not among the types of units"),
         ("Type", None, "has no Type"),
+        ("Combat result", "Dx", "not one of the list"),  # Dx falls on both: which one
+        ("Combat result", "routed", "not one of the list"),
     ],
 )
 def test_a_bad_cell_of_the_units_is_refused_where_it_is(
@@ -906,3 +908,119 @@ def test_end_turn_carries_every_unit_into_the_next_turn(tmp_path: Path) -> None:
         assert (shown("Active") or None) == active, state
         needed = shown("Needed")
         assert (None if needed in (None, "") else round(needed, 3)) == state["needed"], state
+
+
+# -- combat results (template version 4) -----------------------------------------------------
+
+
+@pytest.mark.libreoffice
+def test_a_combat_result_sets_the_units_state_and_end_turn_carries_it(tmp_path: Path) -> None:
+    """8.5: "The effects of combat are immediately applied to the troops concerned": a
+    unit's Combat result (``run unit --combat-result``) sets its state after combat and the
+    base units it removes, by ``aog.unit_after_result`` from its state after the rally;
+    end-turn starts the unit's next turn in it; report and, recalculated by LibreOffice,
+    the sheet agree on every row."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-reason")
+    units = _batteries_first(path)
+    plays = [
+        {"state": "organised", "combat_result": "Dw"},
+        {"state": "disrupted", "combat_result": "dx attacker"},
+        {"state": "disrupted", "combat_result": "Dx defender"},
+        {"state": "routing", "random_number": "0.95", "combat_result": "Ad"},  # rallied first
+        {"state": "retiring", "combat_result": "Dd"},
+        {"state": "organised", "combat_result": "Ar"},
+        {"state": "pursuing", "combat_result": "Aw"},
+    ]
+    rs = registry.get("age-of-reason")
+    assert len(units) >= len(plays)
+    for unit, play in zip(units, plays, strict=False):
+        done = run_on_file(path, "unit", unit=unit, **play)
+        rally = aog.unit_after_rally(play["state"], play.get("random_number"), ruleset=rs)
+        want = aog.unit_after_result(rally.after, play["combat_result"], rs)
+        assert done.details["combat_result"] == want.result
+        assert (done.details["state_after_combat"], done.details["base_units_removed"]) == (
+            want.after,
+            want.base_units_removed,
+        )
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    for unit in units:
+        assert states[(2, unit)]["state"] == aog.state_next_turn(
+            states[(1, unit)]["state_after_combat"], rs
+        )
+        assert states[(2, unit)]["combat_result"] is None
+        assert states[(2, unit)]["state_after_combat"] == states[(2, unit)]["state_after"]
+    assert states[(2, units[0])]["state"] == "retiring"  # "continue to retire until rallied"
+    assert states[(2, units[5])]["state"] == "routing"  # Ar: "The remainder will rout"
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+
+        def shown(header: str, row: int = row) -> Any:
+            value = plain(table_cell(wb, "tbl_Units", header, row).value)
+            return None if value in ("", None) else value
+
+        assert shown("After combat") == state["state_after_combat"], state
+        removed = shown("Base units removed")
+        assert (None if removed is None else int(removed)) == state["base_units_removed"], state
+        assert shown("Combat result") == state["combat_result"], state
+
+
+def test_the_units_results_are_the_rules_results_in_every_era() -> None:
+    """The Combat result drop-down offers what ``aog.combat_results_of_a_unit`` gives."""
+    from battle_ledger.sheets.kinds.victory_table import UNITS
+
+    for era in aog.ERAS:
+        assert UNITS.column("combat_result").choices == aog.combat_results_of_a_unit(era)
+
+
+def test_a_combat_result_refused_from_the_command_leaves_the_file(tmp_path: Path) -> None:
+    """``--combat-result Dx``: Dx falls on both sides, so which is named; refused (exit 2)
+    naming the option and the results a unit may be given, the file unchanged."""
+    path = _army(tmp_path)
+    unit = _batteries_first(path)[0]
+    before = path.read_bytes()
+    refused = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", unit, "--state",
+                                       "organised", "--combat-result", "Dx"])  # fmt: skip
+    assert refused.exit_code == 2, refused.output
+    assert "--combat-result" in refused.output and "Dx defender" in refused.output
+    assert path.read_bytes() == before
+
+
+V3 = Path(__file__).parent / "fixtures" / "victory-table-v3.xlsx"
+
+
+def test_a_version_3_ledger_reports_as_before_and_refuses_a_combat_result(
+    tmp_path: Path,
+) -> None:
+    """tests/fixtures/victory-table-v3.xlsx: Breitenfeld built by the version before combat
+    results were held (two turns; a regiment rallied from rout, a battery captured, a tercio
+    retiring): it reports as before (no result: the state after combat is the state after
+    the rally), end-turn carries it on, and --combat-result is refused saying the ledger is
+    older (exit 2), the file unchanged."""
+    path = tmp_path / "v3.xlsx"
+    path.write_bytes(V3.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False)).details
+    states = {(u["turn"], u["unit"]): u for u in report["unit_states"]}
+    assert {u["combat_result"] for u in states.values()} == {None}
+    assert {u["base_units_removed"] for u in states.values()} == {None}
+    assert all(u["state_after_combat"] == u["state_after"] for u in states.values())
+    assert states[(1, "Old Blue Regiment")]["state_after"] == "disrupted"
+    assert states[(2, "Heavy battery")]["active"] is False
+    assert [s["lost"] for s in report["sides"]] == [3, 3]
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", "Tercio Chiesa", "--state", "organised",
+               "--combat-result", "Dr"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2 and "template version 3" in refused.output, refused.output
+    assert "--combat-result" in refused.output
+    assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty="Y")
+    carried = _states(path)
+    assert carried[(3, "Tercio Chiesa")]["state"] == "retiring"
+    assert run_check(HeadlessBook(path, writable=False)) == []

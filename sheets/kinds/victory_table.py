@@ -199,6 +199,12 @@ _UNITS_SINCE = 2
 #: The template version that gave each unit of tbl_Units its type (a captured battery is a
 #: battery; Active is a battery's).
 _TYPES_SINCE = 3
+#: The template version that held each unit's combat result (8.5) and the state it sets.
+_RESULTS_SINCE = 4
+#: A unit's combat result as the Units table offers it (``aog.combat_results_of_a_unit``,
+#: the same in every era: a test holds them to it): the code where it falls on one side,
+#: the code and the side where on both.
+_RESULTS = ("Ar", "Aw", "Ad", "Dx attacker", "Dx defender", "Dd", "Dw", "Dr")
 #: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
 _GENERALS = ("general", "great captain")
 
@@ -209,7 +215,8 @@ UNITS = Table(
     note="One row per unit per turn whose state you keep: its state at the start of the "
     "disruption and rout removal phase (5), the random number thrown to rally it, a General "
     "present (5.3), and for a disrupted, retiring or pursuing unit the National Army table's "
-    "value (not printed). Routing units need the number the Rules give (5.2: 0.800).",
+    "value (not printed), then the result of its combat (8.5). Routing units need the "
+    "number the Rules give (5.2: 0.800).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn (5 minutes each)", low=1, width=6),
         Column("Unit", "unit", _K, help="the battalion, regiment or battery", width=26),
@@ -237,6 +244,16 @@ UNITS = Table(
                help="a battery's: organised after the rally, it may fire (6); a captured "
                "battery is not active for one full move (6); blank for foot and horse",
                width=8),
+        Column("Combat result", "combat_result", _I, Entry.CHOICE,
+               "the result of its combat this turn (8.5) as it falls on it: Ar, Aw, Ad "
+               "(the attacker), Dd, Dw, Dr (the defender), Dx attacker or Dx defender",
+               choices=_RESULTS, width=12, since=_RESULTS_SINCE),
+        Column("Base units removed", "base_units_removed", _O, Entry.WHOLE,
+               "the base units the result removes (8.5: one for Ar and Dr, one for the "
+               "others if it was already disrupted)", width=9, since=_RESULTS_SINCE),
+        Column("After combat", "state_after_combat", _O,
+               help="its state after the result (8.5), as the next turn takes it; no "
+               "result: the State after", width=15, since=_RESULTS_SINCE),
         Column("Note", "note", _N, help="anything worth remembering", width=30),
     ),
 )  # fmt: skip
@@ -355,10 +372,11 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str, str]:
-    """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` step for step
-    (the era's numbers written in from ``ruleset``'s data, as the ledger was built), for a
-    ledger of template ``version`` (before 3, no Type: Active shown for every unit)."""
+def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
+    ``aog.unit_after_result`` step for step (the era's numbers written in from
+    ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
+    (before 3, no Type: Active shown for every unit; before 4, no combat result)."""
     c = letters([col.header for col in UNITS.columns if col.since <= version])
 
     def cell(header: str) -> str:
@@ -397,7 +415,26 @@ def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str
         "State after": after,
         "Active": active,
     }
+    if version >= _RESULTS_SINCE:
+        formulas |= _result_formulas(cell, ruleset)
     return unless_blank(cell("Unit"), formulas)
+
+
+def _result_formulas(cell: Callable[[str], str], ruleset: Any) -> dict[str, str]:
+    """Base units removed and After combat: ``aog.unit_after_result`` of each result the
+    Units offer, for a unit already disrupted or not (the era's readings written in)."""
+    result, before = cell("Combat result"), cell("State after")
+    states = ruleset.constant("unit_states", "already_disrupted") or ()
+    already = "OR(" + ",".join(f'{before}="{s}"' for s in states) + ")" if states else "FALSE"
+    removed, after = '""', before
+    for word in reversed(_RESULTS):
+        calm = aog.unit_after_result(aog.UnitState.ORGANISED, word, ruleset)
+        shaken = aog.unit_after_result(aog.UnitState.DISRUPTED, word, ruleset)
+        removed = (f'IF({result}="{word}",IF({already},{shaken.base_units_removed},'
+                   f'{calm.base_units_removed}),{removed})')  # fmt: skip
+        after = (f'IF({result}="{word}",IF({already},"{shaken.after}","{calm.after}"),'
+                 f"{after})")  # fmt: skip
+    return {"Base units removed": removed, "After combat": after}
 
 
 #: Sides across, turns down from turn 0 under the header row (row 3).
@@ -440,7 +477,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_TYPES_SINCE,
+        template_version=_RESULTS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -834,7 +871,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     at = first + (max(used) + 1 if used else 0)
     rows = []
     for i, state in enumerate(last.values()):
-        starts = aog.state_next_turn(state["state_after"], ruleset)
+        starts = aog.state_next_turn(state["state_after_combat"], ruleset)
         row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
                                "State": starts}  # fmt: skip
         if version >= _TYPES_SINCE:
@@ -953,7 +990,7 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
 
 #: The rules' fields -> the Units table's headers (where a refusal is located).
 _UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
-                 "table value": "Table value"}  # fmt: skip
+                 "table value": "Table value", "combat result": "Combat result"}  # fmt: skip
 
 
 def _holds_units(book: Book) -> bool:
@@ -978,6 +1015,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         return []
     ruleset = registry.get(book.meta().ruleset)
     typed = book.meta().template_version >= _TYPES_SINCE
+    fought = book.meta().template_version >= _RESULTS_SINCE
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
@@ -1005,8 +1043,13 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
-        for header, words in (("State", aog.UnitState.ALL), ("General", _GENERALS)):
-            if not is_blank(row[header]) and str(row[header]).casefold() not in words:
+        lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
+        if fought:
+            lists.append(("Combat result", _RESULTS))
+        for header, words in lists:
+            if not is_blank(row[header]) and str(row[header]).casefold() not in (
+                w.casefold() for w in words
+            ):
                 raise CellValueError(  # the sheet's formulas read these words only
                     f"{header.lower()} {row[header]!r} is not one of the list",
                     column=header,
@@ -1037,13 +1080,25 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  expected=exc.expected, **where) from None  # fmt: skip
         except BattleLedgerError as exc:  # a table to fill in: named with its file
             raise exc.located(**where) from None
+        result = None if not fought or is_blank(row["Combat result"]) else row["Combat result"]
+        combat = None if result is None else aog.unit_after_result(out.after, result, ruleset)
         states.append({
             "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
+            **_combat_keys(out, combat),
         })  # fmt: skip
     return states
+
+
+def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict[str, Any]:
+    """report's and run unit's keys of a unit's combat result (None: no result held)."""
+    return {
+        "combat_result": None if combat is None else combat.result,
+        "base_units_removed": None if combat is None else combat.base_units_removed,
+        "state_after_combat": rally.after if combat is None else combat.after,
+    }
 
 
 @operation(
@@ -1059,6 +1114,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         Option.of(UNITS.column("random_number")),
         Option.of(UNITS.column("general")),
         Option.of(UNITS.column("table_value")),
+        Option.of(UNITS.column("combat_result")),
         Option.of(UNITS.column("note")),
     ),
 )  # fmt: skip
@@ -1072,13 +1128,15 @@ def record_unit(
     random_number: float | None = None,
     general: str | None = None,
     table_value: float | None = None,
+    combat_result: str | None = None,
     note: str | None = None,
 ) -> OperationResult:
     """Record a unit's state this turn and the random number thrown to rally it.
 
     The state is the unit's at the start of the turn's rally phase (5): a routing unit
     that passes is disrupted for the turn (5.2), a disrupted one organised (5.1); a
-    failed rally leaves it as it was.
+    failed rally leaves it as it was. A combat result (8.5) then sets the state the
+    unit ends the turn in, and the base units it removes.
 
     Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
     """  # noqa: E501
@@ -1089,8 +1147,8 @@ def record_unit(
             expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
     version = book.meta().template_version
-    refuse_newer_inputs(book, KIND, UNITS, {"unit_type": unit_type} if unit_type else {},
-                        version)  # fmt: skip
+    newer = {"unit_type": unit_type, "combat_result": combat_result}
+    refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
     frame = _unit_rows(book)
@@ -1113,12 +1171,16 @@ def record_unit(
                              "Table value": table_value, "Note": note}  # fmt: skip
     if typed:
         given["Type"] = unit_type
+    if version >= _RESULTS_SINCE:
+        given["Combat result"] = combat_result
     ruleset = registry.get(book.meta().ruleset)
     try:
         taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
         ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
                                    captured_turns_ago=ago, unit_type=unit_type)  # fmt: skip
+        combat = None if combat_result is None else aog.unit_after_result(
+            out.after, combat_result, ruleset)  # fmt: skip
     except UnknownTermError as exc:
         raise CommandError(exc.message, column="--unit-type", value=unit_type,
                            expected=exc.expected) from None  # fmt: skip
@@ -1127,6 +1189,8 @@ def record_unit(
         raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
                            value=exc.value, expected=exc.expected) from None  # fmt: skip
     given["State"] = out.state
+    if combat is not None:
+        given["Combat result"] = combat.result
     now = mine[mine["Turn"] == turn]
     if now.empty:
         used = [int(i) for i in frame.index]
@@ -1140,10 +1204,14 @@ def record_unit(
     if out.passed is not None:
         detail += f", rally {'passed' if out.passed else 'failed'}"
     detail += f": {out.after} for the turn"
+    if combat is not None:
+        detail += (f"; {combat.result}: {combat.after}, {combat.base_units_removed} base "
+                   f"unit{'s' if combat.base_units_removed != 1 else ''} removed")  # fmt: skip
     book.log("unit", detail, turn=turn,
              dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", {
         "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
         "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
+        **_combat_keys(out, combat),
     })  # fmt: skip
