@@ -64,6 +64,7 @@ __all__ = [
     "SideState",
     "UnitRally",
     "UnitState",
+    "attacking_part",
     "battery_spellings",
     "casualty_pct",
     "check_passes",
@@ -962,6 +963,16 @@ class UnitRally:
         return None if self.battery is False else self.active
 
 
+def attacking_part(army: int, ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
+    """The part of each turn in which the ``army``-th army (1: the first) takes the
+    attacking stage (4: "the first army taking the attacking stage", then the next turn
+    sequence "with the second army taking the attacking stage"): a turn has the parts
+    ``scale.player_parts_per_turn`` gives, one an army."""
+    parts = whole_number(era(ruleset).constant("scale", "player_parts_per_turn"),
+                         "scale.player_parts_per_turn", low=1)  # fmt: skip
+    return whole_number(army, "army", low=1, high=parts)
+
+
 def unit_after_rally(
     state: str,
     number: float | Fraction | None = None,
@@ -971,6 +982,8 @@ def unit_after_rally(
     *,
     captured_turns_ago: int | None = None,
     unit_type: str | None = None,
+    part: int | None = None,
+    army_attacks_in: int | None = None,
 ) -> UnitRally:
     """A unit's state after the disruption and rout removal phase (5) of its turn.
 
@@ -986,7 +999,11 @@ def unit_after_rally(
     again" (6), so it is not active for ``unit_states.captured_battery_full_moves`` turns
     after the one it was taken in (a reading of ours: 1). ``unit_type``: the unit's type
     (None: not known): only a battery may be a captured battery (6: "Artillery batteries
-    are captured"), and only a battery's ``battery_active`` is given.
+    are captured"), and only a battery's ``battery_active`` is given. ``part``: the part
+    of the turn the rally is thrown in; ``army_attacks_in``: the part the unit's army takes
+    the attacking stage in (:func:`attacking_part`): "Only the army in the active,
+    attacking stage of each turn can rally troops" (5), so a number thrown in another part
+    is refused (either None: not checked).
     """
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
@@ -1021,6 +1038,7 @@ def unit_after_rally(
     threshold: Fraction | None = None
     passed: bool | None = None
     if number is not None and number != "":
+        _in_attacking_stage(part, army_attacks_in, rs)
         rc = random_check(check, modifiers, table_value, rs)
         threshold = rc.threshold
         passed = rc.passes(_random_value(rs, number))
@@ -1031,6 +1049,23 @@ def unit_after_rally(
             threshold = None
     return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured,
                      battery)  # fmt: skip
+
+
+def _in_attacking_stage(part: int | None, army_attacks_in: int | None, rs: Ruleset) -> None:
+    """Refuse a rally thrown in a part of the turn where the unit's army is not attacking."""
+    if part is None or army_attacks_in is None:
+        return
+    parts = whole_number(rs.constant("scale", "player_parts_per_turn"),
+                         "scale.player_parts_per_turn", low=1)  # fmt: skip
+    if whole_number(part, "part", low=1, high=parts) != army_attacks_in:
+        raise InvalidArgumentError(
+            f"a rally thrown in part {part}: its army takes the attacking stage in part "
+            f'{army_attacks_in}, and "Only the army in the active, attacking stage of each '
+            'turn can rally troops" (5)',
+            column="part",
+            value=part,
+            expected=f"part {army_attacks_in}",
+        )
 
 
 def state_next_turn(after: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:

@@ -1017,3 +1017,32 @@ def test_which_states_are_already_disrupted_is_a_reading_of_the_data(era: str) -
         "disrupted",
         0,
     )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_only_the_army_in_the_attacking_stage_rallies(era: str, rules_dir: Path) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops";
+    4: "the first army taking the attacking stage" in the first part, "the second army
+    taking the attacking stage" in the second. A number thrown in the other army's part is
+    refused naming the part; in its own part it rallies."""
+    rs = rulesets.get(era)
+    text = " ".join((rules_dir / rs.text).read_text(encoding="utf-8").split())
+    for quote in ("Only the army in the active, attacking stage of each turn can rally troops.",
+                  "with the first army taking the attacking stage",
+                  "with the second army taking the attacking stage"):  # fmt: skip
+        assert quote in text
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+    assert [aog.attacking_part(a, rs) for a in range(1, parts + 1)] == list(range(1, parts + 1))
+    with pytest.raises(InvalidArgumentError):
+        aog.attacking_part(parts + 1, rs)
+    for army in range(1, parts + 1):
+        own = aog.unit_after_rally("routing", 0.95, ruleset=rs, part=army, army_attacks_in=army)
+        assert own.after == "disrupted"
+        other = army % parts + 1
+        with pytest.raises(InvalidArgumentError, match="attacking stage") as err:
+            aog.unit_after_rally("routing", 0.95, ruleset=rs, part=other, army_attacks_in=army)
+        assert (err.value.column, err.value.value) == ("part", other)
+    # no number thrown: nothing to refuse, in any part
+    assert aog.unit_after_rally("routing", None, ruleset=rs, part=2, army_attacks_in=1).after == (
+        "routing"
+    )

@@ -564,6 +564,15 @@ CATALOGUE: list[Case] = [
      _write("victory-v3.xlsx", (_FIXTURES / "victory-table-v3.xlsx").read_bytes()), 2,
      ("older (template version 3)", "template version 4", "the Combat result column",
       "--combat-result")),
+    ("a version 3 victory table: --part", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Chiesa", "--state", "organised", "--part", "2"],
+     _write("victory-v3b.xlsx", (_FIXTURES / "victory-table-v3.xlsx").read_bytes()), 2,
+     ("older (template version 3)", "template version 4", "the Part column", "--part")),
+    # 5: "Only the army in the active, attacking stage of each turn can rally troops"
+    ("a rally outside its army's attacking stage", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "routing",
+      "--random-number", "0.9", "--part", "1"],
+     _glaube_ledger, 2, ("--part", "attacking stage", "expected part 2")),
     # 8.5: Dx falls on both sides: which one, named
     ("a combat result that does not say which side it falls on", None,
      ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "organised",

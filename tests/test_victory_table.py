@@ -752,6 +752,7 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
         ("Type", None, "has no Type"),
         ("Combat result", "Dx", "not one of the list"),  # Dx falls on both: which one
         ("Combat result", "routed", "not one of the list"),
+        ("Part", 3, "player parts"),
     ],
 )
 def test_a_bad_cell_of_the_units_is_refused_where_it_is(
@@ -1024,3 +1025,79 @@ def test_a_version_3_ledger_reports_as_before_and_refuses_a_combat_result(
     carried = _states(path)
     assert carried[(3, "Tercio Chiesa")]["state"] == "retiring"
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+# -- the part of the turn a rally is thrown in (template version 4) ---------------------------
+
+
+@pytest.mark.libreoffice
+def test_a_rally_is_held_in_its_part_and_refused_outside_its_armys_attacking_stage(
+    tmp_path: Path,
+) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops" (the
+    first army of the Sides sheet attacks in part 1, the second in part 2, 4): run unit
+    throws a rally in its army's part (Part, report's ``part``) and refuses another part
+    (exit 2); a Part typed for another part is refused by report naming tbl_Units, the row
+    and Part (exit 1, the file unchanged) and shows #N/A on the sheet; end-turn's carried
+    rows hold no part; LibreOffice shows what report does."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path)
+    sides = [s["side"] for s in run_report(HeadlessBook(path, writable=False)).details["sides"]]
+    units = {u: s["side"] for (_, u), s in _states(path).items()}
+    first = next(u for u, s in units.items() if s == sides[0])
+    second = next(u for u, s in units.items() if s == sides[1])
+    rallied = run_on_file(path, "unit", unit=first, state="routing", random_number="0.9")
+    assert (rallied.details["part"], rallied.details["state_after"]) == (1, "disrupted")
+    run_on_file(path, "unit", unit=second, state="routing", random_number="0.5", part="2")
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", second, "--state", "routing",
+               "--random-number", "0.9", "--part", "1"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2, refused.output
+    assert "--part" in refused.output and "attacking stage" in refused.output
+    assert path.read_bytes() == before
+    states = _states(path)
+    assert (states[(1, first)]["part"], states[(1, second)]["part"]) == (1, 2)
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        part = plain(table_cell(wb, "tbl_Units", "Part", row).value)
+        assert (None if part in ("", None) else int(part)) == state["part"], state
+        rally = plain(table_cell(wb, "tbl_Units", "Rallied", row).value)
+        assert (rally or None) == {True: "Y", False: "N", None: None}[state["rallied"]], state
+    run_on_file(path, "end-turn", allow_empty="Y")
+    assert {s["part"] for (t, _), s in _states(path).items() if t == 2} == {None}
+    # the second army's rally typed in the first army's part
+    wb = openpyxl.load_workbook(path)
+    at = find_row(wb, "tbl_Units", Turn=1, Unit=second)
+    table_cell(wb, "tbl_Units", "Part", at).value = 1
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    for words in ("attacking stage", "tbl_Units", "Part", f"row {at + 4}"):
+        assert words in shown.output, (words, shown.output)
+    assert path.read_bytes() == before
+    wb = recalculated_workbook(path)
+    at_sheet = find_row(wb, "tbl_Units", Turn=1, Unit=second)
+    assert str(table_cell(wb, "tbl_Units", "Rallied", at_sheet).value).startswith("#N/A")
+
+
+def test_a_rally_typed_without_its_part_is_refused_naming_part(tmp_path: Path) -> None:
+    """5: which stage a rally is thrown in is held: a random number typed with no Part is
+    refused naming tbl_Units, the row and Part (exit 1), the file unchanged."""
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "State", 0).value = "routing"
+    table_cell(wb, "tbl_Units", "Random number", 0).value = 0.9
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    for words in ("part of the turn is not held", "tbl_Units", "column Part", "row 4"):
+        assert words in shown.output, (words, shown.output)
+    assert path.read_bytes() == before

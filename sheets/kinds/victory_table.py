@@ -227,6 +227,10 @@ UNITS = Table(
         Column("State", "state", _I, Entry.CHOICE,
                "at the start of the turn: organised, disrupted, routing, retiring, pursuing "
                "or captured battery", choices=aog.UnitState.ALL, width=15),
+        Column("Part", "part", _I, Entry.WHOLE,
+               "the part of the turn its rally is thrown in: its army's attacking stage (4: "
+               "the first army listed on the Sides sheet in part 1, the second in part 2; 5)",
+               low=1, high="parts", width=6, since=_RESULTS_SINCE),
         Column("Random number", "random_number", _I, Entry.NUMBER,
                "the number thrown to rally it, 0.000-0.999 (blank: none thrown)", width=10),
         Column("General", "general", _I, Entry.CHOICE,
@@ -406,6 +410,12 @@ def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[s
     )
     active = (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
               '"Y","N")')  # fmt: skip
+    if version >= _RESULTS_SINCE:  # 5: a rally in its army's attacking stage, else #N/A
+        s = letters(SIDES.headers)
+        army = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
+        wrong = (f'AND({number}<>"",OR({cell("Part")}="",AND({army}<={_PARTS},'
+                 f'{cell("Part")}<>{army})))')  # fmt: skip
+        rallied = f"IF({wrong},NA(),{rallied})"
     if version >= _TYPES_SINCE:  # a battery's only (aog.UnitRally.battery_active)
         battery = ",".join(f'{cell("Type")}="{word}"' for word in aog.battery_spellings(ruleset))
         active = f'IF(OR({battery}),{active},"")'
@@ -990,7 +1000,8 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
 
 #: The rules' fields -> the Units table's headers (where a refusal is located).
 _UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
-                 "table value": "Table value", "combat result": "Combat result"}  # fmt: skip
+                 "table value": "Table value", "combat result": "Combat result",
+                 "part": "Part"}  # fmt: skip
 
 
 def _holds_units(book: Book) -> bool:
@@ -1059,6 +1070,10 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 )
         number = None if is_blank(row["Random number"]) else row["Random number"]
         value = None if is_blank(row["Table value"]) else row["Table value"]
+        part = None if not fought or is_blank(row["Part"]) else int(row["Part"])
+        if part is not None and not 1 <= part <= ledger.parts:
+            raise CellValueError(f"a turn has {ledger.parts} player parts (2.6)", column="Part",
+                                 value=part, expected=f"1 to {ledger.parts}", **where)  # fmt: skip
         general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
         try:
@@ -1070,6 +1085,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 ruleset,
                 captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
                 unit_type=unit_type,
+                part=part,
+                army_attacks_in=_army_attacks_in(ledger, side, ruleset) if fought else None,
             )
         except UnknownTermError as exc:  # a type the rule set does not name
             raise CellValueError(exc.message, column="Type", value=unit_type,
@@ -1080,6 +1097,9 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  expected=exc.expected, **where) from None  # fmt: skip
         except BattleLedgerError as exc:  # a table to fill in: named with its file
             raise exc.located(**where) from None
+        if fought and number is not None and part is None:
+            raise CellValueError("a rally's part of the turn is not held", column="Part",
+                                 expected=UNITS.column("Part").help, **where)  # fmt: skip
         result = None if not fought or is_blank(row["Combat result"]) else row["Combat result"]
         combat = None if result is None else aog.unit_after_result(out.after, result, ruleset)
         states.append({
@@ -1087,9 +1107,16 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
-            **_combat_keys(out, combat),
+            **_combat_keys(out, combat), "part": part,
         })  # fmt: skip
     return states
+
+
+def _army_attacks_in(ledger: VictoryLedger, side: str, ruleset: Any) -> int | None:
+    """The part of each turn ``side`` takes the attacking stage in (4: the armies in the
+    order of tbl_Sides); None for an army beyond the turn's parts (not checked)."""
+    army = list(ledger.starts).index(side) + 1
+    return aog.attacking_part(army, ruleset) if army <= ledger.parts else None
 
 
 def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict[str, Any]:
@@ -1112,6 +1139,8 @@ def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict
         Option("unit_type", str, help="its unit type (infantry, cavalry, artillery...); taken "
                "from its earlier rows if blank"),
         Option.of(UNITS.column("random_number")),
+        Option("part", int, help="the part of the turn its rally is thrown in (default: its "
+               "army's attacking stage, 5)"),
         Option.of(UNITS.column("general")),
         Option.of(UNITS.column("table_value")),
         Option.of(UNITS.column("combat_result")),
@@ -1126,6 +1155,7 @@ def record_unit(
     side: str | None = None,
     unit_type: str | None = None,
     random_number: float | None = None,
+    part: int | None = None,
     general: str | None = None,
     table_value: float | None = None,
     combat_result: str | None = None,
@@ -1147,7 +1177,7 @@ def record_unit(
             expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
     version = book.meta().template_version
-    newer = {"unit_type": unit_type, "combat_result": combat_result}
+    newer = {"unit_type": unit_type, "combat_result": combat_result, "part": part}
     refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
@@ -1171,14 +1201,18 @@ def record_unit(
                              "Table value": table_value, "Note": note}  # fmt: skip
     if typed:
         given["Type"] = unit_type
-    if version >= _RESULTS_SINCE:
-        given["Combat result"] = combat_result
     ruleset = registry.get(book.meta().ruleset)
+    attacks_in = _army_attacks_in(ledger, army, ruleset)
+    if version >= _RESULTS_SINCE:
+        if part is None and random_number is not None:  # thrown in its army's stage (5)
+            part = attacks_in
+        given |= {"Combat result": combat_result, "Part": part}
     try:
         taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
         ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
-                                   captured_turns_ago=ago, unit_type=unit_type)  # fmt: skip
+                                   captured_turns_ago=ago, unit_type=unit_type, part=part,
+                                   army_attacks_in=attacks_in)  # fmt: skip
         combat = None if combat_result is None else aog.unit_after_result(
             out.after, combat_result, ruleset)  # fmt: skip
     except UnknownTermError as exc:
@@ -1203,6 +1237,7 @@ def record_unit(
     detail = f"{name} ({army}) {out.state}"
     if out.passed is not None:
         detail += f", rally {'passed' if out.passed else 'failed'}"
+        detail += f" in part {part}" if part is not None else ""
     detail += f": {out.after} for the turn"
     if combat is not None:
         detail += (f"; {combat.result}: {combat.after}, {combat.base_units_removed} base "
@@ -1213,5 +1248,5 @@ def record_unit(
         "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
         "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
-        **_combat_keys(out, combat),
+        **_combat_keys(out, combat), "part": part,
     })  # fmt: skip
