@@ -984,6 +984,7 @@ def unit_after_rally(
     unit_type: str | None = None,
     part: int | None = None,
     army_attacks_in: int | None = None,
+    captured_in_part: int | None = None,
 ) -> UnitRally:
     """A unit's state after the disruption and rout removal phase (5) of its turn.
 
@@ -1003,7 +1004,10 @@ def unit_after_rally(
     of the turn the rally is thrown in; ``army_attacks_in``: the part the unit's army takes
     the attacking stage in (:func:`attacking_part`): "Only the army in the active,
     attacking stage of each turn can rally troops" (5), so a number thrown in another part
-    is refused (either None: not checked).
+    is refused (either None: not checked). ``captured_in_part``: the part of the turn
+    it was last taken in (None: not known): the full move is counted from there, a move
+    read as a whole turn, so in the turn the move ends it is active again from the part it
+    was taken in (its army's attacking part from then on); not known, from the next turn.
     """
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
@@ -1019,9 +1023,9 @@ def unit_after_rally(
         )
     moves = whole_number(rs.constant("unit_states", "captured_battery_full_moves"),
                          "unit_states.captured_battery_full_moves")  # fmt: skip
-    captured = captured_turns_ago is not None and (
-        whole_number(captured_turns_ago, "captured turns ago", low=1) <= moves
-    )
+    captured = captured_turns_ago is not None and _full_move_runs(
+        whole_number(captured_turns_ago, "captured turns ago", low=1), moves,
+        captured_in_part, army_attacks_in)  # fmt: skip
     rally = unit_rallies(rs).get(now)
     if rally is None:
         if number is not None and number != "":
@@ -1049,6 +1053,17 @@ def unit_after_rally(
             threshold = None
     return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured,
                      battery)  # fmt: skip
+
+
+def _full_move_runs(ago: int, moves: int, taken_in: int | None, attacks_in: int | None) -> bool:
+    """Whether a battery taken ``ago`` turns before is still within its full move(s) in
+    its army's attacking part of this turn (6: "It takes one full move for a captured
+    battery to become active again"): a move read as a whole turn (2.6: "a first and
+    second player phase"), counted from the part ``taken_in``; a part not known counts
+    from the end of the turn it was taken in."""
+    if ago != moves or taken_in is None or attacks_in is None:
+        return ago <= moves
+    return attacks_in < taken_in
 
 
 def _in_attacking_stage(part: int | None, army_attacks_in: int | None, rs: Ruleset) -> None:

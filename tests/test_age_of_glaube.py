@@ -1046,3 +1046,34 @@ def test_only_the_army_in_the_attacking_stage_rallies(era: str, rules_dir: Path)
     assert aog.unit_after_rally("routing", None, ruleset=rs, part=2, army_attacks_in=1).after == (
         "routing"
     )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
+    era: str, rules_dir: Path
+) -> None:
+    """6: "It takes one full move for a captured battery to become active again"; 2.6: "Each
+    turn, comprising of a first and second player phase". Ours: a full move is a whole
+    turn from the part it is taken in (``unit_states.captured_battery_full_moves``):
+    taken in part p of turn T, it is active again in T+moves from part p on (its army's
+    attacking part); its part not known, from the turn after."""
+    rs = rulesets.get(era)
+    text = " ".join((rules_dir / rs.text).read_text(encoding="utf-8").split())
+    for quote in ("It takes one full move for a captured battery to become active again.",
+                  "Each turn, comprising of a first and second player phase"):  # fmt: skip
+        assert quote in text
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+
+    def active(ago: int, taken_in: int | None, attacks_in: int | None) -> bool:
+        return aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=ago,
+                                    captured_in_part=taken_in,
+                                    army_attacks_in=attacks_in).active  # fmt: skip
+
+    for taken_in in range(1, parts + 1):
+        for attacks_in in range(1, parts + 1):
+            assert not any(active(ago, taken_in, attacks_in) for ago in range(1, moves))
+            assert active(moves, taken_in, attacks_in) == (attacks_in >= taken_in)
+            assert active(moves + 1, taken_in, attacks_in)
+    assert not active(moves, None, 1) and not active(moves, 1, None)
+    assert active(moves + 1, None, None)

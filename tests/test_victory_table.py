@@ -1101,3 +1101,40 @@ def test_a_rally_typed_without_its_part_is_refused_naming_part(tmp_path: Path) -
     for words in ("part of the turn is not held", "tbl_Units", "column Part", "row 4"):
         assert words in shown.output, (words, shown.output)
     assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
+    tmp_path: Path,
+) -> None:
+    """6: "It takes one full move for a captured battery to become active again", a move
+    read as a whole turn from the Part it is taken in: batteries taken by the first army
+    (attacking in part 1) in part 1 fire again in its part 1 of the next turn, in part 2
+    only the turn after, as one whose part is not held; report and, recalculated by
+    LibreOffice after two end-turns, the sheet's Active agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path)
+    sides = [s["side"] for s in run_report(HeadlessBook(path, writable=False)).details["sides"]]
+    rs = registry.get("age-of-glaube")
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    batteries = _batteries_first(path)[:2]
+    types = {unit: u["type"] for (_, unit), u in _states(path).items()}
+    assert all(aog.is_battery(types[b], rs) for b in batteries)
+    first, second = batteries
+    run_on_file(path, "unit", unit=first, side=sides[0], state="captured battery", part="1")
+    taken = run_on_file(path, "unit", unit=second, side=sides[0], state="captured battery",
+                        part="2")  # fmt: skip
+    assert (taken.details["part"], taken.details["active"]) == (2, False)
+    for _ in range(moves + 1):
+        run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    turns = range(1, moves + 3)
+    assert [states[(t, first)]["active"] for t in turns] == [False] * moves + [True, True]
+    assert [states[(t, second)]["active"] for t in turns] == [False] * (moves + 1) + [True]
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        shown = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
+        assert shown == {True: "Y", False: "N", None: None}[state["active"]], state

@@ -229,7 +229,9 @@ UNITS = Table(
                "or captured battery", choices=aog.UnitState.ALL, width=15),
         Column("Part", "part", _I, Entry.WHOLE,
                "the part of the turn its rally is thrown in: its army's attacking stage (4: "
-               "the first army listed on the Sides sheet in part 1, the second in part 2; 5)",
+               "the first army listed on the Sides sheet in part 1, the second in part 2; 5); "
+               "a battery's capture, the part it is taken in (6: its full move counts from "
+               "there)",
                low=1, high="parts", width=6, since=_RESULTS_SINCE),
         Column("Random number", "random_number", _I, Entry.NUMBER,
                "the number thrown to rally it, 0.000-0.999 (blank: none thrown)", width=10),
@@ -404,15 +406,18 @@ def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[s
         return period_column(units, c[header], HEADER_ROW + 1, c["Turn"])
 
     moves = int(ruleset.constant("unit_states", "captured_battery_full_moves"))
+    window = [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"]
+    s = letters(SIDES.headers)
+    army = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
+    if version >= _RESULTS_SINCE:  # the move's last turn frees it from the part it was taken
+        window.append(f"1-({rows('Turn')}={cell('Turn')}-{moves})*ISNUMBER({rows('Part')})"
+                      f"*({army}>={rows('Part')})*({army}<={_PARTS})")  # fmt: skip
     captured = count_equal(  # a captured battery within the full move(s) before (6)
-        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'},
-        [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"],
+        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'}, window
     )
     active = (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
               '"Y","N")')  # fmt: skip
     if version >= _RESULTS_SINCE:  # 5: a rally in its army's attacking stage, else #N/A
-        s = letters(SIDES.headers)
-        army = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
         wrong = (f'AND({number}<>"",OR({cell("Part")}="",AND({army}<={_PARTS},'
                  f'{cell("Part")}<>{army})))')  # fmt: skip
         rallied = f"IF({wrong},NA(),{rallied})"
@@ -1012,10 +1017,21 @@ def _unit_rows(book: Book) -> pd.DataFrame:
     return book.read_table(UNITS.name, UNITS.read_types(book.meta().template_version))
 
 
-def _turns_ago(turn: int, captured: list[int]) -> int | None:
-    """How many turns before ``turn`` a unit was last held a captured battery (None: not)."""
-    before = [t for t in captured if t < turn]
-    return turn - max(before) if before else None
+def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int | None, int | None]:
+    """How many turns before ``turn`` a unit was last held a captured battery, and the part
+    of that turn it was taken in ((None, None): never; the part None where not held)."""
+    before = [(t, p) for t, p in captured if t < turn]
+    if not before:
+        return None, None
+    last, part = max(before, key=lambda taken: taken[0])
+    return turn - last, part
+
+
+def _captures(frame: pd.DataFrame, parts_held: bool) -> list[tuple[int, int | None]]:
+    """The (turn, part) of each row of ``frame`` holding a captured battery."""
+    taken = frame[frame["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
+    return [(int(r["Turn"]), None if not parts_held or is_blank(r["Part"]) else int(r["Part"]))
+            for _, r in taken.iterrows() if not is_blank(r["Turn"])]  # fmt: skip
 
 
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
@@ -1030,10 +1046,9 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
-    captured: dict[str, list[int]] = {}  # unit -> the turns it was held a captured battery
-    for _, r in frame.iterrows():
-        if not is_blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
-            captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
+    captured: dict[str, list[tuple[int, int | None]]] = {}  # unit -> (turn, part) taken
+    for unit_name, rows in frame.groupby(frame["Unit"].astype(str).str.casefold()):
+        captured[str(unit_name)] = _captures(rows, fought)
     for index, row in frame.iterrows():
         where = where_of(frame, index)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
@@ -1076,6 +1091,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  value=part, expected=f"1 to {ledger.parts}", **where)  # fmt: skip
         general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
+        ago, taken_in = _turns_ago(turn, captured.get(unit.casefold(), []))
         try:
             out = aog.unit_after_rally(
                 str(row["State"]),
@@ -1083,10 +1099,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 general,
                 value,
                 ruleset,
-                captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
+                captured_turns_ago=ago,
                 unit_type=unit_type,
                 part=part,
                 army_attacks_in=_army_attacks_in(ledger, side, ruleset) if fought else None,
+                captured_in_part=taken_in,
             )
         except UnknownTermError as exc:  # a type the rule set does not name
             raise CellValueError(exc.message, column="Type", value=unit_type,
@@ -1208,11 +1225,11 @@ def record_unit(
             part = attacks_in
         given |= {"Combat result": combat_result, "Part": part}
     try:
-        taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
-        ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
+        ago, taken_in = _turns_ago(turn, _captures(mine, version >= _RESULTS_SINCE))
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
                                    captured_turns_ago=ago, unit_type=unit_type, part=part,
-                                   army_attacks_in=attacks_in)  # fmt: skip
+                                   army_attacks_in=attacks_in,
+                                   captured_in_part=taken_in)  # fmt: skip
         combat = None if combat_result is None else aog.unit_after_result(
             out.after, combat_result, ruleset)  # fmt: skip
     except UnknownTermError as exc:
