@@ -1138,3 +1138,27 @@ def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
         row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
         shown = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
         assert shown == {True: "Y", False: "N", None: None}[state["active"]], state
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_with_report_on_a_version_3_ledger(tmp_path: Path) -> None:
+    """A version 3 ledger (no Part, no Combat result) keeps that version's columns when a
+    unit's row is written and end-turn carries the units on: LibreOffice shows what report
+    does, the captured battery's full move counted as that version did."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = tmp_path / "v3.xlsx"
+    path.write_bytes(V3.read_bytes())
+    run_on_file(path, "unit", unit="Tercio Pappenheim", state="routing", random_number="0.9")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    assert {s["turn"] for s in states} == {1, 2, 3}
+    by = {(s["turn"], s["unit"]): s for s in states}
+    assert [by[(t, "Heavy battery")]["active"] for t in (2, 3)] == [False, False]
+    wb = recalculated_workbook(path)
+    for state in states:
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        assert table_cell(wb, "tbl_Units", "State after", row).value == state["state_after"]
+        active = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
+        assert active == {True: "Y", False: "N", None: None}[state["active"]], state
