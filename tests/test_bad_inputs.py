@@ -573,6 +573,10 @@ CATALOGUE: list[Case] = [
      ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "routing",
       "--random-number", "0.9", "--part", "1"],
      _glaube_ledger, 2, ("--part", "attacking stage", "expected part 2")),
+    ("a part beyond the turn's player parts", None,
+     ["run", "unit", "INPUT", "--unit", "Heavy battery", "--state", "captured battery",
+      "--part", "3"],
+     _glaube_ledger, 2, ("--part", "player parts", "1 to 2")),
     # 8.5: Dx falls on both sides: which one, named
     ("a combat result that does not say which side it falls on", None,
      ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "organised",

@@ -1162,3 +1162,43 @@ def test_libreoffice_agrees_with_report_on_a_version_3_ledger(tmp_path: Path) ->
         assert table_cell(wb, "tbl_Units", "State after", row).value == state["state_after"]
         active = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
         assert active == {True: "Y", False: "N", None: None}[state["active"]], state
+
+
+@pytest.mark.libreoffice
+def test_the_already_disrupted_reading_applied_later_reaches_the_units_formulas(
+    tmp_path: Path,
+) -> None:
+    """A house file naming routing units alone "already disrupted" (8.5), applied to a
+    ledger already played: a disrupted unit's Dd now finds it "Previously undisrupted"
+    (disrupted, no base unit removed) and a routing one's routs it, removing one; report
+    and the recalculated sheet agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-gloire")
+    shaken, routed = sorted({unit for _, unit in _states(path)})[:2]
+    run_on_file(path, "unit", unit=shaken, state="disrupted", combat_result="Dd")
+    run_on_file(path, "unit", unit=routed, state="routing", combat_result="Dd")
+    before = _states(path)
+    assert [before[(1, u)]["base_units_removed"] for u in (shaken, routed)] == [1, 1]
+    house = tmp_path / "house.yaml"
+    house.write_text(yaml.safe_dump({"id": "age-of-gloire", "tables": {"unit_states": {
+        "values": {"already_disrupted": ["routing"]}}}}), encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    after = _states(path)
+    assert (after[(1, shaken)]["state_after_combat"], after[(1, shaken)]["base_units_removed"]) == (
+        "disrupted",
+        0,
+    )
+    assert (after[(1, routed)]["state_after_combat"], after[(1, routed)]["base_units_removed"]) == (
+        "routing",
+        1,
+    )
+    wb = recalculated_workbook(path)
+    for unit in (shaken, routed):
+        at = find_row(wb, "tbl_Units", Turn=1, Unit=unit)
+        state = after[(1, unit)]
+        assert table_cell(wb, "tbl_Units", "After combat", at).value == state["state_after_combat"]
+        removed = plain(table_cell(wb, "tbl_Units", "Base units removed", at).value)
+        assert int(removed) == state["base_units_removed"]

@@ -442,9 +442,11 @@ def _result_formulas(cell: Callable[[str], str], ruleset: Any) -> dict[str, str]
     states = ruleset.constant("unit_states", "already_disrupted") or ()
     already = "OR(" + ",".join(f'{before}="{s}"' for s in states) + ")" if states else "FALSE"
     removed, after = '""', before
+    calm_state = next(s for s in aog.UnitState.ALL if s not in states)
+    shaken_state = states[0] if states else calm_state
     for word in reversed(_RESULTS):
-        calm = aog.unit_after_result(aog.UnitState.ORGANISED, word, ruleset)
-        shaken = aog.unit_after_result(aog.UnitState.DISRUPTED, word, ruleset)
+        calm = aog.unit_after_result(calm_state, word, ruleset)
+        shaken = aog.unit_after_result(shaken_state, word, ruleset)
         removed = (f'IF({result}="{word}",IF({already},{shaken.base_units_removed},'
                    f'{calm.base_units_removed}),{removed})')  # fmt: skip
         after = (f'IF({result}="{word}",IF({already},"{shaken.after}","{calm.after}"),'
@@ -1220,6 +1222,9 @@ def record_unit(
         given["Type"] = unit_type
     ruleset = registry.get(book.meta().ruleset)
     attacks_in = _army_attacks_in(ledger, army, ruleset)
+    if part is not None and not 1 <= part <= ledger.parts:
+        raise CommandError(f"a turn has {ledger.parts} player parts (2.6)", column="--part",
+                           value=part, expected=f"1 to {ledger.parts}")  # fmt: skip
     if version >= _RESULTS_SINCE:
         if part is None and random_number is not None:  # thrown in its army's stage (5)
             part = attacks_in
