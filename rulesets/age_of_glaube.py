@@ -53,6 +53,7 @@ __all__ = [
     "FAMILY",
     "RALLY_CHECKS",
     "VICTORY_POINTS_FOR",
+    "CombatOutcome",
     "CrossedWhen",
     "Margin",
     "MarkRules",
@@ -63,10 +64,12 @@ __all__ = [
     "SideState",
     "UnitRally",
     "UnitState",
+    "attacking_part",
     "battery_spellings",
     "casualty_pct",
     "check_passes",
     "combat_potential",
+    "combat_results_of_a_unit",
     "era",
     "is_battery",
     "marks_crossed",
@@ -83,6 +86,7 @@ __all__ = [
     "shift_odds",
     "state_next_turn",
     "unit_after_rally",
+    "unit_after_result",
     "unit_rallies",
     "victory_after_part",
     "victory_marks",
@@ -959,6 +963,16 @@ class UnitRally:
         return None if self.battery is False else self.active
 
 
+def attacking_part(army: int, ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
+    """The part of each turn in which the ``army``-th army (1: the first) takes the
+    attacking stage (4: "the first army taking the attacking stage", then the next turn
+    sequence "with the second army taking the attacking stage"): a turn has the parts
+    ``scale.player_parts_per_turn`` gives, one an army."""
+    parts = whole_number(era(ruleset).constant("scale", "player_parts_per_turn"),
+                         "scale.player_parts_per_turn", low=1)  # fmt: skip
+    return whole_number(army, "army", low=1, high=parts)
+
+
 def unit_after_rally(
     state: str,
     number: float | Fraction | None = None,
@@ -968,6 +982,9 @@ def unit_after_rally(
     *,
     captured_turns_ago: int | None = None,
     unit_type: str | None = None,
+    part: int | None = None,
+    army_attacks_in: int | None = None,
+    captured_in_part: int | None = None,
 ) -> UnitRally:
     """A unit's state after the disruption and rout removal phase (5) of its turn.
 
@@ -983,7 +1000,14 @@ def unit_after_rally(
     again" (6), so it is not active for ``unit_states.captured_battery_full_moves`` turns
     after the one it was taken in (a reading of ours: 1). ``unit_type``: the unit's type
     (None: not known): only a battery may be a captured battery (6: "Artillery batteries
-    are captured"), and only a battery's ``battery_active`` is given.
+    are captured"), and only a battery's ``battery_active`` is given. ``part``: the part
+    of the turn the rally is thrown in; ``army_attacks_in``: the part the unit's army takes
+    the attacking stage in (:func:`attacking_part`): "Only the army in the active,
+    attacking stage of each turn can rally troops" (5), so a number thrown in another part
+    is refused (either None: not checked). ``captured_in_part``: the part of the turn
+    it was last taken in (None: not known): the full move is counted from there, a move
+    read as a whole turn, so in the turn the move ends it is active again from the part it
+    was taken in (its army's attacking part from then on); not known, from the next turn.
     """
     rs = era(ruleset)
     said = " ".join(str(state).split()).casefold()
@@ -999,9 +1023,9 @@ def unit_after_rally(
         )
     moves = whole_number(rs.constant("unit_states", "captured_battery_full_moves"),
                          "unit_states.captured_battery_full_moves")  # fmt: skip
-    captured = captured_turns_ago is not None and (
-        whole_number(captured_turns_ago, "captured turns ago", low=1) <= moves
-    )
+    captured = captured_turns_ago is not None and _full_move_runs(
+        whole_number(captured_turns_ago, "captured turns ago", low=1), moves,
+        captured_in_part, army_attacks_in)  # fmt: skip
     rally = unit_rallies(rs).get(now)
     if rally is None:
         if number is not None and number != "":
@@ -1018,6 +1042,7 @@ def unit_after_rally(
     threshold: Fraction | None = None
     passed: bool | None = None
     if number is not None and number != "":
+        _in_attacking_stage(part, army_attacks_in, rs)
         rc = random_check(check, modifiers, table_value, rs)
         threshold = rc.threshold
         passed = rc.passes(_random_value(rs, number))
@@ -1028,6 +1053,34 @@ def unit_after_rally(
             threshold = None
     return UnitRally(now, check, threshold, passed, passed_to if passed else now, captured,
                      battery)  # fmt: skip
+
+
+def _full_move_runs(ago: int, moves: int, taken_in: int | None, attacks_in: int | None) -> bool:
+    """Whether a battery taken ``ago`` turns before is still within its full move(s) in
+    its army's attacking part of this turn (6: "It takes one full move for a captured
+    battery to become active again"): a move read as a whole turn (2.6: "a first and
+    second player phase"), counted from the part ``taken_in``; a part not known counts
+    from the end of the turn it was taken in."""
+    if ago != moves or taken_in is None or attacks_in is None:
+        return ago <= moves
+    return attacks_in < taken_in
+
+
+def _in_attacking_stage(part: int | None, army_attacks_in: int | None, rs: Ruleset) -> None:
+    """Refuse a rally thrown in a part of the turn where the unit's army is not attacking."""
+    if part is None or army_attacks_in is None:
+        return
+    parts = whole_number(rs.constant("scale", "player_parts_per_turn"),
+                         "scale.player_parts_per_turn", low=1)  # fmt: skip
+    if whole_number(part, "part", low=1, high=parts) != army_attacks_in:
+        raise InvalidArgumentError(
+            f"a rally thrown in part {part}: its army takes the attacking stage in part "
+            f'{army_attacks_in}, and "Only the army in the active, attacking stage of each '
+            'turn can rally troops" (5)',
+            column="part",
+            value=part,
+            expected=f"part {army_attacks_in}",
+        )
 
 
 def state_next_turn(after: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:
@@ -1154,3 +1207,79 @@ def result_code(code: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> ResultCode
         value=code,
         expected="one of " + ", ".join(str(r["code"]) for r in rows),
     )
+
+
+@dataclass(frozen=True)
+class CombatOutcome:
+    """What a combat result (8.5) does to one unit it falls on."""
+
+    result: str  # as a unit's result is given: "Ar", ..., "Dx attacker", "Dx defender"
+    code: str
+    fought_as: str  # attacker or defender
+    already_disrupted: bool
+    after: str  # its state after the result
+    base_units_removed: int
+
+
+def _result_rows(rs: Ruleset) -> dict[str, dict[str, Any]]:
+    """A unit's result, in the words :func:`combat_results_of_a_unit` gives, -> its row of
+    ``combat_result_states``: the code alone where it falls on one side (Ar falls on the
+    attacker), the code and the side where on both (Dx)."""
+
+    def build() -> dict[str, dict[str, Any]]:
+        rows = rs.rows("combat_result_states")
+        sides: dict[str, int] = {}
+        for row in rows:
+            sides[str(row["code"])] = sides.get(str(row["code"]), 0) + 1
+        return {
+            (str(row["code"]) if sides[str(row["code"])] == 1
+             else f"{row['code']} {row['fought_as']}"): dict(row)
+            for row in rows
+        }  # fmt: skip
+
+    return rs.derived("aog.combat_result_states", build)
+
+
+def combat_results_of_a_unit(ruleset: _RulesetArg = DEFAULT_RULESET) -> tuple[str, ...]:
+    """The results a unit may be given, in the table's order: the code where it falls
+    on one side (8.5: "Ar = Attacker routed"), the code and the side where it falls on
+    both ("Dx attacker", "Dx defender": "Attackers already disrupted ... Defenders
+    already disrupted")."""
+    return tuple(_result_rows(era(ruleset)))
+
+
+def unit_after_result(
+    state: str, result: str, ruleset: _RulesetArg = DEFAULT_RULESET
+) -> CombatOutcome:
+    """The state a combat result leaves a unit in, and the base units it removes (8.5).
+
+    ``state``: the unit's state when it fights (after its rally phase); ``result``: one
+    of :func:`combat_results_of_a_unit`. A unit "previously undisrupted" and one "already
+    disrupted" (the states ``unit_states.already_disrupted`` names: a reading of ours)
+    go to the states ``combat_result_states`` gives, and lose the base units
+    ``combat_results`` gives: "Remove one base unit from the combat group" (Ar, Dr), and
+    "already disrupted remove one base unit from the game" (Aw, Ad, Dx, Dd, Dw). The
+    text removes base units, never the whole unit.
+    """
+    rs = era(ruleset)
+    said = " ".join(str(state).split()).casefold()
+    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    rows = _result_rows(rs)
+    wanted = " ".join(str(result).split()).casefold()
+    key = next((k for k in rows if k.casefold() == wanted), None)
+    if key is None:
+        raise InvalidArgumentError(
+            f"{result!r} is not a combat result a unit of {rs.name} is given",
+            column="combat result",
+            value=result,
+            expected="one of " + ", ".join(rows),
+        )
+    row = rows[key]
+    listed = rs.constant("unit_states", "already_disrupted")
+    disrupted_states = tuple(str(s).casefold() for s in (listed or ()))
+    already = now in disrupted_states
+    after = str(row["if_already_disrupted" if already else "if_undisrupted"])
+    code = result_code(str(row["code"]), rs)
+    lost = code.base_units_lost_if_disrupted if already else code.base_units_lost_if_undisrupted
+    after = one_of(after, UnitState.ALL, "combat_result_states", "state")
+    return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost)

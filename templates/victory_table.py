@@ -116,9 +116,11 @@ def _unit_rows(oob: OrderOfBattle | None, ruleset: Ruleset) -> list[dict[str, An
     ]
 
 
-def _units_sheet(wb: Workbook, oob: OrderOfBattle | None, ruleset: Ruleset) -> None:
+def _units_sheet(
+    wb: Workbook, oob: OrderOfBattle | None, ruleset: Ruleset, bounds: dict[str, int]
+) -> None:
     ref = ledger_table(wb, UNITS, _unit_rows(oob, ruleset),
-                       lambda r: unit_formulas(r, ruleset), bounds={})  # fmt: skip
+                       lambda r: unit_formulas(r, ruleset), bounds=bounds)  # fmt: skip
     ws = wb[UNITS.sheet]
     for header in ("Random number", "Table value", "Needed"):  # the text's three decimals
         column = ref.col(header)
@@ -295,7 +297,7 @@ def build_victory_table(
     )  # fmt: skip
     ledger_table(wb, TURNS, turn_rows(1, [n for n, _, _ in armies], parts), turn_formulas,
                  bounds=bounds)  # fmt: skip
-    _units_sheet(wb, oob, ruleset)
+    _units_sheet(wb, oob, ruleset, bounds)
     _battle_sheet(wb, ruleset, {"BattleName": battle, "StartTime": time_value(start_time),
                                 "MarkCrossedWhen": rules.crossed_when}, side_ref)  # fmt: skip
     _marks_sheet(wb, [n for n, _, _ in armies], rules)

@@ -924,3 +924,156 @@ def test_a_rally_moves_a_unit_one_step_up_or_leaves_it(
     assert out.after == (up if out.passed else state)
     assert out.active == (out.after == "organised")
     assert out.passed or not plain.passed
+
+
+_ROUT = "The remainder will rout from the board at charge speed until a random number ≥0.800"
+_RETIRE = "Units must use disrupted value for all further combat and continue to retire until"
+
+
+@pytest.mark.parametrize(
+    ("result", "before", "after", "removed", "quote"),
+    [
+        ("Ar", "organised", "routing", 1, "Ar = Attacker routed. Remove one base unit from "
+         "the combat group, and mark off one victory point in the victory table. " + _ROUT),
+        ("Ar", "disrupted", "routing", 1, "Ar = Attacker routed. Remove one base unit"),
+        ("Aw", "organised", "retiring", 0, _RETIRE),
+        ("Aw", "disrupted", "routing", 1, "Attackers already disrupted remove one base unit "
+         "from the game, and mark off one victory point in the victory table. " + _ROUT),
+        ("Ad", "organised", "disrupted", 0, "Ad = Attacker disrupted. Previously undisrupted "
+         "combat units are disrupted to the strength of their opponent"),
+        ("Ad", "retiring", "routing", 1, "Attackers already disrupted remove one base unit "
+         "from the game, and mark off one victory point in the victory table. " + _ROUT),
+        ("Dx attacker", "organised", "disrupted", 0, "Dx = Disruption exchange. Previously "
+         "undisrupted combat units are disrupted."),
+        ("Dx attacker", "disrupted", "disrupted", 1, "Attackers already disrupted remove one "
+         "base unit from the game. The remainder hold their ground for this move."),
+        ("Dx defender", "pursuing", "disrupted", 0, "Previously undisrupted combat units are "
+         "disrupted."),
+        ("Dx defender", "disrupted", "routing", 1, "Defenders already disrupted remove one "
+         "base unit from the game and mark off one victory point in the victory table. The "
+         "remainder will rout from the board at charge until a random number ≥0.800"),
+        ("Dd", "organised", "disrupted", 0, "Dd = Defender disrupted. Previously undisrupted "
+         "combat units become disrupted."),
+        ("Dd", "disrupted", "routing", 1, "Defenders already disrupted remove one base unit "
+         "from the game, and mark off one victory point in the victory table. " + _ROUT),
+        ("Dw", "captured battery", "retiring", 0, "Dw = Defender retires. " + "Previously "
+         "undisrupted units combat units are disrupted to value of opponents combat "
+         "strength and withdraw facing enemy at full speed. " + _RETIRE),
+        ("Dw", "routing", "routing", 1, "Attackers already disrupted remove one base unit "
+         "from the game,  and mark off one victory point in the victory table."),
+        ("Dr", "organised", "routing", 1, "Dr = Defender routed. Remove one base unit from "
+         "the combat group, and mark off one victory point in the victory table. " + _ROUT),
+        ("Dr", "retiring", "routing", 1, "Dr = Defender routed. Remove one base unit"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("era", ERAS)
+def test_the_state_a_combat_result_sets(
+    era: str, result: str, before: str, after: str, removed: int, quote: str, rules_dir: Path
+) -> None:
+    """8.5: each result, on a unit previously undisrupted and on one already disrupted
+    (retiring and routing units too: ``unit_states.already_disrupted``), sets the state the
+    text gives and removes the base units it says (quoted from the text)."""
+    text = (rules_dir / rulesets.get(era).text).read_text(encoding="utf-8")
+    assert " ".join(quote.split()) in " ".join(text.split())
+    out = aog.unit_after_result(before, result, era)
+    assert (out.after, out.base_units_removed) == (after, removed)
+    assert out.code == result.split()[0]
+    assert out.fought_as == ("attacker" if result.startswith("A") or "attacker" in result
+                             else "defender")  # fmt: skip
+    assert aog.state_next_turn(out.after, era) == out.after  # it goes on until rallied
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_every_result_code_falls_on_a_unit_and_no_other_is_taken(era: str) -> None:
+    """8.5 names Ar, Aw, Ad, Dx, Dd, Dw and Dr: each is a result a unit may be given (Dx
+    "Attackers ... Defenders", once for each); "Dx" alone or a code the text does not
+    name is refused naming the combat result."""
+    rs = rulesets.get(era)
+    given_to = aog.combat_results_of_a_unit(rs)
+    assert {r.split()[0] for r in given_to} == {str(r["code"]) for r in rs.rows("combat_results")}
+    assert {"Dx attacker", "Dx defender"} <= set(given_to)
+    for wrong in ("Dx", "Xx", ""):
+        with pytest.raises(InvalidArgumentError) as err:
+            aog.unit_after_result("organised", wrong, rs)
+        assert err.value.column == "combat result"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_which_states_are_already_disrupted_is_a_reading_of_the_data(era: str) -> None:
+    """8.5's "already disrupted": ours, disrupted, retiring and routing units
+    (``unit_states.already_disrupted``); a house file naming disrupted alone makes a
+    retiring unit one "previously undisrupted"."""
+    from battle_ledger.rulesets.house import parse_house
+    from battle_ledger.rulesets.registry import house_ruleset
+
+    text = yaml.safe_dump({"id": era, "tables": {"unit_states": {"values": {
+        "already_disrupted": ["disrupted"]}}}})  # fmt: skip
+    house = house_ruleset(parse_house(text, "house.yaml"))
+    ours = aog.unit_after_result("retiring", "Dd", era)
+    theirs = aog.unit_after_result("retiring", "Dd", house)
+    assert (ours.already_disrupted, ours.after, ours.base_units_removed) == (True, "routing", 1)
+    assert (theirs.already_disrupted, theirs.after, theirs.base_units_removed) == (
+        False,
+        "disrupted",
+        0,
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_only_the_army_in_the_attacking_stage_rallies(era: str, rules_dir: Path) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops";
+    4: "the first army taking the attacking stage" in the first part, "the second army
+    taking the attacking stage" in the second. A number thrown in the other army's part is
+    refused naming the part; in its own part it rallies."""
+    rs = rulesets.get(era)
+    text = " ".join((rules_dir / rs.text).read_text(encoding="utf-8").split())
+    for quote in ("Only the army in the active, attacking stage of each turn can rally troops.",
+                  "with the first army taking the attacking stage",
+                  "with the second army taking the attacking stage"):  # fmt: skip
+        assert quote in text
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+    assert [aog.attacking_part(a, rs) for a in range(1, parts + 1)] == list(range(1, parts + 1))
+    with pytest.raises(InvalidArgumentError):
+        aog.attacking_part(parts + 1, rs)
+    for army in range(1, parts + 1):
+        own = aog.unit_after_rally("routing", 0.95, ruleset=rs, part=army, army_attacks_in=army)
+        assert own.after == "disrupted"
+        other = army % parts + 1
+        with pytest.raises(InvalidArgumentError, match="attacking stage") as err:
+            aog.unit_after_rally("routing", 0.95, ruleset=rs, part=other, army_attacks_in=army)
+        assert (err.value.column, err.value.value) == ("part", other)
+    # no number thrown: nothing to refuse, in any part
+    assert aog.unit_after_rally("routing", None, ruleset=rs, part=2, army_attacks_in=1).after == (
+        "routing"
+    )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
+    era: str, rules_dir: Path
+) -> None:
+    """6: "It takes one full move for a captured battery to become active again"; 2.6: "Each
+    turn, comprising of a first and second player phase". Ours: a full move is a whole
+    turn from the part it is taken in (``unit_states.captured_battery_full_moves``):
+    taken in part p of turn T, it is active again in T+moves from part p on (its army's
+    attacking part); its part not known, from the turn after."""
+    rs = rulesets.get(era)
+    text = " ".join((rules_dir / rs.text).read_text(encoding="utf-8").split())
+    for quote in ("It takes one full move for a captured battery to become active again.",
+                  "Each turn, comprising of a first and second player phase"):  # fmt: skip
+        assert quote in text
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    parts = int(rs.constant("scale", "player_parts_per_turn"))
+
+    def active(ago: int, taken_in: int | None, attacks_in: int | None) -> bool:
+        return aog.unit_after_rally("organised", ruleset=rs, captured_turns_ago=ago,
+                                    captured_in_part=taken_in,
+                                    army_attacks_in=attacks_in).active  # fmt: skip
+
+    for taken_in in range(1, parts + 1):
+        for attacks_in in range(1, parts + 1):
+            assert not any(active(ago, taken_in, attacks_in) for ago in range(1, moves))
+            assert active(moves, taken_in, attacks_in) == (attacks_in >= taken_in)
+            assert active(moves + 1, taken_in, attacks_in)
+    assert not active(moves, None, 1) and not active(moves, 1, None)
+    assert active(moves + 1, None, None)

@@ -145,7 +145,9 @@ def _aog_calls(era: str) -> list[Call]:
                  for state in aog.UnitState.ALL],
                 [aog.unit_after_rally("organised", None, "", None, era, captured_turns_ago=ago)
                  .active for ago in (1, 2, 3)],
-                [_tried(aog.state_next_turn, s, era) for s in aog.UnitState.ALL]]  # fmt: skip
+                [_tried(aog.state_next_turn, s, era) for s in aog.UnitState.ALL],
+                [_tried(aog.unit_after_result, s, r, era) for s in aog.UnitState.ALL
+                 for r in aog.combat_results_of_a_unit(era)]]  # fmt: skip
 
     def units() -> Any:
         rs = registry.get(era)

@@ -750,6 +750,9 @@ def test_house_rules_applied_later_reach_the_units_formulas(tmp_path: Path) -> N
         ("General", "Napoleon", "not one of the list"),
         ("Type", "cannon", "not among the types of units"),
         ("Type", None, "has no Type"),
+        ("Combat result", "Dx", "not one of the list"),  # Dx falls on both: which one
+        ("Combat result", "routed", "not one of the list"),
+        ("Part", 3, "player parts"),
     ],
 )
 def test_a_bad_cell_of_the_units_is_refused_where_it_is(
@@ -906,3 +909,296 @@ def test_end_turn_carries_every_unit_into_the_next_turn(tmp_path: Path) -> None:
         assert (shown("Active") or None) == active, state
         needed = shown("Needed")
         assert (None if needed in (None, "") else round(needed, 3)) == state["needed"], state
+
+
+# -- combat results (template version 4) -----------------------------------------------------
+
+
+@pytest.mark.libreoffice
+def test_a_combat_result_sets_the_units_state_and_end_turn_carries_it(tmp_path: Path) -> None:
+    """8.5: "The effects of combat are immediately applied to the troops concerned": a
+    unit's Combat result (``run unit --combat-result``) sets its state after combat and the
+    base units it removes, by ``aog.unit_after_result`` from its state after the rally;
+    end-turn starts the unit's next turn in it; report and, recalculated by LibreOffice,
+    the sheet agree on every row."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-reason")
+    units = _batteries_first(path)
+    plays = [
+        {"state": "organised", "combat_result": "Dw"},
+        {"state": "disrupted", "combat_result": "dx attacker"},
+        {"state": "disrupted", "combat_result": "Dx defender"},
+        {"state": "routing", "random_number": "0.95", "combat_result": "Ad"},  # rallied first
+        {"state": "retiring", "combat_result": "Dd"},
+        {"state": "organised", "combat_result": "Ar"},
+        {"state": "pursuing", "combat_result": "Aw"},
+    ]
+    rs = registry.get("age-of-reason")
+    assert len(units) >= len(plays)
+    for unit, play in zip(units, plays, strict=False):
+        done = run_on_file(path, "unit", unit=unit, **play)
+        rally = aog.unit_after_rally(play["state"], play.get("random_number"), ruleset=rs)
+        want = aog.unit_after_result(rally.after, play["combat_result"], rs)
+        assert done.details["combat_result"] == want.result
+        assert (done.details["state_after_combat"], done.details["base_units_removed"]) == (
+            want.after,
+            want.base_units_removed,
+        )
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    for unit in units:
+        assert states[(2, unit)]["state"] == aog.state_next_turn(
+            states[(1, unit)]["state_after_combat"], rs
+        )
+        assert states[(2, unit)]["combat_result"] is None
+        assert states[(2, unit)]["state_after_combat"] == states[(2, unit)]["state_after"]
+    assert states[(2, units[0])]["state"] == "retiring"  # "continue to retire until rallied"
+    assert states[(2, units[5])]["state"] == "routing"  # Ar: "The remainder will rout"
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+
+        def shown(header: str, row: int = row) -> Any:
+            value = plain(table_cell(wb, "tbl_Units", header, row).value)
+            return None if value in ("", None) else value
+
+        assert shown("After combat") == state["state_after_combat"], state
+        removed = shown("Base units removed")
+        assert (None if removed is None else int(removed)) == state["base_units_removed"], state
+        assert shown("Combat result") == state["combat_result"], state
+
+
+def test_the_units_results_are_the_rules_results_in_every_era() -> None:
+    """The Combat result drop-down offers what ``aog.combat_results_of_a_unit`` gives."""
+    from battle_ledger.sheets.kinds.victory_table import UNITS
+
+    for era in aog.ERAS:
+        assert UNITS.column("combat_result").choices == aog.combat_results_of_a_unit(era)
+
+
+def test_a_combat_result_refused_from_the_command_leaves_the_file(tmp_path: Path) -> None:
+    """``--combat-result Dx``: Dx falls on both sides, so which is named; refused (exit 2)
+    naming the option and the results a unit may be given, the file unchanged."""
+    path = _army(tmp_path)
+    unit = _batteries_first(path)[0]
+    before = path.read_bytes()
+    refused = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", unit, "--state",
+                                       "organised", "--combat-result", "Dx"])  # fmt: skip
+    assert refused.exit_code == 2, refused.output
+    assert "--combat-result" in refused.output and "Dx defender" in refused.output
+    assert path.read_bytes() == before
+
+
+V3 = Path(__file__).parent / "fixtures" / "victory-table-v3.xlsx"
+
+
+def test_a_version_3_ledger_reports_as_before_and_refuses_a_combat_result(
+    tmp_path: Path,
+) -> None:
+    """tests/fixtures/victory-table-v3.xlsx: Breitenfeld built by the version before combat
+    results were held (two turns; a regiment rallied from rout, a battery captured, a tercio
+    retiring): it reports as before (no result: the state after combat is the state after
+    the rally), end-turn carries it on, and --combat-result is refused saying the ledger is
+    older (exit 2), the file unchanged."""
+    path = tmp_path / "v3.xlsx"
+    path.write_bytes(V3.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False)).details
+    states = {(u["turn"], u["unit"]): u for u in report["unit_states"]}
+    assert {u["combat_result"] for u in states.values()} == {None}
+    assert {u["base_units_removed"] for u in states.values()} == {None}
+    assert all(u["state_after_combat"] == u["state_after"] for u in states.values())
+    assert states[(1, "Old Blue Regiment")]["state_after"] == "disrupted"
+    assert states[(2, "Heavy battery")]["active"] is False
+    assert [s["lost"] for s in report["sides"]] == [3, 3]
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", "Tercio Chiesa", "--state", "organised",
+               "--combat-result", "Dr"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2 and "template version 3" in refused.output, refused.output
+    assert "--combat-result" in refused.output
+    assert path.read_bytes() == before
+    run_on_file(path, "end-turn", allow_empty="Y")
+    carried = _states(path)
+    assert carried[(3, "Tercio Chiesa")]["state"] == "retiring"
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+# -- the part of the turn a rally is thrown in (template version 4) ---------------------------
+
+
+@pytest.mark.libreoffice
+def test_a_rally_is_held_in_its_part_and_refused_outside_its_armys_attacking_stage(
+    tmp_path: Path,
+) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops" (the
+    first army of the Sides sheet attacks in part 1, the second in part 2, 4): run unit
+    throws a rally in its army's part (Part, report's ``part``) and refuses another part
+    (exit 2); a Part typed for another part is refused by report naming tbl_Units, the row
+    and Part (exit 1, the file unchanged) and shows #N/A on the sheet; end-turn's carried
+    rows hold no part; LibreOffice shows what report does."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path)
+    sides = [s["side"] for s in run_report(HeadlessBook(path, writable=False)).details["sides"]]
+    units = {u: s["side"] for (_, u), s in _states(path).items()}
+    first = next(u for u, s in units.items() if s == sides[0])
+    second = next(u for u, s in units.items() if s == sides[1])
+    rallied = run_on_file(path, "unit", unit=first, state="routing", random_number="0.9")
+    assert (rallied.details["part"], rallied.details["state_after"]) == (1, "disrupted")
+    run_on_file(path, "unit", unit=second, state="routing", random_number="0.5", part="2")
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", second, "--state", "routing",
+               "--random-number", "0.9", "--part", "1"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2, refused.output
+    assert "--part" in refused.output and "attacking stage" in refused.output
+    assert path.read_bytes() == before
+    states = _states(path)
+    assert (states[(1, first)]["part"], states[(1, second)]["part"]) == (1, 2)
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        part = plain(table_cell(wb, "tbl_Units", "Part", row).value)
+        assert (None if part in ("", None) else int(part)) == state["part"], state
+        rally = plain(table_cell(wb, "tbl_Units", "Rallied", row).value)
+        assert (rally or None) == {True: "Y", False: "N", None: None}[state["rallied"]], state
+    run_on_file(path, "end-turn", allow_empty="Y")
+    assert {s["part"] for (t, _), s in _states(path).items() if t == 2} == {None}
+    # the second army's rally typed in the first army's part
+    wb = openpyxl.load_workbook(path)
+    at = find_row(wb, "tbl_Units", Turn=1, Unit=second)
+    table_cell(wb, "tbl_Units", "Part", at).value = 1
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    for words in ("attacking stage", "tbl_Units", "Part", f"row {at + 4}"):
+        assert words in shown.output, (words, shown.output)
+    assert path.read_bytes() == before
+    wb = recalculated_workbook(path)
+    at_sheet = find_row(wb, "tbl_Units", Turn=1, Unit=second)
+    assert str(table_cell(wb, "tbl_Units", "Rallied", at_sheet).value).startswith("#N/A")
+
+
+def test_a_rally_typed_without_its_part_is_refused_naming_part(tmp_path: Path) -> None:
+    """5: which stage a rally is thrown in is held: a random number typed with no Part is
+    refused naming tbl_Units, the row and Part (exit 1), the file unchanged."""
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "State", 0).value = "routing"
+    table_cell(wb, "tbl_Units", "Random number", 0).value = 0.9
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    for words in ("part of the turn is not held", "tbl_Units", "column Part", "row 4"):
+        assert words in shown.output, (words, shown.output)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
+    tmp_path: Path,
+) -> None:
+    """6: "It takes one full move for a captured battery to become active again", a move
+    read as a whole turn from the Part it is taken in: batteries taken by the first army
+    (attacking in part 1) in part 1 fire again in its part 1 of the next turn, in part 2
+    only the turn after, as one whose part is not held; report and, recalculated by
+    LibreOffice after two end-turns, the sheet's Active agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path)
+    sides = [s["side"] for s in run_report(HeadlessBook(path, writable=False)).details["sides"]]
+    rs = registry.get("age-of-glaube")
+    moves = int(rs.constant("unit_states", "captured_battery_full_moves"))
+    batteries = _batteries_first(path)[:2]
+    types = {unit: u["type"] for (_, unit), u in _states(path).items()}
+    assert all(aog.is_battery(types[b], rs) for b in batteries)
+    first, second = batteries
+    run_on_file(path, "unit", unit=first, side=sides[0], state="captured battery", part="1")
+    taken = run_on_file(path, "unit", unit=second, side=sides[0], state="captured battery",
+                        part="2")  # fmt: skip
+    assert (taken.details["part"], taken.details["active"]) == (2, False)
+    for _ in range(moves + 1):
+        run_on_file(path, "end-turn", allow_empty="Y")
+    states = _states(path)
+    turns = range(1, moves + 3)
+    assert [states[(t, first)]["active"] for t in turns] == [False] * moves + [True, True]
+    assert [states[(t, second)]["active"] for t in turns] == [False] * (moves + 1) + [True]
+    wb = recalculated_workbook(path)
+    for state in states.values():
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        shown = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
+        assert shown == {True: "Y", False: "N", None: None}[state["active"]], state
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_with_report_on_a_version_3_ledger(tmp_path: Path) -> None:
+    """A version 3 ledger (no Part, no Combat result) keeps that version's columns when a
+    unit's row is written and end-turn carries the units on: LibreOffice shows what report
+    does, the captured battery's full move counted as that version did."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = tmp_path / "v3.xlsx"
+    path.write_bytes(V3.read_bytes())
+    run_on_file(path, "unit", unit="Tercio Pappenheim", state="routing", random_number="0.9")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    assert {s["turn"] for s in states} == {1, 2, 3}
+    by = {(s["turn"], s["unit"]): s for s in states}
+    assert [by[(t, "Heavy battery")]["active"] for t in (2, 3)] == [False, False]
+    wb = recalculated_workbook(path)
+    for state in states:
+        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+        assert table_cell(wb, "tbl_Units", "State after", row).value == state["state_after"]
+        active = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
+        assert active == {True: "Y", False: "N", None: None}[state["active"]], state
+
+
+@pytest.mark.libreoffice
+def test_the_already_disrupted_reading_applied_later_reaches_the_units_formulas(
+    tmp_path: Path,
+) -> None:
+    """A house file naming routing units alone "already disrupted" (8.5), applied to a
+    ledger already played: a disrupted unit's Dd now finds it "Previously undisrupted"
+    (disrupted, no base unit removed) and a routing one's routs it, removing one; report
+    and the recalculated sheet agree."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    path = _army(tmp_path, "age-of-gloire")
+    shaken, routed = sorted({unit for _, unit in _states(path)})[:2]
+    run_on_file(path, "unit", unit=shaken, state="disrupted", combat_result="Dd")
+    run_on_file(path, "unit", unit=routed, state="routing", combat_result="Dd")
+    before = _states(path)
+    assert [before[(1, u)]["base_units_removed"] for u in (shaken, routed)] == [1, 1]
+    house = tmp_path / "house.yaml"
+    house.write_text(yaml.safe_dump({"id": "age-of-gloire", "tables": {"unit_states": {
+        "values": {"already_disrupted": ["routing"]}}}}), encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    after = _states(path)
+    assert (after[(1, shaken)]["state_after_combat"], after[(1, shaken)]["base_units_removed"]) == (
+        "disrupted",
+        0,
+    )
+    assert (after[(1, routed)]["state_after_combat"], after[(1, routed)]["base_units_removed"]) == (
+        "routing",
+        1,
+    )
+    wb = recalculated_workbook(path)
+    for unit in (shaken, routed):
+        at = find_row(wb, "tbl_Units", Turn=1, Unit=unit)
+        state = after[(1, unit)]
+        assert table_cell(wb, "tbl_Units", "After combat", at).value == state["state_after_combat"]
+        removed = plain(table_cell(wb, "tbl_Units", "Base units removed", at).value)
+        assert int(removed) == state["base_units_removed"]

@@ -199,6 +199,12 @@ _UNITS_SINCE = 2
 #: The template version that gave each unit of tbl_Units its type (a captured battery is a
 #: battery; Active is a battery's).
 _TYPES_SINCE = 3
+#: The template version that held each unit's combat result (8.5) and the state it sets.
+_RESULTS_SINCE = 4
+#: A unit's combat result as the Units table offers it (``aog.combat_results_of_a_unit``,
+#: the same in every era: a test holds them to it): the code where it falls on one side,
+#: the code and the side where on both.
+_RESULTS = ("Ar", "Aw", "Ad", "Dx attacker", "Dx defender", "Dd", "Dw", "Dr")
 #: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
 _GENERALS = ("general", "great captain")
 
@@ -209,7 +215,8 @@ UNITS = Table(
     note="One row per unit per turn whose state you keep: its state at the start of the "
     "disruption and rout removal phase (5), the random number thrown to rally it, a General "
     "present (5.3), and for a disrupted, retiring or pursuing unit the National Army table's "
-    "value (not printed). Routing units need the number the Rules give (5.2: 0.800).",
+    "value (not printed), then the result of its combat (8.5). Routing units need the "
+    "number the Rules give (5.2: 0.800).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn (5 minutes each)", low=1, width=6),
         Column("Unit", "unit", _K, help="the battalion, regiment or battery", width=26),
@@ -220,6 +227,12 @@ UNITS = Table(
         Column("State", "state", _I, Entry.CHOICE,
                "at the start of the turn: organised, disrupted, routing, retiring, pursuing "
                "or captured battery", choices=aog.UnitState.ALL, width=15),
+        Column("Part", "part", _I, Entry.WHOLE,
+               "the part of the turn its rally is thrown in: its army's attacking stage (4: "
+               "the first army listed on the Sides sheet in part 1, the second in part 2; 5); "
+               "a battery's capture, the part it is taken in (6: its full move counts from "
+               "there)",
+               low=1, high="parts", width=6, since=_RESULTS_SINCE),
         Column("Random number", "random_number", _I, Entry.NUMBER,
                "the number thrown to rally it, 0.000-0.999 (blank: none thrown)", width=10),
         Column("General", "general", _I, Entry.CHOICE,
@@ -237,6 +250,16 @@ UNITS = Table(
                help="a battery's: organised after the rally, it may fire (6); a captured "
                "battery is not active for one full move (6); blank for foot and horse",
                width=8),
+        Column("Combat result", "combat_result", _I, Entry.CHOICE,
+               "the result of its combat this turn (8.5) as it falls on it: Ar, Aw, Ad "
+               "(the attacker), Dd, Dw, Dr (the defender), Dx attacker or Dx defender",
+               choices=_RESULTS, width=12, since=_RESULTS_SINCE),
+        Column("Base units removed", "base_units_removed", _O, Entry.WHOLE,
+               "the base units the result removes (8.5: one for Ar and Dr, one for the "
+               "others if it was already disrupted)", width=9, since=_RESULTS_SINCE),
+        Column("After combat", "state_after_combat", _O,
+               help="its state after the result (8.5), as the next turn takes it; no "
+               "result: the State after", width=15, since=_RESULTS_SINCE),
         Column("Note", "note", _N, help="anything worth remembering", width=30),
     ),
 )  # fmt: skip
@@ -355,10 +378,11 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str, str]:
-    """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` step for step
-    (the era's numbers written in from ``ruleset``'s data, as the ledger was built), for a
-    ledger of template ``version`` (before 3, no Type: Active shown for every unit)."""
+def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
+    ``aog.unit_after_result`` step for step (the era's numbers written in from
+    ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
+    (before 3, no Type: Active shown for every unit; before 4, no combat result)."""
     c = letters([col.header for col in UNITS.columns if col.since <= version])
 
     def cell(header: str) -> str:
@@ -382,12 +406,21 @@ def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str
         return period_column(units, c[header], HEADER_ROW + 1, c["Turn"])
 
     moves = int(ruleset.constant("unit_states", "captured_battery_full_moves"))
+    window = [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"]
+    s = letters(SIDES.headers)
+    army = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
+    if version >= _RESULTS_SINCE:  # the move's last turn frees it from the part it was taken
+        window.append(f"1-({rows('Turn')}={cell('Turn')}-{moves})*ISNUMBER({rows('Part')})"
+                      f"*({army}>={rows('Part')})*({army}<={_PARTS})")  # fmt: skip
     captured = count_equal(  # a captured battery within the full move(s) before (6)
-        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'},
-        [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"],
+        {rows("Unit"): cell("Unit"), rows("State"): f'"{aog.UnitState.CAPTURED}"'}, window
     )
     active = (f'IF(AND({cell("State after")}="{aog.UnitState.ORGANISED}",{captured}=0),'
               '"Y","N")')  # fmt: skip
+    if version >= _RESULTS_SINCE:  # 5: a rally in its army's attacking stage, else #N/A
+        wrong = (f'AND({number}<>"",OR({cell("Part")}="",AND({army}<={_PARTS},'
+                 f'{cell("Part")}<>{army})))')  # fmt: skip
+        rallied = f"IF({wrong},NA(),{rallied})"
     if version >= _TYPES_SINCE:  # a battery's only (aog.UnitRally.battery_active)
         battery = ",".join(f'{cell("Type")}="{word}"' for word in aog.battery_spellings(ruleset))
         active = f'IF(OR({battery}),{active},"")'
@@ -397,7 +430,28 @@ def unit_formulas(r: int, ruleset: Any, version: int = _TYPES_SINCE) -> dict[str
         "State after": after,
         "Active": active,
     }
+    if version >= _RESULTS_SINCE:
+        formulas |= _result_formulas(cell, ruleset)
     return unless_blank(cell("Unit"), formulas)
+
+
+def _result_formulas(cell: Callable[[str], str], ruleset: Any) -> dict[str, str]:
+    """Base units removed and After combat: ``aog.unit_after_result`` of each result the
+    Units offer, for a unit already disrupted or not (the era's readings written in)."""
+    result, before = cell("Combat result"), cell("State after")
+    states = ruleset.constant("unit_states", "already_disrupted") or ()
+    already = "OR(" + ",".join(f'{before}="{s}"' for s in states) + ")" if states else "FALSE"
+    removed, after = '""', before
+    calm_state = next(s for s in aog.UnitState.ALL if s not in states)
+    shaken_state = states[0] if states else calm_state
+    for word in reversed(_RESULTS):
+        calm = aog.unit_after_result(calm_state, word, ruleset)
+        shaken = aog.unit_after_result(shaken_state, word, ruleset)
+        removed = (f'IF({result}="{word}",IF({already},{shaken.base_units_removed},'
+                   f'{calm.base_units_removed}),{removed})')  # fmt: skip
+        after = (f'IF({result}="{word}",IF({already},"{shaken.after}","{calm.after}"),'
+                 f"{after})")  # fmt: skip
+    return {"Base units removed": removed, "After combat": after}
 
 
 #: Sides across, turns down from turn 0 under the header row (row 3).
@@ -440,7 +494,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_TYPES_SINCE,
+        template_version=_RESULTS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -834,7 +888,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     at = first + (max(used) + 1 if used else 0)
     rows = []
     for i, state in enumerate(last.values()):
-        starts = aog.state_next_turn(state["state_after"], ruleset)
+        starts = aog.state_next_turn(state["state_after_combat"], ruleset)
         row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
                                "State": starts}  # fmt: skip
         if version >= _TYPES_SINCE:
@@ -953,7 +1007,8 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
 
 #: The rules' fields -> the Units table's headers (where a refusal is located).
 _UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
-                 "table value": "Table value"}  # fmt: skip
+                 "table value": "Table value", "combat result": "Combat result",
+                 "part": "Part"}  # fmt: skip
 
 
 def _holds_units(book: Book) -> bool:
@@ -964,10 +1019,21 @@ def _unit_rows(book: Book) -> pd.DataFrame:
     return book.read_table(UNITS.name, UNITS.read_types(book.meta().template_version))
 
 
-def _turns_ago(turn: int, captured: list[int]) -> int | None:
-    """How many turns before ``turn`` a unit was last held a captured battery (None: not)."""
-    before = [t for t in captured if t < turn]
-    return turn - max(before) if before else None
+def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int | None, int | None]:
+    """How many turns before ``turn`` a unit was last held a captured battery, and the part
+    of that turn it was taken in ((None, None): never; the part None where not held)."""
+    before = [(t, p) for t, p in captured if t < turn]
+    if not before:
+        return None, None
+    last, part = max(before, key=lambda taken: taken[0])
+    return turn - last, part
+
+
+def _captures(frame: pd.DataFrame, parts_held: bool) -> list[tuple[int, int | None]]:
+    """The (turn, part) of each row of ``frame`` holding a captured battery."""
+    taken = frame[frame["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
+    return [(int(r["Turn"]), None if not parts_held or is_blank(r["Part"]) else int(r["Part"]))
+            for _, r in taken.iterrows() if not is_blank(r["Turn"])]  # fmt: skip
 
 
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
@@ -978,13 +1044,13 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         return []
     ruleset = registry.get(book.meta().ruleset)
     typed = book.meta().template_version >= _TYPES_SINCE
+    fought = book.meta().template_version >= _RESULTS_SINCE
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
-    captured: dict[str, list[int]] = {}  # unit -> the turns it was held a captured battery
-    for _, r in frame.iterrows():
-        if not is_blank(r["Turn"]) and str(r["State"]).casefold() == aog.UnitState.CAPTURED:
-            captured.setdefault(str(r["Unit"]).casefold(), []).append(int(r["Turn"]))
+    captured: dict[str, list[tuple[int, int | None]]] = {}  # unit -> (turn, part) taken
+    for unit_name, rows in frame.groupby(frame["Unit"].astype(str).str.casefold()):
+        captured[str(unit_name)] = _captures(rows, fought)
     for index, row in frame.iterrows():
         where = where_of(frame, index)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
@@ -1005,8 +1071,13 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
-        for header, words in (("State", aog.UnitState.ALL), ("General", _GENERALS)):
-            if not is_blank(row[header]) and str(row[header]).casefold() not in words:
+        lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
+        if fought:
+            lists.append(("Combat result", _RESULTS))
+        for header, words in lists:
+            if not is_blank(row[header]) and str(row[header]).casefold() not in (
+                w.casefold() for w in words
+            ):
                 raise CellValueError(  # the sheet's formulas read these words only
                     f"{header.lower()} {row[header]!r} is not one of the list",
                     column=header,
@@ -1016,8 +1087,13 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 )
         number = None if is_blank(row["Random number"]) else row["Random number"]
         value = None if is_blank(row["Table value"]) else row["Table value"]
+        part = None if not fought or is_blank(row["Part"]) else int(row["Part"])
+        if part is not None and not 1 <= part <= ledger.parts:
+            raise CellValueError(f"a turn has {ledger.parts} player parts (2.6)", column="Part",
+                                 value=part, expected=f"1 to {ledger.parts}", **where)  # fmt: skip
         general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
+        ago, taken_in = _turns_ago(turn, captured.get(unit.casefold(), []))
         try:
             out = aog.unit_after_rally(
                 str(row["State"]),
@@ -1025,8 +1101,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 general,
                 value,
                 ruleset,
-                captured_turns_ago=_turns_ago(turn, captured.get(unit.casefold(), [])),
+                captured_turns_ago=ago,
                 unit_type=unit_type,
+                part=part,
+                army_attacks_in=_army_attacks_in(ledger, side, ruleset) if fought else None,
+                captured_in_part=taken_in,
             )
         except UnknownTermError as exc:  # a type the rule set does not name
             raise CellValueError(exc.message, column="Type", value=unit_type,
@@ -1037,13 +1116,35 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  expected=exc.expected, **where) from None  # fmt: skip
         except BattleLedgerError as exc:  # a table to fill in: named with its file
             raise exc.located(**where) from None
+        if fought and number is not None and part is None:
+            raise CellValueError("a rally's part of the turn is not held", column="Part",
+                                 expected=UNITS.column("Part").help, **where)  # fmt: skip
+        result = None if not fought or is_blank(row["Combat result"]) else row["Combat result"]
+        combat = None if result is None else aog.unit_after_result(out.after, result, ruleset)
         states.append({
             "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
+            **_combat_keys(out, combat), "part": part,
         })  # fmt: skip
     return states
+
+
+def _army_attacks_in(ledger: VictoryLedger, side: str, ruleset: Any) -> int | None:
+    """The part of each turn ``side`` takes the attacking stage in (4: the armies in the
+    order of tbl_Sides); None for an army beyond the turn's parts (not checked)."""
+    army = list(ledger.starts).index(side) + 1
+    return aog.attacking_part(army, ruleset) if army <= ledger.parts else None
+
+
+def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict[str, Any]:
+    """report's and run unit's keys of a unit's combat result (None: no result held)."""
+    return {
+        "combat_result": None if combat is None else combat.result,
+        "base_units_removed": None if combat is None else combat.base_units_removed,
+        "state_after_combat": rally.after if combat is None else combat.after,
+    }
 
 
 @operation(
@@ -1057,8 +1158,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         Option("unit_type", str, help="its unit type (infantry, cavalry, artillery...); taken "
                "from its earlier rows if blank"),
         Option.of(UNITS.column("random_number")),
+        Option("part", int, help="the part of the turn its rally is thrown in (default: its "
+               "army's attacking stage, 5)"),
         Option.of(UNITS.column("general")),
         Option.of(UNITS.column("table_value")),
+        Option.of(UNITS.column("combat_result")),
         Option.of(UNITS.column("note")),
     ),
 )  # fmt: skip
@@ -1070,15 +1174,18 @@ def record_unit(
     side: str | None = None,
     unit_type: str | None = None,
     random_number: float | None = None,
+    part: int | None = None,
     general: str | None = None,
     table_value: float | None = None,
+    combat_result: str | None = None,
     note: str | None = None,
 ) -> OperationResult:
     """Record a unit's state this turn and the random number thrown to rally it.
 
     The state is the unit's at the start of the turn's rally phase (5): a routing unit
     that passes is disrupted for the turn (5.2), a disrupted one organised (5.1); a
-    failed rally leaves it as it was.
+    failed rally leaves it as it was. A combat result (8.5) then sets the state the
+    unit ends the turn in, and the base units it removes.
 
     Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
     """  # noqa: E501
@@ -1089,8 +1196,8 @@ def record_unit(
             expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
     version = book.meta().template_version
-    refuse_newer_inputs(book, KIND, UNITS, {"unit_type": unit_type} if unit_type else {},
-                        version)  # fmt: skip
+    newer = {"unit_type": unit_type, "combat_result": combat_result, "part": part}
+    refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
     frame = _unit_rows(book)
@@ -1114,11 +1221,22 @@ def record_unit(
     if typed:
         given["Type"] = unit_type
     ruleset = registry.get(book.meta().ruleset)
+    attacks_in = _army_attacks_in(ledger, army, ruleset)
+    if part is not None and not 1 <= part <= ledger.parts:
+        raise CommandError(f"a turn has {ledger.parts} player parts (2.6)", column="--part",
+                           value=part, expected=f"1 to {ledger.parts}")  # fmt: skip
+    if version >= _RESULTS_SINCE:
+        if part is None and random_number is not None:  # thrown in its army's stage (5)
+            part = attacks_in
+        given |= {"Combat result": combat_result, "Part": part}
     try:
-        taken = mine[mine["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
-        ago = _turns_ago(turn, [int(t) for t in taken["Turn"]])
+        ago, taken_in = _turns_ago(turn, _captures(mine, version >= _RESULTS_SINCE))
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
-                                   captured_turns_ago=ago, unit_type=unit_type)  # fmt: skip
+                                   captured_turns_ago=ago, unit_type=unit_type, part=part,
+                                   army_attacks_in=attacks_in,
+                                   captured_in_part=taken_in)  # fmt: skip
+        combat = None if combat_result is None else aog.unit_after_result(
+            out.after, combat_result, ruleset)  # fmt: skip
     except UnknownTermError as exc:
         raise CommandError(exc.message, column="--unit-type", value=unit_type,
                            expected=exc.expected) from None  # fmt: skip
@@ -1127,6 +1245,8 @@ def record_unit(
         raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
                            value=exc.value, expected=exc.expected) from None  # fmt: skip
     given["State"] = out.state
+    if combat is not None:
+        given["Combat result"] = combat.result
     now = mine[mine["Turn"] == turn]
     if now.empty:
         used = [int(i) for i in frame.index]
@@ -1139,11 +1259,16 @@ def record_unit(
     detail = f"{name} ({army}) {out.state}"
     if out.passed is not None:
         detail += f", rally {'passed' if out.passed else 'failed'}"
+        detail += f" in part {part}" if part is not None else ""
     detail += f": {out.after} for the turn"
+    if combat is not None:
+        detail += (f"; {combat.result}: {combat.after}, {combat.base_units_removed} base "
+                   f"unit{'s' if combat.base_units_removed != 1 else ''} removed")  # fmt: skip
     book.log("unit", detail, turn=turn,
              dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
     return OperationResult(f"turn {turn}, {detail}", {
         "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
         "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
+        **_combat_keys(out, combat), "part": part,
     })  # fmt: skip
