@@ -15,6 +15,7 @@ same text gives both sides' dice.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -30,6 +31,7 @@ __all__ = [
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
     "RALLY_ANSWERS",
+    "RALLY_QUALITIES",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
     "AssaultResult",
@@ -69,6 +71,12 @@ RULESET_ID = "square-eagles"
 #: A turn's answers (``HitsTurn`` fields) and the Rally condition (``rally_conditions``
 #: id) each names: "Add 1 to the die roll if in Cover or General is attached".
 RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "general"}
+#: The optional rules' qualities a unit has for all the battle (the ledger's Units) and the
+#: Rally condition each names: "Stubborn. The Unit receives a +1 to the Rally d6 even if not
+#: in Cover or having a General attached."; "Guard. The Unit gets a +1 to Rally. This may be
+#: in addition to the +1 for Cover or the General attached." The other qualities change
+#: fire and assault dice or Target Numbers, which the ledger does not throw.
+RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
 
 #: What removes a unit at once, whatever its Hits, spelled as the text spells it (3.iv
 #: Assault Moves): "Assaulted Guns are Removed immediately."; "If it retreats into
@@ -458,6 +466,7 @@ def hits_after_turn(
     *,
     assault_first: bool | None = None,
     of_type: str | None = None,
+    qualities: Collection[str] = (),
 ) -> HitsOutcome:
     """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
     6+ two, its modifiers from the data (Cover, a General attached), "Units may not rally
@@ -471,6 +480,8 @@ def hits_after_turn(
     Points at any point are refused. A unit removed at once (``turn.removed``: Assaulted
     Guns, which needs ``of_type``, the unit's type, to be Guns; or a retreat into
     impassible terrain) is removed whatever its Hits; the Hits it took are kept.
+    ``qualities``: the unit's Rally conditions of the optional rules (``RALLY_QUALITIES``'
+    ids: Stubborn, Guard), counted with the turn's answers as ``rally_result`` counts them.
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
@@ -483,7 +494,8 @@ def hits_after_turn(
     at_rally = before + (assault if first else 0)
     regained = None
     if turn.rally_roll is not None and at_rally < sp:
-        regained = rally_result(turn.rally_roll, turn.rally_conditions, at_rally).hits_regained
+        conditions = ", ".join(c for c in (turn.rally_conditions, *qualities) if c)
+        regained = rally_result(turn.rally_roll, conditions, at_rally).hits_regained
     taken = before + fire + assault
     hits = taken - (regained or 0)
     if max(at_rally, hits) > sp:

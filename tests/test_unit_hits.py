@@ -1,6 +1,7 @@
 """Square Eagles' Hits ledger (sheets/kinds/unit_hits.py, templates/unit_hits.py): a unit
 removed at once (template version 3), "Assaulted Guns are Removed immediately." and "If
-it retreats into impassible terrain it is eliminated.", on the sheet, in the rules
+it retreats into impassible terrain it is eliminated.", and the optional rules' qualities
+Stubborn and Guard read by the Rally (template version 4), on the sheet, in the rules
 (``report``, ``check``, ``end-turn``) and in older ledgers.
 
 The Hits ledger's other tests (Withdraw!, the Rally and its modifiers, removal by Hits,
@@ -14,6 +15,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError
@@ -23,6 +26,7 @@ from battle_ledger.sheets.kinds.unit_hits import KIND, TURNS
 from battle_ledger.sheets.operations import find_operation, run_check, run_on_file
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
+from battle_ledger.xlfuncs.se import SE_RALLY
 from tests.tables import column_range, find_row, table_cell, table_sheet
 from tests.test_casualty_brackets import (
     _hits_by_unit,
@@ -60,7 +64,7 @@ def _removals(path: Path) -> None:
 def test_the_template_offers_the_two_causes_as_the_text_spells_them(tmp_path: Path) -> None:
     """Removed (template version 3): a drop-down of the text's two causes on every row."""
     path = _battle(tmp_path)
-    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    assert HeadlessBook(path, writable=False).meta().template_version >= 3
     wb = openpyxl.load_workbook(path)
     cells = column_range(wb, TURNS.name, "Removed")
     lists = [v for v in table_sheet(wb, TURNS.name).data_validations.dataValidation
@@ -172,6 +176,176 @@ def test_libreoffice_agrees_on_the_removals(tmp_path: Path) -> None:
     assert dict(zip(units["Unit"], units["Status"], strict=True)) == {
         u: reported[u]["status"] for u in units["Unit"]
     }
+
+
+# -- the optional rules' qualities (template version 4) ---------------------------------------
+
+_QUALITIES = [
+    ("British", "Kempt's Lights", "Lights", 5),
+    ("British", "Stubborn Lights", "Lights", 5),
+    ("French", "Guard Lights", "Lights", 5),
+    ("French", "Stubborn Guard Lights", "Lights", 5),
+]
+
+
+def _qualities(tmp_path: Path) -> Path:
+    """Four Lights, Stubborn and Guard typed on the Units as the text names them; each
+    takes 4 Hits in turn 1. Turn 2 is recorded by the tests."""
+    path = tmp_path / "qualities.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_QUALITIES), path)
+    wb = openpyxl.load_workbook(path)
+    for _, unit, _, _ in _QUALITIES:
+        row = find_row(wb, "tbl_Units", Unit=unit)
+        for quality in ("Stubborn", "Guard"):
+            table_cell(wb, "tbl_Units", quality, row).value = "Y" if quality in unit else "N"
+    wb.save(path)
+    for _, unit, _, _ in _QUALITIES:
+        run_on_file(path, "record", unit=unit, fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    return path
+
+
+def _rally_of(unit: str, roll: int, conditions: str, hits: int) -> int:
+    """Hits regained as the Excel function SE_RALLY gives them."""
+    return int(SE_RALLY(roll, ", ".join(c for c in (conditions, *_named(unit)) if c), hits)[0][0])
+
+
+def _named(unit: str) -> list[str]:
+    return [q for q in se.RALLY_QUALITIES.values() if q.capitalize() in unit]
+
+
+def test_the_units_hold_stubborn_and_guard(tmp_path: Path) -> None:
+    """Template version 4: Y/N columns Stubborn and Guard on the Units, reported per unit."""
+    path = _qualities(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    units = _hits_by_unit(path)
+    assert {u: (v["stubborn"], v["guard"]) for u, v in units.items()} == {
+        u: ("Stubborn" in u, "Guard" in u) for _, u, _, _ in _QUALITIES
+    }
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_stubborn_rallies_out_of_cover_but_not_twice_in_it(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Stubborn. The Unit receives a +1 to the Rally d6 even if not in
+    Cover or having a General attached.": a 3 regains a Hit for the Stubborn Lights alone
+    (3 + 1 is a 4+), and in Cover a 5 is a 6+ for both, never a 7 (the one +1 is not
+    added twice)."""
+    path = _qualities(tmp_path)
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="3")
+    run_on_file(path, "record", unit="Stubborn Lights", rally_roll="3")
+    units = _hits_by_unit(path)
+    assert (units["Kempt's Lights"]["hits"], units["Stubborn Lights"]["hits"]) == (4, 3)
+    run_on_file(path, "end-turn")
+    for unit in ("Kempt's Lights", "Stubborn Lights"):
+        run_on_file(path, "record", unit=unit, rally_roll="5", in_cover=True)
+    units = _hits_by_unit(path)
+    assert (units["Kempt's Lights"]["hits"], units["Stubborn Lights"]["hits"]) == (2, 1)
+
+
+def test_guard_adds_to_the_cover_or_the_general(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Guard. The Unit gets a +1 to Rally. This may be in addition to
+    the +1 for Cover or the General attached.": a 4 with a General attached is a 6+ (two
+    Hits) for the Guard, a 5 (one Hit) for Kempt's Lights; with Stubborn as well still
+    one +1 of the two."""
+    path = _qualities(tmp_path)
+    for _, unit, _, _ in _QUALITIES:
+        run_on_file(path, "record", unit=unit, rally_roll="4", general_attached=True)
+    hits = {u: v["hits"] for u, v in _hits_by_unit(path).items()}
+    assert hits == {"Kempt's Lights": 3, "Stubborn Lights": 3, "Guard Lights": 2,
+                    "Stubborn Guard Lights": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("roll", range(1, 7))
+def test_the_ledgers_rally_is_the_functions(roll: int, tmp_path: Path) -> None:
+    """The Rally the ledger works out from the held qualities (and the row's In Cover) is
+    the one SE_RALLY gives for the same conditions typed."""
+    path = _qualities(tmp_path)
+    for n, (_, unit, _, _) in enumerate(_QUALITIES):
+        run_on_file(path, "record", unit=unit, rally_roll=str(roll), in_cover=n % 2 == 0)
+    units = _hits_by_unit(path)
+    for n, (_, unit, _, _) in enumerate(_QUALITIES):
+        regained = _rally_of(unit, roll, "cover" if n % 2 == 0 else "", 4)
+        assert units[unit]["hits"] == 4 - regained
+
+
+@given(
+    roll=st.integers(1, 6),
+    hits=st.integers(1, 6),
+    cover=st.booleans(),
+    general=st.booleans(),
+    qualities=st.sets(st.sampled_from(sorted(se.RALLY_QUALITIES))),
+)
+def test_a_turns_rally_with_qualities_is_se_rally(
+    roll: int, hits: int, cover: bool, general: bool, qualities: set[str]
+) -> None:
+    """The ledger's step (``hits_after_turn`` with the unit's qualities) regains what
+    SE_RALLY regains for the turn's answers and the qualities as conditions."""
+    turn = se.HitsTurn(rally_roll=roll, in_cover=cover, general_attached=general)
+    held = [se.RALLY_QUALITIES[q] for q in qualities]
+    out = se.hits_after_turn("", 7, hits, turn, qualities=held)
+    conditions = ", ".join(c for c in (turn.rally_conditions, *held) if c)
+    assert out.regained == SE_RALLY(roll, conditions, hits)[0][0]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_qualities(tmp_path: Path) -> None:
+    """The sheet's native Regained reads Stubborn and Guard from the Units (and the row's
+    In Cover, General attached) as report does. Turn 2: a Stubborn 3 out of Cover, a Guard 4
+    with a General, a Stubborn Guard 4 In Cover (each regains more than without its
+    quality); turn 3: the Stubborn Lights' 4 In Cover (one +1, not two)."""
+    path = _qualities(tmp_path)
+    for unit, roll, cover, general in (("Kempt's Lights", 5, True, False),
+                                       ("Stubborn Lights", 3, False, False),
+                                       ("Guard Lights", 4, False, True),
+                                       ("Stubborn Guard Lights", 4, True, False)):  # fmt: skip
+        run_on_file(path, "record", unit=unit, rally_roll=str(roll), in_cover=cover,
+                    general_attached=general)  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Stubborn Lights", rally_roll="4", in_cover=True)
+    _hits_sheet_as_the_rules(path, tmp_path)
+    shown = _recalculated_turns(path, tmp_path)
+    rallied = [v for v in shown["Regained"] if v is not None and v == v and v != ""]
+    assert rallied == [2, 1, 2, 2, 1]
+
+
+# -- older ledgers: version 3 (no qualities) ------------------------------------------------
+
+HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"
+
+
+def _hits_v3(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v3.xlsx: Maida built and played by version 3 (no Stubborn,
+    no Guard): turn 1 Kempt's Lights take 3 of 5, 1er Léger 2 of 7; turn 2 the Lights
+    rally a 3 In Cover, 1er Léger a 5 with a General attached, Royal Artillery is removed
+    as Assaulted Guns with 1 Hit."""
+    path = tmp_path / "v3.xlsx"
+    path.write_bytes(HITS_V3.read_bytes())
+    return path
+
+
+def test_a_version_3_ledger_still_reports_as_before(tmp_path: Path) -> None:
+    path = _hits_v3(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _hits_by_unit(path)
+    # 3 + 1 In Cover: one Hit back; 5 + 1 with a General: two back, but "not less than 1 Hit"
+    assert [(units[u]["hits"], units[u]["status"]) for u in units] == [
+        (2, "in play"), (1, "removed"), (1, "in play")]  # fmt: skip
+    assert units["Royal Artillery"]["removed_by"] == se.ASSAULTED_GUNS
+    assert not any(u["stubborn"] or u["guard"] for u in units.values())
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="3")
+    assert _hits_by_unit(path)["Kempt's Lights"]["hits"] == 2  # no quality: a 3 is no 4+
+
+
+@pytest.mark.libreoffice
+def test_a_version_3_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its rows and the rows today's end-turn adds (its version's formulas, no qualities)
+    compute the same in LibreOffice as report."""
+    path = _hits_v3(tmp_path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="5", in_cover=True)
+    _hits_sheet_as_the_rules(path, tmp_path)
 
 
 # -- older ledgers: version 2 (the Rally's modifiers) and version 1 --------------------------

@@ -102,6 +102,9 @@ _MODIFIERS = 2
 #: The template version that brought Removed (a cause that removes a unit at once): a ledger
 #: of an older version removes a unit only when its Hits reach its Strength Points.
 _REMOVALS = 3
+#: The template version that brought the optional rules' qualities (Stubborn, Guard) on the
+#: Units: a ledger of an older version rallies no unit with them.
+_QUALITIES = 4
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -120,6 +123,13 @@ UNITS = Table(
         Column("SP left", "sp_left", _O, Entry.WHOLE, "Strength Points less Hits", width=8),
         Column("Status", "status", _O, help="in play, or removed", width=10),
         Column("Last row", "last_row", _H),
+        # Template version 4, after the columns of older ledgers.
+        Column("Stubborn", "stubborn", _I, Entry.YES_NO,
+               "Y: Stubborn (optional rule): +1 to the Rally d6 even if not in Cover or "
+               "having a General attached", width=9, since=_QUALITIES),
+        Column("Guard", "guard", _I, Entry.YES_NO,
+               "Y: Guard (optional rule): +1 to Rally, in addition to the +1 for Cover or "
+               "the General attached", width=7, since=_QUALITIES),
     ),
 )  # fmt: skip
 
@@ -169,26 +179,40 @@ TURNS = Table(
 )  # fmt: skip
 
 
-def _rally_modifier(cell: Callable[[str], str]) -> str:
-    """The Rally d6's modifier on a row: each answer Y adds its condition's modifier of
-    the Rules (``se_rally_modifiers``); of one group only the best counts (Cover and a
-    General share one +1), never below 0, as ``square_eagles.rally_result`` counts."""
-
-    def rule(condition: str, column: int) -> str:
-        return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
-
-    (first, one), (second, other) = (
-        (f"IF({yes_test(cell(TURNS.header(field)))},{rule(c, 2)},0)", c)
-        for field, c in se.RALLY_ANSWERS.items()
-    )
-    return (f"IF({rule(one, 3)}={rule(other, 3)},MAX(0,{first},{second}),"
-            f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
+def _rule(condition: str, column: int) -> str:
+    """A condition's modifier (``column`` 2) or group (3) on the Rules' Rally modifiers."""
+    return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
 
 
-def turn_formulas(r: int, version: int = _REMOVALS) -> dict[str, str]:
+def _rally_modifier(cell: Callable[[str], str], quality: Callable[[str], str] | None) -> str:
+    """The Rally d6's modifier on a row: each answer Y (the row's In Cover and General
+    attached; with ``quality``, the unit's Stubborn and Guard on the Units) adds its
+    condition's modifier of the Rules (``se_rally_modifiers``); of one group only the best
+    counts (Cover, a General and Stubborn share one +1), never below 0, as
+    ``square_eagles.rally_result`` counts."""
+    answers = [(cell(TURNS.header(f)), c) for f, c in se.RALLY_ANSWERS.items()]
+    if quality is None:  # a ledger before version 4: the two answers, as it was written
+        (first, one), (second, other) = (
+            (f"IF({yes_test(ref)},{_rule(c, 2)},0)", c) for ref, c in answers
+        )
+        return (f"IF({_rule(one, 3)}={_rule(other, 3)},MAX(0,{first},{second}),"
+                f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
+    answers += [(quality(UNITS.header(f)), c) for f, c in se.RALLY_QUALITIES.items()]
+    given = [(f"IF({yes_test(ref)},{_rule(c, 2)},0)", c) for ref, c in answers]
+    # A group's best is the sum of what each answer raises its best so far by.
+    parts = []
+    for i, (value, condition) in enumerate(given):
+        so_far = [f"IF({_rule(c, 3)}={_rule(condition, 3)},{v},0)" for v, c in given[:i]]
+        parts.append(f"MAX(0,{value}-MAX(0,{','.join(so_far)}))" if so_far else
+                     f"MAX(0,{value})")  # fmt: skip
+    return "(" + "+".join(parts) + ")"
+
+
+def turn_formulas(r: int, version: int = _QUALITIES) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step.
     ``version``: a ledger of template version 1 has no Rally modifiers (the d6 as thrown),
-    one before version 3 no Removed (only Hits reaching the Strength Points remove)."""
+    one before version 3 no Removed (only Hits reaching the Strength Points remove), one
+    before version 4 no qualities (Stubborn, Guard)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -207,7 +231,12 @@ def turn_formulas(r: int, version: int = _REMOVALS) -> dict[str, str]:
         f"{str(se.assault_before_rally()).upper()})"
     )
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
-    modified = f"{roll}+{_rally_modifier(cell)}" if version >= _MODIFIERS else roll
+
+    def quality(header: str) -> str:  # the unit's answer on the Units
+        return f"INDEX({units}!${u[header]}:${u[header]},{cell('Unit row')})"
+
+    modifier = _rally_modifier(cell, quality if version >= _QUALITIES else None)
+    modified = f"{roll}+{modifier}" if version >= _MODIFIERS else roll
     removed = f"{cell('Hits')}>={sp}"
     if version >= _REMOVALS:  # a cause typed removes it whatever its Hits
         removed = f"OR({removed},LEN(TRIM({cell('Removed')}))>0)"
@@ -260,7 +289,7 @@ KIND = register(
         step=se.hits_after_turn,
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
-        template_version=_REMOVALS,
+        template_version=_QUALITIES,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -276,6 +305,7 @@ class HitsLedger(LedgerState):
     strengths: dict[str, int]
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
+    qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
 
 
 def read_hits(book: Book) -> HitsLedger:
@@ -285,6 +315,7 @@ def read_hits(book: Book) -> HitsLedger:
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
     types: dict[str, str | None] = {}
+    qualities: dict[str, frozenset[str]] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
@@ -294,7 +325,9 @@ def read_hits(book: Book) -> HitsLedger:
         strengths[name] = int(row["Strength Points"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
         types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
-    return HitsLedger(tables, strengths, sides, types)
+        qualities[name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
+                                    if bool(row[UNITS.header(f)]))  # fmt: skip
+    return HitsLedger(tables, strengths, sides, types, qualities)
 
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
@@ -320,13 +353,14 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 general_attached=bool(row["General attached"]),
                 removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
             )  # fmt: skip
-            of_type = ledger.types[unit]
-            asked = (ledger.strengths[unit], of_type, hits, *rules_key((turn, "turn")))
+            of_type, has = ledger.types[unit], ledger.qualities[unit]
+            asked = (ledger.strengths[unit], of_type, has, hits, *rules_key((turn, "turn")))
             out = known.get(asked)
             if out is None:
                 try:
-                    out = known[asked] = se.hits_after_turn(unit, ledger.strengths[unit], hits,
-                                                            turn, of_type=of_type)  # fmt: skip
+                    out = known[asked] = se.hits_after_turn(
+                        unit, ledger.strengths[unit], hits, turn, of_type=of_type, qualities=has
+                    )
                 except InvalidArgumentError as exc:
                     column = "Fire hits"
                     if exc.column == "removed":  # the rules name the field; the sheet, the header
@@ -365,6 +399,8 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
                       "status": REMOVED if gone else IN_PLAY,
                       "withdraw": bool(now and last is not None and last.withdraw),
                       "removed_by": last.removed_by if gone and last is not None else None,
+                      **{f: c in ledger.qualities[unit]
+                         for f, c in se.RALLY_QUALITIES.items()},
                       })  # fmt: skip
     return found
 
