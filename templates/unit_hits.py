@@ -9,7 +9,7 @@ modifiers sit on the hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
     from battle_ledger.sheets.engine.headless import HeadlessBook
 
-__all__ = ["build_unit_hits", "units_of"]
+__all__ = ["build_unit_hits", "qualities_of", "units_of"]
 
 
 def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
@@ -61,6 +61,12 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
     ]
 
 
+def qualities_of(oob: OrderOfBattle) -> dict[str, frozenset[str]]:
+    """Each unit's qualities of the optional rules (``square_eagles.RALLY_QUALITIES``
+    fields) as its order of battle gives them (its grade, or quality, column)."""
+    return {u.unit: frozenset({u.grade} & set(se.RALLY_QUALITIES)) for u in oob.units}
+
+
 def build_unit_hits(
     ruleset: Ruleset,
     oob: OrderOfBattle | None,
@@ -68,9 +74,11 @@ def build_unit_hits(
     *,
     units: Sequence[tuple[str, str, str, int]] | None = None,
     blank_rows: int = 0,
+    qualities: Mapping[str, Collection[str]] | None = None,
 ) -> Workbook:
     """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
-    (side, unit, type, SP)); ``blank_rows`` more to type."""
+    (side, unit, type, SP)); ``blank_rows`` more to type. ``qualities``: by unit, its
+    qualities (``RALLY_QUALITIES`` fields, Y on the Units); by default ``oob``'s."""
     battle = settings.get("BattleName", "")
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
@@ -84,7 +92,11 @@ def build_unit_hits(
             )
         se.unit_type(unit_type)
     wb = new_workbook()
-    rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp} for s, n, t, sp in given]
+    has = dict(qualities_of(oob) if qualities is None and oob is not None else qualities or {})
+    rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp,
+             **{UNITS.header(f): "Y" if f in has.get(n, ()) else "N"
+                for f in se.RALLY_QUALITIES}}
+            for s, n, t, sp in given]  # fmt: skip
     ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
                        bounds={})  # fmt: skip
     add_vocabulary_validation(

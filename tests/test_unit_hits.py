@@ -205,6 +205,35 @@ def _qualities(tmp_path: Path) -> Path:
     return path
 
 
+def test_an_order_of_battle_gives_a_unit_its_quality(tmp_path: Path) -> None:
+    """An order of battle's quality (grade) column gives a unit Stubborn or Guard, held on
+    the Units; a unit it gives none is N in both; a quality the text does not name is
+    refused naming the line and column."""
+    from battle_ledger.sheets.oob import read_oob
+
+    oob = tmp_path / "maida.yaml"
+    oob.write_text(
+        "ruleset: square-eagles\ntitle: Maida\nsides:\n"
+        "  - side: British\n    units:\n"
+        "      - {unit: Kempt's Lights, type: lights, quality: stubborn}\n"
+        "      - {unit: 78th, type: infantry, grade: Guard}\n"
+        "  - side: French\n    units:\n      - {unit: 1er Léger, type: lights}\n",
+        encoding="utf-8",
+    )
+    path = tmp_path / "maida.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", read_oob(oob)), path)
+    units = _hits_by_unit(path)
+    assert {u: (v["stubborn"], v["guard"]) for u, v in units.items()} == {
+        "Kempt's Lights": (True, False),
+        "78th": (False, True),
+        "1er Léger": (False, False),
+    }
+    oob.write_text(oob.read_text(encoding="utf-8").replace("Guard", "Veterans"), "utf-8")
+    with pytest.raises(BattleLedgerError, match="Veterans") as err:
+        read_oob(oob)
+    assert "grade" in str(err.value)
+
+
 def _rally_of(unit: str, roll: int, conditions: str, hits: int) -> int:
     """Hits regained as the Excel function SE_RALLY gives them."""
     return int(SE_RALLY(roll, ", ".join(c for c in (conditions, *_named(unit)) if c), hits)[0][0])
