@@ -15,7 +15,7 @@ same text gives both sides' dice.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -30,8 +30,10 @@ __all__ = [
     "ASSAULTED_GUNS",
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
+    "INITIATIVE_HELD",
     "RALLY_ANSWERS",
     "RALLY_QUALITIES",
+    "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
     "AssaultResult",
@@ -50,6 +52,7 @@ __all__ = [
     "fire_target",
     "hits_after_turn",
     "hits_odds",
+    "initiative_holder",
     "initiative_switch_odds",
     "initiative_switches",
     "is_removed",
@@ -77,6 +80,9 @@ RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "gener
 #: in addition to the +1 for Cover or the General attached." The other qualities change
 #: fire and assault dice or Target Numbers, which the ledger does not throw.
 RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
+#: A side in a turn: "The Side with Initiative" (it "acts first in Phases 3-4") or the
+#: "Reacting side".
+INITIATIVE_HELD, REACTING = "held", "reacting"
 
 #: What removes a unit at once, whatever its Hits, spelled as the text spells it (3.iv
 #: Assault Moves): "Assaulted Guns are Removed immediately."; "If it retreats into
@@ -195,6 +201,20 @@ def initiative_switches(holder_roll: int, reacting_roll: int) -> bool:
     holder = whole_number(holder_roll, "holder roll", 1, sides)
     reacting = whole_number(reacting_roll, "reacting roll", 1, sides)
     return reacting - holder >= int(rules.constant("initiative", "switch_margin"))
+
+
+def initiative_holder(holder: str, rolls: Mapping[str, int]) -> str:
+    """The side holding the Initiative after an Initiative Phase: ``holder`` held it, and
+    ``rolls`` are both sides' d6 by side; "Initiative only switches sides if the Reacting
+    side wins the roll by 2 or more"."""
+    if holder not in rolls or len(rolls) != 2:
+        raise InvalidArgumentError(
+            "the Initiative is rolled off by two sides, one of them the side holding it",
+            column="rolls", value=", ".join(f"{s} {r}" for s, r in rolls.items()),
+            expected=f"a d6 for {holder} and one for the Reacting side",
+        )  # fmt: skip
+    (reacting,) = (s for s in rolls if s != holder)
+    return reacting if initiative_switches(rolls[holder], rolls[reacting]) else holder
 
 
 def initiative_switch_odds() -> Fraction:
@@ -406,6 +426,7 @@ class HitsTurn:
     in_cover: bool = False
     general_attached: bool = False
     removed: str | None = None  # one of REMOVED_AT_ONCE: removed this turn, whatever its Hits
+    initiative: bool | None = None  # its side holds the Initiative (None: not known)
 
     @property
     def rally_conditions(self) -> str:
@@ -451,10 +472,14 @@ def removed_at_once(cause: str, of_type: str | None) -> str:
     return found
 
 
-def assault_before_rally() -> bool:
-    """Whether the Hits of an Assault on a unit come before its Rally in the same turn
-    (``turn_order.assault_before_rally``, a house reading: both are Actions, and which
-    comes first depends on the Initiative, which the ledger does not keep)."""
+def assault_before_rally(initiative: bool | None = None) -> bool:
+    """Whether the Hits of an Assault on a unit come before its Rally in the same turn.
+    Both are Actions, and "The Side with Initiative performs Actions" first (3a): where
+    ``initiative`` is known (its side holds it, or reacts), a unit of the side with the
+    Initiative rallies before the enemy assaults it, a Reacting unit is assaulted first.
+    Where it is not known, the setting ``turn_order.assault_before_rally`` decides."""
+    if initiative is not None:
+        return not initiative
     return bool(ruleset().constant("turn_order", "assault_before_rally"))
 
 
@@ -474,7 +499,8 @@ def hits_after_turn(
     Withdraw!, and removal when the Hits reach the Strength Points.
 
     A Rally counts the Hits the unit has when it rallies: those of earlier turns (and of
-    an Assault this turn, where ``assault_first``: by default the data's reading), not
+    an Assault this turn, where ``assault_first``: by default as the turn's Initiative
+    decides, ``assault_before_rally``), not
     this turn's fire, which comes after. A unit whose Hits reach its Strength Points
     before its Rally has lost all its Hits and cannot rally. More Hits than its Strength
     Points at any point are refused. A unit removed at once (``turn.removed``: Assaulted
@@ -490,7 +516,7 @@ def hits_after_turn(
     most = whole_number(turn.most_from_one_fire, "hits from one fire action", high=fire)
     assault = whole_number(turn.assault_hits, "assault hits")
     before = whole_number(hits_before, "hits before", high=sp)
-    first = assault_before_rally() if assault_first is None else assault_first
+    first = assault_before_rally(turn.initiative) if assault_first is None else assault_first
     at_rally = before + (assault if first else 0)
     regained = None
     if turn.rally_roll is not None and at_rally < sp:

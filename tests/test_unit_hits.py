@@ -23,12 +23,13 @@ from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.errors import OlderLedgerError
 from battle_ledger.sheets.kinds.unit_hits import KIND, TURNS
-from battle_ledger.sheets.operations import find_operation, run_check, run_on_file
+from battle_ledger.sheets.operations import find_operation, run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
 from battle_ledger.xlfuncs.se import SE_RALLY
 from tests.tables import column_range, find_row, table_cell, table_sheet
 from tests.test_casualty_brackets import (
+    _assault_first,
     _hits_by_unit,
     _hits_sheet_as_the_rules,
     _hits_v1,
@@ -337,6 +338,128 @@ def test_libreoffice_agrees_on_the_qualities(tmp_path: Path) -> None:
     assert rallied == [2, 1, 2, 2, 1]
 
 
+# -- the Initiative (template version 4) ----------------------------------------------------
+
+_SIDES = [("British", "78th", "Infantry", 7), ("British", "Kempt's Lights", "Lights", 5),
+          ("French", "1er Léger", "Infantry", 7)]  # fmt: skip
+
+
+def _assault_and_rally(tmp_path: Path, holder: str | None, house: bool = False) -> Path:
+    """Turn 1: the 78th takes 2 from fire (``holder`` given the Initiative in turn 1, or
+    none). Turn 2: the 78th is assaulted for 2 and rallies a 6 (two back, "Units may not
+    rally to less than 1 Hit"); ``house``: the setting counting the Assault first applied."""
+    path = tmp_path / f"initiative-{holder}-{house}.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    if house:
+        result = CliRunner().invoke(
+            cli, ["rules", "apply", str(path), str(_assault_first(tmp_path))]
+        )
+        assert result.exit_code == 0, result.output
+    if holder is not None:
+        run_on_file(path, "initiative", side=holder)
+    run_on_file(path, "record", unit="78th", fire_hits="2", most_from_one_fire="2")
+    rolls = (
+        None
+        if holder is None
+        else f"{holder} 4, {'French' if holder == 'British' else 'British'} 5"
+    )
+    run_on_file(path, "end-turn", **({} if rolls is None else {"initiative_rolls": rolls}))
+    run_on_file(path, "record", unit="78th", assault_hits="2", rally_roll="6")
+    return path
+
+
+@pytest.mark.parametrize("house", [False, True])
+def test_the_side_with_the_initiative_rallies_before_the_enemy_assaults(
+    house: bool, tmp_path: Path
+) -> None:
+    """ "3a. Initiative Actions Phase: The Side with Initiative performs Actions with all
+    Ordered Units." then "3b. Reacting Actions Phase": the 78th of the side with the
+    Initiative rallies at 2 Hits (one back: the first Hit stays) before the French assault
+    (2 more): 3 Hits; reacting, it is assaulted first and rallies at 4 (two back): 2 Hits.
+    Where the ledger holds the Initiative the house setting does not change that."""
+    kept = _hits_by_unit(_assault_and_rally(tmp_path, "British", house))["78th"]["hits"]
+    lost = _hits_by_unit(_assault_and_rally(tmp_path, "French", house))["78th"]["hits"]
+    assert (kept, lost) == (3, 2)
+
+
+def test_where_the_ledger_holds_no_initiative_the_setting_decides(tmp_path: Path) -> None:
+    """No side named: the Rules' turn_order.assault_before_rally (by default the Rally
+    first, as for the side with the Initiative; a house file counting the Assault first)."""
+    assert _hits_by_unit(_assault_and_rally(tmp_path, None))["78th"]["hits"] == 3
+    assert _hits_by_unit(_assault_and_rally(tmp_path, None, house=True))["78th"]["hits"] == 2
+
+
+def test_initiative_only_switches_if_the_reacting_side_wins_by_2(tmp_path: Path) -> None:
+    """ "The side said to 'go first each turn' has the Initiative Turn 1"; "Initiative only
+    switches sides if the Reacting side wins the roll by 2 or more": the French, first in
+    Turn 1, keep it on 3 against 4, lose it on 3 against 5; report and end-turn say who."""
+    path = tmp_path / "initiative.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    assert run_report(HeadlessBook(path, writable=False)).details["initiative"] is None
+    run_on_file(path, "initiative", side="french")
+    held = []
+    for french, british in ((3, 4), (3, 5)):
+        closed = run_on_file(path, "end-turn", allow_empty=True,
+                             initiative_rolls=f"French {french}, British {british}")  # fmt: skip
+        held.append(closed.details["initiative"])
+        assert run_report(HeadlessBook(path, writable=False)).details["initiative"] == held[-1]
+    assert held == ["French" if not se.initiative_switches(3, 4) else "British",
+                    "British" if se.initiative_switches(3, 5) else "French"]  # fmt: skip
+    assert held == ["French", "British"]
+    turns = HeadlessBook(path, writable=False).read_table(TURNS.name)
+    last = turns[turns["Turn"] == 3]
+    assert dict(zip(last["Side"], last["Initiative"], strict=True)) == {
+        "British": se.INITIATIVE_HELD, "French": se.REACTING}  # fmt: skip
+
+
+def test_initiative_rolls_with_no_side_holding_it_are_refused(tmp_path: Path) -> None:
+    """The roll keeps or switches the Initiative: with no side holding it, exit 2, the
+    file unchanged; so is a side the ledger does not have."""
+    path = tmp_path / "initiative.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    before = path.read_bytes()
+    for args in (["end-turn", "--allow-empty", "Y", "--initiative-rolls", "French 3, British 5"],
+                 ["initiative", "--side", "Prussians"]):  # fmt: skip
+        result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
+        assert result.exit_code == 2, result.output
+        assert path.read_bytes() == before
+
+
+def test_two_sides_holding_the_initiative_are_a_problem_named_by_row(tmp_path: Path) -> None:
+    path = tmp_path / "initiative.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    run_on_file(path, "initiative", side="British")
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="1er Léger")
+    table_cell(wb, TURNS.name, "Initiative", row).value = se.INITIATIVE_HELD
+    wb.save(path)
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    sheet_row = table_cell(wb, TURNS.name, "Initiative", row).row
+    assert "British holds it" in str(problem)
+    assert f"table {TURNS.name}, row {sheet_row}, column Initiative)" in str(problem)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_on_the_initiative(tmp_path: Path) -> None:
+    """The sheet's native Regained orders the Assault and the Rally by the side's
+    Initiative in the turn, against the house setting (turn 2: the British hold it, the
+    setting counts the Assault first), as report does; a row left blank takes its side's
+    from the side's other rows (turn 3)."""
+    path = _assault_and_rally(tmp_path, "British", house=True)
+    run_on_file(path, "end-turn", initiative_rolls="French 1, British 6")
+    wb = openpyxl.load_workbook(path)
+    table_cell(
+        wb, TURNS.name, "Initiative", find_row(wb, TURNS.name, Unit="78th", Turn=3)
+    ).value = None
+    wb.save(path)
+    run_on_file(path, "record", unit="78th", assault_hits="1", rally_roll="5")
+    run_on_file(path, "record", unit="1er Léger", fire_hits="3", most_from_one_fire="3")
+    _hits_sheet_as_the_rules(path, tmp_path)
+    shown = _recalculated_turns(path, tmp_path)
+    turn_2 = shown[(shown["Turn"] == 2) & (shown["Unit"] == "78th")]
+    assert list(turn_2["Hits"]) == [3]
+
+
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------
 
 HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"
@@ -365,6 +488,22 @@ def test_a_version_3_ledger_still_reports_as_before(tmp_path: Path) -> None:
     run_on_file(path, "end-turn")
     run_on_file(path, "record", unit="Kempt's Lights", rally_roll="3")
     assert _hits_by_unit(path)["Kempt's Lights"]["hits"] == 2  # no quality: a 3 is no 4+
+
+
+_ROLLS = "British 3, French 5"
+
+
+@pytest.mark.parametrize("args", [["initiative", "--side", "British"],
+                                  ["end-turn", "--initiative-rolls", _ROLLS]])  # fmt: skip
+def test_the_initiative_in_a_version_3_ledger_is_refused_saying_it_is_older(
+    args: list[str], tmp_path: Path
+) -> None:
+    path = _hits_v3(tmp_path)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
+    assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
+    assert "the Initiative column" in result.output
+    assert path.read_bytes() == before
 
 
 @pytest.mark.libreoffice

@@ -19,7 +19,7 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from battle_ledger.rulesets import square_eagles as se
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -83,6 +83,7 @@ __all__ = [
     "UNITS",
     "compute_turns",
     "end_turn",
+    "initiative",
     "read_hits",
     "record",
     "standings",
@@ -105,6 +106,10 @@ _REMOVALS = 3
 #: The template version that brought the optional rules' qualities (Stubborn, Guard) on the
 #: Units: a ledger of an older version rallies no unit with them.
 _QUALITIES = 4
+#: The template version that brought the Initiative (Turns' Initiative: the unit's side
+#: holds it or reacts): a ledger of an older version orders an Assault and a Rally by the
+#: setting ``turn_order.assault_before_rally`` alone.
+_INITIATIVE = 4
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -175,6 +180,12 @@ TURNS = Table(
                "removed at once this turn, whatever its Hits: Assaulted Guns (Guns only), or "
                "impassible terrain (it retreated into it); blank: not", choices=se.REMOVED_AT_ONCE,
                width=14, since=_REMOVALS),
+        # Template version 4.
+        Column("Initiative", "initiative", _I, Entry.CHOICE,
+               "held: the unit's side has the Initiative this turn (it acts first: its Rally "
+               "before an Assault on it); reacting: the other side's Assault comes first; "
+               "blank: the Rules' turn_order setting decides",
+               choices=(se.INITIATIVE_HELD, se.REACTING), width=10, since=_INITIATIVE),
     ),
 )  # fmt: skip
 
@@ -230,6 +241,14 @@ def turn_formulas(r: int, version: int = _QUALITIES) -> dict[str, str]:
         f'IFERROR({constant_name("turn_order", "assault_before_rally")}="yes",'
         f"{str(se.assault_before_rally()).upper()})"
     )
+    if version >= _INITIATIVE:  # the side's Initiative this turn, where any row holds it
+
+        def side_is(state: str) -> str:
+            return (f"COUNTIFS(${c['Turn']}:${c['Turn']},{cell('Turn')},${c['Side']}:"
+                    f"${c['Side']},{cell('Side')},${c['Initiative']}:${c['Initiative']},"
+                    f'"{state}")>0')  # fmt: skip
+
+        first = f"IF({side_is(se.INITIATIVE_HELD)},FALSE,IF({side_is(se.REACTING)},TRUE,{first}))"
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
 
     def quality(header: str) -> str:  # the unit's answer on the Units
@@ -335,6 +354,7 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
     # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
     # name it in a refusal): worked out once for each combination met, not for every row.
     known: dict[tuple[Any, ...], se.HitsOutcome] = {}
+    initiative = _initiative(ledger.turns)
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -352,6 +372,7 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 in_cover=bool(row["In Cover"]),
                 general_attached=bool(row["General attached"]),
                 removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
+                initiative=initiative.get((expected, str(row["Side"]))),
             )  # fmt: skip
             of_type, has = ledger.types[unit], ledger.qualities[unit]
             asked = (ledger.strengths[unit], of_type, has, hits, *rules_key((turn, "turn")))
@@ -369,6 +390,32 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
             hits = out.hits
             mine.append((index, row, out))
     return folded
+
+
+def _initiative(turns: pd.DataFrame) -> dict[tuple[int, str], bool]:
+    """Whether each side held the Initiative in each turn where a row of it says so (a row
+    left blank takes its side's); one side's rows that disagree, or two sides holding it in
+    one turn, are refused naming the row."""
+    found: dict[tuple[int, str], bool] = {}
+    holders: dict[int, str] = {}
+    for index, turn, side, state in zip(turns.index, turns["Turn"], turns["Side"],
+                                        turns["Initiative"], strict=True):  # fmt: skip
+        if state is None or pd.isna(state) or pd.isna(turn):
+            continue
+        key, held = (int(turn), "" if pd.isna(side) else str(side)), state == se.INITIATIVE_HELD
+        other = holders.get(key[0]) if held else None
+        if found.get(key, held) != held or (other is not None and other != key[1]):
+            clash = f"{other} holds it" if other not in (None, key[1]) else "its other rows differ"
+            raise CellValueError(
+                f"turn {key[0]}: a row of {key[1]} says {state}, but {clash}",
+                column="Initiative", value=state,
+                expected="one side holding the Initiative in a turn, the same on all its rows",
+                **where_of(turns, index),
+            )  # fmt: skip
+        found[key] = held
+        if held:
+            holders[key[0]] = key[1]
+    return found
 
 
 def compute_turns(ledger: HitsLedger) -> pd.DataFrame:
@@ -457,16 +504,122 @@ def _typed_causes(turns: pd.DataFrame, turn: int) -> dict[str, str]:
             if not pd.isna(c)}  # fmt: skip
 
 
-@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
-def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
-    """Close the current turn: every unit in play gets its row, Withdraw! and removals are
-    listed, and the next turn's rows are added for the units still in play.
+def _holder(ledger: HitsLedger, turn: int) -> str | None:
+    """The side holding the Initiative in ``turn`` as the ledger holds it (None: not held)."""
+    return next((side for (t, side), held in _initiative(ledger.turns).items()
+                 if t == turn and held), None)  # fmt: skip
 
-    Example: battle-ledger run end-turn ledger.xlsx
+
+def _initiative_cells(sides: Mapping[str, str], holder: str) -> dict[str, str]:
+    """Each unit's Initiative cell when ``holder`` holds it: held, or reacting."""
+    return {u: se.INITIATIVE_HELD if s == holder else se.REACTING for u, s in sides.items()}
+
+
+def _side_named(ledger: HitsLedger, text: str, option: str) -> str:
+    """The side of the ledger's units ``text`` names (case-blind), or a CommandError."""
+    sides = list(dict.fromkeys(ledger.sides.values()))
+    found = next((s for s in sides if s.casefold() == " ".join(text.split()).casefold()), None)
+    if found is None:
+        raise CommandError(f"no side {text!r} in this ledger", column=option, value=text,
+                           expected=" or ".join(sides))  # fmt: skip
+    return found
+
+
+def _rolls(ledger: HitsLedger, text: str) -> dict[str, int]:
+    """``--initiative-rolls`` ("British 4, French 6"): each side's d6, by side."""
+    rolls: dict[str, int] = {}
+    for part in text.split(","):
+        side, _, roll = part.strip().replace("=", " ").rpartition(" ")
+        try:
+            rolls[_side_named(ledger, side, "--initiative-rolls")] = int(roll)
+        except ValueError:
+            raise CommandError("each side's Initiative roll is its name and a d6",
+                               column="--initiative-rolls", value=text,
+                               expected='"British 4, French 6"') from None  # fmt: skip
+    return rolls
+
+
+@operation(
+    KIND.name,
+    "initiative",
+    options=[
+        Option(
+            "side",
+            str,
+            required=True,
+            side=True,
+            help="the side with the Initiative this turn (Turn 1: the side said to go first)",
+        )
+    ],
+)
+def initiative(book: Book, *, side: str) -> OperationResult:
+    """Say which side holds the Initiative this turn ("The side said to 'go first each
+    turn' has the Initiative Turn 1"): its units' rows are held, the others' reacting; it
+    decides whether an Assault on a unit comes before its Rally (3a before 3b).
+
+    Example: battle-ledger run initiative ledger.xlsx --side British
+    """
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, {"initiative": side}, version)
+    ledger.tables.refuse_if_over("initiative")
+    holder, turn = _side_named(ledger, side, "--side"), ledger.current_turn
+    cells = _initiative_cells(ledger.sides, holder)
+    now = ledger.turns[ledger.turns["Turn"] == turn]
+    header = TURNS.header("initiative")
+    updates = pd.DataFrame({header: [cells[str(u)] for u in now["Unit"]]}, index=now.index)
+    trial = ledger.turns.copy()
+    trial[header] = trial[header].astype(object)
+    trial.loc[updates.index, header] = updates[header]
+    compute_turns(ledger.with_turns(trial))  # a refusal writes nothing
+    book.write_cells(TURNS.name, updates)
+    detail = f"{holder} has the Initiative in turn {turn}"
+    book.log("initiative", detail, turn=turn)
+    return OperationResult(detail, {"turn": turn, "initiative": holder})
+
+
+@operation(
+    KIND.name,
+    "end-turn",
+    options=[
+        Option("allow_empty", bool, help=ALLOW_EMPTY_HELP),
+        Option("initiative_rolls", str,
+               help='both sides\' Initiative d6 for the next turn, "British 4, French 6": '
+               "the Reacting side takes it only by winning by 2 or more"),
+    ],
+)  # fmt: skip
+def end_turn(
+    book: Book, *, allow_empty: bool = False, initiative_rolls: str | None = None
+) -> OperationResult:
+    """Close the current turn: every unit in play gets its row, Withdraw! and removals are
+    listed, and the next turn's rows are added for the units still in play; with
+    --initiative-rolls, the next turn's Initiative ("Initiative only switches sides if the
+    Reacting side wins the roll by 2 or more"), from the side holding it this turn.
+
+    Example: battle-ledger run end-turn ledger.xlsx --initiative-rolls "British 4, French 6"
     """
     ledger = read_hits(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
-    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
+    row_of = turn_row
+    next_holder = None
+    if initiative_rolls is not None:
+        version = ledger.turns.attrs.get("template_version", KIND.template_version)
+        refuse_newer_inputs(book, KIND, TURNS, {"initiative": initiative_rolls}, version)
+        holder = _holder(ledger, ledger.current_turn)
+        if holder is None:
+            raise CommandError(
+                f"no side holds the Initiative in turn {ledger.current_turn}: the roll keeps "
+                "it or switches it", column="--initiative-rolls", value=initiative_rolls,
+                expected="the side holding it first (battle-ledger run initiative --side)",
+            )  # fmt: skip
+        next_holder = se.initiative_holder(holder, _rolls(ledger, initiative_rolls))
+        cells, following = _initiative_cells(ledger.sides, next_holder), ledger.current_turn + 1
+
+        def row_of(turn: int, side: str, unit: str) -> dict[str, Any]:
+            held = cells.get(unit) if turn == following else None
+            return turn_row(turn, side, unit) | {TURNS.header("initiative"): held}
+
+    closed = close_period(book, KIND, ledger, compute_turns, row_of, ledger.sides)
     turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
     turns = closed.state.turns
     withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
@@ -475,13 +628,16 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     named = [f"{u} ({typed[u]})" if u in typed else u for u in removed]
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
               f"{', '.join(named) or 'none'}; {len(in_play)} units go on")  # fmt: skip
+    if next_holder is not None:
+        detail += f"; {next_holder} has the Initiative in turn {turn + 1}"
     detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
                                     "sides_out": closed.sides_out,
                                     "battle_over": not closed.going_on,
                                     "withdraw": withdraw, "removed": removed,
-                                    "removed_by": removed_by})  # fmt: skip
+                                    "removed_by": removed_by,
+                                    "initiative": next_holder})  # fmt: skip
 
 
 @report(KIND.name)
@@ -493,8 +649,11 @@ def where_we_stand(book: Book) -> OperationResult:
     lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
     lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
               + ("; Withdraw! this turn" if u["withdraw"] else "") for u in units]  # fmt: skip
+    holder = _holder(ledger, ledger.current_turn)
+    if holder is not None:
+        lines.insert(1, f"{holder} has the Initiative")
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
-               "units": units}  # fmt: skip
+               "initiative": holder, "units": units}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 
