@@ -117,7 +117,9 @@ def build_unit_hits(
                                                   modifiers))  # fmt: skip
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
-            "attached; Removed: Assaulted Guns or impassible terrain, at once.")  # fmt: skip
+            "attached (Stubborn too; Guard one more); Removed: Assaulted Guns or impassible "
+            "terrain, at once; Initiative: its side acts first (its Rally before an Assault on "
+            "it).")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
                                          "turn_order", "withdraw", "strength_points",
@@ -126,9 +128,13 @@ def build_unit_hits(
 
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
-    """Five turns of fire, a Rally now and then (Square Eagles)."""
+    """Five turns of fire, a Rally now and then, the Initiative rolled for each turn
+    (the first side goes first in Turn 1) (Square Eagles)."""
     from battle_ledger.sheets.kinds.unit_hits import IN_PLAY, read_hits, standings
 
+    sides = list(dict.fromkeys(read_hits(book).sides.values()))
+    if len(sides) == 2:
+        run_operation(book, "initiative", side=sides[0])
     for _ in range(5):
         for unit in standings(read_hits(book)):
             if unit["status"] != IN_PLAY:
@@ -139,7 +145,8 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
                               most_from_one_fire=str(hits))  # fmt: skip
             elif unit["hits"] > 1 and rng.random() < 0.5:
                 run_operation(book, "record", unit=unit["unit"], rally_roll=str(rng.randint(1, 6)))
-        run_operation(book, "end-turn")
+        rolls = ", ".join(f"{side} {rng.randint(1, 6)}" for side in sides)
+        run_operation(book, "end-turn", **({"initiative_rolls": rolls} if len(sides) == 2 else {}))
 
 
 register_template(KIND, build_unit_hits, play=_play)

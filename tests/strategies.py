@@ -348,6 +348,10 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     found: list[tuple[str, dict[str, str]]] = []
     ledger = read_hits(HeadlessBook(path, writable=False))
     turns = ledger.turns
+    sides = sorted(set(ledger.sides.values()))
+    if "Initiative" in turns and len(sides) == 2 and pick(0, 1):
+        # the side with the Initiative this turn, now and then (its Rally before an Assault)
+        found.append(("initiative", {"side": sides[pick(0, 1)]}))
     for unit in standings(ledger):
         if unit["status"] != IN_PLAY:
             continue

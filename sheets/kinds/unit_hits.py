@@ -118,7 +118,8 @@ UNITS = Table(
     sheet="Units",
     title="Units",
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
-    "type's); Hits, SP left and status are as recorded so far.",
+    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Hits, SP left and status "
+    "are as recorded so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -143,7 +144,8 @@ TURNS = Table(
     sheet="Turns",
     title="Turns",
     note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
-    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once.",
+    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once; "
+    "Initiative: held or reacting, its side's this turn (run initiative, end-turn).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
