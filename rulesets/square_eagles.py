@@ -28,6 +28,7 @@ from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "ASSAULTED_GUNS",
+    "FORMATIONS",
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
     "INITIATIVE_HELD",
@@ -50,6 +51,7 @@ __all__ = [
     "expected_hits",
     "fire_dice",
     "fire_target",
+    "formation_of",
     "hits_after_turn",
     "hits_odds",
     "initiative_holder",
@@ -80,6 +82,9 @@ RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "gener
 #: in addition to the +1 for Cover or the General attached." The other qualities change
 #: fire and assault dice or Target Numbers, which the ledger does not throw.
 RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
+#: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
+#: ``formations``), as a ledger offers them.
+FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
 #: A side in a turn: "The Side with Initiative" (it "acts first in Phases 3-4") or the
 #: "Reacting side".
 INITIATIVE_HELD, REACTING = "held", "reacting"
@@ -427,6 +432,9 @@ class HitsTurn:
     general_attached: bool = False
     removed: str | None = None  # one of REMOVED_AT_ONCE: removed this turn, whatever its Hits
     initiative: bool | None = None  # its side holds the Initiative (None: not known)
+    formation: str | None = None  # Infantry's Line, Column or Square this turn
+    ordered: bool = False  # given an Order this turn ("Place a marker next to each unit")
+    unused_order: bool = False  # its Order still unused ("+1 d6 for unused Order marker")
 
     @property
     def rally_conditions(self) -> str:
@@ -470,6 +478,23 @@ def removed_at_once(cause: str, of_type: str | None) -> str:
                 expected=f"{IMPASSIBLE_TERRAIN}, or a unit of type " + " or ".join(guns),
             )  # fmt: skip
     return found
+
+
+def formation_of(formation: str, of_type: str | None) -> str:
+    """``formation`` (a term of the data's ``formations``) in the text's spelling, for a
+    unit of type ``of_type``: "Formations: Line, Column, Square" are Infantry's (a unit
+    type whose ``formations`` is true) and no other unit's."""
+    term = ruleset().term("formations", formation)
+    unit = None if of_type is None else unit_type(of_type)
+    if unit is None or not unit.attrs.get("formations"):
+        formed = [t.name for t in ruleset().vocabulary("unit_types").terms
+                  if t.attrs.get("formations")]  # fmt: skip
+        raise InvalidArgumentError(
+            f"a unit of type {of_type or '(none)'} takes no formation (Formations: Line, "
+            "Column, Square are Infantry's)", column="formation", value=formation,
+            expected="blank, or a unit of type " + " or ".join(formed),
+        )  # fmt: skip
+    return term.name
 
 
 def assault_before_rally(initiative: bool | None = None) -> bool:
@@ -531,6 +556,14 @@ def hits_after_turn(
             value=fire + assault,
             expected=f"at most {sp - before + (regained or 0)} (its Strength Points left{back})",
         )
+    if turn.formation is not None:
+        formation_of(turn.formation, of_type)
+    if turn.unused_order and not (turn.ordered or turn.general_attached):
+        raise InvalidArgumentError(
+            f"{prefix}an unused Order is an Order the unit was given this turn",
+            column="unused_order", value="Y",
+            expected="Ordered Y (or a General attached: it counts as Ordered), or no unused Order",
+        )  # fmt: skip
     cause = None if turn.removed is None else removed_at_once(turn.removed, of_type)
     if cause is None and hits >= sp:
         cause = HITS_EQUAL_TO_STRENGTH

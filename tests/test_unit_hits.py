@@ -460,6 +460,55 @@ def test_libreoffice_agrees_on_the_initiative(tmp_path: Path) -> None:
     assert list(turn_2["Hits"]) == [3]
 
 
+# -- formations and Orders, held (template version 4) -------------------------------------
+
+
+def test_infantry_holds_its_formation_and_no_other_unit_does(tmp_path: Path) -> None:
+    """Summary Sheet, Infantry: "Formations: Line, Column, Square": the Turns' Formation
+    holds it per unit per turn (a drop-down of the three); for Lights it is refused by
+    record (the file unchanged) naming the row and the column, and typed on the sheet it is
+    a problem check names the same way."""
+    path = tmp_path / "formations.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    run_on_file(path, "record", unit="78th", formation="square")
+    turns = HeadlessBook(path, writable=False).read_table(TURNS.name)
+    assert list(turns[turns["Unit"] == "78th"]["Formation"]) == ["Square"]
+    wb = openpyxl.load_workbook(path)
+    cells = column_range(wb, TURNS.name, "Formation")
+    lists = [v for v in table_sheet(wb, TURNS.name).data_validations.dataValidation
+             if cells in str(v.sqref)]  # fmt: skip
+    assert [v.formula1 for v in lists] == ['"' + ",".join(se.FORMATIONS) + '"']
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="takes no formation") as err:
+        run_on_file(path, "record", unit="Kempt's Lights", formation="Column")
+    assert err.value.column == "Formation" and path.read_bytes() == before
+    row = find_row(wb, TURNS.name, Unit="Kempt's Lights")
+    table_cell(wb, TURNS.name, "Formation", row).value = "Line"
+    wb.save(path)
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    sheet_row = table_cell(wb, TURNS.name, "Formation", row).row
+    assert f"table {TURNS.name}, row {sheet_row}, column Formation)" in str(problem)
+
+
+def test_an_unused_order_is_an_order_the_unit_was_given(tmp_path: Path) -> None:
+    """1. Orders Phase: "Place a marker next to each unit to Order it for this turn";
+    "+1 d6 for unused Order marker": Ordered and Unused Order held per unit per turn; an
+    unused Order with no Order is refused, except where a General is attached ("it counts
+    as Ordered")."""
+    path = tmp_path / "orders.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    run_on_file(path, "record", unit="78th", ordered=True, unused_order=True)
+    run_on_file(path, "record", unit="1er Léger", general_attached=True, unused_order=True)
+    turns = HeadlessBook(path, writable=False).read_table(TURNS.name)
+    held = {u: (o, n) for u, o, n in zip(turns["Unit"], turns["Ordered"], turns["Unused Order"],
+                                         strict=True)}  # fmt: skip
+    assert held["78th"] == ("Y", "Y") and held["1er Léger"][1] == "Y"
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="an unused Order is an Order") as err:
+        run_on_file(path, "record", unit="Kempt's Lights", unused_order=True)
+    assert err.value.column == "Unused Order" and path.read_bytes() == before
+
+
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------
 
 HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"
@@ -503,6 +552,19 @@ def test_the_initiative_in_a_version_3_ledger_is_refused_saying_it_is_older(
     result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
     assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
     assert "the Initiative column" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["--formation", "--ordered", "--unused-order"])
+def test_formations_and_orders_in_a_version_3_ledger_are_refused(
+    option: str, tmp_path: Path
+) -> None:
+    path = _hits_v3(tmp_path)
+    before = path.read_bytes()
+    value = "Line" if option == "--formation" else "Y"
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "1er Léger", option,
+                                      value])  # fmt: skip
+    assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
     assert path.read_bytes() == before
 
 

@@ -188,6 +188,15 @@ TURNS = Table(
                "before an Assault on it); reacting: the other side's Assault comes first; "
                "blank: the Rules' turn_order setting decides",
                choices=(se.INITIATIVE_HELD, se.REACTING), width=10, since=_INITIATIVE),
+        Column("Formation", "formation", _I, Entry.CHOICE,
+               "Infantry only: Line, Column or Square this turn (fire and assault dice)",
+               choices=se.FORMATIONS, width=9, since=_INITIATIVE),
+        Column("Ordered", "ordered", _I, Entry.YES_NO,
+               "Y: it was given an Order this turn (a General attached counts as Ordered)",
+               width=8, since=_INITIATIVE),
+        Column("Unused Order", "unused_order", _I, Entry.YES_NO,
+               "Y: its Order is unused (+1 d6 to fire, or spent to defend an Assault)",
+               width=8, since=_INITIATIVE),
     ),
 )  # fmt: skip
 
@@ -351,6 +360,10 @@ def read_hits(book: Book) -> HitsLedger:
     return HitsLedger(tables, strengths, sides, types, qualities)
 
 
+#: The fields the rules name when they refuse a row's value (the header is named instead).
+_NAMED = frozenset({"removed", "formation", "unused_order"})
+
+
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
     # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
@@ -375,6 +388,9 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 general_attached=bool(row["General attached"]),
                 removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
                 initiative=initiative.get((expected, str(row["Side"]))),
+                formation=None if pd.isna(row["Formation"]) else str(row["Formation"]),
+                ordered=bool(row["Ordered"]),
+                unused_order=bool(row["Unused Order"]),
             )  # fmt: skip
             of_type, has = ledger.types[unit], ledger.qualities[unit]
             asked = (ledger.strengths[unit], of_type, has, hits, *rules_key((turn, "turn")))
@@ -386,8 +402,8 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                     )
                 except InvalidArgumentError as exc:
                     column = "Fire hits"
-                    if exc.column == "removed":  # the rules name the field; the sheet, the header
-                        exc.column, column = None, "Removed"
+                    if exc.column in _NAMED:  # the rules name the field; the sheet, the header
+                        exc.column, column = None, TURNS.header(exc.column)
                     raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             hits = out.hits
             mine.append((index, row, out))
@@ -598,7 +614,7 @@ def end_turn(
     --initiative-rolls, the next turn's Initiative ("Initiative only switches sides if the
     Reacting side wins the roll by 2 or more"), from the side holding it this turn.
 
-    Example: battle-ledger run end-turn ledger.xlsx --initiative-rolls "British 4, French 6"
+    Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_hits(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
