@@ -64,7 +64,7 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
 def qualities_of(oob: OrderOfBattle) -> dict[str, frozenset[str]]:
     """Each unit's qualities of the optional rules (``square_eagles.RALLY_QUALITIES``
     fields) as its order of battle gives them (its grade, or quality, column)."""
-    return {u.unit: frozenset({u.grade} & set(se.RALLY_QUALITIES)) for u in oob.units}
+    return {u.unit: frozenset(q for q in se.RALLY_QUALITIES if q == u.grade) for u in oob.units}
 
 
 def build_unit_hits(
@@ -145,8 +145,11 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
                               most_from_one_fire=str(hits))  # fmt: skip
             elif unit["hits"] > 1 and rng.random() < 0.5:
                 run_operation(book, "record", unit=unit["unit"], rally_roll=str(rng.randint(1, 6)))
-        rolls = ", ".join(f"{side} {rng.randint(1, 6)}" for side in sides)
-        run_operation(book, "end-turn", **({"initiative_rolls": rolls} if len(sides) == 2 else {}))
+        if len(sides) == 2:
+            rolls = ", ".join(f"{side} {rng.randint(1, 6)}" for side in sides)
+            run_operation(book, "end-turn", initiative_rolls=rolls)
+        else:
+            run_operation(book, "end-turn")
 
 
 register_template(KIND, build_unit_hits, play=_play)

@@ -402,8 +402,9 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                     )
                 except InvalidArgumentError as exc:
                     column = "Fire hits"
-                    if exc.column in _NAMED:  # the rules name the field; the sheet, the header
-                        exc.column, column = None, TURNS.header(exc.column)
+                    named = exc.column
+                    if named is not None and named in _NAMED:  # the rules' field; the header
+                        exc.column, column = None, TURNS.header(named)
                     raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             hits = out.hits
             mine.append((index, row, out))
