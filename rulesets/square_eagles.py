@@ -15,7 +15,7 @@ same text gives both sides' dice.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -29,6 +29,7 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "ASSAULTED_GUNS",
     "FORMATIONS",
+    "HELD_FIRE_CONDITIONS",
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
     "INITIATIVE_HELD",
@@ -38,6 +39,7 @@ __all__ = [
     "REMOVED_AT_ONCE",
     "RULESET_ID",
     "AssaultResult",
+    "FireResult",
     "HitsOutcome",
     "HitsTurn",
     "RallyResult",
@@ -49,9 +51,12 @@ __all__ = [
     "assault_target",
     "assault_winner_odds",
     "expected_hits",
+    "fire_action",
     "fire_dice",
     "fire_target",
     "formation_of",
+    "formation_term",
+    "held_fire_conditions",
     "hits_after_turn",
     "hits_odds",
     "initiative_holder",
@@ -405,6 +410,69 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
             target = int(row["becomes"])
         target += int(row.get("change") or 0)
     return target
+
+
+#: The fire conditions a Hits ledger holds (formations, an unused Order, a target of
+#: Lights): derived from its states, never typed beside them.
+HELD_FIRE_CONDITIONS = frozenset(
+    {"firer column or square", "target column or square", "target square", "unused order",
+     "target lights"}
+)  # fmt: skip
+
+
+def held_fire_conditions(
+    firer_formation: str | None,
+    unused_order: bool,
+    target_type: str,
+    target_formation: str | None,
+) -> tuple[str, ...]:
+    """The fire conditions (``fire_conditions`` ids) the units' states give: "Infantry in
+    Column or Square shooting at 1 Box range 2d6", "Artillery shooting at Column or Square
+    +1 d6" (a Square: "target square", which no flank fire reaches), "+1 d6 for unused
+    Order marker", "-1 d6 shooting at Lights"."""
+    found = []
+    if firer_formation is not None and formation_term(firer_formation).id != "line":
+        found.append("firer column or square")
+    if target_formation is not None:
+        shape = formation_term(target_formation).id
+        found += (
+            []
+            if shape == "line"
+            else ["target square" if shape == "square" else "target column or square"]
+        )
+    if unused_order:
+        found.append("unused order")
+    if unit_type(target_type).id == "lights":
+        found.append("target lights")
+    return tuple(found)
+
+
+def formation_term(formation: str) -> Term:
+    """A formation of the data's ``formations`` (Line, Column, Square)."""
+    return ruleset().term("formations", formation)
+
+
+@dataclass(frozen=True)
+class FireResult:
+    """One Fire Action: the dice after the modifiers, the Target Number, the dice thrown
+    and the Hits (each die scoring the Target Number or more)."""
+
+    dice: int
+    target_number: int
+    rolls: tuple[int, ...]
+    hits: int
+
+
+def fire_action(
+    unit: str, range_boxes: float, conditions: str, roll: Callable[[], int]
+) -> FireResult:
+    """A unit of type ``unit`` fires at ``range_boxes`` with ``conditions``: "Hits are
+    inflicted by rolling the final modified number of d6 for the following Target
+    Numbers"; ``roll()`` throws one d6."""
+    count = fire_dice(unit, range_boxes, conditions)
+    target = fire_target(unit, conditions)
+    rolls = tuple(_die_roll(roll()) for _ in range(count))
+    return FireResult(count, target, rolls, sum(1 for r in rolls if r >= target))
 
 
 def must_withdraw(hits: int) -> bool:

@@ -509,6 +509,82 @@ def test_an_unused_order_is_an_order_the_unit_was_given(tmp_path: Path) -> None:
     assert err.value.column == "Unused Order" and path.read_bytes() == before
 
 
+# -- a Fire Action thrown by the ledger -----------------------------------------------------
+
+_FIRE = [("British", "78th", "Infantry", 7), ("French", "1er Léger", "Infantry", 7),
+         ("French", "Guns", "Foot Artillery", 5)]  # fmt: skip
+
+
+def _firing(tmp_path: Path, name: str = "fire.xlsx") -> Path:
+    """1er Léger in Column with an unused Order, the 78th in Square."""
+    path = tmp_path / name
+    save_workbook(build("casualty-brackets", "square-eagles", units=_FIRE), path)
+    run_on_file(path, "record", unit="1er Léger", formation="Column", ordered=True,
+                unused_order=True)  # fmt: skip
+    run_on_file(path, "record", unit="78th", formation="Square")
+    return path
+
+
+def test_fire_reads_the_formations_and_spends_the_unused_order(tmp_path: Path) -> None:
+    """ "Infantry in Column or Square shooting at 1 Box range 2d6"; "+1 d6 for unused Order
+    marker": 1er Léger in Column fires with its Order's die, as SE_FIRE_DICE counts for
+    the same conditions; the Order is spent (Unused Order N), so its next shot has one
+    die fewer; the Hits go on the 78th's row, "Hits are inflicted by rolling the final
+    modified number of d6" against the firer's Target Number."""
+    path = _firing(tmp_path)
+    first = run_on_file(path, "fire", unit="1er Léger", target="78th", range="1", seed=3)
+    assert first.details["dice"] == se.fire_dice(
+        "infantry", 1, "firer column or square, target square, unused order"
+    )
+    assert first.details["order_spent"]
+    assert first.details["hits"] == sum(
+        r >= se.fire_target("infantry") for r in first.details["rolls"]
+    )
+    second = run_on_file(path, "fire", unit="1er Léger", target="78th", range="1", seed=3)
+    assert second.details["dice"] == first.details["dice"] - 1 and not second.details["order_spent"]
+    wb = openpyxl.load_workbook(path)
+    mine = find_row(wb, TURNS.name, Unit="1er Léger")
+    assert table_cell(wb, TURNS.name, "Unused Order", mine).value == "N"
+    hits = _hits_by_unit(path)["78th"]["hits"]
+    assert hits == first.details["hits"] + second.details["hits"]
+
+
+def test_artillery_fires_one_more_die_at_a_square_and_none_at_its_flank(tmp_path: Path) -> None:
+    """ "Artillery shooting at Column or Square +1 d6"; "Squares have no flanks": the Guns
+    at the 78th in Square at 2 boxes throw 3 + 1, the flank typed adding nothing."""
+    path = _firing(tmp_path)
+    shot = run_on_file(path, "fire", unit="Guns", target="78th", range="2", conditions="flank",
+                       seed=1)  # fmt: skip
+    assert shot.details["dice"] == se.fire_dice("foot artillery", 2, "target square")
+    assert shot.details["dice"] == se.fire_dice("foot artillery", 2, "") + 1
+
+
+def test_fire_with_a_seed_is_repeatable(tmp_path: Path) -> None:
+    rolls = [run_on_file(_firing(tmp_path, f"{n}.xlsx"), "fire", unit="Guns", target="78th",
+                         range="2", seed=11).details["rolls"] for n in range(2)]  # fmt: skip
+    assert rolls[0] == rolls[1] and len(rolls[0]) == 4
+
+
+def test_fire_refuses_a_condition_the_ledger_holds(tmp_path: Path) -> None:
+    """The formations and the unused Order are held: typed as conditions beside them they
+    are refused (exit 2, the file unchanged), naming --conditions."""
+    path = _firing(tmp_path)
+    before = path.read_bytes()
+    args = ["--unit", "Guns", "--target", "78th", "--range", "2", "--conditions", "target square"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
+    assert result.exit_code == 2 and "--conditions" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_after_fire(tmp_path: Path) -> None:
+    """The Hits a Fire Action records are read by the sheet's formulas as by report."""
+    path = _firing(tmp_path)
+    run_on_file(path, "fire", unit="Guns", target="78th", range="1", seed=5)
+    run_on_file(path, "fire", unit="1er Léger", target="78th", range="1", seed=5)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------
 
 HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"
@@ -552,6 +628,15 @@ def test_the_initiative_in_a_version_3_ledger_is_refused_saying_it_is_older(
     result = CliRunner().invoke(cli, ["run", args[0], str(path), *args[1:]])
     assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
     assert "the Initiative column" in result.output
+    assert path.read_bytes() == before
+
+
+def test_fire_in_a_version_3_ledger_is_refused_saying_it_is_older(tmp_path: Path) -> None:
+    path = _hits_v3(tmp_path)
+    before = path.read_bytes()
+    args = ["--unit", "1er Léger", "--target", "Kempt's Lights", "--range", "1", "--seed", "1"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
+    assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
     assert path.read_bytes() == before
 
 

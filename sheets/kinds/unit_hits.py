@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, check_terms
-from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_no, yes_test
 from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
 from battle_ledger.sheets.formulas import (
     constant_name,
@@ -71,6 +72,8 @@ from battle_ledger.sheets.operations import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     import pandas as pd
 else:
     pd = lazy_module("pandas")
@@ -83,6 +86,7 @@ __all__ = [
     "UNITS",
     "compute_turns",
     "end_turn",
+    "fire",
     "initiative",
     "read_hits",
     "record",
@@ -657,6 +661,86 @@ def end_turn(
                                     "withdraw": withdraw, "removed": removed,
                                     "removed_by": removed_by,
                                     "initiative": next_holder})  # fmt: skip
+
+
+def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
+    """``unit``'s row of the current turn as read (blank: a new row's values)."""
+    turns = ledger.turns
+    mine = turns[(turns["Unit"] == unit) & (turns["Turn"] == ledger.current_turn)]
+    if mine.empty:
+        return turn_row(ledger.current_turn, ledger.sides[unit], unit)
+    return {str(h): (None if not isinstance(v, (str, bool)) and pd.isna(v) else v)
+            for h, v in mine.iloc[0].items()}  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "fire",
+    options=[
+        Option("unit", str, required=True, thing=True, help="the unit firing"),
+        Option("target", str, required=True, thing=True, help="the unit fired at"),
+        Option("range", float, required=True, help="the range in boxes (a diagonal 1.5)"),
+        Option("conditions", str, help="what the ledger does not hold: target in cover, flank "
+               "or rear, medium battery, low supplies (its formations, an unused Order and "
+               "Lights it reads from the Turns and Units)"),
+    ],
+)  # fmt: skip
+def fire(
+    book: Book,
+    *,
+    rng: random.Random,
+    unit: str,
+    target: str,
+    range: float,
+    conditions: str | None = None,
+) -> OperationResult:
+    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent)
+    and the target's type, with the conditions typed; "Hits are inflicted by rolling the
+    final modified number of d6"; the Hits go on the target's row this turn (3+: Withdraw!).
+
+    Example: battle-ledger run fire ledger.xlsx --unit "1er Léger" --target "Kempt's Light Battalion" --range 1 --seed 7
+    """  # noqa: E501
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    firer = find_thing(book, KIND, ledger.strengths, unit)
+    aimed = find_thing(book, KIND, ledger.strengths, target)
+    typed = [t.id for t in parse_conditions(se.ruleset(), "fire_conditions", conditions)]
+    held = sorted(se.HELD_FIRE_CONDITIONS & set(typed))
+    if held:
+        raise CommandError("the ledger holds these: set the Formation or Unused Order instead",
+                           column="--conditions", value=", ".join(held),
+                           expected="target in cover, flank or rear, medium battery, "
+                           "low supplies")  # fmt: skip
+    mine, theirs = _now(ledger, firer), _now(ledger, aimed)
+    order = yes_no(mine.get("Unused Order"), "Unused Order")
+    derived = se.held_fire_conditions(
+        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation")
+    )
+    used = ", ".join([*derived, *typed])
+    shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
+    most = max(cell_count(theirs["Most from one fire"]), shot.hits)
+    cells = {"Fire hits": cell_count(theirs["Fire hits"]) + shot.hits, "Most from one fire": most}
+    new = turn_row(ledger.current_turn, ledger.sides[aimed], aimed)
+    out = record_inputs(book, KIND, ledger, aimed, cells, new, compute_turns)
+    if order:  # "+1 d6 for unused Order marker": used, so no longer unused
+        row = turn_row(ledger.current_turn, ledger.sides[firer], firer)
+        record_inputs(book, KIND, read_hits(book), firer, {"Unused Order": "N"}, row,
+                      compute_turns)  # fmt: skip
+    detail = (f"{firer} fires at {aimed} ({range:g} boxes; {used or 'no conditions'}): "
+              f"{shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}, {shot.target_number}+: "
+              f"{shot.hits} Hits")  # fmt: skip
+    withdraw = out["Withdraw!"] == "Y" and shot.hits >= 3
+    if withdraw:
+        detail += f"; Withdraw! ({aimed} retreats 1 Box)"
+    if out["Status"] == REMOVED:
+        detail += f"; {aimed} removed"
+    book.log("fire", detail, turn=ledger.current_turn, dice=",".join(map(str, shot.rolls)))
+    return OperationResult(detail, {"turn": ledger.current_turn, "unit": firer, "target": aimed,
+                                    "conditions": used, "dice": shot.dice,
+                                    "rolls": list(shot.rolls), "target_number": shot.target_number,
+                                    "hits": shot.hits, "order_spent": order,
+                                    "withdraw": withdraw, "status": out["Status"]})  # fmt: skip
 
 
 @report(KIND.name)
