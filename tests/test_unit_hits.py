@@ -460,6 +460,26 @@ def test_libreoffice_agrees_on_the_initiative(tmp_path: Path) -> None:
     assert list(turn_2["Hits"]) == [3]
 
 
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("french", ["*", "=British"])
+def test_a_side_named_like_a_criterion_is_no_wildcard_on_the_sheet(
+    french: str, tmp_path: Path
+) -> None:
+    """A side named ``*`` or ``=British`` (a wildcard, an operator to COUNTIFS): the British
+    hold the Initiative in turn 2, so the French 1er Léger is assaulted (2) before its Rally
+    of a 6 (at 4 Hits, two back: 2 Hits), on the sheet as in report; a criterion would have
+    read the British rows as the French side's and rallied it first (at 2: 3 Hits)."""
+    path = tmp_path / "named.xlsx"
+    units = [(french if side == "French" else side, *rest) for side, *rest in _SIDES]
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    run_on_file(path, "record", unit="1er Léger", fire_hits="2", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "initiative", side="British")
+    run_on_file(path, "record", unit="1er Léger", assault_hits="2", rally_roll="6")
+    assert _hits_by_unit(path)["1er Léger"]["hits"] == 2
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
 # -- formations and Orders, held (template version 4) -------------------------------------
 
 

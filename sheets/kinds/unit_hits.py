@@ -31,9 +31,12 @@ from battle_ledger.sheets.engine.book import Book, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_no, yes_test
 from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     constant_name,
+    count_equal,
     letters,
     match_above,
+    period_column,
     row_above,
     sheet_name,
     thing_row,
@@ -258,10 +261,12 @@ def turn_formulas(r: int, version: int = _QUALITIES) -> dict[str, str]:
     )
     if version >= _INITIATIVE:  # the side's Initiative this turn, where any row holds it
 
-        def side_is(state: str) -> str:
-            return (f"COUNTIFS(${c['Turn']}:${c['Turn']},{cell('Turn')},${c['Side']}:"
-                    f"${c['Side']},{cell('Side')},${c['Initiative']}:${c['Initiative']},"
-                    f'"{state}")>0')  # fmt: skip
+        def side_is(state: str) -> str:  # by =, not COUNTIFS: a side named "*" is no wildcard
+            def rows(header: str) -> str:
+                return period_column(sheet_name(TURNS.sheet), c[header], HEADER_ROW + 1, c["Turn"])
+
+            return count_equal({rows("Turn"): cell("Turn"), rows("Side"): cell("Side"),
+                                rows("Initiative"): f'"{state}"'}) + ">0"  # fmt: skip
 
         first = f"IF({side_is(se.INITIATIVE_HELD)},FALSE,IF({side_is(se.REACTING)},TRUE,{first}))"
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
