@@ -596,6 +596,41 @@ def test_fire_refuses_a_condition_the_ledger_holds(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("unit", "target", "range_boxes", "option"),
+    [("1er Léger", "Guns", "1", "--target"),  # its own side
+     ("1er Léger", "1er Léger", "1", "--target"),  # itself
+     ("1er Léger", "78th", "9", "--range"),  # beyond its longest range: no dice
+     ("Guns", "78th", "1", "--unit")],  # removed at once: "Assaulted Guns are Removed immediately"
+)  # fmt: skip
+def test_fire_refuses_a_shot_the_text_does_not_allow(
+    unit: str, target: str, range_boxes: str, option: str, tmp_path: Path
+) -> None:
+    """ "The Side with Initiative Fires with all Units in Range" at the enemy: a unit of its
+    own side, a range it rolls no dice at, a unit already off the table ("Assaulted Guns are
+    Removed immediately") are refused naming the option (exit 2), the file unchanged."""
+    path = _firing(tmp_path)
+    run_on_file(path, "record", unit="Guns", removed=se.ASSAULTED_GUNS)
+    before = path.read_bytes()
+    args = ["--unit", unit, "--target", target, "--range", range_boxes, "--seed", "1"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
+    assert result.exit_code == 2 and f"column {option}" in result.output, result.output
+    assert path.read_bytes() == before
+
+
+def test_a_unit_whose_hits_reach_its_sp_still_fires_that_turn(tmp_path: Path) -> None:
+    """ "5. REMOVALS: Units that took Hits equal to their Strength Points are removed from
+    the table at this point", after "4b. Reacting Fire Phase": the 78th at 7 Hits of 7
+    fires back in the turn, and is off the table in the next."""
+    path = _firing(tmp_path)
+    run_on_file(path, "record", unit="78th", fire_hits="7", most_from_one_fire="4")
+    shot = run_on_file(path, "fire", unit="78th", target="1er Léger", range="1", seed=2)
+    assert shot.details["unit"] == "78th"
+    run_on_file(path, "end-turn")
+    with pytest.raises(BattleLedgerError, match="removed from the table"):
+        run_on_file(path, "fire", unit="78th", target="1er Léger", range="1", seed=2)
+
+
 @pytest.mark.libreoffice
 def test_libreoffice_agrees_after_fire(tmp_path: Path) -> None:
     """The Hits a Fire Action records are read by the sheet's formulas as by report."""

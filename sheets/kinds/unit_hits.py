@@ -668,6 +668,29 @@ def end_turn(
                                     "initiative": next_holder})  # fmt: skip
 
 
+def _refuse_off_the_table(
+    ledger: HitsLedger,
+    folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]],
+    option: str,
+    unit: str,
+) -> None:
+    """A unit fires or is fired at while on the table: not removed in an earlier turn, nor
+    at once this turn (Assaulted Guns, impassible terrain). One whose Hits reached its SP
+    this turn is removed in "5. REMOVALS", after both Fire Phases: it still fires."""
+    if not folded.get(unit):
+        return
+    _, row, last = folded[unit][-1]
+    if last.removed and (
+        int(row["Turn"]) < ledger.current_turn or last.removed_by in se.REMOVED_AT_ONCE
+    ):
+        raise CommandError(
+            f"{unit} has been removed from the table ({last.removed_by})",
+            column=option,
+            value=unit,
+            expected="a unit still on the table",
+        )
+
+
 def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
     """``unit``'s row of the current turn as read (blank: a new row's values)."""
     turns = ledger.turns
@@ -717,6 +740,19 @@ def fire(
                            column="--conditions", value=", ".join(held),
                            expected="target in cover, flank or rear, medium battery, "
                            "low supplies")  # fmt: skip
+    if ledger.sides[firer] == ledger.sides[aimed]:
+        raise CommandError("a unit fires at the enemy", column="--target", value=aimed,
+                           expected=f"a unit not of {ledger.sides[firer]}")  # fmt: skip
+    folded = _fold(ledger)
+    for option, name in (("--unit", firer), ("--target", aimed)):
+        _refuse_off_the_table(ledger, folded, option, name)
+    if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
+        raise CommandError(
+            f"{firer} rolls no dice at this range: out of range",
+            column="--range",
+            value=range,
+            expected="a range it fires at",
+        )
     mine, theirs = _now(ledger, firer), _now(ledger, aimed)
     order = yes_no(mine.get("Unused Order"), "Unused Order")
     derived = se.held_fire_conditions(
