@@ -15,6 +15,7 @@ same text gives both sides' dice.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -27,12 +28,18 @@ from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "ASSAULTED_GUNS",
+    "FORMATIONS",
+    "HELD_FIRE_CONDITIONS",
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
+    "INITIATIVE_HELD",
     "RALLY_ANSWERS",
+    "RALLY_QUALITIES",
+    "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
     "AssaultResult",
+    "FireResult",
     "HitsOutcome",
     "HitsTurn",
     "RallyResult",
@@ -44,10 +51,15 @@ __all__ = [
     "assault_target",
     "assault_winner_odds",
     "expected_hits",
+    "fire_action",
     "fire_dice",
     "fire_target",
+    "formation_of",
+    "formation_term",
+    "held_fire_conditions",
     "hits_after_turn",
     "hits_odds",
+    "initiative_holder",
     "initiative_switch_odds",
     "initiative_switches",
     "is_removed",
@@ -69,6 +81,18 @@ RULESET_ID = "square-eagles"
 #: A turn's answers (``HitsTurn`` fields) and the Rally condition (``rally_conditions``
 #: id) each names: "Add 1 to the die roll if in Cover or General is attached".
 RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "general"}
+#: The optional rules' qualities a unit has for all the battle (the ledger's Units) and the
+#: Rally condition each names: "Stubborn. The Unit receives a +1 to the Rally d6 even if not
+#: in Cover or having a General attached."; "Guard. The Unit gets a +1 to Rally. This may be
+#: in addition to the +1 for Cover or the General attached." The other qualities change
+#: fire and assault dice or Target Numbers, which the ledger does not throw.
+RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
+#: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
+#: ``formations``), as a ledger offers them.
+FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
+#: A side in a turn: "The Side with Initiative" (it "acts first in Phases 3-4") or the
+#: "Reacting side".
+INITIATIVE_HELD, REACTING = "held", "reacting"
 
 #: What removes a unit at once, whatever its Hits, spelled as the text spells it (3.iv
 #: Assault Moves): "Assaulted Guns are Removed immediately."; "If it retreats into
@@ -187,6 +211,20 @@ def initiative_switches(holder_roll: int, reacting_roll: int) -> bool:
     holder = whole_number(holder_roll, "holder roll", 1, sides)
     reacting = whole_number(reacting_roll, "reacting roll", 1, sides)
     return reacting - holder >= int(rules.constant("initiative", "switch_margin"))
+
+
+def initiative_holder(holder: str, rolls: Mapping[str, int]) -> str:
+    """The side holding the Initiative after an Initiative Phase: ``holder`` held it, and
+    ``rolls`` are both sides' d6 by side; "Initiative only switches sides if the Reacting
+    side wins the roll by 2 or more"."""
+    if holder not in rolls or len(rolls) != 2:
+        raise InvalidArgumentError(
+            "the Initiative is rolled off by two sides, one of them the side holding it",
+            column="rolls", value=", ".join(f"{s} {r}" for s, r in rolls.items()),
+            expected=f"a d6 for {holder} and one for the Reacting side",
+        )  # fmt: skip
+    (reacting,) = (s for s in rolls if s != holder)
+    return reacting if initiative_switches(rolls[holder], rolls[reacting]) else holder
 
 
 def initiative_switch_odds() -> Fraction:
@@ -374,6 +412,69 @@ def fire_target(unit: str, conditions: str | None = "", skirmish: bool = False) 
     return target
 
 
+#: The fire conditions a Hits ledger holds (formations, an unused Order, a target of
+#: Lights): derived from its states, never typed beside them.
+HELD_FIRE_CONDITIONS = frozenset(
+    {"firer column or square", "target column or square", "target square", "unused order",
+     "target lights"}
+)  # fmt: skip
+
+
+def held_fire_conditions(
+    firer_formation: str | None,
+    unused_order: bool,
+    target_type: str,
+    target_formation: str | None,
+) -> tuple[str, ...]:
+    """The fire conditions (``fire_conditions`` ids) the units' states give: "Infantry in
+    Column or Square shooting at 1 Box range 2d6", "Artillery shooting at Column or Square
+    +1 d6" (a Square: "target square", which no flank fire reaches), "+1 d6 for unused
+    Order marker", "-1 d6 shooting at Lights"."""
+    found = []
+    if firer_formation is not None and formation_term(firer_formation).id != "line":
+        found.append("firer column or square")
+    if target_formation is not None:
+        shape = formation_term(target_formation).id
+        found += (
+            []
+            if shape == "line"
+            else ["target square" if shape == "square" else "target column or square"]
+        )
+    if unused_order:
+        found.append("unused order")
+    if unit_type(target_type).id == "lights":
+        found.append("target lights")
+    return tuple(found)
+
+
+def formation_term(formation: str) -> Term:
+    """A formation of the data's ``formations`` (Line, Column, Square)."""
+    return ruleset().term("formations", formation)
+
+
+@dataclass(frozen=True)
+class FireResult:
+    """One Fire Action: the dice after the modifiers, the Target Number, the dice thrown
+    and the Hits (each die scoring the Target Number or more)."""
+
+    dice: int
+    target_number: int
+    rolls: tuple[int, ...]
+    hits: int
+
+
+def fire_action(
+    unit: str, range_boxes: float, conditions: str, roll: Callable[[], int]
+) -> FireResult:
+    """A unit of type ``unit`` fires at ``range_boxes`` with ``conditions``: "Hits are
+    inflicted by rolling the final modified number of d6 for the following Target
+    Numbers"; ``roll()`` throws one d6."""
+    count = fire_dice(unit, range_boxes, conditions)
+    target = fire_target(unit, conditions)
+    rolls = tuple(_die_roll(roll()) for _ in range(count))
+    return FireResult(count, target, rolls, sum(1 for r in rolls if r >= target))
+
+
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
     return whole_number(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
@@ -398,6 +499,10 @@ class HitsTurn:
     in_cover: bool = False
     general_attached: bool = False
     removed: str | None = None  # one of REMOVED_AT_ONCE: removed this turn, whatever its Hits
+    initiative: bool | None = None  # its side holds the Initiative (None: not known)
+    formation: str | None = None  # Infantry's Line, Column or Square this turn
+    ordered: bool = False  # given an Order this turn ("Place a marker next to each unit")
+    unused_order: bool = False  # its Order still unused ("+1 d6 for unused Order marker")
 
     @property
     def rally_conditions(self) -> str:
@@ -443,10 +548,31 @@ def removed_at_once(cause: str, of_type: str | None) -> str:
     return found
 
 
-def assault_before_rally() -> bool:
-    """Whether the Hits of an Assault on a unit come before its Rally in the same turn
-    (``turn_order.assault_before_rally``, a house reading: both are Actions, and which
-    comes first depends on the Initiative, which the ledger does not keep)."""
+def formation_of(formation: str, of_type: str | None) -> str:
+    """``formation`` (a term of the data's ``formations``) in the text's spelling, for a
+    unit of type ``of_type``: "Formations: Line, Column, Square" are Infantry's (a unit
+    type whose ``formations`` is true) and no other unit's."""
+    term = ruleset().term("formations", formation)
+    unit = None if of_type is None else unit_type(of_type)
+    if unit is None or not unit.attrs.get("formations"):
+        formed = [t.name for t in ruleset().vocabulary("unit_types").terms
+                  if t.attrs.get("formations")]  # fmt: skip
+        raise InvalidArgumentError(
+            f"a unit of type {of_type or '(none)'} takes no formation (Formations: Line, "
+            "Column, Square are Infantry's)", column="formation", value=formation,
+            expected="blank, or a unit of type " + " or ".join(formed),
+        )  # fmt: skip
+    return term.name
+
+
+def assault_before_rally(initiative: bool | None = None) -> bool:
+    """Whether the Hits of an Assault on a unit come before its Rally in the same turn.
+    Both are Actions, and "The Side with Initiative performs Actions" first (3a): where
+    ``initiative`` is known (its side holds it, or reacts), a unit of the side with the
+    Initiative rallies before the enemy assaults it, a Reacting unit is assaulted first.
+    Where it is not known, the setting ``turn_order.assault_before_rally`` decides."""
+    if initiative is not None:
+        return not initiative
     return bool(ruleset().constant("turn_order", "assault_before_rally"))
 
 
@@ -458,6 +584,7 @@ def hits_after_turn(
     *,
     assault_first: bool | None = None,
     of_type: str | None = None,
+    qualities: Collection[str] = (),
 ) -> HitsOutcome:
     """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
     6+ two, its modifiers from the data (Cover, a General attached), "Units may not rally
@@ -465,12 +592,15 @@ def hits_after_turn(
     Withdraw!, and removal when the Hits reach the Strength Points.
 
     A Rally counts the Hits the unit has when it rallies: those of earlier turns (and of
-    an Assault this turn, where ``assault_first``: by default the data's reading), not
+    an Assault this turn, where ``assault_first``: by default as the turn's Initiative
+    decides, ``assault_before_rally``), not
     this turn's fire, which comes after. A unit whose Hits reach its Strength Points
     before its Rally has lost all its Hits and cannot rally. More Hits than its Strength
     Points at any point are refused. A unit removed at once (``turn.removed``: Assaulted
     Guns, which needs ``of_type``, the unit's type, to be Guns; or a retreat into
     impassible terrain) is removed whatever its Hits; the Hits it took are kept.
+    ``qualities``: the unit's Rally conditions of the optional rules (``RALLY_QUALITIES``'
+    ids: Stubborn, Guard), counted with the turn's answers as ``rally_result`` counts them.
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
@@ -479,11 +609,12 @@ def hits_after_turn(
     most = whole_number(turn.most_from_one_fire, "hits from one fire action", high=fire)
     assault = whole_number(turn.assault_hits, "assault hits")
     before = whole_number(hits_before, "hits before", high=sp)
-    first = assault_before_rally() if assault_first is None else assault_first
+    first = assault_before_rally(turn.initiative) if assault_first is None else assault_first
     at_rally = before + (assault if first else 0)
     regained = None
     if turn.rally_roll is not None and at_rally < sp:
-        regained = rally_result(turn.rally_roll, turn.rally_conditions, at_rally).hits_regained
+        conditions = ", ".join(c for c in (turn.rally_conditions, *qualities) if c)
+        regained = rally_result(turn.rally_roll, conditions, at_rally).hits_regained
     taken = before + fire + assault
     hits = taken - (regained or 0)
     if max(at_rally, hits) > sp:
@@ -493,6 +624,14 @@ def hits_after_turn(
             value=fire + assault,
             expected=f"at most {sp - before + (regained or 0)} (its Strength Points left{back})",
         )
+    if turn.formation is not None:
+        formation_of(turn.formation, of_type)
+    if turn.unused_order and not (turn.ordered or turn.general_attached):
+        raise InvalidArgumentError(
+            f"{prefix}an unused Order is an Order the unit was given this turn",
+            column="unused_order", value="Y",
+            expected="Ordered Y (or a General attached: it counts as Ordered), or no unused Order",
+        )  # fmt: skip
     cause = None if turn.removed is None else removed_at_once(turn.removed, of_type)
     if cause is None and hits >= sp:
         cause = HITS_EQUAL_TO_STRENGTH

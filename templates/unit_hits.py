@@ -9,7 +9,7 @@ modifiers sit on the hidden ``_lists`` sheet for the formulas.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from openpyxl import Workbook
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.oob import OrderOfBattle
     from battle_ledger.sheets.engine.headless import HeadlessBook
 
-__all__ = ["build_unit_hits", "units_of"]
+__all__ = ["build_unit_hits", "qualities_of", "units_of"]
 
 
 def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
@@ -61,6 +61,12 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
     ]
 
 
+def qualities_of(oob: OrderOfBattle) -> dict[str, frozenset[str]]:
+    """Each unit's qualities of the optional rules (``square_eagles.RALLY_QUALITIES``
+    fields) as its order of battle gives them (its grade, or quality, column)."""
+    return {u.unit: frozenset(q for q in se.RALLY_QUALITIES if q == u.grade) for u in oob.units}
+
+
 def build_unit_hits(
     ruleset: Ruleset,
     oob: OrderOfBattle | None,
@@ -68,9 +74,11 @@ def build_unit_hits(
     *,
     units: Sequence[tuple[str, str, str, int]] | None = None,
     blank_rows: int = 0,
+    qualities: Mapping[str, Collection[str]] | None = None,
 ) -> Workbook:
     """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
-    (side, unit, type, SP)); ``blank_rows`` more to type."""
+    (side, unit, type, SP)); ``blank_rows`` more to type. ``qualities``: by unit, its
+    qualities (``RALLY_QUALITIES`` fields, Y on the Units); by default ``oob``'s."""
     battle = settings.get("BattleName", "")
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
@@ -84,7 +92,11 @@ def build_unit_hits(
             )
         se.unit_type(unit_type)
     wb = new_workbook()
-    rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp} for s, n, t, sp in given]
+    has = dict(qualities_of(oob) if qualities is None and oob is not None else qualities or {})
+    rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp,
+             **{UNITS.header(f): "Y" if f in has.get(n, ()) else "N"
+                for f in se.RALLY_QUALITIES}}
+            for s, n, t, sp in given]  # fmt: skip
     ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
                        bounds={})  # fmt: skip
     add_vocabulary_validation(
@@ -105,7 +117,9 @@ def build_unit_hits(
                                                   modifiers))  # fmt: skip
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
-            "attached; Removed: Assaulted Guns or impassible terrain, at once.")  # fmt: skip
+            "attached (Stubborn too; Guard one more); Removed: Assaulted Guns or impassible "
+            "terrain, at once; Initiative: its side acts first (its Rally before an Assault on "
+            "it).")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
                                          "turn_order", "withdraw", "strength_points",
@@ -114,9 +128,13 @@ def build_unit_hits(
 
 
 def _play(book: HeadlessBook, rng: random.Random) -> None:
-    """Five turns of fire, a Rally now and then (Square Eagles)."""
+    """Five turns of fire, a Rally now and then, the Initiative rolled for each turn
+    (the first side goes first in Turn 1) (Square Eagles)."""
     from battle_ledger.sheets.kinds.unit_hits import IN_PLAY, read_hits, standings
 
+    sides = list(dict.fromkeys(read_hits(book).sides.values()))
+    if len(sides) == 2:
+        run_operation(book, "initiative", side=sides[0])
     for _ in range(5):
         for unit in standings(read_hits(book)):
             if unit["status"] != IN_PLAY:
@@ -127,7 +145,11 @@ def _play(book: HeadlessBook, rng: random.Random) -> None:
                               most_from_one_fire=str(hits))  # fmt: skip
             elif unit["hits"] > 1 and rng.random() < 0.5:
                 run_operation(book, "record", unit=unit["unit"], rally_roll=str(rng.randint(1, 6)))
-        run_operation(book, "end-turn")
+        if len(sides) == 2:
+            rolls = ", ".join(f"{side} {rng.randint(1, 6)}" for side in sides)
+            run_operation(book, "end-turn", initiative_rolls=rolls)
+        else:
+            run_operation(book, "end-turn")
 
 
 register_template(KIND, build_unit_hits, play=_play)

@@ -350,6 +350,11 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     turns = ledger.turns
     # What a ledger of an older template version holds (the draws are the same for all).
     version = int(turns.attrs.get("template_version", 3))
+    sides = sorted(set(ledger.sides.values()))
+    room: dict[str, int] = {}  # Hits a unit may still take this turn
+    if "Initiative" in turns and len(sides) == 2 and pick(0, 1):
+        # the side with the Initiative this turn, now and then (its Rally before an Assault)
+        found.append(("initiative", {"side": sides[pick(0, 1)]}))
     for unit in standings(ledger):
         if unit["status"] != IN_PLAY:
             continue
@@ -377,6 +382,18 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
             if version >= 3:
                 options["removed"] = removed
         found.append(("record", options))
+        if "removed" not in options:
+            room[unit["unit"]] = left - fire - assault
+    # a Fire Action now and then, last (it adds to its target's row), at a unit with room
+    # for every die it may throw (5: Guns at a Column with an unused Order)
+    targets = [u for u, r in room.items() if r >= 6]
+    firers = [u for u in room if se.unit_type(str(ledger.types[u])).attrs.get("fires")]
+    if "Initiative" in turns and targets and pick(0, 2) == 0:
+        target = targets[pick(0, len(targets) - 1)]
+        them = [u for u in firers if ledger.sides[u] != ledger.sides[target]]
+        if them:
+            found.append(("fire", {"unit": them[pick(0, len(them) - 1)], "target": target,
+                                   "range": "1", "seed": str(pick(1, 9999))}))  # fmt: skip
     return found
 
 

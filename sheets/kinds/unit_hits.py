@@ -19,20 +19,24 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import square_eagles as se
+from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
-from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_test
-from battle_ledger.sheets.errors import CellValueError, nothing_to_record
+from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_no, yes_test
+from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     constant_name,
+    count_equal,
     letters,
     match_above,
+    period_column,
     row_above,
     sheet_name,
     thing_row,
@@ -72,6 +76,8 @@ from battle_ledger.sheets.operations import (
 )
 
 if TYPE_CHECKING:
+    import random
+
     import pandas as pd
 else:
     pd = lazy_module("pandas")
@@ -84,6 +90,8 @@ __all__ = [
     "UNITS",
     "compute_turns",
     "end_turn",
+    "fire",
+    "initiative",
     "read_hits",
     "record",
     "standings",
@@ -103,6 +111,13 @@ _MODIFIERS = 2
 #: The template version that brought Removed (a cause that removes a unit at once): a ledger
 #: of an older version removes a unit only when its Hits reach its Strength Points.
 _REMOVALS = 3
+#: The template version that brought the optional rules' qualities (Stubborn, Guard) on the
+#: Units: a ledger of an older version rallies no unit with them.
+_QUALITIES = 4
+#: The template version that brought the Initiative (Turns' Initiative: the unit's side
+#: holds it or reacts): a ledger of an older version orders an Assault and a Rally by the
+#: setting ``turn_order.assault_before_rally`` alone.
+_INITIATIVE = 4
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -111,7 +126,8 @@ UNITS = Table(
     sheet="Units",
     title="Units",
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
-    "type's); Hits, SP left and status are as recorded so far.",
+    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Hits, SP left and status "
+    "are as recorded so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -121,6 +137,13 @@ UNITS = Table(
         Column("SP left", "sp_left", _O, Entry.WHOLE, "Strength Points less Hits", width=8),
         Column("Status", "status", _O, help="in play, or removed", width=10),
         Column("Last row", "last_row", _H),
+        # Template version 4, after the columns of older ledgers.
+        Column("Stubborn", "stubborn", _I, Entry.YES_NO,
+               "Y: Stubborn (optional rule): +1 to the Rally d6 even if not in Cover or "
+               "having a General attached", width=9, since=_QUALITIES),
+        Column("Guard", "guard", _I, Entry.YES_NO,
+               "Y: Guard (optional rule): +1 to Rally, in addition to the +1 for Cover or "
+               "the General attached", width=7, since=_QUALITIES),
     ),
 )  # fmt: skip
 
@@ -129,7 +152,8 @@ TURNS = Table(
     sheet="Turns",
     title="Turns",
     note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
-    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once.",
+    "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once; "
+    "Initiative: held or reacting, its side's this turn (run initiative, end-turn).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
@@ -166,30 +190,59 @@ TURNS = Table(
                "removed at once this turn, whatever its Hits: Assaulted Guns (Guns only), or "
                "impassible terrain (it retreated into it); blank: not", choices=se.REMOVED_AT_ONCE,
                width=14, since=_REMOVALS),
+        # Template version 4.
+        Column("Initiative", "initiative", _I, Entry.CHOICE,
+               "held: the unit's side has the Initiative this turn (it acts first: its Rally "
+               "before an Assault on it); reacting: the other side's Assault comes first; "
+               "blank: the Rules' turn_order setting decides",
+               choices=(se.INITIATIVE_HELD, se.REACTING), width=10, since=_INITIATIVE),
+        Column("Formation", "formation", _I, Entry.CHOICE,
+               "Infantry only: Line, Column or Square this turn (fire and assault dice)",
+               choices=se.FORMATIONS, width=9, since=_INITIATIVE),
+        Column("Ordered", "ordered", _I, Entry.YES_NO,
+               "Y: it was given an Order this turn (a General attached counts as Ordered)",
+               width=8, since=_INITIATIVE),
+        Column("Unused Order", "unused_order", _I, Entry.YES_NO,
+               "Y: its Order is unused (+1 d6 to fire, or spent to defend an Assault)",
+               width=8, since=_INITIATIVE),
     ),
 )  # fmt: skip
 
 
-def _rally_modifier(cell: Callable[[str], str]) -> str:
-    """The Rally d6's modifier on a row: each answer Y adds its condition's modifier of
-    the Rules (``se_rally_modifiers``); of one group only the best counts (Cover and a
-    General share one +1), never below 0, as ``square_eagles.rally_result`` counts."""
-
-    def rule(condition: str, column: int) -> str:
-        return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
-
-    (first, one), (second, other) = (
-        (f"IF({yes_test(cell(TURNS.header(field)))},{rule(c, 2)},0)", c)
-        for field, c in se.RALLY_ANSWERS.items()
-    )
-    return (f"IF({rule(one, 3)}={rule(other, 3)},MAX(0,{first},{second}),"
-            f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
+def _rule(condition: str, column: int) -> str:
+    """A condition's modifier (``column`` 2) or group (3) on the Rules' Rally modifiers."""
+    return f'VLOOKUP("{condition}",{RALLY_MODIFIERS},{column},0)'
 
 
-def turn_formulas(r: int, version: int = _REMOVALS) -> dict[str, str]:
+def _rally_modifier(cell: Callable[[str], str], quality: Callable[[str], str] | None) -> str:
+    """The Rally d6's modifier on a row: each answer Y (the row's In Cover and General
+    attached; with ``quality``, the unit's Stubborn and Guard on the Units) adds its
+    condition's modifier of the Rules (``se_rally_modifiers``); of one group only the best
+    counts (Cover, a General and Stubborn share one +1), never below 0, as
+    ``square_eagles.rally_result`` counts."""
+    answers = [(cell(TURNS.header(f)), c) for f, c in se.RALLY_ANSWERS.items()]
+    if quality is None:  # a ledger before version 4: the two answers, as it was written
+        (first, one), (second, other) = (
+            (f"IF({yes_test(ref)},{_rule(c, 2)},0)", c) for ref, c in answers
+        )
+        return (f"IF({_rule(one, 3)}={_rule(other, 3)},MAX(0,{first},{second}),"
+                f"MAX(0,{first})+MAX(0,{second}))")  # fmt: skip
+    answers += [(quality(UNITS.header(f)), c) for f, c in se.RALLY_QUALITIES.items()]
+    given = [(f"IF({yes_test(ref)},{_rule(c, 2)},0)", c) for ref, c in answers]
+    # A group's best is the sum of what each answer raises its best so far by.
+    parts = []
+    for i, (value, condition) in enumerate(given):
+        so_far = [f"IF({_rule(c, 3)}={_rule(condition, 3)},{v},0)" for v, c in given[:i]]
+        parts.append(f"MAX(0,{value}-MAX(0,{','.join(so_far)}))" if so_far else
+                     f"MAX(0,{value})")  # fmt: skip
+    return "(" + "+".join(parts) + ")"
+
+
+def turn_formulas(r: int, version: int = _QUALITIES) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``hits_after_turn`` step for step.
     ``version``: a ledger of template version 1 has no Rally modifiers (the d6 as thrown),
-    one before version 3 no Removed (only Hits reaching the Strength Points remove)."""
+    one before version 3 no Removed (only Hits reaching the Strength Points remove), one
+    before version 4 no qualities (Stubborn, Guard)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -207,8 +260,23 @@ def turn_formulas(r: int, version: int = _REMOVALS) -> dict[str, str]:
         f'IFERROR({constant_name("turn_order", "assault_before_rally")}="yes",'
         f"{str(se.assault_before_rally()).upper()})"
     )
+    if version >= _INITIATIVE:  # the side's Initiative this turn, where any row holds it
+
+        def side_is(state: str) -> str:  # by =, not COUNTIFS: a side named "*" is no wildcard
+            def rows(header: str) -> str:
+                return period_column(sheet_name(TURNS.sheet), c[header], HEADER_ROW + 1, c["Turn"])
+
+            return count_equal({rows("Turn"): cell("Turn"), rows("Side"): cell("Side"),
+                                rows("Initiative"): f'"{state}"'}) + ">0"  # fmt: skip
+
+        first = f"IF({side_is(se.INITIATIVE_HELD)},FALSE,IF({side_is(se.REACTING)},TRUE,{first}))"
     at_rally = f"({cell('Hits before')}+IF({first},{cell('Assault hits')},0))"
-    modified = f"{roll}+{_rally_modifier(cell)}" if version >= _MODIFIERS else roll
+
+    def quality(header: str) -> str:  # the unit's answer on the Units
+        return f"INDEX({units}!${u[header]}:${u[header]},{cell('Unit row')})"
+
+    modifier = _rally_modifier(cell, quality if version >= _QUALITIES else None)
+    modified = f"{roll}+{modifier}" if version >= _MODIFIERS else roll
     removed = f"{cell('Hits')}>={sp}"
     if version >= _REMOVALS:  # a cause typed removes it whatever its Hits
         removed = f"OR({removed},LEN(TRIM({cell('Removed')}))>0)"
@@ -261,7 +329,7 @@ KIND = register(
         step=se.hits_after_turn,
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
-        template_version=_REMOVALS,
+        template_version=_QUALITIES,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -277,6 +345,7 @@ class HitsLedger(LedgerState):
     strengths: dict[str, int]
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
+    qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
 
 
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
@@ -287,6 +356,7 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
     types: dict[str, str | None] = {}
+    qualities: dict[str, frozenset[str]] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
@@ -296,7 +366,13 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
         strengths[name] = int(row["Strength Points"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
         types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
-    return HitsLedger(tables, strengths, sides, types)
+        qualities[name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
+                                    if bool(row[UNITS.header(f)]))  # fmt: skip
+    return HitsLedger(tables, strengths, sides, types, qualities)
+
+
+#: The fields the rules name when they refuse a row's value (the header is named instead).
+_NAMED = frozenset({"removed", "formation", "unused_order"})
 
 
 def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
@@ -304,6 +380,7 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
     # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
     # name it in a refusal): worked out once for each combination met, not for every row.
     known: dict[tuple[Any, ...], se.HitsOutcome] = {}
+    initiative = _initiative(ledger.turns)
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -321,22 +398,54 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
                 in_cover=bool(row["In Cover"]),
                 general_attached=bool(row["General attached"]),
                 removed=None if pd.isna(row["Removed"]) else str(row["Removed"]),
+                initiative=initiative.get((expected, str(row["Side"]))),
+                formation=None if pd.isna(row["Formation"]) else str(row["Formation"]),
+                ordered=bool(row["Ordered"]),
+                unused_order=bool(row["Unused Order"]),
             )  # fmt: skip
-            of_type = ledger.types[unit]
-            asked = (ledger.strengths[unit], of_type, hits, *rules_key((turn, "turn")))
+            of_type, has = ledger.types[unit], ledger.qualities[unit]
+            asked = (ledger.strengths[unit], of_type, has, hits, *rules_key((turn, "turn")))
             out = known.get(asked)
             if out is None:
                 try:
-                    out = known[asked] = se.hits_after_turn(unit, ledger.strengths[unit], hits,
-                                                            turn, of_type=of_type)  # fmt: skip
+                    out = known[asked] = se.hits_after_turn(
+                        unit, ledger.strengths[unit], hits, turn, of_type=of_type, qualities=has
+                    )
                 except InvalidArgumentError as exc:
                     column = "Fire hits"
-                    if exc.column == "removed":  # the rules name the field; the sheet, the header
-                        exc.column, column = None, "Removed"
+                    named = exc.column
+                    if named is not None and named in _NAMED:  # the rules' field; the header
+                        exc.column, column = None, TURNS.header(named)
                     raise exc.located(column=column, **where_of(ledger.turns, index)) from None
             hits = out.hits
             mine.append((index, row, out))
     return folded
+
+
+def _initiative(turns: pd.DataFrame) -> dict[tuple[int, str], bool]:
+    """Whether each side held the Initiative in each turn where a row of it says so (a row
+    left blank takes its side's); one side's rows that disagree, or two sides holding it in
+    one turn, are refused naming the row."""
+    found: dict[tuple[int, str], bool] = {}
+    holders: dict[int, str] = {}
+    for index, turn, side, state in zip(turns.index, turns["Turn"], turns["Side"],
+                                        turns["Initiative"], strict=True):  # fmt: skip
+        if state is None or pd.isna(state) or pd.isna(turn):
+            continue
+        key, held = (int(turn), "" if pd.isna(side) else str(side)), state == se.INITIATIVE_HELD
+        other = holders.get(key[0]) if held else None
+        if found.get(key, held) != held or (other is not None and other != key[1]):
+            clash = f"{other} holds it" if other not in (None, key[1]) else "its other rows differ"
+            raise CellValueError(
+                f"turn {key[0]}: a row of {key[1]} says {state}, but {clash}",
+                column="Initiative", value=state,
+                expected="one side holding the Initiative in a turn, the same on all its rows",
+                **where_of(turns, index),
+            )  # fmt: skip
+        found[key] = held
+        if held:
+            holders[key[0]] = key[1]
+    return found
 
 
 def compute_turns(ledger: HitsLedger) -> pd.DataFrame:
@@ -367,6 +476,8 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
                       "status": REMOVED if gone else IN_PLAY,
                       "withdraw": bool(now and last is not None and last.withdraw),
                       "removed_by": last.removed_by if gone and last is not None else None,
+                      **{f: c in ledger.qualities[unit]
+                         for f, c in se.RALLY_QUALITIES.items()},
                       })  # fmt: skip
     return found
 
@@ -424,16 +535,122 @@ def _typed_causes(turns: pd.DataFrame, turn: int) -> dict[str, str]:
             if not pd.isna(c)}  # fmt: skip
 
 
-@operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
-def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
+def _holder(ledger: HitsLedger, turn: int) -> str | None:
+    """The side holding the Initiative in ``turn`` as the ledger holds it (None: not held)."""
+    return next((side for (t, side), held in _initiative(ledger.turns).items()
+                 if t == turn and held), None)  # fmt: skip
+
+
+def _initiative_cells(sides: Mapping[str, str], holder: str) -> dict[str, str]:
+    """Each unit's Initiative cell when ``holder`` holds it: held, or reacting."""
+    return {u: se.INITIATIVE_HELD if s == holder else se.REACTING for u, s in sides.items()}
+
+
+def _side_named(ledger: HitsLedger, text: str, option: str) -> str:
+    """The side of the ledger's units ``text`` names (case-blind), or a CommandError."""
+    sides = list(dict.fromkeys(ledger.sides.values()))
+    found = next((s for s in sides if s.casefold() == " ".join(text.split()).casefold()), None)
+    if found is None:
+        raise CommandError(f"no side {text!r} in this ledger", column=option, value=text,
+                           expected=" or ".join(sides))  # fmt: skip
+    return found
+
+
+def _rolls(ledger: HitsLedger, text: str) -> dict[str, int]:
+    """``--initiative-rolls`` ("British 4, French 6"): each side's d6, by side."""
+    rolls: dict[str, int] = {}
+    for part in text.split(","):
+        side, _, roll = part.strip().replace("=", " ").rpartition(" ")
+        try:
+            rolls[_side_named(ledger, side, "--initiative-rolls")] = int(roll)
+        except ValueError:
+            raise CommandError("each side's Initiative roll is its name and a d6",
+                               column="--initiative-rolls", value=text,
+                               expected='"British 4, French 6"') from None  # fmt: skip
+    return rolls
+
+
+@operation(
+    KIND.name,
+    "initiative",
+    options=[
+        Option(
+            "side",
+            str,
+            required=True,
+            side=True,
+            help="the side with the Initiative this turn (Turn 1: the side said to go first)",
+        )
+    ],
+)
+def initiative(book: Book, *, side: str) -> OperationResult:
+    """Say which side holds the Initiative this turn ("The side said to 'go first each
+    turn' has the Initiative Turn 1"): its units' rows are held, the others' reacting; it
+    decides whether an Assault on a unit comes before its Rally (3a before 3b).
+
+    Example: battle-ledger run initiative ledger.xlsx --side British
+    """
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, {"initiative": side}, version)
+    ledger.tables.refuse_if_over("initiative")
+    holder, turn = _side_named(ledger, side, "--side"), ledger.current_turn
+    cells = _initiative_cells(ledger.sides, holder)
+    now = ledger.turns[ledger.turns["Turn"] == turn]
+    header = TURNS.header("initiative")
+    updates = pd.DataFrame({header: [cells[str(u)] for u in now["Unit"]]}, index=now.index)
+    trial = ledger.turns.copy()
+    trial[header] = trial[header].astype(object)
+    trial.loc[updates.index, header] = updates[header]
+    compute_turns(ledger.with_turns(trial))  # a refusal writes nothing
+    book.write_cells(TURNS.name, updates)
+    detail = f"{holder} has the Initiative in turn {turn}"
+    book.log("initiative", detail, turn=turn)
+    return OperationResult(detail, {"turn": turn, "initiative": holder})
+
+
+@operation(
+    KIND.name,
+    "end-turn",
+    options=[
+        Option("allow_empty", bool, help=ALLOW_EMPTY_HELP),
+        Option("initiative_rolls", str,
+               help='both sides\' Initiative d6 for the next turn, "British 4, French 6": '
+               "the Reacting side takes it only by winning by 2 or more"),
+    ],
+)  # fmt: skip
+def end_turn(
+    book: Book, *, allow_empty: bool = False, initiative_rolls: str | None = None
+) -> OperationResult:
     """Close the current turn: every unit in play gets its row, Withdraw! and removals are
-    listed, and the next turn's rows are added for the units still in play.
+    listed, and the next turn's rows are added for the units still in play; with
+    --initiative-rolls, the next turn's Initiative ("Initiative only switches sides if the
+    Reacting side wins the roll by 2 or more"), from the side holding it this turn.
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_hits(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
-    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
+    row_of = turn_row
+    next_holder = None
+    if initiative_rolls is not None:
+        version = ledger.turns.attrs.get("template_version", KIND.template_version)
+        refuse_newer_inputs(book, KIND, TURNS, {"initiative": initiative_rolls}, version)
+        holder = _holder(ledger, ledger.current_turn)
+        if holder is None:
+            raise CommandError(
+                f"no side holds the Initiative in turn {ledger.current_turn}: the roll keeps "
+                "it or switches it", column="--initiative-rolls", value=initiative_rolls,
+                expected="the side holding it first (battle-ledger run initiative --side)",
+            )  # fmt: skip
+        next_holder = se.initiative_holder(holder, _rolls(ledger, initiative_rolls))
+        cells, following = _initiative_cells(ledger.sides, next_holder), ledger.current_turn + 1
+
+        def row_of(turn: int, side: str, unit: str) -> dict[str, Any]:
+            held = cells.get(unit) if turn == following else None
+            return turn_row(turn, side, unit) | {TURNS.header("initiative"): held}
+
+    closed = close_period(book, KIND, ledger, compute_turns, row_of, ledger.sides)
     turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
     turns = closed.state.turns
     withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
@@ -442,13 +659,132 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     named = [f"{u} ({typed[u]})" if u in typed else u for u in removed]
     detail = (f"turn {turn} closed: Withdraw! {', '.join(withdraw) or 'none'}; removed "
               f"{', '.join(named) or 'none'}; {len(in_play)} units go on")  # fmt: skip
+    if next_holder is not None:
+        detail += f"; {next_holder} has the Initiative in turn {turn + 1}"
     detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
                                     "sides_out": closed.sides_out,
                                     "battle_over": not closed.going_on,
                                     "withdraw": withdraw, "removed": removed,
-                                    "removed_by": removed_by})  # fmt: skip
+                                    "removed_by": removed_by,
+                                    "initiative": next_holder})  # fmt: skip
+
+
+def _refuse_off_the_table(
+    ledger: HitsLedger,
+    folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]],
+    option: str,
+    unit: str,
+) -> None:
+    """A unit fires or is fired at while on the table: not removed in an earlier turn, nor
+    at once this turn (Assaulted Guns, impassible terrain). One whose Hits reached its SP
+    this turn is removed in "5. REMOVALS", after both Fire Phases: it still fires."""
+    if not folded.get(unit):
+        return
+    _, row, last = folded[unit][-1]
+    if last.removed and (
+        int(row["Turn"]) < ledger.current_turn or last.removed_by in se.REMOVED_AT_ONCE
+    ):
+        raise CommandError(
+            f"{unit} has been removed from the table ({last.removed_by})",
+            column=option,
+            value=unit,
+            expected="a unit still on the table",
+        )
+
+
+def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
+    """``unit``'s row of the current turn as read (blank: a new row's values)."""
+    turns = ledger.turns
+    mine = turns[(turns["Unit"] == unit) & (turns["Turn"] == ledger.current_turn)]
+    if mine.empty:
+        return turn_row(ledger.current_turn, ledger.sides[unit], unit)
+    return {str(h): (None if not isinstance(v, (str, bool)) and pd.isna(v) else v)
+            for h, v in mine.iloc[0].items()}  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "fire",
+    options=[
+        Option("unit", str, required=True, thing=True, help="the unit firing"),
+        Option("target", str, required=True, thing=True, help="the unit fired at"),
+        Option("range", float, required=True, help="the range in boxes (a diagonal 1.5)"),
+        Option("conditions", str, help="what the ledger does not hold: target in cover, flank "
+               "or rear, medium battery, low supplies (its formations, an unused Order and "
+               "Lights it reads from the Turns and Units)"),
+    ],
+)  # fmt: skip
+def fire(
+    book: Book,
+    *,
+    rng: random.Random,
+    unit: str,
+    target: str,
+    range: float,
+    conditions: str | None = None,
+) -> OperationResult:
+    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent)
+    and the target's type, with the conditions typed; "Hits are inflicted by rolling the
+    final modified number of d6"; the Hits go on the target's row this turn (3+: Withdraw!).
+
+    Example: battle-ledger run fire ledger.xlsx --unit "1er Léger" --target "Kempt's Light Battalion" --range 1 --seed 7
+    """  # noqa: E501
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    firer = find_thing(book, KIND, ledger.strengths, unit)
+    aimed = find_thing(book, KIND, ledger.strengths, target)
+    typed = [t.id for t in parse_conditions(se.ruleset(), "fire_conditions", conditions)]
+    held = sorted(se.HELD_FIRE_CONDITIONS & set(typed))
+    if held:
+        raise CommandError("the ledger holds these: set the Formation or Unused Order instead",
+                           column="--conditions", value=", ".join(held),
+                           expected="target in cover, flank or rear, medium battery, "
+                           "low supplies")  # fmt: skip
+    if ledger.sides[firer] == ledger.sides[aimed]:
+        raise CommandError("a unit fires at the enemy", column="--target", value=aimed,
+                           expected=f"a unit not of {ledger.sides[firer]}")  # fmt: skip
+    folded = _fold(ledger)
+    for option, name in (("--unit", firer), ("--target", aimed)):
+        _refuse_off_the_table(ledger, folded, option, name)
+    if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
+        raise CommandError(
+            f"{firer} rolls no dice at this range: out of range",
+            column="--range",
+            value=range,
+            expected="a range it fires at",
+        )
+    mine, theirs = _now(ledger, firer), _now(ledger, aimed)
+    order = yes_no(mine.get("Unused Order"), "Unused Order")
+    derived = se.held_fire_conditions(
+        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation")
+    )
+    used = ", ".join([*derived, *typed])
+    shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
+    most = max(cell_count(theirs["Most from one fire"]), shot.hits)
+    cells = {"Fire hits": cell_count(theirs["Fire hits"]) + shot.hits, "Most from one fire": most}
+    new = turn_row(ledger.current_turn, ledger.sides[aimed], aimed)
+    out = record_inputs(book, KIND, ledger, aimed, cells, new, compute_turns)
+    if order:  # "+1 d6 for unused Order marker": used, so no longer unused
+        row = turn_row(ledger.current_turn, ledger.sides[firer], firer)
+        record_inputs(book, KIND, read_hits(book), firer, {"Unused Order": "N"}, row,
+                      compute_turns)  # fmt: skip
+    detail = (f"{firer} fires at {aimed} ({range:g} boxes; {used or 'no conditions'}): "
+              f"{shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}, {shot.target_number}+: "
+              f"{shot.hits} Hits")  # fmt: skip
+    withdraw = out["Withdraw!"] == "Y" and shot.hits >= 3
+    if withdraw:
+        detail += f"; Withdraw! ({aimed} retreats 1 Box)"
+    if out["Status"] == REMOVED:
+        detail += f"; {aimed} removed"
+    book.log("fire", detail, turn=ledger.current_turn, dice=",".join(map(str, shot.rolls)))
+    return OperationResult(detail, {"turn": ledger.current_turn, "unit": firer, "target": aimed,
+                                    "conditions": used, "dice": shot.dice,
+                                    "rolls": list(shot.rolls), "target_number": shot.target_number,
+                                    "hits": shot.hits, "order_spent": order,
+                                    "withdraw": withdraw, "status": out["Status"]})  # fmt: skip
 
 
 @report(KIND.name)
@@ -460,8 +796,11 @@ def where_we_stand(book: Book) -> OperationResult:
     lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
     lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
               + ("; Withdraw! this turn" if u["withdraw"] else "") for u in units]  # fmt: skip
+    holder = _holder(ledger, ledger.current_turn)
+    if holder is not None:
+        lines.insert(1, f"{holder} has the Initiative")
     details = {"kind": KIND.name, "ruleset": book.meta().ruleset, "turn": ledger.current_turn,
-               "units": units}  # fmt: skip
+               "initiative": holder, "units": units}  # fmt: skip
     return OperationResult("\n".join(lines), details)
 
 
