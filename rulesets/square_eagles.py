@@ -629,8 +629,9 @@ def hits_after_turn(
     if turn.unused_order and not (turn.ordered or turn.general_attached):
         raise InvalidArgumentError(
             f"{prefix}an unused Order is an Order the unit was given this turn",
-            column="unused_order", value="Y",
-            expected="Ordered Y (or a General attached: it counts as Ordered), or no unused Order",
+            column="unused_order", value=True,
+            expected="an Order given (or a General attached: it counts as Ordered), or no "
+            "unused Order",
         )  # fmt: skip
     cause = None if turn.removed is None else removed_at_once(turn.removed, of_type)
     if cause is None and hits >= sp:

@@ -328,6 +328,9 @@ class LedgerKind(WorkbookKind):
     ``versioned_formulas(row, version)``: where a newer template changed what an older
     column computes, the formulas a ledger of that ``version`` gets on its new rows (None:
     ``period_formulas`` serve every version).
+    ``shared``: period input columns a thing's rows take from other things' rows (the
+    Initiative a side holds): a one-thing read (``read_tables``' of) reads them of every
+    row too (``Tables.every_row``).
     (``name``, ``description``, ``rulesets``, ``template_version``, ``aliases``: see
     ``WorkbookKind``.)
     """
@@ -353,6 +356,7 @@ class LedgerKind(WorkbookKind):
     rows_each_period: bool = True
     losses: tuple[str, ...] = ()
     versioned_formulas: Callable[[int, int], dict[str, str]] | None = None
+    shared: tuple[str, ...] = ()
 
     @property
     def settings(self) -> tuple[NamedCell, ...]:
@@ -551,6 +555,7 @@ class Tables:
         periods: pd.DataFrame | TableRows,
         closed: int = 0,
         numbers: list[Any] | None = None,
+        every: TableRows | None = None,
     ) -> None:
         self.kind = kind
         self._things = things
@@ -558,6 +563,8 @@ class Tables:
         self.closed = closed  # the last period the Log says was closed (``off_table``)
         #: Every row's period number where ``periods`` holds some rows (``read_tables``' of).
         self._numbers = numbers
+        #: Every row's thing, period and ``kind.shared`` columns, read where ``_numbers`` is.
+        self._every = every
 
     @property
     def things(self) -> pd.DataFrame:
@@ -581,7 +588,14 @@ class Tables:
 
     def with_periods(self, periods: pd.DataFrame) -> Tables:
         """The same things, other period rows."""
-        return Tables(self.kind, self._things, periods, self.closed, self._numbers)
+        return Tables(self.kind, self._things, periods, self.closed, self._numbers, self._every)
+
+    def every_row(self) -> pd.DataFrame:
+        """Every period row's thing, period and ``kind.shared`` columns, read as the whole
+        read reads them, whether the periods were read for one thing's rows or whole."""
+        if self._every is None:
+            return self.periods
+        return _frame(self._every)
 
     @property
     def reads_part(self) -> bool:
@@ -864,11 +878,17 @@ def read_tables(
         key = next(c for c in table.columns if c.role is Role.KEY and c.entry is Entry.TEXT)
         name = None if table is not kind.periods or of is None else of(read[0])
         if name is not None:
+            shared = [c for c in table.columns if c.header in kind.shared and c.since <= version]
             numbered = book.read_part(table.name, types, cached=False,
-                                      only=[key.header, kind.period_key.header])  # fmt: skip
+                                      only=[key.header, kind.period_key.header,
+                                            *(c.header for c in shared)])  # fmt: skip
             pairs = list(zip(numbered.index, numbered.column(key.header), strict=True))
             # the rows of no one are left out, as below (their period is not the current)
             numbered = part_of(numbered, None, [i for i, t in pairs if t is not None])
+            for column in shared:  # read as the whole read reads them
+                reader = _reader(column)
+                if reader is not None:
+                    _read_column(numbered, column, reader)
             mine = [i for i, t in pairs if t == name]
             rows = book.read_part(table.name, types, at=mine, cached=False)
         else:
@@ -922,7 +942,7 @@ def read_tables(
     closed = _last_closed(book, kind) if kind.off_table else 0
     if numbered is periods:
         return Tables(kind, things, periods, closed)
-    return Tables(kind, things, periods, closed, numbered.column(period_key))
+    return Tables(kind, things, periods, closed, numbered.column(period_key), numbered)
 
 
 _L = TypeVar("_L", bound=LedgerState)

@@ -389,6 +389,26 @@ def test_where_the_ledger_holds_no_initiative_the_setting_decides(tmp_path: Path
     assert _hits_by_unit(_assault_and_rally(tmp_path, None, house=True))["78th"]["hits"] == 2
 
 
+def test_a_record_read_by_the_unit_takes_a_blank_initiative_from_its_side(
+    tmp_path: Path,
+) -> None:
+    """A row left blank takes its side's Initiative from the side's other rows, also where
+    a record reads only its unit's rows (``read_touching``): the French hold it in turn 2,
+    the 78th's cell cleared by hand; its Assault (2) comes before its Rally, at 7 Hits of 7,
+    as report reads the whole ledger."""
+    path = tmp_path / "blank.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_SIDES), path)
+    run_on_file(path, "record", unit="78th", fire_hits="5", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "initiative", side="French")
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="78th", Turn=2)
+    table_cell(wb, TURNS.name, "Initiative", row).value = None
+    wb.save(path)
+    done = run_on_file(path, "record", unit="78th", assault_hits="2", rally_roll="6")
+    assert done.details["status"] == _hits_by_unit(path)["78th"]["status"] == "removed"
+
+
 def test_initiative_only_switches_if_the_reacting_side_wins_by_2(tmp_path: Path) -> None:
     """ "The side said to 'go first each turn' has the Initiative Turn 1"; "Initiative only
     switches sides if the Reacting side wins the roll by 2 or more": the French, first in

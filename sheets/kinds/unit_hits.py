@@ -329,6 +329,7 @@ KIND = register(
         step=se.hits_after_turn,
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
+        shared=("Side", "Initiative"),  # a row left blank takes its side's Initiative
         template_version=_QUALITIES,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
@@ -380,7 +381,7 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
     # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
     # name it in a refusal): worked out once for each combination met, not for every row.
     known: dict[tuple[Any, ...], se.HitsOutcome] = {}
-    initiative = _initiative(ledger.turns)
+    initiative = _initiative(_side_rows(ledger))
     for unit, rows in periods_of(ledger, KIND, ledger.strengths):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
@@ -420,6 +421,21 @@ def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.Hi
             hits = out.hits
             mine.append((index, row, out))
     return folded
+
+
+def _side_rows(ledger: HitsLedger) -> pd.DataFrame:
+    """The rows a unit's turns take the Initiative from: every row, where the ledger was
+    read for one unit's rows (``read_touching``) its own as read (or tried) and the others'
+    Side and Initiative (``KIND.shared``)."""
+    turns = ledger.turns
+    every = ledger.tables.every_row()
+    if every is turns or "Initiative" not in every:
+        return turns
+    others = every[~every["Unit"].isin(set(turns["Unit"]))]
+    headers = ["Turn", "Side", "Initiative"]
+    both = pd.concat([others[headers], turns[headers]]).sort_index()
+    both.attrs = dict(turns.attrs)
+    return both
 
 
 def _initiative(turns: pd.DataFrame) -> dict[tuple[int, str], bool]:
@@ -537,7 +553,7 @@ def _typed_causes(turns: pd.DataFrame, turn: int) -> dict[str, str]:
 
 def _holder(ledger: HitsLedger, turn: int) -> str | None:
     """The side holding the Initiative in ``turn`` as the ledger holds it (None: not held)."""
-    return next((side for (t, side), held in _initiative(ledger.turns).items()
+    return next((side for (t, side), held in _initiative(_side_rows(ledger)).items()
                  if t == turn and held), None)  # fmt: skip
 
 
