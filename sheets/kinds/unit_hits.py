@@ -848,7 +848,9 @@ def _record_assault_hits(
 def assault(
     book: Book, *, rng: random.Random, unit: str, target: str, conditions: str | None = None
 ) -> OperationResult:
-    """An Assault: "Assaulted Guns are Removed immediately"; else "Both Units inflict Hits
+    """An Assault thrown by the ledger: each side's Hits on the other's row, the loser's retreat.
+
+    "Assaulted Guns are Removed immediately"; else "Both Units inflict Hits
     during the Assault by rolling d6 equal to their remaining Strength Points, modified"
     (the units' types and Formations, the defender's unused Order, spent to Defend, with
     the conditions typed); each side's Hits go on the other's row this turn (Assault
