@@ -897,6 +897,8 @@ def assault(
                                          theirs.get("Formation"), spent[defender])  # fmt: skip
     used = ", ".join([*derived, *typed])
     hits = {u: folded[u][-1][2].hits if folded.get(u) else 0 for u in (attacker, defender)}
+    # a row not written keeps its status (at its SP this turn: removed at "5. REMOVALS")
+    was = {u: REMOVED if folded.get(u) and folded[u][-1][2].removed else IN_PLAY for u in hits}
     left = {u: ledger.strengths[u] - hits[u] for u in hits}
     action = se.assault_action(kinds[attacker], left[attacker], kinds[defender],
                                left[defender], used, lambda: rng.randint(1, 6))  # fmt: skip
@@ -942,7 +944,7 @@ def assault(
                 "rolls": [] if throw is None else list(throw.rolls),
                 "target_number": None if throw is None else throw.target_number,
                 "hits": 0 if throw is None else throw.hits, "hits_taken": taken[u],
-                "order_spent": spent[u], "status": status.get(u, IN_PLAY)}  # fmt: skip
+                "order_spent": spent[u], "status": status.get(u, was[u])}  # fmt: skip
 
     result = action.result
     return OperationResult(detail, {
