@@ -29,6 +29,7 @@ from battle_ledger.rulesets.model import Ruleset, Term
 __all__ = [
     "ASSAULTED_GUNS",
     "FORMATIONS",
+    "HELD_ASSAULT_CONDITIONS",
     "HELD_FIRE_CONDITIONS",
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
@@ -38,12 +39,14 @@ __all__ = [
     "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
+    "AssaultAction",
     "AssaultResult",
     "FireResult",
     "HitsOutcome",
     "HitsTurn",
     "RallyResult",
     "StrengthBounds",
+    "assault_action",
     "assault_before_rally",
     "assault_dice",
     "assault_odds",
@@ -56,6 +59,7 @@ __all__ = [
     "fire_target",
     "formation_of",
     "formation_term",
+    "held_assault_conditions",
     "held_fire_conditions",
     "hits_after_turn",
     "hits_odds",
@@ -469,10 +473,17 @@ def fire_action(
     """A unit of type ``unit`` fires at ``range_boxes`` with ``conditions``: "Hits are
     inflicted by rolling the final modified number of d6 for the following Target
     Numbers"; ``roll()`` throws one d6."""
-    count = fire_dice(unit, range_boxes, conditions)
-    target = fire_target(unit, conditions)
+    return FireResult(*_throw(fire_dice(unit, range_boxes, conditions),
+                              fire_target(unit, conditions), roll))  # fmt: skip
+
+
+def _throw(
+    count: int, target: int, roll: Callable[[], int]
+) -> tuple[int, int, tuple[int, ...], int]:
+    """``count`` d6 thrown by ``roll()`` at ``target``: the dice, the Target Number, the rolls
+    and the Hits (each die scoring the Target Number or more), as fire and assault throw."""
     rolls = tuple(_die_roll(roll()) for _ in range(count))
-    return FireResult(count, target, rolls, sum(1 for r in rolls if r >= target))
+    return count, target, rolls, sum(1 for r in rolls if r >= target)
 
 
 def must_withdraw(hits: int) -> bool:
@@ -743,6 +754,90 @@ def assault_result(attacker_hits: int, defender_hits: int) -> AssaultResult:
             "attacker", int(rules.constant("assault_results", "tie_assaulter_retreat_boxes"))
         )
     return AssaultResult("attacker", by_defender - by_attacker)
+
+
+#: The Assault conditions a Hits ledger holds (the units' types and formations, the
+#: defender's unused Order): derived from its states, never typed beside them.
+HELD_ASSAULT_CONDITIONS = frozenset(
+    {"cavalry charging", "charging lights", "vs heavy cavalry", "unused order",
+     "column vs infantry", "square vs cavalry", "defender square", "defender lights"}
+)  # fmt: skip
+
+
+def held_assault_conditions(
+    attacker_type: str,
+    attacker_formation: str | None,
+    defender_type: str,
+    defender_formation: str | None,
+    defender_unused_order: bool,
+) -> tuple[str, ...]:
+    """The Assault conditions (``melee_conditions`` ids) the units' states give: "+1 d6
+    Cavalry/Heavy Cavalry assaulting (except vs square)", "+1 d6 Cavalry assaulting Lights",
+    "Cavalry fighting Heavy cavalry lose 1d6 in melee", "A Unit with an unused Order may
+    spend the Order to Defend ... OR get a bonus 1d6", "+1 d6 Infantry in column assaulting
+    Infantry in Line or Square", "Squares ... get +2d6 when assaulted by Cavalry", a Square
+    "negate[s] Cavalry charge bonus", Lights have "NO flanks/rear". A blank formation is
+    Line ("Line: Standard effects")."""
+    attacker, defender = unit_type(attacker_type).id, unit_type(defender_type).id
+    mounted = ("cavalry", "heavy cavalry")
+    shape = {"attacker": attacker_formation, "defender": defender_formation}
+    column, square = (
+        {side for side, f in shape.items() if f is not None and formation_term(f).id == name}
+        for name in ("column", "square")
+    )
+    found = []
+    if attacker in mounted:
+        found.append("cavalry charging")
+        if defender == "lights":
+            found.append("charging lights")
+        if {attacker, defender} == set(mounted):
+            found.append("vs heavy cavalry")
+        if "defender" in square:
+            found.append("square vs cavalry")
+    if "defender" in square:
+        found.append("defender square")
+    if defender == "lights":
+        found.append("defender lights")
+    if "attacker" in column and defender == "infantry" and "defender" not in column:
+        found.append("column vs infantry")
+    if defender_unused_order:
+        found.append("unused order")
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class AssaultAction:
+    """One Assault: each side's throw (``FireResult``'s fields: dice, Target Number, rolls,
+    Hits; None where no dice are thrown) and the result (who lost, the retreat); Assaulted
+    Guns (``removed``: ``ASSAULTED_GUNS``) throw nothing and have no result."""
+
+    attacker: FireResult | None
+    defender: FireResult | None
+    result: AssaultResult | None
+    removed: str | None = None
+
+
+def assault_action(
+    attacker_type: str,
+    attacker_strength: int,
+    defender_type: str,
+    defender_strength: int,
+    conditions: str,
+    roll: Callable[[], int],
+) -> AssaultAction:
+    """An Assault of a unit of type ``attacker_type`` on one of ``defender_type``, each with
+    its remaining Strength Points: "Assaulted Guns are Removed immediately."; else "Both
+    Units inflict Hits during the Assault by rolling d6 equal to their remaining Strength
+    Points, modified" (``assault_dice``, the Assaulter's dice first), at their Target
+    Numbers; "the loser retreating straight back from the enemy the Hit difference in
+    Boxes; - Assaulter loses Ties and retreats 1 Box" (``assault_result``)."""
+    dice = assault_dice(attacker_type, attacker_strength, "attacker", conditions)
+    if unit_type(defender_type).attrs.get("artillery"):
+        return AssaultAction(None, None, None, ASSAULTED_GUNS)
+    against = assault_dice(defender_type, defender_strength, "defender", conditions)
+    mine = FireResult(*_throw(dice, assault_target(attacker_type), roll))
+    theirs = FireResult(*_throw(against, assault_target(defender_type), roll))
+    return AssaultAction(mine, theirs, assault_result(mine.hits, theirs.hits))
 
 
 def assault_odds(

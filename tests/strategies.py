@@ -352,6 +352,7 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     version = int(turns.attrs.get("template_version", 3))
     sides = sorted(set(ledger.sides.values()))
     room: dict[str, int] = {}  # Hits a unit may still take this turn
+    rallied_ever: set[str] = set()
     if "Initiative" in turns and len(sides) == 2 and pick(0, 1):
         # the side with the Initiative this turn, now and then (its Rally before an Assault)
         found.append(("initiative", {"side": sides[pick(0, 1)]}))
@@ -384,6 +385,8 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
         found.append(("record", options))
         if "removed" not in options:
             room[unit["unit"]] = left - fire - assault
+        if rallied or "rally_roll" in options:
+            rallied_ever.add(unit["unit"])
     # a Fire Action now and then, last (it adds to its target's row), at a unit with room
     # for every die it may throw (5: Guns at a Column with an unused Order)
     targets = [u for u, r in room.items() if r >= 6]
@@ -394,6 +397,16 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
         if them:
             found.append(("fire", {"unit": them[pick(0, len(them) - 1)], "target": target,
                                    "range": "1", "seed": str(pick(1, 9999))}))  # fmt: skip
+    # an Assault now and then, last, between units that never rallied (the Hits it puts on
+    # a row stop at what the unit has left, which a Rally's house rules would change)
+    steady = [u for u in room if u not in rallied_ever]
+    assaulters = [u for u in steady if se.unit_type(str(ledger.types[u])).attrs.get("assaults")]
+    if "Initiative" in turns and assaulters and pick(0, 2) == 0:
+        assaulter = assaulters[pick(0, len(assaulters) - 1)]
+        them = [u for u in steady if ledger.sides[u] != ledger.sides[assaulter]]
+        if them:
+            found.append(("assault", {"unit": assaulter, "target": them[pick(0, len(them) - 1)],
+                                      "seed": str(pick(1, 9999))}))  # fmt: skip
     return found
 
 

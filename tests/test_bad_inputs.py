@@ -530,6 +530,22 @@ CATALOGUE: list[Case] = [
      ["run", "record", "INPUT", "--unit", "1er Léger", "--removed", "assaulted guns"],
      _hits_ledger, 1,
      ("is not Guns", "table tbl_Turns", "column Removed", "Foot Artillery or Horse Artillery")),
+    # an Assault the text does not allow: "Artillery and Lights may not Assault"; a condition
+    # the ledger holds typed; a unit of its own side; a ledger before version 4
+    ("an Assault by Lights", None,
+     ["run", "assault", "INPUT", "--unit", "Kempt's Lights", "--target", "1er Léger"],
+     _hits_ledger, 2, ("may not Assault", "column --unit", "Kempt's Lights")),
+    ("an Assault with a held condition typed", None,
+     ["run", "assault", "INPUT", "--unit", "1er Léger", "--target", "Kempt's Lights",
+      "--conditions", "lights defending"],
+     _hits_ledger, 2, ("the ledger holds these", "column --conditions", "defender lights")),
+    ("an Assault on its own side", None,
+     ["run", "assault", "INPUT", "--unit", "1er Léger", "--target", "1er Léger"],
+     _hits_ledger, 2, ("assaults the enemy", "column --target")),
+    ("a version 3 Hits ledger: run assault", None,
+     ["run", "assault", "INPUT", "--unit", "1er Léger", "--target", "Kempt's Lights"],
+     _write("v3-hits.xlsx", (_FIXTURES / "unit-hits-v3.xlsx").read_bytes()), 2,
+     ("this ledger is older", "template version 3")),
     # casualty brackets made before blown cavalry (3) and a check for each bracket (4)
     ("an old brackets ledger: --became blown", None,
      ["run", "record", "INPUT", "--unit", "2nd U.S. Light Dragoons", "--became", "blown"],

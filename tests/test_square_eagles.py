@@ -472,3 +472,86 @@ def test_a_removal_at_once_changes_nothing_but_the_removal(
     assert (out.hits_taken, out.withdraw, out.regained, out.hits) == (
         plain.hits_taken, plain.withdraw, plain.regained, plain.hits)  # fmt: skip
     assert out.removed and out.removed_by == cause
+
+
+# -- an Assault thrown from the units' states -------------------------------------------------
+
+#: (Assaulter's type, its Formation, defender's type, its Formation, the defender's unused
+#: Order) -> the dice each side gains or loses by the text: (attacker, defender).
+_HELD_ASSAULTS = [
+    # "+1 d6 Cavalry/Heavy Cavalry assaulting (except vs square)"
+    (("cavalry", None, "infantry", "Line", False), (1, 0)),
+    (("heavy cavalry", None, "infantry", None, False), (1, 0)),
+    # "Squares ... get +2d6 when assaulted by Cavalry"; Square: "negate Cavalry charge bonus"
+    (("cavalry", None, "infantry", "Square", False), (0, 2)),
+    # "Cavalry charging Lights gives an additional 1 d6 bonus."
+    (("cavalry", None, "lights", None, False), (2, 0)),
+    # "Cavalry fighting Heavy cavalry lose 1d6 in melee." (the charge's +1 still counts)
+    (("cavalry", None, "heavy cavalry", None, False), (0, 0)),
+    (("heavy cavalry", None, "cavalry", None, False), (1, -1)),
+    # "+1 d6 Infantry in column assaulting Infantry in Line or Square"
+    (("infantry", "Column", "infantry", "Line", False), (1, 0)),
+    (("infantry", "Column", "infantry", "Square", False), (1, 0)),
+    (("infantry", "Column", "infantry", "Column", False), (0, 0)),
+    (("infantry", "Line", "infantry", "Line", False), (0, 0)),
+    # "A Unit with an unused Order may spend the Order to Defend and ... get a bonus 1d6"
+    (("infantry", None, "infantry", None, True), (0, 1)),
+    (("cavalry", None, "lights", None, True), (2, 1)),
+]
+
+
+@pytest.mark.parametrize(("states", "moved"), _HELD_ASSAULTS)
+def test_each_held_state_moves_the_assault_dice_its_way(
+    states: tuple[str, str | None, str, str | None, bool], moved: tuple[int, int]
+) -> None:
+    """The states a Hits ledger holds give the Assault conditions whose dice the Melee
+    Modifiers name, each side's the text's number more or fewer than "d6 equal to their
+    remaining Strength Points"."""
+    attacker, _, defender, _, _ = states
+    held = ", ".join(se.held_assault_conditions(*states))
+    assert set(se.held_assault_conditions(*states)) <= se.HELD_ASSAULT_CONDITIONS
+    for strength in (3, 6):
+        assert se.assault_dice(attacker, strength, "attacker", held) == strength + moved[0]
+        assert se.assault_dice(defender, strength, "defender", held) == strength + moved[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    states=st.sampled_from([s for s, _ in _HELD_ASSAULTS]),
+    typed=st.lists(
+        st.sampled_from(["defender in cover", "flank or rear", "resolute"]), unique=True, max_size=3
+    ),
+    strengths=st.tuples(st.integers(0, 8), st.integers(0, 8)),
+    seed=st.integers(0, 2**16),
+)
+def test_an_assault_action_throws_the_assault_dice_at_the_target_numbers(
+    states: tuple[str, str | None, str, str | None, bool],
+    typed: list[str],
+    strengths: tuple[int, int],
+    seed: int,
+) -> None:
+    """ "Hits are inflicted by rolling the final modified number of d6 for the Following
+    Target Numbers"; "the loser retreating ... the Hit difference in Boxes"."""
+    import random
+
+    attacker, _, defender, _, _ = states
+    conditions = ", ".join([*se.held_assault_conditions(*states), *typed])
+    rng = random.Random(seed)
+    action = se.assault_action(attacker, strengths[0], defender, strengths[1], conditions,
+                               lambda: rng.randint(1, 6))  # fmt: skip
+    assert action.attacker is not None and action.defender is not None
+    sides = ((attacker, "attacker", strengths[0], action.attacker),
+             (defender, "defender", strengths[1], action.defender))  # fmt: skip
+    for unit, side, strength, throw in sides:
+        assert throw.dice == se.assault_dice(unit, strength, side, conditions)
+        assert throw.target_number == se.assault_target(unit) and len(throw.rolls) == throw.dice
+        assert throw.hits == sum(r >= throw.target_number for r in throw.rolls)
+    assert action.result == se.assault_result(action.attacker.hits, action.defender.hits)
+
+
+@pytest.mark.parametrize("guns", _GUNS)
+def test_assaulted_guns_throw_nothing_and_are_removed(guns: str) -> None:
+    """ "Assaulted Guns are Removed immediately.": no die is thrown, no result."""
+    action = se.assault_action("cavalry", 5, guns, 5, "", lambda: pytest.fail("a die thrown"))
+    assert (action.attacker, action.defender, action.result) == (None, None, None)
+    assert action.removed == se.ASSAULTED_GUNS

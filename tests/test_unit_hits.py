@@ -660,6 +660,159 @@ def test_libreoffice_agrees_after_fire(tmp_path: Path) -> None:
     _hits_sheet_as_the_rules(path, tmp_path)
 
 
+# -- an Assault thrown by the ledger --------------------------------------------------------
+
+_ASSAULT = [("British", "78th", "Infantry", 7), ("French", "1er Léger", "Infantry", 7),
+            ("French", "Chasseurs", "Cavalry", 5), ("British", "Kempt's Lights", "Lights", 5),
+            ("British", "Royal Artillery", "Foot Artillery", 5)]  # fmt: skip
+
+
+def _assaulting(tmp_path: Path, name: str = "assault.xlsx") -> Path:
+    """1er Léger in Column with an unused Order; the 78th in Line with an unused Order and
+    2 Hits from fire."""
+    path = tmp_path / name
+    save_workbook(build("casualty-brackets", "square-eagles", units=_ASSAULT), path)
+    run_on_file(path, "record", unit="1er Léger", formation="Column", ordered=True,
+                unused_order=True)  # fmt: skip
+    run_on_file(path, "record", unit="78th", formation="Line", ordered=True, unused_order=True,
+                fire_hits="2", most_from_one_fire="2")  # fmt: skip
+    return path
+
+
+def test_an_assault_throws_the_assault_dice_of_the_held_states(tmp_path: Path) -> None:
+    """ "Both Units inflict Hits during the Assault by rolling d6 equal to their remaining
+    Strength Points, modified": 1er Léger in Column "assaulting Infantry in Line" (+1 d6),
+    the 78th spending its unused Order to Defend (+1 d6) with its 5 SP left, as SE_ASSAULT_DICE
+    counts for the same conditions; each side's Hits on the other's row (Assault hits); "the
+    loser retreating ... the Hit difference in Boxes; - Assaulter loses Ties"; both Orders
+    used (Unused Order N)."""
+    path = _assaulting(tmp_path)
+    before = _hits_by_unit(path)
+    done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=4).details
+    held = "column vs infantry, unused order"
+    a, d = done["attacker"], done["defender"]
+    assert a["dice"] == se.assault_dice("Infantry", 7, "attacker", held)
+    assert d["dice"] == se.assault_dice("Infantry", 7 - 2, "defender", held)
+    assert d["dice"] == se.assault_dice("Infantry", 7 - 2, "defender", "") + 1
+    for side, unit_type in ((a, "Infantry"), (d, "Infantry")):
+        assert side["hits"] == sum(r >= se.assault_target(unit_type) for r in side["rolls"])
+    result = se.assault_result(a["hits"], d["hits"])
+    assert (done["loser"], done["retreat_boxes"]) == (result.loser, result.retreat_boxes)
+    after = _hits_by_unit(path)
+    assert after["78th"]["hits"] == before["78th"]["hits"] + d["hits_taken"]
+    assert d["hits_taken"] == min(a["hits"], 7 - 2)
+    assert after["1er Léger"]["hits"] == a["hits_taken"] == min(d["hits"], 7)
+    assert a["order_spent"] and d["order_spent"]
+    wb = openpyxl.load_workbook(path)
+    for unit in ("78th", "1er Léger"):
+        row = find_row(wb, TURNS.name, Unit=unit)
+        assert table_cell(wb, TURNS.name, "Unused Order", row).value == "N"
+        hits = a["hits_taken"] if unit == "1er Léger" else d["hits_taken"]
+        assert table_cell(wb, TURNS.name, "Assault hits", row).value == hits
+
+
+@pytest.mark.parametrize(
+    ("attacker", "formation", "target", "moved"),
+    [("Chasseurs", None, "78th", (1, 0)),  # "+1 d6 Cavalry/Heavy Cavalry assaulting"
+     ("Chasseurs", None, "Kempt's Lights", (2, 0)),  # "+1 d6 Cavalry assaulting Lights"
+     ("Chasseurs", "Square", "78th", (0, 2)),  # "(except vs square)"; "+2 d6 vs Cavalry"
+     ("1er Léger", "Column", "78th", (1, 0)),  # "Infantry in column assaulting ... Line"
+     ("1er Léger", "Line", "78th", (0, 0))],  # "Line: Standard effects"
+)  # fmt: skip
+def test_each_held_state_moves_the_ledgers_assault_dice_its_way(
+    attacker: str, formation: str | None, target: str, moved: tuple[int, int], tmp_path: Path
+) -> None:
+    """Each state the ledger holds (the types, the Formations) moves each side's dice by the
+    Melee Modifiers' number from "d6 equal to their remaining Strength Points"."""
+    path = tmp_path / "held.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=_ASSAULT), path)
+    if attacker == "1er Léger":
+        run_on_file(path, "record", unit=attacker, formation=formation)
+    elif formation is not None:
+        run_on_file(path, "record", unit=target, formation=formation)
+    sp = {u: s for _, u, _, s in _ASSAULT}
+    done = run_on_file(path, "assault", unit=attacker, target=target, seed=1).details
+    assert (done["attacker"]["dice"], done["defender"]["dice"]) == (
+        sp[attacker] + moved[0], sp[target] + moved[1])  # fmt: skip
+
+
+def test_an_assault_with_a_seed_is_repeatable(tmp_path: Path) -> None:
+    thrown = [run_on_file(_assaulting(tmp_path, f"{n}.xlsx"), "assault", unit="1er Léger",
+                          target="78th", seed=11).details for n in range(2)]  # fmt: skip
+    assert thrown[0] == thrown[1] and thrown[0]["attacker"]["rolls"]
+
+
+def test_assaulted_guns_are_removed_at_once(tmp_path: Path) -> None:
+    """ "Assaulted Guns are Removed immediately.": no die thrown, the battery's row Removed
+    (Assaulted Guns), removed in report at once; the Assaulter's Order used."""
+    path = _assaulting(tmp_path)
+    done = run_on_file(path, "assault", unit="1er Léger", target="Royal Artillery", seed=2)
+    assert done.details["removed"] == se.ASSAULTED_GUNS and done.details["loser"] is None
+    assert done.details["attacker"]["rolls"] == [] and done.details["attacker"]["order_spent"]
+    guns = _hits_by_unit(path)["Royal Artillery"]
+    assert (guns["status"], guns["removed_by"]) == ("removed", se.ASSAULTED_GUNS)
+
+
+def test_the_hits_of_an_assault_stop_at_the_strength_points(tmp_path: Path) -> None:
+    """ "Units that took Hits equal to their Strength Points are removed": a unit with 1 SP
+    left takes no more than 1 of the Hits thrown at it, and is removed."""
+    path = _assaulting(tmp_path)
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="4", most_from_one_fire="2")
+    for seed in range(1, 30):
+        done = run_on_file(path, "assault", unit="Chasseurs", target="Kempt's Lights",
+                           seed=seed, dry_run=True).details  # fmt: skip
+        if done["attacker"]["hits"] > 1:
+            break
+    done = run_on_file(path, "assault", unit="Chasseurs", target="Kempt's Lights",
+                       seed=seed).details  # fmt: skip
+    assert done["attacker"]["hits"] > 1 and done["defender"]["hits_taken"] == 1
+    lights = _hits_by_unit(path)["Kempt's Lights"]
+    assert (lights["hits"], lights["status"]) == (5, "removed")
+
+
+@pytest.mark.parametrize(
+    ("unit", "target", "conditions", "option"),
+    [("1er Léger", "Chasseurs", "", "--target"),  # its own side
+     ("1er Léger", "1er Léger", "", "--target"),  # itself
+     ("Kempt's Lights", "1er Léger", "", "--unit"),  # "Artillery and Lights may not Assault"
+     ("Royal Artillery", "1er Léger", "", "--unit"),
+     ("78th", "1er Léger", "", "--unit"),  # in Square: "may not assault"
+     ("Chasseurs", "78th", "charging", "--conditions"),  # held: the Type
+     ("1er Léger", "78th", "unused order", "--conditions"),  # held: Unused Order
+     ("Chasseurs", "78th", "vs square", "--conditions"),  # held: the Formation
+     ("1er Léger", "Gone", "", "--target")],  # removed at once: impassible terrain
+)  # fmt: skip
+def test_an_assault_the_text_does_not_allow_is_refused(
+    unit: str, target: str, conditions: str, option: str, tmp_path: Path
+) -> None:
+    """An Assault on its own side, by Lights, Guns ("Artillery and Lights may not Assault")
+    or a Square ("may not assault"), with a condition the ledger holds typed, or by or on a
+    unit off the table: refused naming the option (exit 2), the file unchanged."""
+    path = tmp_path / "refused.xlsx"
+    units = [*_ASSAULT, ("British", "Gone", "Infantry", 7)]
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    run_on_file(path, "record", unit="78th", formation="Square")
+    run_on_file(path, "record", unit="Gone", removed=se.IMPASSIBLE_TERRAIN)
+    before = path.read_bytes()
+    args = ["--unit", unit, "--target", target, "--seed", "1"]
+    args += ["--conditions", conditions] if conditions else []
+    result = CliRunner().invoke(cli, ["run", "assault", str(path), *args])
+    assert result.exit_code == 2 and f"column {option}" in result.output, result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_after_an_assault(tmp_path: Path) -> None:
+    """The Hits an Assault records (and Assaulted Guns removed) are read by the sheet's
+    formulas as by report."""
+    path = _assaulting(tmp_path)
+    run_on_file(path, "initiative", side="French")
+    run_on_file(path, "record", unit="78th", rally_roll="6")
+    run_on_file(path, "assault", unit="1er Léger", target="78th", seed=5)
+    run_on_file(path, "assault", unit="Chasseurs", target="Royal Artillery", seed=5)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------
 
 HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"
@@ -713,6 +866,17 @@ def test_fire_in_a_version_3_ledger_is_refused_saying_it_is_older(tmp_path: Path
     result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
     assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
     assert path.read_bytes() == before
+
+
+def test_an_assault_in_a_version_3_ledger_is_refused_saying_it_is_older(tmp_path: Path) -> None:
+    path = _hits_v3(tmp_path)
+    before = path.read_bytes()
+    args = ["--unit", "1er Léger", "--target", "Kempt's Lights", "--seed", "1"]
+    result = CliRunner().invoke(cli, ["run", "assault", str(path), *args])
+    assert result.exit_code == 2 and "this ledger is older (template version 3)" in result.output
+    assert path.read_bytes() == before
+    with pytest.raises(OlderLedgerError):
+        run_on_file(path, "assault", unit="1er Léger", target="Kempt's Lights", seed=1)
 
 
 @pytest.mark.parametrize("option", ["--formation", "--ordered", "--unused-order"])

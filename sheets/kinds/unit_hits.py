@@ -88,6 +88,7 @@ __all__ = [
     "RALLY_MODIFIERS",
     "TURNS",
     "UNITS",
+    "assault",
     "compute_turns",
     "end_turn",
     "fire",
@@ -801,6 +802,158 @@ def fire(
                                     "rolls": list(shot.rolls), "target_number": shot.target_number,
                                     "hits": shot.hits, "order_spent": order,
                                     "withdraw": withdraw, "status": out["Status"]})  # fmt: skip
+
+
+def _record_assault_hits(
+    book: Book, unit: str, cells: Mapping[str, Any], before: int, scored: int, room: int
+) -> tuple[int, Any]:
+    """Put ``scored`` Hits of an Assault on ``unit``'s row this turn (its Assault hits
+    ``before`` and these), with ``cells``; no more than the unit has left to lose ("Units
+    that took Hits equal to their Strength Points are removed"): ``room`` at most, fewer
+    where its Rally's place in the turn leaves less. The Hits put there, and the row's
+    outcomes."""
+    take = max(0, min(scored, room))
+    while True:
+        ledger = read_hits(book)
+        row = turn_row(ledger.current_turn, ledger.sides[unit], unit)
+        try:
+            out = record_inputs(
+                book,
+                KIND,
+                ledger,
+                unit,
+                {**cells, "Assault hits": before + take},
+                row,
+                compute_turns,
+            )
+        except InvalidArgumentError:
+            if take == 0:
+                raise
+            take -= 1  # more Hits than the unit has left, counted where its Rally falls
+            continue
+        return take, out
+
+
+@operation(
+    KIND.name,
+    "assault",
+    options=[
+        Option("unit", str, required=True, thing=True, help="the Assaulter"),
+        Option("target", str, required=True, thing=True, help="the unit assaulted"),
+        Option("conditions", str, help="what the ledger does not hold: defender in cover or "
+               "uphill, flank or rear, resolute (the charge, Lights, Heavy Cavalry, the "
+               "formations and the defender's unused Order it reads from the Units and Turns)"),
+    ],
+)  # fmt: skip
+def assault(
+    book: Book, *, rng: random.Random, unit: str, target: str, conditions: str | None = None
+) -> OperationResult:
+    """An Assault thrown by the ledger: each side's Hits on the other's row, the loser's retreat.
+
+    "Assaulted Guns are Removed immediately"; else "Both Units inflict Hits
+    during the Assault by rolling d6 equal to their remaining Strength Points, modified"
+    (the units' types and Formations, the defender's unused Order, spent to Defend, with
+    the conditions typed); each side's Hits go on the other's row this turn (Assault
+    hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
+    - Assaulter loses Ties and retreats 1 Box". The Assaulter's Order is used.
+
+    Example: battle-ledger run assault ledger.xlsx --unit "1er Léger" --target 78th --seed 7
+    """
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    attacker = find_thing(book, KIND, ledger.strengths, unit)
+    defender = find_thing(book, KIND, ledger.strengths, target, "--target")
+    typed = [t.id for t in parse_conditions(se.ruleset(), "melee_conditions", conditions)]
+    held = sorted(se.HELD_ASSAULT_CONDITIONS & set(typed))
+    if held:
+        raise CommandError("the ledger holds these: set the Type, Formation or Unused Order "
+                           "instead", column="--conditions", value=", ".join(held),
+                           expected="defender in cover or uphill, flank or rear, "
+                           "resolute")  # fmt: skip
+    if ledger.sides[attacker] == ledger.sides[defender]:
+        raise CommandError("a unit assaults the enemy", column="--target", value=defender,
+                           expected=f"a unit not of {ledger.sides[attacker]}")  # fmt: skip
+    folded = _fold(ledger)
+    for option, name in (("--unit", attacker), ("--target", defender)):
+        _refuse_off_the_table(ledger, folded, option, name)
+    mine, theirs = _now(ledger, attacker), _now(ledger, defender)
+    kinds = {attacker: str(ledger.types[attacker]), defender: str(ledger.types[defender])}
+    formed = mine.get("Formation")
+    square = formed is not None and se.formation_term(formed).id == "square"
+    if not se.unit_type(kinds[attacker]).attrs.get("assaults") or square:
+        why = "Squares ... may not assault" if square else "Artillery and Lights may not Assault"
+        raise CommandError(f"{attacker} may not Assault ({why})", column="--unit",
+                           value=attacker, expected="Infantry not in Square, Cavalry or "
+                           "Heavy Cavalry")  # fmt: skip
+    guns = bool(se.unit_type(kinds[defender]).attrs.get("artillery"))
+    # "A Unit with an unused Order may spend the Order to Defend ... OR get a bonus 1d6"
+    # (to fire instead, run fire before the assault: that spends it).
+    spent = {
+        attacker: yes_no(mine.get("Unused Order"), "Unused Order"),
+        defender: not guns and yes_no(theirs.get("Unused Order"), "Unused Order"),
+    }
+    derived = se.held_assault_conditions(kinds[attacker], formed, kinds[defender],
+                                         theirs.get("Formation"), spent[defender])  # fmt: skip
+    used = ", ".join([*derived, *typed])
+    hits = {u: folded[u][-1][2].hits if folded.get(u) else 0 for u in (attacker, defender)}
+    # a row not written keeps its status (at its SP this turn: removed at "5. REMOVALS")
+    was = {u: REMOVED if folded.get(u) and folded[u][-1][2].removed else IN_PLAY for u in hits}
+    left = {u: ledger.strengths[u] - hits[u] for u in hits}
+    action = se.assault_action(kinds[attacker], left[attacker], kinds[defender],
+                               left[defender], used, lambda: rng.randint(1, 6))  # fmt: skip
+    cells = {u: {"Unused Order": "N"} if spent[u] else {} for u in spent}
+    taken = {attacker: 0, defender: 0}
+    status: dict[str, Any] = {}
+    if action.removed is not None:
+        cells[defender]["Removed"] = action.removed
+        for u in (defender, attacker):
+            if cells[u] or u == defender:
+                row = turn_row(ledger.current_turn, ledger.sides[u], u)
+                out = record_inputs(book, KIND, read_hits(book), u, cells[u], row, compute_turns)
+                status[u] = out["Status"]
+        detail = f"{attacker} assaults {defender}: {se.ASSAULTED_GUNS} are Removed immediately"
+    else:
+        assert action.attacker is not None and action.defender is not None
+        assert action.result is not None
+        scored = {defender: action.attacker.hits, attacker: action.defender.hits}
+        for u in (defender, attacker):
+            before = cell_count((theirs if u == defender else mine)["Assault hits"])
+            taken[u], out = _record_assault_hits(book, u, cells[u], before, scored[u], left[u])
+            status[u] = out["Status"]
+        loser = attacker if action.result.loser == "attacker" else defender
+        throws = "; ".join(
+            f"{u} {t.dice} d6 {', '.join(map(str, t.rolls)) or '-'}, {t.target_number}+: "
+            f"{t.hits} Hits" for u, t in ((attacker, action.attacker), (defender, action.defender))
+        )  # fmt: skip
+        detail = (f"{attacker} assaults {defender} ({used or 'no conditions'}): {throws}; "
+                  f"{loser} loses and retreats {action.result.retreat_boxes} Box"
+                  f"{'es' if action.result.retreat_boxes != 1 else ''}")  # fmt: skip
+        capped = [u for u in scored if taken[u] < scored[u]]
+        if capped:
+            detail += "; " + ", ".join(f"{u} takes {taken[u]} (its Hits left)" for u in capped)
+    gone = [u for u in (defender, attacker) if status.get(u) == REMOVED]
+    if gone:
+        detail += "; removed: " + ", ".join(gone)
+    thrown = {attacker: action.attacker, defender: action.defender}
+    rolls = "; ".join(f"{u}: {','.join(map(str, t.rolls))}" for u, t in thrown.items() if t)
+    book.log("assault", detail, turn=ledger.current_turn, dice=rolls)
+
+    def side(u: str, throw: se.FireResult | None) -> dict[str, Any]:
+        return {"unit": u, "dice": None if throw is None else throw.dice,
+                "rolls": [] if throw is None else list(throw.rolls),
+                "target_number": None if throw is None else throw.target_number,
+                "hits": 0 if throw is None else throw.hits, "hits_taken": taken[u],
+                "order_spent": spent[u], "status": status.get(u, was[u])}  # fmt: skip
+
+    result = action.result
+    return OperationResult(detail, {
+        "turn": ledger.current_turn, "conditions": used,
+        "attacker": side(attacker, action.attacker), "defender": side(defender, action.defender),
+        "loser": None if result is None else result.loser,
+        "retreat_boxes": None if result is None else result.retreat_boxes,
+        "removed": action.removed,
+    })  # fmt: skip
 
 
 @report(KIND.name)
