@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from battle_ledger.sheets.engine import book as book_module
 from battle_ledger.sheets.engine import xlsx_package
+from battle_ledger.sheets.engine.book import Formula
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.history import versions
 from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook, open_book
@@ -619,6 +620,10 @@ _CELL_VALUES = (
     | st.text(max_size=12)
     | st.text(alphabet="=+-@ \t\n\x00\x08\x0b\x1f&<>\"'aé", max_size=6)
     | st.sampled_from(["#N/A", "=", " x ", "x" * 32_767, "x" * 32_768, "1e5", "TRUE"])
+    | st.builds(Formula, st.text(alphabet="=+-@ \t\x00\x1f&<>\"'A1[]é", max_size=8))
+    | st.sampled_from(["=", "=[@Lost]*2", "A1", "==A1", "=" + "1" * 32_766, "1" * 32_767]).map(
+        Formula
+    )
 )
 
 
@@ -639,7 +644,7 @@ _TOY: list[Path] = []
 def test_a_cell_written_without_the_openpyxl_cell_is_what_the_writer_makes(
     value: object, shared: bool, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """``cell_xml``'s numbers and plain text, written without the scratch openpyxl cell,
+    """``cell_xml``'s numbers, plain text and formulas, written without the scratch openpyxl cell,
     are the cell (and the shared strings) the one safe-text writer makes; anything else
     goes to the writer, with its refusal."""
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE

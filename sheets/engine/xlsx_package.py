@@ -26,6 +26,7 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from battle_ledger.sheets.engine.a1 import boundaries, column_letter
+from battle_ledger.sheets.engine.book import Formula
 from battle_ledger.sheets.engine.cell_scanner import (
     INNER,
     ROW_NUMBER,
@@ -867,14 +868,18 @@ class Package:
         ref = f"{_letters(c)}{r}".encode()
         style = f' s="{s}"'.encode() if s else b""
         plain = type(value)
-        # Most values written are numbers and plain text: the writer's answer for them
-        # without its openpyxl cell (tests hold the two equal).
+        # Most values written are numbers, plain text and a table's formulas: the writer's
+        # answer for them without its openpyxl cell (tests hold the two equal).
         if value is None or (plain is float and math.isnan(value)):
             return self._made(ref, style, b"n", None)
         if plain is int or (plain is float and math.isfinite(value)):
             return self._made(ref, style, b"n", b"<v>%.16g</v>" % value)
         if plain is str and _plain_text(value):
             return self._text(ref, style, value)
+        if plain is Formula:
+            formula = value if value.startswith("=") else "=" + value
+            if len(formula) <= MAX_CELL_TEXT and _plain_text(formula[1:]):
+                return self._made(ref, style, b"", b"<f>" + escape(formula[1:]) + b"</f><v/>")
         return self._by_writer(ref, style, s, value, where)
 
     def _by_writer(self, ref: bytes, style: bytes, s: int, value: Any, where: dict[str, Any]
