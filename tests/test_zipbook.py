@@ -22,7 +22,7 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from battle_ledger.sheets.engine import book as book_module
@@ -641,6 +641,9 @@ _TOY: list[Path] = []
 
 @settings(deadline=None)
 @given(value=_CELL_VALUES, shared=st.booleans())
+@example(value=Formula("1" * 32_767), shared=True)  # one over a cell's length with its =
+@example(value="x" * 32_768, shared=False)
+@example(value="-1", shared=True)
 def test_a_cell_written_without_the_openpyxl_cell_is_what_the_writer_makes(
     value: object, shared: bool, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
