@@ -613,12 +613,17 @@ def melee_outcome_odds(
 def casualty_brackets(grade_name: str) -> tuple[int, ...]:
     """The casualty percentages at which a unit of this grade checks morale."""
     wanted = grade(grade_name).id
-    return tuple(
-        sorted(
-            int(r["percent"])
-            for r in ruleset().rows("morale_check_brackets")
-            if r["grade"] == wanted
-        )
+    rules = ruleset()
+    # Built once per rule set and grade: the close asks for every unit's every turn.
+    return rules.derived(
+        ("casualty_brackets", wanted),
+        lambda: tuple(
+            sorted(
+                int(r["percent"])
+                for r in rules.rows("morale_check_brackets")
+                if r["grade"] == wanted
+            )
+        ),
     )
 
 
@@ -716,7 +721,9 @@ def _check_chance(
     lost_this_turn: int | None,
 ) -> int:
     rules = ruleset()
-    rows = {str(r["modifier"]): r for r in rules.rows(table)}
+    rows = rules.derived(  # once per rule set: read, never changed, for every unit's turn
+        ("check_chance", table), lambda: {str(r["modifier"]): r for r in rules.rows(table)}
+    )
     terms = {t.id for t in _conditions("check_conditions", conditions)}
     if (
         start is not None

@@ -861,3 +861,27 @@ def test_blown_cavalry_ends_only_by_rest_a_rally_or_worse(
         assert out.status == "blown" or out.rallied or out.passed is False
     if became == "rested":
         assert out.status == "formed"
+
+
+def test_the_brackets_and_check_modifiers_are_the_house_rule_sets_own() -> None:
+    """What the close asks for every unit's every turn (a grade's brackets, the rally and
+    morale check modifiers) is derived once per rule set: a house rule set's own rows
+    inside it, the printed ones before and after it."""
+    from battle_ledger.rulesets.house import parse_house
+
+    printed = gote.casualty_brackets("conscript")
+    rally, check = gote.rally_chance("veteran"), gote.morale_check_chance("veteran")
+    house = parse_house(
+        "id: glory-of-the-empire\ntables:\n"
+        "  morale_check_brackets:\n    override: true\n    rows:\n"
+        "      - {grade: conscript, percent: 95}\n"
+        "  rally_modifiers:\n    override: true\n    rows:\n"
+        "      - {modifier: veteran, percent: 33}\n",
+        "house.yaml",
+    )
+    with rulesets.registry.using_house_rules([house]):
+        assert gote.casualty_brackets("conscript") == (*printed, 95)
+        assert gote.rally_chance("veteran") == 50 + 33 != rally
+        assert gote.morale_check_chance("veteran") == check
+    assert gote.casualty_brackets("conscript") == printed
+    assert gote.rally_chance("veteran") == rally

@@ -22,9 +22,12 @@ from pathlib import Path
 import openpyxl
 import pandas as pd
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from battle_ledger.sheets.engine import book as book_module
 from battle_ledger.sheets.engine import xlsx_package
+from battle_ledger.sheets.engine.book import Formula
 from battle_ledger.sheets.engine.headless import HeadlessBook
 from battle_ledger.sheets.engine.history import versions
 from battle_ledger.sheets.engine.zipbook import ENGINE_VARIABLE, ZipBook, open_book
@@ -608,3 +611,61 @@ def test_a_formula_written_in_another_rows_element_is_refused_as_openpyxl_refuse
     with pytest.raises(CellValueError, match=re.escape(str(theirs.value))):
         book.read_rows("tbl_T", {"Count": int})
     assert book.fell_back == "a cell outside its row"
+
+
+_CELL_VALUES = (
+    st.none()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12)
+    | st.text(alphabet="=+-@ \t\n\x00\x08\x0b\x1f&<>\"'aé", max_size=6)
+    | st.sampled_from(["#N/A", "=", " x ", "x" * 32_767, "x" * 32_768, "1e5", "TRUE"])
+    | st.builds(Formula, st.text(alphabet="=+-@ \t\x00\x1f&<>\"'A1[]é", max_size=8))
+    | st.sampled_from(["=", "=[@Lost]*2", "A1", "==A1", "=" + "1" * 32_766, "1" * 32_767]).map(
+        Formula
+    )
+)
+
+
+def _toy(factory: pytest.TempPathFactory) -> Path:
+    """One toy ledger for every example."""
+    from tests.toybook import make_toy
+
+    if not _TOY:
+        _TOY.append(make_toy(factory.mktemp("cell") / "toy.xlsx"))
+    return _TOY[0]
+
+
+_TOY: list[Path] = []
+
+
+@settings(deadline=None)
+@given(value=_CELL_VALUES, shared=st.booleans())
+@example(value=Formula("1" * 32_767), shared=True)  # one over a cell's length with its =
+@example(value="x" * 32_768, shared=False)
+@example(value="-1", shared=True)
+def test_a_cell_written_without_the_openpyxl_cell_is_what_the_writer_makes(
+    value: object, shared: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``cell_xml``'s numbers, plain text and formulas, written without the scratch openpyxl cell,
+    are the cell (and the shared strings) the one safe-text writer makes; anything else
+    goes to the writer, with its refusal."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    assert xlsx_package._ILLEGAL_TEXT.pattern == ILLEGAL_CHARACTERS_RE.pattern
+    path = _toy(tmp_path_factory)
+    made: list[object] = []
+    for how in ("cell_xml", "_by_writer"):
+        package = ZipBook(path, writable=False).package
+        if not shared:
+            package.strings_part = None
+        try:
+            if how == "cell_xml":
+                cell = package.cell_xml(7, 3, 5, value, {"row": 7})
+            else:
+                cell = package._by_writer(b"C7", b' s="5"', 5, value, {"row": 7})
+        except (CellValueError, xlsx_package.UnsureError) as exc:
+            made.append((type(exc), str(exc)))
+        else:
+            made.append((cell, list(package._new_strings)))
+    assert made[0] == made[1]

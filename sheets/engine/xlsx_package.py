@@ -15,6 +15,7 @@ played and drops their cached values. The ``Book`` backend on top of it is
 from __future__ import annotations
 
 import io
+import math
 import re
 import struct
 import zipfile
@@ -25,6 +26,7 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from battle_ledger.sheets.engine.a1 import boundaries, column_letter
+from battle_ledger.sheets.engine.book import Formula
 from battle_ledger.sheets.engine.cell_scanner import (
     INNER,
     ROW_NUMBER,
@@ -46,6 +48,8 @@ from battle_ledger.sheets.engine.printout import cut_reference
 from battle_ledger.sheets.engine.rows import calculated_formulas
 from battle_ledger.sheets.engine.workbook_file import (
     _SHEET_PART,
+    _TEXT_TRIGGERS,
+    MAX_CELL_TEXT,
     MAX_SHEET_ROWS,
     open_package,
     part_target,
@@ -861,12 +865,30 @@ class Package:
     # -- writing --------------------------------------------------------------------------
     def cell_xml(self, r: int, c: int, s: int, value: Any, where: dict[str, Any]) -> Cell:
         """The cell openpyxl would write for ``value`` (the one safe-text writer decides)."""
+        ref = f"{_letters(c)}{r}".encode()
+        style = f' s="{s}"'.encode() if s else b""
+        plain = type(value)
+        # Most values written are numbers, plain text and a table's formulas: the writer's
+        # answer for them without its openpyxl cell (tests hold the two equal).
+        if value is None or (plain is float and math.isnan(value)):
+            return self._made(ref, style, b"n", None)
+        if plain is int or (plain is float and math.isfinite(value)):
+            return self._made(ref, style, b"n", b"<v>%.16g</v>" % value)
+        if plain is str and _plain_text(value):
+            return self._text(ref, style, value)
+        if plain is Formula:
+            formula = value if value.startswith("=") else "=" + value
+            if len(formula) <= MAX_CELL_TEXT and _plain_text(formula[1:]):
+                return self._made(ref, style, b"", b"<f>" + escape(formula[1:]) + b"</f><v/>")
+        return self._by_writer(ref, style, s, value, where)
+
+    def _by_writer(self, ref: bytes, style: bytes, s: int, value: Any, where: dict[str, Any]
+                   ) -> Cell:  # fmt: skip
+        """The cell the one safe-text writer makes of ``value`` in an openpyxl cell."""
         from battle_ledger.sheets.engine.headless import write_cell
 
         scratch = _scratch_cell()
         write_cell(scratch, value, where)
-        ref = f"{_letters(c)}{r}".encode()
-        style = f' s="{s}"'.encode() if s else b""
         kind = scratch.data_type
         stored = scratch._value
         if stored is None or stored == "":
@@ -878,12 +900,7 @@ class Package:
                 raise UnsureError("an array formula")
             return self._made(ref, style, b"", b"<f>" + escape(stored[1:]) + b"</f><v/>")
         if kind == "s":
-            if self.strings_part is not None:
-                index = self.add_string(stored)
-                return self._made(ref, style, b"s", f"<v>{index}</v>".encode())
-            space = ' xml:space="preserve"' if stored != stored.strip() else ""
-            text = f"<is><t{space}>".encode() + escape(stored) + b"</t></is>"
-            return self._made(ref, style, b"inlineStr", text)
+            return self._text(ref, style, stored)
         if kind == "d":
             if s not in self.styles()[0]:
                 raise UnsureError("a date into a cell without a date format")
@@ -895,6 +912,15 @@ class Package:
 
             return self._made(ref, style, kind.encode(), f"<v>{safe_string(stored)}</v>".encode())
         raise UnsureError(f"a value of type {kind}")
+
+    def _text(self, ref: bytes, style: bytes, stored: str) -> Cell:
+        """A text cell: a shared string where the workbook has a table of them, else inline."""
+        if self.strings_part is not None:
+            index = self.add_string(stored)
+            return self._made(ref, style, b"s", f"<v>{index}</v>".encode())
+        space = ' xml:space="preserve"' if stored != stored.strip() else ""
+        text = f"<is><t{space}>".encode() + escape(stored) + b"</t></is>"
+        return self._made(ref, style, b"inlineStr", text)
 
     @staticmethod
     def _made(ref: bytes, style: bytes, t: bytes, inner: bytes | None) -> Cell:
@@ -956,6 +982,20 @@ _LARGE_PART_LEVEL = 3
 
 
 _SCRATCH: list[Any] = []
+#: openpyxl's ILLEGAL_CHARACTERS_RE (a test holds them equal): control characters a cell
+#: refuses.
+_ILLEGAL_TEXT = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
+
+
+def _plain_text(value: str) -> bool:
+    """Whether the one safe-text writer stores ``value`` as it is, as text: not empty,
+    not too long, no control character it refuses, and nothing a formula or a quote
+    prefix starts with."""
+    return (
+        0 < len(value) <= MAX_CELL_TEXT
+        and not value.startswith(_TEXT_TRIGGERS)
+        and _ILLEGAL_TEXT.search(value) is None
+    )
 
 
 def _scratch_cell() -> Any:
