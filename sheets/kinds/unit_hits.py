@@ -377,8 +377,12 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
 _NAMED = frozenset({"removed", "formation", "unused_order"})
 
 
-def _fold(ledger: HitsLedger) -> dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]:
-    folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]] = {}
+#: Each unit's turns as the rules fold them: (row index, row, outcome).
+_Folded = dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]
+
+
+def _fold(ledger: HitsLedger) -> _Folded:
+    folded: _Folded = {}
     # The rules' outcome of a turn depends on its numbers alone (the unit and turn only
     # name it in a refusal): worked out once for each combination met, not for every row.
     known: dict[tuple[Any, ...], se.HitsOutcome] = {}
@@ -690,7 +694,7 @@ def end_turn(
 
 def _refuse_off_the_table(
     ledger: HitsLedger,
-    folded: dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]],
+    folded: _Folded,
     option: str,
     unit: str,
 ) -> None:
@@ -709,6 +713,39 @@ def _refuse_off_the_table(
             value=unit,
             expected="a unit still on the table",
         )
+
+
+def _two_units(
+    book: Book,
+    ledger: HitsLedger,
+    unit: str,
+    target: str,
+    conditions: str | None,
+    vocabulary: str,
+    held: frozenset[str],
+    *,
+    verb: str,
+    instead: str,
+    others: str,
+) -> tuple[str, str, list[str], _Folded]:
+    """The two units of a Fire or an Assault (the target of the other side, both still on
+    the table), the conditions typed (none the ledger holds: ``held`` refused, saying to
+    set ``instead``; ``others``, those it takes typed) and the ledger's units folded."""
+    first = find_thing(book, KIND, ledger.strengths, unit)
+    second = find_thing(book, KIND, ledger.strengths, target, "--target")
+    typed = [t.id for t in parse_conditions(se.ruleset(), vocabulary, conditions)]
+    refused = sorted(held & set(typed))
+    if refused:
+        raise CommandError(f"the ledger holds these: set the {instead} instead",
+                           column="--conditions", value=", ".join(refused),
+                           expected=others)  # fmt: skip
+    if ledger.sides[first] == ledger.sides[second]:
+        raise CommandError(f"a unit {verb} the enemy", column="--target", value=second,
+                           expected=f"a unit not of {ledger.sides[first]}")  # fmt: skip
+    folded = _fold(ledger)
+    for option, name in (("--unit", first), ("--target", second)):
+        _refuse_off_the_table(ledger, folded, option, name)
+    return first, second, typed, folded
 
 
 def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
@@ -751,21 +788,11 @@ def fire(
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
-    firer = find_thing(book, KIND, ledger.strengths, unit)
-    aimed = find_thing(book, KIND, ledger.strengths, target)
-    typed = [t.id for t in parse_conditions(se.ruleset(), "fire_conditions", conditions)]
-    held = sorted(se.HELD_FIRE_CONDITIONS & set(typed))
-    if held:
-        raise CommandError("the ledger holds these: set the Formation or Unused Order instead",
-                           column="--conditions", value=", ".join(held),
-                           expected="target in cover, flank or rear, medium battery, "
-                           "low supplies")  # fmt: skip
-    if ledger.sides[firer] == ledger.sides[aimed]:
-        raise CommandError("a unit fires at the enemy", column="--target", value=aimed,
-                           expected=f"a unit not of {ledger.sides[firer]}")  # fmt: skip
-    folded = _fold(ledger)
-    for option, name in (("--unit", firer), ("--target", aimed)):
-        _refuse_off_the_table(ledger, folded, option, name)
+    firer, aimed, typed, _ = _two_units(
+        book, ledger, unit, target, conditions, "fire_conditions", se.HELD_FIRE_CONDITIONS,
+        verb="fires at", instead="Formation or Unused Order",
+        others="target in cover, flank or rear, medium battery, low supplies",
+    )  # fmt: skip
     if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
         raise CommandError(
             f"{firer} rolls no dice at this range: out of range",
@@ -862,21 +889,11 @@ def assault(
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
-    attacker = find_thing(book, KIND, ledger.strengths, unit)
-    defender = find_thing(book, KIND, ledger.strengths, target, "--target")
-    typed = [t.id for t in parse_conditions(se.ruleset(), "melee_conditions", conditions)]
-    held = sorted(se.HELD_ASSAULT_CONDITIONS & set(typed))
-    if held:
-        raise CommandError("the ledger holds these: set the Type, Formation or Unused Order "
-                           "instead", column="--conditions", value=", ".join(held),
-                           expected="defender in cover or uphill, flank or rear, "
-                           "resolute")  # fmt: skip
-    if ledger.sides[attacker] == ledger.sides[defender]:
-        raise CommandError("a unit assaults the enemy", column="--target", value=defender,
-                           expected=f"a unit not of {ledger.sides[attacker]}")  # fmt: skip
-    folded = _fold(ledger)
-    for option, name in (("--unit", attacker), ("--target", defender)):
-        _refuse_off_the_table(ledger, folded, option, name)
+    attacker, defender, typed, folded = _two_units(
+        book, ledger, unit, target, conditions, "melee_conditions", se.HELD_ASSAULT_CONDITIONS,
+        verb="assaults", instead="Type, Formation or Unused Order",
+        others="defender in cover or uphill, flank or rear, resolute",
+    )  # fmt: skip
     mine, theirs = _now(ledger, attacker), _now(ledger, defender)
     kinds = {attacker: str(ledger.types[attacker]), defender: str(ledger.types[defender])}
     formed = mine.get("Formation")
