@@ -128,6 +128,11 @@ def unit_type(text: str) -> Term:
     return ruleset().term("unit_types", str(text))
 
 
+def _types_that(attr: str) -> list[str]:
+    """The unit types whose data gives ``attr`` (``fires``, ``artillery``...), by name."""
+    return [t.name for t in ruleset().vocabulary("unit_types").terms if t.attrs.get(attr)]
+
+
 def _range_boxes(range_boxes: Any) -> float:
     if isinstance(range_boxes, bool) or not isinstance(range_boxes, numbers.Real):
         raise InvalidArgumentError(
@@ -323,7 +328,7 @@ def move_boxes(
 def _firer(unit: str) -> Term:
     term = unit_type(unit)
     if not term.attrs.get("fires", False):
-        firing = [t.name for t in ruleset().vocabulary("unit_types").terms if t.attrs.get("fires")]
+        firing = _types_that("fires")
         raise InvalidArgumentError(
             f"{term.name} do not fire (N/A on the Summary Sheet)",
             column="unit type",
@@ -548,8 +553,7 @@ def removed_at_once(cause: str, of_type: str | None) -> str:
     if found == ASSAULTED_GUNS:
         term = None if of_type is None else unit_type(of_type)
         if term is None or not term.attrs.get("artillery"):
-            guns = [t.name for t in ruleset().vocabulary("unit_types").terms
-                    if t.attrs.get("artillery")]  # fmt: skip
+            guns = _types_that("artillery")
             raise InvalidArgumentError(
                 f"{ASSAULTED_GUNS} are Removed immediately: a unit of type "
                 f"{of_type or '(none)'} is not Guns",
@@ -566,8 +570,7 @@ def formation_of(formation: str, of_type: str | None) -> str:
     term = ruleset().term("formations", formation)
     unit = None if of_type is None else unit_type(of_type)
     if unit is None or not unit.attrs.get("formations"):
-        formed = [t.name for t in ruleset().vocabulary("unit_types").terms
-                  if t.attrs.get("formations")]  # fmt: skip
+        formed = _types_that("formations")
         raise InvalidArgumentError(
             f"a unit of type {of_type or '(none)'} takes no formation (Formations: Line, "
             "Column, Square are Infantry's)", column="formation", value=formation,
