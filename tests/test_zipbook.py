@@ -325,7 +325,10 @@ def test_a_log_line_appended_as_a_record_writes_what_its_frame_writes(
         assert book.fell_back is None
         book.commit()
         with zipfile.ZipFile(path) as z:
-            saved.append({i.filename: z.read(i) for i in z.infolist()})
+            # the two saves' clock may fall in different seconds: the time they say masked
+            saved.append({i.filename: re.sub(rb"<dcterms:(created|modified)([^>]*)>[^<]*<",
+                                             rb"<dcterms:\1\2><", z.read(i))
+                          for i in z.infolist()})  # fmt: skip
     assert saved[0] == saved[1]
     read = ZipBook(tmp_path / "records.xlsx", writable=False).read_rows(LOG_TABLE)
     assert list(read.records())[-1]["Detail"] == row["Detail"]
