@@ -765,9 +765,9 @@ def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
         Option("unit", str, required=True, thing=True, help="the unit firing"),
         Option("target", str, required=True, thing=True, help="the unit fired at"),
         Option("range", float, required=True, help="the range in boxes (a diagonal 1.5)"),
-        Option("conditions", str, help="what the ledger does not hold: target in cover, flank "
-               "or rear, medium battery, low supplies (its formations, an unused Order and "
-               "Lights it reads from the Turns and Units)"),
+        Option("conditions", str, help="conditions not held in the Turns or Units: target "
+               "in cover, flank or rear, medium battery, low supplies (its formations, an "
+               "unused Order and Lights it reads from the Turns and Units)"),
     ],
 )  # fmt: skip
 def fire(
@@ -867,9 +867,10 @@ def _record_assault_hits(
     options=[
         Option("unit", str, required=True, thing=True, help="the Assaulter"),
         Option("target", str, required=True, thing=True, help="the unit assaulted"),
-        Option("conditions", str, help="what the ledger does not hold: defender in cover or "
-               "uphill, flank or rear, resolute (the charge, Lights, Heavy Cavalry, the "
-               "formations and the defender's unused Order it reads from the Units and Turns)"),
+        Option("conditions", str, help="conditions not held in the Turns or Units: "
+               "defender in cover or uphill, flank or rear, resolute (the charge, Lights, Heavy "
+               "Cavalry, the formations and the defender's unused Order it reads from the Units "
+               "and Turns)"),
     ],
 )  # fmt: skip
 def assault(
