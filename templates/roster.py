@@ -145,7 +145,7 @@ _RESERVED_SHEETS = {"rules", "log", "_lists", "_meta", "history"}
 
 def grade_header(ruleset: Ruleset) -> str | None:
     """``Grade``; ``Quality`` where the rules grade by arm (Age of Glaube family);
-    None where the rule set has no grades (Square Eagles, Age of Sail...)."""
+    None where the rule set has no grades (Age of Eagles, Age of Sail...)."""
     if "grades" in ruleset.vocabularies:
         return GRADE_HEADER
     return QUALITY_HEADER if grade_vocabularies(ruleset) else None
