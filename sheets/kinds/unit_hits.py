@@ -885,8 +885,8 @@ def assault(
     hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
     - Assaulter loses Ties and retreats 1 Box". The Assaulter's Order is used.
 
-    Example: battle-ledger run assault ledger.xlsx --unit "1er Léger" --target 78th --seed 7
-    """
+    Example: battle-ledger run assault ledger.xlsx --unit "42e Ligne" --target "Acland's 78th and 81st" --seed 7
+    """  # noqa: E501
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
