@@ -432,6 +432,26 @@ def test_initiative_only_switches_if_the_reacting_side_wins_by_2(tmp_path: Path)
         "British": se.INITIATIVE_HELD, "French": se.REACTING}  # fmt: skip
 
 
+def test_initiative_rolls_name_sides_holding_an_equals_sign_or_a_comma(tmp_path: Path) -> None:
+    """Sides named ``=British`` and ``Prussia, Saxony``: the rolls "=British 4, Prussia,
+    Saxony 6" are each side's ("only switches sides if the Reacting side wins the roll by
+    2 or more": Prussia, Saxony take it); a misspelt side is refused naming the option."""
+    path = tmp_path / "named.xlsx"
+    units = [("=British", "78th", "Infantry", 7), ("Prussia, Saxony", "1er Léger", "Infantry", 7)]
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    run_on_file(path, "initiative", side="=british")
+    closed = run_on_file(path, "end-turn", allow_empty=True,
+                         initiative_rolls="=British 4, Prussia, Saxony 6")  # fmt: skip
+    assert closed.details["initiative"] == "Prussia, Saxony"
+    assert run_report(HeadlessBook(path, writable=False)).details["initiative"] == (
+        "Prussia, Saxony"
+    )
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match="did you mean 'Prussia, Saxony'") as err:
+        run_on_file(path, "end-turn", allow_empty=True, initiative_rolls="=British=3, Prusia 5")
+    assert err.value.column == "--initiative-rolls" and path.read_bytes() == before
+
+
 def test_initiative_rolls_with_no_side_holding_it_are_refused(tmp_path: Path) -> None:
     """The roll keeps or switches the Initiative: with no side holding it, exit 2, the
     file unchanged; so is a side the ledger does not have."""

@@ -19,6 +19,7 @@ Users build it as ``battle-ledger new casualty-brackets --ruleset square-eagles`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,7 @@ from battle_ledger.sheets.ledger import (
     Table,
     battle_name,
     close_period,
+    find_name,
     find_thing,
     latest_period,
     periods_of,
@@ -567,27 +569,38 @@ def _initiative_cells(sides: Mapping[str, str], holder: str) -> dict[str, str]:
     return {u: se.INITIATIVE_HELD if s == holder else se.REACTING for u, s in sides.items()}
 
 
-def _side_named(ledger: HitsLedger, text: str, option: str) -> str:
+def _side_named(book: Book, ledger: HitsLedger, text: str, option: str) -> str:
     """The side of the ledger's units ``text`` names (case-blind), or a CommandError."""
     sides = list(dict.fromkeys(ledger.sides.values()))
-    found = next((s for s in sides if s.casefold() == " ".join(text.split()).casefold()), None)
-    if found is None:
-        raise CommandError(f"no side {text!r} in this ledger", column=option, value=text,
-                           expected=" or ".join(sides))  # fmt: skip
-    return found
+    return find_name(sides, text, what="side", option=option, file=book.name,
+                     table=UNITS.name)  # fmt: skip
 
 
-def _rolls(ledger: HitsLedger, text: str) -> dict[str, int]:
-    """``--initiative-rolls`` ("British 4, French 6"): each side's d6, by side."""
+#: One side's Initiative roll: its name, then the d6 after a space or "=".
+_ROLL = re.compile(r"(?P<side>.+?)(?:\s*=\s*|\s+)(?P<roll>\d+)", re.S)
+
+
+def _rolls(book: Book, ledger: HitsLedger, text: str) -> dict[str, int]:
+    """``--initiative-rolls`` ("British 4, French 6"): each side's d6, by side. A side's
+    name may hold a comma or an "=" (the pieces between commas are joined until they name
+    a side and its roll)."""
+    sides = list(dict.fromkeys(ledger.sides.values()))
+    known = {s.strip().casefold(): s for s in sides}
     rolls: dict[str, int] = {}
-    for part in text.split(","):
-        side, _, roll = part.strip().replace("=", " ").rpartition(" ")
-        try:
-            rolls[_side_named(ledger, side, "--initiative-rolls")] = int(roll)
-        except ValueError:
+    pending: str | None = None
+    for piece in text.split(","):
+        pending = piece if pending is None else f"{pending},{piece}"
+        found = _ROLL.fullmatch(pending.strip())
+        if found is not None and found["side"].strip().casefold() in known:
+            rolls[known[found["side"].strip().casefold()]] = int(found["roll"])
+            pending = None
+    if pending is not None:
+        found = _ROLL.fullmatch(pending.strip())
+        if found is None:
             raise CommandError("each side's Initiative roll is its name and a d6",
                                column="--initiative-rolls", value=text,
-                               expected='"British 4, French 6"') from None  # fmt: skip
+                               expected='"British 4, French 6"')  # fmt: skip
+        _side_named(book, ledger, found["side"], "--initiative-rolls")  # names no side
     return rolls
 
 
@@ -615,7 +628,7 @@ def initiative(book: Book, *, side: str) -> OperationResult:
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"initiative": side}, version)
     ledger.tables.refuse_if_over("initiative")
-    holder, turn = _side_named(ledger, side, "--side"), ledger.current_turn
+    holder, turn = _side_named(book, ledger, side, "--side"), ledger.current_turn
     cells = _initiative_cells(ledger.sides, holder)
     now = ledger.turns[ledger.turns["Turn"] == turn]
     header = TURNS.header("initiative")
@@ -664,7 +677,7 @@ def end_turn(
                 "it or switches it", column="--initiative-rolls", value=initiative_rolls,
                 expected="the side holding it first (battle-ledger run initiative --side)",
             )  # fmt: skip
-        next_holder = se.initiative_holder(holder, _rolls(ledger, initiative_rolls))
+        next_holder = se.initiative_holder(holder, _rolls(book, ledger, initiative_rolls))
         cells, following = _initiative_cells(ledger.sides, next_holder), ledger.current_turn + 1
 
         def row_of(turn: int, side: str, unit: str) -> dict[str, Any]:
