@@ -96,6 +96,7 @@ __all__ = [
     "find_thing",
     "grouped_records",
     "latest_period",
+    "matching_name",
     "older_ledger",
     "over_note",
     "period_rows",
@@ -958,12 +959,10 @@ def read_touching(read: _Reader[_L], book: Book, kind: LedgerKind, given: str) -
     whole and, of the others, their thing and period. Whole where ``given`` names no thing
     (the refusal then comes as before) or the thing has no row in the current period (a new
     row goes after the table's last, so its place and the trial need every row)."""
-    wanted = given.strip().casefold()
     header = kind.thing_key.header
 
     def named(things: TableRows) -> str | None:
-        names = (str(n) for n in things.column(header))
-        return next((n for n in names if n.strip().casefold() == wanted), None)
+        return matching_name(map(str, things.column(header)), given)
 
     state = read(book, named)
     tables = state.tables
@@ -1313,14 +1312,21 @@ def find_thing(book: Book, kind: LedgerKind, names: Iterable[str], given: str,
                      file=book.name, table=kind.things.name)  # fmt: skip
 
 
+def matching_name(names: Iterable[str], given: str) -> str | None:
+    """The one of ``names`` that ``given`` means (case-blind, spaces at the ends aside),
+    or None."""
+    wanted = given.strip().casefold()
+    return next((name for name in names if name.strip().casefold() == wanted), None)
+
+
 def find_name(names: Iterable[str], given: str, *, what: str, option: str, **where: Any) -> str:
     """The one of ``names`` that ``given`` means (case-blind), or a ``CommandError``
     with "did you mean" for the closest."""
     known = list(names)
+    found = matching_name(known, given)
+    if found is not None:
+        return found
     wanted = given.strip().casefold()
-    for name in known:
-        if name.strip().casefold() == wanted:
-            return name
     close = difflib.get_close_matches(wanted, [n.casefold() for n in known], n=1, cutoff=0.5)
     hint = next((f"; did you mean {n!r}?" for n in known if close and n.casefold() == close[0]), "")
     raise CommandError(

@@ -58,6 +58,7 @@ from battle_ledger.sheets.ledger import (
     find_name,
     find_thing,
     latest_period,
+    matching_name,
     periods_of,
     problems_computing,
     read_tables,
@@ -585,14 +586,14 @@ def _rolls(book: Book, ledger: HitsLedger, text: str) -> dict[str, int]:
     name may hold a comma or an "=" (the pieces between commas are joined until they name
     a side and its roll)."""
     sides = list(dict.fromkeys(ledger.sides.values()))
-    known = {s.strip().casefold(): s for s in sides}
     rolls: dict[str, int] = {}
     pending: str | None = None
     for piece in text.split(","):
         pending = piece if pending is None else f"{pending},{piece}"
         found = _ROLL.fullmatch(pending.strip())
-        if found is not None and found["side"].strip().casefold() in known:
-            rolls[known[found["side"].strip().casefold()]] = int(found["roll"])
+        side = None if found is None else matching_name(sides, found["side"])
+        if found is not None and side is not None:
+            rolls[side] = int(found["roll"])
             pending = None
     if pending is not None:
         found = _ROLL.fullmatch(pending.strip())
