@@ -556,7 +556,7 @@ class Tables:
         periods: pd.DataFrame | TableRows,
         closed: int = 0,
         numbers: list[Any] | None = None,
-        every: TableRows | None = None,
+        every: TableRows | pd.DataFrame | None = None,
     ) -> None:
         self.kind = kind
         self._things = things
@@ -596,7 +596,9 @@ class Tables:
         read reads them, whether the periods were read for one thing's rows or whole."""
         if self._every is None:
             return self.periods
-        return _frame(self._every)
+        if isinstance(self._every, TableRows):  # made a frame once, not at every fold
+            self._every = _frame(self._every)
+        return self._every
 
     @property
     def reads_part(self) -> bool:

@@ -436,9 +436,10 @@ def _side_rows(ledger: HitsLedger) -> pd.DataFrame:
     read for one unit's rows (``read_touching``) its own as read (or tried) and the others'
     Side and Initiative (``KIND.shared``)."""
     turns = ledger.turns
-    every = ledger.tables.every_row()
-    if every is turns or "Initiative" not in every:
+    held = turns.attrs.get("template_version", KIND.template_version) >= _INITIATIVE
+    if not (held and ledger.tables.reads_part):  # read whole, or no Initiative to take
         return turns
+    every = ledger.tables.every_row()
     others = every[~every["Unit"].isin(set(turns["Unit"]))]
     headers = ["Turn", "Side", "Initiative"]
     both = pd.concat([others[headers], turns[headers]]).sort_index()
