@@ -463,8 +463,7 @@ class MarkRules:
                 str(rs.constant("victory_table", "crisis_tests_per_part")), CRISIS_TESTS,
                 "crisis tests in a part that crosses marks", "crisis_tests_per_part",
             ) == CRISIS_TESTS[0],
-            parts_per_turn=whole_number(rs.constant("scale", "player_parts_per_turn"),
-                                        "scale.player_parts_per_turn", low=1),
+            parts_per_turn=_parts_per_turn(rs),
         )  # fmt: skip
 
     def highest_mark(self, lost: int, total: int) -> int:
@@ -912,6 +911,20 @@ class UnitState:
 #: The text's other words for a state: "the unit remains disorganised" (5.1).
 _STATE_WORDS = {"disorganised": UnitState.DISRUPTED, "undisrupted": UnitState.ORGANISED}
 
+
+def _unit_state(text: str) -> str:
+    """A unit's state as typed (spaces and case aside; the text's other words for two of
+    them), one of ``UnitState.ALL``, else an error."""
+    said = " ".join(str(text).split()).casefold()
+    return one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+
+
+def _parts_per_turn(rs: Ruleset) -> int:
+    """The parts a turn has (2.6: "a first and second player phase"): one an army."""
+    return whole_number(rs.constant("scale", "player_parts_per_turn"),
+                        "scale.player_parts_per_turn", low=1)  # fmt: skip
+
+
 #: The checks a retiring or pursuing unit may be read to rally by (``unit_states``).
 RALLY_CHECKS = ("rally_disrupted", "control_test")
 
@@ -968,9 +981,7 @@ def attacking_part(army: int, ruleset: _RulesetArg = DEFAULT_RULESET) -> int:
     attacking stage (4: "the first army taking the attacking stage", then the next turn
     sequence "with the second army taking the attacking stage"): a turn has the parts
     ``scale.player_parts_per_turn`` gives, one an army."""
-    parts = whole_number(era(ruleset).constant("scale", "player_parts_per_turn"),
-                         "scale.player_parts_per_turn", low=1)  # fmt: skip
-    return whole_number(army, "army", low=1, high=parts)
+    return whole_number(army, "army", low=1, high=_parts_per_turn(era(ruleset)))
 
 
 def unit_after_rally(
@@ -1010,8 +1021,7 @@ def unit_after_rally(
     was taken in (its army's attacking part from then on); not known, from the next turn.
     """
     rs = era(ruleset)
-    said = " ".join(str(state).split()).casefold()
-    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    now = _unit_state(state)
     battery = None if unit_type is None else is_battery(unit_type, rs)
     if now == UnitState.CAPTURED and battery is False:
         raise InvalidArgumentError(
@@ -1070,9 +1080,7 @@ def _in_attacking_stage(part: int | None, army_attacks_in: int | None, rs: Rules
     """Refuse a rally thrown in a part of the turn where the unit's army is not attacking."""
     if part is None or army_attacks_in is None:
         return
-    parts = whole_number(rs.constant("scale", "player_parts_per_turn"),
-                         "scale.player_parts_per_turn", low=1)  # fmt: skip
-    if whole_number(part, "part", low=1, high=parts) != army_attacks_in:
+    if whole_number(part, "part", low=1, high=_parts_per_turn(rs)) != army_attacks_in:
         raise InvalidArgumentError(
             f"a rally thrown in part {part}: its army takes the attacking stage in part "
             f'{army_attacks_in}, and "Only the army in the active, attacking stage of each '
@@ -1093,8 +1101,7 @@ def state_next_turn(after: str, ruleset: _RulesetArg = DEFAULT_RULESET) -> str:
     organised, and not active until its full move is out (6: "It takes one full move for a
     captured battery to become active again": ``unit_after_rally``'s
     ``captured_turns_ago`` counts it)."""
-    said = " ".join(str(after).split()).casefold()
-    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    now = _unit_state(after)
     if now == UnitState.DISRUPTED:
         return one_of(str(era(ruleset).constant("unit_states", "disrupted_next_turn")),
                       (UnitState.DISRUPTED, UnitState.ORGANISED),
@@ -1262,8 +1269,7 @@ def unit_after_result(
     text removes base units, never the whole unit.
     """
     rs = era(ruleset)
-    said = " ".join(str(state).split()).casefold()
-    now = one_of(_STATE_WORDS.get(said, said), UnitState.ALL, "a unit's state", "state")
+    now = _unit_state(state)
     rows = _result_rows(rs)
     wanted = " ".join(str(result).split()).casefold()
     key = next((k for k in rows if k.casefold() == wanted), None)
