@@ -395,6 +395,36 @@ def test_reads_see_the_writes_before_the_commit(tmp_path: Path) -> None:
     )
 
 
+def test_a_table_asked_twice_is_parsed_once_and_a_write_reads_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A close asks for the Log twice (the last close, then whether anything was
+    recorded): the second is the first's rows, a copy the caller may change; a write
+    between them is read."""
+    from battle_ledger.sheets.engine.book import LOG_COLUMNS, LOG_TABLE
+    from tests.toybook import make_toy
+
+    book = ZipBook(make_toy(tmp_path / "toy.xlsx", blank_rows=0), history=False)
+    parsed: list[str] = []
+    real = xlsx_package.SheetPart.table_cells
+    monkeypatch.setattr(
+        xlsx_package.SheetPart,
+        "table_cells",
+        lambda self, *a, **k: parsed.append(self.part) or real(self, *a, **k),
+    )
+    asked = ["Action", "Turn"]
+    first = book.read_rows(LOG_TABLE, asked, cached=False)
+    first.rows.append(["changed by its reader", 1])
+    second = book.read_rows(LOG_TABLE, asked, cached=False)
+    assert len(parsed) == 1 and len(second.rows) == len(first.rows) - 1
+    row = {"When": "2026-11-27 05:00:00", "Action": "end-turn", "Turn": 9, "Detail": "",
+           "Dice": ""}  # fmt: skip
+    book.append_records(LOG_TABLE, [row], LOG_COLUMNS)
+    third = book.read_rows(LOG_TABLE, asked, cached=False)
+    assert len(parsed) == 2 and third.records(asked)[-1] == {"Action": "end-turn", "Turn": 9}
+    assert book.read_rows(LOG_TABLE, asked, cached=True) is not None and len(parsed) == 3
+
+
 def test_parts_not_changed_are_copied_as_they_were(tmp_path: Path) -> None:
     source = build_from_example("dep-ledger", tmp_path / "source.xlsx")
     play_periods("dep-ledger", source, 1, seed=1)

@@ -323,6 +323,13 @@ class TableRows:
         i = self.position(header)
         return [row[i] for row in self.rows]
 
+    def copy(self) -> TableRows:
+        """Another ``TableRows`` of the same values whose rows, index, headers and attrs can
+        be changed without changing these (a read kept and handed out again)."""
+        attrs = {k: dict(v) if isinstance(v, dict) else v for k, v in self.attrs.items()}
+        return TableRows(list(self.headers), [list(row) for row in self.rows], list(self.index),
+                         attrs, dict(self.types))  # fmt: skip
+
     def records(self, headers: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Each row as a dict of header -> value (only ``headers``, where given)."""
         wanted = list(self.headers if headers is None else headers)
@@ -741,10 +748,7 @@ class RememberingBook(Book):
         kept = self._kept.get(key)
         if kept is None:
             kept = self._kept[key] = self.book.read_rows(table, columns, cached=cached)
-        # a copy: the caller may change its rows, the next read must not see it
-        return TableRows(list(kept.headers), [list(row) for row in kept.rows],
-                         list(kept.index), {"where": dict(kept.attrs["where"])},
-                         dict(kept.types))  # fmt: skip
+        return kept.copy()  # the caller may change its rows, the next read must not see it
 
     def _update(self, table: str, rows: dict[int, dict[str, Any]], *, new: bool) -> None:
         """Each kept read of ``table`` with ``rows`` (body position -> header -> value

@@ -135,6 +135,8 @@ def _or_openpyxl(method: F) -> F:
     @wraps(method)
     def run(self: ZipBook, *args: Any, **kwargs: Any) -> Any:
         if self._slow is None:
+            if method.__name__ in _JOURNALED:  # a write: what was read may have changed
+                self._reads.clear()
             try:
                 result = method(self, *args, **kwargs)
             except UnsureError as exc:
@@ -183,6 +185,10 @@ class ZipBook(Book):
         self._journal: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self._closed = False
         self._meta: Meta | None = None
+        #: Whole tables read since the last write, by what was asked (``read_rows``): an
+        #: operation that asks twice (a close's Log: the last close, then whether anything
+        #: was recorded) parses the sheet once.
+        self._reads: dict[tuple[Any, ...], TableRows] = {}
         #: Why the fast path handed over to openpyxl (None while it has not).
         self.fell_back: str | None = None
         try:
@@ -291,7 +297,14 @@ class ZipBook(Book):
     def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
     ) -> TableRows:
-        return self.read_part(table, columns, cached=cached)
+        if self._slow is not None:
+            return self.read_part(table, columns, cached=cached)
+        asked = tuple(columns.items()) if isinstance(columns, Mapping) else columns
+        key = (table.casefold(), None if asked is None else tuple(asked), cached)
+        kept = self._reads.get(key)
+        if kept is None:
+            kept = self._reads[key] = self.read_part(table, columns, cached=cached)
+        return kept.copy()  # the caller may change its rows, the next read must not see it
 
     @_or_openpyxl
     def read_part(
