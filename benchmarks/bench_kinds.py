@@ -67,6 +67,7 @@ def _ledger(kind: str, work: Path, periods: int, scale: int, keep: Path | None) 
         print(f"\n{kind}: the ledger kept in {keep / name}", end="")
         return source
     start = time.perf_counter()
+    source.unlink(missing_ok=True)  # a shorter battle's ledger, kept or built before
     build_from_example(kind, source, scale=scale)
     played = _play(kind, source, periods)
     print(f"\n{kind}: {played} periods played (built in {time.perf_counter() - start:.1f}s)",
