@@ -48,7 +48,9 @@ def whole_number(value: Any, name: str, low: int | None = 0, high: int | None = 
     as ``sheets.engine.values.whole`` reads a cell. The one whole-number reader of the rules.
     """
     number: int | None = None
-    if isinstance(value, bool) or value is None:
+    if type(value) is int:  # most calls: without the abstract classes' slow checks below
+        number = value
+    elif isinstance(value, bool) or value is None:
         number = None
     elif isinstance(value, numbers.Integral):  # int and numpy integers
         number = int(value)

@@ -77,6 +77,7 @@ from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.rulesets.files import MAX_INPUT_BYTES
 from battle_ledger.rulesets.house import HouseRules
 from battle_ledger.sheets.engine.book import LOG_TABLE, Book, Meta, RememberingBook
+from battle_ledger.sheets.engine.collector import collector_paused
 from battle_ledger.sheets.engine.values import number, whole, yes_no
 from battle_ledger.sheets.engine.values import text as plain_text
 from battle_ledger.sheets.errors import (
@@ -652,23 +653,24 @@ def run_on_book(
     over ``options``, and commit once: every one or none (``run --from-csv``); an
     error is told after its ``where`` ("rows.csv line 3").
     """
-    try:
-        if house is not None:
-            if lay_out is None:
-                raise TypeError("house rules given without the layout of their Rules sheet")
-            _give_house_rules(book, house, lay_out)
-        if batch is None:
-            result = run_operation(book, macro, rng=rng, house=house, **options)
-        else:
-            result = _run_batch(book, macro, batch, rng=rng, house=house, **options)
-        if dry_run:
+    with collector_paused():
+        try:
+            if house is not None:
+                if lay_out is None:
+                    raise TypeError("house rules given without the layout of their Rules sheet")
+                _give_house_rules(book, house, lay_out)
+            if batch is None:
+                result = run_operation(book, macro, rng=rng, house=house, **options)
+            else:
+                result = _run_batch(book, macro, batch, rng=rng, house=house, **options)
+            if dry_run:
+                book.discard()
+            else:
+                book.commit()
+        except BaseException:
             book.discard()
-        else:
-            book.commit()
-    except BaseException:
-        book.discard()
-        raise
-    return result
+            raise
+        return result
 
 
 def _give_house_rules(book: Book, house: HouseRules | None, lay_out: RulesLayout) -> list[str]:
@@ -765,9 +767,11 @@ def run_on_file(
 
     On any error the file is left byte for byte as it was.
     """
-    from battle_ledger.sheets.engine.zipbook import open_book
+    with collector_paused():  # the opening's allocations too
+        from battle_ledger.sheets.engine.zipbook import open_book
 
-    return run_on_book(open_book(path), macro, rng=rng, house=house, lay_out=lay_out, **options)
+        book = open_book(path)
+        return run_on_book(book, macro, rng=rng, house=house, lay_out=lay_out, **options)
 
 
 def run_check(

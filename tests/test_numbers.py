@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import InvalidArgumentError
@@ -42,3 +44,24 @@ def test_a_count_by_default_and_signed_when_asked() -> None:
     with pytest.raises(InvalidArgumentError, match=r"cannot be negative.*-2.*0 or more"):
         whole_number(-2, "stands")
     assert whole_number("-2", "die modifier", low=None) == -2
+
+
+class _Int(int):
+    """An int that is not ``int`` itself (as numpy's integers are not)."""
+
+
+def _outcome(value: object, low: int | None, high: int | None) -> object:
+    try:
+        return whole_number(value, "stands", low, high)
+    except InvalidArgumentError as exc:
+        return str(exc)
+
+
+@given(st.integers(-(2**70), 2**70), st.none() | st.integers(-10, 10),
+       st.none() | st.integers(-10, 10))  # fmt: skip
+def test_an_int_reads_as_the_other_whole_numbers_do(
+    value: int, low: int | None, high: int | None
+) -> None:
+    """An int takes the short way (``type(value) is int``): the same number or the same
+    refusal as the same value given as an int subclass, through the general checks."""
+    assert _outcome(value, low, high) == _outcome(_Int(value), low, high)

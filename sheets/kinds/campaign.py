@@ -688,7 +688,6 @@ def _check_replacements(ledger: CampaignLedger, folded: dict[str, list[_Part]]) 
     for formation, parts in folded.items():
         kind = ledger.types.get(formation, "")
         for index, _, battle, _ in parts:
-            where = where_of(ledger.turns, index)
             for header, count, fits, expected in (
                 ("Guns replaced", battle.replaced, gote.battery, "a battery"),
                 ("Figures donated", battle.donated, gote.artillery_donor,
@@ -699,11 +698,11 @@ def _check_replacements(ledger: CampaignLedger, folded: dict[str, list[_Part]]) 
                 if not printed:
                     raise CellValueError(f"{rs.name} prints no artillery replacements",
                                          column=header, value=count, expected="blank",
-                                         **where)  # fmt: skip
+                                         **where_of(ledger.turns, index))  # fmt: skip
                 if kind and not fits(kind):
                     raise CellValueError(f"{formation} ({kind}) is not {expected}",
                                          column=header, value=count, expected="blank",
-                                         **where)  # fmt: skip
+                                         **where_of(ledger.turns, index))  # fmt: skip
             if battle.replaced or battle.donated:
                 key = (battle.number, ledger.sides[formation])
                 total = totals.setdefault(key, [0, 0])
@@ -722,11 +721,17 @@ def _check_replacements(ledger: CampaignLedger, folded: dict[str, list[_Part]]) 
             )
 
 
+def _checked_fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
+    """``_fold``, the replacements checked: what the rules refuse of the losses, refused."""
+    folded = _fold(ledger)
+    _check_replacements(ledger, folded)
+    return folded
+
+
 def compute_losses(ledger: CampaignLedger) -> pd.DataFrame:
     """The computed columns of every row of tbl_Losses, by the rules (indexed like it)."""
     outcomes = [c.header for c in LOSSES.having(Role.OUTCOME)]
-    folded = _fold(ledger)
-    _check_replacements(ledger, folded)
+    folded = _checked_fold(ledger)
     rows = {
         index: [battle.outcome, out.strength_before,
                 *(out.recovery if out.recovery is not None else (None,) * 4)]
@@ -927,7 +932,7 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     rows["Stands lost"] = [lost.get(f, 0) for f in ledger.starts]
     rows = pd.concat([_backfill(ledger), rows], ignore_index=True)
     trial = replace_battles(ledger, CampaignBattle(number, title, day, side))
-    compute_losses(trial.with_turns(pd.concat(
+    _checked_fold(trial.with_turns(pd.concat(  # a refusal writes nothing
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
     book.append_rows(BATTLES.name, _with_battle_formulas(book, battle))
     book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
@@ -1039,7 +1044,7 @@ def losses(book: Book, **given: Any) -> OperationResult:
                                    "then (add-battle gives each one its row)")  # fmt: skip
         trial.at[rows.index[0], "Stands lost"] = lost
         changed[rows.index[0]] = lost
-    compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
+    _checked_fold(ledger.with_turns(trial))  # refuses, located, before anything is written
     book.write_cells(LOSSES.name, pd.DataFrame({"Stands lost": changed}))
     detail = "; ".join(f"{ledger.battles[n].name}: {f} lost {lost}" for n, f, lost in entries)
     book.log("losses", detail, turn=max(n for n, _, _ in entries))
@@ -1120,7 +1125,7 @@ def replace_artillery(book: Book, *, battery: str, donor: str, figures: int,
         trial[header] = trial[header].astype(object)
         changed[header][index] = cell_count(had) + count
         trial.at[index, header] = changed[header][index]
-    compute_losses(ledger.with_turns(trial))  # refuses, located, before anything is written
+    _checked_fold(ledger.with_turns(trial))  # refuses, located, before anything is written
     for header, cells in changed.items():
         book.write_cells(LOSSES.name, pd.DataFrame({header: cells}))
     title = ledger.battles[number].name
