@@ -28,6 +28,8 @@ from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "ASSAULTED_GUNS",
+    "ASSAULT_QUALITIES",
+    "FIRE_QUALITIES",
     "FORMATIONS",
     "HELD_ASSAULT_CONDITIONS",
     "HELD_FIRE_CONDITIONS",
@@ -39,6 +41,7 @@ __all__ = [
     "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
+    "UNIT_QUALITIES",
     "AssaultAction",
     "AssaultResult",
     "FireResult",
@@ -74,10 +77,12 @@ __all__ = [
     "rally_odds",
     "rally_result",
     "removed_at_once",
+    "retreat_hits",
     "ruleset",
     "strength_bounds",
     "strength_points",
     "unit_type",
+    "withdraw_boxes",
 ]
 
 RULESET_ID = "square-eagles"
@@ -91,6 +96,19 @@ RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "gener
 #: in addition to the +1 for Cover or the General attached." The other qualities change
 #: fire and assault dice or Target Numbers, which the ledger does not throw.
 RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
+#: The optional rules' qualities that change a unit's Fire (its ``fire_conditions`` id, as a
+#: firer): "Medium Battery. These Guns hit on a 4+ instead of a 3+"; "Low Supplies. The Unit
+#: Fires with a Target Number one worse." ("Horse Gun Batteries ... Count as Medium
+#: Artillery, maximum range 4 boxes" is the unit type Horse Artillery.)
+FIRE_QUALITIES: dict[str, str] = {"medium_battery": "medium battery",
+                                  "low_supplies": "low supplies"}  # fmt: skip
+#: The optional rules' qualities that change an Assault on a unit (its ``melee_conditions``
+#: id, as the defender): "Resolute/Steady. The Unit receives a Bonus 1d6 during Assault
+#: Resolution when Assaulted."
+ASSAULT_QUALITIES: dict[str, str] = {"resolute": "resolute"}
+#: Every quality a Hits ledger holds on its Units, by field: the id of the ``grades`` term
+#: an order of battle gives it by.
+UNIT_QUALITIES: dict[str, str] = {**RALLY_QUALITIES, **FIRE_QUALITIES, **ASSAULT_QUALITIES}
 #: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
 #: ``formations``), as a ledger offers them.
 FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
@@ -434,11 +452,13 @@ def held_fire_conditions(
     unused_order: bool,
     target_type: str,
     target_formation: str | None,
+    qualities: Collection[str] = (),
 ) -> tuple[str, ...]:
     """The fire conditions (``fire_conditions`` ids) the units' states give: "Infantry in
     Column or Square shooting at 1 Box range 2d6", "Artillery shooting at Column or Square
     +1 d6" (a Square: "target square", which no flank fire reaches), "+1 d6 for unused
-    Order marker", "-1 d6 shooting at Lights"."""
+    Order marker", "-1 d6 shooting at Lights"; and the firer's ``qualities`` (fields of
+    ``FIRE_QUALITIES``: Medium Battery, Low Supplies)."""
     found = []
     if firer_formation is not None and formation_term(firer_formation).id != "line":
         found.append("firer column or square")
@@ -453,6 +473,7 @@ def held_fire_conditions(
         found.append("unused order")
     if unit_type(target_type).id == "lights":
         found.append("target lights")
+    found += [c for f, c in FIRE_QUALITIES.items() if f in qualities]
     return tuple(found)
 
 
@@ -494,6 +515,20 @@ def _throw(
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
     return whole_number(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
+
+
+def withdraw_boxes() -> int:
+    """The Boxes a Withdraw! retreats: "Units that take 3+ Hits from one Fire Action
+    immediately retreat 1 Box, as in Assaults"."""
+    return int(ruleset().constant("withdraw", "retreat_boxes"))
+
+
+def retreat_hits(crossed: int) -> int:
+    """The Hits a retreat (from an Assault, or a Withdraw!, "as in Assaults") takes for what
+    its path crosses: "If the retreating Unit's path crosses other Units, terrain etc, it
+    takes a Hit for each one." ``crossed``: the Units and terrain crossed."""
+    each = int(ruleset().constant("assault_results", "hits_per_unit_crossed"))
+    return whole_number(crossed, "crossed") * each
 
 
 # -- a unit's turn, as the casualty ledger keeps it -----------------------------------------
@@ -773,14 +808,16 @@ def held_assault_conditions(
     defender_type: str,
     defender_formation: str | None,
     defender_unused_order: bool,
+    defender_qualities: Collection[str] = (),
 ) -> tuple[str, ...]:
     """The Assault conditions (``melee_conditions`` ids) the units' states give: "+1 d6
     Cavalry/Heavy Cavalry assaulting (except vs square)", "+1 d6 Cavalry assaulting Lights",
     "Cavalry fighting Heavy cavalry lose 1d6 in melee", "A Unit with an unused Order may
     spend the Order to Defend ... OR get a bonus 1d6", "+1 d6 Infantry in column assaulting
     Infantry in Line or Square", "Squares ... get +2d6 when assaulted by Cavalry", a Square
-    "negate[s] Cavalry charge bonus", Lights have "NO flanks/rear". A blank formation is
-    Line ("Line: Standard effects")."""
+    "negate[s] Cavalry charge bonus", Lights have "NO flanks/rear"; the defender's
+    ``defender_qualities`` (fields of ``ASSAULT_QUALITIES``: Resolute/Steady, "a Bonus 1d6
+    ... when Assaulted"). A blank formation is Line ("Line: Standard effects")."""
     attacker, defender = unit_type(attacker_type).id, unit_type(defender_type).id
     mounted = ("cavalry", "heavy cavalry")
     shape = {"attacker": attacker_formation, "defender": defender_formation}
@@ -805,6 +842,7 @@ def held_assault_conditions(
         found.append("column vs infantry")
     if defender_unused_order:
         found.append("unused order")
+    found += [c for f, c in ASSAULT_QUALITIES.items() if f in defender_qualities]
     return tuple(found)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -122,6 +122,11 @@ _QUALITIES = 4
 #: holds it or reacts): a ledger of an older version orders an Assault and a Rally by the
 #: setting ``turn_order.assault_before_rally`` alone.
 _INITIATIVE = 4
+#: The template version that brought the optional rules' qualities that change Fire and an
+#: Assault (Resolute/Steady, Medium Battery, Low Supplies) on the Units, read by run fire and
+#: run assault, and the retreat options: a ledger of an older version takes them typed
+#: (--conditions) and has no such columns.
+_FIGHTING = 5
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -130,8 +135,9 @@ UNITS = Table(
     sheet="Units",
     title="Units",
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
-    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Hits, SP left and status "
-    "are as recorded so far.",
+    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Resolute/Steady, Medium "
+    "Battery, Low Supplies: Y for the optional rules' Assault dice and Target Numbers; Hits, "
+    "SP left and status are as recorded so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -148,6 +154,16 @@ UNITS = Table(
         Column("Guard", "guard", _I, Entry.YES_NO,
                "Y: Guard (optional rule): +1 to Rally, in addition to the +1 for Cover or "
                "the General attached", width=7, since=_QUALITIES),
+        # Template version 5.
+        Column("Resolute/Steady", "resolute", _I, Entry.YES_NO,
+               "Y: Resolute/Steady (optional rule): a Bonus 1d6 during Assault Resolution "
+               "when Assaulted (run assault)", width=9, since=_FIGHTING),
+        Column("Medium Battery", "medium_battery", _I, Entry.YES_NO,
+               "Y: Medium Battery (optional rule, Guns only): hits on a 4+ instead of a 3+ "
+               "(run fire)", width=9, since=_FIGHTING),
+        Column("Low Supplies", "low_supplies", _I, Entry.YES_NO,
+               "Y: Low Supplies (optional rule): Fires with a Target Number one worse "
+               "(run fire)", width=9, since=_FIGHTING),
     ),
 )  # fmt: skip
 
@@ -334,7 +350,7 @@ KIND = register(
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
         shared=("Side", "Initiative"),  # a row left blank takes its side's Initiative
-        template_version=_QUALITIES,
+        template_version=_FIGHTING,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -351,6 +367,9 @@ class HitsLedger(LedgerState):
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
     qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
+    # each unit's qualities that change Fire or an Assault (fields of FIRE_QUALITIES and
+    # ASSAULT_QUALITIES held Y on the Units; none in a ledger before version 5)
+    fighting: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
@@ -362,6 +381,7 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
     sides: dict[str, str] = {}
     types: dict[str, str | None] = {}
     qualities: dict[str, frozenset[str]] = {}
+    fighting: dict[str, frozenset[str]] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
@@ -373,7 +393,12 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
         types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
         qualities[name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
                                     if bool(row[UNITS.header(f)]))  # fmt: skip
-    return HitsLedger(tables, strengths, sides, types, qualities)
+        fighting[name] = frozenset(f for f in _FIGHTING_QUALITIES if bool(row[UNITS.header(f)]))
+    return HitsLedger(tables, strengths, sides, types, qualities, fighting)
+
+
+#: The Units' qualities that change Fire or an Assault (template version 5).
+_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.ASSAULT_QUALITIES)
 
 
 #: The fields the rules name when they refuse a row's value (the header is named instead).
@@ -503,6 +528,7 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
                       "removed_by": last.removed_by if gone and last is not None else None,
                       **{f: c in ledger.qualities[unit]
                          for f, c in se.RALLY_QUALITIES.items()},
+                      **{f: f in ledger.fighting.get(unit, ()) for f in _FIGHTING_QUALITIES},
                       })  # fmt: skip
     return found
 
@@ -763,6 +789,72 @@ def _two_units(
     return first, second, typed, folded
 
 
+#: What a retreat met, the umpire's to say from the table (the ledger holds no positions):
+#: run fire (a Withdraw!) and run assault (the loser) take them.
+_RETREAT_OPTIONS = (
+    Option("crossed", int, low=0, help="the Units and terrain the retreat's path crosses: "
+           "\"it takes a Hit for each one\" (on its row this turn)"),
+    Option("into_impassible", bool, help="Y: the retreat ends in impassible terrain: \"it is "
+           "eliminated\" (Removed: impassible terrain)"),
+)  # fmt: skip
+
+
+def _fighting_qualities(ledger: HitsLedger, unit: str) -> frozenset[str]:
+    """``unit``'s qualities that change Fire or an Assault, as its Units row holds them; a
+    Medium Battery that is not Guns is refused naming the row ("These Guns hit on a 4+")."""
+    has = ledger.fighting.get(unit, frozenset())
+    of_type = ledger.types[unit]
+    if "medium_battery" in has and not se.unit_type(str(of_type)).attrs.get("artillery"):
+        things = ledger.tables.things
+        index = things.index[things["Unit"] == unit][0]
+        raise CellValueError(
+            f"unit {unit!r} is {of_type}: Medium Battery is Guns' (\"These Guns hit on a 4+ "
+            "instead of a 3+\")", column=UNITS.header("medium_battery"), value="Y",
+            expected="N, or a unit of type Foot Artillery or Horse Artillery",
+            **where_of(things, index),
+        )  # fmt: skip
+    return has
+
+
+def _retreat(
+    book: Book,
+    unit: str,
+    boxes: int,
+    column: str,
+    out: Any,
+    crossed: int | None,
+    into_impassible: bool,
+) -> tuple[dict[str, Any], Any, str]:
+    """``unit`` retreats ``boxes``: "If the retreating Unit's path crosses other Units,
+    terrain etc, it takes a Hit for each one" (``crossed``: on its row's ``column`` this
+    turn, where the Hits of what made it retreat are; no more than it has left) and "If
+    it retreats into impassible terrain it is eliminated" (Removed). ``out``: its row's
+    outcomes so far. The ``retreat`` of the JSON, the row's outcomes after, and what the
+    detail adds."""
+    retreat = {"unit": unit, "boxes": boxes, "crossed": crossed or 0, "crossed_hits": 0,
+               "into_impassible": into_impassible}  # fmt: skip
+    if crossed is None and not into_impassible:
+        return retreat, out, ""
+    if out["Status"] == REMOVED:  # its Hits reached its SP already: nothing left to retreat
+        return retreat, out, (f"; {unit} is removed: --crossed and --into-impassible not "
+                              "needed")  # fmt: skip
+    ledger = read_hits(book)
+    now = _now(ledger, unit)
+    cells = {TURNS.header("removed"): se.IMPASSIBLE_TERRAIN} if into_impassible else {}
+    scored = se.retreat_hits(crossed or 0)
+    room = ledger.strengths[unit] - cell_count(out["Hits"])
+    taken, out = _record_assault_hits(book, unit, cells, cell_count(now[column]), scored, room,
+                                      column)  # fmt: skip
+    retreat["crossed_hits"] = taken
+    said = ""
+    if crossed:
+        said += f"; its path crosses {crossed}: {taken} Hit{'s' if taken != 1 else ''}"
+        said += " (its Hits left)" if taken < scored else ""
+    if into_impassible:
+        said += f"; into impassible terrain: {unit} eliminated"
+    return retreat, out, said
+
+
 def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
     """``unit``'s row of the current turn as read (blank: a new row's values)."""
     turns = ledger.turns
@@ -781,8 +873,10 @@ def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
         Option("target", str, required=True, thing=True, help="the unit fired at"),
         Option("range", float, required=True, help="the range in boxes (a diagonal 1.5)"),
         Option("conditions", str, help="conditions not held in the Turns or Units: target "
-               "in cover, flank or rear, medium battery, low supplies (its formations, an "
-               "unused Order and Lights it reads from the Turns and Units)"),
+               "in cover, flank or rear (its formations, an unused Order and Lights it reads "
+               "from the Turns and Units; medium battery, low supplies from the Units, typed "
+               "only in a ledger older than template version 5)"),
+        *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
 def fire(
@@ -793,21 +887,33 @@ def fire(
     target: str,
     range: float,
     conditions: str | None = None,
+    crossed: int | None = None,
+    into_impassible: bool = False,
 ) -> OperationResult:
-    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent)
-    and the target's type, with the conditions typed; "Hits are inflicted by rolling the
-    final modified number of d6"; the Hits go on the target's row this turn (3+: Withdraw!).
+    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent),
+    its Medium Battery and Low Supplies (the Units) and the target's type, with the
+    conditions typed; "Hits are inflicted by rolling the final modified number of d6"; the
+    Hits go on the target's row this turn. "Units that take 3+ Hits from one Fire Action
+    immediately retreat 1 Box, as in Assaults": with --crossed or --into-impassible, what
+    that retreat met (applied only where the throw made a Withdraw!; otherwise the detail
+    says they were not needed).
 
     Example: battle-ledger run fire ledger.xlsx --unit "1er Léger" --target "Kempt's Light Battalion" --range 1 --seed 7
     """  # noqa: E501
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    fighting = version >= _FIGHTING
+    held = se.HELD_FIRE_CONDITIONS | (frozenset(se.FIRE_QUALITIES.values()) if fighting else set())
     firer, aimed, typed, _ = _two_units(
-        book, ledger, unit, target, conditions, "fire_conditions", se.HELD_FIRE_CONDITIONS,
-        verb="fires at", instead="Formation or Unused Order",
-        others="target in cover, flank or rear, medium battery, low supplies",
+        book, ledger, unit, target, conditions, "fire_conditions", held,
+        verb="fires at",
+        instead="Formation or Unused Order" + (", or Medium Battery or Low Supplies on the Units"
+                                               if fighting else ""),
+        others="target in cover, flank or rear" + ("" if fighting else
+                                                   ", medium battery, low supplies"),
     )  # fmt: skip
+    qualities = _fighting_qualities(ledger, firer)
     if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
         raise CommandError(
             f"{firer} rolls no dice at this range: out of range",
@@ -818,7 +924,7 @@ def fire(
     mine, theirs = _now(ledger, firer), _now(ledger, aimed)
     order = yes_no(mine.get("Unused Order"), "Unused Order")
     derived = se.held_fire_conditions(
-        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation")
+        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation"), qualities
     )
     used = ", ".join([*derived, *typed])
     shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
@@ -833,9 +939,15 @@ def fire(
     detail = (f"{firer} fires at {aimed} ({range:g} boxes; {used or 'no conditions'}): "
               f"{shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}, {shot.target_number}+: "
               f"{shot.hits} Hits")  # fmt: skip
-    withdraw = out["Withdraw!"] == "Y" and shot.hits >= 3
+    withdraw = out["Withdraw!"] == "Y" and se.must_withdraw(shot.hits)
+    retreat: dict[str, Any] | None = None
     if withdraw:
         detail += f"; Withdraw! ({aimed} retreats 1 Box)"
+        retreat, out, said = _retreat(book, aimed, se.withdraw_boxes(), "Fire hits", out,
+                                      crossed, into_impassible)  # fmt: skip
+        detail += said
+    elif crossed is not None or into_impassible:
+        detail += "; no Withdraw!, no retreat: --crossed and --into-impassible not needed"
     if out["Status"] == REMOVED:
         detail += f"; {aimed} removed"
     book.log("fire", detail, turn=ledger.current_turn, dice=",".join(map(str, shot.rolls)))
@@ -843,17 +955,24 @@ def fire(
                                     "conditions": used, "dice": shot.dice,
                                     "rolls": list(shot.rolls), "target_number": shot.target_number,
                                     "hits": shot.hits, "order_spent": order,
-                                    "withdraw": withdraw, "status": out["Status"]})  # fmt: skip
+                                    "withdraw": withdraw, "status": out["Status"],
+                                    "retreat": retreat})  # fmt: skip
 
 
 def _record_assault_hits(
-    book: Book, unit: str, cells: Mapping[str, Any], before: int, scored: int, room: int
+    book: Book,
+    unit: str,
+    cells: Mapping[str, Any],
+    before: int,
+    scored: int,
+    room: int,
+    column: str = "Assault hits",
 ) -> tuple[int, Any]:
-    """Put ``scored`` Hits of an Assault on ``unit``'s row this turn (its Assault hits
-    ``before`` and these), with ``cells``; no more than the unit has left to lose ("Units
-    that took Hits equal to their Strength Points are removed"): ``room`` at most, fewer
-    where its Rally's place in the turn leaves less. The Hits put there, and the row's
-    outcomes."""
+    """Put ``scored`` Hits of an Assault (or a retreat's: ``column``) on ``unit``'s row this
+    turn (its ``column`` ``before`` and these), with ``cells``; no more than the unit has
+    left to lose ("Units that took Hits equal to their Strength Points are removed"):
+    ``room`` at most, fewer where its Rally's place in the turn leaves less. The Hits put
+    there, and the row's outcomes."""
     take = max(0, min(scored, room))
     while True:
         ledger = read_hits(book)
@@ -864,7 +983,7 @@ def _record_assault_hits(
                 KIND,
                 ledger,
                 unit,
-                {**cells, "Assault hits": before + take},
+                {**cells, column: before + take},
                 row,
                 compute_turns,
             )
@@ -883,13 +1002,22 @@ def _record_assault_hits(
         Option("unit", str, required=True, thing=True, help="the Assaulter"),
         Option("target", str, required=True, thing=True, help="the unit assaulted"),
         Option("conditions", str, help="conditions not held in the Turns or Units: "
-               "defender in cover or uphill, flank or rear, resolute (the charge, Lights, Heavy "
+               "defender in cover or uphill, flank or rear (the charge, Lights, Heavy "
                "Cavalry, the formations and the defender's unused Order it reads from the Units "
-               "and Turns)"),
+               "and Turns; resolute from the defender's Resolute/Steady on the Units, typed only "
+               "in a ledger older than template version 5)"),
+        *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
 def assault(
-    book: Book, *, rng: random.Random, unit: str, target: str, conditions: str | None = None
+    book: Book,
+    *,
+    rng: random.Random,
+    unit: str,
+    target: str,
+    conditions: str | None = None,
+    crossed: int | None = None,
+    into_impassible: bool = False,
 ) -> OperationResult:
     """An Assault thrown by the ledger: each side's Hits on the other's row, the loser's retreat.
 
@@ -898,17 +1026,26 @@ def assault(
     (the units' types and Formations, the defender's unused Order, spent to Defend, with
     the conditions typed); each side's Hits go on the other's row this turn (Assault
     hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
-    - Assaulter loses Ties and retreats 1 Box". The Assaulter's Order is used.
+    - Assaulter loses Ties and retreats 1 Box" (with --crossed or --into-impassible, what
+    that retreat met: its Hits on the loser's row, or its elimination). The defender's
+    Resolute/Steady on the Units: "a Bonus 1d6 ... when Assaulted". The Assaulter's Order
+    is used.
 
     Example: battle-ledger run assault ledger.xlsx --unit "42e Ligne" --target "Acland's 78th and 81st" --seed 7
     """  # noqa: E501
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    fighting = version >= _FIGHTING
+    held = se.HELD_ASSAULT_CONDITIONS | (
+        frozenset(se.ASSAULT_QUALITIES.values()) if fighting else set()
+    )
     attacker, defender, typed, folded = _two_units(
-        book, ledger, unit, target, conditions, "melee_conditions", se.HELD_ASSAULT_CONDITIONS,
-        verb="assaults", instead="Type, Formation or Unused Order",
-        others="defender in cover or uphill, flank or rear, resolute",
+        book, ledger, unit, target, conditions, "melee_conditions", held,
+        verb="assaults",
+        instead="Type, Formation or Unused Order" + (", or Resolute/Steady on the Units"
+                                                     if fighting else ""),
+        others="defender in cover or uphill, flank or rear" + ("" if fighting else ", resolute"),
     )  # fmt: skip
     mine, theirs = _now(ledger, attacker), _now(ledger, defender)
     kinds = {attacker: str(ledger.types[attacker]), defender: str(ledger.types[defender])}
@@ -927,7 +1064,8 @@ def assault(
         defender: not guns and yes_no(theirs.get("Unused Order"), "Unused Order"),
     }
     derived = se.held_assault_conditions(kinds[attacker], formed, kinds[defender],
-                                         theirs.get("Formation"), spent[defender])  # fmt: skip
+                                         theirs.get("Formation"), spent[defender],
+                                         _fighting_qualities(ledger, defender))  # fmt: skip
     used = ", ".join([*derived, *typed])
     hits = {u: folded[u][-1][2].hits if folded.get(u) else 0 for u in (attacker, defender)}
     # a row not written keeps its status (at its SP this turn: removed at "5. REMOVALS")
@@ -938,6 +1076,7 @@ def assault(
     cells = {u: {"Unused Order": "N"} if spent[u] else {} for u in spent}
     taken = {attacker: 0, defender: 0}
     status: dict[str, Any] = {}
+    retreat: dict[str, Any] | None = None
     if action.removed is not None:
         cells[defender]["Removed"] = action.removed
         for u in (defender, attacker):
@@ -946,14 +1085,18 @@ def assault(
                 out = record_inputs(book, KIND, read_hits(book), u, cells[u], row, compute_turns)
                 status[u] = out["Status"]
         detail = f"{attacker} assaults {defender}: {se.ASSAULTED_GUNS} are Removed immediately"
+        if crossed is not None or into_impassible:
+            detail += "; no retreat: --crossed and --into-impassible not needed"
     else:
         assert action.attacker is not None and action.defender is not None
         assert action.result is not None
         scored = {defender: action.attacker.hits, attacker: action.defender.hits}
+        outs = {}
         for u in (defender, attacker):
             before = cell_count((theirs if u == defender else mine)["Assault hits"])
-            taken[u], out = _record_assault_hits(book, u, cells[u], before, scored[u], left[u])
-            status[u] = out["Status"]
+            taken[u], outs[u] = _record_assault_hits(book, u, cells[u], before, scored[u],
+                                                     left[u])  # fmt: skip
+            status[u] = outs[u]["Status"]
         loser = attacker if action.result.loser == "attacker" else defender
         throws = "; ".join(
             f"{u} {t.dice} d6 {', '.join(map(str, t.rolls)) or '-'}, {t.target_number}+: "
@@ -965,6 +1108,11 @@ def assault(
         capped = [u for u in scored if taken[u] < scored[u]]
         if capped:
             detail += "; " + ", ".join(f"{u} takes {taken[u]} (its Hits left)" for u in capped)
+        boxes = action.result.retreat_boxes
+        retreat, after, said = _retreat(book, loser, boxes, "Assault hits", outs[loser],
+                                        crossed, into_impassible)  # fmt: skip
+        status[loser] = after["Status"]
+        detail += said
     gone = [u for u in (defender, attacker) if status.get(u) == REMOVED]
     if gone:
         detail += "; removed: " + ", ".join(gone)
@@ -985,7 +1133,7 @@ def assault(
         "attacker": side(attacker, action.attacker), "defender": side(defender, action.defender),
         "loser": None if result is None else result.loser,
         "retreat_boxes": None if result is None else result.retreat_boxes,
-        "removed": action.removed,
+        "removed": action.removed, "retreat": retreat,
     })  # fmt: skip
 
 
