@@ -41,6 +41,7 @@ __all__ = [
     "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
+    "SKIRMISH_QUALITIES",
     "UNIT_QUALITIES",
     "AssaultAction",
     "AssaultResult",
@@ -79,6 +80,8 @@ __all__ = [
     "removed_at_once",
     "retreat_hits",
     "ruleset",
+    "skirmish_fire",
+    "skirmish_range",
     "strength_bounds",
     "strength_points",
     "unit_type",
@@ -106,9 +109,15 @@ FIRE_QUALITIES: dict[str, str] = {"medium_battery": "medium battery",
 #: id, as the defender): "Resolute/Steady. The Unit receives a Bonus 1d6 during Assault
 #: Resolution when Assaulted."
 ASSAULT_QUALITIES: dict[str, str] = {"resolute": "resolute"}
+#: The optional rules' qualities that change a unit's Skirmish Fire (the ``grades`` id):
+#: "Light Rifles. 3 Box range; the Unit may re-roll a miss with its Skirmish Dice.";
+#: "Limited Skirmishers. The Unit may only Skirmish Fire at 1 Box Range."
+SKIRMISH_QUALITIES: dict[str, str] = {"light_rifles": "light rifles",
+                                      "limited_skirmishers": "limited skirmishers"}  # fmt: skip
 #: Every quality a Hits ledger holds on its Units, by field: the id of the ``grades`` term
 #: an order of battle gives it by.
-UNIT_QUALITIES: dict[str, str] = {**RALLY_QUALITIES, **FIRE_QUALITIES, **ASSAULT_QUALITIES}
+UNIT_QUALITIES: dict[str, str] = {**RALLY_QUALITIES, **FIRE_QUALITIES, **ASSAULT_QUALITIES,
+                                  **SKIRMISH_QUALITIES}  # fmt: skip
 #: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
 #: ``formations``), as a ledger offers them.
 FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
@@ -491,6 +500,7 @@ class FireResult:
     target_number: int
     rolls: tuple[int, ...]
     hits: int
+    rerolls: tuple[int, ...] = ()  # Light Rifles: each miss of ``rolls`` thrown again
 
 
 def fire_action(
@@ -501,6 +511,52 @@ def fire_action(
     Numbers"; ``roll()`` throws one d6."""
     return FireResult(*_throw(fire_dice(unit, range_boxes, conditions),
                               fire_target(unit, conditions), roll))  # fmt: skip
+
+
+def skirmish_range(qualities: Collection[str] = ()) -> float:
+    """The longest range (boxes) of a unit's Skirmish Fire: "2 Box Range"; a unit of
+    ``qualities`` (fields of ``SKIRMISH_QUALITIES``) Limited Skirmishers "only ... at 1 Box
+    Range", Light Rifles "3 Box range". A unit is not both (one range or the other)."""
+    rules = ruleset()
+    has = [f for f in SKIRMISH_QUALITIES if f in qualities]
+    if len(has) > 1:
+        raise InvalidArgumentError(
+            "a unit is Light Rifles (3 Box range) or Limited Skirmishers (only 1 Box Range), "
+            "not both", column="qualities", value=", ".join(has), expected="one of them",
+        )  # fmt: skip
+    name = f"{has[0]}_range_boxes" if has else "range_boxes"
+    return float(rules.constant("skirmish_fire", name))
+
+
+def skirmish_fire(
+    unit: str,
+    range_boxes: float,
+    roll: Callable[[], int],
+    conditions: str = "",
+    qualities: Collection[str] = (),
+) -> FireResult:
+    """A unit of type ``unit`` Skirmish Fires at ``range_boxes``: "It has a 360° Arc, 2 Box
+    Range, and gets one unmodified d6 for a 4+" (``fire_target``'s skirmish number: Low
+    Supplies, in ``conditions``, makes it one worse); its ``qualities`` (fields of
+    ``SKIRMISH_QUALITIES``): Limited Skirmishers at 1 Box only; Light Rifles at 3 Boxes,
+    and "the Unit may re-roll a miss with its Skirmish Dice" (each miss thrown again, in
+    ``rerolls``). ``roll()`` throws one d6."""
+    rules = ruleset()
+    _firer(unit)
+    distance = _range_boxes(range_boxes)
+    longest = skirmish_range(qualities)
+    if distance > longest:
+        raise InvalidArgumentError(
+            "beyond its Skirmish Fire's range", column="range", value=range_boxes,
+            expected=f"1 to {longest:g} boxes",
+        )  # fmt: skip
+    dice = int(rules.constant("skirmish_fire", "dice"))
+    count, target, rolls, hits = _throw(dice, fire_target(unit, conditions, skirmish=True), roll)
+    again: tuple[int, ...] = ()
+    if "light_rifles" in qualities:
+        again = tuple(_die_roll(roll()) for r in rolls if r < target)
+        hits += sum(1 for r in again if r >= target)
+    return FireResult(count, target, rolls, hits, again)
 
 
 def _throw(

@@ -30,7 +30,12 @@ from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_no, yes_test
-from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    OlderLedgerError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -59,6 +64,7 @@ from battle_ledger.sheets.ledger import (
     find_thing,
     latest_period,
     matching_name,
+    older_ledger,
     periods_of,
     problems_computing,
     read_tables,
@@ -123,9 +129,10 @@ _QUALITIES = 4
 #: setting ``turn_order.assault_before_rally`` alone.
 _INITIATIVE = 4
 #: The template version that brought the optional rules' qualities that change Fire and an
-#: Assault (Resolute/Steady, Medium Battery, Low Supplies) on the Units, read by run fire and
-#: run assault, and the retreat options: a ledger of an older version takes them typed
-#: (--conditions) and has no such columns.
+#: Assault (Resolute/Steady, Medium Battery, Low Supplies; Light Rifles, Limited Skirmishers
+#: for Skirmish Fire) on the Units, read by run fire and run assault: a ledger of an older
+#: version has no such columns, takes the first three typed (--conditions) and throws no
+#: Skirmish Fire (it cannot say which units have the two that change it).
 _FIGHTING = 5
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
@@ -136,8 +143,9 @@ UNITS = Table(
     title="Units",
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
     "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Resolute/Steady, Medium "
-    "Battery, Low Supplies: Y for the optional rules' Assault dice and Target Numbers; Hits, "
-    "SP left and status are as recorded so far.",
+    "Battery, Low Supplies, Light Rifles, Limited Skirmishers: Y for the optional rules' "
+    "Assault dice, Target Numbers and Skirmish Fire; Hits, SP left and status are as recorded "
+    "so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -164,6 +172,12 @@ UNITS = Table(
         Column("Low Supplies", "low_supplies", _I, Entry.YES_NO,
                "Y: Low Supplies (optional rule): Fires with a Target Number one worse "
                "(run fire)", width=9, since=_FIGHTING),
+        Column("Light Rifles", "light_rifles", _I, Entry.YES_NO,
+               "Y: Light Rifles (optional rule): Skirmish Fire at 3 Box range, a miss re-rolled "
+               "(run fire --skirmish)", width=8, since=_FIGHTING),
+        Column("Limited Skirmishers", "limited_skirmishers", _I, Entry.YES_NO,
+               "Y: Limited Skirmishers (optional rule): Skirmish Fire only at 1 Box Range "
+               "(run fire --skirmish)", width=10, since=_FIGHTING),
     ),
 )  # fmt: skip
 
@@ -398,7 +412,7 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
 
 
 #: The Units' qualities that change Fire or an Assault (template version 5).
-_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.ASSAULT_QUALITIES)
+_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.ASSAULT_QUALITIES, *se.SKIRMISH_QUALITIES)
 
 
 #: The fields the rules name when they refuse a row's value (the header is named instead).
@@ -804,15 +818,20 @@ def _fighting_qualities(ledger: HitsLedger, unit: str) -> frozenset[str]:
     Medium Battery that is not Guns is refused naming the row ("These Guns hit on a 4+")."""
     has = ledger.fighting.get(unit, frozenset())
     of_type = ledger.types[unit]
-    if "medium_battery" in has and not se.unit_type(str(of_type)).attrs.get("artillery"):
-        things = ledger.tables.things
+    things = ledger.tables.things
+
+    def refuse(field: str, why: str, expected: str) -> CellValueError:
         index = things.index[things["Unit"] == unit][0]
-        raise CellValueError(
-            f"unit {unit!r} is {of_type}: Medium Battery is Guns' (\"These Guns hit on a 4+ "
-            "instead of a 3+\")", column=UNITS.header("medium_battery"), value="Y",
-            expected="N, or a unit of type Foot Artillery or Horse Artillery",
-            **where_of(things, index),
-        )  # fmt: skip
+        return CellValueError(f"unit {unit!r}: {why}", column=UNITS.header(field), value="Y",
+                              expected=expected, **where_of(things, index))  # fmt: skip
+
+    if "medium_battery" in has and not se.unit_type(str(of_type)).attrs.get("artillery"):
+        raise refuse("medium_battery", f"Medium Battery is Guns' (\"These Guns hit on a 4+ "
+                     f"instead of a 3+\"), and it is {of_type}",
+                     "N, or a unit of type Foot Artillery or Horse Artillery")  # fmt: skip
+    if set(se.SKIRMISH_QUALITIES) <= has:
+        raise refuse("limited_skirmishers", "Light Rifles skirmish at 3 Boxes, Limited "
+                     "Skirmishers only at 1: not both", "N where Light Rifles is Y")  # fmt: skip
     return has
 
 
@@ -876,6 +895,9 @@ def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
                "in cover, flank or rear (its formations, an unused Order and Lights it reads "
                "from the Turns and Units; medium battery, low supplies from the Units, typed "
                "only in a ledger older than template version 5)"),
+        Option("skirmish", bool, help="Y: Skirmish Fire, one unmodified d6 for a 4+ at 2 Boxes "
+               "(the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes, a miss "
+               "re-rolled)"),
         *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
@@ -887,16 +909,19 @@ def fire(
     target: str,
     range: float,
     conditions: str | None = None,
+    skirmish: bool = False,
     crossed: int | None = None,
     into_impassible: bool = False,
 ) -> OperationResult:
     """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent),
     its Medium Battery and Low Supplies (the Units) and the target's type, with the
     conditions typed; "Hits are inflicted by rolling the final modified number of d6"; the
-    Hits go on the target's row this turn. "Units that take 3+ Hits from one Fire Action
-    immediately retreat 1 Box, as in Assaults": with --crossed or --into-impassible, what
-    that retreat met (applied only where the throw made a Withdraw!; otherwise the detail
-    says they were not needed).
+    Hits go on the target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
+    a 4+" at "2 Box Range" (the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes and
+    "the Unit may re-roll a miss with its Skirmish Dice", thrown by the ledger). "Units that
+    take 3+ Hits from one Fire Action immediately retreat 1 Box, as in Assaults": with
+    --crossed or --into-impassible, what that retreat met (applied only where the throw made
+    a Withdraw!; otherwise the detail says they were not needed).
 
     Example: battle-ledger run fire ledger.xlsx --unit "1er Léger" --target "Kempt's Light Battalion" --range 1 --seed 7
     """  # noqa: E501
@@ -914,20 +939,21 @@ def fire(
                                                    ", medium battery, low supplies"),
     )  # fmt: skip
     qualities = _fighting_qualities(ledger, firer)
-    if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
-        raise CommandError(
-            f"{firer} rolls no dice at this range: out of range",
-            column="--range",
-            value=range,
-            expected="a range it fires at",
-        )
     mine, theirs = _now(ledger, firer), _now(ledger, aimed)
-    order = yes_no(mine.get("Unused Order"), "Unused Order")
-    derived = se.held_fire_conditions(
-        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation"), qualities
-    )
-    used = ", ".join([*derived, *typed])
-    shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
+    if skirmish:
+        shot, used = _skirmish(book, ledger, firer, range, typed, qualities, version, rng)
+        order = False
+    else:
+        if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
+            raise CommandError(f"{firer} rolls no dice at this range: out of range",
+                               column="--range", value=range,
+                               expected="a range it fires at")  # fmt: skip
+        order = yes_no(mine.get("Unused Order"), "Unused Order")
+        derived = se.held_fire_conditions(mine.get("Formation"), order,
+                                          str(ledger.types[aimed]), theirs.get("Formation"),
+                                          qualities)  # fmt: skip
+        used = ", ".join([*derived, *typed])
+        shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
     most = max(cell_count(theirs["Most from one fire"]), shot.hits)
     cells = {"Fire hits": cell_count(theirs["Fire hits"]) + shot.hits, "Most from one fire": most}
     new = turn_row(ledger.current_turn, ledger.sides[aimed], aimed)
@@ -936,9 +962,10 @@ def fire(
         row = turn_row(ledger.current_turn, ledger.sides[firer], firer)
         record_inputs(book, KIND, read_hits(book), firer, {"Unused Order": "N"}, row,
                       compute_turns)  # fmt: skip
-    detail = (f"{firer} fires at {aimed} ({range:g} boxes; {used or 'no conditions'}): "
-              f"{shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}, {shot.target_number}+: "
-              f"{shot.hits} Hits")  # fmt: skip
+    again = f", a miss re-rolled: {', '.join(map(str, shot.rerolls))}" if shot.rerolls else ""
+    detail = (f"{firer} {'Skirmish Fires' if skirmish else 'fires'} at {aimed} ({range:g} boxes; "
+              f"{used or 'no conditions'}): {shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}"
+              f"{again}, {shot.target_number}+: {shot.hits} Hits")  # fmt: skip
     withdraw = out["Withdraw!"] == "Y" and se.must_withdraw(shot.hits)
     retreat: dict[str, Any] | None = None
     if withdraw:
@@ -950,13 +977,52 @@ def fire(
         detail += "; no Withdraw!, no retreat: --crossed and --into-impassible not needed"
     if out["Status"] == REMOVED:
         detail += f"; {aimed} removed"
-    book.log("fire", detail, turn=ledger.current_turn, dice=",".join(map(str, shot.rolls)))
+    thrown = ",".join(map(str, (*shot.rolls, *shot.rerolls)))
+    book.log("fire", detail, turn=ledger.current_turn, dice=thrown)
     return OperationResult(detail, {"turn": ledger.current_turn, "unit": firer, "target": aimed,
                                     "conditions": used, "dice": shot.dice,
                                     "rolls": list(shot.rolls), "target_number": shot.target_number,
                                     "hits": shot.hits, "order_spent": order,
                                     "withdraw": withdraw, "status": out["Status"],
-                                    "retreat": retreat})  # fmt: skip
+                                    "retreat": retreat, "skirmish": skirmish,
+                                    "rerolls": list(shot.rerolls)})  # fmt: skip
+
+
+def _skirmish(
+    book: Book,
+    ledger: HitsLedger,
+    firer: str,
+    range: float,
+    typed: list[str],
+    qualities: frozenset[str],
+    version: int,
+    rng: random.Random,
+) -> tuple[se.FireResult, str]:
+    """``firer``'s Skirmish Fire at ``range``, of its ``qualities`` (Light Rifles, Limited
+    Skirmishers; Low Supplies: "Fires with a Target Number one worse"), and the conditions
+    it used. Refused: conditions typed ("one unmodified d6"), out of its range, and in a
+    ledger before version 5 (which cannot say which units have the qualities that change
+    it)."""
+    if version < _FIGHTING:
+        raise OlderLedgerError(
+            older_ledger(version, "Skirmish Fire (Light Rifles, Limited Skirmishers on the Units)",
+                         _FIGHTING), file=book.name, table=UNITS.name, column="--skirmish",
+            value="Y", expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
+        )  # fmt: skip
+    if typed:
+        raise CommandError("Skirmish Fire \"gets one unmodified d6\": no conditions",
+                           column="--conditions", value=", ".join(typed),
+                           expected="none with --skirmish")  # fmt: skip
+    longest = se.skirmish_range(qualities)
+    if range > longest:
+        raise CommandError(f"{firer} Skirmish Fires at {longest:g} Boxes at most: out of range",
+                           column="--range", value=range,
+                           expected=f"1 to {longest:g}")  # fmt: skip
+    used = ", ".join(c for f, c in se.FIRE_QUALITIES.items() if f in qualities)
+    shot = se.skirmish_fire(str(ledger.types[firer]), range, lambda: rng.randint(1, 6), used,
+                            qualities)  # fmt: skip
+    named = [UNITS.header(f) for f in se.SKIRMISH_QUALITIES if f in qualities]
+    return shot, ", ".join([*named, *([used] if used else [])])
 
 
 def _record_assault_hits(
