@@ -913,9 +913,10 @@ def fire(
     crossed: int | None = None,
     into_impassible: bool = False,
 ) -> OperationResult:
-    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent),
-    its Medium Battery and Low Supplies (the Units) and the target's type, with the
-    conditions typed; "Hits are inflicted by rolling the final modified number of d6"; the
+    """A Fire Action (or Skirmish Fire) thrown by the ledger, its Hits on the target's row.
+
+    The dice from the units' Formation, the firer's Unused Order (spent), its Medium
+    Battery and Low Supplies (the Units) and the target's type, with the conditions typed; "Hits are inflicted by rolling the final modified number of d6"; the
     Hits go on the target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
     a 4+" at "2 Box Range" (the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes and
     "the Unit may re-roll a miss with its Skirmish Dice", thrown by the ledger). "Units that
