@@ -806,8 +806,8 @@ def _two_units(
 #: What a retreat met, the umpire's to say from the table (the ledger holds no positions):
 #: run fire (a Withdraw!) and run assault (the loser) take them.
 _RETREAT_OPTIONS = (
-    Option("crossed", int, low=0, help="the Units and terrain the retreat's path crosses: "
-           "\"it takes a Hit for each one\" (on its row this turn)"),
+    Option("crossed", int, low=0, help="the Units and terrain the retreat crosses: \"it "
+           "takes a Hit for each one\" (on its row this turn)"),
     Option("into_impassible", bool, help="Y: the retreat ends in impassible terrain: \"it is "
            "eliminated\" (Removed: impassible terrain)"),
 )  # fmt: skip
@@ -852,7 +852,7 @@ def _retreat(
     detail adds."""
     retreat = {"unit": unit, "boxes": boxes, "crossed": crossed or 0, "crossed_hits": 0,
                "into_impassible": into_impassible}  # fmt: skip
-    if crossed is None and not into_impassible:
+    if not crossed and not into_impassible:  # nothing met: nothing to write
         return retreat, out, ""
     if out["Status"] == REMOVED:  # its Hits reached its SP already: nothing left to retreat
         return retreat, out, (f"; {unit} is removed: --crossed and --into-impassible not "
@@ -894,7 +894,7 @@ def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
         Option("conditions", str, help="conditions not held in the Turns or Units: target "
                "in cover, flank or rear (its formations, an unused Order and Lights it reads "
                "from the Turns and Units; medium battery, low supplies from the Units, typed "
-               "only in a ledger older than template version 5)"),
+               "only before template version 5)"),
         Option("skirmish", bool, help="Y: Skirmish Fire, one unmodified d6 for a 4+ at 2 Boxes "
                "(the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes, a miss "
                "re-rolled)"),
@@ -1072,7 +1072,7 @@ def _record_assault_hits(
                "defender in cover or uphill, flank or rear (the charge, Lights, Heavy "
                "Cavalry, the formations and the defender's unused Order it reads from the Units "
                "and Turns; resolute from the defender's Resolute/Steady on the Units, typed only "
-               "in a ledger older than template version 5)"),
+               "before template version 5)"),
         *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
