@@ -381,9 +381,14 @@ class HitsLedger(LedgerState):
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
     qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
-    # each unit's qualities that change Fire or an Assault (fields of FIRE_QUALITIES and
-    # ASSAULT_QUALITIES held Y on the Units; none in a ledger before version 5)
+    # each unit's qualities that change Fire, Skirmish Fire or an Assault (fields of
+    # FIRE_QUALITIES, SKIRMISH_QUALITIES, ASSAULT_QUALITIES held Y on the Units; none in a
+    # ledger before version 5)
     fighting: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+#: The Units' qualities that change Fire, Skirmish Fire or an Assault (template version 5).
+_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.SKIRMISH_QUALITIES, *se.ASSAULT_QUALITIES)
 
 
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
@@ -409,10 +414,6 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
                                     if bool(row[UNITS.header(f)]))  # fmt: skip
         fighting[name] = frozenset(f for f in _FIGHTING_QUALITIES if bool(row[UNITS.header(f)]))
     return HitsLedger(tables, strengths, sides, types, qualities, fighting)
-
-
-#: The Units' qualities that change Fire or an Assault (template version 5).
-_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.ASSAULT_QUALITIES, *se.SKIRMISH_QUALITIES)
 
 
 #: The fields the rules name when they refuse a row's value (the header is named instead).
@@ -814,8 +815,9 @@ _RETREAT_OPTIONS = (
 
 
 def _fighting_qualities(ledger: HitsLedger, unit: str) -> frozenset[str]:
-    """``unit``'s qualities that change Fire or an Assault, as its Units row holds them; a
-    Medium Battery that is not Guns is refused naming the row ("These Guns hit on a 4+")."""
+    """``unit``'s qualities that change Fire, Skirmish Fire or an Assault, as its Units row
+    holds them; a Medium Battery that is not Guns ("These Guns hit on a 4+"), and Light
+    Rifles with Limited Skirmishers (3 Boxes, "only ... at 1 Box"), refused naming the row."""
     has = ledger.fighting.get(unit, frozenset())
     of_type = ledger.types[unit]
     things = ledger.tables.things
@@ -862,8 +864,7 @@ def _retreat(
     cells = {TURNS.header("removed"): se.IMPASSIBLE_TERRAIN} if into_impassible else {}
     scored = se.retreat_hits(crossed or 0)
     room = ledger.strengths[unit] - cell_count(out["Hits"])
-    taken, out = _record_assault_hits(book, unit, cells, cell_count(now[column]), scored, room,
-                                      column)  # fmt: skip
+    taken, out = _put_hits(book, unit, cells, cell_count(now[column]), scored, room, column)
     retreat["crossed_hits"] = taken
     said = ""
     if crossed:
@@ -916,8 +917,9 @@ def fire(
     """A Fire Action (or Skirmish Fire) thrown by the ledger, its Hits on the target's row.
 
     The dice from the units' Formation, the firer's Unused Order (spent), its Medium
-    Battery and Low Supplies (the Units) and the target's type, with the conditions typed; "Hits are inflicted by rolling the final modified number of d6"; the
-    Hits go on the target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
+    Battery and Low Supplies (the Units) and the target's type, with the conditions typed;
+    "Hits are inflicted by rolling the final modified number of d6"; the Hits go on the
+    target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
     a 4+" at "2 Box Range" (the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes and
     "the Unit may re-roll a miss with its Skirmish Dice", thrown by the ledger). "Units that
     take 3+ Hits from one Fire Action immediately retreat 1 Box, as in Assaults": with
@@ -1026,7 +1028,7 @@ def _skirmish(
     return shot, ", ".join([*named, *([used] if used else [])])
 
 
-def _record_assault_hits(
+def _put_hits(
     book: Book,
     unit: str,
     cells: Mapping[str, Any],
@@ -1161,8 +1163,7 @@ def assault(
         outs = {}
         for u in (defender, attacker):
             before = cell_count((theirs if u == defender else mine)["Assault hits"])
-            taken[u], outs[u] = _record_assault_hits(book, u, cells[u], before, scored[u],
-                                                     left[u])  # fmt: skip
+            taken[u], outs[u] = _put_hits(book, u, cells[u], before, scored[u], left[u])
             status[u] = outs[u]["Status"]
         loser = attacker if action.result.loser == "attacker" else defender
         throws = "; ".join(
