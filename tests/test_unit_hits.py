@@ -974,7 +974,12 @@ def test_a_quality_the_ledger_holds_typed_as_a_condition_is_refused(
 def test_a_quality_its_unit_cannot_have_is_refused_naming_the_units_row(
     unit: str, quality: set[str], column: str, tmp_path: Path
 ) -> None:
+    """ "These Guns hit on a 4+": Medium Battery on Infantry; Light Rifles' "3 Box range"
+    with Limited Skirmishers' "only ... at 1 Box Range": check names the Units row and
+    column, and run fire refuses (exit 1), the file unchanged."""
     path = _fighters(tmp_path, {unit: quality})
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    assert "table tbl_Units, row " in str(problem) and f"column {column}" in str(problem)
     before = path.read_bytes()
     args = ["--unit", unit, "--target", "1er Léger", "--range", "1", "--seed", "1"]
     result = CliRunner().invoke(cli, ["run", "fire", str(path), *args, "--skirmish"])

@@ -1224,5 +1224,16 @@ def where_we_stand(book: Book) -> OperationResult:
 
 @checker(KIND.name)
 def check_hits(book: Book) -> list[BattleLedgerError | str]:
-    """Problems: unknown units or types, gaps in the turns, more Hits than SP."""
-    return problems_computing(KIND, book)
+    """Problems: unknown units or types, gaps in the turns, more Hits than SP; a quality a
+    unit cannot have (Medium Battery not Guns, Light Rifles with Limited Skirmishers)."""
+    problems = problems_computing(KIND, book)
+    if problems:
+        return problems
+    ledger = read_hits(book)
+    found: list[BattleLedgerError | str] = []
+    for unit in ledger.strengths:
+        try:
+            _fighting_qualities(ledger, unit)
+        except CellValueError as exc:
+            found.append(exc)
+    return found
