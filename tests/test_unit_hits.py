@@ -1292,6 +1292,88 @@ def test_a_version_4_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     _hits_sheet_as_the_rules(path, tmp_path)
 
 
+# -- run qualities: a unit's qualities typed by a command ------------------------------------
+
+
+def test_run_qualities_sets_what_the_rally_and_the_assault_read(tmp_path: Path) -> None:
+    """ "Stubborn. The Unit receives a +1 to the Rally d6"; "Resolute/Steady. The Unit
+    receives a Bonus 1d6 during Assault Resolution when Assaulted.": set by `run qualities`
+    (only those given change), held Y on the Units, read by the Rally and the Assault as
+    when the order of battle gives them."""
+    path = _fighters(tmp_path, {"Kempt's Lights": {"guard"}})
+    done = run_on_file(path, "qualities", unit="Kempt's Lights", stubborn=True)
+    assert {f for f, v in done.details.items() if v is True} == {"guard", "stubborn"}
+    run_on_file(path, "qualities", unit="78th", resolute=True)
+    units = _hits_by_unit(path)
+    assert (units["Kempt's Lights"]["stubborn"], units["Kempt's Lights"]["guard"]) == (True, True)
+    assert units["78th"]["resolute"] and not units["78th"]["stubborn"]
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, "tbl_Units", Unit="78th")
+    assert table_cell(wb, "tbl_Units", "Resolute/Steady", row).value == "Y"
+    held = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=3).details
+    assert held["defender"]["dice"] == se.assault_dice("Infantry", 7, "defender", "resolute")
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="3", most_from_one_fire="1")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="2")
+    regained = int(SE_RALLY(2, "stubborn, guard", 3)[0][0])
+    assert regained > 0 and _hits_by_unit(path)["Kempt's Lights"]["hits"] == 3 - regained
+
+
+@pytest.mark.parametrize(
+    ("unit", "given", "option"),
+    [("78th", {"medium_battery": True}, "--medium-battery"),  # "These Guns"
+     ("Voltigeurs", {"light_rifles": True, "limited_skirmishers": True}, "--limited-skirmishers")],
+)  # fmt: skip
+def test_run_qualities_refuses_a_quality_its_unit_cannot_have(
+    unit: str, given: dict[str, bool], option: str, tmp_path: Path
+) -> None:
+    path = _fighters(tmp_path, {})
+    before = path.read_bytes()
+    args = [a for f in given for a in ("--" + f.replace("_", "-"), "Y")]
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", unit, *args])
+    assert result.exit_code == 2 and f"column {option}" in result.output, result.output
+    assert path.read_bytes() == before
+
+
+def test_run_qualities_refuses_a_change_the_turns_played_cannot_hold(tmp_path: Path) -> None:
+    """The Rally is read again before anything is written: Stubborn Lights at 4 Hits of 5
+    rally a 3 (3 + 1, one Hit back) and then take 2 from fire, 5; without Stubborn the 3
+    takes nothing back and the fire's Hits would be 6 of 5: refused, the file unchanged."""
+    path = _fighters(tmp_path, {"Kempt's Lights": {"stubborn"}})
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="3", fire_hits="2",
+                most_from_one_fire="2")  # fmt: skip
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", "Kempt's Lights",
+                                      "--stubborn", "N"])  # fmt: skip
+    assert result.exit_code == 1 and "more Hits than the unit's Strength Points" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["--resolute", "--medium-battery", "--low-supplies",
+                                    "--light-rifles", "--limited-skirmishers"])  # fmt: skip
+def test_run_qualities_on_a_version_4_ledger_refuses_the_version_5_ones(
+    option: str, tmp_path: Path
+) -> None:
+    """A version 4 ledger holds Stubborn and Guard only: the qualities of version 5 are
+    refused there (OlderLedgerError, exit 2, naming the option), the file unchanged;
+    Stubborn is set as before."""
+    path = _hits_v4(tmp_path)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", "Royal Artillery",
+                                      option, "Y"])  # fmt: skip
+    assert result.exit_code == 2 and "this ledger is older (template version 4)" in result.output
+    assert f"column {option}" in result.output
+    assert path.read_bytes() == before
+    with pytest.raises(OlderLedgerError):
+        run_on_file(
+            path, "qualities", unit="Royal Artillery", **{option[2:].replace("-", "_"): True}
+        )
+    run_on_file(path, "qualities", unit="20th Foot (Ross)", stubborn=True)
+    assert _hits_by_unit(path)["20th Foot (Ross)"]["stubborn"]
+
+
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------
 
 HITS_V3 = Path(__file__).parent / "fixtures" / "unit-hits-v3.xlsx"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -102,6 +102,7 @@ __all__ = [
     "end_turn",
     "fire",
     "initiative",
+    "qualities",
     "read_hits",
     "record",
     "standings",
@@ -1203,6 +1204,52 @@ def assault(
         "retreat_boxes": None if result is None else result.retreat_boxes,
         "removed": action.removed, "retreat": retreat,
     })  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "qualities",
+    options=(
+        Option("unit", str, required=True, thing=True, help="the unit, as on the Units sheet"),
+        *(Option.of(UNITS.column(f)) for f in se.UNIT_QUALITIES),
+    ),
+)
+def qualities(book: Book, *, unit: str, **given: bool) -> OperationResult:
+    """Say which of the optional rules' qualities a unit has for the battle (its Y/N on the
+    Units): only those given change. An order of battle's quality gives one; this sets
+    the rest, or corrects them.
+
+    Example: battle-ledger run qualities ledger.xlsx --unit "1er Léger" --resolute Y --low-supplies Y
+    """  # noqa: E501
+    if not given:
+        raise nothing_to_record("--stubborn, --guard, --resolute, --light-rifles, ...")
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, UNITS, given, version)
+    name = find_thing(book, KIND, ledger.strengths, unit)
+    has = {f for f in se.UNIT_QUALITIES if f in ledger.fighting.get(name, ())
+           or se.UNIT_QUALITIES[f] in ledger.qualities[name]}  # fmt: skip
+    has = (has - {f for f, v in given.items() if not v}) | {f for f, v in given.items() if v}
+    trial = replace(
+        ledger,
+        qualities={**ledger.qualities, name: frozenset(c for f, c in se.RALLY_QUALITIES.items()
+                                                       if f in has)},
+        fighting={**ledger.fighting, name: frozenset(f for f in _FIGHTING_QUALITIES if f in has)},
+    )  # fmt: skip
+    try:
+        _fighting_qualities(trial, name)
+    except CellValueError as exc:
+        field = next(f for f in se.UNIT_QUALITIES if UNITS.header(f) == exc.column)
+        raise CommandError(exc.message, column="--" + field.replace("_", "-"), value="Y",
+                           expected=exc.expected) from None  # fmt: skip
+    compute_turns(trial)  # the Rally read again: a refusal writes nothing
+    things = ledger.tables.things
+    index = things.index[things["Unit"] == name][0]
+    cells = {UNITS.header(f): "Y" if v else "N" for f, v in given.items()}
+    book.write_cells(UNITS.name, pd.DataFrame(cells, index=[index]))
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    book.log("qualities", detail, turn=ledger.current_turn)
+    return OperationResult(detail, {"unit": name, **{f: f in has for f in se.UNIT_QUALITIES}})
 
 
 @report(KIND.name)
