@@ -96,8 +96,8 @@ RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "gener
 #: The optional rules' qualities a unit has for all the battle (the ledger's Units) and the
 #: Rally condition each names: "Stubborn. The Unit receives a +1 to the Rally d6 even if not
 #: in Cover or having a General attached."; "Guard. The Unit gets a +1 to Rally. This may be
-#: in addition to the +1 for Cover or the General attached." The other qualities change
-#: fire and assault dice or Target Numbers, which the ledger does not throw.
+#: in addition to the +1 for Cover or the General attached." The qualities that change Fire,
+#: Skirmish Fire and an Assault follow.
 RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
 #: The optional rules' qualities that change a unit's Fire (its ``fire_conditions`` id, as a
 #: firer): "Medium Battery. These Guns hit on a 4+ instead of a 3+"; "Low Supplies. The Unit
