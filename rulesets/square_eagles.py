@@ -28,6 +28,8 @@ from battle_ledger.rulesets.model import Ruleset, Term
 
 __all__ = [
     "ASSAULTED_GUNS",
+    "ASSAULT_QUALITIES",
+    "FIRE_QUALITIES",
     "FORMATIONS",
     "HELD_ASSAULT_CONDITIONS",
     "HELD_FIRE_CONDITIONS",
@@ -39,6 +41,8 @@ __all__ = [
     "REACTING",
     "REMOVED_AT_ONCE",
     "RULESET_ID",
+    "SKIRMISH_QUALITIES",
+    "UNIT_QUALITIES",
     "AssaultAction",
     "AssaultResult",
     "FireResult",
@@ -74,10 +78,14 @@ __all__ = [
     "rally_odds",
     "rally_result",
     "removed_at_once",
+    "retreat_hits",
     "ruleset",
+    "skirmish_fire",
+    "skirmish_range",
     "strength_bounds",
     "strength_points",
     "unit_type",
+    "withdraw_boxes",
 ]
 
 RULESET_ID = "square-eagles"
@@ -88,9 +96,28 @@ RALLY_ANSWERS: dict[str, str] = {"in_cover": "cover", "general_attached": "gener
 #: The optional rules' qualities a unit has for all the battle (the ledger's Units) and the
 #: Rally condition each names: "Stubborn. The Unit receives a +1 to the Rally d6 even if not
 #: in Cover or having a General attached."; "Guard. The Unit gets a +1 to Rally. This may be
-#: in addition to the +1 for Cover or the General attached." The other qualities change
-#: fire and assault dice or Target Numbers, which the ledger does not throw.
+#: in addition to the +1 for Cover or the General attached." The qualities that change Fire,
+#: Skirmish Fire and an Assault follow.
 RALLY_QUALITIES: dict[str, str] = {"stubborn": "stubborn", "guard": "guard"}
+#: The optional rules' qualities that change a unit's Fire (its ``fire_conditions`` id, as a
+#: firer): "Medium Battery. These Guns hit on a 4+ instead of a 3+"; "Low Supplies. The Unit
+#: Fires with a Target Number one worse." ("Horse Gun Batteries ... Count as Medium
+#: Artillery, maximum range 4 boxes" is the unit type Horse Artillery.)
+FIRE_QUALITIES: dict[str, str] = {"medium_battery": "medium battery",
+                                  "low_supplies": "low supplies"}  # fmt: skip
+#: The optional rules' qualities that change an Assault on a unit (its ``melee_conditions``
+#: id, as the defender): "Resolute/Steady. The Unit receives a Bonus 1d6 during Assault
+#: Resolution when Assaulted."
+ASSAULT_QUALITIES: dict[str, str] = {"resolute": "resolute"}
+#: The optional rules' qualities that change a unit's Skirmish Fire (the ``grades`` id):
+#: "Light Rifles. 3 Box range; the Unit may re-roll a miss with its Skirmish Dice.";
+#: "Limited Skirmishers. The Unit may only Skirmish Fire at 1 Box Range."
+SKIRMISH_QUALITIES: dict[str, str] = {"light_rifles": "light rifles",
+                                      "limited_skirmishers": "limited skirmishers"}  # fmt: skip
+#: Every quality a Hits ledger holds on its Units, by field: the id of the ``grades`` term
+#: an order of battle gives it by.
+UNIT_QUALITIES: dict[str, str] = {**RALLY_QUALITIES, **FIRE_QUALITIES, **ASSAULT_QUALITIES,
+                                  **SKIRMISH_QUALITIES}  # fmt: skip
 #: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
 #: ``formations``), as a ledger offers them.
 FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
@@ -434,11 +461,13 @@ def held_fire_conditions(
     unused_order: bool,
     target_type: str,
     target_formation: str | None,
+    qualities: Collection[str] = (),
 ) -> tuple[str, ...]:
     """The fire conditions (``fire_conditions`` ids) the units' states give: "Infantry in
     Column or Square shooting at 1 Box range 2d6", "Artillery shooting at Column or Square
     +1 d6" (a Square: "target square", which no flank fire reaches), "+1 d6 for unused
-    Order marker", "-1 d6 shooting at Lights"."""
+    Order marker", "-1 d6 shooting at Lights"; and the firer's ``qualities`` (fields of
+    ``FIRE_QUALITIES``: Medium Battery, Low Supplies)."""
     found = []
     if firer_formation is not None and formation_term(firer_formation).id != "line":
         found.append("firer column or square")
@@ -453,6 +482,7 @@ def held_fire_conditions(
         found.append("unused order")
     if unit_type(target_type).id == "lights":
         found.append("target lights")
+    found += [c for f, c in FIRE_QUALITIES.items() if f in qualities]
     return tuple(found)
 
 
@@ -470,6 +500,7 @@ class FireResult:
     target_number: int
     rolls: tuple[int, ...]
     hits: int
+    rerolls: tuple[int, ...] = ()  # Light Rifles: each miss of ``rolls`` thrown again
 
 
 def fire_action(
@@ -480,6 +511,52 @@ def fire_action(
     Numbers"; ``roll()`` throws one d6."""
     return FireResult(*_throw(fire_dice(unit, range_boxes, conditions),
                               fire_target(unit, conditions), roll))  # fmt: skip
+
+
+def skirmish_range(qualities: Collection[str] = ()) -> float:
+    """The longest range (boxes) of a unit's Skirmish Fire: "2 Box Range"; a unit of
+    ``qualities`` (fields of ``SKIRMISH_QUALITIES``) Limited Skirmishers "only ... at 1 Box
+    Range", Light Rifles "3 Box range". A unit is not both (one range or the other)."""
+    rules = ruleset()
+    has = [f for f in SKIRMISH_QUALITIES if f in qualities]
+    if len(has) > 1:
+        raise InvalidArgumentError(
+            "a unit is Light Rifles (3 Box range) or Limited Skirmishers (only 1 Box Range), "
+            "not both", column="qualities", value=", ".join(has), expected="one of them",
+        )  # fmt: skip
+    name = f"{has[0]}_range_boxes" if has else "range_boxes"
+    return float(rules.constant("skirmish_fire", name))
+
+
+def skirmish_fire(
+    unit: str,
+    range_boxes: float,
+    roll: Callable[[], int],
+    conditions: str = "",
+    qualities: Collection[str] = (),
+) -> FireResult:
+    """A unit of type ``unit`` Skirmish Fires at ``range_boxes``: "It has a 360° Arc, 2 Box
+    Range, and gets one unmodified d6 for a 4+" (``fire_target``'s skirmish number: Low
+    Supplies, in ``conditions``, makes it one worse); its ``qualities`` (fields of
+    ``SKIRMISH_QUALITIES``): Limited Skirmishers at 1 Box only; Light Rifles at 3 Boxes,
+    and "the Unit may re-roll a miss with its Skirmish Dice" (each miss thrown again, in
+    ``rerolls``). ``roll()`` throws one d6."""
+    rules = ruleset()
+    _firer(unit)
+    distance = _range_boxes(range_boxes)
+    longest = skirmish_range(qualities)
+    if distance > longest:
+        raise InvalidArgumentError(
+            "beyond its Skirmish Fire's range", column="range", value=range_boxes,
+            expected=f"1 to {longest:g} boxes",
+        )  # fmt: skip
+    dice = int(rules.constant("skirmish_fire", "dice"))
+    count, target, rolls, hits = _throw(dice, fire_target(unit, conditions, skirmish=True), roll)
+    again: tuple[int, ...] = ()
+    if "light_rifles" in qualities:
+        again = tuple(_die_roll(roll()) for r in rolls if r < target)
+        hits += sum(1 for r in again if r >= target)
+    return FireResult(count, target, rolls, hits, again)
 
 
 def _throw(
@@ -494,6 +571,20 @@ def _throw(
 def must_withdraw(hits: int) -> bool:
     """Withdraw!: 3 or more Hits from one Fire Action make a unit retreat 1 Box."""
     return whole_number(hits, "hits") >= int(ruleset().constant("withdraw", "hits"))
+
+
+def withdraw_boxes() -> int:
+    """The Boxes a Withdraw! retreats: "Units that take 3+ Hits from one Fire Action
+    immediately retreat 1 Box, as in Assaults"."""
+    return int(ruleset().constant("withdraw", "retreat_boxes"))
+
+
+def retreat_hits(crossed: int) -> int:
+    """The Hits a retreat (from an Assault, or a Withdraw!, "as in Assaults") takes for what
+    its path crosses: "If the retreating Unit's path crosses other Units, terrain etc, it
+    takes a Hit for each one." ``crossed``: the Units and terrain crossed."""
+    each = int(ruleset().constant("assault_results", "hits_per_unit_crossed"))
+    return whole_number(crossed, "crossed") * each
 
 
 # -- a unit's turn, as the casualty ledger keeps it -----------------------------------------
@@ -773,14 +864,16 @@ def held_assault_conditions(
     defender_type: str,
     defender_formation: str | None,
     defender_unused_order: bool,
+    defender_qualities: Collection[str] = (),
 ) -> tuple[str, ...]:
     """The Assault conditions (``melee_conditions`` ids) the units' states give: "+1 d6
     Cavalry/Heavy Cavalry assaulting (except vs square)", "+1 d6 Cavalry assaulting Lights",
     "Cavalry fighting Heavy cavalry lose 1d6 in melee", "A Unit with an unused Order may
     spend the Order to Defend ... OR get a bonus 1d6", "+1 d6 Infantry in column assaulting
     Infantry in Line or Square", "Squares ... get +2d6 when assaulted by Cavalry", a Square
-    "negate[s] Cavalry charge bonus", Lights have "NO flanks/rear". A blank formation is
-    Line ("Line: Standard effects")."""
+    "negate[s] Cavalry charge bonus", Lights have "NO flanks/rear"; the defender's
+    ``defender_qualities`` (fields of ``ASSAULT_QUALITIES``: Resolute/Steady, "a Bonus 1d6
+    ... when Assaulted"). A blank formation is Line ("Line: Standard effects")."""
     attacker, defender = unit_type(attacker_type).id, unit_type(defender_type).id
     mounted = ("cavalry", "heavy cavalry")
     shape = {"attacker": attacker_formation, "defender": defender_formation}
@@ -805,6 +898,7 @@ def held_assault_conditions(
         found.append("column vs infantry")
     if defender_unused_order:
         found.append("unused order")
+    found += [c for f, c in ASSAULT_QUALITIES.items() if f in defender_qualities]
     return tuple(found)
 
 

@@ -62,9 +62,10 @@ def units_of(oob: OrderOfBattle) -> list[tuple[str, str, str, int]]:
 
 
 def qualities_of(oob: OrderOfBattle) -> dict[str, frozenset[str]]:
-    """Each unit's qualities of the optional rules (``square_eagles.RALLY_QUALITIES``
+    """Each unit's qualities of the optional rules (``square_eagles.UNIT_QUALITIES``
     fields) as its order of battle gives them (its grade, or quality, column)."""
-    return {u.unit: frozenset(q for q in se.RALLY_QUALITIES if q == u.grade) for u in oob.units}
+    return {u.unit: frozenset(f for f, g in se.UNIT_QUALITIES.items() if g == u.grade)
+            for u in oob.units}  # fmt: skip
 
 
 def build_unit_hits(
@@ -78,7 +79,7 @@ def build_unit_hits(
 ) -> Workbook:
     """A new Hits ledger for Square Eagles, one row per unit (``oob``'s, or ``units``:
     (side, unit, type, SP)); ``blank_rows`` more to type. ``qualities``: by unit, its
-    qualities (``RALLY_QUALITIES`` fields, Y on the Units); by default ``oob``'s."""
+    qualities (``UNIT_QUALITIES`` fields, Y on the Units); by default ``oob``'s."""
     battle = settings.get("BattleName", "")
     given = list(units) if units is not None else (units_of(oob) if oob is not None else [])
     names = [u[1].strip().casefold() for u in given]
@@ -95,7 +96,7 @@ def build_unit_hits(
     has = dict(qualities_of(oob) if qualities is None and oob is not None else qualities or {})
     rows = [{"Side": s, "Unit": n, "Type": t, "Strength Points": sp,
              **{UNITS.header(f): "Y" if f in has.get(n, ()) else "N"
-                for f in se.RALLY_QUALITIES}}
+                for f in se.UNIT_QUALITIES}}
             for s, n, t, sp in given]  # fmt: skip
     ref = ledger_table(wb, UNITS, rows + [{} for _ in range(blank_rows)], unit_formulas,
                        bounds={})  # fmt: skip
@@ -117,9 +118,10 @@ def build_unit_hits(
                                                   modifiers))  # fmt: skip
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
-            "attached (Stubborn too; Guard one more); Removed: Assaulted Guns or impassible "
-            "terrain, at once; Initiative: its side acts first (its Rally before an Assault on "
-            "it).")  # fmt: skip
+            "attached (Stubborn too; Guard one more); on the Units, Resolute/Steady, Medium "
+            "Battery, Low Supplies for run assault and run fire; Removed: Assaulted Guns or "
+            "impassible terrain, at once; Initiative: its side acts first (its Rally before an "
+            "Assault on it).")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
                                          "turn_order", "withdraw", "strength_points",

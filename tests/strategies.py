@@ -356,6 +356,13 @@ def _hits_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
     if "Initiative" in turns and len(sides) == 2 and pick(0, 1):
         # the side with the Initiative this turn, now and then (its Rally before an Assault)
         found.append(("initiative", {"side": sides[pick(0, 1)]}))
+    units = list(ledger.strengths)
+    if units and pick(0, 2) == 0:
+        # a quality of Fire or Assault now and then (none changes the Rally these plan)
+        quality = ("resolute", "low_supplies", "light_rifles")[pick(0, 2)]
+        unit = units[pick(0, len(units) - 1)]
+        if version >= 5:
+            found.append(("qualities", {"unit": unit, quality: "Y"}))
     for unit in standings(ledger):
         if unit["status"] != IN_PLAY:
             continue

@@ -214,6 +214,10 @@ def _se_calls() -> list[Call]:
     calls += [lambda f=f: [_tried(se.fire_dice, f, r) for r in ranges] for f in firers]
     calls += [lambda f=f, r=r: [_tried(se.fire_dice, f, r, c) for c in pairs]
               for f in firers for r in (1, 3)]  # fmt: skip
+    # Skirmish Fire thrown from a fixed run of d6 (its dice, and Light Rifles' re-rolls).
+    rifles = ((), ("light_rifles",))
+    calls += [lambda q=q: se.skirmish_fire("Infantry", 1, iter([1, 2, 5, 6]).__next__,
+                                           qualities=q) for q in rifles]  # fmt: skip
     return calls
 
 

@@ -555,3 +555,71 @@ def test_assaulted_guns_throw_nothing_and_are_removed(guns: str) -> None:
     action = se.assault_action("cavalry", 5, guns, 5, "", lambda: pytest.fail("a die thrown"))
     assert (action.attacker, action.defender, action.result) == (None, None, None)
     assert action.removed == se.ASSAULTED_GUNS
+
+
+# -- the optional rules' qualities a Hits ledger holds, and a retreat -------------------------
+
+
+def test_the_qualities_give_their_conditions_to_their_side_only() -> None:
+    """ "Resolute/Steady. The Unit receives a Bonus 1d6 during Assault Resolution when
+    Assaulted." (the defender's); "Medium Battery. These Guns hit on a 4+ instead of a 3+";
+    "Low Supplies. The Unit Fires with a Target Number one worse." (the firer's): each
+    quality held gives its condition, and no other quality gives one."""
+    for field, condition in se.FIRE_QUALITIES.items():
+        assert condition in se.held_fire_conditions(None, False, "infantry", None, {field})
+    assert not set(se.held_fire_conditions(None, False, "infantry", None, {"resolute"})) & set(
+        se.FIRE_QUALITIES.values()
+    )
+    held = se.held_assault_conditions("infantry", None, "infantry", None, False, {"resolute"})
+    assert se.assault_dice("infantry", 6, "defender", ", ".join(held)) == 7
+    assert se.assault_dice("infantry", 6, "attacker", ", ".join(held)) == 6
+    assert se.fire_target("foot artillery", "medium battery") == 4
+    assert set(se.UNIT_QUALITIES.values()) <= {
+        t.id for t in se.ruleset().vocabulary("grades").terms
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    unit=st.sampled_from(_FIRERS),
+    rifles=st.booleans(),
+    supplies=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_skirmish_fire_is_one_unmodified_d6_and_light_rifles_re_roll_a_miss(
+    unit: str, rifles: bool, supplies: bool, seed: int
+) -> None:
+    """ "gets one unmodified d6 for a 4+" (Low Supplies "one worse"); Light Rifles "may
+    re-roll a miss with its Skirmish Dice": one re-roll per miss, the Hits those at the
+    Target Number; the same first die never scores fewer Hits with the re-roll."""
+    import random
+
+    conditions = "low supplies" if supplies else ""
+    qualities = {"light_rifles"} if rifles else set()
+    shots = []
+    for has in (set(), qualities):
+        rng = random.Random(seed)
+        shots.append(se.skirmish_fire(unit, 1, lambda rng=rng: rng.randint(1, 6), conditions, has))
+    plain, shot = shots
+    assert shot.dice == int(se.ruleset().constant("skirmish_fire", "dice")) == len(shot.rolls)
+    assert shot.target_number == se.fire_target(unit, conditions, skirmish=True)
+    misses = [r for r in shot.rolls if r < shot.target_number]
+    assert len(shot.rerolls) == (len(misses) if rifles else 0)
+    assert shot.hits == sum(r >= shot.target_number for r in (*shot.rolls, *shot.rerolls))
+    assert shot.rolls == plain.rolls and shot.hits >= plain.hits
+
+
+@pytest.mark.parametrize(
+    ("qualities", "refused_at"),
+    [((), 2.5), (("limited_skirmishers",), 1.5), (("light_rifles",), 3.5)],
+)
+def test_skirmish_fire_stops_at_its_range(qualities: tuple[str, ...], refused_at: float) -> None:
+    """ "2 Box Range"; Limited Skirmishers "only ... at 1 Box Range"; Light Rifles "3 Box
+    range": thrown up to the range, refused beyond it."""
+    longest = se.skirmish_range(qualities)
+    assert longest == refused_at - 0.5
+    assert se.skirmish_fire("lights", longest, lambda: 4, "", qualities).hits == 1
+    with pytest.raises(InvalidArgumentError, match="range"):
+        se.skirmish_fire("lights", refused_at, lambda: 4, "", qualities)
+    with pytest.raises(InvalidArgumentError, match="do not fire"):
+        se.skirmish_fire("cavalry", 1, lambda: 4, "", qualities)

@@ -247,7 +247,7 @@ def _named(unit: str) -> list[str]:
 def test_the_units_hold_stubborn_and_guard(tmp_path: Path) -> None:
     """Template version 4: Y/N columns Stubborn and Guard on the Units, reported per unit."""
     path = _qualities(tmp_path)
-    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    assert HeadlessBook(path, writable=False).meta().template_version >= 4
     units = _hits_by_unit(path)
     assert {u: (v["stubborn"], v["guard"]) for u, v in units.items()} == {
         u: ("Stubborn" in u, "Guard" in u) for _, u, _, _ in _QUALITIES
@@ -831,6 +831,547 @@ def test_libreoffice_agrees_after_an_assault(tmp_path: Path) -> None:
     run_on_file(path, "assault", unit="1er Léger", target="78th", seed=5)
     run_on_file(path, "assault", unit="Chasseurs", target="Royal Artillery", seed=5)
     _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- the optional rules' qualities that change Fire and an Assault (template version 5) --------
+
+_FIGHTERS = [("British", "78th", "Infantry", 7),
+             ("British", "Royal Artillery", "Foot Artillery", 5),
+             ("British", "Kempt's Lights", "Lights", 5), ("French", "1er Léger", "Infantry", 7),
+             ("French", "Chasseurs", "Cavalry", 5),
+             ("French", "Voltigeurs", "Lights", 5)]  # fmt: skip
+
+
+def _fighters(tmp_path: Path, qualities: dict[str, set[str]], name: str = "q.xlsx") -> Path:
+    """Six units, with ``qualities`` (by unit, ``UNIT_QUALITIES`` fields) Y on the Units."""
+    path = tmp_path / name
+    save_workbook(build("casualty-brackets", "square-eagles", units=_FIGHTERS,
+                        qualities=qualities), path)  # fmt: skip
+    return path
+
+
+def test_an_order_of_battle_gives_a_unit_the_qualities_of_fire_and_assault(
+    tmp_path: Path,
+) -> None:
+    """The order of battle's quality names each of the optional rules' qualities the text
+    words ("Resolute/Steady", "Medium Battery", "Low Supplies", "Light Rifles", "Limited
+    Skirmishers"): each is Y on its unit's Units row (template version 5) and in report."""
+    from battle_ledger.sheets.oob import read_oob
+
+    given = {"78th": "Resolute/Steady", "Royal Artillery": "medium battery",
+             "1er Léger": "Low Supplies", "Kempt's Lights": "light rifles",
+             "Voltigeurs": "Limited Skirmishers"}  # fmt: skip
+    lines = {side: "".join(f"      - {{unit: {u}, type: {t}"
+                           + (f", quality: {given[u]}" if u in given else "") + "}\n"
+                           for s, u, t, _ in _FIGHTERS if s == side)
+             for side in ("British", "French")}  # fmt: skip
+    oob = tmp_path / "q.yaml"
+    oob.write_text("ruleset: square-eagles\ntitle: Q\nsides:\n"
+                   + "".join(f"  - side: {s}\n    units:\n{lines[s]}" for s in lines),
+                   encoding="utf-8")  # fmt: skip
+    path = tmp_path / "q.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", read_oob(oob)), path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    units = _hits_by_unit(path)
+    held = {u: {f for f in se.UNIT_QUALITIES if units[u][f]} for u in units}
+    named = {u: {f for f, g in se.UNIT_QUALITIES.items()
+                 if se.ruleset().term("grades", given[u]).id == g} if u in given else set()
+             for u in units}  # fmt: skip
+    assert held == named and all(len(held[u]) == 1 for u in given)
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, "tbl_Units", Unit="78th")
+    assert table_cell(wb, "tbl_Units", "Resolute/Steady", row).value == "Y"
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_resolute_gets_a_bonus_die_when_assaulted(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Resolute/Steady. The Unit receives a Bonus 1d6 during Assault
+    Resolution when Assaulted.": the 78th held Resolute on the Units throws one die more
+    when assaulted, as SE_ASSAULT_DICE counts with "resolute", and no more when it is the
+    Assaulter."""
+    plain = _fighters(tmp_path, {}, "plain.xlsx")
+    steady = _fighters(tmp_path, {"78th": {"resolute"}}, "steady.xlsx")
+    without, held = (run_on_file(p, "assault", unit="1er Léger", target="78th", seed=3).details
+                     for p in (plain, steady))  # fmt: skip
+    assert held["defender"]["dice"] == without["defender"]["dice"] + 1
+    assert held["defender"]["dice"] == se.assault_dice("Infantry", 7, "defender", "resolute")
+    assert "resolute" in held["conditions"] and "resolute" not in without["conditions"]
+    left = _hits_by_unit(steady)["78th"]["sp_left"]
+    attacking = run_on_file(steady, "assault", unit="78th", target="Chasseurs", seed=3).details
+    assert attacking["attacker"]["dice"] == se.assault_dice("Infantry", left, "attacker", "")
+
+
+@pytest.mark.parametrize(
+    ("unit", "quality", "condition"),
+    [("Royal Artillery", "medium_battery", "medium battery"),  # "hit on a 4+ instead of a 3+"
+     ("Royal Artillery", "low_supplies", "low supplies"),  # "a Target Number one worse"
+     ("78th", "low_supplies", "low supplies")],
+)  # fmt: skip
+def test_medium_battery_and_low_supplies_change_the_firers_target_number(
+    unit: str, quality: str, condition: str, tmp_path: Path
+) -> None:
+    """OPTIONAL RULES, "Medium Battery. These Guns hit on a 4+ instead of a 3+"; "Low
+    Supplies. The Unit Fires with a Target Number one worse.": held on the firer's Units
+    row, the Target Number of run fire is SE_TARGET's with the condition, not without; the
+    Hits are the dice at that number."""
+    plain = _fighters(tmp_path, {}, "plain.xlsx")
+    held = _fighters(tmp_path, {unit: {quality}}, "held.xlsx")
+    of_type = next(t for _, u, t, _ in _FIGHTERS if u == unit)
+    shots = [run_on_file(p, "fire", unit=unit, target="1er Léger", range="1", seed=2).details
+             for p in (plain, held)]  # fmt: skip
+    assert shots[0]["target_number"] == se.fire_target(of_type, "")
+    assert shots[1]["target_number"] == se.fire_target(of_type, condition)
+    assert shots[1]["target_number"] != shots[0]["target_number"]
+    assert shots[1]["hits"] == sum(r >= shots[1]["target_number"] for r in shots[1]["rolls"])
+    assert condition in shots[1]["conditions"]
+
+
+def test_horse_gun_batteries_are_the_horse_artillery_type(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Horse Gun Batteries may Maneuver and Fire. Count as Medium
+    Artillery, maximum range 4 boxes.": held by the Type (Horse Artillery; the order of
+    battle's "horse gun battery"): it fires at the Medium Battery's Target Number and
+    throws no dice beyond 4 boxes (refused, exit 2)."""
+    assert se.unit_type("horse gun battery").name == "Horse Artillery"
+    path = tmp_path / "horse.xlsx"
+    units = [*_FIGHTERS, ("British", "Horse Guns", "Horse Artillery", 5)]
+    save_workbook(build("casualty-brackets", "square-eagles", units=units), path)
+    shot = run_on_file(path, "fire", unit="Horse Guns", target="1er Léger", range="4", seed=1)
+    assert shot.details["target_number"] == se.fire_target("foot artillery", "medium battery")
+    before = path.read_bytes()
+    args = ["--unit", "Horse Guns", "--target", "1er Léger", "--range", "4.5", "--seed", "1"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
+    assert result.exit_code == 2 and "column --range" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("operation", "args", "condition"),
+    [("fire", ["--unit", "Royal Artillery", "--target", "1er Léger", "--range", "2"],
+      "medium battery"),
+     ("fire", ["--unit", "78th", "--target", "1er Léger", "--range", "1"], "low supplies"),
+     ("assault", ["--unit", "1er Léger", "--target", "78th"], "resolute")],
+)  # fmt: skip
+def test_a_quality_the_ledger_holds_typed_as_a_condition_is_refused(
+    operation: str, args: list[str], condition: str, tmp_path: Path
+) -> None:
+    """A version 5 ledger holds Medium Battery, Low Supplies and Resolute/Steady on the
+    Units: typed beside them as --conditions they are refused (exit 2, the file
+    unchanged), saying where they are held."""
+    path = _fighters(tmp_path, {})
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", operation, str(path), *args, "--seed", "1",
+                                      "--conditions", condition])  # fmt: skip
+    assert result.exit_code == 2 and "column --conditions" in result.output, result.output
+    assert "on the Units" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("unit", "quality", "column"),
+    [("78th", {"medium_battery"}, "Medium Battery"),  # "These Guns": Infantry is no Guns
+     ("Kempt's Lights", {"light_rifles", "limited_skirmishers"}, "Limited Skirmishers")],
+)  # fmt: skip
+def test_a_quality_its_unit_cannot_have_is_refused_naming_the_units_row(
+    unit: str, quality: set[str], column: str, tmp_path: Path
+) -> None:
+    """ "These Guns hit on a 4+": Medium Battery on Infantry; Light Rifles' "3 Box range"
+    with Limited Skirmishers' "only ... at 1 Box Range": check names the Units row and
+    column, and run fire refuses (exit 1), the file unchanged."""
+    path = _fighters(tmp_path, {unit: quality})
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    assert "table tbl_Units, row " in str(problem) and f"column {column}" in str(problem)
+    before = path.read_bytes()
+    args = ["--unit", unit, "--target", "1er Léger", "--range", "1", "--seed", "1"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args, "--skirmish"])
+    assert result.exit_code == 1 and f"column {column}" in result.output, result.output
+    assert "table tbl_Units" in result.output and "row " in result.output
+    assert path.read_bytes() == before
+
+
+def test_light_rifles_skirmish_at_3_boxes_and_re_roll_a_miss(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Light Rifles. 3 Box range; the Unit may re-roll a miss with its
+    Skirmish Dice.": Skirmish Fire ("one unmodified d6 for a 4+") at 3 boxes, each miss
+    thrown again by the ledger's dice, in the detail and --json's rerolls; the Hits are the
+    dice and the re-rolls at the Target Number. Plain Lights skirmish no further than "2
+    Box Range" (refused, exit 2)."""
+    path = _fighters(tmp_path, {"Kempt's Lights": {"light_rifles"}})
+    thrown = []
+    for seed in range(1, 40):
+        shot = run_on_file(path, "fire", unit="Kempt's Lights", target="1er Léger", range="3",
+                           skirmish=True, seed=seed, dry_run=True).details  # fmt: skip
+        thrown.append(shot)
+    target = se.fire_target("lights", "", skirmish=True)
+    for shot in thrown:
+        assert shot["skirmish"] and shot["dice"] == 1 and shot["target_number"] == target
+        misses = [r for r in shot["rolls"] if r < target]
+        assert len(shot["rerolls"]) == len(misses)
+        assert shot["hits"] == sum(r >= target for r in [*shot["rolls"], *shot["rerolls"]])
+    assert any(s["rerolls"] for s in thrown) and any(not s["rerolls"] for s in thrown)
+    seed = 1 + next(n for n, s in enumerate(thrown) if s["rerolls"])
+    done = run_on_file(path, "fire", unit="Kempt's Lights", target="1er Léger", range="3",
+                       skirmish=True, seed=seed)  # fmt: skip
+    assert "a miss re-rolled" in done.summary
+    assert _hits_by_unit(path)["1er Léger"]["hits"] == done.details["hits"]
+    before = path.read_bytes()
+    args = ["--unit", "Voltigeurs", "--target", "78th", "--range", "3", "--skirmish", "Y"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args, "--seed", "1"])
+    assert result.exit_code == 2 and "column --range" in result.output, result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("quality", ["limited_skirmishers", None])
+def test_limited_skirmishers_skirmish_only_at_1_box(quality: str | None, tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Limited Skirmishers. The Unit may only Skirmish Fire at 1 Box
+    Range.": at 2 boxes refused (exit 2, the file unchanged) where it is held, thrown where
+    it is not ("2 Box Range"); at 1 box thrown, with no re-roll."""
+    path = _fighters(tmp_path, {"Voltigeurs": {quality}} if quality else {})
+    before = path.read_bytes()
+    args = ["--unit", "Voltigeurs", "--target", "78th", "--range", "2", "--skirmish", "Y"]
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args, "--seed", "1"])
+    assert (result.exit_code == 2) == (quality is not None), result.output
+    assert (path.read_bytes() == before) == (quality is not None)
+    shot = run_on_file(path, "fire", unit="Voltigeurs", target="78th", range="1", skirmish=True,
+                       seed=1).details  # fmt: skip
+    assert shot["dice"] == 1 and shot["rerolls"] == []
+
+
+def test_skirmish_fire_takes_no_conditions_and_spends_no_order(tmp_path: Path) -> None:
+    """Skirmish Fire "gets one unmodified d6": conditions typed with it are refused (exit
+    2); an unused Order is not spent by it (it adds no die)."""
+    path = _fighters(tmp_path, {})
+    run_on_file(path, "record", unit="78th", ordered=True, unused_order=True)
+    before = path.read_bytes()
+    args = ["--unit", "78th", "--target", "1er Léger", "--range", "1", "--skirmish", "Y",
+            "--conditions", "flank"]  # fmt: skip
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args, "--seed", "1"])
+    assert result.exit_code == 2 and "column --conditions" in result.output
+    assert path.read_bytes() == before
+    shot = run_on_file(path, "fire", unit="78th", target="1er Léger", range="2", skirmish=True,
+                       seed=1).details  # fmt: skip
+    assert shot["dice"] == 1 and not shot["order_spent"]
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="78th")
+    assert table_cell(wb, TURNS.name, "Unused Order", row).value == "Y"
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_after_the_qualities(tmp_path: Path) -> None:
+    """The Hits run fire and run assault record from the held qualities (Medium Battery,
+    Low Supplies, Resolute, Light Rifles' re-roll), with Stubborn's Rally, are read by the
+    sheet's formulas as by report."""
+    path = _fighters(tmp_path, {"Royal Artillery": {"medium_battery"}, "78th": {"resolute",
+                                "stubborn"}, "1er Léger": {"low_supplies"},
+                                "Kempt's Lights": {"light_rifles"}})  # fmt: skip
+    run_on_file(path, "fire", unit="Royal Artillery", target="1er Léger", range="1", seed=4)
+    run_on_file(path, "fire", unit="1er Léger", target="78th", range="1", seed=4)
+    run_on_file(path, "fire", unit="Kempt's Lights", target="Voltigeurs", range="3",
+                skirmish=True, seed=4)  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="78th", rally_roll="3")
+    run_on_file(path, "assault", unit="Chasseurs", target="78th", seed=4)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- a retreat: from an Assault, and a Withdraw! after Fire ----------------------------------
+
+
+def test_an_assault_reports_who_retreats_and_how_far(tmp_path: Path) -> None:
+    """3.iv, "Assaults end with the loser retreating straight back from the enemy the Hit
+    difference in Boxes; – Assaulter loses Ties and retreats 1 Box.": over many throws the
+    detail and --json's retreat name the loser and the Boxes ``assault_result`` gives, a
+    tie among them."""
+    path = _fighters(tmp_path, {})
+    ties = 0
+    for seed in range(1, 30):
+        done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=seed,
+                           dry_run=True)  # fmt: skip
+        a, d = done.details["attacker"], done.details["defender"]
+        result = se.assault_result(a["hits"], d["hits"])
+        loser = (a if result.loser == "attacker" else d)["unit"]
+        assert done.details["retreat"]["unit"] == loser
+        assert done.details["retreat"]["boxes"] == result.retreat_boxes
+        assert f"{loser} loses and retreats {result.retreat_boxes} Box" in done.summary
+        ties += a["hits"] == d["hits"]
+    assert ties  # the Assaulter "loses Ties and retreats 1 Box" was thrown
+
+
+def _loser(path: Path, **given: object) -> tuple[int, dict[str, object]]:
+    """A seed whose Assault of the 78th by 1er Léger leaves the loser room for 2 more Hits,
+    and that Assault's details (dry run)."""
+    for seed in range(1, 60):
+        done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=seed,
+                           dry_run=True, **given).details  # fmt: skip
+        a, d = done["attacker"], done["defender"]
+        loser = a if done["loser"] == "attacker" else d
+        if loser["status"] == "in play" and loser["hits_taken"] <= 4:
+            return seed, done
+    raise AssertionError("no such throw")
+
+
+def test_a_retreat_takes_a_hit_for_each_unit_or_terrain_it_crosses(tmp_path: Path) -> None:
+    """3.iv, "If the retreating Unit's path crosses other Units, terrain etc, it takes a
+    Hit for each one.": --crossed 2 puts 2 more Hits on the loser's row this turn (Assault
+    hits), none on the winner's."""
+    path = _fighters(tmp_path, {})
+    seed, plain = _loser(path)
+    done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=seed,
+                       crossed=2).details  # fmt: skip
+    loser = done["retreat"]["unit"]
+    winner = "78th" if loser == "1er Léger" else "1er Léger"
+    assert done["retreat"]["crossed_hits"] == se.retreat_hits(2) == 2
+    units = _hits_by_unit(path)
+    side = {done["attacker"]["unit"]: "attacker", done["defender"]["unit"]: "defender"}
+    assert units[loser]["hits"] == plain[side[loser]]["hits_taken"] + 2
+    assert units[winner]["hits"] == plain[side[winner]]["hits_taken"]
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit=loser)
+    assert table_cell(wb, TURNS.name, "Assault hits", row).value == units[loser]["hits"]
+
+
+def test_a_retreat_into_impassible_terrain_eliminates_the_loser(tmp_path: Path) -> None:
+    """3.iv, "If it retreats into impassible terrain it is eliminated.": --into-impassible
+    removes the loser at once (Removed: impassible terrain; removed_by in report)."""
+    path = _fighters(tmp_path, {})
+    seed, _ = _loser(path)
+    done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=seed,
+                       into_impassible=True)  # fmt: skip
+    loser = done.details["retreat"]["unit"]
+    assert done.details["retreat"]["into_impassible"] and "eliminated" in done.summary
+    unit = _hits_by_unit(path)[loser]
+    assert (unit["status"], unit["removed_by"]) == ("removed", se.IMPASSIBLE_TERRAIN)
+
+
+def test_a_retreat_crossing_more_than_its_hits_left_is_removed(tmp_path: Path) -> None:
+    """ "a Hit for each one", no more than "Hits equal to their Strength Points": crossing 9
+    the loser takes what it has left and is removed."""
+    path = _fighters(tmp_path, {})
+    seed, _ = _loser(path)
+    done = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=seed,
+                       crossed=9).details  # fmt: skip
+    unit = _hits_by_unit(path)[done["retreat"]["unit"]]
+    assert unit["hits"] == unit["strength_points"] and unit["status"] == "removed"
+    assert done["retreat"]["crossed_hits"] < 9
+
+
+def _withdraw(path: Path) -> tuple[int | None, int | None]:
+    """A seed whose Fire of the Royal Artillery at 1er Léger in Column at 1 box makes a
+    Withdraw! (3+ Hits), and one that does not."""
+    run_on_file(path, "record", unit="1er Léger", formation="Column")
+    found: dict[bool, int] = {}
+    for seed in range(1, 60):
+        shot = run_on_file(path, "fire", unit="Royal Artillery", target="1er Léger", range="1",
+                           seed=seed, dry_run=True).details  # fmt: skip
+        found.setdefault(shot["withdraw"], seed)
+        if len(found) == 2:
+            break
+    return found.get(True), found.get(False)
+
+
+def test_a_withdraw_after_fire_retreats_as_in_assaults(tmp_path: Path) -> None:
+    """4.ii g, "Units that take 3+ Hits from one Fire Action immediately retreat 1 Box, as
+    in Assaults": after a Withdraw! --crossed 1 puts a Hit more on the target's row (Fire
+    hits; the most from one Fire Action unchanged) and --json's retreat says it; a throw with
+    no Withdraw! applies neither option and says they were not needed."""
+    path = _fighters(tmp_path, {})
+    withdraws, stays = _withdraw(path)
+    assert withdraws is not None and stays is not None
+    quiet = run_on_file(path, "fire", unit="Royal Artillery", target="1er Léger", range="1",
+                        seed=stays, crossed=1, into_impassible=True)  # fmt: skip
+    assert quiet.details["retreat"] is None and "not needed" in quiet.summary
+    unit = _hits_by_unit(path)["1er Léger"]
+    assert (unit["hits"], unit["status"]) == (quiet.details["hits"], "in play")
+    shot = run_on_file(path, "fire", unit="Royal Artillery", target="1er Léger", range="1",
+                       seed=withdraws, crossed=1)  # fmt: skip
+    assert shot.details["withdraw"] and shot.details["retreat"] == {
+        "unit": "1er Léger", "boxes": se.withdraw_boxes(), "crossed": 1,
+        "crossed_hits": se.retreat_hits(1), "into_impassible": False}  # fmt: skip
+    both = quiet.details["hits"] + shot.details["hits"]
+    assert _hits_by_unit(path)["1er Léger"]["hits"] == both + se.retreat_hits(1)
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="1er Léger")
+    assert table_cell(wb, TURNS.name, "Most from one fire", row).value == shot.details["hits"]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_agrees_after_a_retreats_crossed_hits(tmp_path: Path) -> None:
+    """The Hits a retreat's crossings add (an Assault's loser, a Withdraw!) are read by the
+    sheet's formulas as by report."""
+    path = _fighters(tmp_path, {})
+    withdraws, _ = _withdraw(path)
+    assert withdraws is not None
+    run_on_file(path, "fire", unit="Royal Artillery", target="1er Léger", range="1", seed=withdraws,
+                crossed=1)  # fmt: skip
+    run_on_file(path, "assault", unit="Chasseurs", target="Kempt's Lights", seed=2, crossed=1)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- older ledgers: version 4 (no qualities of Fire and Assault) ------------------------------
+
+HITS_V4 = Path(__file__).parent / "fixtures" / "unit-hits-v4.xlsx"
+
+
+def _hits_v4(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v4.xlsx: Maida built from the bundled order of battle by
+    version 4, Kempt's Light Battalion Stubborn and 42e Ligne Guard. Turn 1 (British
+    Initiative): Acland's fires with its unused Order at 42e Ligne in Column (2 Hits), Royal
+    Artillery fires at 1er Léger with "medium battery" typed (0), Kempt's takes 3 from one
+    Fire Action (Withdraw!), 9e Chasseurs à cheval assault Oswald's with "resolute" typed
+    (5 Hits each way, the Chasseurs removed at their 4 SP). Turn 2: Kempt's rally a 3, 42e
+    Ligne a 4 with a General attached."""
+    path = tmp_path / "v4.xlsx"
+    path.write_bytes(HITS_V4.read_bytes())
+    return path
+
+
+def test_a_version_4_ledger_still_reports_as_before(tmp_path: Path) -> None:
+    path = _hits_v4(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _hits_by_unit(path)
+    # Stubborn: 3 + 1 is a 4+, one Hit back of 3; Guard with a General: 4 + 2, two back of
+    # 2, but "not less than 1 Hit"
+    hits = {u: (v["hits"], v["status"]) for u, v in units.items() if v["hits"]}
+    assert hits == {"Kempt's Light Battalion": (2, "in play"), "42e Ligne": (1, "in play"),
+                    "Oswald's 58th and Watteville's": (5, "in play"),
+                    "9e Chasseurs à cheval": (4, "removed")}  # fmt: skip
+    assert units["Kempt's Light Battalion"]["stubborn"] and units["42e Ligne"]["guard"]
+    assert not any(u[f] for u in units.values() for f in ("resolute", "medium_battery",
+                   "low_supplies", "light_rifles", "limited_skirmishers"))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("operation", "given", "condition"),
+    [("fire", {"unit": "Royal Artillery", "target": "42e Ligne", "range": "2"},
+      "medium battery"),
+     ("fire", {"unit": "Royal Artillery", "target": "42e Ligne", "range": "2"}, "low supplies"),
+     ("assault", {"unit": "42e Ligne", "target": "Cole's Grenadiers and 27th"}, "resolute")],
+)  # fmt: skip
+def test_a_version_4_ledger_takes_the_qualities_typed(
+    operation: str, given: dict[str, str], condition: str, tmp_path: Path
+) -> None:
+    """A version 4 ledger has no Resolute/Steady, Medium Battery or Low Supplies on its
+    Units: typed as --conditions they count as before (the Target Number, the defender's
+    dice)."""
+    path = _hits_v4(tmp_path)
+    done = run_on_file(path, operation, **given, conditions=condition, seed=2).details
+    assert condition in done["conditions"]
+    if operation == "fire":
+        assert done["target_number"] == se.fire_target("foot artillery", condition)
+    else:
+        assert done["defender"]["dice"] == se.assault_dice("Infantry", 7, "defender", condition)
+
+
+def test_skirmish_fire_in_a_version_4_ledger_is_refused_saying_it_is_older(
+    tmp_path: Path,
+) -> None:
+    """A version 4 ledger cannot say which units are Light Rifles or Limited Skirmishers
+    (template version 5): --skirmish is refused there (OlderLedgerError, exit 2), the file
+    unchanged."""
+    path = _hits_v4(tmp_path)
+    before = path.read_bytes()
+    args = ["--unit", "1er Léger", "--target", "Kempt's Light Battalion", "--range", "2",
+            "--skirmish", "Y", "--seed", "1"]  # fmt: skip
+    result = CliRunner().invoke(cli, ["run", "fire", str(path), *args])
+    assert result.exit_code == 2 and "this ledger is older (template version 4)" in result.output
+    assert "column --skirmish" in result.output
+    assert path.read_bytes() == before
+    with pytest.raises(OlderLedgerError):
+        run_on_file(path, "fire", unit="1er Léger", target="Kempt's Light Battalion", range="2",
+                    skirmish=True, seed=1)  # fmt: skip
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_version_4_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its rows and the rows today's end-turn adds (its version's formulas) compute the same
+    in LibreOffice as report, with a Rally and a Fire of turn 3."""
+    path = _hits_v4(tmp_path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Light Battalion", rally_roll="3")
+    run_on_file(path, "fire", unit="Royal Artillery", target="42e Ligne", range="2", seed=3)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- run qualities: a unit's qualities typed by a command ------------------------------------
+
+
+def test_run_qualities_sets_what_the_rally_and_the_assault_read(tmp_path: Path) -> None:
+    """ "Stubborn. The Unit receives a +1 to the Rally d6"; "Resolute/Steady. The Unit
+    receives a Bonus 1d6 during Assault Resolution when Assaulted.": set by `run qualities`
+    (only those given change), held Y on the Units, read by the Rally and the Assault as
+    when the order of battle gives them."""
+    path = _fighters(tmp_path, {"Kempt's Lights": {"guard"}})
+    done = run_on_file(path, "qualities", unit="Kempt's Lights", stubborn=True)
+    assert {f for f, v in done.details.items() if v is True} == {"guard", "stubborn"}
+    run_on_file(path, "qualities", unit="78th", resolute=True)
+    units = _hits_by_unit(path)
+    assert (units["Kempt's Lights"]["stubborn"], units["Kempt's Lights"]["guard"]) == (True, True)
+    assert units["78th"]["resolute"] and not units["78th"]["stubborn"]
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, "tbl_Units", Unit="78th")
+    assert table_cell(wb, "tbl_Units", "Resolute/Steady", row).value == "Y"
+    held = run_on_file(path, "assault", unit="1er Léger", target="78th", seed=3).details
+    assert held["defender"]["dice"] == se.assault_dice("Infantry", 7, "defender", "resolute")
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="3", most_from_one_fire="1")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="2")
+    regained = int(SE_RALLY(2, "stubborn, guard", 3)[0][0])
+    assert regained > 0 and _hits_by_unit(path)["Kempt's Lights"]["hits"] == 3 - regained
+
+
+@pytest.mark.parametrize(
+    ("unit", "given", "option"),
+    [("78th", {"medium_battery": True}, "--medium-battery"),  # "These Guns"
+     ("Voltigeurs", {"light_rifles": True, "limited_skirmishers": True}, "--limited-skirmishers")],
+)  # fmt: skip
+def test_run_qualities_refuses_a_quality_its_unit_cannot_have(
+    unit: str, given: dict[str, bool], option: str, tmp_path: Path
+) -> None:
+    path = _fighters(tmp_path, {})
+    before = path.read_bytes()
+    args = [a for f in given for a in ("--" + f.replace("_", "-"), "Y")]
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", unit, *args])
+    assert result.exit_code == 2 and f"column {option}" in result.output, result.output
+    assert path.read_bytes() == before
+
+
+def test_run_qualities_refuses_a_change_the_turns_played_cannot_hold(tmp_path: Path) -> None:
+    """The Rally is read again before anything is written: Stubborn Lights at 4 Hits of 5
+    rally a 3 (3 + 1, one Hit back) and then take 2 from fire, 5; without Stubborn the 3
+    takes nothing back and the fire's Hits would be 6 of 5: refused, the file unchanged."""
+    path = _fighters(tmp_path, {"Kempt's Lights": {"stubborn"}})
+    run_on_file(path, "record", unit="Kempt's Lights", fire_hits="4", most_from_one_fire="2")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Kempt's Lights", rally_roll="3", fire_hits="2",
+                most_from_one_fire="2")  # fmt: skip
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", "Kempt's Lights",
+                                      "--stubborn", "N"])  # fmt: skip
+    assert result.exit_code == 1 and "more Hits than the unit's Strength Points" in result.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["--resolute", "--medium-battery", "--low-supplies",
+                                    "--light-rifles", "--limited-skirmishers"])  # fmt: skip
+def test_run_qualities_on_a_version_4_ledger_refuses_the_version_5_ones(
+    option: str, tmp_path: Path
+) -> None:
+    """A version 4 ledger holds Stubborn and Guard only: the qualities of version 5 are
+    refused there (OlderLedgerError, exit 2, naming the option), the file unchanged;
+    Stubborn is set as before."""
+    path = _hits_v4(tmp_path)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", "Royal Artillery",
+                                      option, "Y"])  # fmt: skip
+    assert result.exit_code == 2 and "this ledger is older (template version 4)" in result.output
+    assert f"column {option}" in result.output
+    assert path.read_bytes() == before
+    with pytest.raises(OlderLedgerError):
+        run_on_file(
+            path, "qualities", unit="Royal Artillery", **{option[2:].replace("-", "_"): True}
+        )
+    run_on_file(path, "qualities", unit="20th Foot (Ross)", stubborn=True)
+    assert _hits_by_unit(path)["20th Foot (Ross)"]["stubborn"]
 
 
 # -- older ledgers: version 3 (no qualities) ------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -30,7 +30,12 @@ from battle_ledger.rulesets.conditions import parse_conditions
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, yes_no, yes_test
-from battle_ledger.sheets.errors import CellValueError, CommandError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    OlderLedgerError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     HEADER_ROW,
     constant_name,
@@ -59,6 +64,7 @@ from battle_ledger.sheets.ledger import (
     find_thing,
     latest_period,
     matching_name,
+    older_ledger,
     periods_of,
     problems_computing,
     read_tables,
@@ -96,6 +102,7 @@ __all__ = [
     "end_turn",
     "fire",
     "initiative",
+    "qualities",
     "read_hits",
     "record",
     "standings",
@@ -122,6 +129,12 @@ _QUALITIES = 4
 #: holds it or reacts): a ledger of an older version orders an Assault and a Rally by the
 #: setting ``turn_order.assault_before_rally`` alone.
 _INITIATIVE = 4
+#: The template version that brought the optional rules' qualities that change Fire and an
+#: Assault (Resolute/Steady, Medium Battery, Low Supplies; Light Rifles, Limited Skirmishers
+#: for Skirmish Fire) on the Units, read by run fire and run assault: a ledger of an older
+#: version has no such columns, takes the first three typed (--conditions) and throws no
+#: Skirmish Fire (it cannot say which units have the two that change it).
+_FIGHTING = 5
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -130,8 +143,10 @@ UNITS = Table(
     sheet="Units",
     title="Units",
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
-    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Hits, SP left and status "
-    "are as recorded so far.",
+    "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Resolute/Steady, Medium "
+    "Battery, Low Supplies, Light Rifles, Limited Skirmishers: Y for the optional rules' "
+    "Assault dice, Target Numbers and Skirmish Fire; Hits, SP left and status are as recorded "
+    "so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -148,6 +163,22 @@ UNITS = Table(
         Column("Guard", "guard", _I, Entry.YES_NO,
                "Y: Guard (optional rule): +1 to Rally, in addition to the +1 for Cover or "
                "the General attached", width=7, since=_QUALITIES),
+        # Template version 5.
+        Column("Resolute/Steady", "resolute", _I, Entry.YES_NO,
+               "Y: Resolute/Steady (optional rule): a Bonus 1d6 during Assault Resolution "
+               "when Assaulted (run assault)", width=9, since=_FIGHTING),
+        Column("Medium Battery", "medium_battery", _I, Entry.YES_NO,
+               "Y: Medium Battery (optional rule, Guns only): hits on a 4+ instead of a 3+ "
+               "(run fire)", width=9, since=_FIGHTING),
+        Column("Low Supplies", "low_supplies", _I, Entry.YES_NO,
+               "Y: Low Supplies (optional rule): Fires with a Target Number one worse "
+               "(run fire)", width=9, since=_FIGHTING),
+        Column("Light Rifles", "light_rifles", _I, Entry.YES_NO,
+               "Y: Light Rifles (optional rule): Skirmish Fire at 3 Box range, a miss re-rolled "
+               "(run fire --skirmish)", width=8, since=_FIGHTING),
+        Column("Limited Skirmishers", "limited_skirmishers", _I, Entry.YES_NO,
+               "Y: Limited Skirmishers (optional rule): Skirmish Fire only at 1 Box Range "
+               "(run fire --skirmish)", width=10, since=_FIGHTING),
     ),
 )  # fmt: skip
 
@@ -334,7 +365,7 @@ KIND = register(
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
         shared=("Side", "Initiative"),  # a row left blank takes its side's Initiative
-        template_version=_QUALITIES,
+        template_version=_FIGHTING,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -351,6 +382,14 @@ class HitsLedger(LedgerState):
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
     qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
+    # each unit's qualities that change Fire, Skirmish Fire or an Assault (fields of
+    # FIRE_QUALITIES, SKIRMISH_QUALITIES, ASSAULT_QUALITIES held Y on the Units; none in a
+    # ledger before version 5)
+    fighting: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+#: The Units' qualities that change Fire, Skirmish Fire or an Assault (template version 5).
+_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.SKIRMISH_QUALITIES, *se.ASSAULT_QUALITIES)
 
 
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
@@ -362,6 +401,7 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
     sides: dict[str, str] = {}
     types: dict[str, str | None] = {}
     qualities: dict[str, frozenset[str]] = {}
+    fighting: dict[str, frozenset[str]] = {}
     for index, row in tables.things.iterrows():
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
@@ -373,7 +413,8 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
         types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
         qualities[name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
                                     if bool(row[UNITS.header(f)]))  # fmt: skip
-    return HitsLedger(tables, strengths, sides, types, qualities)
+        fighting[name] = frozenset(f for f in _FIGHTING_QUALITIES if bool(row[UNITS.header(f)]))
+    return HitsLedger(tables, strengths, sides, types, qualities, fighting)
 
 
 #: The fields the rules name when they refuse a row's value (the header is named instead).
@@ -503,6 +544,7 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
                       "removed_by": last.removed_by if gone and last is not None else None,
                       **{f: c in ledger.qualities[unit]
                          for f, c in se.RALLY_QUALITIES.items()},
+                      **{f: f in ledger.fighting.get(unit, ()) for f in _FIGHTING_QUALITIES},
                       })  # fmt: skip
     return found
 
@@ -763,6 +805,77 @@ def _two_units(
     return first, second, typed, folded
 
 
+#: What a retreat met, the umpire's to say from the table (the ledger holds no positions):
+#: run fire (a Withdraw!) and run assault (the loser) take them.
+_RETREAT_OPTIONS = (
+    Option("crossed", int, low=0, help="the Units and terrain the retreat crosses: \"it "
+           "takes a Hit for each one\" (on its row this turn)"),
+    Option("into_impassible", bool, help="Y: the retreat ends in impassible terrain: \"it is "
+           "eliminated\" (Removed: impassible terrain)"),
+)  # fmt: skip
+
+
+def _fighting_qualities(ledger: HitsLedger, unit: str) -> frozenset[str]:
+    """``unit``'s qualities that change Fire, Skirmish Fire or an Assault, as its Units row
+    holds them; a Medium Battery that is not Guns ("These Guns hit on a 4+"), and Light
+    Rifles with Limited Skirmishers (3 Boxes, "only ... at 1 Box"), refused naming the row."""
+    has = ledger.fighting.get(unit, frozenset())
+    of_type = ledger.types[unit]
+    things = ledger.tables.things
+
+    def refuse(field: str, why: str, expected: str) -> CellValueError:
+        index = things.index[things["Unit"] == unit][0]
+        return CellValueError(f"unit {unit!r}: {why}", column=UNITS.header(field), value="Y",
+                              expected=expected, **where_of(things, index))  # fmt: skip
+
+    if "medium_battery" in has and not se.unit_type(str(of_type)).attrs.get("artillery"):
+        raise refuse("medium_battery", f"Medium Battery is Guns' (\"These Guns hit on a 4+ "
+                     f"instead of a 3+\"), and it is {of_type}",
+                     "N, or a unit of type Foot Artillery or Horse Artillery")  # fmt: skip
+    if set(se.SKIRMISH_QUALITIES) <= has:
+        raise refuse("limited_skirmishers", "Light Rifles skirmish at 3 Boxes, Limited "
+                     "Skirmishers only at 1: not both", "N where Light Rifles is Y")  # fmt: skip
+    return has
+
+
+def _retreat(
+    book: Book,
+    unit: str,
+    boxes: int,
+    column: str,
+    out: Any,
+    crossed: int | None,
+    into_impassible: bool,
+) -> tuple[dict[str, Any], Any, str]:
+    """``unit`` retreats ``boxes``: "If the retreating Unit's path crosses other Units,
+    terrain etc, it takes a Hit for each one" (``crossed``: on its row's ``column`` this
+    turn, where the Hits of what made it retreat are; no more than it has left) and "If
+    it retreats into impassible terrain it is eliminated" (Removed). ``out``: its row's
+    outcomes so far. The ``retreat`` of the JSON, the row's outcomes after, and what the
+    detail adds."""
+    retreat = {"unit": unit, "boxes": boxes, "crossed": crossed or 0, "crossed_hits": 0,
+               "into_impassible": into_impassible}  # fmt: skip
+    if not crossed and not into_impassible:  # nothing met: nothing to write
+        return retreat, out, ""
+    if out["Status"] == REMOVED:  # its Hits reached its SP already: nothing left to retreat
+        return retreat, out, (f"; {unit} is removed: --crossed and --into-impassible not "
+                              "needed")  # fmt: skip
+    ledger = read_hits(book)
+    now = _now(ledger, unit)
+    cells = {TURNS.header("removed"): se.IMPASSIBLE_TERRAIN} if into_impassible else {}
+    scored = se.retreat_hits(crossed or 0)
+    room = ledger.strengths[unit] - cell_count(out["Hits"])
+    taken, out = _put_hits(book, unit, cells, cell_count(now[column]), scored, room, column)
+    retreat["crossed_hits"] = taken
+    said = ""
+    if crossed:
+        said += f"; its path crosses {crossed}: {taken} Hit{'s' if taken != 1 else ''}"
+        said += " (its Hits left)" if taken < scored else ""
+    if into_impassible:
+        said += f"; into impassible terrain: {unit} eliminated"
+    return retreat, out, said
+
+
 def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
     """``unit``'s row of the current turn as read (blank: a new row's values)."""
     turns = ledger.turns
@@ -781,8 +894,13 @@ def _now(ledger: HitsLedger, unit: str) -> dict[str, Any]:
         Option("target", str, required=True, thing=True, help="the unit fired at"),
         Option("range", float, required=True, help="the range in boxes (a diagonal 1.5)"),
         Option("conditions", str, help="conditions not held in the Turns or Units: target "
-               "in cover, flank or rear, medium battery, low supplies (its formations, an "
-               "unused Order and Lights it reads from the Turns and Units)"),
+               "in cover, flank or rear (its formations, an unused Order and Lights it reads "
+               "from the Turns and Units; medium battery, low supplies from the Units, typed "
+               "only before template version 5)"),
+        Option("skirmish", bool, help="Y: Skirmish Fire, one unmodified d6 for a 4+ at 2 Boxes "
+               "(the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes, a miss "
+               "re-rolled)"),
+        *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
 def fire(
@@ -793,35 +911,53 @@ def fire(
     target: str,
     range: float,
     conditions: str | None = None,
+    skirmish: bool = False,
+    crossed: int | None = None,
+    into_impassible: bool = False,
 ) -> OperationResult:
-    """A Fire Action: the dice from the units' Formation, the firer's Unused Order (spent)
-    and the target's type, with the conditions typed; "Hits are inflicted by rolling the
-    final modified number of d6"; the Hits go on the target's row this turn (3+: Withdraw!).
+    """A Fire Action (or Skirmish Fire) thrown by the ledger, its Hits on the target's row.
+
+    The dice from the units' Formation, the firer's Unused Order (spent), its Medium
+    Battery and Low Supplies (the Units) and the target's type, with the conditions typed;
+    "Hits are inflicted by rolling the final modified number of d6"; the Hits go on the
+    target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
+    a 4+" at "2 Box Range" (the firer's Limited Skirmishers: 1 Box; Light Rifles: 3 Boxes and
+    "the Unit may re-roll a miss with its Skirmish Dice", thrown by the ledger). "Units that
+    take 3+ Hits from one Fire Action immediately retreat 1 Box, as in Assaults": with
+    --crossed or --into-impassible, what that retreat met (applied only where the throw made
+    a Withdraw!; otherwise the detail says they were not needed).
 
     Example: battle-ledger run fire ledger.xlsx --unit "1er Léger" --target "Kempt's Light Battalion" --range 1 --seed 7
     """  # noqa: E501
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    fighting = version >= _FIGHTING
+    held = se.HELD_FIRE_CONDITIONS | (frozenset(se.FIRE_QUALITIES.values()) if fighting else set())
     firer, aimed, typed, _ = _two_units(
-        book, ledger, unit, target, conditions, "fire_conditions", se.HELD_FIRE_CONDITIONS,
-        verb="fires at", instead="Formation or Unused Order",
-        others="target in cover, flank or rear, medium battery, low supplies",
+        book, ledger, unit, target, conditions, "fire_conditions", held,
+        verb="fires at",
+        instead="Formation or Unused Order" + (", or Medium Battery or Low Supplies on the Units"
+                                               if fighting else ""),
+        others="target in cover, flank or rear" + ("" if fighting else
+                                                   ", medium battery, low supplies"),
     )  # fmt: skip
-    if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
-        raise CommandError(
-            f"{firer} rolls no dice at this range: out of range",
-            column="--range",
-            value=range,
-            expected="a range it fires at",
-        )
+    qualities = _fighting_qualities(ledger, firer)
     mine, theirs = _now(ledger, firer), _now(ledger, aimed)
-    order = yes_no(mine.get("Unused Order"), "Unused Order")
-    derived = se.held_fire_conditions(
-        mine.get("Formation"), order, str(ledger.types[aimed]), theirs.get("Formation")
-    )
-    used = ", ".join([*derived, *typed])
-    shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
+    if skirmish:
+        shot, used = _skirmish(book, ledger, firer, range, typed, qualities, version, rng)
+        order = False
+    else:
+        if se.fire_dice(str(ledger.types[firer]), range) == 0:  # no modifier brings it in range
+            raise CommandError(f"{firer} rolls no dice at this range: out of range",
+                               column="--range", value=range,
+                               expected="a range it fires at")  # fmt: skip
+        order = yes_no(mine.get("Unused Order"), "Unused Order")
+        derived = se.held_fire_conditions(mine.get("Formation"), order,
+                                          str(ledger.types[aimed]), theirs.get("Formation"),
+                                          qualities)  # fmt: skip
+        used = ", ".join([*derived, *typed])
+        shot = se.fire_action(str(ledger.types[firer]), range, used, lambda: rng.randint(1, 6))
     most = max(cell_count(theirs["Most from one fire"]), shot.hits)
     cells = {"Fire hits": cell_count(theirs["Fire hits"]) + shot.hits, "Most from one fire": most}
     new = turn_row(ledger.current_turn, ledger.sides[aimed], aimed)
@@ -830,30 +966,83 @@ def fire(
         row = turn_row(ledger.current_turn, ledger.sides[firer], firer)
         record_inputs(book, KIND, read_hits(book), firer, {"Unused Order": "N"}, row,
                       compute_turns)  # fmt: skip
-    detail = (f"{firer} fires at {aimed} ({range:g} boxes; {used or 'no conditions'}): "
-              f"{shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}, {shot.target_number}+: "
-              f"{shot.hits} Hits")  # fmt: skip
-    withdraw = out["Withdraw!"] == "Y" and shot.hits >= 3
+    again = f", a miss re-rolled: {', '.join(map(str, shot.rerolls))}" if shot.rerolls else ""
+    detail = (f"{firer} {'Skirmish Fires' if skirmish else 'fires'} at {aimed} ({range:g} boxes; "
+              f"{used or 'no conditions'}): {shot.dice} d6 {', '.join(map(str, shot.rolls)) or '-'}"
+              f"{again}, {shot.target_number}+: {shot.hits} Hits")  # fmt: skip
+    withdraw = out["Withdraw!"] == "Y" and se.must_withdraw(shot.hits)
+    retreat: dict[str, Any] | None = None
     if withdraw:
         detail += f"; Withdraw! ({aimed} retreats 1 Box)"
+        retreat, out, said = _retreat(book, aimed, se.withdraw_boxes(), "Fire hits", out,
+                                      crossed, into_impassible)  # fmt: skip
+        detail += said
+    elif crossed is not None or into_impassible:
+        detail += "; no Withdraw!, no retreat: --crossed and --into-impassible not needed"
     if out["Status"] == REMOVED:
         detail += f"; {aimed} removed"
-    book.log("fire", detail, turn=ledger.current_turn, dice=",".join(map(str, shot.rolls)))
+    thrown = ",".join(map(str, (*shot.rolls, *shot.rerolls)))
+    book.log("fire", detail, turn=ledger.current_turn, dice=thrown)
     return OperationResult(detail, {"turn": ledger.current_turn, "unit": firer, "target": aimed,
                                     "conditions": used, "dice": shot.dice,
                                     "rolls": list(shot.rolls), "target_number": shot.target_number,
                                     "hits": shot.hits, "order_spent": order,
-                                    "withdraw": withdraw, "status": out["Status"]})  # fmt: skip
+                                    "withdraw": withdraw, "status": out["Status"],
+                                    "retreat": retreat, "skirmish": skirmish,
+                                    "rerolls": list(shot.rerolls)})  # fmt: skip
 
 
-def _record_assault_hits(
-    book: Book, unit: str, cells: Mapping[str, Any], before: int, scored: int, room: int
+def _skirmish(
+    book: Book,
+    ledger: HitsLedger,
+    firer: str,
+    range: float,
+    typed: list[str],
+    qualities: frozenset[str],
+    version: int,
+    rng: random.Random,
+) -> tuple[se.FireResult, str]:
+    """``firer``'s Skirmish Fire at ``range``, of its ``qualities`` (Light Rifles, Limited
+    Skirmishers; Low Supplies: "Fires with a Target Number one worse"), and the conditions
+    it used. Refused: conditions typed ("one unmodified d6"), out of its range, and in a
+    ledger before version 5 (which cannot say which units have the qualities that change
+    it)."""
+    if version < _FIGHTING:
+        raise OlderLedgerError(
+            older_ledger(version, "Skirmish Fire (Light Rifles, Limited Skirmishers on the Units)",
+                         _FIGHTING), file=book.name, table=UNITS.name, column="--skirmish",
+            value="Y", expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
+        )  # fmt: skip
+    if typed:
+        raise CommandError("Skirmish Fire \"gets one unmodified d6\": no conditions",
+                           column="--conditions", value=", ".join(typed),
+                           expected="none with --skirmish")  # fmt: skip
+    longest = se.skirmish_range(qualities)
+    if range > longest:
+        raise CommandError(f"{firer} Skirmish Fires at {longest:g} Boxes at most: out of range",
+                           column="--range", value=range,
+                           expected=f"1 to {longest:g}")  # fmt: skip
+    used = ", ".join(c for f, c in se.FIRE_QUALITIES.items() if f in qualities)
+    shot = se.skirmish_fire(str(ledger.types[firer]), range, lambda: rng.randint(1, 6), used,
+                            qualities)  # fmt: skip
+    named = [UNITS.header(f) for f in se.SKIRMISH_QUALITIES if f in qualities]
+    return shot, ", ".join([*named, *([used] if used else [])])
+
+
+def _put_hits(
+    book: Book,
+    unit: str,
+    cells: Mapping[str, Any],
+    before: int,
+    scored: int,
+    room: int,
+    column: str = "Assault hits",
 ) -> tuple[int, Any]:
-    """Put ``scored`` Hits of an Assault on ``unit``'s row this turn (its Assault hits
-    ``before`` and these), with ``cells``; no more than the unit has left to lose ("Units
-    that took Hits equal to their Strength Points are removed"): ``room`` at most, fewer
-    where its Rally's place in the turn leaves less. The Hits put there, and the row's
-    outcomes."""
+    """Put ``scored`` Hits of an Assault (or a retreat's: ``column``) on ``unit``'s row this
+    turn (its ``column`` ``before`` and these), with ``cells``; no more than the unit has
+    left to lose ("Units that took Hits equal to their Strength Points are removed"):
+    ``room`` at most, fewer where its Rally's place in the turn leaves less. The Hits put
+    there, and the row's outcomes."""
     take = max(0, min(scored, room))
     while True:
         ledger = read_hits(book)
@@ -864,7 +1053,7 @@ def _record_assault_hits(
                 KIND,
                 ledger,
                 unit,
-                {**cells, "Assault hits": before + take},
+                {**cells, column: before + take},
                 row,
                 compute_turns,
             )
@@ -883,13 +1072,22 @@ def _record_assault_hits(
         Option("unit", str, required=True, thing=True, help="the Assaulter"),
         Option("target", str, required=True, thing=True, help="the unit assaulted"),
         Option("conditions", str, help="conditions not held in the Turns or Units: "
-               "defender in cover or uphill, flank or rear, resolute (the charge, Lights, Heavy "
+               "defender in cover or uphill, flank or rear (the charge, Lights, Heavy "
                "Cavalry, the formations and the defender's unused Order it reads from the Units "
-               "and Turns)"),
+               "and Turns; resolute from the defender's Resolute/Steady on the Units, typed only "
+               "before template version 5)"),
+        *_RETREAT_OPTIONS,
     ],
 )  # fmt: skip
 def assault(
-    book: Book, *, rng: random.Random, unit: str, target: str, conditions: str | None = None
+    book: Book,
+    *,
+    rng: random.Random,
+    unit: str,
+    target: str,
+    conditions: str | None = None,
+    crossed: int | None = None,
+    into_impassible: bool = False,
 ) -> OperationResult:
     """An Assault thrown by the ledger: each side's Hits on the other's row, the loser's retreat.
 
@@ -898,17 +1096,26 @@ def assault(
     (the units' types and Formations, the defender's unused Order, spent to Defend, with
     the conditions typed); each side's Hits go on the other's row this turn (Assault
     hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
-    - Assaulter loses Ties and retreats 1 Box". The Assaulter's Order is used.
+    - Assaulter loses Ties and retreats 1 Box" (with --crossed or --into-impassible, what
+    that retreat met: its Hits on the loser's row, or its elimination). The defender's
+    Resolute/Steady on the Units: "a Bonus 1d6 ... when Assaulted". The Assaulter's Order
+    is used.
 
     Example: battle-ledger run assault ledger.xlsx --unit "42e Ligne" --target "Acland's 78th and 81st" --seed 7
     """  # noqa: E501
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
+    fighting = version >= _FIGHTING
+    held = se.HELD_ASSAULT_CONDITIONS | (
+        frozenset(se.ASSAULT_QUALITIES.values()) if fighting else set()
+    )
     attacker, defender, typed, folded = _two_units(
-        book, ledger, unit, target, conditions, "melee_conditions", se.HELD_ASSAULT_CONDITIONS,
-        verb="assaults", instead="Type, Formation or Unused Order",
-        others="defender in cover or uphill, flank or rear, resolute",
+        book, ledger, unit, target, conditions, "melee_conditions", held,
+        verb="assaults",
+        instead="Type, Formation or Unused Order" + (", or Resolute/Steady on the Units"
+                                                     if fighting else ""),
+        others="defender in cover or uphill, flank or rear" + ("" if fighting else ", resolute"),
     )  # fmt: skip
     mine, theirs = _now(ledger, attacker), _now(ledger, defender)
     kinds = {attacker: str(ledger.types[attacker]), defender: str(ledger.types[defender])}
@@ -927,7 +1134,8 @@ def assault(
         defender: not guns and yes_no(theirs.get("Unused Order"), "Unused Order"),
     }
     derived = se.held_assault_conditions(kinds[attacker], formed, kinds[defender],
-                                         theirs.get("Formation"), spent[defender])  # fmt: skip
+                                         theirs.get("Formation"), spent[defender],
+                                         _fighting_qualities(ledger, defender))  # fmt: skip
     used = ", ".join([*derived, *typed])
     hits = {u: folded[u][-1][2].hits if folded.get(u) else 0 for u in (attacker, defender)}
     # a row not written keeps its status (at its SP this turn: removed at "5. REMOVALS")
@@ -938,6 +1146,7 @@ def assault(
     cells = {u: {"Unused Order": "N"} if spent[u] else {} for u in spent}
     taken = {attacker: 0, defender: 0}
     status: dict[str, Any] = {}
+    retreat: dict[str, Any] | None = None
     if action.removed is not None:
         cells[defender]["Removed"] = action.removed
         for u in (defender, attacker):
@@ -946,14 +1155,17 @@ def assault(
                 out = record_inputs(book, KIND, read_hits(book), u, cells[u], row, compute_turns)
                 status[u] = out["Status"]
         detail = f"{attacker} assaults {defender}: {se.ASSAULTED_GUNS} are Removed immediately"
+        if crossed is not None or into_impassible:
+            detail += "; no retreat: --crossed and --into-impassible not needed"
     else:
         assert action.attacker is not None and action.defender is not None
         assert action.result is not None
         scored = {defender: action.attacker.hits, attacker: action.defender.hits}
+        outs = {}
         for u in (defender, attacker):
             before = cell_count((theirs if u == defender else mine)["Assault hits"])
-            taken[u], out = _record_assault_hits(book, u, cells[u], before, scored[u], left[u])
-            status[u] = out["Status"]
+            taken[u], outs[u] = _put_hits(book, u, cells[u], before, scored[u], left[u])
+            status[u] = outs[u]["Status"]
         loser = attacker if action.result.loser == "attacker" else defender
         throws = "; ".join(
             f"{u} {t.dice} d6 {', '.join(map(str, t.rolls)) or '-'}, {t.target_number}+: "
@@ -965,6 +1177,11 @@ def assault(
         capped = [u for u in scored if taken[u] < scored[u]]
         if capped:
             detail += "; " + ", ".join(f"{u} takes {taken[u]} (its Hits left)" for u in capped)
+        boxes = action.result.retreat_boxes
+        retreat, after, said = _retreat(book, loser, boxes, "Assault hits", outs[loser],
+                                        crossed, into_impassible)  # fmt: skip
+        status[loser] = after["Status"]
+        detail += said
     gone = [u for u in (defender, attacker) if status.get(u) == REMOVED]
     if gone:
         detail += "; removed: " + ", ".join(gone)
@@ -985,8 +1202,54 @@ def assault(
         "attacker": side(attacker, action.attacker), "defender": side(defender, action.defender),
         "loser": None if result is None else result.loser,
         "retreat_boxes": None if result is None else result.retreat_boxes,
-        "removed": action.removed,
+        "removed": action.removed, "retreat": retreat,
     })  # fmt: skip
+
+
+@operation(
+    KIND.name,
+    "qualities",
+    options=(
+        Option("unit", str, required=True, thing=True, help="the unit, as on the Units sheet"),
+        *(Option.of(UNITS.column(f)) for f in se.UNIT_QUALITIES),
+    ),
+)
+def qualities(book: Book, *, unit: str, **given: bool) -> OperationResult:
+    """Say which of the optional rules' qualities a unit has for the battle (its Y/N on the
+    Units): only those given change. An order of battle's quality gives one; this sets
+    the rest, or corrects them.
+
+    Example: battle-ledger run qualities ledger.xlsx --unit "1er Léger" --resolute Y --low-supplies Y
+    """  # noqa: E501
+    if not given:
+        raise nothing_to_record("--stubborn, --guard, --resolute, --light-rifles, ...")
+    ledger = read_hits(book)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    refuse_newer_inputs(book, KIND, UNITS, given, version)
+    name = find_thing(book, KIND, ledger.strengths, unit)
+    has = {f for f in se.UNIT_QUALITIES if f in ledger.fighting.get(name, ())
+           or se.UNIT_QUALITIES[f] in ledger.qualities[name]}  # fmt: skip
+    has = (has - {f for f, v in given.items() if not v}) | {f for f, v in given.items() if v}
+    trial = replace(
+        ledger,
+        qualities={**ledger.qualities, name: frozenset(c for f, c in se.RALLY_QUALITIES.items()
+                                                       if f in has)},
+        fighting={**ledger.fighting, name: frozenset(f for f in _FIGHTING_QUALITIES if f in has)},
+    )  # fmt: skip
+    try:
+        _fighting_qualities(trial, name)
+    except CellValueError as exc:
+        field = next(f for f in se.UNIT_QUALITIES if UNITS.header(f) == exc.column)
+        raise CommandError(exc.message, column="--" + field.replace("_", "-"), value="Y",
+                           expected=exc.expected) from None  # fmt: skip
+    compute_turns(trial)  # the Rally read again: a refusal writes nothing
+    things = ledger.tables.things
+    index = things.index[things["Unit"] == name][0]
+    cells = {UNITS.header(f): "Y" if v else "N" for f, v in given.items()}
+    book.write_cells(UNITS.name, pd.DataFrame(cells, index=[index]))
+    detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    book.log("qualities", detail, turn=ledger.current_turn)
+    return OperationResult(detail, {"unit": name, **{f: f in has for f in se.UNIT_QUALITIES}})
 
 
 @report(KIND.name)
@@ -1008,5 +1271,16 @@ def where_we_stand(book: Book) -> OperationResult:
 
 @checker(KIND.name)
 def check_hits(book: Book) -> list[BattleLedgerError | str]:
-    """Problems: unknown units or types, gaps in the turns, more Hits than SP."""
-    return problems_computing(KIND, book)
+    """Problems: unknown units or types, gaps in the turns, more Hits than SP; a quality a
+    unit cannot have (Medium Battery not Guns, Light Rifles with Limited Skirmishers)."""
+    problems = problems_computing(KIND, book)
+    if problems:
+        return problems
+    ledger = read_hits(book)
+    found: list[BattleLedgerError | str] = []
+    for unit in ledger.strengths:
+        try:
+            _fighting_qualities(ledger, unit)
+        except CellValueError as exc:
+            found.append(exc)
+    return found
