@@ -1313,12 +1313,15 @@ def test_a_combat_part_the_text_does_not_give_is_refused(tmp_path: Path) -> None
     [(None, "Ar", "not held"), (2, "Ar", "attacking stage"), (1, "Dr", "attacking stage"),
      (3, "Ar", "player parts")],
 )  # fmt: skip
+@pytest.mark.libreoffice
 def test_a_combat_part_typed_against_the_text_is_refused_where_it_is(
     part: int | None, result: str, words: str, tmp_path: Path
 ) -> None:
     """A Combat part typed on the Units sheet (or left blank) for a result the text puts in
     another part (4): report and check name tbl_Units, the row and Combat part (exit 1),
-    the file unchanged."""
+    the file unchanged; the sheet's Base units removed shows #N/A, and so do the Turns'
+    losses over it."""
+    from tests.libreoffice import recalculated_workbook
     from tests.tables import table_cell
 
     path = _army(tmp_path)  # row 0: a unit of the first army, attacking in part 1
@@ -1334,6 +1337,9 @@ def test_a_combat_part_typed_against_the_text_is_refused_where_it_is(
     problems = run_check(HeadlessBook(path, writable=False))
     assert problems and words in str(problems[0])
     assert path.read_bytes() == before
+    wb = recalculated_workbook(path)
+    assert str(table_cell(wb, "tbl_Units", "Base units removed", 0).value).startswith("#N/A")
+    assert str(table_cell(wb, "tbl_Turns", "Lost so far", 0).value).startswith("#N/A")
 
 
 def _small(tmp_path: Path, name: str, sides: list[tuple[str, int]]) -> Path:

@@ -15,7 +15,9 @@ first time"). Whether losses cross a mark when they *reach* its base units
 and the random number thrown to rally it, read by
 ``rulesets.age_of_glaube.unit_after_rally`` (the formulas step for step, with the era's
 numbers written in); ``end-turn`` carries every unit into the next turn
-(``rulesets.age_of_glaube.state_next_turn``).
+(``rulesets.age_of_glaube.state_next_turn``). Since version 4 its combat result (8.5);
+since 5 the part of the turn it was fought in, the base units it removes counted in the
+side's losses in that part (tbl_Turns' Removed in combat).
 
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
 (base units arriving for a side this turn), ``unit`` (a unit's state and rally this
@@ -414,11 +416,12 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[str, str]:
+def unit_formulas(r: int, ruleset: Any, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
     ``aog.unit_after_result`` step for step (the era's numbers written in from
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
-    (before 3, no Type: Active shown for every unit; before 4, no combat result)."""
+    (before 3, no Type: Active shown for every unit; before 4, no combat result; before 5,
+    no Combat part)."""
     c = letters([col.header for col in UNITS.columns if col.since <= version])
 
     def cell(header: str) -> str:
@@ -850,8 +853,7 @@ def _set_inputs(
                 int,
                 default=1,
                 low=1,
-                high=2,
-                help="the part of the turn: 1 or 2 (default 1)",
+                help="the part of the turn: 1 or 2 (default 1; 2.6)",
             ),
         ),
         order=("side", "lost", "part", "note"),
@@ -1138,7 +1140,10 @@ def _captures(frame: pd.DataFrame, parts_held: bool) -> list[tuple[int, int | No
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     """Every row of tbl_Units, by the rules (``aog.unit_after_rally``), each checked: a
     unit once a turn, of a side of tbl_Sides, in a turn begun. None for a ledger built
-    before units' states were kept (template version 1): it holds none."""
+    before units' states were kept (template version 1): it holds none. A ledger that read
+    them (``read_victory_table``, template version 5) has them already."""
+    if ledger.held_units is not None:
+        return ledger.held_units
     if not _holds_units(book):
         return []
     ruleset = registry.get(book.meta().ruleset)
