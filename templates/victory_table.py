@@ -144,7 +144,8 @@ def _battle_sheet(
     ws: Worksheet = wb.create_sheet(BATTLE_SHEET, 0)
     title_row(ws, 1, f"{ruleset.name}: victory table",
               "Yellow cells are yours; grey cells are formulas. Record each part's losses on "
-              "the Turns sheet, then End turn.")  # fmt: skip
+              "the Turns sheet (a unit's combat result on the Units sheet counts its own), "
+              "then End turn.")  # fmt: skip
     pct = sides.sheet_range("% lost")
     names = sides.sheet_range("Side")
     two = f'COUNTIFS({names},"?*")=2'  # "?*": any text, a criterion of ours
