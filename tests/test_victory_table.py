@@ -1430,3 +1430,24 @@ def test_a_version_4_ledger_reports_as_before_and_refuses_a_combat_part(tmp_path
     again = _agree_with_the_sheet(path)
     assert [s["lost"] for s in again["sides"]] == [3, 3]
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_result_removing_a_base_unit_its_side_has_not_got_is_refused(tmp_path: Path) -> None:
+    """A side cannot lose more than it has, by ``record`` or by a combat result: a side of 2
+    with 2 lost refuses an Ar ("Remove one base unit from the combat group", 8.5.1), as
+    record refuses a third loss (exit 1), the file unchanged; a result that removes none
+    (Ad on a unit previously undisrupted) is taken."""
+    path = _small(tmp_path, "spent", [("Blue", 2), ("Red", 10)])
+    run_on_file(path, "record", side="Blue", lost="2")
+    before = path.read_bytes()
+    for command in (["run", "record", str(path), "--side", "Blue", "--lost", "1", "--part", "2"],
+                    ["run", "unit", str(path), "--unit", "Last Foot", "--side", "Blue",
+                     "--unit-type", "infantry", "--state", "organised", "--combat-result",
+                     "Ar"]):  # fmt: skip
+        refused = CliRunner().invoke(cli, command)
+        assert refused.exit_code == 1, refused.output
+        assert "more base units lost than the side has" in refused.output
+        assert path.read_bytes() == before
+    taken = run_on_file(path, "unit", unit="Last Foot", side="Blue", unit_type="infantry",
+                        state="organised", combat_result="Ad")  # fmt: skip
+    assert taken.details["base_units_removed"] == 0
