@@ -1207,25 +1207,29 @@ def test_the_already_disrupted_reading_applied_later_reaches_the_units_formulas(
 # -- a combat result's base units in its side's losses (template version 5) --------------------
 
 
-def _shown_turns(path: Path) -> tuple[Any, Any]:
-    """tbl_Turns and tbl_Sides of ``path`` as LibreOffice recalculates them."""
+def _shown_turns(path: Path) -> tuple[Any, Any, Any]:
+    """tbl_Turns, tbl_Sides and tbl_Marks of ``path`` as LibreOffice recalculates them."""
     from tests.libreoffice import recalculated_workbook
 
     recalculated = path.with_name(path.stem + "-recalculated.xlsx")
     recalculated_workbook(path).save(recalculated)
     book = HeadlessBook(recalculated, writable=False)
-    return book.read_table("tbl_Turns"), book.read_table("tbl_Sides")
+    return tuple(book.read_table(t) for t in ("tbl_Turns", "tbl_Sides", "tbl_Marks"))
 
 
 def _agree_with_the_sheet(path: Path) -> dict[str, Any]:
-    """Report and, recalculated by LibreOffice, the Turns and Sides sheets agree on every
-    row's losses, marks and tests, and each side's losses and victory points."""
+    """Report and, recalculated by LibreOffice, the Turns, Sides and Marks sheets agree on
+    every row's losses, marks and tests, each side's losses and victory points, and when
+    each mark was first crossed."""
+    from battle_ledger.sheets.house_rules import using_book_rules
     from battle_ledger.sheets.kinds.victory_table import KIND
     from tests.tables import plain
 
     report = run_report(HeadlessBook(path, writable=False)).details
-    expected = KIND.compute(HeadlessBook(path, writable=False))
-    turns, sides = _shown_turns(path)
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):  # its house rules, as report reads it
+        expected = KIND.compute(book)
+    turns, sides, marks = _shown_turns(path)
     assert len(turns) == len(expected) > 0
     for index, row in expected.iterrows():
         for header in ("Removed in combat", "Lost so far", "Highest mark", "Marks crossed",
@@ -1237,6 +1241,10 @@ def _agree_with_the_sheet(path: Path) -> dict[str, Any]:
     for side in report["sides"]:
         assert plain(shown[side["side"]]["Lost"]) == side["lost"], side["side"]
         assert plain(shown[side["side"]]["Victory points"]) == side["victory_points"]
+        for mark in side["marks"]:
+            row = marks[(marks["Side"] == side["side"]) & (marks["Mark %"] == mark["percent"])]
+            got = [plain(row.iloc[0][h]) or None for h in ("First crossed turn", "Part")]
+            assert got == [mark["crossed_turn"], mark["crossed_part"]], (side["side"], mark)
     return report
 
 
@@ -1427,8 +1435,16 @@ def test_a_version_4_ledger_reports_as_before_and_refuses_a_combat_part(tmp_path
     assert path.read_bytes() == before
     run_on_file(path, "unit", unit="Tercio Baden", state="organised", combat_result="Dr")
     run_on_file(path, "end-turn", allow_empty="Y")
+    # house rules applied later lay the Marks out again on the version 4 Turns' columns
+    house = tmp_path / "house.yaml"
+    lower = {"override": True, "values": {"first_mark_pct": 5}}
+    house.write_text(yaml.safe_dump({"id": "age-of-glaube", "tables": {"victory_table": lower}}),
+                     encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
     again = _agree_with_the_sheet(path)
     assert [s["lost"] for s in again["sides"]] == [3, 3]
+    assert {m["crossed_turn"] for s in again["sides"] for m in s["marks"]} - {None}
     assert run_check(HeadlessBook(path, writable=False)) == []
 
 
