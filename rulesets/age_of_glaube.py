@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -68,6 +68,7 @@ __all__ = [
     "battery_spellings",
     "casualty_pct",
     "check_passes",
+    "combat_part",
     "combat_potential",
     "combat_results_of_a_unit",
     "era",
@@ -75,6 +76,7 @@ __all__ = [
     "marks_crossed",
     "modified_random_number",
     "odds_column_shift",
+    "part_of_turn",
     "random_check",
     "random_check_chance",
     "random_number",
@@ -505,7 +507,8 @@ class PartInputs:
     turn: int | None = None
     part: int | None = None
     reinforcements: int = 0  # base units arriving: the total rises from now (3.2)
-    lost: int = 0  # base units removed from play
+    lost: int = 0  # base units removed from play (fire, a pursuit...), as recorded
+    removed_in_combat: int = 0  # by its units' combat results in this part (8.5)
 
 
 @dataclass(frozen=True)
@@ -538,14 +541,14 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
     where += [f"part {inputs.part}"] if inputs.part is not None else []
     where += [f"side {state.side!r}"] if state.side else []
     prefix = f"{', '.join(where)}: " if where else ""
-    if inputs.part is not None and not 1 <= inputs.part <= rules.parts_per_turn:
-        raise InvalidArgumentError(
-            f"{prefix}a turn has {rules.parts_per_turn} player parts (2.6)",
-            column="part",
-            value=inputs.part,
-            expected=f"1 to {rules.parts_per_turn}",
-        )
-    for name in ("reinforcements", "lost"):
+    if inputs.part is not None:
+        try:
+            part_of_turn(inputs.part, rules.parts_per_turn)
+        except InvalidArgumentError as exc:
+            message = f"{prefix}{exc.message}"
+            raise InvalidArgumentError(message, column=exc.column, value=exc.value,
+                                       expected=exc.expected) from None  # fmt: skip
+    for name in ("reinforcements", "lost", "removed_in_combat"):
         value = getattr(inputs, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidArgumentError(
@@ -554,11 +557,16 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
                 expected="a whole number >= 0",
             )
     total = state.total + inputs.reinforcements
-    lost = state.lost + inputs.lost
+    lost = state.lost + inputs.lost + inputs.removed_in_combat  # 9.1: "each base unit removed"
     if lost > total:
         raise InvalidArgumentError(
-            f"{prefix}more base units lost than the side has",
-            value=inputs.lost,
+            f"{prefix}more base units lost than the side has"
+            + (
+                f" ({inputs.removed_in_combat} by combat results)"
+                if inputs.removed_in_combat
+                else ""
+            ),
+            value=inputs.lost + inputs.removed_in_combat,
             expected=f"at most {total - state.lost} (the side has {total}, lost {state.lost})",
         )
     reached = rules.highest_mark(lost, total)
@@ -925,6 +933,18 @@ def _parts_per_turn(rs: Ruleset) -> int:
                         "scale.player_parts_per_turn", low=1)  # fmt: skip
 
 
+def part_of_turn(part: Any, parts: int | _RulesetArg = DEFAULT_RULESET, field: str = "part") -> int:
+    """``part`` as a part of a turn: a whole number from 1 to the parts a turn has (2.6:
+    "Each turn, comprising of a first and second player phase"; ``parts``: that number, or
+    the rule set giving it), else an error naming ``field``."""
+    count = parts if isinstance(parts, int) else _parts_per_turn(era(parts))
+    try:
+        return whole_number(part, field, low=1, high=count)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(f"a turn has {count} player parts (2.6)", column=field,
+                                   value=part, expected=f"1 to {count}") from None  # fmt: skip
+
+
 #: The checks a retiring or pursuing unit may be read to rally by (``unit_states``).
 RALLY_CHECKS = ("rally_disrupted", "control_test")
 
@@ -1080,7 +1100,7 @@ def _in_attacking_stage(part: int | None, army_attacks_in: int | None, rs: Rules
     """Refuse a rally thrown in a part of the turn where the unit's army is not attacking."""
     if part is None or army_attacks_in is None:
         return
-    if whole_number(part, "part", low=1, high=_parts_per_turn(rs)) != army_attacks_in:
+    if part_of_turn(part, _parts_per_turn(rs)) != army_attacks_in:
         raise InvalidArgumentError(
             f"a rally thrown in part {part}: its army takes the attacking stage in part "
             f'{army_attacks_in}, and "Only the army in the active, attacking stage of each '
@@ -1226,6 +1246,7 @@ class CombatOutcome:
     already_disrupted: bool
     after: str  # its state after the result
     base_units_removed: int
+    part: int | None = None  # the part of the turn it was fought in (None: not given)
 
 
 def _result_rows(rs: Ruleset) -> dict[str, dict[str, Any]]:
@@ -1255,21 +1276,8 @@ def combat_results_of_a_unit(ruleset: _RulesetArg = DEFAULT_RULESET) -> tuple[st
     return tuple(_result_rows(era(ruleset)))
 
 
-def unit_after_result(
-    state: str, result: str, ruleset: _RulesetArg = DEFAULT_RULESET
-) -> CombatOutcome:
-    """The state a combat result leaves a unit in, and the base units it removes (8.5).
-
-    ``state``: the unit's state when it fights (after its rally phase); ``result``: one
-    of :func:`combat_results_of_a_unit`. A unit "previously undisrupted" and one "already
-    disrupted" (the states ``unit_states.already_disrupted`` names: a reading of ours)
-    go to the states ``combat_result_states`` gives, and lose the base units
-    ``combat_results`` gives: "Remove one base unit from the combat group" (Ar, Dr), and
-    "already disrupted remove one base unit from the game" (Aw, Ad, Dx, Dd, Dw). The
-    text removes base units, never the whole unit.
-    """
-    rs = era(ruleset)
-    now = _unit_state(state)
+def _fought_as(rs: Ruleset, result: str) -> tuple[str, dict[str, Any]]:
+    """A unit's ``result`` as :func:`combat_results_of_a_unit` names it, and its row."""
     rows = _result_rows(rs)
     wanted = " ".join(str(result).split()).casefold()
     key = next((k for k in rows if k.casefold() == wanted), None)
@@ -1280,7 +1288,82 @@ def unit_after_result(
             value=result,
             expected="one of " + ", ".join(rows),
         )
-    row = rows[key]
+    return key, rows[key]
+
+
+#: The side a combat result falls on that the attacking army fights (4).
+_ATTACKER = "attacker"
+
+
+def combat_part(
+    result: str, army_attacks_in: int | None, ruleset: _RulesetArg = DEFAULT_RULESET
+) -> int | None:
+    """The part of the turn a unit's combat ``result`` comes in, where the text fixes it.
+
+    4: each part has its combat phase, "with the first army taking the attacking stage,
+    and the second army in the defensive stage, regarding any combat", then "the second
+    army taking the attacking stage": a result falling on the attacker (Ar, Aw, Ad, Dx
+    attacker) comes in the part its army attacks in (``army_attacks_in``, from
+    :func:`attacking_part`), one falling on the defender in the part it defends, the other
+    part of a turn of two. None where that is not fixed (its army's part not known, a
+    turn of more parts).
+    """
+    rs = era(ruleset)
+    _, row = _fought_as(rs, result)
+    if army_attacks_in is None:
+        return None
+    if str(row["fought_as"]) == _ATTACKER:
+        return army_attacks_in
+    others = [p for p in range(1, _parts_per_turn(rs) + 1) if p != army_attacks_in]
+    return others[0] if len(others) == 1 else None
+
+
+def _in_combat_stage(
+    part: int | None, key: str, row: Mapping[str, Any], army_attacks_in: int | None, rs: Ruleset
+) -> None:
+    """Refuse a result given in a part of the turn its side of the combat is not in (4)."""
+    if part is None:
+        return
+    part = part_of_turn(part, _parts_per_turn(rs), "combat part")
+    if army_attacks_in is None:
+        return
+    attacker = str(row["fought_as"]) == _ATTACKER
+    if attacker == (part == army_attacks_in):
+        return
+    raise InvalidArgumentError(
+        f"{key} falls on the {row['fought_as']}, fought in part {part}: its army takes the "
+        f"attacking stage in part {army_attacks_in}, and each part has the first or the "
+        'second army "taking the attacking stage ... regarding any combat" (4)',
+        column="combat part",
+        value=part,
+        expected=f"part {army_attacks_in}" if attacker else f"a part other than {army_attacks_in}",
+    )
+
+
+def unit_after_result(
+    state: str,
+    result: str,
+    ruleset: _RulesetArg = DEFAULT_RULESET,
+    *,
+    part: int | None = None,
+    army_attacks_in: int | None = None,
+) -> CombatOutcome:
+    """The state a combat result leaves a unit in, and the base units it removes (8.5).
+
+    ``state``: the unit's state when it fights (after its rally phase); ``result``: one
+    of :func:`combat_results_of_a_unit`. A unit "previously undisrupted" and one "already
+    disrupted" (the states ``unit_states.already_disrupted`` names: a reading of ours)
+    go to the states ``combat_result_states`` gives, and lose the base units
+    ``combat_results`` gives: "Remove one base unit from the combat group" (Ar, Dr), and
+    "already disrupted remove one base unit from the game" (Aw, Ad, Dx, Dd, Dw). The
+    text removes base units, never the whole unit. ``part``: the part of the turn it was
+    fought in, refused where the text puts the combat in another (:func:`combat_part`;
+    ``army_attacks_in`` None: only its bounds checked).
+    """
+    rs = era(ruleset)
+    now = _unit_state(state)
+    key, row = _fought_as(rs, result)
+    _in_combat_stage(part, key, row, army_attacks_in, rs)
     listed = rs.constant("unit_states", "already_disrupted")
     disrupted_states = tuple(str(s).casefold() for s in (listed or ()))
     already = now in disrupted_states
@@ -1288,4 +1371,5 @@ def unit_after_result(
     code = result_code(str(row["code"]), rs)
     lost = code.base_units_lost_if_disrupted if already else code.base_units_lost_if_undisrupted
     after = one_of(after, UnitState.ALL, "combat_result_states", "state")
-    return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost)
+    return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost,
+                         None if part is None else int(part))  # fmt: skip

@@ -144,7 +144,8 @@ def _battle_sheet(
     ws: Worksheet = wb.create_sheet(BATTLE_SHEET, 0)
     title_row(ws, 1, f"{ruleset.name}: victory table",
               "Yellow cells are yours; grey cells are formulas. Record each part's losses on "
-              "the Turns sheet, then End turn.")  # fmt: skip
+              "the Turns sheet (a unit's combat result on the Units sheet counts its own), "
+              "then End turn.")  # fmt: skip
     pct = sides.sheet_range("% lost")
     names = sides.sheet_range("Side")
     two = f'COUNTIFS({names},"?*")=2'  # "?*": any text, a criterion of ours
@@ -170,14 +171,21 @@ def _battle_sheet(
     return ws
 
 
-def _turn_rows(header: str) -> str:
-    """Column ``header`` of tbl_Turns, its rows only (exact look-ups are arrays)."""
-    t = letters(TURNS.headers)
+def _turn_rows(header: str, headers: Sequence[str] = TURNS.headers) -> str:
+    """Column ``header`` of tbl_Turns, its rows only (exact look-ups are arrays), in a
+    table of ``headers`` (an older ledger's lacks the columns a later version added)."""
+    t = letters(headers)
     return period_column(sheet_name(TURNS.sheet), t[header], TABLE_TOP + 1, t["Turn"])
 
 
-def _marks_sheet(wb: Workbook, sides: Sequence[str], rules: aog.MarkRules) -> TableRef:
-    """Every mark of every side: base units needed for its current total, first crossed."""
+def _marks_sheet(
+    wb: Workbook,
+    sides: Sequence[str],
+    rules: aog.MarkRules,
+    turn_headers: Sequence[str] = TURNS.headers,
+) -> TableRef:
+    """Every mark of every side: base units needed for its current total, first crossed
+    (read from tbl_Turns, of ``turn_headers``)."""
     ws = wb.create_sheet(MARKS_SHEET)
     note = ("The base units lost that cross each mark, for the side's total now; the turn "
             "and part each was first crossed (a crisis test then).")  # fmt: skip
@@ -191,9 +199,10 @@ def _marks_sheet(wb: Workbook, sides: Sequence[str], rules: aog.MarkRules) -> Ta
         r = TABLE_TOP + 1 + i
         total = (f"INDEX({side_sheet}!${s['Total']}:${s['Total']},"
                  f"{thing_row(f'$A{r}', side_sheet, s['Side'])})")  # fmt: skip
-        mine = {_turn_rows("Side"): f"$A{r}"}
-        below = count_equal(mine, [f"{_turn_rows('Highest mark')}<$B{r}"])
-        crossed = count_equal(mine, [f"{_turn_rows('Highest mark')}>=$B{r}"]) + ">0"
+        highest = _turn_rows("Highest mark", turn_headers)
+        mine = {_turn_rows("Side", turn_headers): f"$A{r}"}
+        below = count_equal(mine, [f"{highest}<$B{r}"])
+        crossed = count_equal(mine, [f"{highest}>=$B{r}"]) + ">0"
         blank = f'$A{r}=""'
         body.append([
             side,
@@ -320,9 +329,14 @@ def _marks_again(wb: Workbook, ruleset: Ruleset) -> None:
     column = left + SIDES.headers.index("Side")
     sides = [str(v) for r in range(top + 1, bottom + 1)
              if (v := sides_sheet.cell(r, column).value) not in (None, "")]  # fmt: skip
+    turns = wb[TURNS.sheet]
+    left, top, right, _ = range_boundaries(turns.tables[TURNS.name].ref)
+    assert left is not None and top is not None and right is not None
+    headers = [str(turns.cell(top, c).value) for c in range(left, right + 1)]  # as built
     at = wb.sheetnames.index(MARKS_SHEET)
     del wb[MARKS_SHEET]
-    _marks_sheet(wb, sides, aog.MarkRules.from_ruleset(ruleset))  # which marks, not when crossed
+    rules = aog.MarkRules.from_ruleset(ruleset)  # which marks, not when crossed
+    _marks_sheet(wb, sides, rules, headers)
     wb.move_sheet(MARKS_SHEET, offset=at - wb.sheetnames.index(MARKS_SHEET))
 
 

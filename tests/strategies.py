@@ -242,6 +242,7 @@ def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
 
     ledger = read_victory_table(HeadlessBook(path, writable=False))
     found: list[tuple[str, dict[str, str]]] = []
+    remaining: dict[str, int] = {}
     for side in standings(ledger):
         left = side["total"] - side["lost"]
         if pick(0, 5) == 0:
@@ -255,24 +256,33 @@ def _victory_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]
                 found.append(
                     ("record", {"side": side["side"], "lost": str(lost), "part": str(part)})
                 )
-    found += _unit_records(pick, path)
+        remaining[side["side"]] = left
+    found += _unit_records(pick, path, remaining)
     return found
 
 
-def _unit_records(pick: Pick, path: Path) -> list[tuple[str, dict[str, str]]]:
+def _unit_records(pick: Pick, path: Path, left: dict[str, int]) -> list[tuple[str, dict[str, str]]]:
     """A unit's state now and then (a ledger holding units): routing or disrupted, with a
-    random number thrown to rally it (a disrupted one's National Army value typed)."""
+    random number thrown to rally it (a disrupted one's National Army value typed), and now
+    and then a combat result (its part the text's), while its side (``left``: side -> base
+    units it has left) has a base unit for it to remove."""
+    from battle_ledger.rulesets.age_of_glaube import combat_results_of_a_unit
     from battle_ledger.sheets.engine.headless import HeadlessBook
     from battle_ledger.sheets.kinds.victory_table import read_victory_table, unit_states
 
     book = HeadlessBook(path, writable=False)
-    units = sorted({u["unit"] for u in unit_states(book, read_victory_table(book))})
+    results = combat_results_of_a_unit(book.meta().ruleset)  # each removes one at most (8.5)
+    sides = {u["unit"]: u["side"] for u in unit_states(book, read_victory_table(book))}
+    units = sorted(sides)
     found: list[tuple[str, dict[str, str]]] = []
     for unit in units[: pick(0, 2)]:
         options = {"unit": unit, "state": ("routing", "disrupted")[pick(0, 1)],
                    "random_number": f"{pick(0, 999) / 1000:.3f}"}  # fmt: skip
         if options["state"] == "disrupted":
             options["table_value"] = f"{pick(300, 700) / 1000:.3f}"
+        if left.get(sides[unit], 0) > 0 and pick(0, 1):
+            options["combat_result"] = results[pick(0, len(results) - 1)]
+            left[sides[unit]] -= 1
         found.append(("unit", options))
     return found
 

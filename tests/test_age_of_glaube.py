@@ -1077,3 +1077,53 @@ def test_a_captured_batterys_full_move_counts_from_the_part_it_is_taken_in(
             assert active(moves + 1, taken_in, attacks_in)
     assert not active(moves, None, 1) and not active(moves, 1, None)
     assert active(moves + 1, None, None)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_combat_result_comes_in_the_part_the_text_gives(era: str, rules_dir: Path) -> None:
+    """4: "the first army taking the attacking stage, and the second army in the defensive
+    stage, regarding any combat", then "the second army taking the attacking stage": a
+    result falling on the attacker comes in the part its army attacks in, on the defender
+    in the other; a result given in another part, or a part a turn does not have (2.6), is
+    refused naming the combat part."""
+    text = " ".join((rules_dir / rulesets.get(era).text).read_text(encoding="utf-8").split())
+    assert "with the second army taking the attacking stage, and the first army" in text
+    for result in aog.combat_results_of_a_unit(era):
+        attacker = aog.unit_after_result("organised", result, era).fought_as == "attacker"
+        for army in (1, 2):
+            attacks_in = aog.attacking_part(army, era)
+            part = aog.combat_part(result, attacks_in, era)
+            assert (part == attacks_in) == attacker, (result, army)
+            done = aog.unit_after_result("organised", result, era, part=part,
+                                         army_attacks_in=attacks_in)  # fmt: skip
+            assert done.part == part
+            for wrong in (3 - part, 0, 3):
+                with pytest.raises(InvalidArgumentError) as err:
+                    aog.unit_after_result("organised", result, era, part=wrong,
+                                          army_attacks_in=attacks_in)  # fmt: skip
+                assert err.value.column == "combat part"
+        assert aog.combat_part(result, None, era) is None  # its army's part not known
+
+
+@given(
+    lost=st.integers(0, 10),
+    removed=st.integers(0, 10),
+    total=st.integers(20, 100),
+    before=st.integers(0, 20),
+)
+@settings(max_examples=40)
+def test_base_units_removed_in_combat_count_as_losses(
+    lost: int, removed: int, total: int, before: int
+) -> None:
+    """9.1: "For each base unit removed from the play, mark off one victory point": a part's
+    base units removed by its units' combat results (8.5) and those recorded count alike."""
+    rules = aog.MarkRules.from_ruleset("age-of-glaube")
+    state = aog.SideState("A", total, before, rules.highest_mark(before, total))
+    both = aog.PartInputs(lost=lost, removed_in_combat=removed)
+    if before + lost + removed > total:  # refused alike: "more base units lost than it has"
+        for inputs in (both, aog.PartInputs(lost=lost + removed)):
+            with pytest.raises(InvalidArgumentError, match="more base units lost"):
+                aog.victory_after_part(state, inputs, rules)
+        return
+    alone = aog.victory_after_part(state, aog.PartInputs(lost=lost + removed), rules)
+    assert aog.victory_after_part(state, both, rules) == alone

@@ -1202,3 +1202,268 @@ def test_the_already_disrupted_reading_applied_later_reaches_the_units_formulas(
         assert table_cell(wb, "tbl_Units", "After combat", at).value == state["state_after_combat"]
         removed = plain(table_cell(wb, "tbl_Units", "Base units removed", at).value)
         assert int(removed) == state["base_units_removed"]
+
+
+# -- a combat result's base units in its side's losses (template version 5) --------------------
+
+
+def _shown_turns(path: Path) -> tuple[Any, Any, Any]:
+    """tbl_Turns, tbl_Sides and tbl_Marks of ``path`` as LibreOffice recalculates them."""
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = path.with_name(path.stem + "-recalculated.xlsx")
+    recalculated_workbook(path).save(recalculated)
+    book = HeadlessBook(recalculated, writable=False)
+    return tuple(book.read_table(t) for t in ("tbl_Turns", "tbl_Sides", "tbl_Marks"))
+
+
+def _agree_with_the_sheet(path: Path) -> dict[str, Any]:
+    """Report and, recalculated by LibreOffice, the Turns, Sides and Marks sheets agree on
+    every row's losses, marks and tests, each side's losses and victory points, and when
+    each mark was first crossed."""
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.kinds.victory_table import KIND
+    from tests.tables import plain
+
+    report = run_report(HeadlessBook(path, writable=False)).details
+    book = HeadlessBook(path, writable=False)
+    with using_book_rules(book):  # its house rules, as report reads it
+        expected = KIND.compute(book)
+    turns, sides, marks = _shown_turns(path)
+    assert len(turns) == len(expected) > 0
+    for index, row in expected.iterrows():
+        for header in ("Removed in combat", "Lost so far", "Highest mark", "Marks crossed",
+                       "Crisis tests due"):  # fmt: skip
+            if header not in expected:  # a ledger before template version 5
+                continue
+            assert plain(turns.at[index, header]) == plain(row[header]), (index, header)
+    shown = {str(s["Side"]): s for _, s in sides.iterrows()}
+    for side in report["sides"]:
+        assert plain(shown[side["side"]]["Lost"]) == side["lost"], side["side"]
+        assert plain(shown[side["side"]]["Victory points"]) == side["victory_points"]
+        for mark in side["marks"]:
+            row = marks[(marks["Side"] == side["side"]) & (marks["Mark %"] == mark["percent"])]
+            got = [plain(row.iloc[0][h]) or None for h in ("First crossed turn", "Part")]
+            assert got == [mark["crossed_turn"], mark["crossed_part"]], (side["side"], mark)
+    return report
+
+
+def _removed(path: Path) -> dict[tuple[str, int, int], int]:
+    """(side, turn, part) -> Removed in combat, as ``report``'s fold counts it."""
+    from battle_ledger.sheets.kinds.victory_table import KIND
+
+    computed = KIND.compute(HeadlessBook(path, writable=False))
+    turns = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    shown = computed["Removed in combat"]
+    return {(str(t["Side"]), int(t["Turn"]), int(t["Part"])): int(shown[i])
+            for i, t in turns.iterrows()}  # fmt: skip
+
+
+@pytest.mark.libreoffice
+def test_a_combat_results_base_units_reach_its_sides_losses_in_its_part(tmp_path: Path) -> None:
+    """8.5: "Any base units removed from play represent troops that have been either killed,
+    wounded or captured, and the steady accumulation of such losses affect the army"; 9.1:
+    "For each base unit removed from the play, mark off one victory point". 4: the first
+    army takes "the attacking stage ... regarding any combat" in part 1, the second in
+    part 2: a result falling on an attacker lands in its army's part, on a defender in the
+    other. Each result's base units reach its side's Removed in combat in that part, its
+    losses and victory points, in report and, recalculated by LibreOffice, on the sheet."""
+    path = _army(tmp_path)
+    report = run_report(HeadlessBook(path, writable=False)).details
+    first, second = (s["side"] for s in report["sides"])
+    units = {u: s["side"] for (_, u), s in _states(path).items()}
+    ours = [u for u, s in units.items() if s == first]
+    theirs = [u for u, s in units.items() if s == second]
+    plays = [  # (unit, state, result, the part the text gives it)
+        (ours[0], "organised", "Ar", 1),  # the first army attacks in part 1
+        (theirs[0], "organised", "Dr", 1),  # ... and the second defends
+        (ours[1], "disrupted", "Dd", 2),  # "Defenders already disrupted remove one base unit"
+        (theirs[1], "disrupted", "Ad", 2),  # the second army attacks in part 2
+        (theirs[2], "organised", "Dx defender", 1),  # previously undisrupted: none removed
+    ]
+    for unit, state, result, part in plays:
+        done = run_on_file(path, "unit", unit=unit, state=state, combat_result=result)
+        assert done.details["combat_part"] == part, (unit, result)
+    removed = _removed(path)
+    assert removed == {(first, 1, 1): 1, (second, 1, 1): 1, (first, 1, 2): 1,
+                       (second, 1, 2): 1}  # fmt: skip
+    run_on_file(path, "record", side=first, lost="2", part="2")  # fire: recorded as before
+    report = _agree_with_the_sheet(path)
+    lost = {s["side"]: (s["lost"], s["removed_in_combat"]) for s in report["sides"]}
+    assert lost == {first: (4, 2), second: (2, 2)}
+    held = {u["unit"]: u for u in report["unit_states"] if u["turn"] == 1}
+    assert [held[u]["combat_part"] for u, *_ in plays] == [p for *_, p in plays]
+
+
+def test_a_combat_part_the_text_does_not_give_is_refused(tmp_path: Path) -> None:
+    """4: the army attacking in a part is the attacker "regarding any combat": run unit
+    refuses a result in a part its side of the combat is not in, and a part a turn does
+    not have (2.6: "a first and second player phase"), naming --combat-part (exit 2), and
+    the file is unchanged."""
+    path = _army(tmp_path)
+    unit = next(iter(_states(path).values()))["unit"]  # of the first army: attacks in part 1
+    before = path.read_bytes()
+    for part, words in (("2", "attacking stage"), ("3", "player parts"), ("0", "player parts")):
+        refused = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", unit, "--state",
+                                           "organised", "--combat-result", "Ar",
+                                           "--combat-part", part])  # fmt: skip
+        assert refused.exit_code == 2, refused.output
+        assert "--combat-part" in refused.output and words in refused.output, refused.output
+        assert path.read_bytes() == before
+    alone = CliRunner().invoke(cli, ["run", "unit", str(path), "--unit", unit, "--state",
+                                     "organised", "--combat-part", "1"])  # fmt: skip
+    assert alone.exit_code == 2 and "--combat-result" in alone.output, alone.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("part", "result", "words"),
+    [(None, "Ar", "not held"), (2, "Ar", "attacking stage"), (1, "Dr", "attacking stage"),
+     (3, "Ar", "player parts")],
+)  # fmt: skip
+@pytest.mark.libreoffice
+def test_a_combat_part_typed_against_the_text_is_refused_where_it_is(
+    part: int | None, result: str, words: str, tmp_path: Path
+) -> None:
+    """A Combat part typed on the Units sheet (or left blank) for a result the text puts in
+    another part (4): report and check name tbl_Units, the row and Combat part (exit 1),
+    the file unchanged; the sheet's Base units removed shows #N/A, and so do the Turns'
+    losses over it."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import table_cell
+
+    path = _army(tmp_path)  # row 0: a unit of the first army, attacking in part 1
+    wb = openpyxl.load_workbook(path)
+    table_cell(wb, "tbl_Units", "Combat result", 0).value = result
+    table_cell(wb, "tbl_Units", "Combat part", 0).value = part
+    wb.save(path)
+    before = path.read_bytes()
+    shown = CliRunner().invoke(cli, ["report", str(path)])
+    assert shown.exit_code == 1, shown.output
+    assert words in shown.output and "tbl_Units" in shown.output, shown.output
+    assert "Combat part" in shown.output
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert problems and words in str(problems[0])
+    assert path.read_bytes() == before
+    wb = recalculated_workbook(path)
+    assert str(table_cell(wb, "tbl_Units", "Base units removed", 0).value).startswith("#N/A")
+    assert str(table_cell(wb, "tbl_Turns", "Lost so far", 0).value).startswith("#N/A")
+
+
+def _small(tmp_path: Path, name: str, sides: list[tuple[str, int]]) -> Path:
+    path = tmp_path / f"{name}.xlsx"
+    save_workbook(build("victory-table", "age-of-glaube", sides=sides), path)
+    return path
+
+
+@pytest.mark.libreoffice
+def test_losses_a_result_reaches_cross_a_mark_and_a_crisis_test_is_due(tmp_path: Path) -> None:
+    """9.2: "If the % level of casualties suffered exceeds for the first time the levels
+    indicated ..., a random number must be rolled for all troops in the army"; 8.5.1: "Ar
+    = Attacker routed. Remove one base unit from the combat group, and mark off one victory
+    point in the victory table". A side of 10 with one base unit lost to fire and one to an
+    Ar has lost 20%: the marks 15% and 20% are crossed in part 1 and a test is due, as when
+    both are recorded with ``record``; report, end-turn and the sheet agree."""
+    by_result = _small(tmp_path, "result", [("Blue", 10), ("Red", 10)])
+    run_on_file(by_result, "record", side="Blue", lost="1")
+    run_on_file(by_result, "unit", unit="1st Foot", side="Blue", unit_type="infantry",
+                state="organised", combat_result="Ar")  # fmt: skip
+    by_record = _small(tmp_path, "record", [("Blue", 10), ("Red", 10)])
+    run_on_file(by_record, "record", side="Blue", lost="2")
+    reports = [_agree_with_the_sheet(p) for p in (by_result, by_record)]
+    rules = aog.MarkRules.from_ruleset("age-of-glaube")
+    crossed = rules.marks_between(0, rules.highest_mark(2, 10))
+    for report in reports:
+        blue = report["sides"][0]
+        assert (blue["lost"], blue["percent"], blue["highest_mark"]) == (2, 20.0, crossed[-1])
+        assert [m["percent"] for m in blue["marks"] if m["crossed_part"] == 1] == crossed
+        assert blue["crisis_tests"] and {t["part"] for t in blue["crisis_tests"]} == {1}
+    assert reports[0]["sides"] == [
+        {**s, "removed_in_combat": n} for s, n in zip(reports[1]["sides"], (1, 0), strict=True)
+    ]
+    due = [run_on_file(p, "end-turn").details["tests_due"] for p in (by_result, by_record)]
+    assert due[0] == due[1] and due[0]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_counts_a_results_losses_under_hostile_names(tmp_path: Path) -> None:
+    """Sides and units named as a spreadsheet's criteria would read them (``*``, ``=A``,
+    ``>1``, ``A?``, quotes): the Turns' Removed in combat compares names with ``=`` only, so
+    LibreOffice counts each result for its own side and part, as report does."""
+    path = _small(tmp_path, "hostile", [("*", 20), ("=A", 20), ('Say "no"', 20)])
+    plays = [(">1", "*", "Ar"), ("A?", "=A", "Dr"), ("'q", "=A", "Ar"), ('"x"', "*", "Dr"),
+             ("*", 'Say "no"', "Ar")]  # fmt: skip
+    for unit, side, result in plays:  # the third army's part is not the text's: typed
+        part = {} if side in ("*", "=A") else {"combat_part": "1"}
+        run_on_file(path, "unit", unit=unit, side=side, unit_type="infantry",
+                    state="organised", combat_result=result, **part)  # fmt: skip
+    removed = _removed(path)
+    assert removed[("*", 1, 1)] == 1 and removed[("*", 1, 2)] == 1
+    assert removed[("=A", 1, 2)] == 1 and removed[("=A", 1, 1)] == 1
+    assert removed[('Say "no"', 1, 1)] == 1
+    report = _agree_with_the_sheet(path)
+    assert [s["lost"] for s in report["sides"]] == [2, 2, 1]
+
+
+V4 = Path(__file__).parent / "fixtures" / "victory-table-v4.xlsx"
+
+
+@pytest.mark.libreoffice
+def test_a_version_4_ledger_reports_as_before_and_refuses_a_combat_part(tmp_path: Path) -> None:
+    """tests/fixtures/victory-table-v4.xlsx: Breitenfeld built by the version before a
+    result's base units reached the Turns (two turns; losses recorded in both parts; Dr and
+    Dx defender on a tercio, Ad on a disrupted regiment): its losses are the recorded ones as
+    before (the results' base units shown on the Units only), LibreOffice agrees, end-turn
+    carries it on with its own formulas, and --combat-part is refused saying the ledger is
+    older (exit 2), the file unchanged."""
+    path = tmp_path / "v4.xlsx"
+    path.write_bytes(V4.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = _agree_with_the_sheet(path)
+    held = [(s["lost"], s["removed_in_combat"]) for s in report["sides"]]
+    assert held == [(3, None), (3, None)]
+    results = [u for u in report["unit_states"] if u["combat_result"]]
+    assert sorted(u["base_units_removed"] for u in results) == [1, 1, 1]
+    assert {u["combat_part"] for u in report["unit_states"]} == {None}
+    before = path.read_bytes()
+    command = ["run", "unit", str(path), "--unit", "Tercio Baden", "--state", "organised",
+               "--combat-result", "Dr", "--combat-part", "1"]  # fmt: skip
+    refused = CliRunner().invoke(cli, command)
+    assert refused.exit_code == 2 and "template version 4" in refused.output, refused.output
+    assert "--combat-part" in refused.output
+    assert path.read_bytes() == before
+    run_on_file(path, "unit", unit="Tercio Baden", state="organised", combat_result="Dr")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    # house rules applied later lay the Marks out again on the version 4 Turns' columns
+    house = tmp_path / "house.yaml"
+    lower = {"override": True, "values": {"first_mark_pct": 5}}
+    house.write_text(yaml.safe_dump({"id": "age-of-glaube", "tables": {"victory_table": lower}}),
+                     encoding="utf-8")  # fmt: skip
+    applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
+    assert applied.exit_code == 0, applied.output
+    again = _agree_with_the_sheet(path)
+    assert [s["lost"] for s in again["sides"]] == [3, 3]
+    assert {m["crossed_turn"] for s in again["sides"] for m in s["marks"]} - {None}
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+def test_a_result_removing_a_base_unit_its_side_has_not_got_is_refused(tmp_path: Path) -> None:
+    """A side cannot lose more than it has, by ``record`` or by a combat result: a side of 2
+    with 2 lost refuses an Ar ("Remove one base unit from the combat group", 8.5.1), as
+    record refuses a third loss (exit 1), the file unchanged; a result that removes none
+    (Ad on a unit previously undisrupted) is taken."""
+    path = _small(tmp_path, "spent", [("Blue", 2), ("Red", 10)])
+    run_on_file(path, "record", side="Blue", lost="2")
+    before = path.read_bytes()
+    for command in (["run", "record", str(path), "--side", "Blue", "--lost", "1", "--part", "2"],
+                    ["run", "unit", str(path), "--unit", "Last Foot", "--side", "Blue",
+                     "--unit-type", "infantry", "--state", "organised", "--combat-result",
+                     "Ar"]):  # fmt: skip
+        refused = CliRunner().invoke(cli, command)
+        assert refused.exit_code == 1, refused.output
+        assert "more base units lost than the side has" in refused.output
+        assert path.read_bytes() == before
+    taken = run_on_file(path, "unit", unit="Last Foot", side="Blue", unit_type="infantry",
+                        state="organised", combat_result="Ad")  # fmt: skip
+    assert taken.details["base_units_removed"] == 0

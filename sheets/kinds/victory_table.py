@@ -15,7 +15,9 @@ first time"). Whether losses cross a mark when they *reach* its base units
 and the random number thrown to rally it, read by
 ``rulesets.age_of_glaube.unit_after_rally`` (the formulas step for step, with the era's
 numbers written in); ``end-turn`` carries every unit into the next turn
-(``rulesets.age_of_glaube.state_next_turn``).
+(``rulesets.age_of_glaube.state_next_turn``). Since version 4 its combat result (8.5);
+since 5 the part of the turn it was fought in, the base units it removes counted in the
+side's losses in that part (tbl_Turns' Removed in combat).
 
 Operations: ``record`` (base units lost by a side in a part), ``reinforce``
 (base units arriving for a side this turn), ``unit`` (a unit's state and rally this
@@ -125,6 +127,24 @@ __all__ = [
 
 _I, _O, _H, _K, _N = Role.INPUT, Role.OUTCOME, Role.HELPER, Role.KEY, Role.NOTE
 
+#: The template version that added tbl_Units (a unit's state, issue 38).
+_UNITS_SINCE = 2
+#: The template version that gave each unit of tbl_Units its type (a captured battery is a
+#: battery; Active is a battery's).
+_TYPES_SINCE = 3
+#: The template version that held each unit's combat result (8.5) and the state it sets.
+_RESULTS_SINCE = 4
+#: The template version that held the part a unit's combat was fought in, and brought the
+#: base units its result removes into its side's losses in that part (tbl_Turns).
+_COMBAT_PARTS_SINCE = 5
+#: A unit's combat result as the Units table's drop-down offers it: the default era's data
+#: (``aog.combat_results_of_a_unit``; the same in every era, a test holds them to it). A
+#: ledger's cells are read by its own rule set's.
+_RESULTS = aog.combat_results_of_a_unit()
+#: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
+_GENERALS = ("general", "great captain")
+
+
 SIDES = Table(
     name="tbl_Sides",
     sheet="Sides",
@@ -172,7 +192,11 @@ TURNS = Table(
                "base units arriving (they join the total now, 3.2)", low=0, width=14,
                recorded="reinforce"),
         Column("Base units lost", "lost", _I, Entry.WHOLE,
-               "base units removed from play in this part", low=0, width=11),
+               "base units removed from play in this part, other than by the combat results "
+               "of the Units sheet (fire, a pursuit...)", low=0, width=11),
+        Column("Removed in combat", "removed_in_combat", _O, Entry.WHOLE,
+               "base units its units' combat results removed in this part (Units sheet: "
+               "Base units removed, 8.5)", width=10, since=_COMBAT_PARTS_SINCE),
         Column("Total", "total", _O, Entry.WHOLE, "the army's base units now", width=9),
         Column("Lost so far", "lost_so_far", _O, Entry.WHOLE, "base units lost in all", width=9),
         Column("% lost", "percent", _O, Entry.NUMBER, "lost so far x 100 / total", width=9),
@@ -193,20 +217,6 @@ TURNS = Table(
         Column("Reached", "reached", _H),
     ),
 )  # fmt: skip
-
-#: The template version that added tbl_Units (a unit's state, issue 38).
-_UNITS_SINCE = 2
-#: The template version that gave each unit of tbl_Units its type (a captured battery is a
-#: battery; Active is a battery's).
-_TYPES_SINCE = 3
-#: The template version that held each unit's combat result (8.5) and the state it sets.
-_RESULTS_SINCE = 4
-#: A unit's combat result as the Units table offers it (``aog.combat_results_of_a_unit``,
-#: the same in every era: a test holds them to it): the code where it falls on one side,
-#: the code and the side where on both.
-_RESULTS = ("Ar", "Aw", "Ad", "Dx attacker", "Dx defender", "Dd", "Dw", "Dr")
-#: The modifiers of a rally the Units table offers (5.3), as the data's terms are named.
-_GENERALS = ("general", "great captain")
 
 UNITS = Table(
     name="tbl_Units",
@@ -254,9 +264,14 @@ UNITS = Table(
                "the result of its combat this turn (8.5) as it falls on it: Ar, Aw, Ad "
                "(the attacker), Dd, Dw, Dr (the defender), Dx attacker or Dx defender",
                choices=_RESULTS, width=12, since=_RESULTS_SINCE),
+        Column("Combat part", "combat_part", _I, Entry.WHOLE,
+               "the part of the turn its combat was fought in (4): the part its army attacks "
+               "in for Ar, Aw, Ad, Dx attacker, the other for Dd, Dw, Dr, Dx defender",
+               low=1, high="parts", width=7, since=_COMBAT_PARTS_SINCE),
         Column("Base units removed", "base_units_removed", _O, Entry.WHOLE,
                "the base units the result removes (8.5: one for Ar and Dr, one for the "
-               "others if it was already disrupted)", width=9, since=_RESULTS_SINCE),
+               "others if it was already disrupted), counted in its side's losses in the "
+               "Combat part (Turns sheet)", width=9, since=_RESULTS_SINCE),
         Column("After combat", "state_after_combat", _O,
                help="its state after the result (8.5), as the next turn takes it; no "
                "result: the State after", width=15, since=_RESULTS_SINCE),
@@ -275,9 +290,21 @@ _PARTS = constant_name("scale", "player_parts_per_turn")
 _MINUTES = constant_name("scale", "turn_minutes")
 
 
-def turn_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``r``: ``victory_after_part`` step for step."""
-    c = letters(TURNS.headers)
+def _letters(table: Table, version: int) -> dict[str, str]:
+    """The column letters of ``table`` in a ledger of template ``version``."""
+    return letters([col.header for col in table.columns if col.since <= version])
+
+
+def _units_column(header: str, version: int = _COMBAT_PARTS_SINCE) -> str:
+    """Column ``header`` of tbl_Units, its rows only, as an array."""
+    u = _letters(UNITS, version)
+    return period_column(sheet_name(UNITS.sheet), u[header], HEADER_ROW + 1, u["Turn"])
+
+
+def turn_formulas(r: int, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``victory_after_part`` step for step,
+    for a ledger of template ``version`` (before 5, no losses from tbl_Units)."""
+    c = _letters(TURNS, version)
     s = letters(SIDES.headers)
     sides = sheet_name(SIDES.sheet)
     top = _TOP
@@ -296,7 +323,8 @@ def turn_formulas(r: int) -> dict[str, str]:
     formulas = {
         "Clock": f'TEXT(MOD(StartTime+({cell("Turn")}-1)*{_MINUTES}/1440,1),"hh:mm")',
         "Total": f"{cell('Previous total')}+{cell('Reinforcements')}",
-        "Lost so far": f"{cell('Previous lost')}+{cell('Base units lost')}",
+        "Lost so far": f"{cell('Previous lost')}+{cell('Base units lost')}"
+        + (f"+{cell('Removed in combat')}" if version >= _COMBAT_PARTS_SINCE else ""),
         "% lost": f"IF({total}=0,0,{lost}*100/{total})",
         "Highest mark": f"MAX({cell('Previous highest')},{cell('Reached')})",
         "Marks crossed": (  # the marks (not the tests: one a part may cover two)
@@ -325,6 +353,13 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"{first}+{step}*INT(({over}-{first}*{total})/({step}*{total}))))"
         ),
     }
+    if version >= _COMBAT_PARTS_SINCE:  # 8.5, 9.1: the Units' results, fought in this part
+        formulas["Removed in combat"] = sum_equal(
+            _units_column("Base units removed"),
+            {_units_column("Side"): cell("Side")},
+            [f"{_units_column('Turn')}={cell('Turn')}",
+             f"{_units_column('Combat part')}={cell('Part')}"],
+        )  # fmt: skip
     return unless_blank(cell("Side"), formulas)
 
 
@@ -342,11 +377,14 @@ def side_formulas(r: int) -> dict[str, str]:
 
     side = f"${c['Side']}{r}"
     row = f"${c['Last row']}{r}"
-    total_lost = f"SUM({col('Base units lost')})"
+    total_lost = f"SUM({col('Base units lost')})+SUM({col('Removed in combat')})"
     formulas = {
         "Reinforcements": sum_equal(rows("Reinforcements"), {rows("Side"): side}),
         "Total": f"${c['Base units at start']}{r}+${c['Reinforcements']}{r}",
-        "Lost": sum_equal(rows("Base units lost"), {rows("Side"): side}),
+        "Lost": "+".join(
+            sum_equal(rows(h), {rows("Side"): side})
+            for h in ("Base units lost", "Removed in combat")
+        ),
         "% lost": f"IF(${c['Total']}{r}=0,0,${c['Lost']}{r}*100/${c['Total']}{r})",
         "Highest mark": f"IF({row}=0,0,INDEX({col('Highest mark')},{row}))",
         "Victory points": (  # the side's own base units removed (ours), or the enemy's
@@ -378,11 +416,12 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[str, str]:
+def unit_formulas(r: int, ruleset: Any, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
     ``aog.unit_after_result`` step for step (the era's numbers written in from
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
-    (before 3, no Type: Active shown for every unit; before 4, no combat result)."""
+    (before 3, no Type: Active shown for every unit; before 4, no combat result; before 5,
+    no Combat part)."""
     c = letters([col.header for col in UNITS.columns if col.since <= version])
 
     def cell(header: str) -> str:
@@ -431,26 +470,39 @@ def unit_formulas(r: int, ruleset: Any, version: int = _RESULTS_SINCE) -> dict[s
         "Active": active,
     }
     if version >= _RESULTS_SINCE:
-        formulas |= _result_formulas(cell, ruleset)
+        formulas |= _result_formulas(cell, ruleset, army if version >= _COMBAT_PARTS_SINCE else "")
     return unless_blank(cell("Unit"), formulas)
 
 
-def _result_formulas(cell: Callable[[str], str], ruleset: Any) -> dict[str, str]:
+def _result_formulas(cell: Callable[[str], str], ruleset: Any, army: str) -> dict[str, str]:
     """Base units removed and After combat: ``aog.unit_after_result`` of each result the
-    Units offer, for a unit already disrupted or not (the era's readings written in)."""
+    Units offer, for a unit already disrupted or not (the era's readings written in).
+    ``army``: the unit's army's place on the Sides sheet (since template version 5, its
+    attacking part: 4), "" before: a result given with no Combat part, or in a part its
+    side of the combat is not in, removes #N/A base units (the rules refuse it)."""
     result, before = cell("Combat result"), cell("State after")
     states = ruleset.constant("unit_states", "already_disrupted") or ()
     already = "OR(" + ",".join(f'{before}="{s}"' for s in states) + ")" if states else "FALSE"
     removed, after = '""', before
     calm_state = next(s for s in aog.UnitState.ALL if s not in states)
     shaken_state = states[0] if states else calm_state
-    for word in reversed(_RESULTS):
+    attacker = []
+    for word in reversed(aog.combat_results_of_a_unit(ruleset)):
         calm = aog.unit_after_result(calm_state, word, ruleset)
         shaken = aog.unit_after_result(shaken_state, word, ruleset)
         removed = (f'IF({result}="{word}",IF({already},{shaken.base_units_removed},'
                    f'{calm.base_units_removed}),{removed})')  # fmt: skip
         after = (f'IF({result}="{word}",IF({already},"{shaken.after}","{calm.after}"),'
                  f"{after})")  # fmt: skip
+        if aog.combat_part(word, 1, ruleset) == 1:  # falls on the army attacking (4)
+            attacker.append(f'{result}="{word}"')
+    if army:  # the part: held, in bounds, and the attacker's or the defender's (4)
+        part = cell("Combat part")
+        attacks = "OR(" + ",".join(attacker) + ")" if attacker else "FALSE"
+        stage = f"IF({attacks},{part}={army},{part}<>{army})"
+        fits = (f"AND(ISNUMBER({part}),{part}>=1,{part}<={_PARTS},"
+                f"OR({army}>{_PARTS},{stage}))")  # fmt: skip
+        removed = f'IF(OR({result}="",{fits}),{removed},NA())'
     return {"Base units removed": removed, "After combat": after}
 
 
@@ -491,10 +543,11 @@ KIND = register(
         off_table=frozenset(),
         step=aog.victory_after_part,
         period_formulas=turn_formulas,
+        versioned_formulas=turn_formulas,
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_RESULTS_SINCE,
+        template_version=_COMBAT_PARTS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -514,6 +567,10 @@ class VictoryLedger(LedgerState):
     turn_minutes: int
     start_minutes: int  # the time turn 1 starts, in minutes after midnight
     points: Callable[[int, int], int]  # a side's victory points: (own, enemy) removed (9.1)
+    #: (side, turn, part) -> the base units its units' combat results removed in that part
+    #: (8.5); None for a ledger before template version 5, whose losses are the Turns' own.
+    removed: dict[tuple[str, int, int], int] | None = None
+    held_units: list[dict[str, Any]] | None = None  # tbl_Units by the rules, where read
 
 
 def read_victory_table(book: Book) -> VictoryLedger:
@@ -536,14 +593,8 @@ def read_victory_table(book: Book) -> VictoryLedger:
         units[name] = cell_count(row["Units"])
     parts = rules.parts_per_turn
     for index, value in tables.periods["Part"].items():
-        if pd.isna(value) or not 1 <= int(value) <= parts:
-            raise CellValueError(
-                "a part of a turn is 1 or 2 (the first and second player phase)",
-                column="Part",
-                value=cell_whole(value),
-                expected=f"1 to {parts}",
-                **where_of(tables.periods, index),
-            )
+        _part_of_turn(None if pd.isna(value) else cell_whole(value), parts, "Part",
+                      where_of(tables.periods, index), required=True)  # fmt: skip
     minutes = int(ruleset.constant("scale", "turn_minutes"))
     per_unit = int(ruleset.constant("victory_table", "victory_points_per_base_unit"))
     # A ledger built before these readings were settings has no name for them on its
@@ -558,9 +609,46 @@ def read_victory_table(book: Book) -> VictoryLedger:
             return enemy * per_unit
         return aog.victory_points_of_side(own, enemy, ruleset)
 
-    return VictoryLedger(
+    ledger = VictoryLedger(
         tables, rules, starts, units, parts, minutes, start_minutes(book) or 0, points
     )
+    if book.meta().template_version >= _COMBAT_PARTS_SINCE:
+        ledger.held_units = unit_states(book, ledger)
+        ledger.removed = _removed_in_combat(ledger.held_units)
+    return ledger
+
+
+def _removed_in_combat(units: list[dict[str, Any]]) -> dict[tuple[str, int, int], int]:
+    """(side, turn, part) -> the base units the combat results of ``units`` (``unit_states``)
+    removed in that part of that turn."""
+    removed: dict[tuple[str, int, int], int] = {}
+    for unit in units:
+        if unit["base_units_removed"] and unit["combat_part"] is not None:
+            key = (unit["side"], unit["turn"], unit["combat_part"])
+            removed[key] = removed.get(key, 0) + unit["base_units_removed"]
+    return removed
+
+
+def _part_of_turn(
+    part: Any,
+    parts: int,
+    column: str,
+    where: Mapping[str, Any] | None = None,
+    required: bool = False,
+) -> int | None:
+    """``part`` (None: not given, refused if ``required``) checked as a part of a turn
+    (``aog.part_of_turn``, the one check): refused naming the cell where ``where`` is
+    given (exit 1), else the command's option ``column`` (exit 2)."""
+    if part is None and not required:
+        return None
+    try:
+        return aog.part_of_turn(part, parts)
+    except InvalidArgumentError as exc:
+        if where is None:
+            raise CommandError(exc.message, column=column, value=part,
+                               expected=exc.expected) from None  # fmt: skip
+        raise CellValueError(exc.message, column=column, value=part, expected=exc.expected,
+                             **where) from None  # fmt: skip
 
 
 def _sequence(row: Mapping[str, Any], parts: int) -> int:
@@ -596,11 +684,13 @@ def _fold(
                     f"{(expected - 1) % ledger.parts + 1}",
                     **where_of(ledger.turns, index),
                 )
+            turn, part = int(row["Turn"]), int(row["Part"])
             inputs = aog.PartInputs(
-                turn=int(row["Turn"]),
-                part=int(row["Part"]),
+                turn=turn,
+                part=part,
                 reinforcements=cell_count(row["Reinforcements"]),
                 lost=cell_count(row["Base units lost"]),
+                removed_in_combat=(ledger.removed or {}).get((side, turn, part), 0),
             )
             try:
                 out = aog.victory_after_part(state, inputs, ledger.rules)
@@ -614,13 +704,19 @@ def _fold(
 
 def compute_parts(ledger: VictoryLedger) -> pd.DataFrame:
     """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
-    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
-    rows = {
-        index: [_clock(ledger, int(row["Turn"])), out.total, out.lost, float(out.percent),
-                out.highest_mark, out.crossed_text, len(out.tests)]
-        for parts in _fold(ledger).values()
-        for index, row, out in parts
-    }  # fmt: skip
+    held = ledger.removed is not None  # template version 5: the Units' results counted
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)
+                if held or c.since < _COMBAT_PARTS_SINCE]  # fmt: skip
+    rows = {}
+    for side, parts in _fold(ledger).items():
+        for index, row, out in parts:
+            values = {"Clock": _clock(ledger, int(row["Turn"])), "Total": out.total,
+                      "Lost so far": out.lost, "% lost": float(out.percent),
+                      "Highest mark": out.highest_mark, "Marks crossed": out.crossed_text,
+                      "Crisis tests due": len(out.tests),
+                      "Removed in combat": (ledger.removed or {}).get(
+                          (side, int(row["Turn"]), int(row["Part"])), 0)}  # fmt: skip
+            rows[index] = [values[h] for h in outcomes]
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
     return frame.reindex(ledger.turns.index)
 
@@ -674,6 +770,7 @@ def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
                 "percent": float(percent),
                 "highest_mark": 0 if last is None else last.highest_mark,
                 "victory_points": ledger.points(lost.get(side, 0), enemy),
+                "removed_in_combat": _removed_of(ledger, side),
                 "crisis_for_a_majority": percent > ledger.rules.crisis_majority_above_pct,
                 "marks": marks,
                 "crisis_tests": [
@@ -684,6 +781,13 @@ def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _removed_of(ledger: VictoryLedger, side: str) -> int | None:
+    """The base units ``side``'s units' combat results removed so far (None: not held)."""
+    if ledger.removed is None:
+        return None
+    return sum(n for (s, _, _), n in ledger.removed.items() if s == side)
 
 
 def _result(ledger: VictoryLedger, sides: list[dict[str, Any]], ruleset: Any) -> dict[str, Any]:
@@ -749,8 +853,7 @@ def _set_inputs(
                 int,
                 default=1,
                 low=1,
-                high=2,
-                help="the part of the turn: 1 or 2 (default 1)",
+                help="the part of the turn: 1 or 2 (default 1; 2.6)",
             ),
         ),
         order=("side", "lost", "part", "note"),
@@ -767,9 +870,7 @@ def record(
     """
     ledger = read_victory_table(book)
     name = find_thing(book, KIND, ledger.starts, side)
-    if part > ledger.parts:
-        raise CommandError(f"a turn has {ledger.parts} parts", column="--part", value=part,
-                           expected=f"1 to {ledger.parts}")  # fmt: skip
+    _part_of_turn(part, ledger.parts, "--part")
     turn = ledger.current_turn
     given: dict[str, Any] = {"Base units lost": lost} | ({"Note": note} if note else {})
     _set_inputs(book, ledger, turn, part, name, given)
@@ -956,7 +1057,7 @@ def where_we_stand(book: Book) -> OperationResult:
         )
     units = unit_states(book, ledger)
     latest = {u["unit"]: u for u in units}  # each unit's last row
-    shaken = [u for u in latest.values() if not u["active"]]
+    shaken = [u for u in latest.values() if u["active"] is False]  # None: foot and horse
     if shaken:
         lines.append("Units not active: " + "; ".join(
             f"{u['unit']} {u['state_after']} (turn {u['turn']})" for u in shaken))  # fmt: skip
@@ -1008,7 +1109,7 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
 #: The rules' fields -> the Units table's headers (where a refusal is located).
 _UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
                  "table value": "Table value", "combat result": "Combat result",
-                 "part": "Part"}  # fmt: skip
+                 "part": "Part", "combat part": "Combat part"}  # fmt: skip
 
 
 def _holds_units(book: Book) -> bool:
@@ -1039,12 +1140,16 @@ def _captures(frame: pd.DataFrame, parts_held: bool) -> list[tuple[int, int | No
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     """Every row of tbl_Units, by the rules (``aog.unit_after_rally``), each checked: a
     unit once a turn, of a side of tbl_Sides, in a turn begun. None for a ledger built
-    before units' states were kept (template version 1): it holds none."""
+    before units' states were kept (template version 1): it holds none. A ledger that read
+    them (``read_victory_table``, template version 5) has them already."""
+    if ledger.held_units is not None:
+        return ledger.held_units
     if not _holds_units(book):
         return []
     ruleset = registry.get(book.meta().ruleset)
     typed = book.meta().template_version >= _TYPES_SINCE
     fought = book.meta().template_version >= _RESULTS_SINCE
+    fought_in = book.meta().template_version >= _COMBAT_PARTS_SINCE
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
@@ -1073,7 +1178,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         seen.add((turn, unit.casefold()))
         lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
         if fought:
-            lists.append(("Combat result", _RESULTS))
+            lists.append(("Combat result", aog.combat_results_of_a_unit(ruleset)))
         for header, words in lists:
             if not is_blank(row[header]) and str(row[header]).casefold() not in (
                 w.casefold() for w in words
@@ -1087,10 +1192,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                 )
         number = None if is_blank(row["Random number"]) else row["Random number"]
         value = None if is_blank(row["Table value"]) else row["Table value"]
-        part = None if not fought or is_blank(row["Part"]) else int(row["Part"])
-        if part is not None and not 1 <= part <= ledger.parts:
-            raise CellValueError(f"a turn has {ledger.parts} player parts (2.6)", column="Part",
-                                 value=part, expected=f"1 to {ledger.parts}", **where)  # fmt: skip
+        part = None if not fought else _part_of_turn(cell_whole(row["Part"]), ledger.parts,
+                                                     "Part", where)  # fmt: skip
         general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
         ago, taken_in = _turns_ago(turn, captured.get(unit.casefold(), []))
@@ -1120,7 +1223,23 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError("a rally's part of the turn is not held", column="Part",
                                  expected=UNITS.column("Part").help, **where)  # fmt: skip
         result = None if not fought or is_blank(row["Combat result"]) else row["Combat result"]
-        combat = None if result is None else aog.unit_after_result(out.after, result, ruleset)
+        fought_part = None
+        if fought_in:
+            fought_part = _part_of_turn(cell_whole(row["Combat part"]), ledger.parts,
+                                        "Combat part", where)  # fmt: skip
+            if result is not None and fought_part is None:
+                raise CellValueError("a combat result's part of the turn is not held",
+                                     column="Combat part", value=None,
+                                     expected=UNITS.column("Combat part").help,
+                                     **where)  # fmt: skip
+        try:
+            combat = None if result is None else aog.unit_after_result(
+                out.after, result, ruleset, part=fought_part,
+                army_attacks_in=_army_attacks_in(ledger, side, ruleset))  # fmt: skip
+        except InvalidArgumentError as exc:
+            header = _UNIT_HEADERS.get(str(exc.column or ""), "Combat result")
+            raise CellValueError(exc.message, column=header, value=exc.value,
+                                 expected=exc.expected, **where) from None  # fmt: skip
         states.append({
             "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
@@ -1129,6 +1248,23 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             **_combat_keys(out, combat), "part": part,
         })  # fmt: skip
     return states
+
+
+def _losses_bear(
+    ledger: VictoryLedger, turn: int, unit: str, side: str, combat: aog.CombatOutcome | None
+) -> None:
+    """Refuse a unit's combat result of ``turn`` whose base units its side does not have
+    (``compute_parts``, with its row's earlier result taken out)."""
+    removed = dict(ledger.removed or {})
+    for held in ledger.held_units or ():
+        if (held["turn"], held["unit"].casefold()) == (turn, unit.casefold()):
+            key = (held["side"], turn, held["combat_part"])
+            if held["base_units_removed"] and held["combat_part"] is not None:
+                removed[key] -= held["base_units_removed"]
+    if combat is not None and combat.part is not None:
+        key = (side, turn, combat.part)
+        removed[key] = removed.get(key, 0) + combat.base_units_removed
+    compute_parts(replace(ledger, removed=removed))
 
 
 def _army_attacks_in(ledger: VictoryLedger, side: str, ruleset: Any) -> int | None:
@@ -1144,6 +1280,7 @@ def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict
         "combat_result": None if combat is None else combat.result,
         "base_units_removed": None if combat is None else combat.base_units_removed,
         "state_after_combat": rally.after if combat is None else combat.after,
+        "combat_part": None if combat is None else combat.part,
     }
 
 
@@ -1163,6 +1300,9 @@ def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict
         Option.of(UNITS.column("general")),
         Option.of(UNITS.column("table_value")),
         Option.of(UNITS.column("combat_result")),
+        Option("combat_part", int, help="the part of the turn its combat was fought in "
+               "(default: the part the text gives it, 4: its army's attacking part for Ar, "
+               "Aw, Ad, Dx attacker, the other for Dd, Dw, Dr, Dx defender)"),
         Option.of(UNITS.column("note")),
     ),
 )  # fmt: skip
@@ -1178,6 +1318,7 @@ def record_unit(
     general: str | None = None,
     table_value: float | None = None,
     combat_result: str | None = None,
+    combat_part: int | None = None,
     note: str | None = None,
 ) -> OperationResult:
     """Record a unit's state this turn and the random number thrown to rally it.
@@ -1185,7 +1326,8 @@ def record_unit(
     The state is the unit's at the start of the turn's rally phase (5): a routing unit
     that passes is disrupted for the turn (5.2), a disrupted one organised (5.1); a
     failed rally leaves it as it was. A combat result (8.5) then sets the state the
-    unit ends the turn in, and the base units it removes.
+    unit ends the turn in, and the base units it removes, which count in its side's
+    losses in the part of the turn it was fought in (9.1).
 
     Example: battle-ledger run unit ledger.xlsx --unit "Old Blue Regiment" --state routing --random-number 0.812
     """  # noqa: E501
@@ -1196,7 +1338,8 @@ def record_unit(
             expected=f"a ledger made by this version (battle-ledger new {KIND.name})",
         )  # fmt: skip
     version = book.meta().template_version
-    newer = {"unit_type": unit_type, "combat_result": combat_result, "part": part}
+    newer = {"unit_type": unit_type, "combat_result": combat_result, "part": part,
+             "combat_part": combat_part}  # fmt: skip
     refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
@@ -1222,21 +1365,35 @@ def record_unit(
         given["Type"] = unit_type
     ruleset = registry.get(book.meta().ruleset)
     attacks_in = _army_attacks_in(ledger, army, ruleset)
-    if part is not None and not 1 <= part <= ledger.parts:
-        raise CommandError(f"a turn has {ledger.parts} player parts (2.6)", column="--part",
-                           value=part, expected=f"1 to {ledger.parts}")  # fmt: skip
+    _part_of_turn(part, ledger.parts, "--part")
+    _part_of_turn(combat_part, ledger.parts, "--combat-part")
+    if combat_part is not None and combat_result is None:
+        raise CommandError("a combat part is the part a combat result was fought in",
+                           column="--combat-part", value=combat_part,
+                           expected="--combat-result with it")  # fmt: skip
+    parts_held = version >= _COMBAT_PARTS_SINCE
     if version >= _RESULTS_SINCE:
         if part is None and random_number is not None:  # thrown in its army's stage (5)
             part = attacks_in
         given |= {"Combat result": combat_result, "Part": part}
     try:
+        if parts_held and combat_result is not None and combat_part is None:
+            combat_part = aog.combat_part(combat_result, attacks_in, ruleset)  # 4
+            if combat_part is None:
+                raise CommandError(
+                    f"the part of the turn {combat_result!r} was fought in is not fixed by "
+                    f"the text for {army!r} (4 names a first and a second army)",
+                    column="--combat-part", expected=f"1 to {ledger.parts}")  # fmt: skip
         ago, taken_in = _turns_ago(turn, _captures(mine, version >= _RESULTS_SINCE))
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
                                    captured_turns_ago=ago, unit_type=unit_type, part=part,
                                    army_attacks_in=attacks_in,
                                    captured_in_part=taken_in)  # fmt: skip
         combat = None if combat_result is None else aog.unit_after_result(
-            out.after, combat_result, ruleset)  # fmt: skip
+            out.after, combat_result, ruleset, part=combat_part,
+            army_attacks_in=attacks_in if parts_held else None)  # fmt: skip
+    except CommandError:
+        raise
     except UnknownTermError as exc:
         raise CommandError(exc.message, column="--unit-type", value=unit_type,
                            expected=exc.expected) from None  # fmt: skip
@@ -1247,6 +1404,9 @@ def record_unit(
     given["State"] = out.state
     if combat is not None:
         given["Combat result"] = combat.result
+    if parts_held:
+        given["Combat part"] = combat_part
+        _losses_bear(ledger, turn, name, army, combat)
     now = mine[mine["Turn"] == turn]
     if now.empty:
         used = [int(i) for i in frame.index]
