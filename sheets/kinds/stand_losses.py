@@ -630,7 +630,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if not cells:
         raise nothing_to_record("--fire-points and --die, --stands-lost, ...")
     turn = ledger.current_turn
-    began = _began_disordered(ledger, name)
+    began = bool(_began_disordered(ledger, name))
     out = record_inputs(book, KIND, ledger, name, cells,
                         turn_row(turn, ledger.sides[name], name), compute_turns)  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
@@ -647,14 +647,30 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
                            {"turn": turn, "unit": name, **cells, **shown})  # fmt: skip
 
 
-def _began_disordered(ledger: StandsLedger, brigade: str) -> bool:
-    """Whether the turns before the current one left ``brigade`` disordered."""
-    state = ledger.starts[brigade]
-    for _, recorded, out in _fold(ledger).get(brigade, []):
-        if int(recorded["Turn"]) >= ledger.current_turn:
-            break
-        state = _after(state, out)
-    return state.disordered
+def _began_disordered(ledger: StandsLedger, brigade: str | None = None) -> set[str]:
+    """The brigades (or ``brigade`` alone) the turns before the current one left
+    disordered."""
+    found = set()
+    for name, parts in _fold(ledger).items():
+        if brigade is not None and name != brigade:
+            continue
+        before = [out for _, row, out in parts if int(row["Turn"]) < ledger.current_turn]
+        if before and before[-1].disordered:
+            found.add(name)
+    return found
+
+
+def _refuse_if_nothing_recorded(book: Book, ledger: StandsLedger, allow_empty: bool) -> None:
+    """``refuse_if_nothing_recorded``, where the March status of Disorder that end-turn
+    filled in for a brigade the last turn left disordered is not a record of this turn."""
+    turns = ledger.turns
+    began = _began_disordered(ledger) if ledger.disorder_held else set()
+    filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
+              & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
+    if filled.any():
+        turns = turns.copy()
+        turns.loc[filled, "March status"] = None
+    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty)
 
 
 def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.RecordedChargeModifiers:
@@ -778,7 +794,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_stands(book)
-    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
+    _refuse_if_nothing_recorded(book, ledger, allow_empty)
     # A brigade the turn leaves disordered starts the next in Disorder: its March status
     # is filled in (a brigade with no row this turn keeps what its last turn left).
     turn = ledger.current_turn
