@@ -471,8 +471,12 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
     )
 
 
-def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
-    folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
+#: Each brigade's turns as folded: (row index, row, outcome) in turn order.
+_Folded = dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]
+
+
+def _fold(ledger: StandsLedger) -> _Folded:
+    folded: _Folded = {}
     # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
     # alone (its name and turn only name it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
@@ -647,11 +651,13 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
                            {"turn": turn, "unit": name, **cells, **shown})  # fmt: skip
 
 
-def _began_disordered(ledger: StandsLedger, brigade: str | None = None) -> set[str]:
+def _began_disordered(
+    ledger: StandsLedger, brigade: str | None = None, folded: _Folded | None = None
+) -> set[str]:
     """The brigades (or ``brigade`` alone) the turns before the current one left
-    disordered."""
+    disordered (``folded``: the ledger's fold, where made already)."""
     found = set()
-    for name, parts in _fold(ledger).items():
+    for name, parts in (_fold(ledger) if folded is None else folded).items():
         if brigade is not None and name != brigade:
             continue
         before = [out for _, row, out in parts if int(row["Turn"]) < ledger.current_turn]
@@ -660,11 +666,13 @@ def _began_disordered(ledger: StandsLedger, brigade: str | None = None) -> set[s
     return found
 
 
-def _refuse_if_nothing_recorded(book: Book, ledger: StandsLedger, allow_empty: bool) -> None:
+def _refuse_if_nothing_recorded(
+    book: Book, ledger: StandsLedger, allow_empty: bool, folded: _Folded
+) -> None:
     """``refuse_if_nothing_recorded``, where the March status of Disorder that end-turn
     filled in for a brigade the last turn left disordered is not a record of this turn."""
     turns = ledger.turns
-    began = _began_disordered(ledger) if ledger.disorder_held else set()
+    began = _began_disordered(ledger, folded=folded) if ledger.disorder_held else set()
     filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
               & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
     if filled.any():
@@ -716,14 +724,14 @@ def _record_details(
         Option(
             "attacker_modifiers",
             str,
-            help="the attacker's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (added from the record)",
+            help="the attacker's modifiers: a number or words, without Fresh/Spent, stands "
+            "lost to fire and Disordered Brigade (added from the record)",
         ),
         Option(
             "defender_modifiers",
             str,
-            help="the defender's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (added from the record)",
+            help="the defender's modifiers: a number or words, without Fresh/Spent, stands "
+            "lost to fire and Disordered Brigade (added from the record)",
         ),
         Option("seed", int, low=0, high=MAX_SEED, help="throw the dice not given, repeatable"),
     ),
@@ -732,9 +740,9 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
            **given: Any) -> OperationResult:  # fmt: skip
     """A Bayonet & Sabre between two brigades this turn: both dice with each side's
     modifiers give the difference; the result and the stands it costs go on both rows.
-    Each brigade's "+2 Units are Fresh" / "-2 Units are Spent" and "-1 Each Stand lost
-    during Current Fire Phase" come from its record and are added by the ledger; the
-    other modifiers are the ones you type.
+    Each brigade's "+2 Units are Fresh" / "-2 Units are Spent", "-1 Each Stand lost
+    during Current Fire Phase" and "-2 Disordered Brigade" come from its record and are
+    added by the ledger; the other modifiers are the ones you type.
 
     Example: battle-ledger run charge ledger.xlsx --attacker "Bony's brigade" --defender "15th Brigade infantry" --attacker-die 8 --defender-die 4
     """  # noqa: E501
@@ -788,17 +796,19 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
 def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
-    """Close the current turn: every brigade in play gets its row, the spent and removed
-    are listed, and the next turn's rows are added for the brigades still in play.
+    """Close the current turn: every brigade in play gets its row, the spent, removed and
+    disordered are listed, and the next turn's rows are added for the brigades still in
+    play (a disordered one's March status filled in as Disorder; a status typed wins).
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_stands(book)
-    _refuse_if_nothing_recorded(book, ledger, allow_empty)
+    folded = _fold(ledger)
+    _refuse_if_nothing_recorded(book, ledger, allow_empty, folded)
     # A brigade the turn leaves disordered starts the next in Disorder: its March status
     # is filled in (a brigade with no row this turn keeps what its last turn left).
     turn = ledger.current_turn
-    disordered = {brigade for brigade, parts in _fold(ledger).items()
+    disordered = {brigade for brigade, parts in folded.items()
                   if ledger.disorder_held and parts and parts[-1][2].disordered}  # fmt: skip
 
     def next_row(number: int, side: str, brigade: str) -> dict[str, Any]:
