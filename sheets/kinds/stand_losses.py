@@ -217,7 +217,7 @@ TURNS = Table(
         Column("Disordered", "disordered", _O,
                help="Y: disordered after the turn (a Fire result from Lively Fire on, a "
                "Bayonet & Sabre lost, the March table's Wavering, Broken or Fall Back), "
-               "until a March result rallies it", width=9, since=_DISORDER),
+               "until a March result rallies it", width=11, since=_DISORDER),
         Column("Disordered before", "disordered_before", _H, since=_DISORDER),
         Column("Disordered at charge", "disordered_at_charge", _H, since=_DISORDER),
     ),
