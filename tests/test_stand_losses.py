@@ -251,6 +251,13 @@ def test_libreoffice_agrees_on_disorder_after_end_turn(
     # the first rallied ("Rally"), the second typed Good Order and won its charge; the
     # third's Reserve Movement "Failure. No change in unit status" leaves it disordered
     assert [n for n in names if report[n]["disordered"]] == [names[2]]
+    brigades = HeadlessBook(tmp_path / "recalculated.xlsx", writable=False).read_table(
+        "tbl_Brigades"
+    )
+    shown_now = dict(zip(brigades["Brigade"], brigades["Disordered"], strict=True))
+    assert {n: shown_now[n] == DISORDERED for n in names} == {
+        n: report[n]["disordered"] for n in names
+    }
 
 
 # -- a ledger made before disorder was held: template version 2 ---------------------------

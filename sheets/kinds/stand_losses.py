@@ -148,6 +148,10 @@ BRIGADES = Table(
         Column("Left", "left", _O, Entry.WHOLE, "stands left", width=7),
         Column("Status", "status", _O, help="fresh, worn, spent or removed", width=9),
         Column("Last row", "last_row", _H),
+        # Template version 3: disorder held between turns.
+        Column("Disordered", "disordered", _O,
+               help="Y: disordered after its last turn (until a March result rallies it)",
+               width=11, since=_DISORDER),
     ),
 )  # fmt: skip
 
@@ -366,6 +370,7 @@ def brigade_formulas(r: int) -> dict[str, str]:
         "Left": f"${c['Stands at start']}{r}-${c['Lost']}{r}",
         "Status": f'IF({last.row}=0,"{_S.FRESH}",{last.at("Status")})',
         "Last row": last.formula,
+        "Disordered": f'IF({last.row}=0,"",{last.at("Disordered")}&"")',
     })  # fmt: skip
 
 
