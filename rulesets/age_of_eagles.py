@@ -44,6 +44,7 @@ __all__ = [
     "BrigadeStatus",
     "BrigadeTurn",
     "ChargeRole",
+    "DisorderAfter",
     "FallenLeaderResult",
     "FireResult",
     "InitiativeOdds",
@@ -56,6 +57,7 @@ __all__ = [
     "bayonet_results",
     "brigade_after_turn",
     "die_sides",
+    "disorder_lasts_until_rallied",
     "fallen_leader_modifier",
     "fallen_leader_odds",
     "fallen_leader_result",
@@ -67,6 +69,7 @@ __all__ = [
     "fire_result_names",
     "fresh_means_no_stand_lost",
     "fresh_spent_at_the_charge",
+    "held_charge_conditions",
     "initiative_modifier",
     "initiative_odds",
     "march_modifier",
@@ -618,6 +621,13 @@ class BayonetResult:
     battery: str | None
     attacker_effect: str
     defender_effect: str
+    #: "Retreat ... Disordered", "Both sides are Disordered": the loser (each side when
+    #: Locked in Combat) is disordered.
+    disordered: bool = False
+
+    def disorders(self, role: str) -> bool:
+        """Whether the result leaves the brigade charging as ``role`` disordered."""
+        return self.disordered and self.loser in (role, "both")
 
     @property
     def label(self) -> str:
@@ -638,6 +648,7 @@ def _bayonet_from_row(row: dict[str, Any], difference: int) -> BayonetResult:
         battery=row.get("battery"),
         attacker_effect=str(row["attacker_effect"]),
         defender_effect=str(row["defender_effect"]),
+        disordered=bool(row["disordered"]),
     )
 
 
@@ -686,6 +697,18 @@ def resolve_charge(
 # -- March table, initiative, fallen leader ---------------------------------------------------
 
 
+class DisorderAfter:
+    """What a March result does to a brigade's disorder (the table's ``disorder``): it
+    rallies ("Brigade rallies"), leaves it disordered ("Brigade remains disordered",
+    "retreats a full move disordered"), or leaves it as it was ("No change in unit
+    status")."""
+
+    RALLIES = "rallies"
+    DISORDERED = "disordered"
+    NO_CHANGE = "no change"
+    ALL = (RALLIES, DISORDERED, NO_CHANGE)
+
+
 @dataclass(frozen=True)
 class MarchResult:
     """One cell of the March table."""
@@ -695,6 +718,13 @@ class MarchResult:
     effect: str
     stands_lost: int
     removed: bool
+    disorder: str = DisorderAfter.NO_CHANGE  # a DisorderAfter
+
+    def disordered_after(self, before: bool) -> bool:
+        """Whether the brigade is disordered after this result, ``before`` it was or not."""
+        if self.disorder == DisorderAfter.RALLIES:
+            return False
+        return self.disorder == DisorderAfter.DISORDERED or before
 
 
 def march_result(status: str, modified_die: int) -> MarchResult:
@@ -703,12 +733,23 @@ def march_result(status: str, modified_die: int) -> MarchResult:
     term = rs.term("brigade_status", status)
     die = whole_number(modified_die, "modified die", low=None)
     row = rs.bracket("march_table", die, status=term.id)
+    disorder = str(row["disorder"])
+    if disorder not in DisorderAfter.ALL:
+        raise RulesetDataError(
+            "unknown effect of a March result on disorder",
+            file=rs.path,
+            table="march_table",
+            column="disorder",
+            value=disorder,
+            expected=" or ".join(DisorderAfter.ALL),
+        )
     return MarchResult(
         status=term.name,
         name=str(row["result"]),
         effect=str(row["effect"]),
         stands_lost=int(row["stands_lost"]),
         removed=bool(row["removed"]),
+        disorder=disorder,
     )
 
 
@@ -890,13 +931,15 @@ class ChargeRole:
 
 @dataclass(frozen=True)
 class BrigadeState:
-    """One brigade between turns: stands at the start, its spent point, lost so far."""
+    """One brigade between turns: stands at the start, its spent point, lost so far, and
+    whether the turns so far left it disordered."""
 
     brigade: str
     stands: int
     spent_point: int
     lost: int = 0
     status: str = BrigadeStatus.FRESH
+    disordered: bool = False
 
 
 @dataclass(frozen=True)
@@ -905,7 +948,9 @@ class BrigadeTurn:
 
     ``fire_die`` is the die as rolled (1-10) and ``fire_modifier`` the die roll
     modifiers' total; ``charge_difference`` the attacker's modified die minus the
-    defender's; ``march_die`` the modified die on the March table. ``stands_lost``
+    defender's; ``march_status`` the brigade's column of the March table (Disorder or Good
+    Order typed is its state as the turn begins, whatever the last turn left; Reserve
+    Movement or none keeps that) and ``march_die`` the modified die on it. ``stands_lost``
     and ``captured`` are losses the umpire resolved himself.
     """
 
@@ -936,6 +981,8 @@ class BrigadeOutcome:
     lost: int
     left: int
     status: str
+    #: Disordered after the turn (False once removed, or where disorder is not held).
+    disordered: bool = False
 
 
 def _spent(state: BrigadeState, lost: int, counts: str) -> bool:
@@ -961,25 +1008,30 @@ def _status(state: BrigadeState, lost: int, counts: str) -> str:
 @dataclass(frozen=True)
 class RecordedChargeModifiers:
     """A brigade's own Bayonet & Sabre die roll modifiers that its record gives: "+2 Units
-    are Fresh", "-2 Units are Spent" and "-1 Each Stand lost during Current Fire Phase".
-    Every other modifier (leaders, outnumbering, cover, formation, quality...) the umpire
-    types: the ledger does not keep them."""
+    are Fresh", "-2 Units are Spent", "-1 Each Stand lost during Current Fire Phase" and
+    "-2 Disordered Brigade" (where the ledger holds disorder). Every other modifier
+    (leaders, outnumbering, cover, formation, quality...) the umpire types: the ledger does
+    not keep them."""
 
     status: str  # fresh, worn or spent at the charge
     fire_stands: int  # stands it lost in this turn's fire
     fresh_or_spent: int
     fire_losses: int
+    disordered: bool = False  # disordered at the charge (after the turn's March and fire)
+    disorder: int = 0  # its "-2 Disordered Brigade"
 
     @property
     def total(self) -> int:
-        return self.fresh_or_spent + self.fire_losses
+        return self.fresh_or_spent + self.fire_losses + self.disorder
 
     def describe(self) -> str:
-        """``fresh +2, 1 stand lost to fire -1`` (``none`` when there is none)."""
+        """``fresh +2, 1 stand lost to fire -1, disordered -2`` (``none`` when none)."""
         parts = [f"{self.status} {self.fresh_or_spent:+d}"] if self.fresh_or_spent else []
         if self.fire_stands:
             plural = "s" if self.fire_stands != 1 else ""
             parts.append(f"{self.fire_stands} stand{plural} lost to fire {self.fire_losses:+d}")
+        if self.disorder:
+            parts.append(f"disordered {self.disorder:+d}")
         return ", ".join(parts) or "none"
 
 
@@ -990,45 +1042,100 @@ def fresh_spent_at_the_charge() -> bool:
     return bool(ruleset().constant("brigade_losses", "fresh_spent_at_the_charge"))
 
 
-def recorded_charge_modifiers(status: str, fire_stands: int, role: str) -> RecordedChargeModifiers:
+def disorder_lasts_until_rallied() -> bool:
+    """The data's reading (``brigade_losses.disorder_lasts_until_rallied``): a brigade a
+    result disordered stays disordered until a March result rallies it (false: through the
+    next turn only, unless a result of that turn disorders it again)."""
+    return bool(ruleset().constant("brigade_losses", "disorder_lasts_until_rallied"))
+
+
+def recorded_charge_modifiers(
+    status: str, fire_stands: int, role: str, disordered: bool = False
+) -> RecordedChargeModifiers:
     """The Bayonet & Sabre modifiers of a brigade ``status`` (fresh, worn, spent) that lost
-    ``fire_stands`` in this turn's fire, charging as ``role``, from the data's rows."""
+    ``fire_stands`` in this turn's fire, charging as ``role`` (``disordered`` or not at the
+    charge), from the data's rows."""
     lost = whole_number(fire_stands, "stands lost to fire")
     one_of(status, (BrigadeStatus.FRESH, BrigadeStatus.WORN, BrigadeStatus.SPENT),
            "a brigade in a Bayonet & Sabre is fresh, worn or spent")  # fmt: skip
     fresh_or_spent = (bayonet_modifier(status, role)
                       if status in (BrigadeStatus.FRESH, BrigadeStatus.SPENT) else 0)  # fmt: skip
     fire = bayonet_modifier(f"{_STAND_LOST_TO_FIRE} x{lost}", role) if lost else 0
-    return RecordedChargeModifiers(status, lost, fresh_or_spent, fire)
+    disorder = bayonet_modifier(_DISORDERED_BRIGADE, role) if disordered else 0
+    return RecordedChargeModifiers(status, lost, fresh_or_spent, fire, disordered, disorder)
 
 
 #: The Bayonet & Sabre condition the stands lost to this turn's fire count.
 _STAND_LOST_TO_FIRE = "stand lost this fire phase"
+#: The Bayonet & Sabre condition of a disordered brigade: its line ("Disordered Brigade,
+#: Non-Countercharging Cavalry, Tirailleur Brigade, or Unattached and Silenced Battery
+#: (either or) - above not cumulative") is one term, whose other alternatives stay typed.
+_DISORDERED_BRIGADE = "disordered etc"
+#: The words of that line that name disorder itself (the vocabulary's aliases), and the
+#: text's name of it.
+_DISORDER_WORDS = ("disordered brigade", "disordered")
+_DISORDERED_NAME = "Disordered Brigade"
 #: The conditions ``recorded_charge_modifiers`` takes from the record: not typed as well.
 RECORDED_CHARGE_CONDITIONS = ("fresh", "spent", _STAND_LOST_TO_FIRE)
 
 
-def typed_charge_modifier(conditions: str | None, side: str) -> int:
+def held_charge_conditions(conditions: str | None, *, disorder_held: bool = True) -> list[str]:
+    """The Bayonet & Sabre conditions typed in ``conditions`` that a ledger takes from its
+    record of the brigade (Fresh, Spent, stands lost to fire, and "Disordered Brigade"
+    where it holds disorder), by their names: typed as well, they would count twice."""
+    held = [c.term.name for c in _parse_counted("bayonet_conditions", conditions)
+            if c.term.id in RECORDED_CHARGE_CONDITIONS]  # fmt: skip
+    if disorder_held and conditions:
+        for item in str(conditions).split(","):
+            word = " ".join(item.split()).casefold()
+            if word in _DISORDER_WORDS:
+                held.append(_DISORDERED_NAME)
+    return held
+
+
+def typed_charge_modifier(
+    conditions: str | None, side: str, *, disordered: bool | None = None
+) -> int:
     """A side's Bayonet & Sabre modifier typed by the umpire, which a ledger adds to those
-    of the brigade's record: naming one of those (Fresh, Spent, stands lost to fire) again
-    is refused, it would count twice."""
-    for counted in _parse_counted("bayonet_conditions", conditions):
-        if counted.term.id in RECORDED_CHARGE_CONDITIONS:
-            raise InvalidArgumentError(
-                f"{counted.term.name!r} is taken from the ledger's record of the brigade",
-                column=f"{side} conditions",
-                value=counted.term.name,
-                expected="only the modifiers the ledger does not keep (leaders, outnumbering, "
-                "cover, formation, quality...)",
-            )
-    return bayonet_modifier(conditions, side)
+    of the brigade's record: naming one of those (Fresh, Spent, stands lost to fire; and
+    "Disordered Brigade" where the ledger holds disorder: ``disordered`` not None) again is
+    refused, it would count twice. A brigade the record holds ``disordered`` takes its -2
+    from it: another alternative of that line typed (Tirailleur Brigade...) adds nothing,
+    "above not cumulative"."""
+    held = held_charge_conditions(conditions, disorder_held=disordered is not None)
+    if held:
+        raise InvalidArgumentError(
+            f"{held[0]!r} is taken from the ledger's record of the brigade",
+            column=f"{side} conditions",
+            value=held[0],
+            expected="only the modifiers the ledger does not keep (leaders, outnumbering, "
+            "cover, formation, quality...)",
+        )
+    total = bayonet_modifier(conditions, side)
+    if disordered:
+        typed = {c.term.id for c in _parse_counted("bayonet_conditions", conditions)}
+        if _DISORDERED_BRIGADE in typed:  # the line counts once, from the record
+            total -= bayonet_modifier(_DISORDERED_BRIGADE, side)
+    return total
 
 
 def brigade_after_turn(
-    state: BrigadeState, turn: BrigadeTurn, *, spent_counts: str | None = None
+    state: BrigadeState,
+    turn: BrigadeTurn,
+    *,
+    spent_counts: str | None = None,
+    disorder_held: bool = True,
 ) -> BrigadeOutcome:
     """One turn of one brigade: the March table, Volley & Cannonade and Bayonet & Sabre
     results it suffered, and the stands each costs.
+
+    Disorder, in the play sequence's order: the brigade begins the turn as it was left
+    (``state.disordered``), or as its typed March status says (Disorder, Good Order); a
+    March result rallies it, disorders it or leaves it; a fire result of Lively Fire or
+    worse disorders it; so it charges, with "-2 Disordered Brigade"; a Bayonet & Sabre it
+    loses disorders it. It stays disordered until rallied (the data's reading,
+    ``disorder_lasts_until_rallied``; false: through the next turn only).
+    ``disorder_held`` False (a ledger made before disorder was held): none of this.
 
     Stands the umpire types (``stands_lost``, ``captured``) beyond the stands left
     are refused; what the tables take is capped at the stands left (house reading).
@@ -1067,7 +1174,16 @@ def brigade_after_turn(
     march = None
     if turn.march_status is not None and turn.march_die is not None:
         march = march_result(turn.march_status, turn.march_die)
+    # The play sequence: March, then Volley & Cannonade, then Bayonet & Sabre.
+    began = state.disordered
+    if turn.march_status is not None:
+        typed_status = ruleset().term("brigade_status", turn.march_status).id
+        began = {"disorder": True, "good order": False}.get(typed_status, began)
+    after_march = began if march is None else march.disordered_after(began)
+    fired_on = fire is not None and fire.disordered
+    at_charge = disorder_held and (after_march or fired_on)
     charge = charge_stands = record = None
+    charged = False
     if turn.charge is not None and turn.charge_difference is not None:
         role = str(turn.charge).strip().casefold()
         one_of(role, ChargeRole.ALL, f"{prefix}a brigade charges as attacker or defender")
@@ -1078,10 +1194,12 @@ def brigade_after_turn(
                 left_before, typed + fire_stands + (0 if march is None else march.stands_lost)
             )
         status = _status(state, state.lost + before, counts)
-        record = recorded_charge_modifiers(status, min(fire_stands, left_before), role)
+        record = recorded_charge_modifiers(status, min(fire_stands, left_before), role,
+                                           at_charge)  # fmt: skip
         charge = bayonet_result(turn.charge_difference)
         lost_it = charge.loser in (role, "both")
         charge_stands = charge.stands_lost + charge.extra_captured if lost_it else 0
+        charged = charge.disorders(role)
     from_tables = (
         (0 if fire is None else fire.stands_lost)
         + (charge_stands or 0)
@@ -1094,5 +1212,11 @@ def brigade_after_turn(
         status = BrigadeStatus.REMOVED
     else:
         status = _status(state, lost, counts)
+    if disorder_lasts_until_rallied():
+        disordered = at_charge or charged
+    else:  # through the next turn only: this turn's results alone
+        renewed = march is not None and march.disorder == DisorderAfter.DISORDERED
+        disordered = renewed or fired_on or charged
+    disordered = disorder_held and disordered and status != BrigadeStatus.REMOVED
     return BrigadeOutcome(fire, charge, charge_stands, record, march, lost_this_turn, lost, left,
-                          status)  # fmt: skip
+                          status, disordered)  # fmt: skip

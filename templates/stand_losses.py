@@ -88,28 +88,39 @@ def _blocks(wb: Workbook, ruleset: Ruleset) -> None:
         fire.append([_low(row["fire_points_low"]), *(-_FAR if d == _DICE[0] else d for d in least)])
     define_name(wb, FIRE, lookup_block(wb, FIRE, [FIRE, *FIRE_BLOCK], fire))
     names = aoe.fire_result_names()
-    results = [[k, name, int(row["stands_lost"])]
+    results = [[k, name, int(row["stands_lost"]), 1 if row["disordered"] else 0]
                for k, (name, row) in enumerate(zip(names, ruleset.rows("fire_results"),
                                                    strict=True))]  # fmt: skip
-    block = lookup_block(wb, FIRE_RESULTS, [FIRE_RESULTS, "Result", "Stands"], results)
+    block = lookup_block(wb, FIRE_RESULTS, [FIRE_RESULTS, "Result", "Stands", "Disordered"],
+                         results)  # fmt: skip
     define_name(wb, FIRE_RESULTS, block)
     bayonet = sorted(
         [[_low(r["difference_low"]), str(r["result"]), str(r["loser"]), int(r["stands_lost"]),
-          int(r.get("extra_captured_over") or 0)] for r in ruleset.rows("bayonet_table")]
+          int(r.get("extra_captured_over") or 0), 1 if r["disordered"] else 0]
+         for r in ruleset.rows("bayonet_table")]
     )  # fmt: skip
     define_name(wb, BAYONET, lookup_block(wb, BAYONET, [BAYONET, "Result", "Loser", "Stands",
-                                                         "Extra over"], bayonet))  # fmt: skip
+                                                         "Extra over", "Loser disordered"],
+                                          bayonet))  # fmt: skip
     lows = sorted({_low(r["die_low"]) for r in ruleset.rows("march_table")})
     march = []
+    # after the three columns per status, what each status's result does to disorder (1
+    # disordered, 0 rallies, -1 no change): a ledger of template version 2 reads none of it
+    disorder = {aoe.DisorderAfter.DISORDERED: 1, aoe.DisorderAfter.RALLIES: 0,
+                aoe.DisorderAfter.NO_CHANGE: -1}  # fmt: skip
     for low in lows:
         cells: list[Any] = [low]
         for status in MARCH_STATUSES:
             result = aoe.march_result(status, low)
             cells += [result.name, result.stands_lost, 1 if result.removed else 0]
+        cells += [disorder[aoe.march_result(status, low).disorder] for status in MARCH_STATUSES]
         march.append(cells)
     headers = [f"{s} {h}" for s in MARCH_STATUSES for h in ("result", "stands", "removed")]
+    headers += [f"{s} disorder" for s in MARCH_STATUSES]
     define_name(wb, MARCH, lookup_block(wb, MARCH, [MARCH, *headers], march))
-    own = [aoe.bayonet_modifier(c) for c in aoe.RECORDED_CHARGE_CONDITIONS]
+    own = [*(aoe.bayonet_modifier(c) for c in aoe.RECORDED_CHARGE_CONDITIONS),
+           aoe.recorded_charge_modifiers(aoe.BrigadeStatus.WORN, 0, aoe.ChargeRole.ATTACKER,
+                                         disordered=True).disorder]  # fmt: skip
     define_name(wb, RECORD, lookup_block(wb, RECORD, [RECORD, *RECORD_BLOCK[1:]], [own]))
 
 
@@ -152,7 +163,7 @@ def build_stand_losses(
                          bounds={})  # fmt: skip
     status_formatting(wb[TURNS.sheet], turns, KIND, whole_row=False)
     for header, fill in (("Fire stands", FILL_WARN), ("B&S stands", FILL_ALERT),
-                         ("March stands", FILL_ALERT)):  # fmt: skip
+                         ("March stands", FILL_ALERT), ("Disordered", FILL_WARN)):  # fmt: skip
         col = turns.col(header)
         first = f"${col}{turns.first_row}"
         highlight_when(wb[TURNS.sheet], f"{col}{turns.first_row}:{col}{turns.last_row}",

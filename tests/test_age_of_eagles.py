@@ -573,3 +573,137 @@ def test_a_brigades_record_gives_its_own_charge_modifiers() -> None:
     assert aoe.recorded_charge_modifiers("fresh", 0, "attacker").total == 2
     quiet = aoe.brigade_after_turn(state, aoe.BrigadeTurn(charge="attacker", charge_difference=3))
     assert quiet.charge_record is not None and quiet.charge_record.total == 2
+
+
+# -- disorder: what disorders a brigade, what rallies it, what it changes ------------------------
+
+
+def test_every_march_result_disorders_rallies_or_leaves_as_its_text_says(rules_dir: Path) -> None:
+    """March Table, read from the text: an effect saying "rallies" or "rally" ("Brigade
+    rallies", "Non-Irregular units rally") rallies; one saying "disordered" ("Brigade
+    remains disordered", "retreats a full move disordered") disorders; the rest ("No change
+    in unit status", the Good Order column's moves) leave the brigade as it was."""
+    rows = _block(_text(rules_dir), "DIE RESULT\t\tEFFECTS")[1:]
+    seen = set()
+    for line in rows:
+        cells = [c for c in line.split("\t") if c.strip()]
+        low, high = _span(cells[0])
+        die = int(high if low == float("-inf") else low)
+        for status, cell in zip(MARCH_COLUMNS, cells[1:4], strict=True):
+            _, effect = _march_cell(cell)
+            words = effect.casefold()
+            want = (aoe.DisorderAfter.DISORDERED if "disordered" in words
+                    else aoe.DisorderAfter.RALLIES if re.search(r"\brall(y|ies)\b", words)
+                    else aoe.DisorderAfter.NO_CHANGE)  # fmt: skip
+            result = aoe.march_result(status, die)
+            assert result.disorder == want, (status, die, effect)
+            assert result.disordered_after(True) is (want != aoe.DisorderAfter.RALLIES)
+            assert result.disordered_after(False) is (want == aoe.DisorderAfter.DISORDERED)
+            seen.add(want)
+    assert seen == set(aoe.DisorderAfter.ALL)
+
+
+MARCH_COLUMNS = ["Disorder", "Good Order", "Reserve Movement"]
+
+
+def test_every_bayonet_result_disorders_its_loser(rules_dir: Path) -> None:
+    """Bayonet & Sabre, read from the text: the side named first ("DEFENDER: Retreat ...
+    Disordered", "ATTACKER: Retreat disordered", "ATTACKER & DEFENDER: Both sides are
+    Disordered") is disordered; the winner ("Hold position", "Occupy enemy position") not."""
+    for line in _block(_text(rules_dir), "DIE RESULT DIFFERENCE\tEFFECTS"):
+        cells = [c for c in line.split("\t") if c.strip()]
+        m = re.fullmatch(r"<b>.+?</b>\s*(ATTACKER & DEFENDER|ATTACKER|DEFENDER):(.*?)"
+                         r"(?:(?:ATTACKER|DEFENDER):.*)?", cells[1])  # fmt: skip
+        assert m, cells[1]
+        low, high = _span(cells[0])
+        difference = int(high if low == float("-inf") else low)
+        result = aoe.bayonet_result(difference)
+        disordered = "disordered" in m[2].casefold()
+        assert disordered, cells[1]  # every result disorders its loser
+        for role in aoe.ChargeRole.ALL:
+            lost = m[1] == "ATTACKER & DEFENDER" or m[1].casefold() == role
+            assert result.disorders(role) is lost, (difference, role)
+
+
+def test_a_fire_result_from_lively_fire_on_disorders(rules_dir: Path) -> None:
+    """The fire table's heads, from the text: "Lively Fire Troops disordered", "Telling Fire
+    Troops disordered and lose one stand" ...; "Desultory Fire No effect."."""
+    header = _block(_text(rules_dir), "FIRE POINTS\tEFFECTS")[0]  # the results' heads
+    for name in FIRE_NAMES:
+        printed = header.split(name, 1)[1].split("\t", 1)[0].split(".")[0]
+        state = aoe.BrigadeState("B", 20, 5)
+        points, die = next((p, d) for p in range(1, 60) for d in range(-2, 14)
+                           if aoe.fire_result(p, d).name == name)  # fmt: skip
+        out = aoe.brigade_after_turn(state, aoe.BrigadeTurn(fire_points=points, fire_die=1,
+                                                            fire_modifier=die - 1))  # fmt: skip
+        assert out.fire is not None and out.fire.name == name
+        assert out.disordered is ("disordered" in printed), (name, printed)
+
+
+def test_disorder_follows_the_play_sequence() -> None:
+    """March (1st), Volley & Cannonade (2nd), Bayonet & Sabre (3rd): a disordered brigade
+    that rallies on the March table ("Rally. Brigade rallies") and is then fired on (Lively
+    Fire) charges disordered, at "-2 Disordered Brigade"; one that rallies and is not fired
+    on charges at no -2; it stays disordered with no March roll."""
+    held = aoe.BrigadeState("B", 6, 2, disordered=True)
+    rallied = aoe.BrigadeTurn(march_status="Disorder", march_die=8, charge="attacker",
+                              charge_difference=3)  # fmt: skip
+    out = aoe.brigade_after_turn(held, rallied)
+    assert out.march is not None and out.march.name == "Rally"
+    assert out.charge_record is not None and out.charge_record.disorder == 0
+    assert not out.disordered
+    fired = aoe.brigade_after_turn(held, aoe.BrigadeTurn(
+        march_status="Disorder", march_die=8, fire_points=4, fire_die=10, charge="attacker",
+        charge_difference=3))  # fmt: skip
+    assert fired.fire is not None and fired.fire.name == "Lively Fire"
+    assert fired.charge_record is not None and fired.charge_record.disordered
+    assert fired.charge_record.disorder == aoe.bayonet_modifier("disordered brigade") == -2
+    assert fired.disordered
+    assert aoe.brigade_after_turn(held, aoe.BrigadeTurn()).disordered
+    # Good Order typed: the umpire's word on how the turn began wins
+    assert not aoe.brigade_after_turn(held, aoe.BrigadeTurn(march_status="Good Order")).disordered
+
+
+def test_a_ledger_that_holds_no_disorder_is_never_disordered() -> None:
+    """``disorder_held=False`` (a ledger made before template version 3): no brigade is
+    disordered and its charges have no -2, as before."""
+    held = aoe.BrigadeState("B", 6, 2, disordered=True)
+    turn = aoe.BrigadeTurn(fire_points=4, fire_die=10, charge="defender", charge_difference=2)
+    out = aoe.brigade_after_turn(held, turn, disorder_held=False)
+    assert not out.disordered
+    assert out.charge_record is not None and out.charge_record.disorder == 0
+
+
+#: The other alternatives of the disorder line, and a condition of another line.
+_DISORDER_LINE = ["tirailleur brigade", "non-countercharging cavalry", "silenced battery"]
+
+
+@given(st.sampled_from([*_DISORDER_LINE, "leader attached", ""]),
+       st.sampled_from(aoe.ChargeRole.ALL))  # fmt: skip
+@SETTINGS
+def test_disorder_is_not_cumulative_with_its_line(typed: str, side: str) -> None:
+    """The line "-2 Disordered Brigade, Non-Countercharging Cavalry, Tirailleur Brigade, or
+    Unattached and Silenced Battery (either or) - above not cumulative": a disordered
+    brigade's record -2 and a typed alternative of the line make -2 together, never -4;
+    "Disordered Brigade" itself typed is refused where the ledger holds it."""
+    record = aoe.recorded_charge_modifiers("worn", 0, side, disordered=True)
+    together = record.total + aoe.typed_charge_modifier(typed, side, disordered=True)
+    other_lines = 0 if typed in _DISORDER_LINE else aoe.bayonet_modifier(typed, side)
+    assert together == aoe.bayonet_modifier("disordered brigade", side) + other_lines
+    assert aoe.held_charge_conditions(f"{typed}, disordered".strip(", ")) == ["Disordered Brigade"]
+    assert aoe.held_charge_conditions("disordered", disorder_held=False) == []
+
+
+def test_disorder_lasting_one_turn_is_the_datas_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``brigade_losses.disorder_lasts_until_rallied`` false: a brigade begins its next turn
+    disordered (and charges so) but, with no result of that turn disordering it again, is
+    not disordered after it."""
+    held = aoe.BrigadeState("B", 6, 2, disordered=True)
+    turn = aoe.BrigadeTurn(charge="attacker", charge_difference=3)
+    assert aoe.brigade_after_turn(held, turn).disordered
+    monkeypatch.setattr(aoe, "disorder_lasts_until_rallied", lambda: False)
+    out = aoe.brigade_after_turn(held, turn)
+    assert out.charge_record is not None and out.charge_record.disorder == -2
+    assert not out.disordered
+    again = aoe.brigade_after_turn(held, aoe.BrigadeTurn(march_status="Disorder", march_die=3))
+    assert again.disordered  # "Wavering. Brigade remains disordered"

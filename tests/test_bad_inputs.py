@@ -251,6 +251,20 @@ def _hits_ledger(folder: Path) -> Path:
     return path
 
 
+def _disordered_stands(folder: Path) -> Path:
+    """An Age of Eagles stands-lost ledger of this version, Bony disordered by Lively Fire
+    (4 fire points, a 10)."""
+    from battle_ledger.sheets.engine.headless import save_workbook
+    from battle_ledger.sheets.operations import run_on_file
+    from battle_ledger.templates import build
+
+    path = folder / "stands.xlsx"
+    brigades = [("French", "Bony", 5, 2), ("Prussian", "Losthin", 10, 4)]
+    save_workbook(build("stand-losses", "age-of-eagles", brigades=brigades), path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    return path
+
+
 def _glaube_ledger(folder: Path) -> Path:
     """An Age of Glaube victory table of this version from the bundled order of battle
     (its Units typed: foot, horse and batteries)."""
@@ -577,6 +591,12 @@ CATALOGUE: list[Case] = [
       "--range", "2", "--skirmish", "Y"],
      _write("v4-hits.xlsx", (_FIXTURES / "unit-hits-v4.xlsx").read_bytes()), 2,
      ("this ledger is older", "template version 4", "column --skirmish")),
+    # Age of Eagles: "-2 Disordered Brigade" the ledger holds, typed again
+    ("a Bayonet & Sabre with the held disorder typed", None,
+     ["run", "charge", "INPUT", "--attacker", "Bony", "--defender", "Losthin",
+      "--attacker-die", "5", "--defender-die", "5", "--attacker-modifiers", "disordered"],
+     _disordered_stands, 2,
+     ("taken from the ledger's record", "column --attacker-modifiers", "Disordered Brigade")),
     # casualty brackets made before blown cavalry (3) and a check for each bracket (4)
     ("an old brackets ledger: --became blown", None,
      ["run", "record", "INPUT", "--unit", "2nd U.S. Light Dragoons", "--became", "blown"],

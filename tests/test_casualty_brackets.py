@@ -1013,8 +1013,9 @@ def test_libreoffice_agrees_on_the_stands_lost(tmp_path: Path) -> None:
 
 def _charges(path: Path) -> tuple[dict[str, object], dict[str, object]]:
     """Turn 1: Bony (5 stands, spent point 2) loses a stand to fire (8 fire points, 9 + 1:
-    Telling Fire), Tromelin (2, spent point 1) one otherwise: spent. Bony charges Losthin
-    (fresh), 6 against 5; Losthin charges Tromelin, 3 against 4; no modifier typed."""
+    "Telling Fire Troops disordered and lose one stand"), Tromelin (2, spent point 1) one
+    otherwise: spent. Bony charges Losthin (fresh), 6 against 5; Losthin charges Tromelin,
+    3 against 4; no modifier typed."""
     run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
     run_on_file(path, "record", unit="Tromelin", stands_lost="1")
     first = run_on_file(path, "charge", attacker="Bony", defender="Losthin",
@@ -1028,10 +1029,11 @@ def test_age_of_eagles_charge_takes_fresh_spent_and_fire_losses_from_the_record(
     tmp_path: Path,
 ) -> None:
     """Bayonet & Sabre: "+2 Units are Fresh", "-2 Units are Spent", "-1 Each Stand lost
-    during Current Fire Phase": the ledger knows them and adds them. Bony, worn by the
-    stand the fire took, 6 - 1; Losthin, fresh, 5 + 2: -2, Withdrawal! (attacker). Losthin
-    3 + 2 against Tromelin, spent, 4 - 2: +3, Withdrawal! (defender). The other modifiers
-    (leaders, cover...) are typed; Fresh or Spent typed again is refused."""
+    during Current Fire Phase", "-2 Disordered Brigade": the ledger knows them and adds
+    them. Bony, worn and disordered by the Telling Fire's stand, 6 - 1 - 2; Losthin, fresh,
+    5 + 2: -4, Driven Back! (attacker). Losthin 3 + 2 against Tromelin, spent, 4 - 2: +3,
+    Withdrawal! (defender). The other modifiers (leaders, cover...) are typed; Fresh or
+    Spent typed again is refused."""
     path = _stands(tmp_path)
     first, second = _charges(path)
     assert first["attacker_record_modifiers"] == {
@@ -1039,7 +1041,9 @@ def test_age_of_eagles_charge_takes_fresh_spent_and_fire_losses_from_the_record(
         "fire_stands": 1,
         "fresh_or_spent": 0,
         "fire_losses": -1,
-        "total": -1,
+        "total": -3,
+        "disordered": True,
+        "disorder": -2,
     }
     assert first["defender_record_modifiers"] == {
         "status": "fresh",
@@ -1047,17 +1051,19 @@ def test_age_of_eagles_charge_takes_fresh_spent_and_fire_losses_from_the_record(
         "fresh_or_spent": 2,
         "fire_losses": 0,
         "total": 2,
+        "disordered": False,
+        "disorder": 0,
     }
     assert (first["difference"], first["result"], first["loser"]) == (
-        (6 - 1) - (5 + 2),
-        "Withdrawal!",
+        (6 - 1 - 2) - (5 + 2),
+        "Driven Back!",
         "attacker",
     )
     assert second["defender_record_modifiers"]["status"] == "spent"
     assert (second["difference"], second["result"], second["loser"]) == (
         (3 + 2) - (4 - 2), "Withdrawal!", "defender")  # fmt: skip
     turns = {u: t["turns"][0] for u, t in _units(path).items()}  # type: ignore[index]
-    assert turns["Bony"]["charge_record_modifiers"]["total"] == -1
+    assert turns["Bony"]["charge_record_modifiers"]["total"] == -3
     assert turns["Tromelin"]["charge_record_modifiers"]["fresh_or_spent"] == -2
     assert run_check(HeadlessBook(path, writable=False)) == []
     before = path.read_bytes()
@@ -1071,20 +1077,21 @@ def test_age_of_eagles_fresh_or_spent_at_the_start_of_the_turn_is_a_house_settin
     tmp_path: Path,
 ) -> None:
     """``brigade_losses.fresh_spent_at_the_charge: false``: Bony is Fresh as it started the
-    turn, though the fire took a stand: 6 + 2 - 1 against Losthin's 5 + 2, Locked in
-    Combat."""
+    turn, though the fire took a stand (and disordered it: that setting is Fresh/Spent's
+    alone): 6 + 2 - 1 - 2 against Losthin's 5 + 2, Withdrawal! (attacker)."""
     path = _stands(tmp_path)
     _fresh_or_spent_as_the_turn_began(path, tmp_path)
     first, _ = _charges(path)
     assert first["attacker_record_modifiers"]["status"] == "fresh"
-    assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
+    assert first["difference"] == (6 + 2 - 1 - 2) - (5 + 2) and first["result"] == "Withdrawal!"
 
 
 def test_age_of_eagles_fresh_until_spent_is_a_house_setting(tmp_path: Path) -> None:
     """``brigade_losses.fresh_means_no_stand_lost: false``: the charts' "+2/-2 Unit is
     Fresh/Spent" read as two states, a brigade fresh until it is spent. Bony, a stand lost
-    to fire but short of its spent point, is fresh at the charge: 6 + 2 - 1 against
-    Losthin's 5 + 2, Locked in Combat; and shown fresh with the stand lost, not worn."""
+    to fire but short of its spent point, is fresh at the charge: 6 + 2 - 1 - 2 (disordered
+    by the fire) against Losthin's 5 + 2, Withdrawal!; and shown fresh with the stand lost,
+    not worn."""
     path = _stands(tmp_path)
     _brigade_losses_setting(path, tmp_path, "fresh_means_no_stand_lost")
     run_on_file(path, "record", unit="Bony", stands_lost="1")
@@ -1094,7 +1101,7 @@ def test_age_of_eagles_fresh_until_spent_is_a_house_setting(tmp_path: Path) -> N
     _brigade_losses_setting(other, tmp_path, "fresh_means_no_stand_lost")
     first, _ = _charges(other)
     assert first["attacker_record_modifiers"]["status"] == "fresh"
-    assert first["difference"] == (6 + 2 - 1) - (5 + 2) and first["result"] == "Locked in Combat!"
+    assert first["difference"] == (6 + 2 - 1 - 2) - (5 + 2) and first["result"] == "Withdrawal!"
 
 
 @pytest.mark.libreoffice

@@ -457,11 +457,16 @@ def _aoe_calls() -> list[Call]:
             aoe.BrigadeTurn(turn=3, march_status="disorder", march_die=2, stands_lost=1),
             aoe.BrigadeTurn(turn=4, charge="defender", charge_difference=13),
         ]  # fmt: skip
+        # disorder held: a quiet turn after a Lively Fire (until rallied, or one turn)
+        held = [aoe.BrigadeTurn(turn=1, fire_points=4, fire_die=10), aoe.BrigadeTurn(turn=2),
+                aoe.BrigadeTurn(turn=3, charge="attacker", charge_difference=3)]  # fmt: skip
         state, out = aoe.BrigadeState("Bony", 12, 4), []
-        for turn in turns:
+        for turn in [*turns, *held]:
+            if turn.turn == 1:
+                state = aoe.BrigadeState("Bony", 12, 4)
             o = aoe.brigade_after_turn(state, turn, spent_counts=counts)
             out.append(o)
-            state = replace(state, lost=o.lost, status=o.status)
+            state = replace(state, lost=o.lost, status=o.status, disordered=o.disordered)
         # Fresh as the turn begins, spent at the charge by the turn's fire (2 stands).
         fired = aoe.BrigadeTurn(turn=1, charge="attacker", charge_difference=3, fire_points=15,
                                 fire_die=10, fire_modifier=2)  # fmt: skip

@@ -8,8 +8,10 @@ points, the die, its modifiers), a Bayonet & Sabre (its side and the difference
 of the modified dice), a March table roll (status and modified die), stands lost
 or captured as the umpire resolved them; computed: each result and the stands
 it costs, the stands lost this turn (never more than are left), lost so far,
-left, and the status (fresh, worn, spent, removed). The formulas are
-``rulesets.age_of_eagles.brigade_after_turn`` step for step.
+left, the status (fresh, worn, spent, removed) and whether the turn left the brigade
+disordered (template version 3: held into the next turn, whose March status ``end-turn``
+fills in as Disorder). The formulas are ``rulesets.age_of_eagles.brigade_after_turn``
+step for step.
 
 Users build it as ``battle-ledger new casualty-brackets --ruleset age-of-eagles``.
 """
@@ -27,7 +29,13 @@ from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
 from battle_ledger.sheets.engine.book import Book, TableRows
 from battle_ledger.sheets.engine.values import cell_count
-from battle_ledger.sheets.errors import CellValueError, OptionValueError, nothing_to_record
+from battle_ledger.sheets.errors import (
+    CellValueError,
+    CommandError,
+    LedgerStateError,
+    OptionValueError,
+    nothing_to_record,
+)
 from battle_ledger.sheets.formulas import (
     constant_name,
     letters,
@@ -51,6 +59,7 @@ from battle_ledger.sheets.ledger import (
     close_period,
     find_thing,
     latest_period,
+    older_ledger,
     periods_of,
     problems_computing,
     read_setting,
@@ -79,6 +88,7 @@ else:
 __all__ = [
     "BAYONET",
     "BRIGADES",
+    "DISORDERED",
     "FIRE",
     "FIRE_RESULTS",
     "KIND",
@@ -107,12 +117,17 @@ FIRE, FIRE_RESULTS, BAYONET, MARCH = "aoe_fire", "aoe_fire_results", "aoe_bayone
 #: Defined name of the hidden block of a brigade's own Bayonet & Sabre modifiers that its
 #: record gives: Fresh, Spent, and each stand lost to this turn's fire (one row).
 RECORD = "aoe_bs_record"
-#: The RECORD block's columns.
-RECORD_BLOCK = ("Fresh", "Spent", "Each stand lost to fire")
+#: The RECORD block's columns (Disordered: template version 3).
+RECORD_BLOCK = ("Fresh", "Spent", "Each stand lost to fire", "Disordered")
 #: The brigade statuses of the March table, in the order of the MARCH block's columns.
 MARCH_STATUSES = ("Disorder", "Good Order", "Reserve Movement")
 #: The workbook's setting: what a brigade's spent point counts.
 SPENT_COUNTS = "SpentPointCounts"
+#: The template version that brought disorder held between turns (the Disordered column,
+#: the "-2 Disordered Brigade" of the record, the next March status filled in).
+_DISORDER = 3
+#: How the Disordered column shows a brigade disordered after its turn (else blank).
+DISORDERED = "Y"
 _TOP = 3
 _S = aoe.BrigadeStatus
 
@@ -133,6 +148,10 @@ BRIGADES = Table(
         Column("Left", "left", _O, Entry.WHOLE, "stands left", width=7),
         Column("Status", "status", _O, help="fresh, worn, spent or removed", width=9),
         Column("Last row", "last_row", _H),
+        # Template version 3: disorder held between turns.
+        Column("Disordered", "disordered", _O,
+               help="Y: disordered after its last turn (until a March result rallies it)",
+               width=11, since=_DISORDER),
     ),
 )  # fmt: skip
 
@@ -194,9 +213,17 @@ TURNS = Table(
         # Template version 2, after the columns of older ledgers (their formulas' columns
         # stay where they were).
         Column("B&S record DRM", "charge_record", _O, Entry.WHOLE,
-               "its own Fresh (+2) / Spent (-2) at the charge and -1 per stand lost to this "
-               "turn's fire: the charge command adds them to its die; the rest is typed",
+               "its own Fresh (+2) / Spent (-2) at the charge, -1 per stand lost to this "
+               "turn's fire and -2 if disordered at the charge: the charge command adds them "
+               "to its die; the rest is typed",
                width=11, since=2),
+        # Template version 3: disorder held between turns.
+        Column("Disordered", "disordered", _O,
+               help="Y: disordered after the turn (a Fire result from Lively Fire on, a "
+               "Bayonet & Sabre lost, the March table's Wavering, Broken or Fall Back), "
+               "until a March result rallies it", width=11, since=_DISORDER),
+        Column("Disordered before", "disordered_before", _H, since=_DISORDER),
+        Column("Disordered at charge", "disordered_at_charge", _H, since=_DISORDER),
     ),
 )  # fmt: skip
 
@@ -205,8 +232,10 @@ TURNS = Table(
 FIRE_BLOCK = tuple(aoe.fire_result_names()[1:])
 
 
-def turn_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``r``: ``brigade_after_turn`` step for step."""
+def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r``: ``brigade_after_turn`` step for step.
+    ``version``: a ledger of an older template version gets the formulas of the columns it
+    has (version 2: no disorder held)."""
     c = letters(TURNS.headers)
     b = letters(BRIGADES.headers)
     brigades = sheet_name(BRIGADES.sheet)
@@ -260,7 +289,9 @@ def turn_formulas(r: int) -> dict[str, str]:
 
     record = (f'IF({spent_at(before)},{own(2)},IF({fresh(before)},{own(1)},0))'
               f"+MIN({stands('Fire stands')},{left_before})*{own(3)}")  # fmt: skip
-    return unless_blank(cell("Brigade"), {
+    if version >= _DISORDER:
+        record += f'+IF({cell("Disordered at charge")}="{DISORDERED}",{own(4)},0)'
+    formulas = {
         "Fire result": (f'IF({cell("Fire severity")}="","",'
                         f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},2,FALSE))'),
         "Fire stands": (f'IF({cell("Fire severity")}="","",'
@@ -293,7 +324,41 @@ def turn_formulas(r: int) -> dict[str, str]:
                          f'IF({cell("March status")}="{MARCH_STATUSES[0]}",2,'
                          f'IF({cell("March status")}="{MARCH_STATUSES[1]}",5,8)))'),
         "B&S record DRM": f'IF({cell("B&S loser")}="","",{record})',
-    })  # fmt: skip
+    }  # fmt: skip
+    if version >= _DISORDER:
+        formulas.update(_disorder_formulas(r, cell, bayonet(6)))
+    return unless_blank(cell("Brigade"), formulas)
+
+
+def _disorder_formulas(r: int, cell: Callable[[str], str], loser_disordered: str) -> dict[str, str]:
+    """Disordered and its helpers (template version 3), in the play sequence's order: as the
+    turn began (the March status typed, else as the last turn left it), after the March
+    result, at the charge (after the fire), after the turn. ``loser_disordered``: the
+    Bayonet & Sabre result's (1: its loser is disordered)."""
+    c = letters(TURNS.headers)
+    status = cell("March status")
+    began = (f'IF({status}="{MARCH_STATUSES[0]}",TRUE,IF({status}="{MARCH_STATUSES[1]}",FALSE,'
+             f'{cell("Disordered before")}="{DISORDERED}"))')  # fmt: skip
+    # the MARCH block's disorder columns follow its three columns per status: 1 disordered,
+    # 0 rallies, -1 no change
+    effect = (f'IF({cell("March column")}="",-1,VLOOKUP({cell("March die")},{MARCH},'
+              f'{3 * len(MARCH_STATUSES) + 2}+({cell("March column")}-2)/3,TRUE))')  # fmt: skip
+    after_march = f"IF({effect}=1,TRUE,IF({effect}=0,FALSE,{began}))"
+    fired_on = (f'IF({cell("Fire severity")}="",FALSE,'
+                f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},4,FALSE)=1)')  # fmt: skip
+    loser = cell("B&S loser")
+    charged = (f'IF({loser}="",FALSE,AND(OR({loser}={cell("Charge")},{loser}="both"),'
+               f"{loser_disordered}=1))")  # fmt: skip
+    at_charge = f'{cell("Disordered at charge")}="{DISORDERED}"'
+    until = f'{constant_name("brigade_losses", "disorder_lasts_until_rallied")}="yes"'
+    after = f"IF({until},OR({at_charge},{charged}),OR({effect}=1,{fired_on},{charged}))"
+    previous = row_above(c["Disordered"], _TOP, r, cell("Previous row"))
+    return {
+        "Disordered before": f'IF({cell("Previous row")}=0,"",{previous})',
+        "Disordered at charge": f'IF(OR({after_march},{fired_on}),"{DISORDERED}","")',
+        "Disordered": (f'IF({cell("Status")}="{_S.REMOVED}","",'
+                       f'IF({after},"{DISORDERED}",""))'),
+    }  # fmt: skip
 
 
 def brigade_formulas(r: int) -> dict[str, str]:
@@ -305,6 +370,7 @@ def brigade_formulas(r: int) -> dict[str, str]:
         "Left": f"${c['Stands at start']}{r}-${c['Lost']}{r}",
         "Status": f'IF({last.row}=0,"{_S.FRESH}",{last.at("Status")})',
         "Last row": last.formula,
+        "Disordered": f'IF({last.row}=0,"",{last.at("Disordered")}&"")',
     })  # fmt: skip
 
 
@@ -340,7 +406,8 @@ KIND = register(
         close="end-turn",
         macro_prefix="aoe",
         aliases=frozenset({"casualty-brackets"}),
-        template_version=2,  # 2: the B&S record DRM
+        template_version=_DISORDER,  # 2: the B&S record DRM; 3: disorder held
+        versioned_formulas=turn_formulas,
     )
 )
 
@@ -355,6 +422,7 @@ class StandsLedger(LedgerState):
     starts: dict[str, aoe.BrigadeState]
     sides: dict[str, str]
     spent_counts: str | None  # the workbook's setting (None: the data's reading)
+    disorder_held: bool  # made by template version 3 or later
 
 
 def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None) -> StandsLedger:
@@ -376,7 +444,17 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
                 )
         starts[name] = aoe.BrigadeState(name, int(row["Stands at start"]), int(row["Spent point"]))
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
-    return StandsLedger(tables, starts, sides, read_setting(book, KIND, SPENT_COUNTS))
+    version = tables.periods.attrs.get("template_version", KIND.template_version)
+    if version < _DISORDER and not aoe.disorder_lasts_until_rallied():
+        # a house file's reading of disorder that a ledger holding none cannot follow
+        raise LedgerStateError(
+            older_ledger(version, "disorder held between turns", _DISORDER),
+            file=book.name, column="brigade_losses.disorder_lasts_until_rallied", value=False,
+            expected="a ledger made by this version (battle-ledger new stand-losses), or the "
+            "house reading (true) kept",
+        )  # fmt: skip
+    return StandsLedger(tables, starts, sides, read_setting(book, KIND, SPENT_COUNTS),
+                        version >= _DISORDER)  # fmt: skip
 
 
 def _value(value: Any) -> Any:
@@ -398,8 +476,12 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
     )
 
 
-def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]:
-    folded: dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]] = {}
+#: Each brigade's turns as folded: (row index, row, outcome) in turn order.
+_Folded = dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]
+
+
+def _fold(ledger: StandsLedger) -> _Folded:
+    folded: _Folded = {}
     # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
     # alone (its name and turn only name it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
@@ -418,14 +500,20 @@ def _fold(ledger: StandsLedger) -> dict[str, list[tuple[Any, Any, aoe.BrigadeOut
             if out is None:
                 try:
                     out = known[asked] = aoe.brigade_after_turn(
-                        state, turn, spent_counts=ledger.spent_counts
-                    )
+                        state, turn, spent_counts=ledger.spent_counts,
+                        disorder_held=ledger.disorder_held,
+                    )  # fmt: skip
                 except InvalidArgumentError as exc:
                     raise exc.located(column="Stands lost",
                                       **where_of(ledger.turns, index)) from None  # fmt: skip
-            state = replace(state, lost=out.lost, status=out.status)
+            state = _after(state, out)
             mine.append((index, row, out))
     return folded
+
+
+def _after(state: aoe.BrigadeState, out: aoe.BrigadeOutcome) -> aoe.BrigadeState:
+    """The brigade as a turn left it."""
+    return replace(state, lost=out.lost, status=out.status, disordered=out.disordered)
 
 
 def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
@@ -437,21 +525,29 @@ def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
         "" if march is None else march.name, "" if march is None else march.stands_lost,
         out.lost_this_turn, out.lost, out.left, out.status,
         "" if out.charge_record is None else out.charge_record.total,
+        DISORDERED if out.disordered else "",
     ]  # fmt: skip
 
 
 def compute_turns(ledger: StandsLedger) -> pd.DataFrame:
-    """The computed columns of every row of tbl_Turns, by the rules (indexed like it)."""
+    """The computed columns of every row of tbl_Turns, by the rules (indexed like it):
+    those the ledger's template version has."""
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     rows = {index: _cells(out) for parts in _fold(ledger).values() for index, _, out in parts}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
-    return frame.reindex(ledger.turns.index)
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    has = [c.header for c in TURNS.having(Role.OUTCOME) if c.since <= version]
+    return frame.reindex(index=ledger.turns.index, columns=has)
 
 
 def standings(ledger: StandsLedger) -> list[dict[str, Any]]:
     """Each brigade as recorded so far, with what each turn cost it (the ``--json`` units)."""
     folded = _fold(ledger)
     found = []
+
+    def held(disordered: bool) -> bool | None:  # None: a ledger that holds no disorder
+        return disordered if ledger.disorder_held else None
+
     for brigade, start in ledger.starts.items():
         parts = folded.get(brigade, [])
         last = parts[-1][2] if parts else None
@@ -461,14 +557,16 @@ def standings(ledger: StandsLedger) -> list[dict[str, Any]]:
             "spent_point": start.spent_point, "lost": lost, "left": start.stands - lost,
             "percent": round(100 * lost / start.stands, 2),
             "status": start.status if last is None else last.status,
+            "disordered": held(last is not None and last.disordered),
             "turns": [
                 {"turn": int(row["Turn"]), "fire": None if out.fire is None else out.fire.name,
                  "charge": None if out.charge is None else out.charge.label,
-                 "charge_record_modifiers": _record_details(out.charge_record),
+                 "charge_record_modifiers": _record_details(out.charge_record,
+                                                            ledger.disorder_held),
                  "march": None if out.march is None else out.march.name,
-                 "lost": out.lost_this_turn}
+                 "lost": out.lost_this_turn, "disordered": held(out.disordered)}
                 for _, row, out in parts if out.lost_this_turn or out.fire or out.charge
-                or out.march
+                or out.march or out.disordered
             ],
         })  # fmt: skip
     return found
@@ -482,17 +580,28 @@ def turn_row(turn: int, side: str, brigade: str) -> dict[str, Any]:
     return {"Turn": turn, "Side": side, "Brigade": brigade}
 
 
-def _modifier(given: Any, what: str, table: str) -> int:
-    """A die roll modifier: a whole number, or the charts' conditions in their words (a
-    Bayonet & Sabre's without those the ledger takes from its record)."""
+def _modifier(given: Any, what: str, table: str, disordered: bool | None = None) -> int:
+    """A die roll modifier: a whole number, or the charts' conditions in their words. A
+    Bayonet & Sabre's are without those the ledger takes from its record (Fresh, Spent,
+    stands lost to fire; Disordered Brigade where it holds disorder: ``disordered`` the
+    record's, None where it does not): typed, a mistake in the command."""
     text = str(given).strip()
     with contextlib.suppress(ValueError):
         return int(text)
+    where = f"--{what}-modifiers" if table == "bayonet" else "--modifiers"
     try:
-        return aoe.typed_charge_modifier(text, what) if table == "bayonet" else (
-            aoe.fire_die_modifier(text))  # fmt: skip
+        if table != "bayonet":
+            return aoe.fire_die_modifier(text)
+        held = aoe.held_charge_conditions(text, disorder_held=disordered is not None)
+        if held:
+            raise CommandError(
+                f"{held[0]!r} is taken from the ledger's record of the brigade",
+                column=where, value=held[0],
+                expected="only the modifiers the ledger does not keep (leaders, outnumbering, "
+                "cover, formation, quality...)",
+            )  # fmt: skip
+        return aoe.typed_charge_modifier(text, what, disordered=disordered)
     except InvalidArgumentError as exc:
-        where = f"--{what}-modifiers" if table == "bayonet" else "--modifiers"
         raise exc.located(column=where) from None
 
 
@@ -530,11 +639,51 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     if not cells:
         raise nothing_to_record("--fire-points and --die, --stands-lost, ...")
     turn = ledger.current_turn
-    record_inputs(book, KIND, ledger, name, cells, turn_row(turn, ledger.sides[name], name),
-                  compute_turns)  # fmt: skip
+    began = bool(_began_disordered(ledger, name))
+    out = record_inputs(book, KIND, ledger, name, cells,
+                        turn_row(turn, ledger.sides[name], name), compute_turns)  # fmt: skip
     detail = f"{name}: " + ", ".join(f"{k} {v}" for k, v in cells.items())
+    typed = cells.get("March status")
+    if began and typed is not None and str(typed).casefold() != MARCH_STATUSES[0].casefold():
+        detail += (f" (the last turn left it disordered: the March status typed, {typed}, "
+                   "wins)")  # fmt: skip
+    shown: dict[str, Any] = {}
+    if ledger.disorder_held:
+        shown["disordered"] = out.get("Disordered") == DISORDERED
+        detail += "; disordered after the turn" if shown["disordered"] else ""
     book.log("record", detail, turn=turn)
-    return OperationResult(f"turn {turn}, {detail}", {"turn": turn, "unit": name, **cells})
+    return OperationResult(f"turn {turn}, {detail}",
+                           {"turn": turn, "unit": name, **cells, **shown})  # fmt: skip
+
+
+def _began_disordered(
+    ledger: StandsLedger, brigade: str | None = None, folded: _Folded | None = None
+) -> set[str]:
+    """The brigades (or ``brigade`` alone) the turns before the current one left
+    disordered (``folded``: the ledger's fold, where made already)."""
+    found = set()
+    for name, parts in (_fold(ledger) if folded is None else folded).items():
+        if brigade is not None and name != brigade:
+            continue
+        before = [out for _, row, out in parts if int(row["Turn"]) < ledger.current_turn]
+        if before and before[-1].disordered:
+            found.add(name)
+    return found
+
+
+def _refuse_if_nothing_recorded(
+    book: Book, ledger: StandsLedger, allow_empty: bool, folded: _Folded
+) -> None:
+    """``refuse_if_nothing_recorded``, where the March status of Disorder that end-turn
+    filled in for a brigade the last turn left disordered is not a record of this turn."""
+    turns = ledger.turns
+    began = _began_disordered(ledger, folded=folded) if ledger.disorder_held else set()
+    filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
+              & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
+    if filled.any():
+        turns = turns.copy()
+        turns.loc[filled, "March status"] = None
+    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty)
 
 
 def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.RecordedChargeModifiers:
@@ -545,21 +694,28 @@ def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.Reco
         if int(recorded["Turn"]) == ledger.current_turn:
             row = recorded
             break
-        state = replace(state, lost=out.lost, status=out.status)
+        state = _after(state, out)
     turn = _turn(ledger.current_turn, row) if row is not None else aoe.BrigadeTurn()
     out = aoe.brigade_after_turn(state, replace(turn, charge=role, charge_difference=0),
-                                 spent_counts=ledger.spent_counts)  # fmt: skip
+                                 spent_counts=ledger.spent_counts,
+                                 disorder_held=ledger.disorder_held)  # fmt: skip
     assert out.charge_record is not None  # a charge was given
     return out.charge_record
 
 
-def _record_details(record: aoe.RecordedChargeModifiers | None) -> dict[str, Any] | None:
-    """A brigade's record modifiers as ``--json`` shows them."""
+def _record_details(
+    record: aoe.RecordedChargeModifiers | None, disorder_held: bool
+) -> dict[str, Any] | None:
+    """A brigade's record modifiers as ``--json`` shows them (``disordered`` and
+    ``disorder`` where the ledger holds disorder)."""
     if record is None:
         return None
-    return {"status": record.status, "fire_stands": record.fire_stands,
-            "fresh_or_spent": record.fresh_or_spent, "fire_losses": record.fire_losses,
-            "total": record.total}  # fmt: skip
+    shown = {"status": record.status, "fire_stands": record.fire_stands,
+             "fresh_or_spent": record.fresh_or_spent, "fire_losses": record.fire_losses,
+             "total": record.total}  # fmt: skip
+    if disorder_held:
+        shown |= {"disordered": record.disordered, "disorder": record.disorder}
+    return shown
 
 
 @operation(
@@ -573,14 +729,14 @@ def _record_details(record: aoe.RecordedChargeModifiers | None) -> dict[str, Any
         Option(
             "attacker_modifiers",
             str,
-            help="the attacker's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (added from the record)",
+            help="the attacker's modifiers: a number or words, without Fresh/Spent, stands "
+            "lost to fire and Disordered Brigade (added from the record)",
         ),
         Option(
             "defender_modifiers",
             str,
-            help="the defender's modifiers: a number or words, "
-            "without Fresh/Spent and stands lost to fire (added from the record)",
+            help="the defender's modifiers: a number or words, without Fresh/Spent, stands "
+            "lost to fire and Disordered Brigade (added from the record)",
         ),
         Option("seed", int, low=0, high=MAX_SEED, help="throw the dice not given, repeatable"),
     ),
@@ -589,9 +745,9 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
            **given: Any) -> OperationResult:  # fmt: skip
     """A Bayonet & Sabre between two brigades this turn: both dice with each side's
     modifiers give the difference; the result and the stands it costs go on both rows.
-    Each brigade's "+2 Units are Fresh" / "-2 Units are Spent" and "-1 Each Stand lost
-    during Current Fire Phase" come from its record and are added by the ledger; the
-    other modifiers are the ones you type.
+    Each brigade's "+2 Units are Fresh" / "-2 Units are Spent", "-1 Each Stand lost
+    during Current Fire Phase" and "-2 Disordered Brigade" come from its record and are
+    added by the ledger; the other modifiers are the ones you type.
 
     Example: battle-ledger run charge ledger.xlsx --attacker "Bony's brigade" --defender "15th Brigade infantry" --attacker-die 8 --defender-die 4
     """  # noqa: E501
@@ -616,7 +772,8 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
                 )
             die = aoe.roll_die(rng)
         modifiers = given.get(f"{who}_modifiers")
-        typed = 0 if modifiers is None else _modifier(modifiers, who, "bayonet")
+        disordered = records[who].disordered if ledger.disorder_held else None
+        typed = 0 if modifiers is None else _modifier(modifiers, who, "bayonet", disordered)
         dice[who] = (die, typed + records[who].total)
     difference = (dice["attacker"][0] + dice["attacker"][1]) - (
         dice["defender"][0] + dice["defender"][1])  # fmt: skip
@@ -637,34 +794,55 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
     return OperationResult(f"turn {turn}, {detail}", {
         "turn": turn, "attacker": first, "defender": second, "difference": difference,
         "result": result.name, "loser": result.loser,
-        "attacker_record_modifiers": _record_details(records["attacker"]),
-        "defender_record_modifiers": _record_details(records["defender"])})  # fmt: skip
+        "attacker_record_modifiers": _record_details(records["attacker"], ledger.disorder_held),
+        "defender_record_modifiers": _record_details(records["defender"],
+                                                     ledger.disorder_held)})  # fmt: skip
 
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
 def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
-    """Close the current turn: every brigade in play gets its row, the spent and removed
-    are listed, and the next turn's rows are added for the brigades still in play.
+    """Close the current turn: every brigade in play gets its row, the spent, removed and
+    disordered are listed, and the next turn's rows are added for the brigades still in
+    play (a disordered one's March status filled in as Disorder; a status typed wins).
 
     Example: battle-ledger run end-turn ledger.xlsx
     """
     ledger = read_stands(book)
-    ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
-    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides)
-    turn, now, removed, going_on = closed.turn, closed.now, closed.removed, closed.going_on
+    folded = _fold(ledger)
+    _refuse_if_nothing_recorded(book, ledger, allow_empty, folded)
+    # A brigade the turn leaves disordered starts the next in Disorder: its March status
+    # is filled in (a brigade with no row this turn keeps what its last turn left).
+    turn = ledger.current_turn
+    disordered = {brigade for brigade, parts in folded.items()
+                  if ledger.disorder_held and parts and parts[-1][2].disordered}  # fmt: skip
+
+    def next_row(number: int, side: str, brigade: str) -> dict[str, Any]:
+        held = number > turn and brigade in disordered
+        return {**turn_row(number, side, brigade),
+                "March status": MARCH_STATUSES[0] if held else None}  # fmt: skip
+
+    closed = close_period(book, KIND, ledger, compute_turns,
+                          next_row if ledger.disorder_held else turn_row, ledger.sides)  # fmt: skip
+    now, removed, going_on = closed.now, closed.removed, closed.going_on
     names = closed.state.turns.loc[now, "Brigade"].astype(str)
     status = closed.outcomes.loc[now, "Status"]
     spent = [n for n, s in zip(names, status, strict=True) if s == _S.SPENT]
     lost = int(closed.outcomes.loc[now, "Lost this turn"].sum())
     detail = (f"turn {turn} closed: {lost} stands lost; spent {', '.join(spent) or 'none'}; "
               f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
+    shown: dict[str, Any] = {}
+    if ledger.disorder_held:
+        shown["disordered"] = [n for n in going_on if n in disordered]
+        detail += (f"; disordered {', '.join(shown['disordered'])} (their March status of "
+                   f"turn {turn + 1} is Disorder: a status typed there wins)"
+                   if shown["disordered"] else "; none disordered")  # fmt: skip
     detail += closed.over_note(KIND)
     book.log("end-turn", detail, turn=turn)
     return OperationResult(detail, {"closed_turn": turn, "next_turn": turn + 1,
                                     "sides_out": closed.sides_out,
                                     "battle_over": not closed.going_on,
                                     "stands_lost": lost, "spent": spent,
-                                    "removed": removed})  # fmt: skip
+                                    "removed": removed, **shown})  # fmt: skip
 
 
 @report(KIND.name)

@@ -1,0 +1,349 @@
+"""Age of Eagles' stands-lost ledger (sheets/kinds/stand_losses.py): disorder held between
+turns (template version 3). Its losses, charges and settings are played in
+tests/test_casualty_brackets.py; the rules of disorder in tests/test_age_of_eagles.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from battle_ledger.rulesets import age_of_eagles as aoe
+from battle_ledger.rulesets.errors import BattleLedgerError
+from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.stand_losses import DISORDERED, KIND, MARCH_STATUSES
+from battle_ledger.sheets.operations import run_check, run_on_file, run_report
+from battle_ledger.templates import build
+from battle_ledger.xlfuncs.cli import cli
+
+#: (side, brigade, stands, spent point): Bony and Losthin fight, Tromelin looks on.
+BRIGADES = [("French", "Bony", 5, 2), ("Prussian", "Losthin", 10, 4), ("French", "Tromelin", 4, 1)]
+#: The same battle with names a spreadsheet would read as a wildcard, a formula, an operator.
+HOSTILE = [("French", "*", 5, 2), ("Prussian", "=A", 10, 4), ("French", ">1", 4, 1)]
+V2 = Path(__file__).parent / "fixtures" / "stand-losses-v2.xlsx"
+
+
+def _ledger(tmp_path: Path, brigades: list[tuple[str, str, int, int]] = BRIGADES) -> Path:
+    path = tmp_path / "stands.xlsx"
+    save_workbook(build("stand-losses", "aoe", brigades=brigades), path)
+    return path
+
+
+def _units(path: Path) -> dict[str, dict[str, Any]]:
+    units = run_report(HeadlessBook(path, writable=False)).details["units"]
+    return {u["unit"]: u for u in units}
+
+
+def _turn(path: Path, brigade: str, turn: int) -> dict[str, Any]:
+    """``brigade``'s entry of ``turn`` in report --json (every turn with something in it)."""
+    return next(t for t in _units(path)[brigade]["turns"] if t["turn"] == turn)
+
+
+def _march_status(path: Path, brigade: str, turn: int) -> Any:
+    rows = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    mine = rows[(rows["Brigade"] == brigade) & (rows["Turn"] == turn)]
+    status = mine["March status"].iloc[0]
+    return None if status != status else status  # blank: NaN
+
+
+#: Each event the charts say disorders a brigade, as recorded for Bony in turn 1.
+EVENTS = {
+    # 4 fire points: "9 or more" is Lively Fire; 8 fire points, 9 + 1: Telling Fire
+    "Lively Fire Troops disordered": ("record", {"unit": "Bony", "fire_points": "4", "die": "10"}),
+    "Telling Fire Troops disordered and lose one stand": (
+        "record", {"unit": "Bony", "fire_points": "8", "die": "9", "modifiers": "1"}),
+    "Withdrawal! DEFENDER: Troops retreat disordered": (
+        "charge", {"attacker": "Losthin", "defender": "Bony", "attacker_die": "6",
+                   "defender_die": "5"}),
+    "Withdrawal! ATTACKER: Retreat disordered": (
+        "charge", {"attacker": "Bony", "defender": "Losthin", "attacker_die": "4",
+                   "defender_die": "5"}),
+    "Locked in Combat! ... Both sides are Disordered": (
+        "charge", {"attacker": "Bony", "defender": "Losthin", "attacker_die": "5",
+                   "defender_die": "5"}),
+    "Driven Back! DEFENDER: Retreat Disordered": (
+        "charge", {"attacker": "Losthin", "defender": "Bony", "attacker_die": "9",
+                   "defender_die": "5"}),
+    "Wavering. Brigade remains disordered": (
+        "record", {"unit": "Bony", "march_status": "Disorder", "march_die": "3"}),
+    "Broken. Brigade retreats a full move disordered": (
+        "record", {"unit": "Bony", "march_status": "Disorder", "march_die": "1"}),
+    "Fall Back. Brigade retreats a full move disordered": (
+        "record", {"unit": "Bony", "march_status": "Good Order", "march_die": "0"}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("event", list(EVENTS))
+def test_each_event_disorders_and_carries_into_the_next_turn(event: str, tmp_path: Path) -> None:
+    """Each result the charts print as disordering ("Troops disordered", "Retreat ...
+    Disordered", "Both sides are Disordered", "remains disordered", "retreats a full move
+    disordered") leaves Bony Disordered after turn 1 (report, record or charge, and the
+    Turns sheet's formulas as the ledger computes them); end-turn starts its turn 2 in
+    Disorder (the March status filled in) and says so; a brigade untouched is not."""
+    path = _ledger(tmp_path)
+    operation, options = EVENTS[event]
+    done = run_on_file(path, operation, **options)
+    if operation == "record":
+        assert done.details["disordered"] is True
+    assert _turn(path, "Bony", 1)["disordered"] is True
+    assert KIND.compute(HeadlessBook(path, writable=False)).loc[0, "Disordered"] == DISORDERED
+    closed = run_on_file(path, "end-turn")
+    assert "Bony" in closed.details["disordered"] and "Tromelin" not in closed.details["disordered"]
+    assert "their March status of turn 2 is Disorder" in closed.summary
+    assert _units(path)["Bony"]["disordered"] is True
+    assert _march_status(path, "Bony", 2) == MARCH_STATUSES[0]
+    assert _march_status(path, "Tromelin", 2) is None
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize(
+    ("die", "result", "disordered"),
+    [("10", "Elan", False), ("8", "Rally", False), ("5", "Shaken", False),
+     ("4", "Wavering", True), ("2", "Broken", True)],
+)  # fmt: skip
+def test_the_march_tables_disorder_column_rallies_or_keeps_it(
+    die: str, result: str, disordered: bool, tmp_path: Path
+) -> None:
+    """The March table's Disorder column: "Elan. Brigade rallies", "Rally. Brigade rallies",
+    "Shaken. Brigade rallies"; "Wavering. Brigade remains disordered", "Broken. ... disordered".
+    Bony, disordered by Lively Fire in turn 1, rolls in turn 2 in the column filled in."""
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    done = run_on_file(path, "record", unit="Bony", march_die=die)
+    assert _turn(path, "Bony", 2)["march"] == result
+    assert done.details["disordered"] is disordered
+    closed = run_on_file(path, "end-turn")
+    assert ("Bony" in closed.details["disordered"]) is disordered
+
+
+def test_disorder_stays_until_a_march_result_rallies_it(tmp_path: Path) -> None:
+    """Held, not forgotten: with no March roll in turns 2 and 3 Bony is still disordered in
+    turn 4 (it has not rallied), and charges at "-2 Disordered Brigade" there."""
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    for _ in range(3):
+        run_on_file(path, "end-turn", allow_empty=True)
+    assert _march_status(path, "Bony", 4) == MARCH_STATUSES[0]
+    done = run_on_file(path, "charge", attacker="Bony", defender="Losthin", attacker_die="5",
+                       defender_die="5")  # fmt: skip
+    record = done.details["attacker_record_modifiers"]
+    assert (record["disordered"], record["disorder"]) == (True, -2)
+    assert done.details["difference"] == (5 + record["total"]) - (5 + 2)
+
+
+def test_the_march_status_typed_wins(tmp_path: Path) -> None:
+    """The umpire may type another status over the one filled in: Good Order (Bony rallied
+    by something the ledger does not keep) starts turn 2 in good order, and the charge
+    has no -2; the record says the status typed wins. Reserve Movement keeps the disorder
+    ("-1 Unit Disordered" is a reserve movement modifier)."""
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(path, "record", unit="Losthin", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    done = run_on_file(path, "record", unit="Bony", march_status="Good Order")
+    assert "the March status typed, Good Order, wins" in done.summary
+    assert done.details["disordered"] is False
+    run_on_file(path, "record", unit="Losthin", march_status="Reserve Movement")
+    charged = run_on_file(path, "charge", attacker="Bony", defender="Losthin", attacker_die="5",
+                          defender_die="5")  # fmt: skip
+    assert charged.details["attacker_record_modifiers"]["disorder"] == 0
+    assert charged.details["defender_record_modifiers"]["disorder"] == -2
+
+
+def test_a_held_disorder_typed_again_is_refused_with_exit_2(tmp_path: Path) -> None:
+    """ "-2 Disordered Brigade" comes from the record: typed in --attacker-modifiers it
+    would count twice, so it is refused (a mistake in the command: exit 2, one line naming
+    the option), the file unchanged. The other alternatives of the line ("Tirailleur
+    Brigade" ...) are typed as before, and "above not cumulative": a disordered brigade in
+    tirailleur takes -2 once."""
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    before = path.read_bytes()
+    for words in ("disordered", "leader attached, Disordered Brigade"):
+        done = CliRunner().invoke(cli, [
+            "run", "charge", str(path), "--attacker", "Bony", "--defender", "Losthin",
+            "--attacker-die", "5", "--defender-die", "5", "--attacker-modifiers", words,
+        ])  # fmt: skip
+        assert done.exit_code == 2, done.output
+        lines = [line for line in done.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and "--attacker-modifiers" in lines[0], done.output
+        assert "taken from the ledger's record" in lines[0] and "Traceback" not in done.output
+    assert path.read_bytes() == before
+    plain = run_on_file(path, "charge", attacker="Bony", defender="Losthin", attacker_die="5",
+                        defender_die="5", attacker_modifiers="tirailleur brigade")  # fmt: skip
+    record = plain.details["attacker_record_modifiers"]
+    assert plain.details["difference"] == (5 + record["total"]) - (5 + 2)  # -2 once
+
+
+def test_disorder_for_one_turn_is_a_house_reading(tmp_path: Path) -> None:
+    """``brigade_losses.disorder_lasts_until_rallied: false``: Bony, disordered by Lively
+    Fire in turn 1, begins turn 2 in Disorder (and charges at -2 there) but, with nothing
+    in turn 2 to disorder it again, is no longer disordered after it."""
+    path = _ledger(tmp_path)
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-eagles\ntables:\n  brigade_losses:\n    values:\n"
+                     "      disorder_lasts_until_rallied: false\n", encoding="utf-8")  # fmt: skip
+    assert CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)]).exit_code == 0
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    assert _march_status(path, "Bony", 2) == MARCH_STATUSES[0]
+    done = run_on_file(path, "charge", attacker="Bony", defender="Tromelin", attacker_die="9",
+                       defender_die="1")  # fmt: skip
+    assert done.details["attacker_record_modifiers"]["disorder"] == -2
+    closed = run_on_file(path, "end-turn")
+    assert "Bony" not in closed.details["disordered"]
+    assert _units(path)["Bony"]["disordered"] is False
+
+
+def _disorderly_battle(path: Path, names: list[str]) -> None:
+    """Three turns of disorder for three brigades ``names`` (the first two fight)."""
+    a, b, c = names
+    run_on_file(path, "record", unit=a, fire_points="8", die="9", modifiers="1")
+    run_on_file(path, "charge", attacker=a, defender=b, attacker_die="7", defender_die="5")
+    run_on_file(path, "record", unit=c, march_status="Good Order", march_die="0")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit=a, march_die="4")  # Wavering: still disordered
+    run_on_file(path, "record", unit=b, march_status="Good Order", march_die="6")  # typed wins
+    run_on_file(path, "charge", attacker=b, defender=a, attacker_die="6", defender_die="6")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit=a, march_die="8")  # Rally
+    run_on_file(path, "record", unit=c, march_status="Reserve Movement", march_die="3")
+
+
+def _agrees_in_libreoffice(path: Path, tmp_path: Path) -> Any:
+    from tests.libreoffice import recalculated_workbook
+
+    recalculated = tmp_path / "recalculated.xlsx"
+    recalculated_workbook(path).save(recalculated)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    shown = HeadlessBook(recalculated, writable=False).read_table("tbl_Turns")
+    for header in expected.columns:
+        got = ["" if v is None or v != v else v for v in shown[header]]
+        assert [str(g).removesuffix(".0") for g in got] == [str(w) for w in expected[header]], (
+            header
+        )
+    return shown
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("brigades", [BRIGADES, HOSTILE], ids=["plain", "hostile"])
+def test_libreoffice_agrees_on_disorder_after_end_turn(
+    brigades: list[tuple[str, str, int, int]], tmp_path: Path
+) -> None:
+    """The Turns sheet's Disordered, B&S record DRM and the rest, recalculated by
+    LibreOffice after end-turn filled in the March statuses, are what report says, turn by
+    turn; with brigades named *, =A and >1 too."""
+    path = _ledger(tmp_path, brigades)
+    names = [b[1] for b in brigades]
+    _disorderly_battle(path, names)
+    shown = _agrees_in_libreoffice(path, tmp_path)
+    report = _units(path)
+    for index in shown.index:
+        name, turn = str(shown.loc[index, "Brigade"]), int(shown.loc[index, "Turn"])
+        said = next((t for t in report[name]["turns"] if t["turn"] == turn), None)
+        held = said is not None and said["disordered"]
+        assert (shown.loc[index, "Disordered"] == DISORDERED) is held, (name, turn)
+    wb = HeadlessBook(path, writable=False)
+    assert wb.meta().template_version == KIND.template_version
+    # the first rallied ("Rally"), the second typed Good Order and won its charge; the
+    # third's Reserve Movement "Failure. No change in unit status" leaves it disordered
+    assert [n for n in names if report[n]["disordered"]] == [names[2]]
+    brigades = HeadlessBook(tmp_path / "recalculated.xlsx", writable=False).read_table(
+        "tbl_Brigades"
+    )
+    shown_now = dict(zip(brigades["Brigade"], brigades["Disordered"], strict=True))
+    assert {n: shown_now[n] == DISORDERED for n in names} == {
+        n: report[n]["disordered"] for n in names
+    }
+
+
+# -- a ledger made before disorder was held: template version 2 ---------------------------
+
+
+def _copy(tmp_path: Path) -> Path:
+    path = tmp_path / V2.name
+    path.write_bytes(V2.read_bytes())
+    return path
+
+
+def test_a_version_2_ledger_reports_as_before(tmp_path: Path) -> None:
+    """tests/fixtures/stand-losses-v2.xlsx (Plancenoit, two turns played by the version
+    before): it reports as it did, no disorder held (``disordered`` null), no -2 in its
+    charges; "disordered" typed in a charge is the umpire's as before; end-turn fills no
+    March status; a house file holding disorder one turn is refused, saying it is older."""
+    path = _copy(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 2
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _units(path)
+    assert {u["disordered"] for u in units.values()} == {None}
+    bellair = next(t for t in units["Bellair's brigade"]["turns"] if t["turn"] == 2)
+    assert "disorder" not in bellair["charge_record_modifiers"]
+    assert "Disordered" not in KIND.compute(HeadlessBook(path, writable=False)).columns
+    done = run_on_file(path, "charge", attacker="Bony's brigade",
+                       defender="15th Brigade infantry", attacker_die="5", defender_die="5",
+                       attacker_modifiers="disordered")  # fmt: skip
+    assert done.details["difference"] == (5 - 2) - (5 + 2)
+    closed = run_on_file(path, "end-turn")
+    assert "disordered" not in closed.details
+    assert _march_status(path, "Bony's brigade", 4) is None
+    before = path.read_bytes()
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-eagles\ntables:\n  brigade_losses:\n    values:\n"
+                     "      disorder_lasts_until_rallied: false\n", encoding="utf-8")  # fmt: skip
+    done = CliRunner().invoke(cli, ["run", "end-turn", str(path), "--rules", str(house)])
+    assert done.exit_code == 1, done.output
+    assert "older (template version 2)" in done.output and "template version 3" in done.output
+    assert path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds (its version's formulas: no
+    Disordered) compute the same in LibreOffice."""
+    path = _copy(tmp_path)
+    run_on_file(path, "record", unit="Bony's brigade", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    shown = _agrees_in_libreoffice(path, tmp_path)
+    assert "Disordered" not in shown.columns
+
+
+def test_a_hostile_brigade_name_is_held_disordered_as_any(tmp_path: Path) -> None:
+    """A brigade named ``*`` (a wildcard to COUNTIF), ``=A`` (a formula) or ``>1`` (an
+    operator) is disordered and carried into the next turn as any other."""
+    path = _ledger(tmp_path, HOSTILE)
+    for name in ("*", "=A", ">1"):
+        run_on_file(path, "record", unit=name, fire_points="4", die="10")
+    closed = run_on_file(path, "end-turn")
+    assert sorted(closed.details["disordered"]) == sorted(["*", "=A", ">1"])
+    for name in ("*", "=A", ">1"):
+        assert _march_status(path, name, 2) == MARCH_STATUSES[0]
+    with pytest.raises(BattleLedgerError, match="taken from the ledger's record"):
+        run_on_file(path, "charge", attacker="*", defender="=A", attacker_die="5",
+                    defender_die="5", defender_modifiers="disordered")  # fmt: skip
+
+
+def test_the_held_disorder_is_what_the_rules_fold_gives(tmp_path: Path) -> None:
+    """The ledger's Disordered is ``brigade_after_turn``'s, turn by turn."""
+    path = _ledger(tmp_path)
+    _disorderly_battle(path, [b[1] for b in BRIGADES])
+    rows = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    computed = KIND.compute(HeadlessBook(path, writable=False))
+    state = aoe.BrigadeState("Bony", 5, 2)
+    for index in rows.index[rows["Brigade"] == "Bony"]:
+        row = rows.loc[index]
+
+        def value(header: str, row: Any = row) -> Any:
+            return None if row[header] is None or row[header] != row[header] else row[header]
+
+        turn = aoe.BrigadeTurn(
+            fire_points=value("Fire points"), fire_die=value("Fire die"),
+            fire_modifier=value("Fire DRM") or 0, charge=value("Charge"),
+            charge_difference=value("B&S difference"), march_status=value("March status"),
+            march_die=value("March die"),
+        )  # fmt: skip
+        out = aoe.brigade_after_turn(state, turn)
+        assert (computed.loc[index, "Disordered"] == DISORDERED) is out.disordered
+        state = aoe.BrigadeState("Bony", 5, 2, out.lost, out.status, out.disordered)
