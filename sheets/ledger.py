@@ -108,6 +108,7 @@ __all__ = [
     "read_touching",
     "record_inputs",
     "refuse_newer_inputs",
+    "refuse_reading_older",
     "register",
     "rows_with_formulas",
     "rules_key",
@@ -1231,6 +1232,16 @@ def older_ledger(version: int, what: str, needs: int) -> str:
     came with template version ``needs``."""
     return (f"this ledger is older (template version {version}): {what} needs a ledger of "
             f"template version {needs}")  # fmt: skip
+
+
+def refuse_reading_older(book: Book, version: int, what: str, needs: int, key: str,
+                         made_by: str) -> None:  # fmt: skip
+    """Refuse a house file's reading (``key``, set false) that a ledger of template
+    ``version`` cannot follow: ``what`` came with template version ``needs``; ``made_by``,
+    the command that makes a ledger which can."""
+    raise LedgerStateError(older_ledger(version, what, needs), file=book.name, column=key,
+                           value=False, expected=f"a ledger made by this version ({made_by}), "
+                           "or the house reading (true) kept")  # fmt: skip
 
 
 def refuse_newer_inputs(

@@ -29,7 +29,6 @@ from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, percent_text, yes_test
 from battle_ledger.sheets.errors import (
     CellValueError,
-    LedgerStateError,
     OptionValueError,
     nothing_to_record,
 )
@@ -65,6 +64,7 @@ from battle_ledger.sheets.ledger import (
     read_touching,
     record_inputs,
     refuse_newer_inputs,
+    refuse_reading_older,
     register,
     rows_with_formulas,
     rules_key,
@@ -605,12 +605,10 @@ def read_brackets(
     checks = read_setting(book, KIND, MORALE_CHECKS)
     if version < _CHECKS and gote.MoraleChecks.reading(checks) != gote.MoraleChecks.ONE_A_TURN:
         # a house file's reading its formulas cannot follow (no second roll to type)
-        raise LedgerStateError(
-            older_ledger(version, "one morale check for each bracket crossed", _CHECKS),
-            file=book.name, column="morale_check_rules.one_check_per_turn", value=False,
-            expected="a ledger made by this version (battle-ledger new casualty-brackets "
-            '--morale-checks "one for each bracket"), or the house reading (true) kept',
-        )  # fmt: skip
+        refuse_reading_older(book, version, "one morale check for each bracket crossed",
+                             _CHECKS, "morale_check_rules.one_check_per_turn",
+                             'battle-ledger new casualty-brackets --morale-checks "one for each '
+                             'bracket"')  # fmt: skip
     # a ledger made before the setting keeps the reading its formulas hold: the next turn
     old = tables.periods.attrs.get("template_version", KIND.template_version) < _STATES
     first_rally = gote.FirstRally.NEXT_TURN if old else read_setting(book, KIND, FIRST_RALLY)

@@ -32,7 +32,6 @@ from battle_ledger.sheets.engine.values import cell_count
 from battle_ledger.sheets.errors import (
     CellValueError,
     CommandError,
-    LedgerStateError,
     OptionValueError,
     nothing_to_record,
 )
@@ -59,13 +58,13 @@ from battle_ledger.sheets.ledger import (
     close_period,
     find_thing,
     latest_period,
-    older_ledger,
     periods_of,
     problems_computing,
     read_setting,
     read_tables,
     read_touching,
     record_inputs,
+    refuse_reading_older,
     register,
     rules_key,
     where_of,
@@ -447,12 +446,9 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
     version = tables.periods.attrs.get("template_version", KIND.template_version)
     if version < _DISORDER and not aoe.disorder_lasts_until_rallied():
         # a house file's reading of disorder that a ledger holding none cannot follow
-        raise LedgerStateError(
-            older_ledger(version, "disorder held between turns", _DISORDER),
-            file=book.name, column="brigade_losses.disorder_lasts_until_rallied", value=False,
-            expected="a ledger made by this version (battle-ledger new stand-losses), or the "
-            "house reading (true) kept",
-        )  # fmt: skip
+        refuse_reading_older(book, version, "disorder held between turns", _DISORDER,
+                             "brigade_losses.disorder_lasts_until_rallied",
+                             "battle-ledger new stand-losses")  # fmt: skip
     return StandsLedger(tables, starts, sides, read_setting(book, KIND, SPENT_COUNTS),
                         version >= _DISORDER)  # fmt: skip
 
