@@ -774,6 +774,7 @@ def run_on_file(
         return run_on_book(book, macro, rng=rng, house=house, lay_out=lay_out, **options)
 
 
+@collector_paused()  # a report reads as much as a close (see collector.py)
 def run_check(
     book: Book, known_kinds: Collection[str] | Callable[[], Collection[str]] = ()
 ) -> list[str]:
@@ -820,6 +821,7 @@ def run_check(
     return problems
 
 
+@collector_paused()  # a report reads as much as a close (see collector.py)
 def run_report(book: Book, **options: Any) -> OperationResult:
     """Where the workbook stands: the kind's report, or its tables and row counts.
 

@@ -16,14 +16,15 @@ from battle_ledger.sheets.engine.collector import collector_paused
 from battle_ledger.sheets.errors import UnknownOperationError
 from battle_ledger.sheets.operations import run_on_file
 
-#: The runner's steps: opening the file, the operation, the save.
+#: The runner's steps: opening the file, the operation, the save (and what a test adds).
 _STEPS = frozenset({"open_book", "run_operation", "commit"})
+_STEPS_SEEN: set[str] = set()
 
 
 def _in_a_step() -> bool:
     frame = sys._getframe(2)
     while frame is not None:
-        if frame.f_code.co_name in _STEPS:
+        if frame.f_code.co_name in _STEPS or frame.f_code.co_name in _STEPS_SEEN:
             return True
         frame = frame.f_back
     return False
@@ -90,3 +91,21 @@ def test_paused_blocks_nest_and_a_collector_off_stays_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("run", ["run_report", "run_check"])
+def test_a_report_and_a_check_run_without_a_collection(
+    run: str, toy_book: Path, collections: list[int]
+) -> None:
+    """They read a ledger whole, as a close does."""
+    from battle_ledger.sheets import operations
+    from battle_ledger.sheets.engine.zipbook import ZipBook
+
+    book = ZipBook(toy_book, writable=False)  # opened outside the steps watched
+    _STEPS_SEEN.add(run)
+    try:
+        getattr(operations, run)(book)
+    finally:
+        _STEPS_SEEN.discard(run)
+    assert collections == []
+    assert gc.isenabled()
