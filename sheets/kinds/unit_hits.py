@@ -781,13 +781,22 @@ def _two_units(
     vocabulary: str,
     held: frozenset[str],
     *,
+    qualities: Mapping[str, str],
+    version: int,
     verb: str,
     instead: str,
     others: str,
 ) -> tuple[str, str, list[str], _Folded]:
     """The two units of a Fire or an Assault (the target of the other side, both still on
     the table), the conditions typed (none the ledger holds: ``held`` refused, saying to
-    set ``instead``; ``others``, those it takes typed) and the ledger's units folded."""
+    set ``instead``; ``others``, those it takes typed) and the ledger's units folded.
+    ``qualities`` (field -> condition id): held on the Units from template version 5, so
+    refused typed there, as ``held``; typed before."""
+    if version >= _FIGHTING:
+        held |= frozenset(qualities.values())
+        instead += ", or " + " or ".join(map(UNITS.header, qualities)) + " on the Units"
+    else:
+        others += ", " + ", ".join(qualities.values())
     first = find_thing(book, KIND, ledger.strengths, unit)
     second = find_thing(book, KIND, ledger.strengths, target, "--target")
     typed = [t.id for t in parse_conditions(se.ruleset(), vocabulary, conditions)]
@@ -932,15 +941,10 @@ def fire(
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
-    fighting = version >= _FIGHTING
-    held = se.HELD_FIRE_CONDITIONS | (frozenset(se.FIRE_QUALITIES.values()) if fighting else set())
     firer, aimed, typed, _ = _two_units(
-        book, ledger, unit, target, conditions, "fire_conditions", held,
-        verb="fires at",
-        instead="Formation or Unused Order" + (", or Medium Battery or Low Supplies on the Units"
-                                               if fighting else ""),
-        others="target in cover, flank or rear" + ("" if fighting else
-                                                   ", medium battery, low supplies"),
+        book, ledger, unit, target, conditions, "fire_conditions", se.HELD_FIRE_CONDITIONS,
+        qualities=se.FIRE_QUALITIES, version=version, verb="fires at",
+        instead="Formation or Unused Order", others="target in cover, flank or rear",
     )  # fmt: skip
     qualities = _fighting_qualities(ledger, firer)
     mine, theirs = _now(ledger, firer), _now(ledger, aimed)
@@ -1106,16 +1110,11 @@ def assault(
     ledger = read_hits(book)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, {"formation": unit}, version)
-    fighting = version >= _FIGHTING
-    held = se.HELD_ASSAULT_CONDITIONS | (
-        frozenset(se.ASSAULT_QUALITIES.values()) if fighting else set()
-    )
     attacker, defender, typed, folded = _two_units(
-        book, ledger, unit, target, conditions, "melee_conditions", held,
-        verb="assaults",
-        instead="Type, Formation or Unused Order" + (", or Resolute/Steady on the Units"
-                                                     if fighting else ""),
-        others="defender in cover or uphill, flank or rear" + ("" if fighting else ", resolute"),
+        book, ledger, unit, target, conditions, "melee_conditions", se.HELD_ASSAULT_CONDITIONS,
+        qualities=se.ASSAULT_QUALITIES, version=version, verb="assaults",
+        instead="Type, Formation or Unused Order",
+        others="defender in cover or uphill, flank or rear",
     )  # fmt: skip
     mine, theirs = _now(ledger, attacker), _now(ledger, defender)
     kinds = {attacker: str(ledger.types[attacker]), defender: str(ledger.types[defender])}
