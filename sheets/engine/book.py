@@ -66,6 +66,7 @@ __all__ = [
     "Grid",
     "Meta",
     "Parts",
+    "ReadKey",
     "RememberingBook",
     "TableRows",
     "check_terms",
@@ -74,6 +75,7 @@ __all__ = [
     "now",
     "parse_meta",
     "part_of",
+    "read_key",
     "table_rows",
     "typed_columns",
 ]
@@ -714,6 +716,17 @@ def _as_read(value: Any, cached: bool) -> tuple[bool, Any]:
     return False, None  # dates and the rest: as the cell's format reads them
 
 
+#: What a kept read of a table is found by: the table (case-blind), the columns asked
+#: (with their types) and whether cached formula results were read.
+ReadKey = tuple[str, Any, bool]
+
+
+def read_key(table: str, columns: ColumnTypes | None, cached: bool) -> ReadKey:
+    """The key a read of ``table`` is kept by (``RememberingBook``, the fast backend)."""
+    asked = tuple(columns.items()) if isinstance(columns, Mapping) else columns
+    return (table.casefold(), None if asked is None else tuple(asked), cached)
+
+
 class RememberingBook(Book):
     """``book`` whose table reads are kept and kept up to date by its own writes, for a
     batch of operations on one workbook (``run --from-csv``): the table is read once,
@@ -724,7 +737,7 @@ class RememberingBook(Book):
     def __init__(self, book: Book) -> None:
         self.book = book
         self.name = book.name
-        self._kept: dict[tuple[str, Any, bool], TableRows] = {}
+        self._kept: dict[ReadKey, TableRows] = {}
 
     def _forget(self, table: str) -> None:
         folded = table.casefold()
@@ -743,8 +756,7 @@ class RememberingBook(Book):
     def read_rows(
         self, table: str, columns: ColumnTypes | None = None, *, cached: bool = True
     ) -> TableRows:
-        asked = tuple(columns.items()) if isinstance(columns, Mapping) else columns
-        key = (table.casefold(), None if asked is None else tuple(asked), cached)
+        key = read_key(table, columns, cached)
         kept = self._kept.get(key)
         if kept is None:
             kept = self._kept[key] = self.book.read_rows(table, columns, cached=cached)

@@ -44,9 +44,11 @@ from battle_ledger.sheets.engine.book import (
     Grid,
     Meta,
     Parts,
+    ReadKey,
     TableRows,
     header_position,
     parse_meta,
+    read_key,
 )
 from battle_ledger.sheets.engine.cell_scanner import UnsureError, is_formula, style_of, xml_number
 from battle_ledger.sheets.engine.printout import chart_corner, print_corner
@@ -188,7 +190,7 @@ class ZipBook(Book):
         #: Whole tables read since the last write, by what was asked (``read_rows``): an
         #: operation that asks twice (a close's Log: the last close, then whether anything
         #: was recorded) parses the sheet once.
-        self._reads: dict[tuple[Any, ...], TableRows] = {}
+        self._reads: dict[ReadKey, TableRows] = {}
         #: Why the fast path handed over to openpyxl (None while it has not).
         self.fell_back: str | None = None
         try:
@@ -299,8 +301,7 @@ class ZipBook(Book):
     ) -> TableRows:
         if self._slow is not None:
             return self.read_part(table, columns, cached=cached)
-        asked = tuple(columns.items()) if isinstance(columns, Mapping) else columns
-        key = (table.casefold(), None if asked is None else tuple(asked), cached)
+        key = read_key(table, columns, cached)
         kept = self._reads.get(key)
         if kept is None:
             kept = self._reads[key] = self.read_part(table, columns, cached=cached)
