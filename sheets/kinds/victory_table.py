@@ -422,7 +422,7 @@ def unit_formulas(r: int, ruleset: Any, version: int = _COMBAT_PARTS_SINCE) -> d
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
     (before 3, no Type: Active shown for every unit; before 4, no combat result; before 5,
     no Combat part)."""
-    c = letters([col.header for col in UNITS.columns if col.since <= version])
+    c = _letters(UNITS, version)
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
