@@ -544,10 +544,8 @@ def victory_after_part(state: SideState, inputs: PartInputs, rules: MarkRules) -
     if inputs.part is not None:
         try:
             part_of_turn(inputs.part, rules.parts_per_turn)
-        except InvalidArgumentError as exc:
-            message = f"{prefix}{exc.message}"
-            raise InvalidArgumentError(message, column=exc.column, value=exc.value,
-                                       expected=exc.expected) from None  # fmt: skip
+        except InvalidArgumentError as exc:  # ``where`` names the part at least
+            raise exc.prefixed(", ".join(where)) from None
     for name in ("reinforcements", "lost", "removed_in_combat"):
         value = getattr(inputs, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
