@@ -1189,11 +1189,15 @@ def close_period(
     compute: Callable[[Any], pd.DataFrame],
     turn_row: Callable[[int, str, str], dict[str, Any]],
     sides: Mapping[str, str],
+    carried: Callable[[LedgerState, pd.DataFrame, pd.Series], Mapping[str, Mapping[str, Any]]]
+    | None = None,
 ) -> ClosedPeriod:
     """Close the current period of a kind whose statuses take things off the table
     (``kind.off_table``): the things still in play without a row get one (nothing
     happened to them), and the next period's rows go to those the period left in play.
-    ``compute(state)``: the kind's outcomes over a ledger; ``sides``: every thing."""
+    ``compute(state)``: the kind's outcomes over a ledger; ``sides``: every thing;
+    ``carried(state, outcomes, now)``: what a thing's next row starts with, from the
+    closed period's outcomes (its filler rows' included), by thing."""
     state.tables.refuse_if_over(kind.close)
     turn, key = state.current_turn, kind.thing_key.header
     period, status = kind.period_key.header, kind.periods.column("Status").header
@@ -1211,7 +1215,14 @@ def close_period(
     removed = [n for n, s in zip(names, outcomes.loc[now, status], strict=True)
                if s in kind.off_table]  # fmt: skip
     going_on = [t for t in sides if t not in off and t not in removed]
-    rows = closing_rows(turn_row, turn, filler, going_on, sides)
+    starts = {} if carried is None else carried(state, outcomes, now)
+    blank = dict.fromkeys(h for values in starts.values() for h in values)  # every row's columns
+
+    def row_of(number: int, side: str, name: str) -> dict[str, Any]:
+        held = starts.get(name, {}) if number > turn else {}
+        return turn_row(number, side, name) | blank | dict(held)
+
+    rows = closing_rows(row_of, turn, filler, going_on, sides)
     written = state.turns[state.turns.index >= 0]
     book.append_rows(kind.periods.name, rows_with_formulas(kind, written, rows))
     out = sides_out(sides, off, going_on)

@@ -178,15 +178,20 @@ def test_a_held_disorder_typed_again_is_refused_with_exit_2(tmp_path: Path) -> N
     assert plain.details["difference"] == (5 + record["total"]) - (5 + 2)  # -2 once
 
 
+def _disorder_for_one_turn(path: Path, tmp_path: Path) -> None:
+    """The house reading ``disorder_lasts_until_rallied: false`` applied to the ledger."""
+    house = tmp_path / "house.yaml"
+    house.write_text("id: age-of-eagles\ntables:\n  brigade_losses:\n    values:\n"
+                     "      disorder_lasts_until_rallied: false\n", encoding="utf-8")  # fmt: skip
+    assert CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)]).exit_code == 0
+
+
 def test_disorder_for_one_turn_is_a_house_reading(tmp_path: Path) -> None:
     """``brigade_losses.disorder_lasts_until_rallied: false``: Bony, disordered by Lively
     Fire in turn 1, begins turn 2 in Disorder (and charges at -2 there) but, with nothing
     in turn 2 to disorder it again, is no longer disordered after it."""
     path = _ledger(tmp_path)
-    house = tmp_path / "house.yaml"
-    house.write_text("id: age-of-eagles\ntables:\n  brigade_losses:\n    values:\n"
-                     "      disorder_lasts_until_rallied: false\n", encoding="utf-8")  # fmt: skip
-    assert CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)]).exit_code == 0
+    _disorder_for_one_turn(path, tmp_path)
     run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
     run_on_file(path, "end-turn")
     assert _march_status(path, "Bony", 2) == MARCH_STATUSES[0]
@@ -347,3 +352,43 @@ def test_the_held_disorder_is_what_the_rules_fold_gives(tmp_path: Path) -> None:
         out = aoe.brigade_after_turn(state, turn)
         assert (computed.loc[index, "Disordered"] == DISORDERED) is out.disordered
         state = aoe.BrigadeState("Bony", 5, 2, out.lost, out.status, out.disordered)
+
+
+def _delete_last_row(path: Path, table: str) -> None:
+    """The table's last row deleted, as an umpire deletes a row in Excel (the range shrunk)."""
+    from openpyxl import load_workbook
+    from openpyxl.utils.cell import range_boundaries
+
+    from tests.tables import table_sheet
+
+    wb = load_workbook(path)
+    ws = table_sheet(wb, table)
+    found = ws.tables[table]
+    _, _, right, bottom = range_boundaries(found.ref)
+    ws.delete_rows(bottom)
+    found.ref = f"{found.ref.split(':')[0]}:{ws.cell(bottom - 1, right).coordinate}"
+    if found.autoFilter is not None:
+        found.autoFilter.ref = found.ref
+    wb.save(path)
+
+
+@pytest.mark.parametrize("until_rallied", [True, False])
+def test_a_turn_with_no_row_carries_disorder_as_the_reading_says(
+    until_rallied: bool, tmp_path: Path
+) -> None:
+    """A brigade whose row of a turn was deleted is given one by end-turn (nothing happened
+    to it): with disorder held "until a March result rallies it", Bony, disordered by Lively
+    Fire in turn 1, is still disordered after turn 2 and begins turn 3 in Disorder; read for
+    one turn (``disorder_lasts_until_rallied: false``) he is not, and turn 3's March status
+    is left blank."""
+    path = _ledger(tmp_path, [BRIGADES[1], BRIGADES[2], BRIGADES[0]])  # Bony's rows last
+    if not until_rallied:
+        _disorder_for_one_turn(path, tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    _delete_last_row(path, "tbl_Turns")  # Bony's row of turn 2
+    run_on_file(path, "record", unit="Losthin", march_status="Good Order", march_die="8")
+    closed = run_on_file(path, "end-turn")
+    assert ("Bony" in closed.details["disordered"]) is until_rallied
+    assert _units(path)["Bony"]["disordered"] is until_rallied
+    assert _march_status(path, "Bony", 3) == (MARCH_STATUSES[0] if until_rallied else None)

@@ -795,6 +795,23 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
                                                      ledger.disorder_held)})  # fmt: skip
 
 
+def _left_disordered(state: LedgerState, outcomes: pd.DataFrame, now: pd.Series) -> list[str]:
+    """The brigades the closed turn (``now``: its rows, those end-turn filled in for a
+    brigade with none included) left disordered."""
+    names = state.turns.loc[now, "Brigade"].astype(str)
+    shown = outcomes.loc[now, "Disordered"]
+    return [name for name, mark in zip(names, shown, strict=True) if mark == DISORDERED]
+
+
+def _begins_in_disorder(
+    state: LedgerState, outcomes: pd.DataFrame, now: pd.Series
+) -> dict[str, dict[str, Any]]:
+    """A brigade the turn leaves disordered starts the next in Disorder: its March status
+    filled in (``close_period``'s ``carried``)."""
+    return {name: {"March status": MARCH_STATUSES[0]}
+            for name in _left_disordered(state, outcomes, now)}  # fmt: skip
+
+
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
 def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     """Close the current turn: every brigade in play gets its row, the spent, removed and
@@ -806,19 +823,10 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     ledger = read_stands(book)
     folded = _fold(ledger)
     _refuse_if_nothing_recorded(book, ledger, allow_empty, folded)
-    # A brigade the turn leaves disordered starts the next in Disorder: its March status
-    # is filled in (a brigade with no row this turn keeps what its last turn left).
     turn = ledger.current_turn
-    disordered = {brigade for brigade, parts in folded.items()
-                  if ledger.disorder_held and parts and parts[-1][2].disordered}  # fmt: skip
 
-    def next_row(number: int, side: str, brigade: str) -> dict[str, Any]:
-        held = number > turn and brigade in disordered
-        return {**turn_row(number, side, brigade),
-                "March status": MARCH_STATUSES[0] if held else None}  # fmt: skip
-
-    closed = close_period(book, KIND, ledger, compute_turns,
-                          next_row if ledger.disorder_held else turn_row, ledger.sides)  # fmt: skip
+    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides,
+                          _begins_in_disorder if ledger.disorder_held else None)  # fmt: skip
     now, removed, going_on = closed.now, closed.removed, closed.going_on
     names = closed.state.turns.loc[now, "Brigade"].astype(str)
     status = closed.outcomes.loc[now, "Status"]
@@ -828,6 +836,7 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
               f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
     shown: dict[str, Any] = {}
     if ledger.disorder_held:
+        disordered = _left_disordered(closed.state, closed.outcomes, now)
         shown["disordered"] = [n for n in going_on if n in disordered]
         detail += (f"; disordered {', '.join(shown['disordered'])} (their March status of "
                    f"turn {turn + 1} is Disorder: a status typed there wins)"
