@@ -709,8 +709,7 @@ def end_turn(
     """
     ledger = read_hits(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
-    row_of = turn_row
-    next_holder = None
+    next_holder, carried = None, None
     if initiative_rolls is not None:
         version = ledger.turns.attrs.get("template_version", KIND.template_version)
         refuse_newer_inputs(book, KIND, TURNS, {"initiative": initiative_rolls}, version)
@@ -722,13 +721,15 @@ def end_turn(
                 expected="the side holding it first (battle-ledger run initiative --side)",
             )  # fmt: skip
         next_holder = se.initiative_holder(holder, _rolls(book, ledger, initiative_rolls))
-        cells, following = _initiative_cells(ledger.sides, next_holder), ledger.current_turn + 1
+        header = TURNS.header("initiative")
+        starts = {
+            u: {header: cell} for u, cell in _initiative_cells(ledger.sides, next_holder).items()
+        }
 
-        def row_of(turn: int, side: str, unit: str) -> dict[str, Any]:
-            held = cells.get(unit) if turn == following else None
-            return turn_row(turn, side, unit) | {TURNS.header("initiative"): held}
+        def carried(*_: Any) -> dict[str, dict[str, str]]:
+            return starts
 
-    closed = close_period(book, KIND, ledger, compute_turns, row_of, ledger.sides)
+    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides, carried)
     turn, now, removed, in_play = closed.turn, closed.now, closed.removed, closed.going_on
     turns = closed.state.turns
     withdraw = [str(u) for u in turns.loc[now & (closed.outcomes["Withdraw!"] == "Y"), "Unit"]]
