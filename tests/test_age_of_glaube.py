@@ -1127,3 +1127,53 @@ def test_base_units_removed_in_combat_count_as_losses(
         return
     alone = aog.victory_after_part(state, aog.PartInputs(lost=lost + removed), rules)
     assert aog.victory_after_part(state, both, rules) == alone
+
+
+# -- a unit's base units ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_units_last_base_unit_removed_removes_it_from_play(era: str) -> None:
+    """8.5: "Ar = Attacker routed. Remove one base unit from the combat group"; "Any base
+    units removed from play represent troops that have been either killed, wounded or
+    captured": a unit's base units less those its results removed are left; with none left
+    the unit is removed from play (a reading of ours, marked in the data as not a
+    setting); its base units not held, nothing is counted."""
+    removed = aog.unit_after_result("organised", "Ar", era).base_units_removed
+    assert removed >= 1
+    assert aog.base_units_left(removed + 1, 0, removed) == 1
+    assert not aog.removed_from_play(aog.base_units_left(removed + 1, 0, removed))
+    assert aog.base_units_left(removed, 0, removed) == 0
+    assert aog.removed_from_play(aog.base_units_left(removed, 0, removed))
+    assert aog.base_units_left(None, 5, removed) is None and not aog.removed_from_play(None)
+    reading = rulesets.registry.get(era).table("unit_states").values
+    held = reading["removed_with_its_last_base_unit"]
+    assert held.house_default and held.reference and held.value is True
+
+
+@pytest.mark.parametrize(
+    ("given", "column", "words"),
+    [
+        ({"number": 0.9}, "random number", "no state to rally"),  # 5.2: nothing to rally
+        ({"result": "Dr"}, "combat result", "no further combat result"),  # 8.5
+        ({"unit": "1st Foot"}, "unit", "no later turn"),  # not carried on
+    ],
+)
+def test_a_unit_removed_from_play_has_no_later_turn(
+    given: dict[str, Any], column: str, words: str
+) -> None:
+    """A unit whose base units were all removed in the turns before is off the board: a
+    random number to rally it, a further combat result, or a turn of it at all is refused,
+    naming what was given."""
+    with pytest.raises(InvalidArgumentError, match=words) as refused:
+        aog.base_units_left(2, 2, **given)
+    assert refused.value.column == column
+    assert refused.value.value == next(iter(given.values()))
+
+
+def test_a_result_removing_more_base_units_than_a_unit_has_left_is_refused() -> None:
+    """The text removes base units a unit has: a result removing more than it has left is
+    refused, naming the combat result."""
+    with pytest.raises(InvalidArgumentError, match="has 1 left") as refused:
+        aog.base_units_left(3, 2, 2)
+    assert refused.value.column == "combat result"
