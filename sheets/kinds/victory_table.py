@@ -1452,8 +1452,8 @@ def record_unit(
     counted = version >= _BASE_UNITS_SINCE
     if counted:
         if base_units is None:  # the unit's own, from its earlier rows
-            known = [cell_whole(n) for n in mine["Base units at start"] if not is_blank(n)]
-            base_units = known[-1] if known else None
+            counts = [cell_whole(n) for n in mine["Base units at start"] if not is_blank(n)]
+            base_units = counts[-1] if counts else None
         given["Base units at start"] = base_units
     ruleset = registry.get(book.meta().ruleset)
     attacks_in = _army_attacks_in(ledger, army, ruleset)
