@@ -74,6 +74,7 @@ __all__ = [
     "combat_results_of_a_unit",
     "era",
     "is_battery",
+    "later_combat",
     "marks_crossed",
     "modified_random_number",
     "odds_column_shift",
@@ -1373,6 +1374,55 @@ def unit_after_result(
     after = one_of(after, UnitState.ALL, "combat_result_states", "state")
     return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost,
                          None if part is None else int(part))  # fmt: skip
+
+
+def later_combat(
+    earlier_part: int | None,
+    earlier_after: str,
+    part: int | None,
+    state: str,
+    *,
+    rally_part: int | None = None,
+    earlier_rallied: bool = False,
+) -> None:
+    """Refuse a unit's later combat of a turn that the turn's sequence does not allow.
+
+    4: each part of a turn has its combat phase ("the first army taking the attacking
+    stage, and the second army in the defensive stage, regarding any combat", then "the
+    second army taking the attacking stage"), so a unit may fight in both parts: once a
+    part, the later combat (fought in ``part``) after the earlier (``earlier_part``), from
+    the state that one left it in (``earlier_after``; 8.5: "The effects of combat are
+    immediately applied to the troops concerned"), its ``state``. Its rally (5, thrown in
+    ``rally_part``; None: none) comes once a turn (``earlier_rallied``: the earlier row
+    threw it), in the disruption and rout removal phase of a part, before that part's combat:
+    with the later combat only if its part comes after the earlier combat's.
+    """
+    if part is None or earlier_part is None or part == earlier_part:
+        raise InvalidArgumentError(
+            "a unit fights once a part of the turn (4: each part has one combat phase): its "
+            "two combats of a turn are in different parts",
+            column="combat part",
+            value=part,
+            expected=f"a part other than {earlier_part}",
+        )
+    now, before = _unit_state(state), _unit_state(earlier_after)
+    if now != before:
+        raise InvalidArgumentError(
+            f"its combat in part {part} starts from the state its combat in part "
+            f"{earlier_part} left it in (8.5: 'The effects of combat are immediately applied "
+            "to the troops concerned')",
+            column="state",
+            value=state,
+            expected=before,
+        )
+    if rally_part is not None and (earlier_rallied or rally_part <= earlier_part):
+        raise InvalidArgumentError(
+            "a unit rallies once a turn, in its army's attacking stage (5), before that "
+            f"part's combat: not after its combat in part {earlier_part}",
+            column="random number",
+            value=rally_part,
+            expected="blank (the rally on the row of its earlier combat)",
+        )
 
 
 # -- a unit's base units ------------------------------------------------------------

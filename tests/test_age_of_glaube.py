@@ -1177,3 +1177,38 @@ def test_a_result_removing_more_base_units_than_a_unit_has_left_is_refused() -> 
     with pytest.raises(InvalidArgumentError, match="has 1 left") as refused:
         aog.base_units_left(3, 2, 2)
     assert refused.value.column == "combat result"
+
+
+# -- two combats of one unit in one turn -------------------------------------------------
+
+
+def test_a_units_second_combat_of_a_turn_comes_in_the_other_part_from_the_firsts_state() -> None:
+    """4: each part of a turn has its combat phase, "with the first army taking the
+    attacking stage, and the second army in the defensive stage, regarding any combat",
+    then "the second army taking the attacking stage": a unit may fight in both parts, the
+    second combat from the state the first left it in (8.5: "The effects of combat are
+    immediately applied to the troops concerned")."""
+    first = aog.unit_after_result("organised", "Ad", part=1, army_attacks_in=1)
+    aog.later_combat(first.part, first.after, 2, first.after)  # taken
+    second = aog.unit_after_result(first.after, "Dr", part=2, army_attacks_in=1)
+    assert second.already_disrupted and second.base_units_removed >= first.base_units_removed
+    with pytest.raises(InvalidArgumentError, match="once a part") as same:
+        aog.later_combat(1, first.after, 1, first.after)
+    assert same.value.column == "combat part"
+    other = next(s for s in aog.UnitState.ALL if s != first.after)
+    with pytest.raises(InvalidArgumentError, match="starts from the state") as state:
+        aog.later_combat(1, first.after, 2, other)
+    assert state.value.column == "state" and state.value.expected == first.after
+
+
+def test_a_unit_rallies_once_a_turn_before_its_parts_combat() -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops", in
+    the disruption and rout removal phase that opens its part (4): the second army's unit,
+    defending in part 1, rallies in part 2 before its attack; a rally after the earlier
+    combat's part, or a second one, is refused."""
+    aog.later_combat(1, "disrupted", 2, "disrupted", rally_part=2)  # the second army
+    for rally, rallied in ((1, False), (2, True)):
+        with pytest.raises(InvalidArgumentError, match="rallies once a turn") as late:
+            aog.later_combat(1, "disrupted", 2, "disrupted", rally_part=rally,
+                             earlier_rallied=rallied)  # fmt: skip
+        assert late.value.column == "random number"

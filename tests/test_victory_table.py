@@ -1501,8 +1501,9 @@ def _units_agree(path: Path) -> list[dict[str, Any]]:
 
     states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
     wb = recalculated_workbook(path)
-    for state in states:
-        row = find_row(wb, "tbl_Units", Turn=state["turn"], Unit=state["unit"])
+    for state in states:  # a unit's rows of a turn: one a combat part
+        at = {"Turn": state["turn"], "Unit": state["unit"], "Combat part": state["combat_part"]}
+        row = find_row(wb, "tbl_Units", **at)
         left = plain(table_cell(wb, "tbl_Units", "Base units left", row).value)
         assert (None if left in (None, "") else left) == state["base_units_left"], state
         active = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
@@ -1754,3 +1755,108 @@ def test_a_version_5_ledger_reports_as_before_and_refuses_base_units(tmp_path: P
     again = _agree_with_the_sheet(path)
     assert sum(s["removed_in_combat"] for s in again["sides"]) == len(results) + 1
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+# -- two combats of one unit in one turn (template version 6) -------------------------------
+
+
+@pytest.mark.libreoffice
+def test_two_combats_of_one_unit_in_one_turn_reach_both_parts_losses(tmp_path: Path) -> None:
+    """4: "the first army taking the attacking stage, and the second army in the defensive
+    stage, regarding any combat", then "the second army taking the attacking stage": a
+    unit attacking in its army's part and attacked in the other has a row for each combat.
+    The second starts from the state the first left it in (8.5: "The effects of combat are
+    immediately applied to the troops concerned": Ar leaves it routing, so Dd finds it
+    "already disrupted"); each result's base units reach its side's losses in its own part,
+    the unit's Base units left counts both, end-turn carries the second's state, on the
+    sheet as in report."""
+    path = _oob_army(tmp_path, [("Blue", "Twice Foot", "infantry", 5),
+                                ("Blue", "Other Foot", "infantry", 5),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    first = run_on_file(path, "unit", unit="Twice Foot", state="organised", combat_result="Ar")
+    after = first.details["state_after_combat"]
+    second = run_on_file(path, "unit", unit="Twice Foot", state=after, combat_result="Dd")
+    assert (first.details["combat_part"], second.details["combat_part"]) == (1, 2)
+    fought = aog.unit_after_result(after, "Dd")
+    assert second.details["state_after_combat"] == fought.after
+    removed = [first.details["base_units_removed"], second.details["base_units_removed"]]
+    assert removed == [1, fought.base_units_removed] and all(removed)
+    assert second.details["base_units_left"] == 5 - sum(removed)
+    counted = _removed(path)
+    assert (counted[("Blue", 1, 1)], counted[("Blue", 1, 2)]) == tuple(removed)
+    report = _agree_with_the_sheet(path)
+    assert report["sides"][0]["lost"] == sum(removed)
+    _units_agree(path)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    carried = _states(path)[(2, "Twice Foot")]
+    assert carried["state"] == aog.state_next_turn(fought.after)
+    assert carried["base_units_left"] == 5 - sum(removed)
+    _units_agree(path)
+
+
+@pytest.mark.libreoffice
+def test_the_second_armys_unit_rallies_before_its_attack_after_defending(tmp_path: Path) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops": the
+    second army's unit, disrupted defending in part 1 (Dd), rallies in part 2 (its rally on
+    its second row, before that part's combat) and attacks; run unit adds the row, and the
+    sheet agrees with report."""
+    path = _oob_army(tmp_path, [("Blue", "Blue Foot", "infantry", 10),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    first = run_on_file(path, "unit", unit="Red Foot", state="organised", combat_result="Dd")
+    assert first.details["combat_part"] == 1
+    second = run_on_file(path, "unit", unit="Red Foot", state=first.details["state_after_combat"],
+                         random_number="0.900", table_value="0.5", combat_result="Ad")  # fmt: skip
+    assert second.details["rallied"] is True and second.details["part"] == 2
+    assert second.details["combat_part"] == 2
+    states = [s for s in _units_agree(path) if s["unit"] == "Red Foot"]
+    assert [s["combat_part"] for s in states] == [1, 2]
+
+
+@pytest.mark.libreoffice
+def test_a_second_combat_the_turn_does_not_allow_is_refused(tmp_path: Path) -> None:
+    """A unit fights once a part of a turn (4), its second combat from the state its first
+    left it in (8.5), and a unit whose last base unit went in the first takes no second:
+    run unit refuses each (exit 2, naming --state or --combat-result), the file unchanged;
+    a second row typed in the same part is refused by report (exit 1, naming the row and
+    Combat part), and the sheet shows #N/A in its Base units left."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, table_cell
+
+    path = _oob_army(tmp_path, [("Blue", "Once Foot", "infantry", 1),
+                                ("Blue", "Full Foot", "infantry", 9),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    run_on_file(path, "unit", unit="Full Foot", state="organised", combat_result="Ad")
+    _refused(["run", "unit", path, "--unit", "Full Foot", "--state", "organised",
+              "--combat-result", "Dr"], path, 2, "--state", "starts from the state")  # fmt: skip
+    run_on_file(path, "unit", unit="Once Foot", state="organised", combat_result="Ar")
+    _refused(["run", "unit", path, "--unit", "Once Foot", "--state", "routing",
+              "--combat-result", "Dd"], path, 2, "--combat-result",
+             "no further combat result")  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Units"]
+    row = find_row(wb, "tbl_Units", Turn=1, Unit="Red Foot")
+    sheet_row = table_cell(wb, "tbl_Units", "Unit", row).row
+    table = ws.tables["tbl_Units"]
+    start, end = table.ref.split(":")
+    last = int("".join(c for c in end if c.isdigit()))
+    for cell in ws[sheet_row]:  # Red Foot's row again below, its formulas moved with it
+        value = cell.value
+        if isinstance(value, str) and value.startswith("="):
+            value = value.replace(f"${sheet_row}", f"${last + 1}").replace(
+                f"{cell.column_letter}{sheet_row}", f"{cell.column_letter}{last + 1}"
+            )
+        ws.cell(last + 1, cell.column, value)
+    table.ref = f"{start}:{''.join(c for c in end if c.isalpha())}{last + 1}"
+    wb.save(path)
+    wb = openpyxl.load_workbook(path)
+    rows = [i for i in range(row, row + last)  # the row and its copy
+            if table_cell(wb, "tbl_Units", "Unit", i).value == "Red Foot"]  # fmt: skip
+    for i, result in zip(rows, ("Dd", "Dr"), strict=True):
+        table_cell(wb, "tbl_Units", "Combat result", i).value = result
+        table_cell(wb, "tbl_Units", "Combat part", i).value = 1  # both in part 1
+    wb.save(path)
+    output = _refused(["report", path], path, 1, "once a part", "Combat part", "tbl_Units")
+    assert "row" in output
+    shown = recalculated_workbook(path)
+    for i in rows:
+        assert str(table_cell(shown, "tbl_Units", "Base units left", i).value).startswith("#N/A")

@@ -27,8 +27,9 @@ contract in docs/victory-table.md), ``check``.
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -225,7 +226,8 @@ UNITS = Table(
     name="tbl_Units",
     sheet="Units",
     title="Units",
-    note="One row per unit per turn whose state you keep: its state at the start of the "
+    note="One row per unit per turn whose state you keep (two for a unit fighting in both "
+    "parts of a turn, one a combat, 4): its state at the start of the "
     "disruption and rout removal phase (5), the random number thrown to rally it, a General "
     "present (5.3), and for a disrupted, retiring or pursuing unit the National Army table's "
     "value (not printed), then the result of its combat (8.5). Routing units need the "
@@ -485,15 +487,31 @@ def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dic
         formulas |= _result_formulas(cell, ruleset, army if version >= _COMBAT_PARTS_SINCE else "")
     if version >= _BASE_UNITS_SINCE:  # aog.base_units_left, aog.removed_from_play
         start = cell("Base units at start")
-        removed = {rows("Unit"): cell("Unit")}
-        before = sum_equal(rows("Base units removed"), removed,
-                           [f"{rows('Turn')}<{cell('Turn')}"])  # fmt: skip
-        so_far = sum_equal(rows("Base units removed"), removed,
-                           [f"{rows('Turn')}<={cell('Turn')}"])  # fmt: skip
+        unit = {rows("Unit"): cell("Unit")}
+        turn, part, fought_in = rows("Turn"), rows("Combat part"), cell("Combat part")
+        this_turn = [f"{turn}={cell('Turn')}"]  # its rows of this turn: a combat a part (4)
+        earlier = [f"({turn}<{cell('Turn')})+({turn}={cell('Turn')})*({part}<{fought_in})"]
+        so_far = [f"({turn}<{cell('Turn')})+({turn}={cell('Turn')})*({part}<={fought_in})"]
+        before = sum_equal(rows("Base units removed"), unit, earlier)
+        up_to = sum_equal(rows("Base units removed"), unit, so_far)
+        # aog.later_combat: each row of the turn a result in a part of its own, the later
+        # from the state the earlier left it in
+        changed = f"{rows('After combat')}<>{cell('State')}"
+        rows_now = count_equal(unit, this_turn)
+        same_part = count_equal(unit, [*this_turn, f"{part}={fought_in}"])
+        not_from_earlier = count_equal(unit, [*this_turn, f"{part}<{fought_in}", changed])
+        out_of_turn = (f'AND({rows_now}>1,OR({cell("Combat result")}="",{same_part}>1,'
+                       f"{not_from_earlier}>0))")  # fmt: skip
         formulas["Base units left"] = (
-            f'IF({start}="","",IF(OR({start}-{before}<=0,{start}-{so_far}<0),NA(),'
-            f"{start}-{so_far}))"
+            f'IF({out_of_turn},NA(),IF({start}="","",IF(OR({start}-{before}<=0,'
+            f"{start}-{up_to}<0),NA(),{start}-{up_to})))"
         )
+        rallied_twice = count_equal(unit, [*this_turn, f'{rows("Random number")}<>""'])
+        rallied_late = count_equal(
+            unit, [*this_turn, f"{part}<{fought_in}", f"{part}>={cell('Part')}"]
+        )
+        formulas["Rallied"] = (f'IF(AND({number}<>"",OR({rallied_twice}>1,{rallied_late}>0)),'
+                               f"NA(),{rallied})")  # fmt: skip
         left = cell("Base units left")
         formulas["Active"] = f'IF(AND(ISNUMBER({left}),{left}<=0),"N",{active})'
     return unless_blank(cell("Unit"), formulas)
@@ -1020,7 +1038,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     last: dict[str, dict[str, Any]] = {}  # unit (case-blind) -> its latest row's state
     for state in unit_states(book, ledger):
         key = state["unit"].casefold()
-        if key not in last or state["turn"] >= last[key]["turn"]:
+        if key not in last or _order(state) >= _order(last[key]):
             last[key] = state
     last = {k: v for k, v in last.items() if not v["removed_from_play"]}  # it leaves play
     if not last:
@@ -1103,7 +1121,7 @@ def where_we_stand(book: Book) -> OperationResult:
             )
         )
     units = unit_states(book, ledger)
-    latest = {u["unit"]: u for u in units}  # each unit's last row
+    latest = {u["unit"]: u for u in sorted(units, key=_order)}  # each unit's last row
     shaken = [u for u in latest.values()  # None: foot and horse
               if u["active"] is False and not u["removed_from_play"]]  # fmt: skip
     if shaken:
@@ -1226,7 +1244,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError("a unit's state in a turn not begun", column="Turn",
                                  value=turn, expected=f"at most {ledger.current_turn}",
                                  **where)  # fmt: skip
-        if (turn, unit.casefold()) in seen:
+        if (turn, unit.casefold()) in seen and not counted:  # since 6: _combats_in_turn
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
@@ -1304,6 +1322,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             **_combat_keys(out, combat), "part": part, "base_units_at_start": start,
         })  # fmt: skip
         places.append(where)
+    if counted:
+        _combats_in_turn(states, places)
     for state, where in zip(states, places, strict=True):
         try:
             _count_base_units(state, states)
@@ -1314,14 +1334,54 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     return states
 
 
+def _order(state: Mapping[str, Any]) -> tuple[int, int]:
+    """Where a row of ``unit_states`` comes among its unit's: by turn, then by the part of
+    its combat (4: a unit fighting in both parts of a turn has a row for each)."""
+    return state["turn"], state["combat_part"] or 0
+
+
+def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse rows of a unit in one turn (``states`` of ``unit_states``, ``places`` where
+    each is) that are not its combats in that turn's parts, in order (``aog.later_combat``):
+    each row holds a combat result, in a part of its own, the later starting from the state
+    the earlier left it in, the rally on the earlier."""
+    rows: dict[tuple[int, str], list[int]] = {}
+    for i, state in enumerate(states):
+        rows.setdefault((state["turn"], state["unit"].casefold()), []).append(i)
+    for (turn, _), found in rows.items():
+        if len(found) < 2:
+            continue
+        for i in found:
+            if states[i]["combat_result"] is None:
+                raise CellValueError(
+                    f"unit {states[i]['unit']!r} has {len(found)} rows for turn {turn}: a "
+                    "unit's second row of a turn is its combat in the turn's other part (4)",
+                    column="Combat result", value=None,
+                    expected="a combat result on each of its rows of the turn",
+                    **places[i])  # fmt: skip
+        found.sort(key=lambda i: _order(states[i]))
+        for a, b in itertools.pairwise(found):
+            earlier, later = states[a], states[b]
+            rally = later["part"] if later["random_number"] is not None else None
+            try:
+                aog.later_combat(earlier["combat_part"], earlier["state_after_combat"],
+                                 later["combat_part"], later["state"], rally_part=rally,
+                                 earlier_rallied=earlier["random_number"] is not None)  # fmt: skip
+            except InvalidArgumentError as exc:
+                raise CellValueError(exc.message, column=_UNIT_HEADERS[str(exc.column)],
+                                     value=exc.value, expected=exc.expected,
+                                     **places[b]) from None  # fmt: skip
+
+
 def _count_base_units(state: dict[str, Any], states: list[dict[str, Any]]) -> None:
     """Add to ``state`` (a row of ``unit_states``, its ``base_units_at_start`` read) its
-    base units left after its combat result, from the results of its rows of the turns
-    before (among ``states``), and whether it is removed from play (``aog.base_units_left``,
-    ``aog.removed_from_play``: then not active); refused as the rules refuse it."""
+    base units left after its combat result, from the results of its rows before (among
+    ``states``: the turns before, and its combat in an earlier part of the turn), and
+    whether it is removed from play (``aog.base_units_left``, ``aog.removed_from_play``:
+    then not active); refused as the rules refuse it."""
     unit = state["unit"].casefold()
     before = sum(s["base_units_removed"] or 0 for s in states
-                 if s["unit"].casefold() == unit and s["turn"] < state["turn"])  # fmt: skip
+                 if s["unit"].casefold() == unit and _order(s) < _order(state))  # fmt: skip
     left = aog.base_units_left(state["base_units_at_start"], before,
                                state["base_units_removed"] or 0,
                                number=state["random_number"], result=state["combat_result"],
@@ -1333,20 +1393,50 @@ def _count_base_units(state: dict[str, Any], states: list[dict[str, Any]]) -> No
 
 
 def _losses_bear(
-    ledger: VictoryLedger, turn: int, unit: str, side: str, combat: aog.CombatOutcome | None
+    ledger: VictoryLedger,
+    turn: int,
+    side: str,
+    replaced: Mapping[str, Any] | None,
+    combat: aog.CombatOutcome | None,
 ) -> None:
     """Refuse a unit's combat result of ``turn`` whose base units its side does not have
-    (``compute_parts``, with its row's earlier result taken out)."""
+    (``compute_parts``, with the result of the row it is written over, ``replaced``, taken
+    out)."""
     removed = dict(ledger.removed or {})
-    for held in ledger.held_units or ():
-        if (held["turn"], held["unit"].casefold()) == (turn, unit.casefold()):
-            key = (held["side"], turn, held["combat_part"])
-            if held["base_units_removed"] and held["combat_part"] is not None:
-                removed[key] -= held["base_units_removed"]
+    if replaced is not None and replaced["base_units_removed"] and replaced["combat_part"]:
+        key = (replaced["side"], turn, replaced["combat_part"])
+        removed[key] -= replaced["base_units_removed"]
     if combat is not None and combat.part is not None:
         key = (side, turn, combat.part)
         removed[key] = removed.get(key, 0) + combat.base_units_removed
     compute_parts(replace(ledger, removed=removed))
+
+
+def _row_written(
+    frame: pd.DataFrame,
+    mine: pd.DataFrame,
+    turn: int,
+    counted: bool,
+    result: str | None,
+    part: int | None,
+) -> Any:
+    """The index of the row of tbl_Units (``frame``; ``mine``, the unit's) that run unit
+    writes over in ``turn``, None to add one. Its row of the turn; since template version
+    6 a unit fighting in both parts of a turn has a row for each (4): a ``result`` goes on
+    the row of its ``part``, else on the row holding no result, else on a new row (its
+    combat in the other part); no result, on its row holding none, else its first."""
+    now = mine[mine["Turn"] == turn]
+    if now.empty:
+        return None
+    if not counted:
+        return now.index[0]
+    blank = [i for i in now.index if is_blank(frame.at[i, "Combat result"])]
+    if result is not None:
+        same = [i for i in now.index if not is_blank(frame.at[i, "Combat part"])
+                and cell_whole(frame.at[i, "Combat part"]) == part]  # fmt: skip
+        return (same or blank or [None])[0]
+    parts = sorted(now.index, key=lambda i: cell_count(frame.at[i, "Combat part"]))
+    return (blank or parts)[0]
 
 
 def _army_attacks_in(ledger: VictoryLedger, side: str, ruleset: Any) -> int | None:
@@ -1484,12 +1574,28 @@ def record_unit(
         combat = None if combat_result is None else aog.unit_after_result(
             out.after, combat_result, ruleset, part=combat_part,
             army_attacks_in=attacks_in if parts_held else None)  # fmt: skip
-        held = {"turn": turn, "unit": name, "random_number": random_number,
-                "base_units_at_start": base_units, **_combat_keys(out, combat)}  # fmt: skip
-        if counted:  # the unit's other turns, as the ledger holds them
-            others = [u for u in ledger.held_units or ()
-                      if (u["turn"], u["unit"].casefold()) != (turn, name.casefold())]  # fmt: skip
+        target = _row_written(frame, mine, turn, counted, combat_result, combat_part)
+        replaced = None if target is None or ledger.held_units is None else \
+            ledger.held_units[list(frame.index).index(target)]  # fmt: skip
+        held = {"turn": turn, "unit": name, "side": army, "state": out.state, "part": part,
+                "random_number": random_number, "base_units_at_start": base_units,
+                **_combat_keys(out, combat)}  # fmt: skip
+        if counted:  # its other rows, as the ledger holds them
+            others = [u for u in ledger.held_units or () if u is not replaced]
             _count_base_units(held, others)
+            for later in others:  # its rows after this one: still on the board
+                if later["unit"].casefold() == name.casefold() and _order(later) > _order(held):
+                    _count_base_units(dict(later), [*others, held])
+            turns = [u for u in others if (u["turn"], u["unit"].casefold())
+                     == (turn, name.casefold())] + [held]  # fmt: skip
+            if len(turns) > 1:  # its combat in the turn's other part (4)
+                _combats_in_turn(turns, [{}] * len(turns))
+    except CellValueError as exc:  # the command's, not a cell's: named by its option
+        column = {"Combat result": "combat result", "Combat part": "combat part",
+                  "State": "state", "Random number": "random number"}.get(
+            str(exc.column), str(exc.column))  # fmt: skip
+        raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
+                           value=exc.value, expected=exc.expected) from None  # fmt: skip
     except CommandError:
         raise
     except UnknownTermError as exc:
@@ -1504,16 +1610,15 @@ def record_unit(
         given["Combat result"] = combat.result
     if parts_held:
         given["Combat part"] = combat_part
-        _losses_bear(ledger, turn, name, army, combat)
-    now = mine[mine["Turn"] == turn]
-    if now.empty:
+        _losses_bear(ledger, turn, army, replaced, combat)
+    if target is None:
         used = [int(i) for i in frame.index]
         first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
         at = first + (max(used) + 1 if used else 0)
         row = given | {h: Formula(f) for h, f in unit_formulas(at, ruleset, version).items()}
         book.append_rows(UNITS.name, pd.DataFrame([row]))
     else:
-        book.write_cells(UNITS.name, pd.DataFrame([given], index=[now.index[0]]))
+        book.write_cells(UNITS.name, pd.DataFrame([given], index=[target]))
     detail = f"{name} ({army}) {out.state}"
     if out.passed is not None:
         detail += f", rally {'passed' if out.passed else 'failed'}"
