@@ -65,6 +65,7 @@ __all__ = [
     "UnitRally",
     "UnitState",
     "attacking_part",
+    "base_units_left",
     "battery_spellings",
     "casualty_pct",
     "check_passes",
@@ -73,6 +74,7 @@ __all__ = [
     "combat_results_of_a_unit",
     "era",
     "is_battery",
+    "later_combat",
     "marks_crossed",
     "modified_random_number",
     "odds_column_shift",
@@ -82,6 +84,7 @@ __all__ = [
     "random_number",
     "random_number_modifier",
     "random_number_outcomes",
+    "removed_from_play",
     "result_code",
     "rolls_in_crisis",
     "run_side",
@@ -1371,3 +1374,114 @@ def unit_after_result(
     after = one_of(after, UnitState.ALL, "combat_result_states", "state")
     return CombatOutcome(key, code.code, str(row["fought_as"]), already, after, lost,
                          None if part is None else int(part))  # fmt: skip
+
+
+def later_combat(
+    earlier_part: int | None,
+    earlier_after: str,
+    part: int | None,
+    state: str,
+    *,
+    rally_part: int | None = None,
+    earlier_rallied: bool = False,
+) -> None:
+    """Refuse a unit's later combat of a turn that the turn's sequence does not allow.
+
+    4: each part of a turn has its combat phase ("the first army taking the attacking
+    stage, and the second army in the defensive stage, regarding any combat", then "the
+    second army taking the attacking stage"), so a unit may fight in both parts: once a
+    part, the later combat (fought in ``part``) after the earlier (``earlier_part``), from
+    the state that one left it in (``earlier_after``; 8.5: "The effects of combat are
+    immediately applied to the troops concerned"), its ``state``. Its rally (5, thrown in
+    ``rally_part``; None: none) comes once a turn (``earlier_rallied``: the earlier row
+    threw it), in the disruption and rout removal phase of a part, before that part's combat:
+    with the later combat only if its part comes after the earlier combat's.
+    """
+    if part is None or earlier_part is None or part == earlier_part:
+        raise InvalidArgumentError(
+            "a unit fights once a part of the turn (4: each part has one combat phase): its "
+            "two combats of a turn are in different parts",
+            column="combat part",
+            value=part,
+            expected=f"a part other than {earlier_part}",
+        )
+    now, before = _unit_state(state), _unit_state(earlier_after)
+    if now != before:
+        raise InvalidArgumentError(
+            f"its combat in part {part} starts from the state its combat in part "
+            f"{earlier_part} left it in (8.5: 'The effects of combat are immediately applied "
+            "to the troops concerned')",
+            column="state",
+            value=state,
+            expected=before,
+        )
+    if rally_part is not None and (earlier_rallied or rally_part <= earlier_part):
+        raise InvalidArgumentError(
+            "a unit rallies once a turn, in its army's attacking stage (5), before that "
+            f"part's combat: not after its combat in part {earlier_part}",
+            column="random number",
+            value=rally_part,
+            expected="blank (the rally on the row of its earlier combat)",
+        )
+
+
+# -- a unit's base units ------------------------------------------------------------
+
+
+def base_units_left(
+    at_start: int | None,
+    removed_before: int,
+    removed: int = 0,
+    *,
+    number: Any = None,
+    result: str | None = None,
+    unit: str | None = None,
+) -> int | None:
+    """The base units a unit has left after a turn's combat result (8.5: "Remove one base
+    unit from the combat group", "remove one base unit from the game"; "Any base units
+    removed from play represent troops that have been either killed, wounded or captured").
+
+    ``at_start``: its base units before the battle (the order of battle; None: not held,
+    nothing counted, None returned); ``removed_before``: those its combat results removed
+    in the turns before; ``removed``: this turn's. A unit with none left is removed from
+    play (:func:`removed_from_play`; a reading of ours, ``unit_states.
+    removed_with_its_last_base_unit``), so a unit with none left when the turn begins has
+    no turn: a random ``number`` thrown for it (it has no state to rally), a combat
+    ``result`` (it fights no more), or a turn of it at all (``unit``, its name), is
+    refused; so is a result removing more base units than it has left.
+    """
+    if at_start is None:
+        return None
+    start = whole_number(at_start, "base units at start", low=1)
+    before = start - whole_number(removed_before, "base units removed before", low=0)
+    if before <= 0:
+        column, value, why = (
+            ("random number", number, "it has no state to rally") if number is not None
+            else ("combat result", result, "it takes no further combat result") if result
+            else ("unit", unit, "it has no later turn")
+        )  # fmt: skip
+        raise InvalidArgumentError(
+            f"all {start} of its base units are removed from play (8.5), and so is the unit: {why}",
+            column=column,
+            value=value,
+            expected="blank" if column != "unit" else "no row for it after the turn it went",
+        )
+    left = before - whole_number(removed, "base units removed", low=0)
+    if left < 0:
+        raise InvalidArgumentError(
+            f"the result removes {removed} base units; the unit has {before} left",
+            column="combat result",
+            value=removed,
+            expected=f"a result removing at most {before}",
+        )
+    return left
+
+
+def removed_from_play(left: int | None) -> bool:
+    """Whether a unit with ``left`` base units (:func:`base_units_left`; None: not held) is
+    removed from play: the text removes base units ("remove one base unit from the game",
+    8.5), and a unit whose last one is gone has nothing left on the board (ours, a reading
+    not a setting: ``unit_states.removed_with_its_last_base_unit``). It then has no state
+    to rally, is not active, is not among "all troops in the army" of a crisis of morale
+    (9.2), and takes no further combat result."""
+    return left is not None and left <= 0

@@ -105,11 +105,19 @@ def sides_of(oob: OrderOfBattle, ruleset: Ruleset) -> list[tuple[str, int, int]]
 
 def _unit_rows(oob: OrderOfBattle | None, ruleset: Ruleset) -> list[dict[str, Any]]:
     """Turn 1's rows of tbl_Units: every unit of the order of battle that rolls in a
-    crisis (its troops, batteries too), organised."""
+    crisis (its troops, batteries too), organised, with its base units (none for a battery:
+    "a cannon, not base units")."""
     if oob is None:
         return []
     return [
-        {"Turn": 1, "Unit": u.unit, "Side": side, "Type": u.type, "State": aog.UnitState.ORGANISED}
+        {
+            "Turn": 1,
+            "Unit": u.unit,
+            "Side": side,
+            "Type": u.type,
+            "Base units at start": u.strength("base_units"),
+            "State": aog.UnitState.ORGANISED,
+        }
         for side in oob.sides()
         for u in oob.units_of(side)
         if aog.rolls_in_crisis(ruleset.term("unit_types", u.type), ruleset)

@@ -1127,3 +1127,88 @@ def test_base_units_removed_in_combat_count_as_losses(
         return
     alone = aog.victory_after_part(state, aog.PartInputs(lost=lost + removed), rules)
     assert aog.victory_after_part(state, both, rules) == alone
+
+
+# -- a unit's base units ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_units_last_base_unit_removed_removes_it_from_play(era: str) -> None:
+    """8.5: "Ar = Attacker routed. Remove one base unit from the combat group"; "Any base
+    units removed from play represent troops that have been either killed, wounded or
+    captured": a unit's base units less those its results removed are left; with none left
+    the unit is removed from play (a reading of ours, marked in the data as not a
+    setting); its base units not held, nothing is counted."""
+    removed = aog.unit_after_result("organised", "Ar", era).base_units_removed
+    assert removed >= 1
+    assert aog.base_units_left(removed + 1, 0, removed) == 1
+    assert not aog.removed_from_play(aog.base_units_left(removed + 1, 0, removed))
+    assert aog.base_units_left(removed, 0, removed) == 0
+    assert aog.removed_from_play(aog.base_units_left(removed, 0, removed))
+    assert aog.base_units_left(None, 5, removed) is None and not aog.removed_from_play(None)
+    reading = rulesets.registry.get(era).table("unit_states").values
+    held = reading["removed_with_its_last_base_unit"]
+    assert held.house_default and held.reference and held.value is True
+
+
+@pytest.mark.parametrize(
+    ("given", "column", "words"),
+    [
+        ({"number": 0.9}, "random number", "no state to rally"),  # 5.2: nothing to rally
+        ({"result": "Dr"}, "combat result", "no further combat result"),  # 8.5
+        ({"unit": "1st Foot"}, "unit", "no later turn"),  # not carried on
+    ],
+)
+def test_a_unit_removed_from_play_has_no_later_turn(
+    given: dict[str, Any], column: str, words: str
+) -> None:
+    """A unit whose base units were all removed in the turns before is off the board: a
+    random number to rally it, a further combat result, or a turn of it at all is refused,
+    naming what was given."""
+    with pytest.raises(InvalidArgumentError, match=words) as refused:
+        aog.base_units_left(2, 2, **given)
+    assert refused.value.column == column
+    assert refused.value.value == next(iter(given.values()))
+
+
+def test_a_result_removing_more_base_units_than_a_unit_has_left_is_refused() -> None:
+    """The text removes base units a unit has: a result removing more than it has left is
+    refused, naming the combat result."""
+    with pytest.raises(InvalidArgumentError, match="has 1 left") as refused:
+        aog.base_units_left(3, 2, 2)
+    assert refused.value.column == "combat result"
+
+
+# -- two combats of one unit in one turn -------------------------------------------------
+
+
+def test_a_units_second_combat_of_a_turn_comes_in_the_other_part_from_the_firsts_state() -> None:
+    """4: each part of a turn has its combat phase, "with the first army taking the
+    attacking stage, and the second army in the defensive stage, regarding any combat",
+    then "the second army taking the attacking stage": a unit may fight in both parts, the
+    second combat from the state the first left it in (8.5: "The effects of combat are
+    immediately applied to the troops concerned")."""
+    first = aog.unit_after_result("organised", "Ad", part=1, army_attacks_in=1)
+    aog.later_combat(first.part, first.after, 2, first.after)  # taken
+    second = aog.unit_after_result(first.after, "Dr", part=2, army_attacks_in=1)
+    assert second.already_disrupted and second.base_units_removed >= first.base_units_removed
+    with pytest.raises(InvalidArgumentError, match="once a part") as same:
+        aog.later_combat(1, first.after, 1, first.after)
+    assert same.value.column == "combat part"
+    other = next(s for s in aog.UnitState.ALL if s != first.after)
+    with pytest.raises(InvalidArgumentError, match="starts from the state") as state:
+        aog.later_combat(1, first.after, 2, other)
+    assert state.value.column == "state" and state.value.expected == first.after
+
+
+def test_a_unit_rallies_once_a_turn_before_its_parts_combat() -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops", in
+    the disruption and rout removal phase that opens its part (4): the second army's unit,
+    defending in part 1, rallies in part 2 before its attack; a rally after the earlier
+    combat's part, or a second one, is refused."""
+    aog.later_combat(1, "disrupted", 2, "disrupted", rally_part=2)  # the second army
+    for rally, rallied in ((1, False), (2, True)):
+        with pytest.raises(InvalidArgumentError, match="rallies once a turn") as late:
+            aog.later_combat(1, "disrupted", 2, "disrupted", rally_part=rally,
+                             earlier_rallied=rallied)  # fmt: skip
+        assert late.value.column == "random number"

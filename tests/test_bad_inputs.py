@@ -279,6 +279,29 @@ def _glaube_ledger(folder: Path) -> Path:
     return path
 
 
+def _glaube_unit_gone(folder: Path) -> Path:
+    """An Age of Glaube victory table of this version whose Reserve Foot (one base unit,
+    given by run unit) was routed in turn 1 (Ar: its last base unit removed from play)."""
+    from battle_ledger.sheets.operations import run_on_file
+
+    path = _glaube_ledger(folder)
+    run_on_file(path, "unit", unit="Reserve Foot", side="Swedish", unit_type="infantry",
+                base_units="1", state="organised", combat_result="Ar")  # fmt: skip
+    run_on_file(path, "end-turn", allow_empty="Y")
+    return path
+
+
+def _glaube_second_combat(folder: Path) -> Path:
+    """An Age of Glaube victory table of this version whose Reserve Foot 2 was disrupted
+    attacking in part 1 (Ad on a unit previously undisrupted)."""
+    from battle_ledger.sheets.operations import run_on_file
+
+    path = _glaube_ledger(folder)
+    run_on_file(path, "unit", unit="Reserve Foot 2", side="Swedish", unit_type="infantry",
+                base_units="5", state="organised", combat_result="Ad")  # fmt: skip
+    return path
+
+
 _HEAD = "side,corps,division,brigade,unit,type,grade,stands,dep,ccp,commander\n"
 _ROW = "French,I,1e Division,A,1e Ligne,line infantry,Veteran,4,,,X\n"
 _YAML_HEAD = "ruleset: etg\nunits:\n"
@@ -665,6 +688,27 @@ CATALOGUE: list[Case] = [
      _write("victory-v4.xlsx", (_FIXTURES / "victory-table-v4.xlsx").read_bytes()), 2,
      ("older (template version 4)", "template version 5", "the Combat part column",
       "--combat-part")),
+    # a victory table made before a unit's base units were held (version 5)
+    ("a version 5 victory table: --base-units", None,
+     ["run", "unit", "INPUT", "--unit", "Tercio Baden", "--state", "organised",
+      "--base-units", "10"],
+     _write("victory-v5.xlsx", (_FIXTURES / "victory-table-v5.xlsx").read_bytes()), 2,
+     ("older (template version 5)", "template version 6", "the Base units at start column",
+      "--base-units")),
+    # 8.5: a unit whose last base unit is removed from play goes with it
+    ("a rally for a unit removed from play", None,
+     ["run", "unit", "INPUT", "--unit", "Reserve Foot", "--state", "routing",
+      "--random-number", "0.9"],
+     _glaube_unit_gone, 2, ("--random-number", "removed from play", "no state to rally")),
+    ("a combat result for a unit removed from play", None,
+     ["run", "unit", "INPUT", "--unit", "Reserve Foot", "--state", "routing",
+      "--combat-result", "Dr"],
+     _glaube_unit_gone, 2, ("--combat-result", "removed from play", "no further combat")),
+    # 4, 8.5: a unit's second combat of a turn starts from the state its first left it in
+    ("a second combat from another state than the first left", None,
+     ["run", "unit", "INPUT", "--unit", "Reserve Foot 2", "--state", "organised",
+      "--combat-result", "Dr"],
+     _glaube_second_combat, 2, ("--state", "starts from the state", "expected disrupted")),
     ("from a campaign made without an order of battle", _campaign_instead(oob=False),
      [*_FROM_CAMPAIGN, "LEDGER", "--on", "1815-06-16"], None, 2,
      ("made without an order of battle", "--campaign needs --oob")),

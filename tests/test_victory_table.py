@@ -1467,3 +1467,396 @@ def test_a_result_removing_a_base_unit_its_side_has_not_got_is_refused(tmp_path:
     taken = run_on_file(path, "unit", unit="Last Foot", side="Blue", unit_type="infantry",
                         state="organised", combat_result="Ad")  # fmt: skip
     assert taken.details["base_units_removed"] == 0
+
+
+# -- a unit's base units (template version 6) ----------------------------------------------
+
+
+def _oob_army(tmp_path: Path, units: list[tuple[str, str, str, int | None]]) -> Path:
+    """A victory table of two armies from an order of battle of ``units`` (side, unit,
+    type, base units; None: blank, as a battery's)."""
+    import csv
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    oob = tmp_path / "oob.csv"
+    with oob.open("w", encoding="utf-8", newline="") as out:
+        rows = csv.writer(out)
+        rows.writerow(["side", "corps", "division", "brigade", "unit", "type", "grade",
+                       "base_units"])  # fmt: skip
+        for side, unit, kind, n in units:  # a battery's grade is its kind
+            rows.writerow([side, "I", f"{side} division", f"{side} brigade", unit, kind,
+                           "foot" if kind == "artillery" else "regulars", n])  # fmt: skip
+    path = tmp_path / "army.xlsx"
+    made = CliRunner().invoke(cli, ["new", "victory-table", "--ruleset", "age-of-glaube",
+                                    "--oob", str(oob), "-o", str(path)])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    return path
+
+
+def _units_agree(path: Path) -> list[dict[str, Any]]:
+    """Report's units and, recalculated by LibreOffice, the Units sheet agree on every row's
+    Base units left and Active (a unit removed from play: 0 and N)."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, plain, table_cell
+
+    states = run_report(HeadlessBook(path, writable=False)).details["unit_states"]
+    wb = recalculated_workbook(path)
+    for state in states:  # a unit's rows of a turn: one a combat part
+        at = {"Turn": state["turn"], "Unit": state["unit"], "Combat part": state["combat_part"]}
+        row = find_row(wb, "tbl_Units", **at)
+        left = plain(table_cell(wb, "tbl_Units", "Base units left", row).value)
+        assert (None if left in (None, "") else left) == state["base_units_left"], state
+        active = plain(table_cell(wb, "tbl_Units", "Active", row).value) or None
+        assert active == {True: "Y", False: "N", None: None}[state["active"]], state
+    return states
+
+
+def _refused(command: list[str], path: Path, code: int, *words: str) -> str:
+    before = path.read_bytes()
+    done = CliRunner().invoke(cli, [str(c) for c in command])
+    assert done.exit_code == code, done.output
+    for word in words:
+        assert word in done.output, done.output
+    assert path.read_bytes() == before
+    return str(done.output)
+
+
+@pytest.mark.libreoffice
+def test_the_units_hold_the_base_units_of_the_order_of_battle(tmp_path: Path) -> None:
+    """3.2: "calculate the total number of troops on the battlefield and determine how many
+    base units this comes to": each unit of the order of battle holds its own base units
+    (Units' Base units at start; a battery none: "a cannon, not base units"), and those
+    left after its combat results (8.5: "Remove one base unit from the combat group"),
+    end-turn carrying them on; a unit not in it is given them with run unit --base-units."""
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    path = _army(tmp_path)
+    oob = read_oob(example_path("age-of-glaube"), registry.get("age-of-glaube"))
+    given = {u.unit: u.strength("base_units") for u in oob.units}
+    states = _states(path)
+    assert {unit: s["base_units_at_start"] for (_, unit), s in states.items()} == given
+    assert {unit: s["base_units_left"] for (_, unit), s in states.items()} == given
+    assert None in given.values() and any(given.values())
+    foot = next(u for u, n in given.items() if n)
+    removed = aog.unit_after_result("organised", "Ar").base_units_removed
+    done = run_on_file(path, "unit", unit=foot, state="organised", combat_result="Ar")
+    assert done.details["base_units_left"] == given[foot] - removed
+    run_on_file(path, "unit", unit="Reserve Foot", side="Swedish", unit_type="infantry",
+                base_units="6", state="organised")  # fmt: skip
+    run_on_file(path, "end-turn", allow_empty="Y")
+    later = _states(path)
+    assert later[(2, foot)]["base_units_at_start"] == given[foot]
+    assert later[(2, foot)]["base_units_left"] == given[foot] - removed
+    assert later[(2, "Reserve Foot")]["base_units_left"] == 6
+    _units_agree(path)
+
+
+@pytest.mark.libreoffice
+def test_a_unit_whose_last_base_unit_goes_is_removed_from_play(tmp_path: Path) -> None:
+    """8.5: "Ar = Attacker routed. Remove one base unit from the combat group"; "Any base
+    units removed from play represent troops that have been either killed, wounded or
+    captured": a unit of 2 base units routed twice has none left and is removed from play
+    with them (a reading of ours: unit_states.removed_with_its_last_base_unit): Base units
+    left 0, not active (N, as report), named in report, and end-turn carries it no more."""
+    path = _oob_army(tmp_path, [("Blue", "Thin Foot", "infantry", 2),
+                                ("Blue", "Full Foot", "infantry", 8),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    first = run_on_file(path, "unit", unit="Thin Foot", state="organised", combat_result="Ar")
+    assert (first.details["base_units_left"], first.details["removed_from_play"]) == (1, False)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    second = run_on_file(path, "unit", unit="Thin Foot", state="routing", combat_result="Ar")
+    assert (second.details["base_units_left"], second.details["removed_from_play"]) == (0, True)
+    assert second.details["active"] is False and "removed from play" in second.summary
+    states = _units_agree(path)
+    gone = [s for s in states if s["removed_from_play"]]
+    assert [(s["turn"], s["unit"]) for s in gone] == [(2, "Thin Foot")]
+    shown = run_report(HeadlessBook(path, writable=False))
+    assert "Units removed from play (no base units left): Thin Foot (turn 2)" in shown.summary
+    assert [s["units_removed_from_play"] for s in shown.details["sides"]] == [1, 0]
+    carried = run_on_file(path, "end-turn", allow_empty="Y").details["units_carried"]
+    assert carried == len({s["unit"] for s in states}) - 1
+    assert (3, "Thin Foot") not in _states(path) and (3, "Full Foot") in _states(path)
+
+
+@pytest.mark.libreoffice
+def test_a_unit_removed_from_play_has_no_state_to_rally(tmp_path: Path) -> None:
+    """5.2: "Routing units need a random number ≥ 0.800 to stop routing": a unit removed
+    from play with its last base unit has nothing left to rally. run unit refuses a number
+    for it (exit 2, naming --random-number); a row typed for it with one is refused by
+    report and check naming the row and Random number (exit 1), and the sheet shows #N/A in
+    its Base units left; the file unchanged."""
+    _gone_and_typed_again(tmp_path, "Random number", "--random-number", "0.900",
+                          "no state to rally")  # fmt: skip
+
+
+@pytest.mark.libreoffice
+def test_a_unit_removed_from_play_takes_no_further_combat_result(tmp_path: Path) -> None:
+    """8.5: "The effects of combat are immediately applied to the troops concerned": a unit
+    with no base units left is not on the board to fight. A further result is refused: by
+    run unit (exit 2, naming --combat-result), typed on a later row by report and check
+    (exit 1, naming the row and Combat result), #N/A on the sheet; the file unchanged."""
+    _gone_and_typed_again(tmp_path, "Combat result", "--combat-result", "Dr",
+                          "no further combat result")  # fmt: skip
+
+
+def _gone_and_typed_again(tmp_path: Path, header: str, option: str, value: str,
+                          words: str) -> None:  # fmt: skip
+    """A unit of one base unit carried into turn 2, then routed (Ar) in turn 1 on the
+    sheet: its turn-2 row comes after it went. ``option`` refused by run unit; ``header``
+    typed on that row refused by report and check, #N/A on the sheet."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, table_cell
+
+    army = [("Blue", "Last Foot", "infantry", 1), ("Red", "Red Foot", "infantry", 10)]
+    gone = _oob_army(tmp_path / "run", army)  # routed by run unit: not carried
+    run_on_file(gone, "unit", unit="Last Foot", state="organised", combat_result="Ar")
+    run_on_file(gone, "end-turn", allow_empty="Y")
+    _refused(["run", "unit", gone, "--unit", "Last Foot", "--state", "routing", option, value],
+             gone, 2, words, option)  # fmt: skip
+    _refused(["run", "unit", gone, "--unit", "Last Foot", "--state", "routing"], gone, 2,
+             "no later turn", "--unit")  # fmt: skip
+    path = _oob_army(tmp_path / "typed", army)  # carried, then routed in turn 1 by hand
+    run_on_file(path, "end-turn", allow_empty="Y")
+    wb = openpyxl.load_workbook(path)
+    first = find_row(wb, "tbl_Units", Turn=1, Unit="Last Foot")
+    table_cell(wb, "tbl_Units", "Combat result", first).value = "Ar"
+    table_cell(wb, "tbl_Units", "Combat part", first).value = 1  # Blue attacks in part 1 (4)
+    later = find_row(wb, "tbl_Units", Turn=2, Unit="Last Foot")
+    table_cell(wb, "tbl_Units", "State", later).value = "routing"
+    if header == "Random number":
+        table_cell(wb, "tbl_Units", "Random number", later).value = float(value)
+        table_cell(wb, "tbl_Units", "Part", later).value = 1  # its army's attacking stage (5)
+    else:
+        table_cell(wb, "tbl_Units", "Combat result", later).value = value
+        part = aog.combat_part(value, 1)  # 4: Blue, the first army, attacks in part 1
+        table_cell(wb, "tbl_Units", "Combat part", later).value = part
+    wb.save(path)
+    output = _refused(["report", path], path, 1, words, "tbl_Units", header)
+    assert "row" in output
+    problems = run_check(HeadlessBook(path, writable=False))
+    assert problems and words in str(problems[0])
+    shown = recalculated_workbook(path)
+    assert str(table_cell(shown, "tbl_Units", "Base units left", later).value).startswith("#N/A")
+    assert table_cell(shown, "tbl_Units", "Base units left", first).value == 0
+
+
+@pytest.mark.libreoffice
+def test_a_unit_removed_from_play_is_not_active(tmp_path: Path) -> None:
+    """6: batteries fire "in the organised state"; a unit removed from play with its last
+    base unit is on the board no more: Active N from the row it goes in, for a battery
+    (active before it) and for foot (blank before it), on the sheet as in report."""
+    path = _oob_army(tmp_path, [("Blue", "Blue Foot", "infantry", 1),
+                                ("Blue", "Big Foot", "infantry", 10),
+                                ("Blue", "Blue Guns", "artillery", None),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    before = _states(path)
+    assert before[(1, "Blue Guns")]["active"] is True and before[(1, "Blue Foot")]["active"] is None
+    assert before[(1, "Blue Guns")]["base_units_at_start"] is None  # "a cannon"
+    run_on_file(path, "unit", unit="Blue Guns", state="organised", base_units="1",
+                combat_result="Dr")  # the umpire's count for the battery  # fmt: skip
+    run_on_file(path, "unit", unit="Blue Foot", state="organised", combat_result="Ar")
+    after = {u: s for (_, u), s in _states(path).items()}
+    for unit in ("Blue Guns", "Blue Foot"):
+        assert after[unit]["removed_from_play"] is True and after[unit]["active"] is False
+    assert after["Red Foot"]["active"] is None
+    shown = run_report(HeadlessBook(path, writable=False)).summary
+    assert "Units not active" not in shown  # listed as removed from play instead
+    _units_agree(path)
+
+
+def test_a_unit_removed_from_play_does_not_roll_in_a_crisis(tmp_path: Path) -> None:
+    """9.2: "a random number must be rolled for all troops in the army": a unit removed
+    from play before the test (its result in the part tested or before) is no longer among
+    them. Two ledgers cross 15% in part 1, one by a unit's last base unit (Ar, 8.5.1), one
+    by the same loss recorded: the first rolls one number fewer."""
+    army = [("Blue", "One Foot", "infantry", 1), ("Blue", "Nine Foot", "infantry", 9),
+            ("Red", "Red Foot", "infantry", 10)]  # fmt: skip
+    by_result = _oob_army(tmp_path / "result", army)
+    run_on_file(by_result, "record", side="Blue", lost="1")
+    run_on_file(by_result, "unit", unit="One Foot", state="organised", combat_result="Ar")
+    by_record = _oob_army(tmp_path / "record", army)
+    run_on_file(by_record, "record", side="Blue", lost="2")
+    sides = [run_report(HeadlessBook(p, writable=False)).details["sides"][0]
+             for p in (by_result, by_record)]  # fmt: skip
+    assert [s["units_removed_from_play"] for s in sides] == [1, 0]
+    assert sides[0]["crisis_tests"] == sides[1]["crisis_tests"] != []
+    rolls = [run_on_file(p, "end-turn", seed="7").details["rolls"] for p in (by_result, by_record)]
+    units = HeadlessBook(by_record, writable=False).read_table("tbl_Sides")["Units"].tolist()
+    assert [len(r[0]["numbers"]) for r in rolls] == [units[0] - 1, units[0]]
+
+
+def test_losses_recorded_for_a_side_do_not_reduce_a_unit(tmp_path: Path) -> None:
+    """9.1: "For each base unit removed from the play, mark off one victory point": record
+    takes a side's losses (fire, a pursuit...) without naming a unit, so they reduce no
+    unit's base units; only a combat result on the Units sheet names one (8.5)."""
+    path = _oob_army(tmp_path, [("Blue", "One Foot", "infantry", 1),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    run_on_file(path, "record", side="Blue", lost="1")
+    state = _states(path)[(1, "One Foot")]
+    assert (state["base_units_left"], state["removed_from_play"]) == (1, False)
+    assert run_report(HeadlessBook(path, writable=False)).details["sides"][0]["lost"] == 1
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_counts_a_units_base_units_under_hostile_names(tmp_path: Path) -> None:
+    """Units named as a spreadsheet's criteria would read them (``*``, ``=A``, ``>1``,
+    ``A?``, quotes): Base units left sums each unit's own results with ``=`` comparisons
+    only, so LibreOffice counts them as report does, a unit removed from play included."""
+    names = ["*", "=A", ">1", "A?", 'Say "no"']
+    path = _oob_army(tmp_path, [("Blue", n, "infantry", 2) for n in names]
+                     + [("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    for name in names[:3]:
+        run_on_file(path, "unit", unit=name, state="organised", combat_result="Ar")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    run_on_file(path, "unit", unit="*", state="routing", combat_result="Ar")
+    states = _units_agree(path)
+    left = {(s["turn"], s["unit"]): s["base_units_left"] for s in states}
+    assert left[(2, "*")] == 0 and left[(2, "=A")] == left[(2, ">1")] == 1
+    assert left[(2, "A?")] == left[(2, 'Say "no"')] == 2
+
+
+V5 = Path(__file__).parent / "fixtures" / "victory-table-v5.xlsx"
+
+
+@pytest.mark.libreoffice
+def test_a_version_5_ledger_reports_as_before_and_refuses_base_units(tmp_path: Path) -> None:
+    """tests/fixtures/victory-table-v5.xlsx: Breitenfeld built by the version before a unit
+    held its own base units (two turns; losses recorded in both parts; Dr and Dx defender on
+    a tercio, Ad on a disrupted regiment, each in its Combat part): its losses are the
+    recorded ones and its results' as before, no unit's base units are counted and none is
+    removed from play, LibreOffice agrees, end-turn carries every unit on with its own
+    formulas, and --base-units is refused saying the ledger is older (exit 2), the file
+    unchanged."""
+    path = tmp_path / "v5.xlsx"
+    path.write_bytes(V5.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = _agree_with_the_sheet(path)
+    recorded = HeadlessBook(path, writable=False).read_table("tbl_Turns")
+    for side in report["sides"]:
+        mine = recorded[recorded["Side"] == side["side"]]
+        assert side["lost"] == int(mine["Base units lost"].sum()) + side["removed_in_combat"]
+        assert side["units_removed_from_play"] is None
+    results = [u for u in report["unit_states"] if u["combat_result"]]
+    assert sorted(u["base_units_removed"] for u in results) == [1, 1, 1]
+    sides = [s["side"] for s in report["sides"]]  # 4: the first army attacks in part 1
+    assert [u["combat_part"] for u in results] == [
+        aog.combat_part(u["combat_result"], sides.index(u["side"]) + 1) for u in results
+    ]
+    assert all(u["base_units_at_start"] is None and u["base_units_left"] is None
+               and u["removed_from_play"] is False for u in report["unit_states"])  # fmt: skip
+    _refused(["run", "unit", path, "--unit", "Tercio Baden", "--state", "organised",
+              "--base-units", "10"], path, 2, "template version 5", "--base-units")  # fmt: skip
+    units = {u["unit"] for u in report["unit_states"]}
+    carried = run_on_file(path, "end-turn", allow_empty="Y").details["units_carried"]
+    assert carried == len(units)
+    run_on_file(path, "unit", unit="Tercio Baden", state="organised", combat_result="Dr")
+    again = _agree_with_the_sheet(path)
+    assert sum(s["removed_in_combat"] for s in again["sides"]) == len(results) + 1
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+# -- two combats of one unit in one turn (template version 6) -------------------------------
+
+
+@pytest.mark.libreoffice
+def test_two_combats_of_one_unit_in_one_turn_reach_both_parts_losses(tmp_path: Path) -> None:
+    """4: "the first army taking the attacking stage, and the second army in the defensive
+    stage, regarding any combat", then "the second army taking the attacking stage": a
+    unit attacking in its army's part and attacked in the other has a row for each combat.
+    The second starts from the state the first left it in (8.5: "The effects of combat are
+    immediately applied to the troops concerned": Ar leaves it routing, so Dd finds it
+    "already disrupted"); each result's base units reach its side's losses in its own part,
+    the unit's Base units left counts both, end-turn carries the second's state, on the
+    sheet as in report."""
+    path = _oob_army(tmp_path, [("Blue", "Twice Foot", "infantry", 5),
+                                ("Blue", "Other Foot", "infantry", 5),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    first = run_on_file(path, "unit", unit="Twice Foot", state="organised", combat_result="Ar")
+    after = first.details["state_after_combat"]
+    second = run_on_file(path, "unit", unit="Twice Foot", state=after, combat_result="Dd")
+    assert (first.details["combat_part"], second.details["combat_part"]) == (1, 2)
+    fought = aog.unit_after_result(after, "Dd")
+    assert second.details["state_after_combat"] == fought.after
+    removed = [first.details["base_units_removed"], second.details["base_units_removed"]]
+    assert removed == [1, fought.base_units_removed] and all(removed)
+    assert second.details["base_units_left"] == 5 - sum(removed)
+    counted = _removed(path)
+    assert (counted[("Blue", 1, 1)], counted[("Blue", 1, 2)]) == tuple(removed)
+    report = _agree_with_the_sheet(path)
+    assert report["sides"][0]["lost"] == sum(removed)
+    _units_agree(path)
+    run_on_file(path, "end-turn", allow_empty="Y")
+    carried = _states(path)[(2, "Twice Foot")]
+    assert carried["state"] == aog.state_next_turn(fought.after)
+    assert carried["base_units_left"] == 5 - sum(removed)
+    _units_agree(path)
+
+
+@pytest.mark.libreoffice
+def test_the_second_armys_unit_rallies_before_its_attack_after_defending(tmp_path: Path) -> None:
+    """5: "Only the army in the active, attacking stage of each turn can rally troops": the
+    second army's unit, disrupted defending in part 1 (Dd), rallies in part 2 (its rally on
+    its second row, before that part's combat) and attacks; run unit adds the row, and the
+    sheet agrees with report."""
+    path = _oob_army(tmp_path, [("Blue", "Blue Foot", "infantry", 10),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    first = run_on_file(path, "unit", unit="Red Foot", state="organised", combat_result="Dd")
+    assert first.details["combat_part"] == 1
+    second = run_on_file(path, "unit", unit="Red Foot", state=first.details["state_after_combat"],
+                         random_number="0.900", table_value="0.5", combat_result="Ad")  # fmt: skip
+    assert second.details["rallied"] is True and second.details["part"] == 2
+    assert second.details["combat_part"] == 2
+    states = [s for s in _units_agree(path) if s["unit"] == "Red Foot"]
+    assert [s["combat_part"] for s in states] == [1, 2]
+
+
+@pytest.mark.libreoffice
+def test_a_second_combat_the_turn_does_not_allow_is_refused(tmp_path: Path) -> None:
+    """A unit fights once a part of a turn (4), its second combat from the state its first
+    left it in (8.5), and a unit whose last base unit went in the first takes no second:
+    run unit refuses each (exit 2, naming --state or --combat-result), the file unchanged;
+    a second row typed in the same part is refused by report (exit 1, naming the row and
+    Combat part), and the sheet shows #N/A in its Base units left."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import find_row, table_cell
+
+    path = _oob_army(tmp_path, [("Blue", "Once Foot", "infantry", 1),
+                                ("Blue", "Full Foot", "infantry", 9),
+                                ("Red", "Red Foot", "infantry", 10)])  # fmt: skip
+    run_on_file(path, "unit", unit="Full Foot", state="organised", combat_result="Ad")
+    _refused(["run", "unit", path, "--unit", "Full Foot", "--state", "organised",
+              "--combat-result", "Dr"], path, 2, "--state", "starts from the state")  # fmt: skip
+    run_on_file(path, "unit", unit="Once Foot", state="organised", combat_result="Ar")
+    _refused(["run", "unit", path, "--unit", "Once Foot", "--state", "routing",
+              "--combat-result", "Dd"], path, 2, "--combat-result",
+             "no further combat result")  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Units"]
+    row = find_row(wb, "tbl_Units", Turn=1, Unit="Red Foot")
+    sheet_row = table_cell(wb, "tbl_Units", "Unit", row).row
+    table = ws.tables["tbl_Units"]
+    start, end = table.ref.split(":")
+    last = int("".join(c for c in end if c.isdigit()))
+    for cell in ws[sheet_row]:  # Red Foot's row again below, its formulas moved with it
+        value = cell.value
+        if isinstance(value, str) and value.startswith("="):
+            value = value.replace(f"${sheet_row}", f"${last + 1}").replace(
+                f"{cell.column_letter}{sheet_row}", f"{cell.column_letter}{last + 1}"
+            )
+        ws.cell(last + 1, cell.column, value)
+    table.ref = f"{start}:{''.join(c for c in end if c.isalpha())}{last + 1}"
+    wb.save(path)
+    wb = openpyxl.load_workbook(path)
+    rows = [i for i in range(row, row + last)  # the row and its copy
+            if table_cell(wb, "tbl_Units", "Unit", i).value == "Red Foot"]  # fmt: skip
+    for i, result in zip(rows, ("Dd", "Dr"), strict=True):
+        table_cell(wb, "tbl_Units", "Combat result", i).value = result
+        table_cell(wb, "tbl_Units", "Combat part", i).value = 1  # both in part 1
+    wb.save(path)
+    output = _refused(["report", path], path, 1, "once a part", "Combat part", "tbl_Units")
+    assert "row" in output
+    shown = recalculated_workbook(path)
+    for i in rows:
+        assert str(table_cell(shown, "tbl_Units", "Base units left", i).value).startswith("#N/A")

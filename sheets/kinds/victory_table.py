@@ -27,8 +27,9 @@ contract in docs/victory-table.md), ``check``.
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -137,6 +138,9 @@ _RESULTS_SINCE = 4
 #: The template version that held the part a unit's combat was fought in, and brought the
 #: base units its result removes into its side's losses in that part (tbl_Turns).
 _COMBAT_PARTS_SINCE = 5
+#: The template version that held each unit's base units (the order of battle's) and those
+#: left after its combat results: a unit with none left is removed from play.
+_BASE_UNITS_SINCE = 6
 #: A unit's combat result as the Units table's drop-down offers it: the default era's data
 #: (``aog.combat_results_of_a_unit``; the same in every era, a test holds them to it). A
 #: ledger's cells are read by its own rule set's.
@@ -222,7 +226,8 @@ UNITS = Table(
     name="tbl_Units",
     sheet="Units",
     title="Units",
-    note="One row per unit per turn whose state you keep: its state at the start of the "
+    note="One row per unit per turn whose state you keep (two for a unit fighting in both "
+    "parts of a turn, one a combat, 4): its state at the start of the "
     "disruption and rout removal phase (5), the random number thrown to rally it, a General "
     "present (5.3), and for a disrupted, retiring or pursuing unit the National Army table's "
     "value (not printed), then the result of its combat (8.5). Routing units need the "
@@ -234,6 +239,10 @@ UNITS = Table(
         Column("Type", "unit_type", _I, help="infantry, cavalry or artillery (the rule set's "
                "unit types): only a battery is a captured battery, and Active is a "
                "battery's (6)", width=12, since=_TYPES_SINCE),
+        Column("Base units at start", "base_units", _I, Entry.WHOLE,
+               "the unit's base units before the battle (the order of battle; blank: not "
+               "counted): with none left it is removed from play", low=1, width=9,
+               since=_BASE_UNITS_SINCE),
         Column("State", "state", _I, Entry.CHOICE,
                "at the start of the turn: organised, disrupted, routing, retiring, pursuing "
                "or captured battery", choices=aog.UnitState.ALL, width=15),
@@ -272,6 +281,10 @@ UNITS = Table(
                "the base units the result removes (8.5: one for Ar and Dr, one for the "
                "others if it was already disrupted), counted in its side's losses in the "
                "Combat part (Turns sheet)", width=9, since=_RESULTS_SINCE),
+        Column("Base units left", "base_units_left", _O, Entry.WHOLE,
+               "its base units at start less those its combat results removed so far (8.5); "
+               "0: removed from play, with no later turn (#N/A on a row after it)", width=9,
+               since=_BASE_UNITS_SINCE),
         Column("After combat", "state_after_combat", _O,
                help="its state after the result (8.5), as the next turn takes it; no "
                "result: the State after", width=15, since=_RESULTS_SINCE),
@@ -295,13 +308,13 @@ def _letters(table: Table, version: int) -> dict[str, str]:
     return letters([col.header for col in table.columns if col.since <= version])
 
 
-def _units_column(header: str, version: int = _COMBAT_PARTS_SINCE) -> str:
+def _units_column(header: str, version: int = _BASE_UNITS_SINCE) -> str:
     """Column ``header`` of tbl_Units, its rows only, as an array."""
     u = _letters(UNITS, version)
     return period_column(sheet_name(UNITS.sheet), u[header], HEADER_ROW + 1, u["Turn"])
 
 
-def turn_formulas(r: int, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _BASE_UNITS_SINCE) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``victory_after_part`` step for step,
     for a ledger of template ``version`` (before 5, no losses from tbl_Units)."""
     c = _letters(TURNS, version)
@@ -354,12 +367,13 @@ def turn_formulas(r: int, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
         ),
     }
     if version >= _COMBAT_PARTS_SINCE:  # 8.5, 9.1: the Units' results, fought in this part
+        units = {h: _units_column(h, version) for h in
+                 ("Base units removed", "Side", "Turn", "Combat part")}  # fmt: skip
         formulas["Removed in combat"] = sum_equal(
-            _units_column("Base units removed"),
-            {_units_column("Side"): cell("Side")},
-            [f"{_units_column('Turn')}={cell('Turn')}",
-             f"{_units_column('Combat part')}={cell('Part')}"],
-        )  # fmt: skip
+            units["Base units removed"],
+            {units["Side"]: cell("Side")},
+            [f"{units['Turn']}={cell('Turn')}", f"{units['Combat part']}={cell('Part')}"],
+        )
     return unless_blank(cell("Side"), formulas)
 
 
@@ -416,12 +430,12 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _COMBAT_PARTS_SINCE) -> dict[str, str]:
+def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
     ``aog.unit_after_result`` step for step (the era's numbers written in from
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
     (before 3, no Type: Active shown for every unit; before 4, no combat result; before 5,
-    no Combat part)."""
+    no Combat part; before 6, no base units of its own)."""
     c = _letters(UNITS, version)
 
     def cell(header: str) -> str:
@@ -471,6 +485,35 @@ def unit_formulas(r: int, ruleset: Any, version: int = _COMBAT_PARTS_SINCE) -> d
     }
     if version >= _RESULTS_SINCE:
         formulas |= _result_formulas(cell, ruleset, army if version >= _COMBAT_PARTS_SINCE else "")
+    if version >= _BASE_UNITS_SINCE:  # aog.base_units_left, aog.removed_from_play
+        start = cell("Base units at start")
+        unit = {rows("Unit"): cell("Unit")}
+        turn, part, fought_in = rows("Turn"), rows("Combat part"), cell("Combat part")
+        this_turn = [f"{turn}={cell('Turn')}"]  # its rows of this turn: a combat a part (4)
+        earlier = [f"({turn}<{cell('Turn')})+({turn}={cell('Turn')})*({part}<{fought_in})"]
+        so_far = [f"({turn}<{cell('Turn')})+({turn}={cell('Turn')})*({part}<={fought_in})"]
+        before = sum_equal(rows("Base units removed"), unit, earlier)
+        up_to = sum_equal(rows("Base units removed"), unit, so_far)
+        # aog.later_combat: each row of the turn a result in a part of its own, the later
+        # from the state the earlier left it in
+        changed = f"{rows('After combat')}<>{cell('State')}"
+        rows_now = count_equal(unit, this_turn)
+        same_part = count_equal(unit, [*this_turn, f"{part}={fought_in}"])
+        not_from_earlier = count_equal(unit, [*this_turn, f"{part}<{fought_in}", changed])
+        out_of_turn = (f'AND({rows_now}>1,OR({cell("Combat result")}="",{same_part}>1,'
+                       f"{not_from_earlier}>0))")  # fmt: skip
+        formulas["Base units left"] = (
+            f'IF({out_of_turn},NA(),IF({start}="","",IF(OR({start}-{before}<=0,'
+            f"{start}-{up_to}<0),NA(),{start}-{up_to})))"
+        )
+        rallied_twice = count_equal(unit, [*this_turn, f'{rows("Random number")}<>""'])
+        rallied_late = count_equal(
+            unit, [*this_turn, f"{part}<{fought_in}", f"{part}>={cell('Part')}"]
+        )
+        formulas["Rallied"] = (f'IF(AND({number}<>"",OR({rallied_twice}>1,{rallied_late}>0)),'
+                               f"NA(),{rallied})")  # fmt: skip
+        left = cell("Base units left")
+        formulas["Active"] = f'IF(AND(ISNUMBER({left}),{left}<=0),"N",{active})'
     return unless_blank(cell("Unit"), formulas)
 
 
@@ -547,7 +590,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_COMBAT_PARTS_SINCE,
+        template_version=_BASE_UNITS_SINCE,
         grid=BY_TURN,
     )
 )
@@ -571,6 +614,8 @@ class VictoryLedger(LedgerState):
     #: (8.5); None for a ledger before template version 5, whose losses are the Turns' own.
     removed: dict[tuple[str, int, int], int] | None = None
     held_units: list[dict[str, Any]] | None = None  # tbl_Units by the rules, where read
+    #: Template version 6: each unit's base units held, a unit with none left removed from play.
+    counts_base_units: bool = False
 
 
 def read_victory_table(book: Book) -> VictoryLedger:
@@ -615,6 +660,7 @@ def read_victory_table(book: Book) -> VictoryLedger:
     if book.meta().template_version >= _COMBAT_PARTS_SINCE:
         ledger.held_units = unit_states(book, ledger)
         ledger.removed = _removed_in_combat(ledger.held_units)
+    ledger.counts_base_units = book.meta().template_version >= _BASE_UNITS_SINCE
     return ledger
 
 
@@ -771,6 +817,9 @@ def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
                 "highest_mark": 0 if last is None else last.highest_mark,
                 "victory_points": ledger.points(lost.get(side, 0), enemy),
                 "removed_in_combat": _removed_of(ledger, side),
+                "units_removed_from_play": len(_removed_from_play(ledger, side))
+                if ledger.counts_base_units
+                else None,
                 "crisis_for_a_majority": percent > ledger.rules.crisis_majority_above_pct,
                 "marks": marks,
                 "crisis_tests": [
@@ -781,6 +830,16 @@ def standings(ledger: VictoryLedger) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _removed_from_play(
+    ledger: VictoryLedger, side: str, by: tuple[int, int] | None = None
+) -> list[dict[str, Any]]:
+    """The last rows of ``side``'s units removed from play (``aog.removed_from_play``), by
+    (turn, part) ``by`` (None: so far): they are no longer among "all troops in the army"
+    that roll in a crisis of morale (9.2)."""
+    return [u for u in ledger.held_units or () if u["side"] == side and u["removed_from_play"]
+            and (by is None or (u["turn"], u["combat_part"] or 0) <= by)]  # fmt: skip
 
 
 def _removed_of(ledger: VictoryLedger, side: str) -> int | None:
@@ -971,15 +1030,17 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
 def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     """Each unit's row of turn ``turn + 1`` in tbl_Units: its last row's state after, as
     the next turn starts it (``aog.state_next_turn``), with the formulas the builder
-    writes. How many rows were added (none in a ledger before units' states)."""
+    writes; a unit removed from play is not carried. How many rows were added (none in a
+    ledger before units' states)."""
     if not _holds_units(book):
         return 0
     version = book.meta().template_version
     last: dict[str, dict[str, Any]] = {}  # unit (case-blind) -> its latest row's state
     for state in unit_states(book, ledger):
         key = state["unit"].casefold()
-        if key not in last or state["turn"] >= last[key]["turn"]:
+        if key not in last or _order(state) >= _order(last[key]):
             last[key] = state
+    last = {k: v for k, v in last.items() if not v["removed_from_play"]}  # it leaves play
     if not last:
         return 0
     ruleset = registry.get(book.meta().ruleset)
@@ -994,6 +1055,8 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
                                "State": starts}  # fmt: skip
         if version >= _TYPES_SINCE:
             row["Type"] = state["type"]
+        if version >= _BASE_UNITS_SINCE:
+            row["Base units at start"] = state["base_units_at_start"]
         formulas = unit_formulas(at + i, ruleset, version)
         rows.append(row | {h: Formula(f) for h, f in formulas.items()})
     book.append_rows(UNITS.name, pd.DataFrame(rows))
@@ -1016,7 +1079,9 @@ def _roll(
         reading = f"to read them: {exc.message}"
     rolls = []
     for test in due:
-        count = ledger.units.get(test["side"], 0)
+        count = ledger.units.get(test["side"], 0) - len(
+            _removed_from_play(ledger, test["side"], (test["turn"], test["part"]))
+        )
         numbers = [f"{float(aog.random_number(rng, ruleset)):.3f}" for _ in range(count)]
         shown = percent_text(test["percent"])
         what = f"crisis of morale, {test['side']} {shown} (part {test['part']})"
@@ -1056,11 +1121,16 @@ def where_we_stand(book: Book) -> OperationResult:
             )
         )
     units = unit_states(book, ledger)
-    latest = {u["unit"]: u for u in units}  # each unit's last row
-    shaken = [u for u in latest.values() if u["active"] is False]  # None: foot and horse
+    latest = {u["unit"]: u for u in sorted(units, key=_order)}  # each unit's last row
+    shaken = [u for u in latest.values()  # None: foot and horse
+              if u["active"] is False and not u["removed_from_play"]]  # fmt: skip
     if shaken:
         lines.append("Units not active: " + "; ".join(
             f"{u['unit']} {u['state_after']} (turn {u['turn']})" for u in shaken))  # fmt: skip
+    gone = [u for u in latest.values() if u["removed_from_play"]]
+    if gone:
+        lines.append("Units removed from play (no base units left): " + "; ".join(
+            f"{u['unit']} (turn {u['turn']})" for u in gone))  # fmt: skip
     if result["extent"] is not None:
         lines.append(
             f"If the battle ended now: {result['extent']}"
@@ -1109,7 +1179,7 @@ def check_victory_table(book: Book) -> list[BattleLedgerError | str]:
 #: The rules' fields -> the Units table's headers (where a refusal is located).
 _UNIT_HEADERS = {"state": "State", "random number": "Random number", "modifiers": "General",
                  "table value": "Table value", "combat result": "Combat result",
-                 "part": "Part", "combat part": "Combat part"}  # fmt: skip
+                 "part": "Part", "combat part": "Combat part", "unit": "Unit"}  # fmt: skip
 
 
 def _holds_units(book: Book) -> bool:
@@ -1150,9 +1220,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     typed = book.meta().template_version >= _TYPES_SINCE
     fought = book.meta().template_version >= _RESULTS_SINCE
     fought_in = book.meta().template_version >= _COMBAT_PARTS_SINCE
+    counted = book.meta().template_version >= _BASE_UNITS_SINCE
     frame = _unit_rows(book)
     seen: set[tuple[int, str]] = set()
     states = []
+    places = []  # where each of ``states`` is
     captured: dict[str, list[tuple[int, int | None]]] = {}  # unit -> (turn, part) taken
     for unit_name, rows in frame.groupby(frame["Unit"].astype(str).str.casefold()):
         captured[str(unit_name)] = _captures(rows, fought)
@@ -1172,7 +1244,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError("a unit's state in a turn not begun", column="Turn",
                                  value=turn, expected=f"at most {ledger.current_turn}",
                                  **where)  # fmt: skip
-        if (turn, unit.casefold()) in seen:
+        if (turn, unit.casefold()) in seen and not counted:  # since 6: _combats_in_turn
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
@@ -1240,31 +1312,131 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             header = _UNIT_HEADERS.get(str(exc.column or ""), "Combat result")
             raise CellValueError(exc.message, column=header, value=exc.value,
                                  expected=exc.expected, **where) from None  # fmt: skip
+        start = None if not counted or is_blank(row["Base units at start"]) else cell_whole(
+            row["Base units at start"])  # fmt: skip
         states.append({
             "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
-            **_combat_keys(out, combat), "part": part,
+            **_combat_keys(out, combat), "part": part, "base_units_at_start": start,
         })  # fmt: skip
+        places.append(where)
+    if counted:
+        _combats_in_turn(states, places)
+    for state, where in zip(states, places, strict=True):
+        try:
+            _count_base_units(state, states)
+        except InvalidArgumentError as exc:
+            header = _UNIT_HEADERS.get(str(exc.column or ""), "Base units at start")
+            raise CellValueError(exc.message, column=header, value=exc.value,
+                                 expected=exc.expected, **where) from None  # fmt: skip
     return states
 
 
+def _order(state: Mapping[str, Any]) -> tuple[int, int]:
+    """Where a row of ``unit_states`` comes among its unit's: by turn, then by the part of
+    its combat (4: a unit fighting in both parts of a turn has a row for each)."""
+    return state["turn"], state["combat_part"] or 0
+
+
+def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse rows of a unit in one turn (``states`` of ``unit_states``, ``places`` where
+    each is) that are not its combats in that turn's parts, in order (``aog.later_combat``):
+    each row holds a combat result, in a part of its own, the later starting from the state
+    the earlier left it in, the rally on the earlier."""
+    rows: dict[tuple[int, str], list[int]] = {}
+    for i, state in enumerate(states):
+        rows.setdefault((state["turn"], state["unit"].casefold()), []).append(i)
+    for (turn, _), found in rows.items():
+        if len(found) < 2:
+            continue
+        for i in found:
+            if states[i]["combat_result"] is None:
+                raise CellValueError(
+                    f"unit {states[i]['unit']!r} has {len(found)} rows for turn {turn}: a "
+                    "unit's second row of a turn is its combat in the turn's other part (4)",
+                    column="Combat result", value=None,
+                    expected="a combat result on each of its rows of the turn",
+                    **places[i])  # fmt: skip
+        found.sort(key=lambda i: _order(states[i]))
+        for a, b in itertools.pairwise(found):
+            earlier, later = states[a], states[b]
+            rally = later["part"] if later["random_number"] is not None else None
+            try:
+                aog.later_combat(earlier["combat_part"], earlier["state_after_combat"],
+                                 later["combat_part"], later["state"], rally_part=rally,
+                                 earlier_rallied=earlier["random_number"] is not None)  # fmt: skip
+            except InvalidArgumentError as exc:
+                raise CellValueError(exc.message, column=_UNIT_HEADERS[str(exc.column)],
+                                     value=exc.value, expected=exc.expected,
+                                     **places[b]) from None  # fmt: skip
+
+
+def _count_base_units(state: dict[str, Any], states: list[dict[str, Any]]) -> None:
+    """Add to ``state`` (a row of ``unit_states``, its ``base_units_at_start`` read) its
+    base units left after its combat result, from the results of its rows before (among
+    ``states``: the turns before, and its combat in an earlier part of the turn), and
+    whether it is removed from play (``aog.base_units_left``, ``aog.removed_from_play``:
+    then not active); refused as the rules refuse it."""
+    unit = state["unit"].casefold()
+    before = sum(s["base_units_removed"] or 0 for s in states
+                 if s["unit"].casefold() == unit and _order(s) < _order(state))  # fmt: skip
+    left = aog.base_units_left(state["base_units_at_start"], before,
+                               state["base_units_removed"] or 0,
+                               number=state["random_number"], result=state["combat_result"],
+                               unit=state["unit"])  # fmt: skip
+    gone = aog.removed_from_play(left)
+    state |= {"base_units_left": left, "removed_from_play": gone}
+    if gone:
+        state["active"] = False
+
+
 def _losses_bear(
-    ledger: VictoryLedger, turn: int, unit: str, side: str, combat: aog.CombatOutcome | None
+    ledger: VictoryLedger,
+    turn: int,
+    side: str,
+    replaced: Mapping[str, Any] | None,
+    combat: aog.CombatOutcome | None,
 ) -> None:
     """Refuse a unit's combat result of ``turn`` whose base units its side does not have
-    (``compute_parts``, with its row's earlier result taken out)."""
+    (``compute_parts``, with the result of the row it is written over, ``replaced``, taken
+    out)."""
     removed = dict(ledger.removed or {})
-    for held in ledger.held_units or ():
-        if (held["turn"], held["unit"].casefold()) == (turn, unit.casefold()):
-            key = (held["side"], turn, held["combat_part"])
-            if held["base_units_removed"] and held["combat_part"] is not None:
-                removed[key] -= held["base_units_removed"]
+    if replaced is not None and replaced["base_units_removed"] and replaced["combat_part"]:
+        key = (replaced["side"], turn, replaced["combat_part"])
+        removed[key] -= replaced["base_units_removed"]
     if combat is not None and combat.part is not None:
         key = (side, turn, combat.part)
         removed[key] = removed.get(key, 0) + combat.base_units_removed
     compute_parts(replace(ledger, removed=removed))
+
+
+def _row_written(
+    frame: pd.DataFrame,
+    mine: pd.DataFrame,
+    turn: int,
+    counted: bool,
+    result: str | None,
+    part: int | None,
+) -> Any:
+    """The index of the row of tbl_Units (``frame``; ``mine``, the unit's) that run unit
+    writes over in ``turn``, None to add one. Its row of the turn; since template version
+    6 a unit fighting in both parts of a turn has a row for each (4): a ``result`` goes on
+    the row of its ``part``, else on the row holding no result, else on a new row (its
+    combat in the other part); no result, on its row holding none, else its first."""
+    now = mine[mine["Turn"] == turn]
+    if now.empty:
+        return None
+    if not counted:
+        return now.index[0]
+    blank = [i for i in now.index if is_blank(frame.at[i, "Combat result"])]
+    if result is not None:
+        same = [i for i in now.index if not is_blank(frame.at[i, "Combat part"])
+                and cell_whole(frame.at[i, "Combat part"]) == part]  # fmt: skip
+        return (same or blank or [None])[0]
+    parts = sorted(now.index, key=lambda i: cell_count(frame.at[i, "Combat part"]))
+    return (blank or parts)[0]
 
 
 def _army_attacks_in(ledger: VictoryLedger, side: str, ruleset: Any) -> int | None:
@@ -1294,6 +1466,9 @@ def _combat_keys(rally: aog.UnitRally, combat: aog.CombatOutcome | None) -> dict
                "blank"),
         Option("unit_type", str, help="its unit type (infantry, cavalry, artillery...); taken "
                "from its earlier rows if blank"),
+        Option("base_units", int, low=1, help="its base units before the battle (the order "
+               "of battle); taken from its earlier rows if blank: with none left it is "
+               "removed from play"),
         Option.of(UNITS.column("random_number")),
         Option("part", int, help="the part of the turn its rally is thrown in (default: its "
                "army's attacking stage, 5)"),
@@ -1313,6 +1488,7 @@ def record_unit(
     state: str,
     side: str | None = None,
     unit_type: str | None = None,
+    base_units: int | None = None,
     random_number: float | None = None,
     part: int | None = None,
     general: str | None = None,
@@ -1339,7 +1515,7 @@ def record_unit(
         )  # fmt: skip
     version = book.meta().template_version
     newer = {"unit_type": unit_type, "combat_result": combat_result, "part": part,
-             "combat_part": combat_part}  # fmt: skip
+             "combat_part": combat_part, "base_units": base_units}  # fmt: skip
     refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
@@ -1363,6 +1539,12 @@ def record_unit(
                              "Table value": table_value, "Note": note}  # fmt: skip
     if typed:
         given["Type"] = unit_type
+    counted = version >= _BASE_UNITS_SINCE
+    if counted:
+        if base_units is None:  # the unit's own, from its earlier rows
+            counts = [cell_whole(n) for n in mine["Base units at start"] if not is_blank(n)]
+            base_units = counts[-1] if counts else None
+        given["Base units at start"] = base_units
     ruleset = registry.get(book.meta().ruleset)
     attacks_in = _army_attacks_in(ledger, army, ruleset)
     _part_of_turn(part, ledger.parts, "--part")
@@ -1392,6 +1574,28 @@ def record_unit(
         combat = None if combat_result is None else aog.unit_after_result(
             out.after, combat_result, ruleset, part=combat_part,
             army_attacks_in=attacks_in if parts_held else None)  # fmt: skip
+        target = _row_written(frame, mine, turn, counted, combat_result, combat_part)
+        replaced = None if target is None or ledger.held_units is None else \
+            ledger.held_units[list(frame.index).index(target)]  # fmt: skip
+        held = {"turn": turn, "unit": name, "side": army, "state": out.state, "part": part,
+                "random_number": random_number, "base_units_at_start": base_units,
+                **_combat_keys(out, combat)}  # fmt: skip
+        if counted:  # its other rows, as the ledger holds them
+            others = [u for u in ledger.held_units or () if u is not replaced]
+            _count_base_units(held, others)
+            for later in others:  # its rows after this one: still on the board
+                if later["unit"].casefold() == name.casefold() and _order(later) > _order(held):
+                    _count_base_units(dict(later), [*others, held])
+            turns = [u for u in others if (u["turn"], u["unit"].casefold())
+                     == (turn, name.casefold())] + [held]  # fmt: skip
+            if len(turns) > 1:  # its combat in the turn's other part (4)
+                _combats_in_turn(turns, [{}] * len(turns))
+    except CellValueError as exc:  # the command's, not a cell's: named by its option
+        column = {"Combat result": "combat result", "Combat part": "combat part",
+                  "State": "state", "Random number": "random number"}.get(
+            str(exc.column), str(exc.column))  # fmt: skip
+        raise CommandError(exc.message, column="--" + column.replace(" ", "-"),
+                           value=exc.value, expected=exc.expected) from None  # fmt: skip
     except CommandError:
         raise
     except UnknownTermError as exc:
@@ -1406,16 +1610,15 @@ def record_unit(
         given["Combat result"] = combat.result
     if parts_held:
         given["Combat part"] = combat_part
-        _losses_bear(ledger, turn, name, army, combat)
-    now = mine[mine["Turn"] == turn]
-    if now.empty:
+        _losses_bear(ledger, turn, army, replaced, combat)
+    if target is None:
         used = [int(i) for i in frame.index]
         first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
         at = first + (max(used) + 1 if used else 0)
         row = given | {h: Formula(f) for h, f in unit_formulas(at, ruleset, version).items()}
         book.append_rows(UNITS.name, pd.DataFrame([row]))
     else:
-        book.write_cells(UNITS.name, pd.DataFrame([given], index=[now.index[0]]))
+        book.write_cells(UNITS.name, pd.DataFrame([given], index=[target]))
     detail = f"{name} ({army}) {out.state}"
     if out.passed is not None:
         detail += f", rally {'passed' if out.passed else 'failed'}"
@@ -1426,9 +1629,14 @@ def record_unit(
                    f"unit{'s' if combat.base_units_removed != 1 else ''} removed")  # fmt: skip
     book.log("unit", detail, turn=turn,
              dice="" if random_number is None else f"{random_number:.3f}")  # fmt: skip
+    if held.get("removed_from_play"):
+        detail += "; no base units left: removed from play"
     return OperationResult(f"turn {turn}, {detail}", {
         "turn": turn, "unit": name, "side": army, "type": unit_type, "state": out.state,
         "needed": None if out.threshold is None else float(out.threshold),
-        "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
-        **_combat_keys(out, combat), "part": part,
+        "rallied": out.passed, "state_after": out.after,
+        "active": False if held.get("removed_from_play") else out.battery_active,
+        **_combat_keys(out, combat), "part": part, "base_units_at_start": base_units,
+        "base_units_left": held.get("base_units_left"),
+        "removed_from_play": bool(held.get("removed_from_play")),
     })  # fmt: skip
