@@ -21,6 +21,7 @@ from battle_ledger import templates
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.engine.book import TableRows
 from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.kinds.ship_records import compute_damage, read_ships, standings
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
@@ -832,3 +833,29 @@ def test_house_readings_applied_to_a_played_ledger_recompute_its_rounds(tmp_path
     assert applied.exit_code == 0, applied.output
     assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (1, 3)
     _libreoffice_agrees(path, tmp_path)
+
+
+def test_an_action_folds_the_log_once_and_reads_it_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broadside plays the log through once (its ship's decks, then the record before
+    it), not once for each question, and reads the log's rows without a DataFrame; each
+    caller of the fold gets records of its own (the report changes its copy)."""
+    path = _ledger(tmp_path)
+    fire = {"from_side": "port", "side": "starboard", "aim": "hull", "range": 6}
+    _run(path, "fire", ship="Victory", target="Bucentaure", dice="6,1,2", **fire)
+    _run(path, "fire", ship="Bucentaure", target="Victory", dice="5,1,1", **fire)
+    folded: list[int] = []
+    fold = sd.fold
+    monkeypatch.setattr(sd, "fold", lambda ships, events, **options: (
+        folded.append(len(events)), fold(ships, events, **options))[1])  # fmt: skip
+    frames: list[str] = []
+    frame = TableRows.frame
+    monkeypatch.setattr(TableRows, "frame", lambda rows: (
+        frames.append(rows.attrs["where"]["table"]), frame(rows))[1])  # fmt: skip
+    _run(path, "fire", ship="Redoutable", target="Victory", dice="4,4,4", **fire)
+    assert folded == [2, 3]  # the log, then the log and the new broadside
+    assert frames == ["tbl_Wind"]
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    (outs, states), (again, same) = ledger.fold(), ledger.fold()
+    assert (outs, states) == (again, same) and outs is not again and states is not same
