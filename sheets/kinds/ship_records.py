@@ -819,11 +819,9 @@ class ShipLedger(LedgerState):
     # What the next operation writes back: the tables a user sorted otherwise, in round
     # order; a ledger made before template version 2, its ships' speed formulas.
     rewrite: dict[str, pd.DataFrame] = _field(default_factory=dict)
-    #: The folds made, by what was folded and the wind (an operation asks for the log's
-    #: again and again); ``replace`` hands them on to a ledger of another wind.
-    _folds: dict[Any, tuple[list[sd.Outcome], dict[str, sd.ShipState]]] = _field(
-        default_factory=dict, repr=False, compare=False
-    )
+    #: The folds made, by what was folded and the wind of its rounds (an operation asks
+    #: for the log's again and again); ``replace`` hands them on to a ledger of another wind.
+    _folds: dict[Any, sd.Folding] = _field(default_factory=dict, repr=False, compare=False)
 
     @property
     def round(self) -> int:
@@ -840,15 +838,28 @@ class ShipLedger(LedgerState):
 
     def fold(self, events: Sequence[sd.Event] | None = None,
              ) -> tuple[list[sd.Outcome], dict[str, sd.ShipState]]:  # fmt: skip
-        """The log played through (or ``events``), every action checked: folded once for
-        the same events and wind (each caller gets lists of its own)."""
-        chosen = tuple(e for _, e in self.events) if events is None else tuple(events)
-        key = (chosen, self.wind_start, tuple(self.wind_rolls), self.readings)
-        made = self._folds.get(key)
-        if made is None:
-            made = self._folds[key] = sd.fold(self.ships, chosen, wind=self.wind_speeds(),
-                                              readings=self.readings)  # fmt: skip
-        return list(made[0]), dict(made[1])
+        """The log played through (or ``events``), every action checked (each caller gets
+        lists of its own)."""
+        log = tuple(e for _, e in self.events)
+        done = self._played(log if events is None else tuple(events), log)
+        return list(done.outcomes), dict(done.states)
+
+    def _played(self, chosen: tuple[sd.Event, ...], log: tuple[sd.Event, ...]) -> sd.Folding:
+        """``chosen`` played through once for the wind of their rounds (a fold reads no
+        other: round r's wind is the start's and the first r - 1 rolls'); actions after
+        the log played on from the log's."""
+        last = max((e.round for e in chosen), default=1)
+        key = (chosen, self.wind_start, tuple(self.wind_rolls[: max(last - 1, 0)]),
+               self.readings)  # fmt: skip
+        done = self._folds.get(key)
+        if done is None:
+            after = None
+            if len(chosen) > len(log) and chosen[: len(log)] == log:
+                after = self._played(log, log)
+            new = chosen[len(after.outcomes) :] if after is not None else chosen
+            done = self._folds[key] = sd.fold_on(self.ships, new, wind=self.wind_speeds(),
+                                                 readings=self.readings, after=after)  # fmt: skip
+        return done
 
 
 def _text(value: Any) -> str:
