@@ -119,6 +119,45 @@ def test_period_values_are_period_records_in_order(
         assert tables.period_values(wanted) == [(i, [r[h] for h in wanted]) for i, r in records]
 
 
+@given(_frames(), st.data())
+def test_period_records_of_a_frame_are_its_copy_as_objects(
+    frame: pd.DataFrame, data: st.DataObject
+) -> None:
+    """A frame's records, made a column at a time, are those of its copy as objects with
+    None for every missing value (``astype(object).where(notna)``), value and type."""
+    headers = [str(h) for h in frame.columns]
+    wanted = data.draw(st.lists(st.sampled_from(headers), min_size=1, max_size=4, unique=True))
+    objects = frame[wanted].astype(object).where(frame[wanted].notna(), None)
+    theirs = list(zip(frame.index, _str_records(objects), strict=True))
+    ours = Tables(next(iter(KINDS.values())), frame, frame).period_records(wanted)
+    assert repr(ours) == repr(theirs)
+    assert [[type(v) for v in r.values()] for _, r in ours] == [
+        [type(v) for v in r.values()] for _, r in theirs
+    ]
+
+
+def test_period_records_of_a_typed_frame_make_no_copy_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ledger table's frame (typed whole numbers and decimals, text, yes/no) is read
+    into records without its copy as objects, most of a close's check that something
+    was recorded."""
+    frame = pd.DataFrame({"Turn": pd.array([1, 2, None], dtype="Int64"),
+                          "Range": pd.array([None, 1.5, 2.0], dtype="Float64"),
+                          "Unit": pd.Series(["a", None, "c"], dtype=object),
+                          "Charges": [True, False, True]})  # fmt: skip
+    wanted = ["Turn", "Unit", "Range", "Charges"]
+    expected = [(0, {"Turn": 1, "Unit": "a", "Range": None, "Charges": True}),
+                (1, {"Turn": 2, "Unit": None, "Range": 1.5, "Charges": False}),
+                (2, {"Turn": None, "Unit": "c", "Range": 2.0, "Charges": True})]  # fmt: skip
+
+    def copied(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the frame copied as objects")
+
+    monkeypatch.setattr(pd.DataFrame, "astype", copied)
+    assert Tables(next(iter(KINDS.values())), frame, frame).period_records(wanted) == expected
+
+
 @given(st.integers(0, 3), st.text(max_size=3), st.text(max_size=3))
 def test_a_rules_key_leaves_out_only_the_naming_field(n: int, one: str, other: str) -> None:
     """Two turns differing in the field that names them alone share a key; a value of
