@@ -510,33 +510,36 @@ def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     table's headers are text; pandas types them as any hashable). Its per-cell boxing of
     every text or typed column's value (``maybe_box_native``) is most of a large table's
     reading: here a plain value is kept, a numpy number or bool made Python's and a
-    missing ``pd.NA`` None, as it does; for anything else pandas does it all."""
+    missing ``pd.NA`` None, as it does; for anything else pandas does it all. Read a
+    column at a time (``tolist``: Python's values where a row's tuple holds numpy's):
+    half the time of the rows' tuples on a close's periods table."""
     if not frame.columns.is_unique:
         return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
     columns = frame.columns.tolist()
+    if not columns:
+        return [{} for _ in range(len(frame))]
     extension = pd.api.extensions.ExtensionDtype
-    boxed = [i for i, dtype in enumerate(frame.dtypes.values)
-             if isinstance(dtype, extension) or dtype.kind == "O"]  # fmt: skip
     boxes = _numpy_boxes()
     plain, missing = _PLAIN, pd.NA
-    records = []
-    for row in frame.itertuples(index=False, name=None):
-        values = None
-        for i in boxed:
-            value = row[i]
-            if type(value) in plain:
-                continue
-            if values is None:
-                values = list(row)
-            box = boxes.get(type(value))
-            if box is not None:
-                values[i] = box(value)
-            elif value is missing:
-                values[i] = None
-            else:  # a date, a timedelta: pandas' own boxing
-                return cast("list[dict[str, Any]]", frame.to_dict("records"))
-        records.append(dict(zip(columns, row if values is None else values, strict=True)))
-    return records
+    values: list[list[Any]] = []
+    for i, dtype in enumerate(frame.dtypes.values):
+        column = frame.iloc[:, i].tolist()
+        boxed = isinstance(dtype, extension) or dtype.kind == "O"
+        if boxed and not plain.issuperset(map(type, column)):
+            made = []
+            for value in column:
+                if type(value) not in plain:
+                    box = boxes.get(type(value))
+                    if box is not None:
+                        value = box(value)
+                    elif value is missing:
+                        value = None
+                    else:  # a date, a timedelta: pandas' own boxing
+                        return cast("list[dict[str, Any]]", frame.to_dict("records"))
+                made.append(value)
+            column = made
+        values.append(column)
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
 
 
 def _records(

@@ -102,6 +102,21 @@ def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
     ]
 
 
+def test_records_are_read_a_column_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_str_records`` reads a frame's columns (``tolist``), not its rows' tuples, where
+    pandas' Int64 values come as numpy's to be made Python's one by one."""
+    frame = pd.DataFrame({"Turn": pd.array([1, None], dtype="Int64"),
+                          "Unit": pd.Series(["a", None], dtype=object),
+                          "Lost": [1.5, 2.0]})  # fmt: skip
+    expected = frame.to_dict("records")
+
+    def by_rows(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("read by its rows' tuples")
+
+    monkeypatch.setattr(pd.DataFrame, "itertuples", by_rows)
+    assert repr(_str_records(frame)) == repr(expected)
+
+
 @given(_frames(), st.data())
 def test_period_values_are_period_records_in_order(
     frame: pd.DataFrame, data: st.DataObject
