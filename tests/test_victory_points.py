@@ -53,3 +53,20 @@ def test_end_turn_totals_the_sides_from_records_without_a_frame(
            for s in sides}  # fmt: skip
     assert got == expected
     assert any(stands for stands, _, _ in got.values())  # something was scored
+
+
+def test_eliminate_makes_no_frame_of_the_stands_eliminated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recording stands eliminated appends its row after the rows read, without making
+    them a DataFrame (the sheet row it takes is found from the rows as read)."""
+    path = _played(tmp_path)
+    frames: list[str] = []
+    frame = TableRows.frame
+    monkeypatch.setattr(TableRows, "frame", lambda rows: (
+        frames.append(rows.attrs["where"]["table"]), frame(rows))[1])  # fmt: skip
+    run_on_file(path, "eliminate", side="French", type="infantry", grade="C", count="3")
+    assert "tbl_Eliminated" not in frames
+    monkeypatch.undo()
+    rows = read_points(open_book(path, writable=False)).tables.period_records(["Stands"])
+    assert [r["Stands"] for _, r in rows][-1] == 3

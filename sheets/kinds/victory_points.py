@@ -374,7 +374,7 @@ def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,
     if note:
         row["Note"] = note
     new = pd.DataFrame([row])
-    book.append_rows(ELIMINATED.name, rows_with_formulas(KIND, ledger.tables.periods, new))
+    book.append_rows(ELIMINATED.name, rows_with_formulas(KIND, ledger.tables.period_rows, new))
     scored = 0 if at_zero_dep and not ledger.score_removed else count * each
     detail = (f"{name} lost {count} {unit.name.lower()} (Class {cls.id}): "
               f"{scored} points to the enemy")  # fmt: skip
