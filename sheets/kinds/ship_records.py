@@ -892,30 +892,30 @@ def read_ships(book: Book) -> ShipLedger:
     tables = read_tables(book, KIND)
     ships: dict[str, sd.Ship] = {}
     squadrons: dict[str, str] = {}
-    for index, row in tables.thing_records(_SHIP_HEADERS):
-        name = str(row["Ship"])
+    for index, record in tables.thing_records(_SHIP_HEADERS):
+        name = str(record["Ship"])
         where = tables.where_thing(index)
-        kind = _text(row["Type"]) or "ship of the line"
+        kind = _text(record["Type"]) or "ship of the line"
         for header in ("Gun decks", "Hull units"):
-            if pd.isna(row[header]):
+            if pd.isna(record[header]):
                 raise CellValueError(f"ship {name!r} has no {header.casefold()}", column=header,
                                      expected="a whole number 1 to 3", **where)  # fmt: skip
-        decks = int(row["Gun decks"])
+        decks = int(record["Gun decks"])
         most = int(sail.ship_record(kind)["gun_decks_per_side"])
         if decks > most:
             raise CellValueError(f"a {kind} has at most {most} gun decks a side",
                                  column="Gun decks", value=decks, expected=f"1 to {most}",
                                  **where)  # fmt: skip
-        ships[name] = sd.Ship(name, _text(row["Fleet"]), kind, decks, int(row["Hull units"]))
-        squadrons[name] = _text(row["Squadron"])
+        ships[name] = sd.Ship(name, _text(record["Fleet"]), kind, decks, int(record["Hull units"]))
+        squadrons[name] = _text(record["Squadron"])
     events = []
     logged = tables.period_records(_EVENT_HEADERS)
-    for index, row in logged:
-        if row["Action"] is None:
+    for index, record in logged:
+        if record["Action"] is None:
             raise CellValueError("a row of the damage log has no action", column="Action",
                                  expected="one of " + ", ".join(a.value for a in sd.Action),
                                  **tables.where_period(index))  # fmt: skip
-        events.append((index, _event(row)))
+        events.append((index, _event(record)))
     wind = book.read_table(WIND.name, WIND.read_types(), cached=False)
     for index, row in wind[wind["Round"].isna()].iterrows():
         typed = [h for h in ("Direction die", "Speed die") if not pd.isna(row[h])]
