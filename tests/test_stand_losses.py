@@ -347,3 +347,26 @@ def test_the_held_disorder_is_what_the_rules_fold_gives(tmp_path: Path) -> None:
         out = aoe.brigade_after_turn(state, turn)
         assert (computed.loc[index, "Disordered"] == DISORDERED) is out.disordered
         state = aoe.BrigadeState("Bony", 5, 2, out.lost, out.status, out.disordered)
+
+
+def test_end_turn_reads_the_brigades_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each brigade's stands, spent point and side are read from the rows as read, not
+    from a DataFrame of the brigades; the close says what it said."""
+    import shutil
+
+    from battle_ledger.sheets.engine.book import TableRows
+
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    plain = tmp_path / "plain.xlsx"
+    shutil.copyfile(path, plain)
+    expected = run_on_file(plain, "end-turn")
+    frames: list[str] = []
+    frame = TableRows.frame
+    monkeypatch.setattr(TableRows, "frame", lambda rows: (
+        frames.append(rows.attrs["where"]["table"]), frame(rows))[1])  # fmt: skip
+    result = run_on_file(path, "end-turn")
+    assert KIND.things.name not in frames
+    assert (result.summary, result.details) == (expected.summary, expected.details)
