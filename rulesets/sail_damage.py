@@ -35,6 +35,7 @@ __all__ = [
     "STRUCK",
     "Action",
     "Event",
+    "Folding",
     "Outcome",
     "Readings",
     "Ship",
@@ -45,6 +46,7 @@ __all__ = [
     "check_event",
     "choice",
     "fold",
+    "fold_on",
     "mast_order",
     "player",
     "reading",
@@ -852,6 +854,25 @@ def _check_box(event: Event, ship: Ship, me: ShipState) -> None:
 # -- a battle -----------------------------------------------------------------------------
 
 
+@dataclass
+class Folding:
+    """A battle played through some actions: every action's outcome in order, each
+    ship's record after the last, and what the next actions are checked against (the
+    round's tally, the ships entangled, who last boarded whom)."""
+
+    outcomes: list[Outcome]
+    states: dict[str, ShipState]
+    tally: Tally
+    pairs: dict[frozenset[str], int]
+    last_board: dict[str, str]
+
+    def copy(self) -> Folding:
+        """Another, to go on from without changing this one (its values are frozen)."""
+        tally = Tally(**{f: type(v)(v) for f, v in vars(self.tally).items()})
+        return Folding(list(self.outcomes), dict(self.states), tally, dict(self.pairs),
+                       dict(self.last_board))  # fmt: skip
+
+
 def fold(
     ships: Mapping[str, Ship],
     events: Sequence[Event],
@@ -866,13 +887,31 @@ def fold(
     action the records do not allow (``InvalidArgumentError`` with ``index``: the
     action's place in ``events``). ``readings``: the settings (the data's where not given).
     """
+    done = fold_on(ships, events, wind=wind, readings=readings, check=check)
+    return done.outcomes, done.states
+
+
+def fold_on(
+    ships: Mapping[str, Ship],
+    events: Sequence[Event],
+    *,
+    wind: Mapping[int, int] | None = None,
+    readings: Readings | None = None,
+    check: bool = True,
+    after: Folding | None = None,
+) -> Folding:
+    """``fold``, as a ``Folding``; ``after``: the actions before ``events`` played
+    through already (not changed: played on from a copy; a refusal's ``index`` counts
+    them too)."""
     readings = Readings.in_force() if readings is None else readings
-    states = {name: ship.start() for name, ship in ships.items()}
-    pairs: dict[frozenset[str], int] = {}
-    tally = Tally()
-    last_board: dict[str, str] = {}
-    outcomes: list[Outcome] = []
-    for index, event in enumerate(events):
+    if after is None:
+        after = Folding([], {name: ship.start() for name, ship in ships.items()}, Tally(),
+                        {}, {})  # fmt: skip
+    else:
+        after = after.copy()
+    states, pairs, tally = after.states, after.pairs, after.tally
+    last_board, outcomes = after.last_board, after.outcomes
+    for index, event in enumerate(events, start=len(outcomes)):
         pair = frozenset((event.ship, event.target))
         if check:
             try:
@@ -909,7 +948,7 @@ def fold(
             states[name] = replace(s, entangled_with=last_board.get(name, "") if s.entangled
                                    else "")  # fmt: skip
         outcomes.append(out)
-    return outcomes, states
+    return after
 
 
 def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipState | None,

@@ -494,42 +494,52 @@ def _frame(rows: TableRows) -> pd.DataFrame:
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
+@functools.cache
+def _numpy_boxes() -> dict[type, type]:
+    """numpy's number and bool types -> the Python type pandas' ``to_dict`` makes of them."""
+    import numpy as np
+
+    boxes: dict[type, type] = {np.bool_: bool, np.float16: float, np.float32: float,
+                               np.float64: float, np.longdouble: float}  # fmt: skip
+    boxes.update((np.dtype(f"{sign}{size}").type, int) for sign in "iu" for size in (1, 2, 4, 8))
+    return boxes
+
+
 def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """``frame``'s rows as records, as ``frame.to_dict("records")`` gives them (a ledger
     table's headers are text; pandas types them as any hashable). Its per-cell boxing of
     every text or typed column's value (``maybe_box_native``) is most of a large table's
     reading: here a plain value is kept, a numpy number or bool made Python's and a
-    missing ``pd.NA`` None, as it does; for anything else pandas does it all."""
-    import numpy as np
-
+    missing ``pd.NA`` None, as it does; for anything else pandas does it all. Read a
+    column at a time (``tolist``: Python's values where a row's tuple holds numpy's):
+    half the time of the rows' tuples on a close's periods table."""
     if not frame.columns.is_unique:
         return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
     columns = frame.columns.tolist()
+    if not columns:
+        return [{} for _ in range(len(frame))]
     extension = pd.api.extensions.ExtensionDtype
-    boxed = [i for i, dtype in enumerate(frame.dtypes.values)
-             if isinstance(dtype, extension) or dtype.kind == "O"]  # fmt: skip
-    boxes: dict[type, type] = {np.bool_: bool, np.float16: float, np.float32: float,
-                               np.float64: float, np.longdouble: float}  # fmt: skip
-    boxes.update((np.dtype(f"{sign}{size}").type, int) for sign in "iu" for size in (1, 2, 4, 8))
+    boxes = _numpy_boxes()
     plain, missing = _PLAIN, pd.NA
-    records = []
-    for row in frame.itertuples(index=False, name=None):
-        values = None
-        for i in boxed:
-            value = row[i]
-            if type(value) in plain:
-                continue
-            if values is None:
-                values = list(row)
-            box = boxes.get(type(value))
-            if box is not None:
-                values[i] = box(value)
-            elif value is missing:
-                values[i] = None
-            else:  # a date, a timedelta: pandas' own boxing
-                return cast("list[dict[str, Any]]", frame.to_dict("records"))
-        records.append(dict(zip(columns, row if values is None else values, strict=True)))
-    return records
+    values: list[list[Any]] = []
+    for i, dtype in enumerate(frame.dtypes.values):
+        column = frame.iloc[:, i].tolist()
+        boxed = isinstance(dtype, extension) or dtype.kind == "O"
+        if boxed and not plain.issuperset(map(type, column)):
+            made = []
+            for value in column:
+                if type(value) not in plain:
+                    box = boxes.get(type(value))
+                    if box is not None:
+                        value = box(value)
+                    elif value is missing:
+                        value = None
+                    else:  # a date, a timedelta: pandas' own boxing
+                        return cast("list[dict[str, Any]]", frame.to_dict("records"))
+                made.append(value)
+            column = made
+        values.append(column)
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
 
 
 def _records(
@@ -538,8 +548,40 @@ def _records(
     """(row index, ``headers`` -> value) of each row of ``table``; missing as None."""
     if isinstance(table, TableRows):
         return list(zip(table.index, table.records(headers), strict=True))
-    records = table[headers].astype(object).where(table[headers].notna(), None)
-    return list(zip(table.index, _str_records(records), strict=True))
+    found = _column_records(table, headers)
+    if found is None:
+        records = table[headers].astype(object).where(table[headers].notna(), None)
+        found = _str_records(records)
+    return list(zip(table.index, found, strict=True))
+
+
+def _column_records(frame: pd.DataFrame, headers: list[str]) -> list[dict[str, Any]] | None:
+    """``_records``' records of a frame made a column at a time, without the frame's copy
+    as objects (most of a close's check that something was recorded): each value as
+    ``tolist`` gives it, a missing one None, a numpy number or bool made Python's; None
+    where a value is anything else (a date: pandas' own boxing), or a header is repeated."""
+    if not headers or len(set(headers)) < len(headers) or not frame.columns.is_unique:
+        return None
+    plain, boxes = _PLAIN, _numpy_boxes()
+    columns = []
+    for header in headers:
+        column = frame[header]
+        values = column.tolist()
+        present = column.notna().tolist()
+        if not all(present):
+            values = [v if here else None for v, here in zip(values, present, strict=True)]
+        if not plain.issuperset(map(type, values)):
+            boxed = []
+            for value in values:
+                if type(value) not in plain:
+                    box = boxes.get(type(value))
+                    if box is None:
+                        return None
+                    value = box(value)
+                boxed.append(value)
+            values = boxed
+        columns.append(values)
+    return [dict(zip(headers, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 class Tables:

@@ -102,6 +102,21 @@ def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
     ]
 
 
+def test_records_are_read_a_column_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_str_records`` reads a frame's columns (``tolist``), not its rows' tuples, where
+    pandas' Int64 values come as numpy's to be made Python's one by one."""
+    frame = pd.DataFrame({"Turn": pd.array([1, None], dtype="Int64"),
+                          "Unit": pd.Series(["a", None], dtype=object),
+                          "Lost": [1.5, 2.0]})  # fmt: skip
+    expected = frame.to_dict("records")
+
+    def by_rows(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("read by its rows' tuples")
+
+    monkeypatch.setattr(pd.DataFrame, "itertuples", by_rows)
+    assert repr(_str_records(frame)) == repr(expected)
+
+
 @given(_frames(), st.data())
 def test_period_values_are_period_records_in_order(
     frame: pd.DataFrame, data: st.DataObject
@@ -117,6 +132,45 @@ def test_period_values_are_period_records_in_order(
         tables = Tables(kind, rows, periods)
         records = tables.period_records(wanted)
         assert tables.period_values(wanted) == [(i, [r[h] for h in wanted]) for i, r in records]
+
+
+@given(_frames(), st.data())
+def test_period_records_of_a_frame_are_its_copy_as_objects(
+    frame: pd.DataFrame, data: st.DataObject
+) -> None:
+    """A frame's records, made a column at a time, are those of its copy as objects with
+    None for every missing value (``astype(object).where(notna)``), value and type."""
+    headers = [str(h) for h in frame.columns]
+    wanted = data.draw(st.lists(st.sampled_from(headers), min_size=1, max_size=4, unique=True))
+    objects = frame[wanted].astype(object).where(frame[wanted].notna(), None)
+    theirs = list(zip(frame.index, _str_records(objects), strict=True))
+    ours = Tables(next(iter(KINDS.values())), frame, frame).period_records(wanted)
+    assert repr(ours) == repr(theirs)
+    assert [[type(v) for v in r.values()] for _, r in ours] == [
+        [type(v) for v in r.values()] for _, r in theirs
+    ]
+
+
+def test_period_records_of_a_typed_frame_make_no_copy_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ledger table's frame (typed whole numbers and decimals, text, yes/no) is read
+    into records without its copy as objects, most of a close's check that something
+    was recorded."""
+    frame = pd.DataFrame({"Turn": pd.array([1, 2, None], dtype="Int64"),
+                          "Range": pd.array([None, 1.5, 2.0], dtype="Float64"),
+                          "Unit": pd.Series(["a", None, "c"], dtype=object),
+                          "Charges": [True, False, True]})  # fmt: skip
+    wanted = ["Turn", "Unit", "Range", "Charges"]
+    expected = [(0, {"Turn": 1, "Unit": "a", "Range": None, "Charges": True}),
+                (1, {"Turn": 2, "Unit": None, "Range": 1.5, "Charges": False}),
+                (2, {"Turn": None, "Unit": "c", "Range": 2.0, "Charges": True})]  # fmt: skip
+
+    def copied(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the frame copied as objects")
+
+    monkeypatch.setattr(pd.DataFrame, "astype", copied)
+    assert Tables(next(iter(KINDS.values())), frame, frame).period_records(wanted) == expected
 
 
 @given(st.integers(0, 3), st.text(max_size=3), st.text(max_size=3))

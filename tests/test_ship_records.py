@@ -21,6 +21,7 @@ from battle_ledger import templates
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
+from battle_ledger.sheets.engine.book import TableRows
 from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
 from battle_ledger.sheets.kinds.ship_records import compute_damage, read_ships, standings
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
@@ -832,3 +833,64 @@ def test_house_readings_applied_to_a_played_ledger_recompute_its_rounds(tmp_path
     assert applied.exit_code == 0, applied.output
     assert (_ship(path, "Bucentaure")["port"], _ship(path, "Bucentaure")["starboard"]) == (1, 3)
     _libreoffice_agrees(path, tmp_path)
+
+
+def test_an_action_folds_the_log_once_and_reads_it_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broadside plays the log through once (for its ship's decks, then the records
+    before it) and the broadside on from there, not the whole log once for each question,
+    and reads the log's rows without a DataFrame; each caller of the fold gets records of
+    its own (the report changes its copy)."""
+    path = _ledger(tmp_path)
+    fire = {"from_side": "port", "side": "starboard", "aim": "hull", "range": 6}
+    _run(path, "fire", ship="Victory", target="Bucentaure", dice="6,1,2", **fire)
+    _run(path, "fire", ship="Bucentaure", target="Victory", dice="5,1,1", **fire)
+    folded: list[tuple[int, int]] = []  # (actions played on from, actions played)
+    fold_on = sd.fold_on
+
+    def counted(ships: Any, events: Any, **options: Any) -> sd.Folding:
+        after = options.get("after")
+        folded.append((0 if after is None else len(after.outcomes), len(events)))
+        return fold_on(ships, events, **options)
+
+    monkeypatch.setattr(sd, "fold_on", counted)
+    frames: list[str] = []
+    frame = TableRows.frame
+    monkeypatch.setattr(TableRows, "frame", lambda rows: (
+        frames.append(rows.attrs["where"]["table"]), frame(rows))[1])  # fmt: skip
+    _run(path, "fire", ship="Redoutable", target="Victory", dice="4,4,4", **fire)
+    assert folded == [(0, 2), (2, 1)]  # the log once, then the broadside after it
+    assert frames == ["tbl_Wind"]
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    (outs, states), (again, same) = ledger.fold(), ledger.fold()
+    assert (outs, states) == (again, same) and outs is not again and states is not same
+
+
+def test_a_fold_played_on_from_an_earlier_one_is_the_whole_fold(tmp_path: Path) -> None:
+    """``sail_damage.fold_on(after=...)``: the log played through to any action, then on
+    from there, gives every outcome and record the whole fold gives (and leaves the
+    earlier fold as it was, to be played on from again)."""
+    path = build_from_example("ship-records", tmp_path / "played.xlsx")
+    play_periods("ship-records", path, 4, seed=1805)
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    events = [e for _, e in ledger.events]
+    assert len(events) > 3
+    options = {"wind": ledger.wind_speeds(), "readings": ledger.readings}
+    whole = sd.fold(ledger.ships, events, **options)
+    for k in range(len(events) + 1):
+        before = sd.fold_on(ledger.ships, events[:k], **options)
+        kept = (list(before.outcomes), dict(before.states), repr(before.tally))
+        on = sd.fold_on(ledger.ships, events[k:], after=before, **options)
+        assert (on.outcomes, on.states) == whole, k
+        assert (before.outcomes, before.states, repr(before.tally)) == kept, k
+    ship = next(iter(ledger.ships))
+    bad = sd.Event(ledger.round, sd.Action.FIRE, ship, target=ship, from_side="port",
+                   side="port", aim="hull", range_cm=3, dice=(1,))  # fmt: skip
+    refusals = []
+    for fold in (lambda: sd.fold(ledger.ships, [*events, bad], **options),
+                 lambda: sd.fold_on(ledger.ships, [bad], after=before, **options)):  # fmt: skip
+        with pytest.raises(InvalidArgumentError) as refused:
+            fold()
+        refusals.append((str(refused.value), getattr(refused.value, "index", None)))
+    assert refusals[0] == refusals[1] and refusals[0][1] == len(events)

@@ -392,3 +392,26 @@ def test_a_turn_with_no_row_carries_disorder_as_the_reading_says(
     assert ("Bony" in closed.details["disordered"]) is until_rallied
     assert _units(path)["Bony"]["disordered"] is until_rallied
     assert _march_status(path, "Bony", 3) == (MARCH_STATUSES[0] if until_rallied else None)
+
+
+def test_end_turn_reads_the_brigades_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each brigade's stands, spent point and side are read from the rows as read, not
+    from a DataFrame of the brigades; the close says what it said."""
+    import shutil
+
+    from battle_ledger.sheets.engine.book import TableRows
+
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    plain = tmp_path / "plain.xlsx"
+    shutil.copyfile(path, plain)
+    expected = run_on_file(plain, "end-turn")
+    frames: list[str] = []
+    frame = TableRows.frame
+    monkeypatch.setattr(TableRows, "frame", lambda rows: (
+        frames.append(rows.attrs["where"]["table"]), frame(rows))[1])  # fmt: skip
+    result = run_on_file(path, "end-turn")
+    assert KIND.things.name not in frames
+    assert (result.summary, result.details) == (expected.summary, expected.details)

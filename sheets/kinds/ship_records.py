@@ -819,6 +819,9 @@ class ShipLedger(LedgerState):
     # What the next operation writes back: the tables a user sorted otherwise, in round
     # order; a ledger made before template version 2, its ships' speed formulas.
     rewrite: dict[str, pd.DataFrame] = _field(default_factory=dict)
+    #: The folds made, by what was folded and the wind of its rounds (an operation asks
+    #: for the log's again and again); ``replace`` hands them on to a ledger of another wind.
+    _folds: dict[Any, sd.Folding] = _field(default_factory=dict, repr=False, compare=False)
 
     @property
     def round(self) -> int:
@@ -835,9 +838,28 @@ class ShipLedger(LedgerState):
 
     def fold(self, events: Sequence[sd.Event] | None = None,
              ) -> tuple[list[sd.Outcome], dict[str, sd.ShipState]]:  # fmt: skip
-        """The log played through (or ``events``), every action checked."""
-        chosen = [e for _, e in self.events] if events is None else list(events)
-        return sd.fold(self.ships, chosen, wind=self.wind_speeds(), readings=self.readings)
+        """The log played through (or ``events``), every action checked (each caller gets
+        lists of its own)."""
+        log = tuple(e for _, e in self.events)
+        done = self._played(log if events is None else tuple(events), log)
+        return list(done.outcomes), dict(done.states)
+
+    def _played(self, chosen: tuple[sd.Event, ...], log: tuple[sd.Event, ...]) -> sd.Folding:
+        """``chosen`` played through once for the wind of their rounds (a fold reads no
+        other: round r's wind is the start's and the first r - 1 rolls'); actions after
+        the log played on from the log's."""
+        last = max((e.round for e in chosen), default=1)
+        key = (chosen, self.wind_start, tuple(self.wind_rolls[: max(last - 1, 0)]),
+               self.readings)  # fmt: skip
+        done = self._folds.get(key)
+        if done is None:
+            after = None
+            if len(chosen) > len(log) and chosen[: len(log)] == log:
+                after = self._played(log, log)
+            new = chosen[len(after.outcomes) :] if after is not None else chosen
+            done = self._folds[key] = sd.fold_on(self.ships, new, wind=self.wind_speeds(),
+                                                 readings=self.readings, after=after)  # fmt: skip
+        return done
 
 
 def _text(value: Any) -> str:
@@ -859,34 +881,41 @@ def _event(row: Mapping[str, Any] | pd.Series[Any]) -> sd.Event:
     )  # fmt: skip
 
 
+#: The columns a ship and an action are read from (records, not a frame: ``read_ships``).
+_SHIP_HEADERS = ("Ship", "Fleet", "Squadron", "Type", "Gun decks", "Hull units")
+_EVENT_HEADERS = ("Round", "Action", "Ship", "Part", "Target", "From", "Side", "Aim", "Range",
+                  "Decks", "Masts first", "Prize crew", "Box", *DICE, *THEIR_DICE)  # fmt: skip
+
+
 def read_ships(book: Book) -> ShipLedger:
     """The ships, the damage log, the wind and the settings, every row checked."""
     tables = read_tables(book, KIND)
     ships: dict[str, sd.Ship] = {}
     squadrons: dict[str, str] = {}
-    for index, row in tables.things.iterrows():
-        name = str(row["Ship"])
-        where = where_of(tables.things, index)
-        kind = _text(row["Type"]) or "ship of the line"
+    for index, record in tables.thing_records(_SHIP_HEADERS):
+        name = str(record["Ship"])
+        where = tables.where_thing(index)
+        kind = _text(record["Type"]) or "ship of the line"
         for header in ("Gun decks", "Hull units"):
-            if pd.isna(row[header]):
+            if pd.isna(record[header]):
                 raise CellValueError(f"ship {name!r} has no {header.casefold()}", column=header,
                                      expected="a whole number 1 to 3", **where)  # fmt: skip
-        decks = int(row["Gun decks"])
+        decks = int(record["Gun decks"])
         most = int(sail.ship_record(kind)["gun_decks_per_side"])
         if decks > most:
             raise CellValueError(f"a {kind} has at most {most} gun decks a side",
                                  column="Gun decks", value=decks, expected=f"1 to {most}",
                                  **where)  # fmt: skip
-        ships[name] = sd.Ship(name, _text(row["Fleet"]), kind, decks, int(row["Hull units"]))
-        squadrons[name] = _text(row["Squadron"])
+        ships[name] = sd.Ship(name, _text(record["Fleet"]), kind, decks, int(record["Hull units"]))
+        squadrons[name] = _text(record["Squadron"])
     events = []
-    for index, row in tables.periods.iterrows():
-        if pd.isna(row["Action"]):
+    logged = tables.period_records(_EVENT_HEADERS)
+    for index, record in logged:
+        if record["Action"] is None:
             raise CellValueError("a row of the damage log has no action", column="Action",
                                  expected="one of " + ", ".join(a.value for a in sd.Action),
-                                 **where_of(tables.periods, index))  # fmt: skip
-        events.append((index, _event(row)))
+                                 **tables.where_period(index))  # fmt: skip
+        events.append((index, _event(record)))
     wind = book.read_table(WIND.name, WIND.read_types(), cached=False)
     for index, row in wind[wind["Round"].isna()].iterrows():
         typed = [h for h in ("Direction die", "Speed die") if not pd.isna(row[h])]
@@ -901,13 +930,13 @@ def read_ships(book: Book) -> ShipLedger:
     wind = read.sort_values("Round", kind="stable")
     events.sort(key=lambda found: found[1].round)
     rewrite = {}
-    if int(tables.things.attrs.get("template_version", KIND.template_version)) < 2:
+    if book.meta().template_version < 2:
         first = int(tables.things.attrs.get("where", {}).get("first_row", _TOP + 1))
         speeds = [h for h, _ in _SPEEDS]
         rewrite[SHIPS.name] = pd.DataFrame(
             [{h: Formula(ship_formulas(first + int(i))[h]) for h in speeds}
              for i in tables.things.index], index=tables.things.index)  # fmt: skip
-    if [i for i, _ in events] != list(tables.periods.index[: len(events)]):
+    if [i for i, _ in events] != [i for i, _ in logged]:
         rewrite[DAMAGE.name] = _in_order(tables.periods, [i for i, _ in events], DAMAGE,
                                          damage_formulas)  # fmt: skip
     if list(wind.index) != list(read.index):
@@ -934,7 +963,7 @@ def read_ships(book: Book) -> ShipLedger:
         if event.round > ledger.round:
             raise CellValueError("an action in a round not yet begun", column="Round",
                                  value=event.round, expected=f"round {ledger.round} or before",
-                                 **where_of(tables.periods, index))  # fmt: skip
+                                 **tables.where_period(index))  # fmt: skip
     return ledger
 
 
@@ -1031,7 +1060,7 @@ def _located(ledger: ShipLedger, exc: InvalidArgumentError) -> CellValueError:
     row = ledger.events[index][0] if index is not None and index < len(ledger.events) else None
     return CellValueError(exc.message, column=columns.get(str(exc.column), exc.column),
                           value=exc.value, expected=exc.expected,
-                          **where_of(ledger.turns, row))  # fmt: skip
+                          **ledger.tables.where_period(row))  # fmt: skip
 
 
 def _folded(ledger: ShipLedger) -> tuple[list[sd.Outcome], dict[str, sd.ShipState]]:
@@ -1184,7 +1213,7 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
     _rewrite(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
-        book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.turns, rows))
+        book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.tables.period_rows, rows))
     was, now = _fleets_afloat(ledger, before), _fleets_afloat(ledger, after)
     out = [f for f in _fleets(ledger) if f in was and f not in now]
     afloat = [f for f in _fleets(ledger) if f in now]

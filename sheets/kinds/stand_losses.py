@@ -430,19 +430,19 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
     tables = read_tables(book, KIND, of)
     starts: dict[str, aoe.BrigadeState] = {}
     sides: dict[str, str] = {}
-    for index, row in tables.things.iterrows():
+    for index, row in tables.thing_records(("Brigade", "Side", "Stands at start", "Spent point")):
         name = str(row["Brigade"])
         for header in ("Stands at start", "Spent point"):
-            if pd.isna(row[header]):
+            if row[header] is None:
                 raise CellValueError(
                     f"brigade {name!r} has no {header.casefold()}",
                     column=header,
                     expected="a whole number 1 or more"
                     + (" (the scenario's: the charts print none)" if "Spent" in header else ""),
-                    **where_of(tables.things, index),
+                    **tables.where_thing(index),
                 )
         starts[name] = aoe.BrigadeState(name, int(row["Stands at start"]), int(row["Spent point"]))
-        sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+        sides[name] = "" if row["Side"] is None else str(row["Side"])
     version = tables.periods.attrs.get("template_version", KIND.template_version)
     if version < _DISORDER and not aoe.disorder_lasts_until_rallied():
         # a house file's reading of disorder that a ledger holding none cannot follow

@@ -24,7 +24,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import eagles_to_glory as etg
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
-from battle_ledger.sheets.engine.book import Book, check_terms
+from battle_ledger.sheets.engine.book import Book, TableRows, check_terms
 from battle_ledger.sheets.engine.values import YES_NO, cell_count, yes_no, yes_test
 from battle_ledger.sheets.errors import CellValueError, EntryError, OptionValueError
 from battle_ledger.sheets.formulas import (
@@ -56,7 +56,6 @@ from battle_ledger.sheets.ledger import (
     register,
     rows_with_formulas,
     start_minutes,
-    where_of,
 )
 from battle_ledger.sheets.operations import (
     OperationResult,
@@ -249,21 +248,24 @@ class PointsLedger:
 
     @property
     def sides(self) -> list[str]:
-        return [str(s) for s in self.tables.things["Side"]]
+        return [str(row["Side"]) for _, row in self.tables.thing_records(["Side"])]
+
+    @cached_property
+    def objective_rows(self) -> TableRows:
+        return self.book.read_rows(OBJECTIVES[0], {"Objective": str, "Points": int,
+                                                   "Held by": str})  # fmt: skip
+
+    @cached_property
+    def wagon_rows(self) -> TableRows:
+        return self.book.read_rows(WAGONS[0], {"Wagon": str, "Side": str, "Captured by": str})
 
     @cached_property
     def objectives(self) -> pd.DataFrame:
-        read: pd.DataFrame = self.book.read_table(
-            OBJECTIVES[0], {"Objective": str, "Points": int, "Held by": str}
-        )
-        return read
+        return self.objective_rows.frame()
 
     @cached_property
     def wagons(self) -> pd.DataFrame:
-        read: pd.DataFrame = self.book.read_table(
-            WAGONS[0], {"Wagon": str, "Side": str, "Captured by": str}
-        )
-        return read
+        return self.wagon_rows.frame()
 
 
 def read_points(book: Book, *, objectives_and_wagons: bool = True) -> PointsLedger:
@@ -272,7 +274,7 @@ def read_points(book: Book, *, objectives_and_wagons: bool = True) -> PointsLedg
     tables = read_tables(book, KIND)
     ledger = PointsLedger(tables, book, 1, False)
     if objectives_and_wagons:
-        _ = ledger.objectives, ledger.wagons  # read (and checked) in the order they were
+        _ = ledger.objective_rows, ledger.wagon_rows  # read (and checked) in this order
     turn = read_named(book, "CurrentTurn")
     try:
         current = int(float(turn)) if turn not in (None, "") else 1
@@ -289,37 +291,44 @@ def read_points(book: Book, *, objectives_and_wagons: bool = True) -> PointsLedg
     return ledger
 
 
-def compute_eliminated(ledger: PointsLedger) -> pd.DataFrame:
-    """Points each and points to the enemy of every row of tbl_Eliminated, by the rules."""
-    frame = ledger.tables.periods
-    outcomes = [c.header for c in ELIMINATED.having(Role.OUTCOME)]
-    rows = {}
+def _eliminated(ledger: PointsLedger) -> list[tuple[Any, str | None, list[int]]]:
+    """(row index, side, [points each, points to the enemy]) of every row of
+    tbl_Eliminated, by the rules."""
+    found = []
     worth: dict[tuple[str, str], int] = {}  # the rules' points of each type and class asked
-    for index, row in zip(frame.index, frame.to_dict("records"), strict=True):
+    records = ledger.tables.period_records(["Side", "Type", "Class", "Stands", "At 0 DEP"])
+    for index, row in records:
         asked = (str(row["Type"]), str(row["Class"]))
         each = worth.get(asked)
         if each is None:
             try:
                 each = worth[asked] = etg.stand_victory_points(*asked)
             except BattleLedgerError as exc:
-                raise exc.located(column="Type", **where_of(frame, index)) from None
+                raise exc.located(column="Type", **ledger.tables.where_period(index)) from None
         stands = cell_count(row["Stands"])
         scored = not (bool(row["At 0 DEP"]) and not ledger.score_removed)
-        rows[index] = [each, stands * each if scored else 0]
+        found.append((index, row["Side"], [each, stands * each if scored else 0]))
+    return found
+
+
+def compute_eliminated(ledger: PointsLedger) -> pd.DataFrame:
+    """Points each and points to the enemy of every row of tbl_Eliminated, by the rules."""
+    rows = {index: points for index, _, points in _eliminated(ledger)}
+    outcomes = [c.header for c in ELIMINATED.having(Role.OUTCOME)]
     result = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
-    return result.reindex(frame.index)
+    return result.reindex(ledger.tables.periods.index)
 
 
 def totals(ledger: PointsLedger) -> list[dict[str, Any]]:
     """Each side's victory points: enemy stands, objectives held, enemy wagons captured."""
-    points = compute_eliminated(ledger)
-    frame = ledger.tables.periods
+    points = _eliminated(ledger)
+    objectives = ledger.objective_rows.records(["Points", "Held by"])
+    captors = ledger.wagon_rows.column("Captured by")
     found = []
     for side in ledger.sides:
-        stands = int(points.loc[frame["Side"] != side, "Points to the enemy"].sum())
-        held = ledger.objectives[ledger.objectives["Held by"] == side]
-        objective = int(held["Points"].fillna(0).sum())
-        captured = etg.wagon_victory_points(int((ledger.wagons["Captured by"] == side).sum()))
+        stands = sum(scored for _, by, (_, scored) in points if by != side)
+        objective = sum(o["Points"] or 0 for o in objectives if o["Held by"] == side)
+        captured = etg.wagon_victory_points(sum(by == side for by in captors))
         found.append({"side": side, "stand_points": stands, "objective_points": objective,
                       "wagon_points": captured,
                       "victory_points": stands + objective + captured})  # fmt: skip
@@ -365,7 +374,7 @@ def eliminate(book: Book, *, side: str, type: str, grade: str, count: int = 1,
     if note:
         row["Note"] = note
     new = pd.DataFrame([row])
-    book.append_rows(ELIMINATED.name, rows_with_formulas(KIND, ledger.tables.periods, new))
+    book.append_rows(ELIMINATED.name, rows_with_formulas(KIND, ledger.tables.period_rows, new))
     scored = 0 if at_zero_dep and not ledger.score_removed else count * each
     detail = (f"{name} lost {count} {unit.name.lower()} (Class {cls.id}): "
               f"{scored} points to the enemy")  # fmt: skip
