@@ -415,3 +415,19 @@ def test_end_turn_reads_the_brigades_without_a_frame(
     result = run_on_file(path, "end-turn")
     assert KIND.things.name not in frames
     assert (result.summary, result.details) == (expected.summary, expected.details)
+
+
+def test_end_turn_folds_the_turns_once_where_no_row_is_filled_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every brigade has its row of the turn: end-turn's check that something was recorded
+    and its close read one fold of the ledger (a second only for rows it fills in)."""
+    from battle_ledger.sheets.kinds import stand_losses
+
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    folds: list[int] = []
+    fold = stand_losses._fold
+    monkeypatch.setattr(stand_losses, "_fold", lambda ledger: (folds.append(1), fold(ledger))[1])
+    closed = run_on_file(path, "end-turn")
+    assert len(folds) == 1 and closed.details["stands_lost"] == 1

@@ -525,11 +525,13 @@ def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
     ]  # fmt: skip
 
 
-def compute_turns(ledger: StandsLedger) -> pd.DataFrame:
+def compute_turns(ledger: StandsLedger, folded: _Folded | None = None) -> pd.DataFrame:
     """The computed columns of every row of tbl_Turns, by the rules (indexed like it):
-    those the ledger's template version has."""
+    those the ledger's template version has (``folded``: the ledger's fold, where made
+    already)."""
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
-    rows = {index: _cells(out) for parts in _fold(ledger).values() for index, _, out in parts}
+    parts_of = (_fold(ledger) if folded is None else folded).values()
+    rows = {index: _cells(out) for parts in parts_of for index, _, out in parts}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     has = [c.header for c in TURNS.having(Role.OUTCOME) if c.since <= version]
@@ -825,7 +827,10 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     _refuse_if_nothing_recorded(book, ledger, allow_empty, folded)
     turn = ledger.current_turn
 
-    closed = close_period(book, KIND, ledger, compute_turns, turn_row, ledger.sides,
+    def compute(state: StandsLedger) -> pd.DataFrame:  # the fold made above, not again
+        return compute_turns(state, folded if state is ledger else None)
+
+    closed = close_period(book, KIND, ledger, compute, turn_row, ledger.sides,
                           _begins_in_disorder if ledger.disorder_held else None)  # fmt: skip
     now, removed, going_on = closed.now, closed.removed, closed.going_on
     names = closed.state.turns.loc[now, "Brigade"].astype(str)
