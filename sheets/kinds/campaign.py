@@ -277,8 +277,11 @@ def strength_formula(formation: str, start: str, day: str, *, before: str = "",
     it on that day (the strength before that battle). ``end``: a Losses row's ``Last
     row`` cell (a formula on that row). ``version``: the template version of the ledger
     (before 4: each part of the cost summed apart, no ``Cost`` column)."""
-    f, col = _losses_column("Formation", end), (lambda h: _losses_column(h, end))
-    d = col("Day")
+
+    def col(header: str) -> str:
+        return _losses_column(header, end)
+
+    f, d = col("Formation"), col("Day")
     if version >= _SHORT:
         earlier = [f"({d}<{day})+({d}={day})*({col('Battle')}<{before})"] if before else [
             f"{d}<={day}"]  # fmt: skip
