@@ -12,7 +12,9 @@ Odds are exact (``fractions.Fraction``), never sampled.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -101,8 +103,29 @@ RULESET_ID = "glory-of-the-empire"
 
 
 def ruleset() -> Ruleset:
-    """The Glory of the Empire rule set (loaded and validated once)."""
-    return registry.get(RULESET_ID)
+    """The Glory of the Empire rule set (loaded and validated once), with the house rules
+    in force."""
+    pinned = _PINNED.get()
+    return registry.get(RULESET_ID) if pinned is None else pinned
+
+
+#: The rule set ``_one_ruleset`` looked up for the work it wraps.
+_PINNED: ContextVar[Ruleset | None] = ContextVar("gote_ruleset", default=None)
+
+
+@contextmanager
+def _one_ruleset() -> Iterator[None]:
+    """Within the block, ``ruleset()`` is the one in force when it began, looked up once:
+    a unit's turn asks for it some twenty times (the house rules in force cannot change
+    inside a pure function)."""
+    if _PINNED.get() is not None:
+        yield
+        return
+    token = _PINNED.set(registry.get(RULESET_ID))
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 # -- small helpers --------------------------------------------------------------------------------
@@ -157,7 +180,11 @@ def _rounded(value: Fraction, table: str, name: str) -> int:
 
 def grade(text: str) -> Term:
     """The morale grade spelled ``text`` (case-blind; Conscripts, Guards... accepted)."""
-    return ruleset().term("grades", text)
+    rules = ruleset()
+    if not isinstance(text, str):  # refused (or found) by the look-up itself
+        return rules.term("grades", text)
+    # Once per rule set and spelling: a close asks for every unit's every turn.
+    return rules.derived(("grade", text), lambda: rules.term("grades", text))
 
 
 def _rank(term: Term) -> int:
@@ -176,11 +203,19 @@ def _counted(term: Term, vocabulary: str) -> None:
         )
 
 
-def _conditions(vocabulary: str, text: str | None) -> list[Term]:
-    terms = parse_conditions(ruleset(), vocabulary, text)
-    for term in terms:
-        _counted(term, vocabulary)
-    return terms
+def _conditions(vocabulary: str, text: str | None) -> tuple[Term, ...]:
+    rules = ruleset()
+
+    def parsed() -> tuple[Term, ...]:
+        terms = tuple(parse_conditions(rules, vocabulary, text))
+        for term in terms:
+            _counted(term, vocabulary)
+        return terms
+
+    if text is not None and not isinstance(text, str):
+        return parsed()
+    # Once per rule set and text (a refusal is not kept): a close asks for every check.
+    return rules.derived(("conditions", vocabulary, text), parsed)
 
 
 # -- artillery replacements between days of battle -------------------------------------------
@@ -670,8 +705,13 @@ def morale_check_due(
     are not routed or disordered").
     """
     crossed = brackets_crossed(grade_name, start, lost_before, lost_now)
+    return _check_due(bool(crossed), routed_or_disordered)
+
+
+def _check_due(crossed: bool, routed_or_disordered: bool) -> bool:
+    """``morale_check_due`` of brackets crossed (or not) already worked out."""
     only_formed = bool(ruleset().constant("morale_check_rules", "only_if_not_routed_or_disordered"))
-    return bool(crossed) and not (routed_or_disordered and only_formed)
+    return crossed and not (routed_or_disordered and only_formed)
 
 
 def _row_by_row(fn: Callable[..., Any], dtype: Any, *columns: pd.Series[Any]) -> pd.Series[Any]:
@@ -1075,6 +1115,14 @@ def unit_after_turn(
     ``roll_passes`` says (default: the data's reading, at or under). Percentages
     are of the figures (a battery: guns) at the start of the battle.
     """
+    with _one_ruleset():
+        return _unit_after_turn(state, turn, roll_passes, first_rally, blown_cavalry,
+                                morale_checks)  # fmt: skip
+
+
+def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
+                     first_rally: str | None, blown_cavalry: str | None,
+                     morale_checks: str | None) -> UnitOutcome:  # fmt: skip
     where = [f"turn {turn.turn}"] if turn.turn is not None else []
     where += [f"unit {state.unit!r}"] if state.unit else []
     prefix = f"{', '.join(where)}: " if where else ""
@@ -1119,8 +1167,7 @@ def unit_after_turn(
         in_turn = UnitStatus.FORMED
     else:
         in_turn = max(state.status, turn.became or UnitStatus.FORMED, key=_WORSE.__getitem__)
-    due = morale_check_due(state.grade, state.start, state.lost, lost,
-                           routed_or_disordered=shaken(in_turn))  # fmt: skip
+    due = _check_due(bool(crossed), shaken(in_turn))  # morale_check_due, crossed once
     status = in_turn
     chance = passed = None
     checks: list[bool | None] = []

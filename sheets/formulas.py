@@ -25,6 +25,7 @@ __all__ = [
     "letters",
     "match_above",
     "period_column",
+    "period_end",
     "row_above",
     "safe_name",
     "sheet_name",
@@ -135,13 +136,22 @@ def to_the_end(sheet: str, column: str) -> str:
 _LAST_ROW = 1_048_576
 
 
-def period_column(sheet: str, column: str, top: int, key: str) -> str:
+def period_end(sheet: str, top: int, key: str) -> str:
+    """The last row of a periods table on ``sheet`` whose rows start at ``top``: the last
+    number in the period ``key`` column (every period row has one: ``read_tables``
+    refuses a row without). ``sheet`` "": the sheet the formula is on."""
+    on = f"{sheet}!" if sheet else ""
+    return f"MAX({top},IFERROR(MATCH(9.99E+307,{on}${key}:${key}),{top}))"
+
+
+def period_column(sheet: str, column: str, top: int, key: str, *, end: str = "") -> str:
     """Column ``column`` of a periods table on ``sheet`` from row ``top`` down to its last
-    row: the last number in the period ``key`` column (every period row has one:
-    ``read_tables`` refuses a row without), so an array over it stays the table's size
-    as the table grows."""
-    end = f"MAX({top},IFERROR(MATCH(9.99E+307,{sheet}!${key}:${key}),{top}))"
-    return f"{sheet}!${column}${top}:INDEX({sheet}!${column}:${column},{end})"
+    row (``period_end``), so an array over it stays the table's size as the table grows.
+    ``end``: a cell holding that row, computed once (``sheet`` "": the formula's own
+    sheet)."""
+    on = f"{sheet}!" if sheet else ""
+    last = end or period_end(sheet, top, key)
+    return f"{on}${column}${top}:INDEX({on}${column}:${column},{last})"
 
 
 def match_above(equal: Mapping[str, str], top: int, row: int) -> str:

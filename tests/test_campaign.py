@@ -590,3 +590,109 @@ def test_a_campaign_of_typed_formations_keeps_no_order_of_battle(tmp_path: Path)
     path = tmp_path / "campaign.xlsx"
     save_workbook(build("campaign", "etg", formations=[("French", "Garde", 9)]), path)
     assert stored_oob(HeadlessBook(path, writable=False), registry.get("etg")) is None
+
+
+# -- template version 4: each Losses row's last row and cost computed once ----------------
+
+V3 = Path(__file__).resolve().parent / "fixtures" / "campaign-v3.xlsx"
+
+
+def _formulas(path: Path, index: int) -> dict[str, str]:
+    """The formulas of tbl_Losses' body row ``index``, by header (without the ``=``)."""
+    from battle_ledger.sheets.kinds.campaign import LOSSES
+
+    wb = openpyxl.load_workbook(path)
+    found = {}
+    for column in LOSSES.columns:
+        try:
+            value = table_cell(wb, LOSSES.name, column.header, index).value
+        except ValueError:  # a column an older ledger does not have
+            continue
+        if isinstance(value, str) and value.startswith("="):
+            found[column.header] = value[1:]
+    return found
+
+
+def test_a_losses_row_reads_its_last_row_and_cost_once(tmp_path: Path) -> None:
+    """A version 4 row's strength before is one sum of the ``Cost`` column and three of
+    the shares back, over ranges ending at the row's ``Last row``: no look-up of the
+    table's end inside it, and a fraction of the version 3 formula's length."""
+    from battle_ledger.sheets.kinds.campaign import loss_formulas
+
+    path = _campaign(tmp_path)
+    mine = _formulas(path, 0)
+    assert {"Last row", "Cost"} <= set(mine)
+    before = mine["Strength before"]
+    assert "MATCH(9.99E+307" not in before and before.count("SUMPRODUCT") == 4
+    old = loss_formulas(4, 3)["Strength before"]
+    assert old.count("SUMPRODUCT") == 9 and len(before) * 3 < len(old)
+
+
+@pytest.mark.libreoffice
+def test_a_campaign_of_template_version_3_keeps_its_formulas(tmp_path: Path) -> None:
+    """tests/fixtures/campaign-v3.xlsx (made by the code before version 4: the example's
+    divisions, Ligny and Quatre Bras on 1815-06-16, the 5e Division losing 4 and 3, the
+    5th Division 6): a battle added gets version 3's formulas and no Last row or Cost;
+    LibreOffice and the rules agree on every row; check finds nothing."""
+    from battle_ledger.sheets.kinds.campaign import compute_losses, loss_formulas
+    from tests.libreoffice import recalculated_workbook
+
+    path = tmp_path / "old.xlsx"
+    shutil.copy(V3, path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 3
+    run_on_file(path, "add-battle", name="Ligny again", date="1815-06-17", winner="draw")
+    run_on_file(path, "losses", battle="Ligny again", formation="5e Division", lost="2")
+    wb = openpyxl.load_workbook(path)
+    last = table_cell(wb, "tbl_Losses", "Formation", -1).row
+    mine = _formulas(path, last - 4)
+    assert "Last row" not in mine and "Cost" not in mine
+    assert mine == {h: f[1:] for h, f in loss_formulas(last, 3).items() if h in mine}
+    computed = compute_losses(read_campaign(HeadlessBook(path, writable=False)))
+    losses = recalculated_workbook(path)["Losses"]
+    headers = [c.value for c in losses[3]]
+    for i, (_index, row) in enumerate(computed.iterrows()):
+        cells = {h: losses.cell(row=4 + i, column=headers.index(h) + 1).value for h in row.index}
+        assert cells == dict(row), i
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+_HOSTILE = ["*", "=A", ">1", "A?", "'q", 'Say "no"']
+
+
+@pytest.mark.libreoffice
+def test_hostile_names_agree_with_libreoffice(tmp_path: Path) -> None:
+    """Formations and battles named as criteria, wildcards and quotes read them (``*``,
+    ``=A``, ``>1``, ``A?``, quotes), two battles on one day and one later: LibreOffice's
+    Losses rows, Formations and Timeline are the rules'."""
+    from battle_ledger.sheets.kinds.campaign import compute_losses, standings
+    from tests.libreoffice import recalculated_workbook
+
+    path = tmp_path / "hostile.xlsx"
+    formations = [("Blue" if i % 2 else "Red", name, 10 + i) for i, name in enumerate(_HOSTILE)]
+    save_workbook(build("campaign", "etg", formations=formations), path)
+    plays = [("*", "1815-06-16", "Blue"), ("=A", "1815-06-16", "Red"), ("A?", "1815-06-20", "draw")]
+    for n, (battle, date, winner) in enumerate(plays, start=1):
+        run_on_file(path, "add-battle", name=battle, date=date, winner=winner)
+        for k, name in enumerate(_HOSTILE):
+            run_on_file(path, "losses", battle=str(n), formation=name, lost=str((n + k) % 4))
+    wb = openpyxl.load_workbook(path)
+    named_cell(wb, "StrengthOn").value = "1815-06-21"
+    wb.save(path)
+    ledger = read_campaign(HeadlessBook(path, writable=False))
+    computed = compute_losses(ledger)
+    shown = recalculated_workbook(path)
+    losses = shown["Losses"]
+    headers = [c.value for c in losses[3]]
+    for i, (_index, row) in enumerate(computed.iterrows()):
+        cells = {h: losses.cell(row=4 + i, column=headers.index(h) + 1).value for h in row.index}
+        assert cells == dict(row), i
+    on = {u["formation"]: u["strength"] for u in standings(ledger, dt.date(1815, 6, 21))}
+    assert on == {r[1].value: r[6].value for r in shown["Formations"].iter_rows(min_row=4)
+                  if r[1].value}  # fmt: skip
+    timeline = shown["Timeline"]
+    for column in (c.column for c in timeline[8][2:] if c.value):
+        when = dt.date.fromisoformat(timeline.cell(row=8, column=column).value)
+        want = {u["formation"]: u["strength"] for u in standings(ledger, when)}
+        got = {timeline.cell(row=r, column=2).value: timeline.cell(row=r, column=column).value
+               for r in range(9, 9 + len(_HOSTILE))}  # fmt: skip
+        assert got == want, when

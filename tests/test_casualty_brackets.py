@@ -1431,3 +1431,39 @@ def _brigade_losses_setting(path: Path, tmp_path: Path, setting: str) -> None:
     )
     applied = CliRunner().invoke(cli, ["rules", "apply", str(path), str(house)])
     assert applied.exit_code == 0, applied.output
+
+
+def test_a_turn_is_worked_out_once_whatever_its_number_but_a_leaders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close's fold works a turn out once for the unit's numbers and the turn's
+    entries, not once per turn number: quiet turns of units alike are one. A turn with a
+    leader attached is its own (his return counts from it): two units alike, each losing
+    3 with a leader wounded ("return in 3 turns"), in turns 1 and 2, have him back on
+    turns 4 and 5."""
+    from battle_ledger.rulesets import glory_of_the_empire as gote
+    from battle_ledger.sheets.kinds.casualty_brackets import compute_turns, read_brackets
+
+    path = tmp_path / "alike.xlsx"
+    alike = [("Blue", "A", "Conscript", 20), ("Blue", "B", "Conscript", 20)]
+    save_workbook(build("casualty-brackets", "gote", units=alike, battle="Test"), path)
+    for unit in ("A", "B"):
+        run_on_file(path, "record", unit=unit, fire="3", leader_attached="Y",
+                    leader_roll="1", leader_result_roll="45")  # fmt: skip
+        run_on_file(path, "end-turn")
+    for _ in range(4):
+        run_on_file(path, "end-turn", allow_empty=True)
+    units = _units(path)
+    backs = {u: [c["returns_turn"] for c in d["leader_casualties"]] for u, d in units.items()}
+    assert backs == {"A": [4], "B": [5]}
+    worked: list[int | None] = []
+    real = gote.unit_after_turn
+    monkeypatch.setattr(gote, "unit_after_turn",
+                        lambda s, t, **k: worked.append(t.turn) or real(s, t, **k))  # fmt: skip
+    ledger = read_brackets(HeadlessBook(path, writable=False))
+    compute_turns(ledger)
+    quiet = [lost for lost in ledger.turns["Lost to fire"] if not lost]
+    assert len(quiet) > 4 and len(worked) < len(ledger.turns)
+    # A: turn 1 (the leader's), 2 (quiet, 3 lost); B: 1 (quiet, none lost), 2 (the
+    # leader's), 3 (quiet, 3 lost: A's turn 2 again, whatever its number)
+    assert sorted(worked) == [1, 1, 2, 2]

@@ -885,3 +885,51 @@ def test_the_brackets_and_check_modifiers_are_the_house_rule_sets_own() -> None:
         assert gote.morale_check_chance("veteran") == check
     assert gote.casualty_brackets("conscript") == printed
     assert gote.rally_chance("veteran") == rally
+
+
+def _house_rally(percent: int) -> Any:
+    from battle_ledger.rulesets.house import parse_house
+
+    return parse_house(
+        "id: glory-of-the-empire\ntables:\n  rally_modifiers:\n    override: true\n"
+        f"    rows:\n      - {{modifier: veteran, percent: {percent}}}\n",
+        "house.yaml",
+    )
+
+
+def test_a_units_turn_looks_the_rule_set_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit's turn (a check, a rout, a rally) asks the registry for the rule set once,
+    the house rules in force then: its rally is the house rule set's."""
+    state = gote.UnitState("u", "veteran", 20, lost=9)
+    turn = gote.UnitTurn(turn=2, fire=2, morale_roll=99, rally_roll=99, leader_attached=True)
+    printed = gote.unit_after_turn(state, turn, first_rally=gote.FirstRally.SAME_TURN)
+    asked = []
+    real = rulesets.registry.get
+    monkeypatch.setattr(rulesets.registry, "get", lambda name: asked.append(name) or real(name))
+    with rulesets.registry.using_house_rules([_house_rally(33)]):
+        house = gote.unit_after_turn(state, turn, first_rally=gote.FirstRally.SAME_TURN)
+        assert len(asked) == 1
+        expected = gote.rally_chance("veteran", "leader", house.lost, 20, 2)
+    assert house.status == printed.status == gote.UnitStatus.ROUTED
+    assert house.rally_chance == expected != printed.rally_chance
+
+
+def test_a_grade_and_a_conditions_text_are_read_once_per_rule_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The close asks for a unit's grade and its check's conditions every turn: each
+    spelling is looked up once per rule set (a house rule set has its own)."""
+    from battle_ledger.rulesets.model import Ruleset
+
+    parsed, looked_up = [], []
+    real_parse, real_term = gote.parse_conditions, Ruleset.term
+    monkeypatch.setattr(gote, "parse_conditions",
+                        lambda *a, **k: parsed.append(a[1:]) or real_parse(*a, **k))  # fmt: skip
+    monkeypatch.setattr(
+        Ruleset, "term", lambda rs, v, t: looked_up.append((v, t)) or real_term(rs, v, t)
+    )
+    with rulesets.registry.using_house_rules([_house_rally(7)]):  # a rule set of its own
+        chances = {gote.rally_chance("Veteran", "leader", lost, 20, 0) for lost in range(5)}
+    assert len(chances) == 5
+    assert parsed == [("check_conditions", "leader")]
+    assert looked_up.count(("grades", "Veteran")) == 1

@@ -56,6 +56,7 @@ from battle_ledger.sheets.formulas import (
     iso_date,
     letters,
     period_column,
+    period_end,
     sheet_name,
     sum_equal,
     thing_row,
@@ -142,6 +143,10 @@ DRAW = "draw"
 EVENT_DAYS = ("Day", "Day next", "Day week", "Day month")
 _RETURNS = ("Next day", "After a week", "After a month")
 _TOP = 3
+#: Template version 4: each Losses row computes once where the table ends (``Last row``)
+#: and what the battle costs its formation (``Cost``), and its strength reads them: one
+#: sum over its formation's earlier battles where there were six, over short ranges.
+_SHORT = 4
 
 FORMATIONS = Table(
     name="tbl_Formations",
@@ -221,6 +226,8 @@ LOSSES = Table(
         Column("Figures donated", "donated", _I, Entry.WHOLE, "figures this unit gave up for "
                "good as artillery replacements after this battle", low=0, width=8, since=2,
                recorded="replace-artillery"),
+        Column("Last row", "last_row", _H, since=_SHORT),
+        Column("Cost", "cost", _H, since=_SHORT),
     ),
 )  # fmt: skip
 
@@ -229,22 +236,24 @@ def _constant(name: str) -> str:
     return constant_name("campaign_recovery_days", name)
 
 
-def _losses_column(header: str) -> str:
-    """Column ``header`` of tbl_Losses, its rows only (exact look-ups are arrays)."""
+def _losses_column(header: str, end: str = "") -> str:
+    """Column ``header`` of tbl_Losses, its rows only (exact look-ups are arrays). ``end``:
+    a Losses row's ``Last row`` cell, for a formula on the Losses sheet itself."""
     c = letters(LOSSES.headers)
-    return period_column(sheet_name(LOSSES.sheet), c[header], HEADER_ROW + 1, c["Battle"])
+    sheet = "" if end else sheet_name(LOSSES.sheet)
+    return period_column(sheet, c[header], HEADER_ROW + 1, c["Battle"], end=end)
 
 
-def _summed(header: str, formation: str, days: str) -> str:
+def _summed(header: str, formation: str, days: str, end: str = "") -> str:
     """The formation's ``header`` (Losses) summed over the battles up to day ``days``."""
-    f, day = _losses_column("Formation"), _losses_column("Day")
-    return sum_equal(_losses_column(header), {f: formation}, [f"{day}<={days}"])
+    f, day = _losses_column("Formation", end), _losses_column("Day", end)
+    return sum_equal(_losses_column(header, end), {f: formation}, [f"{day}<={days}"])
 
 
-def _back(formation: str, day: str) -> str:
+def _back(formation: str, day: str, end: str = "") -> str:
     """The stands of the formation's battles back by day ``day``."""
     return "+".join(
-        _summed(header, formation, f"{day}-{_constant(days)}")
+        _summed(header, formation, f"{day}-{_constant(days)}", end)
         for header, days in zip(_RETURNS, ("next_day", "week", "month"), strict=True)
     )
 
@@ -253,25 +262,45 @@ def _back(formation: str, day: str) -> str:
 _NET = (("Stands lost", "+"), ("Guns replaced", "-"), ("Figures donated", "+"))
 
 
-def strength_formula(formation: str, start: str, day: str, *, before: str = "") -> str:
+def _cost(r: int) -> str:
+    """What the battle of Losses row ``r`` costs its formation (``_NET``; blanks and text
+    count 0, as the sums count them)."""
+    c = letters(LOSSES.headers)
+    return "".join(f"{sign}N(${c[header]}{r})" for header, sign in _NET).lstrip("+")
+
+
+def strength_formula(formation: str, start: str, day: str, *, before: str = "",
+                     end: str = "", version: int = _SHORT) -> str:  # fmt: skip
     """A formation's stands on day number ``day``: its ``start`` less what the battles
     up to that day cost (stands lost, less guns replaced, plus figures donated), plus
     what has come back. ``before``: a battle's number, to count only the battles before
-    it on that day (the strength before that battle)."""
-    f, col = _losses_column("Formation"), _losses_column
+    it on that day (the strength before that battle). ``end``: a Losses row's ``Last
+    row`` cell (a formula on that row). ``version``: the template version of the ledger
+    (before 4: each part of the cost summed apart, no ``Cost`` column)."""
+
+    def col(header: str) -> str:
+        return _losses_column(header, end)
+
+    f, d = col("Formation"), col("Day")
+    if version >= _SHORT:
+        earlier = [f"({d}<{day})+({d}={day})*({col('Battle')}<{before})"] if before else [
+            f"{d}<={day}"]  # fmt: skip
+        cost = sum_equal(col("Cost"), {f: formation}, earlier)
+        return f"{start}-{cost}+{_back(formation, day, end)}"
     parts = []
     for header, sign in _NET:
         if before:
-            parts.append(sign + sum_equal(col(header), {f: formation}, [f"{col('Day')}<{day}"]))
-            parts.append(sign + sum_equal(col(header), {f: formation, col("Day"): day},
+            parts.append(sign + sum_equal(col(header), {f: formation}, [f"{d}<{day}"]))
+            parts.append(sign + sum_equal(col(header), {f: formation, d: day},
                                           [f"{col('Battle')}<{before}"]))  # fmt: skip
         else:
             parts.append(sign + _summed(header, formation, day))
     return f"{start}-({''.join(parts)})+{_back(formation, day)}"
 
 
-def loss_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Losses on sheet row ``r``: ``formation_battles`` step for step."""
+def loss_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
+    """The formulas of tbl_Losses on sheet row ``r`` of a ledger of template ``version``:
+    ``formation_battles`` step for step."""
     c = letters(LOSSES.headers)
     b = letters(BATTLES.headers)
     f = letters(FORMATIONS.headers)
@@ -293,12 +322,15 @@ def loss_formulas(r: int) -> dict[str, str]:
     def known(formula: str) -> str:  # blank where the rules print no recovery
         return f'IF(ISNUMBER(VLOOKUP({outcome},{RECOVERY},4,0)),{formula},"")'
 
+    short = version >= _SHORT
     draw = f'IF(DrawCounts="{recovery.DrawCounts.WINNERS}","winner","loser")'
-    return unless_blank(cell("Formation"), {
+    formulas = {
         "Outcome": (f'IF({cell("Winner")}="{DRAW}",{draw},'
                     f'IF({cell("Winner")}={cell("Side")},"winner","loser"))'),
         "Strength before": strength_formula(cell("Formation"), cell("Start"), cell("Day"),
-                                            before=cell("Battle")),
+                                            before=cell("Battle"),
+                                            end=cell("Last row") if short else "",
+                                            version=version),
         "Next day": known(back_by(1)),
         "After a week": known(f"{back_by(2)}-{back_by(1)}"),
         "After a month": known(f"{back_by(3)}-{back_by(2)}"),
@@ -309,7 +341,11 @@ def loss_formulas(r: int) -> dict[str, str]:
         "Winner": on_battle("Winner"),
         "Start": (f"INDEX({formations}!${f['Stands at start']}:${f['Stands at start']},"
                   f"{thing_row(cell('Formation'), formations, f['Formation'])})"),
-    })  # fmt: skip
+    }  # fmt: skip
+    if short:
+        formulas["Last row"] = period_end("", HEADER_ROW + 1, c["Battle"])
+        formulas["Cost"] = _cost(r)
+    return unless_blank(cell("Formation"), formulas)
 
 
 def battle_formulas(r: int) -> dict[str, str]:
@@ -442,12 +478,13 @@ KIND = register(
         off_table=frozenset(),
         step=recovery.formation_battles,
         period_formulas=loss_formulas,
+        versioned_formulas=loss_formulas,
         compute=lambda book: compute_losses(read_campaign(book)),  # defined below
         close="add-battle",
         asks_if_empty=False,
         record="losses",
         macro_prefix="campaign",
-        template_version=OOB_SINCE,
+        template_version=_SHORT,
         front="Campaign",
         grid=TIMELINE,
     )

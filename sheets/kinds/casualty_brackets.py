@@ -641,7 +641,9 @@ def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> Non
 def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
     folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
     # The rules' outcome of a turn depends on the unit's numbers and the turn's entries
-    # alone (its name only names it in a refusal): worked out once for each.
+    # alone (its name only names it in a refusal, and the turn's number only a refusal
+    # and an attached leader's return): worked out once for each. A turn a refusal
+    # names is worked out afresh (a refusal is never kept), so it names its own.
     known: dict[tuple[Any, ...], gote.UnitOutcome] = {}
     for unit, rows in periods_of(ledger, KIND, ledger.starts):
         state = ledger.starts[unit]
@@ -660,7 +662,7 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 morale_roll_2=cell_whole(row["Morale roll 2"]),
                 morale_roll_3=cell_whole(row["Morale roll 3"]),
             )
-            asked = rules_key((turn, ""), (state, "unit"))
+            asked = rules_key((turn, "" if turn.leader_attached else "turn"), (state, "unit"))
             out = known.get(asked)
             try:
                 if out is None:
