@@ -421,6 +421,11 @@ def _unused_orders(row: Mapping[str, Any]) -> list[str]:
             if yes_no(row.get(TURNS.header(u)), TURNS.header(u))]  # fmt: skip
 
 
+def _veterans(ledger: HitsLedger, unit: str) -> bool:
+    """Whether ``unit`` is Veterans on its Units row ("may be assigned a second Order")."""
+    return "veterans" in ledger.fighting.get(unit, ())
+
+
 def _orders(row: Mapping[str, Any]) -> int:
     """The Orders a unit's row of a turn says it was given (0, 1, or a Veteran's 2)."""
     return sum(yes_no(row.get(TURNS.header(g)), TURNS.header(g)) for g, _ in _ORDERS)
@@ -491,7 +496,7 @@ def _fold(ledger: HitsLedger) -> _Folded:
                 unused_second_order=bool(row["Unused second Order"]),
             )  # fmt: skip
             of_type, has = ledger.types[unit], ledger.qualities[unit]
-            veterans = "veterans" in ledger.fighting.get(unit, ())
+            veterans = _veterans(ledger, unit)
             asked = (ledger.strengths[unit], of_type, has, veterans, hits,
                      *rules_key((turn, "turn")))  # fmt: skip
             out = known.get(asked)
@@ -629,7 +634,7 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
     refuse_newer_inputs(book, KIND, TURNS, given, version)
     if given.get("second_order"):
         try:
-            se.may_hold_a_second_order("veterans" in ledger.fighting.get(name, ()), f"{name}: ")
+            se.may_hold_a_second_order(_veterans(ledger, name), f"{name}: ")
         except InvalidArgumentError as exc:
             raise CommandError(exc.message, column="--second-order", value="Y",
                                expected=exc.expected) from None  # fmt: skip
@@ -980,7 +985,8 @@ def fire(
 ) -> OperationResult:
     """A Fire Action (or Skirmish Fire) thrown by the ledger, its Hits on the target's row.
 
-    The dice from the units' Formation, the firer's Unused Order (spent), its Medium
+    The dice from the units' Formation, the firer's unused Order (one spent: a Veteran's
+    second after its first), its Medium
     Battery and Low Supplies (the Units) and the target's type, with the conditions typed;
     "Hits are inflicted by rolling the final modified number of d6"; the Hits go on the
     target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
@@ -1152,13 +1158,13 @@ def assault(
 
     "Assaulted Guns are Removed immediately"; else "Both Units inflict Hits
     during the Assault by rolling d6 equal to their remaining Strength Points, modified"
-    (the units' types and Formations, the defender's unused Order, spent to Defend, with
+    (the units' types and Formations, the defender's unused Order, one spent to Defend, with
     the conditions typed); each side's Hits go on the other's row this turn (Assault
     hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
     - Assaulter loses Ties and retreats 1 Box" (with --crossed or --into-impassible, what
     that retreat met: its Hits on the loser's row, or its elimination). The defender's
     Resolute/Steady on the Units: "a Bonus 1d6 ... when Assaulted". The Assaulter's Order
-    is used.
+    is used (one: a Veteran's second, if unused, stays).
 
     Example: battle-ledger run assault ledger.xlsx --unit "42e Ligne" --target "Acland's 78th and 81st" --seed 7
     """  # noqa: E501
