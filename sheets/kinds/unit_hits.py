@@ -255,7 +255,7 @@ TURNS = Table(
                width=8, since=_VETERANS),
         Column("Unused second Order", "unused_second_order", _I, Entry.YES_NO,
                "Y: its second Order is unused (+1 d6 to fire, or spent to defend an Assault)",
-               width=9, since=_VETERANS),
+               width=14, since=_VETERANS),
     ),
 )  # fmt: skip
 
