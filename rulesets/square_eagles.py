@@ -36,6 +36,7 @@ __all__ = [
     "HITS_EQUAL_TO_STRENGTH",
     "IMPASSIBLE_TERRAIN",
     "INITIATIVE_HELD",
+    "ORDER_QUALITIES",
     "RALLY_ANSWERS",
     "RALLY_QUALITIES",
     "REACTING",
@@ -71,6 +72,7 @@ __all__ = [
     "initiative_switch_odds",
     "initiative_switches",
     "is_removed",
+    "may_hold_a_second_order",
     "move_boxes",
     "must_withdraw",
     "order_cost",
@@ -114,10 +116,14 @@ ASSAULT_QUALITIES: dict[str, str] = {"resolute": "resolute"}
 #: "Limited Skirmishers. The Unit may only Skirmish Fire at 1 Box Range."
 SKIRMISH_QUALITIES: dict[str, str] = {"light_rifles": "light rifles",
                                       "limited_skirmishers": "limited skirmishers"}  # fmt: skip
+#: The optional rules' qualities that change a unit's Orders (the ``grades`` id): "Veterans.
+#: This Unit may be assigned a second Order but must use both this Turn as usual." (its
+#: second unused Order gives Fire its "+1 d6 for unused Order marker", or Defends an Assault).
+ORDER_QUALITIES: dict[str, str] = {"veterans": "veterans"}
 #: Every quality a Hits ledger holds on its Units, by field: the id of the ``grades`` term
 #: an order of battle gives it by.
 UNIT_QUALITIES: dict[str, str] = {**RALLY_QUALITIES, **FIRE_QUALITIES, **ASSAULT_QUALITIES,
-                                  **SKIRMISH_QUALITIES}  # fmt: skip
+                                  **SKIRMISH_QUALITIES, **ORDER_QUALITIES}  # fmt: skip
 #: "Formations: Line, Column, Square" (the Summary Sheet's Infantry; the data's
 #: ``formations``), as a ledger offers them.
 FORMATIONS: tuple[str, ...] = ("Line", "Column", "Square")
@@ -610,6 +616,8 @@ class HitsTurn:
     formation: str | None = None  # Infantry's Line, Column or Square this turn
     ordered: bool = False  # given an Order this turn ("Place a marker next to each unit")
     unused_order: bool = False  # its Order still unused ("+1 d6 for unused Order marker")
+    second_order: bool = False  # Veterans: "may be assigned a second Order"
+    unused_second_order: bool = False  # that second Order still unused
 
     @property
     def rally_conditions(self) -> str:
@@ -670,6 +678,16 @@ def formation_of(formation: str, of_type: str | None) -> str:
     return term.name
 
 
+def may_hold_a_second_order(veterans: bool, prefix: str = "") -> None:
+    """Refuse a second Order for a unit that is not Veterans ("Veterans. This Unit may be
+    assigned a second Order"): the field ``second_order`` named, as a turn's row holds it."""
+    if not veterans:
+        raise InvalidArgumentError(
+            f"{prefix}only Veterans may be assigned a second Order", column="second_order",
+            value=True, expected="no second Order, or a unit with the quality Veterans",
+        )  # fmt: skip
+
+
 def assault_before_rally(initiative: bool | None = None) -> bool:
     """Whether the Hits of an Assault on a unit come before its Rally in the same turn.
     Both are Actions, and "The Side with Initiative performs Actions" first (3a): where
@@ -690,6 +708,7 @@ def hits_after_turn(
     assault_first: bool | None = None,
     of_type: str | None = None,
     qualities: Collection[str] = (),
+    veterans: bool = False,
 ) -> HitsOutcome:
     """One unit's turn in the text's order: the Actions Phases (a Rally: 4+ one Hit back,
     6+ two, its modifiers from the data (Cover, a General attached), "Units may not rally
@@ -706,6 +725,8 @@ def hits_after_turn(
     impassible terrain) is removed whatever its Hits; the Hits it took are kept.
     ``qualities``: the unit's Rally conditions of the optional rules (``RALLY_QUALITIES``'
     ids: Stubborn, Guard), counted with the turn's answers as ``rally_result`` counts them.
+    ``veterans``: the unit "may be assigned a second Order" (``turn.second_order``, beside its
+    first); a second Order of any other unit is refused.
     """
     prefix = (f"turn {turn.turn}, " if turn.turn is not None else "") + (
         f"unit {unit!r}: " if unit else "")  # fmt: skip
@@ -737,6 +758,20 @@ def hits_after_turn(
             column="unused_order", value=True,
             expected="an Order given (or a General attached: it counts as Ordered), or no "
             "unused Order",
+        )  # fmt: skip
+    if turn.second_order:
+        may_hold_a_second_order(veterans, prefix)
+        if not (turn.ordered or turn.general_attached):
+            raise InvalidArgumentError(
+                f"{prefix}a second Order is given beside a first", column="second_order",
+                value=True, expected="Ordered (or a General attached: it counts as Ordered), "
+                "or no second Order",
+            )  # fmt: skip
+    if turn.unused_second_order and not turn.second_order:
+        raise InvalidArgumentError(
+            f"{prefix}an unused second Order is a second Order the unit was given this turn",
+            column="unused_second_order", value=True,
+            expected="a second Order given (Veterans), or no unused second Order",
         )  # fmt: skip
     cause = None if turn.removed is None else removed_at_once(turn.removed, of_type)
     if cause is None and hits >= sp:

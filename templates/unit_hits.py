@@ -119,9 +119,9 @@ def build_unit_hits(
     note = ("Record each unit's Hits on the Turns sheet; 3+ Hits from one Fire Action: "
             "Withdraw!; Rally: 4+ one Hit back, 6+ two, +1 In Cover or with a General "
             "attached (Stubborn too; Guard one more); on the Units, Resolute/Steady, Medium "
-            "Battery, Low Supplies for run assault and run fire; Removed: Assaulted Guns or "
-            "impassible terrain, at once; Initiative: its side acts first (its Rally before an "
-            "Assault on it).")  # fmt: skip
+            "Battery, Low Supplies for run assault and run fire, Veterans for a second Order "
+            "(Turns' Second Order); Removed: Assaulted Guns or impassible terrain, at once; "
+            "Initiative: its side acts first (its Rally before an Assault on it).")  # fmt: skip
     front_sheet(wb, KIND, note, {"BattleName": battle}, {"CurrentTurn": current_turn_formula(KIND)})
     add_rules_sheet(wb, ruleset, tables=["rally_results", "rally_modifiers", "rally_limits",
                                          "turn_order", "withdraw", "strength_points",

@@ -623,3 +623,57 @@ def test_skirmish_fire_stops_at_its_range(qualities: tuple[str, ...], refused_at
         se.skirmish_fire("lights", refused_at, lambda: 4, "", qualities)
     with pytest.raises(InvalidArgumentError, match="do not fire"):
         se.skirmish_fire("cavalry", 1, lambda: 4, "", qualities)
+
+
+# -- Veterans: a second Order ------------------------------------------------------------------
+
+
+def test_veterans_is_a_quality_an_order_of_battle_gives() -> None:
+    """OPTIONAL RULES: "Veterans. This Unit may be assigned a second Order but must use both
+    this Turn as usual.": a term of the grades (by its name or "veteran"), the quality the
+    Hits ledger's Veterans column holds."""
+    term = se.ruleset().term("grades", "Veterans")
+    assert se.ruleset().term("grades", "veteran") == term
+    assert se.UNIT_QUALITIES["veterans"] == term.id == se.ORDER_QUALITIES["veterans"]
+    assert term.source is not None and "may be assigned a second Order" in term.source.quote
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    hits=st.integers(0, 6),
+    fire=st.integers(0, 1),
+    roll=st.none() | st.integers(1, 6),
+    general=st.booleans(),
+    unused=st.booleans(),
+)
+def test_only_veterans_may_be_assigned_a_second_order(
+    hits: int, fire: int, roll: int | None, general: bool, unused: bool
+) -> None:
+    """ "Veterans. This Unit may be assigned a second Order": a turn's second Order (used or
+    not) is refused for a unit that is not Veterans, naming the field; for a Veteran it is
+    held and changes none of the turn's Hits (its die is Fire's or the Assault's, thrown by
+    the ledger's operations)."""
+    one = se.HitsTurn(turn=1, fire_hits=fire, rally_roll=roll, ordered=not general,
+                      general_attached=general, unused_order=True)  # fmt: skip
+    two = replace(one, second_order=True, unused_second_order=unused)
+    with pytest.raises(InvalidArgumentError, match="only Veterans") as err:
+        se.hits_after_turn("78th", 7, hits, two)
+    assert err.value.column == "second_order"
+    assert se.hits_after_turn("78th", 7, hits, two, veterans=True) == se.hits_after_turn(
+        "78th", 7, hits, one
+    )
+
+
+@pytest.mark.parametrize(
+    ("turn", "column"),
+    [(se.HitsTurn(second_order=True), "second_order"),  # no first Order beside it
+     (se.HitsTurn(ordered=True, unused_second_order=True), "unused_second_order")],
+)  # fmt: skip
+def test_a_second_order_is_beside_a_first_and_unused_only_if_given(
+    turn: se.HitsTurn, column: str
+) -> None:
+    """ "a second Order": a Veteran's beside its first (Ordered, or a General attached: "it
+    counts as Ordered"); an unused second Order is one it was given."""
+    with pytest.raises(InvalidArgumentError) as err:
+        se.hits_after_turn("78th", 7, 0, turn, veterans=True)
+    assert err.value.column == column

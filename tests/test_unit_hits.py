@@ -229,8 +229,8 @@ def test_an_order_of_battle_gives_a_unit_its_quality(tmp_path: Path) -> None:
         "78th": (False, True),
         "1er Léger": (False, False),
     }
-    oob.write_text(oob.read_text(encoding="utf-8").replace("Guard", "Veterans"), "utf-8")
-    with pytest.raises(BattleLedgerError, match="Veterans") as err:
+    oob.write_text(oob.read_text(encoding="utf-8").replace("Guard", "Elite"), "utf-8")
+    with pytest.raises(BattleLedgerError, match="Elite") as err:
         read_oob(oob)
     assert "grade" in str(err.value)
 
@@ -855,12 +855,13 @@ def test_an_order_of_battle_gives_a_unit_the_qualities_of_fire_and_assault(
 ) -> None:
     """The order of battle's quality names each of the optional rules' qualities the text
     words ("Resolute/Steady", "Medium Battery", "Low Supplies", "Light Rifles", "Limited
-    Skirmishers"): each is Y on its unit's Units row (template version 5) and in report."""
+    Skirmishers"; "Veterans", template version 6): each is Y on its unit's Units row
+    (template version 5) and in report."""
     from battle_ledger.sheets.oob import read_oob
 
     given = {"78th": "Resolute/Steady", "Royal Artillery": "medium battery",
              "1er Léger": "Low Supplies", "Kempt's Lights": "light rifles",
-             "Voltigeurs": "Limited Skirmishers"}  # fmt: skip
+             "Voltigeurs": "Limited Skirmishers", "Chasseurs": "Veterans"}  # fmt: skip
     lines = {side: "".join(f"      - {{unit: {u}, type: {t}"
                            + (f", quality: {given[u]}" if u in given else "") + "}\n"
                            for s, u, t, _ in _FIGHTERS if s == side)
@@ -871,7 +872,7 @@ def test_an_order_of_battle_gives_a_unit_the_qualities_of_fire_and_assault(
                    encoding="utf-8")  # fmt: skip
     path = tmp_path / "q.xlsx"
     save_workbook(build("casualty-brackets", "square-eagles", read_oob(oob)), path)
-    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    assert HeadlessBook(path, writable=False).meta().template_version >= 6
     units = _hits_by_unit(path)
     held = {u: {f for f in se.UNIT_QUALITIES if units[u][f]} for u in units}
     named = {u: {f for f, g in se.UNIT_QUALITIES.items()
@@ -1518,4 +1519,264 @@ def test_a_version_2_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     run_on_file(path, "end-turn")
     run_on_file(path, "record", unit="Royal Artillery", fire_hits="5", most_from_one_fire="3")
     run_on_file(path, "record", unit="Kempt's Lights", rally_roll="6", in_cover=True)
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- Veterans and a second Order (template version 6) -------------------------------------
+
+#: "Veterans. This Unit may be assigned a second Order but must use both this Turn as usual."
+_BOTH_ORDERS = {"ordered": True, "unused_order": True, "second_order": True,
+                "unused_second_order": True}  # fmt: skip
+
+
+def _veterans(tmp_path: Path, name: str = "veterans.xlsx") -> Path:
+    """The six fighters, the 78th Veterans, given two Orders, both unused."""
+    path = _fighters(tmp_path, {"78th": {"veterans"}}, name)
+    run_on_file(path, "record", unit="78th", **_BOTH_ORDERS)
+    return path
+
+
+def test_a_veteran_holds_two_orders_and_a_non_veteran_is_refused(tmp_path: Path) -> None:
+    """OPTIONAL RULES, "Veterans. This Unit may be assigned a second Order": the 78th,
+    Veterans Y on the Units, holds a second Order on its Turns row beside its first, both
+    unused, in report; a second Order for 1er Léger (not Veterans) is refused: by record
+    naming the option (exit 2), typed on the sheet naming the row and the column (exit 1 at
+    the next operation, and a problem check names), the file unchanged."""
+    path = _veterans(tmp_path)
+    units = _hits_by_unit(path)
+    assert units["78th"]["veterans"] and not units["1er Léger"]["veterans"]
+    assert (units["78th"]["orders"], units["78th"]["unused_orders"]) == (2, 2)
+    assert "78th: 0 Hits of 7 SP (in play); Veterans: 2 Orders, 2 unused" in run_report(
+        HeadlessBook(path, writable=False)).summary  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="78th")
+    assert [
+        table_cell(wb, TURNS.name, h, row).value
+        for h in ("Ordered", "Unused Order", "Second Order", "Unused second Order")
+    ] == ["Y"] * 4
+    run_on_file(path, "record", unit="1er Léger", ordered=True)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "1er Léger",
+                                      "--second-order", "Y"])  # fmt: skip
+    assert result.exit_code == 2 and "only Veterans may be assigned a second Order" in result.output
+    assert "column --second-order" in result.output and path.read_bytes() == before
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="1er Léger")
+    table_cell(wb, TURNS.name, "Second Order", row).value = "Y"
+    wb.save(path)
+    typed = path.read_bytes()
+    sheet_row = table_cell(wb, TURNS.name, "Second Order", row).row
+    where = f"table {TURNS.name}, row {sheet_row}, column Second Order)"
+    (problem,) = run_check(HeadlessBook(path, writable=False))
+    assert "only Veterans may be assigned a second Order" in str(problem) and where in str(problem)
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "1er Léger",
+                                      "--fire-hits", "1"])  # fmt: skip
+    assert result.exit_code == 1 and where in result.output and path.read_bytes() == typed
+
+
+@pytest.mark.parametrize(
+    ("given", "column", "says"),
+    [({"second_order": True}, "Second Order", "beside a first"),
+     ({"ordered": True, "unused_second_order": True}, "Unused second Order",
+      "an unused second Order is a second Order")],
+)  # fmt: skip
+def test_a_veterans_second_order_is_beside_a_first_and_unused_only_if_given(
+    given: dict[str, bool], column: str, says: str, tmp_path: Path
+) -> None:
+    """ "a second Order": beside the first (Ordered, or a General attached: "it counts as
+    Ordered"); an unused second Order is one given. Refused naming the column, the file
+    unchanged; with a General attached the second Order is held."""
+    path = _fighters(tmp_path, {"78th": {"veterans"}})
+    before = path.read_bytes()
+    with pytest.raises(BattleLedgerError, match=says) as err:
+        run_on_file(path, "record", unit="78th", **given)
+    assert err.value.column == column and path.read_bytes() == before
+    run_on_file(path, "record", unit="78th", general_attached=True, second_order=True,
+                unused_second_order=True)  # fmt: skip
+    assert _hits_by_unit(path)["78th"]["unused_orders"] == 1
+
+
+def test_the_second_unused_order_adds_its_d6_where_the_first_was_spent(tmp_path: Path) -> None:
+    """ "+1 d6 for unused Order marker" ("An order dice may be used as a bonus 1d6"): the
+    Veteran 78th fires with its first unused Order's die (spent: Unused Order N), fires
+    again with its second's (Unused second Order N), then with neither: one die per fire,
+    as SE_FIRE_DICE counts, while a unit of one Order has its die once."""
+    path = _veterans(tmp_path)
+    shots = [run_on_file(path, "fire", unit="78th", target="1er Léger", range="1",
+                         seed=seed).details for seed in (1, 2, 3)]  # fmt: skip
+    with_order, without = se.fire_dice("infantry", 1, "unused order"), se.fire_dice("infantry", 1)
+    assert [s["dice"] for s in shots] == [with_order, with_order, without]
+    assert [s["order_spent"] for s in shots] == [True, True, False]
+    wb = openpyxl.load_workbook(path)
+    row = find_row(wb, TURNS.name, Unit="78th")
+    assert [table_cell(wb, TURNS.name, h, row).value
+            for h in ("Unused Order", "Unused second Order")] == ["N", "N"]  # fmt: skip
+    assert _hits_by_unit(path)["78th"]["unused_orders"] == 0
+    assert _hits_by_unit(path)["1er Léger"]["hits"] == sum(s["hits"] for s in shots)
+
+
+def test_a_veteran_fires_with_one_order_and_defends_with_the_other(tmp_path: Path) -> None:
+    """ "+1 d6 for unused Order marker"; "A Unit with an unused Order may spend the Order to
+    Defend and ... get a bonus 1d6 during the Assault resolution": the Veteran 78th with two
+    unused Orders fires (one spent) and, assaulted by 1er Léger, still Defends with the
+    other (one die more, as SE_ASSAULT_DICE counts with "unused order"); the same 78th with
+    one Order spends it at fire and defends with its SP alone."""
+    veteran = _veterans(tmp_path)
+    plain = _fighters(tmp_path, {}, "plain.xlsx")
+    run_on_file(plain, "record", unit="78th", ordered=True, unused_order=True)
+    done = {}
+    for name, path in (("veteran", veteran), ("plain", plain)):
+        run_on_file(path, "fire", unit="78th", target="1er Léger", range="1", seed=5)
+        done[name] = run_on_file(path, "assault", unit="1er Léger", target="78th",
+                                 seed=5).details  # fmt: skip
+    held, one = done["veteran"]["defender"], done["plain"]["defender"]
+    assert held["order_spent"] and not one["order_spent"]
+    assert held["dice"] == se.assault_dice("Infantry", 7, "defender", "unused order")
+    assert one["dice"] == se.assault_dice("Infantry", 7, "defender", "")
+    assert held["dice"] == one["dice"] + 1
+    assert "unused order" in done["veteran"]["conditions"]
+    assert "unused order" not in done["plain"]["conditions"]
+    assert _hits_by_unit(veteran)["78th"]["unused_orders"] == 0
+
+
+def test_the_end_of_the_turn_removes_both_unused_orders(tmp_path: Path) -> None:
+    """5. Remove Units and Orders: "Remove unused Orders." ("must use both this Turn as
+    usual"): the Veteran's two unused Orders are gone at end-turn; its next turn's row
+    starts with none, in report and on the sheet."""
+    path = _veterans(tmp_path)
+    assert _hits_by_unit(path)["78th"]["unused_orders"] == 2
+    run_on_file(path, "end-turn")
+    unit = _hits_by_unit(path)["78th"]
+    assert (unit["orders"], unit["unused_orders"]) == (0, 0)
+    turns = HeadlessBook(path, writable=False).read_table(TURNS.name)
+    now = turns[(turns["Unit"] == "78th") & (turns["Turn"] == 2)]
+    for header in ("Ordered", "Unused Order", "Second Order", "Unused second Order"):
+        assert now[header].isna().all() or set(now[header]) <= {"N", ""}
+    shot = run_on_file(path, "fire", unit="78th", target="1er Léger", range="1", seed=1).details
+    assert shot["dice"] == se.fire_dice("infantry", 1) and not shot["order_spent"]
+
+
+def test_run_qualities_sets_veterans_and_keeps_it_while_a_second_order_is_held(
+    tmp_path: Path,
+) -> None:
+    """Veterans set by `run qualities` (held Y on the Units, in report), then a second Order
+    held; Veterans N while the Turns hold that second Order is refused naming the option
+    (exit 2) and the row, the file unchanged."""
+    path = _fighters(tmp_path, {})
+    done = run_on_file(path, "qualities", unit="78th", veterans=True).details
+    assert done["veterans"] and _hits_by_unit(path)["78th"]["veterans"]
+    run_on_file(path, "record", unit="78th", **_BOTH_ORDERS)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "qualities", str(path), "--unit", "78th",
+                                      "--veterans", "N"])  # fmt: skip
+    assert result.exit_code == 2 and "column --veterans" in result.output
+    assert "column Second Order" in result.output and path.read_bytes() == before
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("veteran", ["78th", "*", "=A", ">1"])
+def test_libreoffice_agrees_after_a_veterans_two_orders(veteran: str, tmp_path: Path) -> None:
+    """The Hits of a Veteran's two Orders (a fire with each, an Assault defended with none
+    left, another on a Veteran still holding one), named plainly or like a criterion, are
+    read by the sheet's formulas as by report."""
+    units = [(s, veteran if u == "78th" else u, t, sp) for s, u, t, sp in _FIGHTERS]
+    path = tmp_path / "hostile.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=units,
+                        qualities={veteran: {"veterans"}}), path)  # fmt: skip
+    run_on_file(path, "record", unit=veteran, **_BOTH_ORDERS)
+    run_on_file(path, "fire", unit=veteran, target="1er Léger", range="1", seed=6)
+    run_on_file(path, "assault", unit="1er Léger", target=veteran, seed=6)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit=veteran, **_BOTH_ORDERS)
+    run_on_file(path, "fire", unit=veteran, target="Voltigeurs", range="1", seed=6)
+    run_on_file(path, "assault", unit="Chasseurs", target=veteran, seed=6)
+    assert _hits_by_unit(path)[veteran]["unused_orders"] == 0
+    _hits_sheet_as_the_rules(path, tmp_path)
+
+
+# -- older ledgers: version 5 (one Order a unit a turn, no Veterans) ----------------------------
+
+HITS_V5 = Path(__file__).parent / "fixtures" / "unit-hits-v5.xlsx"
+
+
+def _hits_v5(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v5.xlsx: Maida built from the bundled order of battle by
+    version 5, qualities set by run qualities (Kempt's Stubborn and Light Rifles, 42e Ligne
+    Guard, Oswald's Resolute/Steady, Royal Artillery Medium Battery, 23e Léger Low Supplies
+    and Limited Skirmishers). Turn 1 (British Initiative): Acland's fires with its unused
+    Order at 42e Ligne in Column (2 Hits), Royal Artillery at 1er Léger (1), Kempt's Skirmish
+    Fire at 3 Boxes (0), 9e Chasseurs à cheval assault Oswald's, which Defends with its
+    unused Order (3 Hits each way, the Chasseurs retreat); Cole's Order left unused. Turn 2
+    (French Initiative, 6 to 3): Oswald's rally a 5, 42e Ligne a 4 with a General attached;
+    1er Léger Ordered, its Order unused."""
+    path = tmp_path / "v5.xlsx"
+    path.write_bytes(HITS_V5.read_bytes())
+    return path
+
+
+def test_a_version_5_ledger_still_reports_as_before(tmp_path: Path) -> None:
+    path = _hits_v5(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    units = _hits_by_unit(path)
+    # Oswald's: 3, a 5 regains one; 42e Ligne: 2, a 4 + General + Guard is a 6, two back
+    # but "not less than 1 Hit"; Cole's Order of turn 1 removed at its end
+    hits = {u: (v["hits"], v["status"]) for u, v in units.items() if v["hits"]}
+    assert hits == {"Oswald's 58th and Watteville's": (2, "in play"), "1er Léger": (1, "in play"),
+                    "42e Ligne": (1, "in play"),
+                    "9e Chasseurs à cheval": (3, "in play")}  # fmt: skip
+    held = {u: {f for f in se.UNIT_QUALITIES if v[f]} for u, v in units.items()}
+    assert {u: q for u, q in held.items() if q} == {
+        "Kempt's Light Battalion": {"stubborn", "light_rifles"}, "42e Ligne": {"guard"},
+        "Oswald's 58th and Watteville's": {"resolute"}, "Royal Artillery": {"medium_battery"},
+        "23e Léger": {"low_supplies", "limited_skirmishers"}}  # fmt: skip
+    orders = {u: (v["orders"], v["unused_orders"]) for u, v in units.items() if v["orders"]}
+    assert orders == {"1er Léger": (1, 1), "42e Ligne": (1, 0)}
+    summary = run_report(HeadlessBook(path, writable=False)).summary
+    assert "Veterans" not in summary and "1er Léger: 1 Hits of 6 SP (in play)" in summary
+
+
+@pytest.mark.parametrize(
+    ("operation", "given", "option"),
+    [("qualities", {"unit": "1er Léger", "veterans": "Y"}, "--veterans"),
+     ("record", {"unit": "1er Léger", "second_order": "Y"}, "--second-order"),
+     ("record", {"unit": "1er Léger", "unused_second_order": "Y"}, "--unused-second-order")],
+)  # fmt: skip
+def test_a_version_5_ledger_refuses_veterans_and_a_second_order(
+    operation: str, given: dict[str, str], option: str, tmp_path: Path
+) -> None:
+    """A version 5 ledger holds one Order a unit a turn and no Veterans: the options of
+    version 6 are refused there (OlderLedgerError, exit 2, naming the option), the file
+    unchanged."""
+    path = _hits_v5(tmp_path)
+    before = path.read_bytes()
+    args = [a for k, v in given.items() for a in ("--" + k.replace("_", "-"), v)]
+    result = CliRunner().invoke(cli, ["run", operation, str(path), *args])
+    assert result.exit_code == 2 and "this ledger is older (template version 5)" in result.output
+    assert f"column {option}" in result.output and path.read_bytes() == before
+    with pytest.raises(OlderLedgerError):
+        run_on_file(path, operation, **given)
+    assert path.read_bytes() == before
+
+
+def test_a_version_5_ledger_spends_its_one_order_as_before(tmp_path: Path) -> None:
+    """1er Léger's unused Order of turn 2 gives its fire "+1 d6 for unused Order marker"
+    once, spent (Unused Order N), as before version 6."""
+    path = _hits_v5(tmp_path)
+    shots = [run_on_file(path, "fire", unit="1er Léger", target="Acland's 78th and 81st",
+                         range="1", seed=s).details for s in (1, 2)]  # fmt: skip
+    base = se.fire_dice("lights", 1)
+    assert [(s["dice"], s["order_spent"]) for s in shots] == [(base + 1, True), (base, False)]
+    assert _hits_by_unit(path)["1er Léger"]["unused_orders"] == 0
+
+
+@pytest.mark.libreoffice
+def test_a_version_5_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its rows and the rows today's end-turn adds (its version's formulas) compute the same
+    in LibreOffice as report, with a fire spending an Order and a Rally of turn 3."""
+    path = _hits_v5(tmp_path)
+    run_on_file(path, "fire", unit="1er Léger", target="Acland's 78th and 81st", range="1",
+                seed=4)  # fmt: skip
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Oswald's 58th and Watteville's", rally_roll="6")
     _hits_sheet_as_the_rules(path, tmp_path)

@@ -135,6 +135,10 @@ _INITIATIVE = 4
 #: version has no such columns, takes the first three typed (--conditions) and throws no
 #: Skirmish Fire (it cannot say which units have the two that change it).
 _FIGHTING = 5
+#: The template version that brought Veterans (the Units' Y/N) and a Veteran's second Order
+#: (the Turns' Second Order, Unused second Order): a ledger of an older version holds one
+#: Order a unit a turn.
+_VETERANS = 6
 _TOP = 3
 IN_PLAY, REMOVED = "in play", "removed"
 
@@ -145,8 +149,8 @@ UNITS = Table(
     note="Type and Strength Points are yours (a unit's SP may be 1 higher or lower than its "
     "type's); Stubborn, Guard: Y for the optional rules' +1 to Rally; Resolute/Steady, Medium "
     "Battery, Low Supplies, Light Rifles, Limited Skirmishers: Y for the optional rules' "
-    "Assault dice, Target Numbers and Skirmish Fire; Hits, SP left and status are as recorded "
-    "so far.",
+    "Assault dice, Target Numbers and Skirmish Fire; Veterans: Y for a second Order; Hits, SP "
+    "left and status are as recorded so far.",
     columns=(
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
         Column("Unit", "unit", _K, help="its name, unique in the ledger", width=28),
@@ -179,6 +183,10 @@ UNITS = Table(
         Column("Limited Skirmishers", "limited_skirmishers", _I, Entry.YES_NO,
                "Y: Limited Skirmishers (optional rule): Skirmish Fire only at 1 Box Range "
                "(run fire --skirmish)", width=10, since=_FIGHTING),
+        # Template version 6.
+        Column("Veterans", "veterans", _I, Entry.YES_NO,
+               "Y: Veterans (optional rule): may be assigned a second Order (the Turns' Second "
+               "Order)", width=9, since=_VETERANS),
     ),
 )  # fmt: skip
 
@@ -188,7 +196,8 @@ TURNS = Table(
     title="Turns",
     note="One row per unit per turn: the Hits it took, and a Rally's d6 if it rallied (Y: In "
     "Cover, General attached: +1); Removed: Assaulted Guns or impassible terrain, at once; "
-    "Initiative: held or reacting, its side's this turn (run initiative, end-turn).",
+    "Initiative: held or reacting, its side's this turn (run initiative, end-turn); Second "
+    "Order: a Veteran's (run fire and run assault spend an unused one).",
     columns=(
         Column("Turn", "turn", _K, Entry.WHOLE, "the turn", low=1, width=6),
         Column("Side", "side", _I, help="the unit's side", width=12, fixed=True),
@@ -240,6 +249,13 @@ TURNS = Table(
         Column("Unused Order", "unused_order", _I, Entry.YES_NO,
                "Y: its Order is unused (+1 d6 to fire, or spent to defend an Assault)",
                width=8, since=_INITIATIVE),
+        # Template version 6.
+        Column("Second Order", "second_order", _I, Entry.YES_NO,
+               "Y: Veterans only: it was given a second Order this turn, beside the first",
+               width=8, since=_VETERANS),
+        Column("Unused second Order", "unused_second_order", _I, Entry.YES_NO,
+               "Y: its second Order is unused (+1 d6 to fire, or spent to defend an Assault)",
+               width=14, since=_VETERANS),
     ),
 )  # fmt: skip
 
@@ -365,7 +381,7 @@ KIND = register(
         period_formulas=turn_formulas,
         versioned_formulas=turn_formulas,
         shared=("Side", "Initiative"),  # a row left blank takes its side's Initiative
-        template_version=_FIGHTING,
+        template_version=_VETERANS,
         compute=lambda book: compute_turns(read_hits(book)),  # defined below
         close="end-turn",
         macro_prefix="se",
@@ -382,14 +398,37 @@ class HitsLedger(LedgerState):
     sides: dict[str, str]
     types: dict[str, str | None]  # each unit's type as typed (checked against the rules)
     qualities: dict[str, frozenset[str]]  # each unit's Rally conditions of RALLY_QUALITIES
-    # each unit's qualities that change Fire, Skirmish Fire or an Assault (fields of
-    # FIRE_QUALITIES, SKIRMISH_QUALITIES, ASSAULT_QUALITIES held Y on the Units; none in a
-    # ledger before version 5)
+    # each unit's qualities that change Fire, Skirmish Fire or an Assault, or its Orders
+    # (fields of FIRE_QUALITIES, SKIRMISH_QUALITIES, ASSAULT_QUALITIES, ORDER_QUALITIES held Y
+    # on the Units; none in a ledger before version 5, no Veterans before version 6)
     fighting: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-#: The Units' qualities that change Fire, Skirmish Fire or an Assault (template version 5).
-_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.SKIRMISH_QUALITIES, *se.ASSAULT_QUALITIES)
+#: The Units' qualities that change Fire, Skirmish Fire or an Assault (template version 5), or
+#: a unit's Orders (Veterans, version 6).
+_FIGHTING_QUALITIES = (*se.FIRE_QUALITIES, *se.SKIRMISH_QUALITIES, *se.ASSAULT_QUALITIES,
+                       *se.ORDER_QUALITIES)  # fmt: skip
+#: A turn's Orders, each the fields of (given, unused): "Place a marker next to each unit to
+#: Order it"; a Veteran's second ("may be assigned a second Order", template version 6).
+_ORDERS = (("ordered", "unused_order"), ("second_order", "unused_second_order"))
+
+
+def _unused_orders(row: Mapping[str, Any]) -> list[str]:
+    """The headers of a unit's Orders unused on its row of a turn (as read, or as the sheet
+    holds them; a column the ledger's version lacks holds none), the first first: run fire
+    ("+1 d6 for unused Order marker") and run assault (to Defend) spend the first of them."""
+    return [TURNS.header(u) for _, u in _ORDERS
+            if yes_no(row.get(TURNS.header(u)), TURNS.header(u))]  # fmt: skip
+
+
+def _veterans(ledger: HitsLedger, unit: str) -> bool:
+    """Whether ``unit`` is Veterans on its Units row ("may be assigned a second Order")."""
+    return "veterans" in ledger.fighting.get(unit, ())
+
+
+def _orders(row: Mapping[str, Any]) -> int:
+    """The Orders a unit's row of a turn says it was given (0, 1, or a Veteran's 2)."""
+    return sum(yes_no(row.get(TURNS.header(g)), TURNS.header(g)) for g, _ in _ORDERS)
 
 
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
@@ -418,7 +457,8 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
 
 
 #: The fields the rules name when they refuse a row's value (the header is named instead).
-_NAMED = frozenset({"removed", "formation", "unused_order"})
+_NAMED = frozenset({"removed", "formation", "unused_order", "second_order",
+                    "unused_second_order"})  # fmt: skip
 
 
 #: Each unit's turns as the rules fold them: (row index, row, outcome).
@@ -452,14 +492,24 @@ def _fold(ledger: HitsLedger) -> _Folded:
                 formation=None if pd.isna(row["Formation"]) else str(row["Formation"]),
                 ordered=bool(row["Ordered"]),
                 unused_order=bool(row["Unused Order"]),
+                second_order=bool(row["Second Order"]),
+                unused_second_order=bool(row["Unused second Order"]),
             )  # fmt: skip
             of_type, has = ledger.types[unit], ledger.qualities[unit]
-            asked = (ledger.strengths[unit], of_type, has, hits, *rules_key((turn, "turn")))
+            veterans = _veterans(ledger, unit)
+            asked = (ledger.strengths[unit], of_type, has, veterans, hits,
+                     *rules_key((turn, "turn")))  # fmt: skip
             out = known.get(asked)
             if out is None:
                 try:
                     out = known[asked] = se.hits_after_turn(
-                        unit, ledger.strengths[unit], hits, turn, of_type=of_type, qualities=has
+                        unit,
+                        ledger.strengths[unit],
+                        hits,
+                        turn,
+                        of_type=of_type,
+                        qualities=has,
+                        veterans=veterans,
                     )
                 except InvalidArgumentError as exc:
                     column = "Fire hits"
@@ -537,6 +587,7 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
         hits = 0 if last is None else last.hits
         gone = last is not None and last.removed
         now = row is not None and int(row["Turn"]) == ledger.current_turn
+        this_turn = row if now and row is not None else {}
         found.append({"side": ledger.sides[unit], "unit": unit, "strength_points": sp,
                       "hits": hits, "sp_left": sp - hits,
                       "status": REMOVED if gone else IN_PLAY,
@@ -545,6 +596,8 @@ def standings(ledger: HitsLedger) -> list[dict[str, Any]]:
                       **{f: c in ledger.qualities[unit]
                          for f, c in se.RALLY_QUALITIES.items()},
                       **{f: f in ledger.fighting.get(unit, ()) for f in _FIGHTING_QUALITIES},
+                      "orders": _orders(this_turn),
+                      "unused_orders": len(_unused_orders(this_turn)),
                       })  # fmt: skip
     return found
 
@@ -579,6 +632,12 @@ def record(book: Book, *, unit: str, **given: Any) -> OperationResult:
         raise nothing_to_record("--fire-hits, --assault-hits, --rally-roll, ...")
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     refuse_newer_inputs(book, KIND, TURNS, given, version)
+    if given.get("second_order"):
+        try:
+            se.may_hold_a_second_order(_veterans(ledger, name), f"{name}: ")
+        except InvalidArgumentError as exc:
+            raise CommandError(exc.message, column="--second-order", value="Y",
+                               expected=exc.expected) from None  # fmt: skip
     turn = ledger.current_turn
     new = turn_row(turn, ledger.sides[name], name)
     out = record_inputs(book, KIND, ledger, name, cells, new, compute_turns)
@@ -927,7 +986,8 @@ def fire(
 ) -> OperationResult:
     """A Fire Action (or Skirmish Fire) thrown by the ledger, its Hits on the target's row.
 
-    The dice from the units' Formation, the firer's Unused Order (spent), its Medium
+    The dice from the units' Formation, the firer's unused Order (one spent: a Veteran's
+    second after its first), its Medium
     Battery and Low Supplies (the Units) and the target's type, with the conditions typed;
     "Hits are inflicted by rolling the final modified number of d6"; the Hits go on the
     target's row this turn. --skirmish: Skirmish Fire, "one unmodified d6 for
@@ -957,7 +1017,8 @@ def fire(
             raise CommandError(f"{firer} rolls no dice at this range: out of range",
                                column="--range", value=range,
                                expected="a range it fires at")  # fmt: skip
-        order = yes_no(mine.get("Unused Order"), "Unused Order")
+        unused = _unused_orders(mine)
+        order = bool(unused)
         derived = se.held_fire_conditions(mine.get("Formation"), order,
                                           str(ledger.types[aimed]), theirs.get("Formation"),
                                           qualities)  # fmt: skip
@@ -967,9 +1028,9 @@ def fire(
     cells = {"Fire hits": cell_count(theirs["Fire hits"]) + shot.hits, "Most from one fire": most}
     new = turn_row(ledger.current_turn, ledger.sides[aimed], aimed)
     out = record_inputs(book, KIND, ledger, aimed, cells, new, compute_turns)
-    if order:  # "+1 d6 for unused Order marker": used, so no longer unused
+    if order:  # "+1 d6 for unused Order marker": one used (one die), so no longer unused
         row = turn_row(ledger.current_turn, ledger.sides[firer], firer)
-        record_inputs(book, KIND, read_hits(book), firer, {"Unused Order": "N"}, row,
+        record_inputs(book, KIND, read_hits(book), firer, {unused[0]: "N"}, row,
                       compute_turns)  # fmt: skip
     again = f", a miss re-rolled: {', '.join(map(str, shot.rerolls))}" if shot.rerolls else ""
     detail = (f"{firer} {'Skirmish Fires' if skirmish else 'fires'} at {aimed} ({range:g} boxes; "
@@ -1098,13 +1159,13 @@ def assault(
 
     "Assaulted Guns are Removed immediately"; else "Both Units inflict Hits
     during the Assault by rolling d6 equal to their remaining Strength Points, modified"
-    (the units' types and Formations, the defender's unused Order, spent to Defend, with
+    (the units' types and Formations, the defender's unused Order, one spent to Defend, with
     the conditions typed); each side's Hits go on the other's row this turn (Assault
     hits); "the loser retreating straight back from the enemy the Hit difference in Boxes;
     - Assaulter loses Ties and retreats 1 Box" (with --crossed or --into-impassible, what
     that retreat met: its Hits on the loser's row, or its elimination). The defender's
     Resolute/Steady on the Units: "a Bonus 1d6 ... when Assaulted". The Assaulter's Order
-    is used.
+    is used (one: a Veteran's second, if unused, stays).
 
     Example: battle-ledger run assault ledger.xlsx --unit "42e Ligne" --target "Acland's 78th and 81st" --seed 7
     """  # noqa: E501
@@ -1129,10 +1190,9 @@ def assault(
     guns = bool(se.unit_type(kinds[defender]).attrs.get("artillery"))
     # "A Unit with an unused Order may spend the Order to Defend ... OR get a bonus 1d6"
     # (to fire instead, run fire before the assault: that spends it).
-    spent = {
-        attacker: yes_no(mine.get("Unused Order"), "Unused Order"),
-        defender: not guns and yes_no(theirs.get("Unused Order"), "Unused Order"),
-    }
+    # One Order each (a Veteran's second, if unused, stays for later).
+    unused = {attacker: _unused_orders(mine), defender: [] if guns else _unused_orders(theirs)}
+    spent = {u: bool(headers) for u, headers in unused.items()}
     derived = se.held_assault_conditions(kinds[attacker], formed, kinds[defender],
                                          theirs.get("Formation"), spent[defender],
                                          _fighting_qualities(ledger, defender))  # fmt: skip
@@ -1143,7 +1203,7 @@ def assault(
     left = {u: ledger.strengths[u] - hits[u] for u in hits}
     action = se.assault_action(kinds[attacker], left[attacker], kinds[defender],
                                left[defender], used, lambda: rng.randint(1, 6))  # fmt: skip
-    cells = {u: {"Unused Order": "N"} if spent[u] else {} for u in spent}
+    cells = {u: {headers[0]: "N"} if headers else {} for u, headers in unused.items()}
     taken = {attacker: 0, defender: 0}
     status: dict[str, Any] = {}
     retreat: dict[str, Any] | None = None
@@ -1242,7 +1302,17 @@ def qualities(book: Book, *, unit: str, **given: bool) -> OperationResult:
         field = next(f for f in se.UNIT_QUALITIES if UNITS.header(f) == exc.column)
         raise CommandError(exc.message, column="--" + field.replace("_", "-"), value="Y",
                            expected=exc.expected) from None  # fmt: skip
-    compute_turns(trial)  # the Rally read again: a refusal writes nothing
+    try:
+        compute_turns(trial)  # the Rally and the Orders read again: a refusal writes nothing
+    except InvalidArgumentError as exc:
+        if exc.column != TURNS.header("second_order") or given.get("veterans") is not False:
+            raise
+        raise CommandError(
+            f"{exc.message}: it holds one (row {exc.row}, column {exc.column})",
+            column="--veterans",
+            value="N",
+            expected="Y, or no Second Order on its rows first",
+        ) from None
     things = ledger.tables.things
     index = things.index[things["Unit"] == name][0]
     cells = {UNITS.header(f): "Y" if v else "N" for f, v in given.items()}
@@ -1260,7 +1330,9 @@ def where_we_stand(book: Book) -> OperationResult:
     battle = battle_name(book)
     lines = [f"{battle or 'Hits'}: turn {ledger.current_turn}"]
     lines += [f"{u['unit']}: {u['hits']} Hits of {u['strength_points']} SP ({u['status']})"
-              + ("; Withdraw! this turn" if u["withdraw"] else "") for u in units]  # fmt: skip
+              + ("; Withdraw! this turn" if u["withdraw"] else "")
+              + (f"; Veterans: {u['orders']} Orders, {u['unused_orders']} unused"
+                 if u["orders"] > 1 else "") for u in units]  # fmt: skip
     holder = _holder(ledger, ledger.current_turn)
     if holder is not None:
         lines.insert(1, f"{holder} has the Initiative")
