@@ -869,6 +869,8 @@ def record_inputs(
     wanted = state.current_turn if period is None else period
     mine = periods[(periods[key] == thing) & (periods[turn] == wanted)]
     if mine.empty:
+        if period is None and kind.off_table and kind.rows_each_period:
+            _refuse_if_off_table(book, kind, state, thing, key, compute)
         row = dict(new_row) | dict(cells)
         trial = pd.DataFrame([as_read(row)], index=[-1])
         computed = compute(state.with_turns(pd.concat([periods, trial])))
@@ -882,6 +884,33 @@ def record_inputs(
     computed = compute(state.with_turns(trial))
     book.write_cells(kind.periods.name, pd.DataFrame([dict(cells)], index=[index]))
     return computed.loc[index]
+
+
+def _refuse_if_off_table(
+    book: Book,
+    kind: LedgerKind,
+    state: LedgerState,
+    thing: str,
+    key: str,
+    compute: Callable[[Any], Any],
+) -> None:
+    """Refuse a record of ``thing`` (no row of the current period: every thing on the table
+    has one) when an earlier period took it off the table, naming that period; the new row
+    would otherwise be refused as a gap in its periods."""
+    periods = state.turns
+    rows = periods.index[periods[key] == thing]
+    if rows.empty:
+        return
+    last = rows[-1]
+    status = compute(state).at[last, kind.periods.column("Status").header]
+    if status in kind.off_table:
+        when = periods.at[last, kind.period_key.header]
+        raise CommandError(
+            f"{kind.thing} {thing!r} was {status} in {kind.period} {when} and takes no more "
+            f"{kind.period}s: nothing was written",
+            file=book.name, table=kind.periods.name, value=thing,
+            expected=f"a {kind.thing} still on the table",
+        )  # fmt: skip
 
 
 def check_parts(book: Book, meta: Meta) -> None:

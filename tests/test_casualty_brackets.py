@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.errors import CommandError
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs.cli import cli
@@ -915,6 +916,12 @@ def test_square_eagles_a_removed_unit_takes_no_more_turns(tmp_path: Path) -> Non
     turns = HeadlessBook(path, writable=False).read_table("tbl_Turns")
     assert sorted(turns[turns["Unit"] == "Lights"]["Turn"].astype(int)) == [1]
     assert {2, 3} <= set(turns[turns["Unit"] == "1er Léger"]["Turn"].astype(int))  # in play
+    # Turns later, it is still the removal that is named (not a gap in its turns), as a
+    # mistake in the command (exit 2).
+    before = path.read_bytes()
+    with pytest.raises(CommandError, match="removed in turn 1 and takes no more turns") as err:
+        run_on_file(path, "record", unit="Lights", fire_hits="1")
+    assert err.value.value == "Lights" and path.read_bytes() == before
 
 
 @pytest.mark.parametrize(

@@ -431,3 +431,21 @@ def test_end_turn_folds_the_turns_once_where_no_row_is_filled_in(
     monkeypatch.setattr(stand_losses, "_fold", lambda ledger: (folds.append(1), fold(ledger))[1])
     closed = run_on_file(path, "end-turn")
     assert len(folds) == 1 and closed.details["stands_lost"] == 1
+
+
+def test_a_brigade_removed_from_play_takes_no_more_turns_however_late(tmp_path: Path) -> None:
+    """ "0 or less Routs. Entire brigade removed from play.": Bony, disordered by Lively Fire
+    in turn 1, routs on the March table in turn 2; a record for him in turn 3 or later is
+    refused naming turn 2 (exit 2: a mistake in the command), nothing written."""
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="Bony", march_die="0")
+    assert run_on_file(path, "end-turn").details["removed"] == ["Bony"]
+    run_on_file(path, "end-turn", allow_empty=True)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["run", "record", str(path), "--unit", "Bony",
+                                      "--fire-points", "4", "--die", "7"])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "removed in turn 2 and takes no more turns" in result.output
+    assert path.read_bytes() == before
