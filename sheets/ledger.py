@@ -902,9 +902,9 @@ def _refuse_if_off_table(
     if rows.empty:
         return
     last = rows[-1]
-    status = compute(state).at[last, kind.periods.column("Status").header]
+    status = str(compute(state).at[last, kind.periods.column("Status").header])
     if status in kind.off_table:
-        when = periods.at[last, kind.period_key.header]
+        when = str(periods.at[last, kind.period_key.header])
         raise CommandError(
             f"{kind.thing} {thing!r} was {status} in {kind.period} {when} and takes no more "
             f"{kind.period}s: nothing was written",
