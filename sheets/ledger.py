@@ -519,27 +519,36 @@ def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     if not columns:
         return [{} for _ in range(len(frame))]
     extension = pd.api.extensions.ExtensionDtype
-    boxes = _numpy_boxes()
-    plain, missing = _PLAIN, pd.NA
     values: list[list[Any]] = []
     for i, dtype in enumerate(frame.dtypes.values):
-        column = frame.iloc[:, i].tolist()
-        boxed = isinstance(dtype, extension) or dtype.kind == "O"
-        if boxed and not plain.issuperset(map(type, column)):
-            made = []
-            for value in column:
-                if type(value) not in plain:
-                    box = boxes.get(type(value))
-                    if box is not None:
-                        value = box(value)
-                    elif value is missing:
-                        value = None
-                    else:  # a date, a timedelta: pandas' own boxing
-                        return cast("list[dict[str, Any]]", frame.to_dict("records"))
-                made.append(value)
-            column = made
+        column: list[Any] | None = frame.iloc[:, i].tolist()
+        if isinstance(dtype, extension) or dtype.kind == "O":
+            column = _python_values(column)
+            if column is None:  # a date, a timedelta: pandas' own boxing
+                return cast("list[dict[str, Any]]", frame.to_dict("records"))
         values.append(column)
     return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _python_values(column: list[Any]) -> list[Any] | None:
+    """A column's values as pandas' ``to_dict`` makes them: a plain value kept, a numpy
+    number or bool made Python's, a missing ``pd.NA`` None; None where one is anything
+    else (a date, a timedelta: pandas' own boxing)."""
+    plain = _PLAIN
+    if plain.issuperset(map(type, column)):
+        return column
+    boxes, made = _numpy_boxes(), []
+    for value in column:
+        if type(value) not in plain:
+            box = boxes.get(type(value))
+            if box is not None:
+                value = box(value)
+            elif value is pd.NA:
+                value = None
+            else:
+                return None
+        made.append(value)
+    return made
 
 
 def _records(
@@ -562,7 +571,6 @@ def _column_records(frame: pd.DataFrame, headers: list[str]) -> list[dict[str, A
     where a value is anything else (a date: pandas' own boxing), or a header is repeated."""
     if not headers or len(set(headers)) < len(headers) or not frame.columns.is_unique:
         return None
-    plain, boxes = _PLAIN, _numpy_boxes()
     columns = []
     for header in headers:
         column = frame[header]
@@ -570,17 +578,10 @@ def _column_records(frame: pd.DataFrame, headers: list[str]) -> list[dict[str, A
         present = column.notna().tolist()
         if not all(present):
             values = [v if here else None for v, here in zip(values, present, strict=True)]
-        if not plain.issuperset(map(type, values)):
-            boxed = []
-            for value in values:
-                if type(value) not in plain:
-                    box = boxes.get(type(value))
-                    if box is None:
-                        return None
-                    value = box(value)
-                boxed.append(value)
-            values = boxed
-        columns.append(values)
+        made = _python_values(values)  # no pd.NA left: a missing value is None already
+        if made is None:
+            return None
+        columns.append(made)
     return [dict(zip(headers, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
