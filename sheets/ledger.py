@@ -521,11 +521,12 @@ def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     extension = pd.api.extensions.ExtensionDtype
     values: list[list[Any]] = []
     for i, dtype in enumerate(frame.dtypes.values):
-        column: list[Any] | None = frame.iloc[:, i].tolist()
+        column = frame.iloc[:, i].tolist()
         if isinstance(dtype, extension) or dtype.kind == "O":
-            column = _python_values(column)
-            if column is None:  # a date, a timedelta: pandas' own boxing
+            made = _python_values(column)
+            if made is None:  # a date, a timedelta: pandas' own boxing
                 return cast("list[dict[str, Any]]", frame.to_dict("records"))
+            column = made
         values.append(column)
     return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
 
