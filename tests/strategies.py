@@ -272,8 +272,10 @@ def _unit_records(pick: Pick, path: Path, left: dict[str, int]) -> list[tuple[st
 
     book = HeadlessBook(path, writable=False)
     results = combat_results_of_a_unit(book.meta().ruleset)  # each removes one at most (8.5)
-    sides = {u["unit"]: u["side"] for u in unit_states(book, read_victory_table(book))}
-    units = sorted(sides)
+    held = unit_states(book, read_victory_table(book))
+    sides = {u["unit"]: u["side"] for u in held}
+    gone = {u["unit"] for u in held if u.get("removed_from_play")}  # no state to rally (8.5)
+    units = sorted(set(sides) - gone)
     found: list[tuple[str, dict[str, str]]] = []
     for unit in units[: pick(0, 2)]:
         options = {"unit": unit, "state": ("routing", "disrupted")[pick(0, 1)],
