@@ -33,7 +33,7 @@ from battle_ledger.rulesets import dice, registry
 from battle_ledger.rulesets._numbers import one_of, whole_number
 from battle_ledger.rulesets.conditions import longest_name, matched_runs, one_per_exclusive_group
 from battle_ledger.rulesets.errors import InvalidArgumentError, RulesetDataError, UnknownTermError
-from battle_ledger.rulesets.model import Ruleset, Term
+from battle_ledger.rulesets.model import Ruleset, Term, remembered
 
 __all__ = [
     "RECORDED_CHARGE_CONDITIONS",
@@ -96,6 +96,12 @@ Number = int | float | Fraction
 def ruleset() -> Ruleset:
     """The Age of Eagles rule set (loaded and validated once)."""
     return registry.get(RULESET_ID)
+
+
+#: A rule whose answers are kept per rule set in force (``model.remembered``): the
+#: results and modifiers a stand-losses fold asks again and again. ``ruleset`` is looked
+#: up when asked (a rule set put in its place, as a test does, keeps answers of its own).
+_remembered = remembered(lambda: ruleset())
 
 
 # -- dice ---------------------------------------------------------------------------------
@@ -563,6 +569,7 @@ def _fire_result_named(name: str) -> FireResult:
     )
 
 
+@_remembered
 def fire_result(fire_points: Number, modified_die: int) -> FireResult:
     """The fire table: total fire points x the modified die result.
 
@@ -652,6 +659,7 @@ def _bayonet_from_row(row: dict[str, Any], difference: int) -> BayonetResult:
     )
 
 
+@_remembered
 def bayonet_result(modified_difference: int) -> BayonetResult:
     """The Bayonet & Sabre table: attacker's modified die minus the defender's."""
     difference = whole_number(modified_difference, "modified difference", low=None)
@@ -727,6 +735,7 @@ class MarchResult:
         return self.disorder == DisorderAfter.DISORDERED or before
 
 
+@_remembered
 def march_result(status: str, modified_die: int) -> MarchResult:
     """The March table: brigade status (Disorder, Good Order, Reserve Movement) x die."""
     rs = ruleset()
@@ -1049,6 +1058,7 @@ def disorder_lasts_until_rallied() -> bool:
     return bool(ruleset().constant("brigade_losses", "disorder_lasts_until_rallied"))
 
 
+@_remembered
 def recorded_charge_modifiers(
     status: str, fire_stands: int, role: str, disordered: bool = False
 ) -> RecordedChargeModifiers:

@@ -707,3 +707,65 @@ def test_disorder_lasting_one_turn_is_the_datas_reading(monkeypatch: pytest.Monk
     assert not out.disordered
     again = aoe.brigade_after_turn(held, aoe.BrigadeTurn(march_status="Disorder", march_die=3))
     assert again.disordered  # "Wavering. Brigade remains disordered"
+
+
+# -- the rules' answers kept (``model.remembered``) ----------------------------------------
+
+_KEPT_RULES = {
+    "fire_result": (aoe.fire_result, st.tuples(
+        st.one_of(_points, st.sampled_from([0, 1, 1.0, 7.5, True, -1, "3", None])),
+        st.one_of(st.integers(min_value=-4, max_value=16), st.sampled_from([1.0, 2.5, True])))),
+    "march_result": (aoe.march_result, st.tuples(
+        st.sampled_from(["Disorder", "good order", " Reserve  Movement", "Rout", True]),
+        st.one_of(st.integers(min_value=-4, max_value=16), st.sampled_from([5.0, 1.5, False])))),
+    "bayonet_result": (aoe.bayonet_result, st.tuples(
+        st.one_of(st.integers(min_value=-14, max_value=14), st.sampled_from([2.0, 0.5, True])))),
+    "recorded_charge_modifiers": (aoe.recorded_charge_modifiers, st.tuples(
+        st.sampled_from(["fresh", "worn", "spent", "Fresh", "removed"]),
+        st.one_of(st.integers(min_value=-1, max_value=4), st.sampled_from([1.0, True])),
+        st.sampled_from(["attacker", "defender", "Attacker", "both"]),
+        st.sampled_from([False, True, 0, 1]))),
+}  # fmt: skip
+
+
+def _answer(rule: Any, args: tuple[Any, ...]) -> Any:
+    """What ``rule`` answers to ``args``: its answer, or the error it raises (type, text)."""
+    try:
+        return rule(*args)
+    except Exception as exc:  # the refusal is the answer
+        return (type(exc), str(exc))
+
+
+@SETTINGS
+@given(data=st.data(), name=st.sampled_from(sorted(_KEPT_RULES)))
+def test_a_rule_answer_kept_is_the_rule_worked_out_again(data: st.DataObject, name: str) -> None:
+    """The fire, March and Bayonet & Sabre results and a brigade's record modifiers are kept
+    per rule set (``remembered``: a fold asks the same ones again and again): each answer,
+    asked twice (the second time kept), and each refusal, are those of the rule worked out
+    afresh, for odd inputs too (True is not 1, nor 1.0 a 1)."""
+    rule, arguments = _KEPT_RULES[name]
+    args = data.draw(arguments)
+    afresh = _answer(rule.__wrapped__, args)
+    assert _answer(rule, args) == afresh
+    assert _answer(rule, args) == afresh
+    for other in (1, 1.0, True):  # another spelling of the same number, asked after
+        swapped = tuple(other if type(a) in (int, float, bool) and a == 1 else a for a in args)
+        assert _answer(rule, swapped) == _answer(rule.__wrapped__, swapped)
+
+
+def test_a_rule_answer_kept_is_never_given_under_other_rules() -> None:
+    """A fire result kept under the packaged rules is not the house rules' answer."""
+    from battle_ledger.rulesets import registry
+    from battle_ledger.rulesets.house import parse_house
+
+    packaged = aoe.fire_result(15, 8)
+    assert (packaged.name, packaged.stands_lost) == ("Telling Fire", 1)
+    house = parse_house("id: age-of-eagles\ntables:\n  fire_results:\n    override: true\n"
+                        "    rows:\n      - {result: Telling Fire, column: telling,"
+                        " effect: Two stands., disordered: true, stands_lost: 2}\n",
+                        "house.yaml")  # fmt: skip
+    with registry.using_house_rules([house]):
+        assert aoe.fire_result(15, 8).stands_lost == 2
+        assert aoe.brigade_after_turn(aoe.BrigadeState("B", 6, 3), aoe.BrigadeTurn(
+            fire_points=15, fire_die=8)).lost == 2  # fmt: skip
+    assert aoe.fire_result(15, 8) == packaged
