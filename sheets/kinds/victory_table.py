@@ -1324,9 +1324,16 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         places.append(where)
     if counted:
         _combats_in_turn(states, places)
-    for state, where in zip(states, places, strict=True):
+    by_unit: dict[str, list[int]] = {}  # each unit's rows among ``states``
+    for i, state in enumerate(states):
+        by_unit.setdefault(state["unit"].casefold(), []).append(i)
+    before = [0] * len(states)
+    for found in by_unit.values():
+        for i, removed in zip(found, _removed_before([states[i] for i in found]), strict=True):
+            before[i] = removed
+    for state, where, removed in zip(states, places, before, strict=True):
         try:
-            _count_base_units(state, states)
+            _count_base_units(state, removed)
         except InvalidArgumentError as exc:
             header = _UNIT_HEADERS.get(str(exc.column or ""), "Base units at start")
             raise CellValueError(exc.message, column=header, value=exc.value,
@@ -1373,15 +1380,28 @@ def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str,
                                      **places[b]) from None  # fmt: skip
 
 
-def _count_base_units(state: dict[str, Any], states: list[dict[str, Any]]) -> None:
+def _removed_before(rows: Sequence[Mapping[str, Any]]) -> list[int]:
+    """For each of ``rows`` (one unit's rows of ``unit_states``, in any order), the base
+    units the results of its rows before it removed: the turns before, and its combat in
+    an earlier part of the turn (``_order``; rows of the same turn and part do not count
+    each other). One sort and a running total, not a sum over the rows for each row."""
+    ranked = sorted(range(len(rows)), key=lambda i: _order(rows[i]))
+    before = [0] * len(rows)
+    total = 0
+    for _, alike in itertools.groupby(ranked, key=lambda i: _order(rows[i])):
+        same = list(alike)
+        for i in same:
+            before[i] = total
+        total += sum(rows[i]["base_units_removed"] or 0 for i in same)
+    return before
+
+
+def _count_base_units(state: dict[str, Any], before: int) -> None:
     """Add to ``state`` (a row of ``unit_states``, its ``base_units_at_start`` read) its
-    base units left after its combat result, from the results of its rows before (among
-    ``states``: the turns before, and its combat in an earlier part of the turn), and
-    whether it is removed from play (``aog.base_units_left``, ``aog.removed_from_play``:
-    then not active); refused as the rules refuse it."""
-    unit = state["unit"].casefold()
-    before = sum(s["base_units_removed"] or 0 for s in states
-                 if s["unit"].casefold() == unit and _order(s) < _order(state))  # fmt: skip
+    base units left after its combat result, from ``before``, the base units the results
+    of its rows before removed (``_removed_before``), and whether it is removed from play
+    (``aog.base_units_left``, ``aog.removed_from_play``: then not active); refused as the
+    rules refuse it."""
     left = aog.base_units_left(state["base_units_at_start"], before,
                                state["base_units_removed"] or 0,
                                number=state["random_number"], result=state["combat_result"],
@@ -1582,10 +1602,12 @@ def record_unit(
                 **_combat_keys(out, combat)}  # fmt: skip
         if counted:  # its other rows, as the ledger holds them
             others = [u for u in ledger.held_units or () if u is not replaced]
-            _count_base_units(held, others)
-            for later in others:  # its rows after this one: still on the board
-                if later["unit"].casefold() == name.casefold() and _order(later) > _order(held):
-                    _count_base_units(dict(later), [*others, held])
+            own = [u for u in others if u["unit"].casefold() == name.casefold()]
+            *later_before, held_before = _removed_before([*own, held])
+            _count_base_units(held, held_before)
+            for later, removed in zip(own, later_before, strict=True):
+                if _order(later) > _order(held):  # its rows after this one: still on the board
+                    _count_base_units(dict(later), removed)
             turns = [u for u in others if (u["turn"], u["unit"].casefold())
                      == (turn, name.casefold())] + [held]  # fmt: skip
             if len(turns) > 1:  # its combat in the turn's other part (4)
