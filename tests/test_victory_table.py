@@ -1886,3 +1886,59 @@ def test_the_base_units_removed_before_a_row_are_its_earlier_rows(
         summed = [sum(s["base_units_removed"] or 0 for s in own if _order(s) < _order(r))
                   for r in own]  # fmt: skip
         assert _removed_before(own) == summed
+
+
+def test_unit_states_read_tbl_units_as_records_as_its_frame_gave_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``unit_states`` reads tbl_Units as records (blanks None), not row by row through a
+    frame (blanks ``pd.NA``; 2,466 rows at 48 turns): a battle of captured batteries,
+    combat results, rallies and a unit typed in other letters gives the same states with
+    the rows as the frame gave them, and the close makes no frame of tbl_Units."""
+    from battle_ledger.sheets.engine.book import TableRows
+    from battle_ledger.sheets.engine.zipbook import open_book
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.kinds import victory_table as vt
+    from battle_ledger.sheets.oob import read_oob
+    from battle_ledger.templates.demo import example_path
+
+    path = _army(tmp_path)
+    rs = registry.get("age-of-glaube")
+    units = read_oob(example_path("age-of-glaube"), rs).units
+    battery = next(u.unit for u in units
+                   if rs.term("unit_types", u.type).attrs.get("arm") == "artillery")  # fmt: skip
+    foot = [u.unit for u in units if u.unit != battery][:2]
+    run_on_file(path, "unit", unit=battery, state="captured battery")
+    run_on_file(path, "unit", unit=foot[0], state="organised", combat_result="Dd")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    run_on_file(path, "unit", unit=foot[0].upper(), state="routing", random_number="0.9")
+    run_on_file(path, "unit", unit=foot[1], state="organised", combat_result="Ar")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    run_on_file(path, "unit", unit=battery, state="organised")
+
+    def states() -> list[dict[str, Any]]:
+        book = open_book(path, writable=False)
+        with using_book_rules(book):
+            return vt.unit_states(book, vt.read_victory_table(book))
+
+    records = TableRows.records
+    as_records = states()
+    as_framed = TableRows.records  # the frame's rows, as the loop over it read them
+
+    def framed(rows: TableRows, headers: Any = None) -> list[dict[str, Any]]:
+        if rows.attrs["where"]["table"] != vt.UNITS.name:
+            return records(rows, headers)
+        return [dict(row) for _, row in rows.frame().iterrows()]
+
+    monkeypatch.setattr(TableRows, "records", framed)
+    assert states() == as_records and any(s["state"] == "captured battery" for s in as_records)
+    monkeypatch.setattr(TableRows, "records", as_framed)
+    frame = TableRows.frame
+
+    def no_units_frame(rows: TableRows) -> Any:
+        assert rows.attrs["where"]["table"] != vt.UNITS.name, "a frame of tbl_Units"
+        return frame(rows)
+
+    monkeypatch.setattr(TableRows, "frame", no_units_frame)
+    assert states() == as_records
+    run_on_file(path, "end-turn", allow_empty="Y")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -1044,9 +1044,9 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     if not last:
         return 0
     ruleset = registry.get(book.meta().ruleset)
-    frame = _unit_rows(book)
-    used = [int(i) for i in frame.index]
-    first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
+    read = book.read_rows(UNITS.name, UNITS.read_types(version))  # where its rows end
+    used = [int(i) for i in read.index]
+    first = int(read.attrs.get("where", {}).get("first_row", _TOP + 1))
     at = first + (max(used) + 1 if used else 0)
     rows = []
     for i, state in enumerate(last.values()):
@@ -1200,11 +1200,12 @@ def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int |
     return turn - last, part
 
 
-def _captures(frame: pd.DataFrame, parts_held: bool) -> list[tuple[int, int | None]]:
-    """The (turn, part) of each row of ``frame`` holding a captured battery."""
-    taken = frame[frame["State"].astype(str).str.casefold() == aog.UnitState.CAPTURED]
+def _captures(rows: Iterable[Mapping[str, Any]], parts_held: bool) -> list[tuple[int, int | None]]:
+    """The (turn, part) of each of a unit's ``rows`` of tbl_Units (records, or a frame's
+    rows) holding a captured battery."""
     return [(int(r["Turn"]), None if not parts_held or is_blank(r["Part"]) else int(r["Part"]))
-            for _, r in taken.iterrows() if not is_blank(r["Turn"])]  # fmt: skip
+            for r in rows if str(r["State"]).casefold() == aog.UnitState.CAPTURED
+            and not is_blank(r["Turn"])]  # fmt: skip
 
 
 def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
@@ -1221,15 +1222,20 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     fought = book.meta().template_version >= _RESULTS_SINCE
     fought_in = book.meta().template_version >= _COMBAT_PARTS_SINCE
     counted = book.meta().template_version >= _BASE_UNITS_SINCE
-    frame = _unit_rows(book)
+    # The rows as records (values as a frame's rows give them, blanks None): no frame of
+    # the table (2,466 rows at 48 turns) is made to be read row by row.
+    read = book.read_rows(UNITS.name, UNITS.read_types(book.meta().template_version))
+    records = read.records()
     seen: set[tuple[int, str]] = set()
     states = []
     places = []  # where each of ``states`` is
-    captured: dict[str, list[tuple[int, int | None]]] = {}  # unit -> (turn, part) taken
-    for unit_name, rows in frame.groupby(frame["Unit"].astype(str).str.casefold()):
-        captured[str(unit_name)] = _captures(rows, fought)
-    for index, row in frame.iterrows():
-        where = where_of(frame, index)
+    own: dict[str, list[dict[str, Any]]] = {}  # unit (case-blind) -> its rows
+    for row in records:
+        own.setdefault(str(row["Unit"]).casefold(), []).append(row)
+    # unit -> (turn, part) taken
+    captured = {unit: _captures(rows, fought) for unit, rows in own.items()}
+    for index, row in zip(read.index, records, strict=True):
+        where = where_of(read, index)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
             if is_blank(row[header]):
                 raise CellValueError(f"a row of {UNITS.name} has no {header}", column=header,
@@ -1586,7 +1592,8 @@ def record_unit(
                     f"the part of the turn {combat_result!r} was fought in is not fixed by "
                     f"the text for {army!r} (4 names a first and a second army)",
                     column="--combat-part", expected=f"1 to {ledger.parts}")  # fmt: skip
-        ago, taken_in = _turns_ago(turn, _captures(mine, version >= _RESULTS_SINCE))
+        ago, taken_in = _turns_ago(turn, _captures((r for _, r in mine.iterrows()),
+                                                   version >= _RESULTS_SINCE))  # fmt: skip
         out = aog.unit_after_rally(state, random_number, general or "", table_value, ruleset,
                                    captured_turns_ago=ago, unit_type=unit_type, part=part,
                                    army_attacks_in=attacks_in,
