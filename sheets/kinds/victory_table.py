@@ -1200,7 +1200,7 @@ def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int |
     return turn - last, part
 
 
-def _captures(rows: Iterable[Mapping[str, Any]], parts_held: bool) -> list[tuple[int, int | None]]:
+def _captures(rows: Iterable[Any], parts_held: bool) -> list[tuple[int, int | None]]:
     """The (turn, part) of each of a unit's ``rows`` of tbl_Units (records, or a frame's
     rows) holding a captured battery."""
     return [(int(r["Turn"]), None if not parts_held or is_blank(r["Part"]) else int(r["Part"]))
