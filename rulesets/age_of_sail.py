@@ -66,6 +66,7 @@ __all__ = [
     "wind_direction",
     "wind_drift",
     "wind_drift_odds",
+    "wind_drifts",
     "wind_odds_after",
     "wind_speed_at_start",
 ]
@@ -191,25 +192,43 @@ def wind_drift(direction: str, speed: int, direction_roll: int, speed_roll: int)
     Direction: 1 one point anticlockwise, 2-5 no change, 6 one point clockwise.
     Speed: 1 down one level, 2-5 no change, 6 up one level, within 1 to 7.
     """
+    return wind_drifts(direction, speed, [(direction_roll, speed_roll)])[0]
+
+
+def wind_drifts(direction: str, speed: int,
+                rolls: Iterable[tuple[int, int]]) -> list[tuple[str, int]]:  # fmt: skip
+    """The wind after each round's rolls (direction die, speed die) in turn, from
+    ``direction`` and ``speed``: ``wind_drift`` round after round, the start checked and
+    the tables looked up once (none of it without a roll)."""
+    found: list[tuple[str, int]] = []
+    given = list(rolls)
+    if not given:
+        return found
     rules = ruleset()
     start = wind_direction(direction)
     level = _wind_speed(speed)
     sides = _wind_die()
-    turn = int(
-        rules.bracket(
-            "wind_direction_drift", whole_number(direction_roll, "direction roll", 1, sides)
-        )["points_clockwise"]
-    )
-    change = int(
-        rules.bracket("wind_speed_drift", whole_number(speed_roll, "speed roll", 1, sides))[
-            "change"
-        ]
-    )
-    compass = _compass()
-    new_direction = compass[(int(start.attrs["point"]) + turn) % len(compass)].id
-    low = int(rules.constant("wind", "min_speed"))
-    high = int(rules.constant("wind", "max_speed"))
-    return new_direction, min(high, max(low, level + change))
+    compass: list[Term] = []  # looked up after the first rolls are checked, as one drift does
+    low = high = 0
+    for direction_roll, speed_roll in given:
+        turn = int(
+            rules.bracket(
+                "wind_direction_drift", whole_number(direction_roll, "direction roll", 1, sides)
+            )["points_clockwise"]
+        )
+        change = int(
+            rules.bracket("wind_speed_drift", whole_number(speed_roll, "speed roll", 1, sides))[
+                "change"
+            ]
+        )
+        if not compass:
+            compass = _compass()
+            low = int(rules.constant("wind", "min_speed"))
+            high = int(rules.constant("wind", "max_speed"))
+        start = compass[(int(start.attrs["point"]) + turn) % len(compass)]
+        level = min(high, max(low, level + change))
+        found.append((start.id, level))
+    return found
 
 
 def wind_drift_odds(direction: str, speed: int) -> dict[tuple[str, int], Fraction]:

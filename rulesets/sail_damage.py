@@ -269,7 +269,9 @@ class ShipState:
         return self.gun_decks == 0 and self.hull == 0
 
     def changed(self, change: Mapping[str, int]) -> ShipState:
-        return replace(self, **{k: getattr(self, k) + v for k, v in change.items() if v})
+        """Her record after ``change`` (by field; itself where nothing changes)."""
+        moved = {k: getattr(self, k) + v for k, v in change.items() if v}
+        return replace(self, **moved) if moved else self
 
     def standing(self) -> tuple[str, ...]:
         return tuple(m for m in MASTS if getattr(self, m))
@@ -945,8 +947,9 @@ def fold_on(
             states[out.prize] = replace(states[out.prize], captured_by=out.captor)
         for name in {event.ship, event.target} & set(states):
             s = states[name]
-            states[name] = replace(s, entangled_with=last_board.get(name, "") if s.entangled
-                                   else "")  # fmt: skip
+            partner = last_board.get(name, "") if s.entangled else ""
+            if s.entangled_with != partner:  # else her record stands as it is
+                states[name] = replace(s, entangled_with=partner)
         outcomes.append(out)
     return after
 
@@ -991,8 +994,4 @@ def _tally(tally: Tally, event: Event, out: Outcome, me: ShipState, them: ShipSt
 def wind_after_rounds(direction: str, speed: int,
                       rolls: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:  # fmt: skip
     """The wind after each round's two dice (direction die, speed die), from the start."""
-    found: list[tuple[str, int]] = []
-    for d, s in rolls:
-        direction, speed = sail.wind_drift(direction, speed, d, s)
-        found.append((direction, speed))
-    return found
+    return sail.wind_drifts(direction, speed, rolls)

@@ -4,6 +4,7 @@ properties of the exact odds, UDFs and error paths."""
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from battle_ledger import rulesets
 from battle_ledger.rulesets import age_of_sail as sail
+from battle_ledger.rulesets._numbers import whole_number
 from battle_ledger.rulesets.errors import MissingTableError, UnknownTermError
 from battle_ledger.sheets.errors import EntryError
 from battle_ledger.xlfuncs import UDFS
@@ -279,3 +281,55 @@ def test_udf_errors_name_value_and_what_is_allowed() -> None:
         UDFS["SAIL_SPEED"](3.0, 4.5, 90.0)
     with pytest.raises(EntryError, match="TRUE or FALSE"):
         UDFS["SAIL_SPEED"](2.0, 4.0, 90.0, "frigate", "perhaps")
+
+
+def _one_drift(direction: str, speed: int, direction_roll: int, speed_roll: int) -> tuple[str, int]:
+    """One end-of-round drift as ``wind_drift`` worked it out on its own before
+    ``wind_drifts`` (every table and the start looked up at each drift)."""
+    rules = sail.ruleset()
+    start = sail.wind_direction(direction)
+    level = sail._wind_speed(speed)
+    sides = sail._wind_die()
+    d_roll = whole_number(direction_roll, "direction roll", 1, sides)
+    turn = int(rules.bracket("wind_direction_drift", d_roll)["points_clockwise"])
+    s_roll = whole_number(speed_roll, "speed roll", 1, sides)
+    change = int(rules.bracket("wind_speed_drift", s_roll)["change"])
+    compass = sail._compass()
+    low = int(rules.constant("wind", "min_speed"))
+    high = int(rules.constant("wind", "max_speed"))
+    point = (int(start.attrs["point"]) + turn) % len(compass)
+    return compass[point].id, min(high, max(low, level + change))
+
+
+def _drifted(direction: Any, speed: Any, rolls: list[tuple[int, int]]) -> list[Any] | str:
+    """Each round's wind, one drift at a time (``_one_drift``), or the refusal."""
+    found: list[Any] = []
+    try:
+        for d, s in rolls:
+            direction, speed = _one_drift(direction, speed, d, s)
+            found.append((direction, speed))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    direction=st.sampled_from(["N", "NE", "E", "SE", "S", "SW", "W", "NW", "North", "sw"]),
+    speed=st.one_of(_speeds, st.sampled_from([0, 8, "4", 3.0, None])),
+    rolls=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=12),
+)
+def test_the_winds_of_many_rounds_are_each_round_drifted_in_turn(
+    direction: str, speed: Any, rolls: list[tuple[int, int]]
+) -> None:
+    """``wind_drifts`` (the start checked and the tables looked up once) gives every round's
+    wind one drift at a time gives, and refuses where and as they refuse (a bad start, a
+    die of 0 or 7 at any round; nothing is checked without a roll)."""
+    expected = _drifted(direction, speed, rolls)
+    try:
+        found: list[Any] | str = sail.wind_drifts(direction, speed, iter(rolls))
+    except Exception as exc:
+        found = f"{type(exc).__name__}: {exc}"
+    assert found == expected
+    if rolls and isinstance(expected, list):
+        assert sail.wind_drift(direction, speed, *rolls[0]) == expected[0]

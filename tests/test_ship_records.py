@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -894,3 +895,55 @@ def test_a_fold_played_on_from_an_earlier_one_is_the_whole_fold(tmp_path: Path) 
             fold()
         refusals.append((str(refused.value), getattr(refused.value, "index", None)))
     assert refusals[0] == refusals[1] and refusals[0][1] == len(events)
+
+
+def test_the_winds_are_worked_out_once_and_a_roll_more_goes_on_from_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ShipLedger.winds``: each round's wind worked out once for a ledger's rolls (fold,
+    end-round and the report ask again and again), a ledger of one roll more (end-round's
+    next wind) played on by that roll alone; the winds those of every roll drifted from the
+    start, each caller's list its own."""
+    path = build_from_example("ship-records", tmp_path / "played.xlsx")
+    play_periods("ship-records", path, 4, seed=1805)
+    ledger = read_ships(HeadlessBook(path, writable=False))
+    assert len(ledger.wind_rolls) >= 3
+    drifts = sail.wind_drifts
+    asked: list[int] = []
+
+    def counted(direction: str, speed: int, rolls: Any) -> list[tuple[str, int]]:
+        given = list(rolls)
+        asked.append(len(given))
+        return drifts(direction, speed, given)
+
+    monkeypatch.setattr(sail, "wind_drifts", counted)
+    whole = [ledger.wind_start, *drifts(*ledger.wind_start, ledger.wind_rolls)]
+    first, again = ledger.winds(), ledger.winds()
+    assert first == again == whole and first is not again
+    assert ledger.wind_speeds() == {i + 1: s for i, (_, s) in enumerate(whole)}
+    assert asked == [len(ledger.wind_rolls)]
+    for roll in ((1, 6), (6, 1), (3, 3)):
+        more = replace(ledger, wind_rolls=[*ledger.wind_rolls, roll])
+        assert more.winds() == [ledger.wind_start, *drifts(*ledger.wind_start, more.wind_rolls)]
+    assert asked == [len(ledger.wind_rolls), 1, 1, 1]
+    fewer = replace(ledger, wind_rolls=ledger.wind_rolls[:-2])
+    assert fewer.winds() == whole[:-2]
+
+
+_counts = st.integers(-3, 3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    state=st.builds(sd.ShipState, port=_counts, starboard=_counts, hull=_counts, fire=_counts,
+                    entangled=_counts, captured_by=st.sampled_from(["", "Victory"])),
+    change=st.dictionaries(st.sampled_from(sd.ShipState.FIELDS), _counts, max_size=4),
+)  # fmt: skip
+def test_a_record_changed_by_nothing_is_the_record_as_it_was(
+    state: sd.ShipState, change: dict[str, int]
+) -> None:
+    """``ShipState.changed`` (the fold's step; itself where every change is 0) gives the
+    record ``dataclasses.replace`` gives with the changes added."""
+    expected = replace(state, **{k: getattr(state, k) + v for k, v in change.items() if v})
+    assert state.changed(change) == expected
+    assert state.changed({k: 0 for k in change}) is state

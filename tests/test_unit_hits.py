@@ -1780,3 +1780,54 @@ def test_a_version_5_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     run_on_file(path, "end-turn")
     run_on_file(path, "record", unit="Oswald's 58th and Watteville's", rally_roll="6")
     _hits_sheet_as_the_rules(path, tmp_path)
+
+
+def _units_as_the_frame_reads_them(path: Path) -> tuple[dict[str, object], ...]:
+    """What ``read_hits`` made of each unit before it read records: the rows of the Units'
+    frame (``iterrows``), every column as that frame holds it."""
+    import pandas as pd
+
+    from battle_ledger.sheets.kinds.unit_hits import _FIGHTING_QUALITIES, UNITS, read_hits
+
+    ledger = read_hits(HeadlessBook(path, writable=False))
+    found: tuple[dict[str, object], ...] = ({}, {}, {}, {}, {})
+    for _, row in ledger.tables.things.iterrows():
+        name = str(row["Unit"])
+        found[0][name] = int(row["Strength Points"])
+        found[1][name] = "" if pd.isna(row["Side"]) else str(row["Side"])
+        found[2][name] = None if pd.isna(row["Type"]) else str(row["Type"])
+        found[3][name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
+                                   if bool(row[UNITS.header(f)]))  # fmt: skip
+        found[4][name] = frozenset(f for f in _FIGHTING_QUALITIES if bool(row[UNITS.header(f)]))
+    return found
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_units_read_as_records_are_those_of_the_frame(seed: int, tmp_path: Path) -> None:
+    """``read_hits`` reads the Units as records, not the rows of a frame: the same Strength
+    Points, sides, types, Rally conditions and fighting qualities, with sides and types left
+    blank and every quality Y, N or blank (and on a ledger of version 1, without them)."""
+    import random
+
+    from battle_ledger.sheets.kinds.unit_hits import read_hits
+
+    path = _fighters(tmp_path, {})
+    wb = openpyxl.load_workbook(path)
+    draw = random.Random(seed)
+    headers = ["Stubborn", "Guard", "Resolute/Steady", "Medium Battery", "Low Supplies",
+               "Light Rifles", "Limited Skirmishers", "Veterans"]  # fmt: skip
+    for row in range(len(_FIGHTERS)):
+        for header in headers:
+            table_cell(wb, "tbl_Units", header, row).value = draw.choice(["Y", "N", None, "y"])
+        if draw.random() < 0.3:
+            table_cell(wb, "tbl_Units", "Side", row).value = None
+        if draw.random() < 0.3:
+            table_cell(wb, "tbl_Units", "Type", row).value = None
+    wb.save(path)
+    held = []
+    for ledger_path in (path, _hits_v1(tmp_path)):
+        ledger = read_hits(HeadlessBook(ledger_path, writable=False))
+        read = (ledger.strengths, ledger.sides, ledger.types, ledger.qualities, ledger.fighting)
+        assert read == _units_as_the_frame_reads_them(ledger_path)
+        held.append(any(ledger.qualities.values()) and any(ledger.fighting.values()))
+    assert held == [True, False]

@@ -822,6 +822,10 @@ class ShipLedger(LedgerState):
     #: The folds made, by what was folded and the wind of its rounds (an operation asks
     #: for the log's again and again); ``replace`` hands them on to a ledger of another wind.
     _folds: dict[Any, sd.Folding] = _field(default_factory=dict, repr=False, compare=False)
+    #: The winds worked out, by the start and the rolls (shared as ``_folds`` is: a ledger
+    #: of one more roll plays on from its own).
+    _winds: dict[Any, list[tuple[str, int]]] = _field(default_factory=dict, repr=False,
+                                                      compare=False)  # fmt: skip
 
     @property
     def round(self) -> int:
@@ -829,9 +833,20 @@ class ShipLedger(LedgerState):
         return len(self.wind_rolls) + 1
 
     def winds(self) -> list[tuple[str, int]]:
-        """The wind during each round, from round 1 (the start) to the current one."""
-        after = sd.wind_after_rounds(*self.wind_start, self.wind_rolls)
-        return [self.wind_start, *after]
+        """The wind during each round, from round 1 (the start) to the current one (each
+        caller gets a list of its own). Worked out once: the winds of the rolls but the
+        last, where known, go on by its drift."""
+        rolls = tuple(self.wind_rolls)
+        key = (self.wind_start, rolls)
+        found = self._winds.get(key)
+        if found is None:
+            before = self._winds.get((self.wind_start, rolls[:-1])) if rolls else None
+            if before is not None:
+                found = [*before, *sd.wind_after_rounds(*before[-1], rolls[-1:])]
+            else:
+                found = [self.wind_start, *sd.wind_after_rounds(*self.wind_start, rolls)]
+            self._winds[key] = found
+        return list(found)
 
     def wind_speeds(self) -> dict[int, int]:
         return {i + 1: speed for i, (_, speed) in enumerate(self.winds())}

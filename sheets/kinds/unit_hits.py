@@ -431,6 +431,14 @@ def _orders(row: Mapping[str, Any]) -> int:
     return sum(yes_no(row.get(TURNS.header(g)), TURNS.header(g)) for g, _ in _ORDERS)
 
 
+#: What ``read_hits`` reads of a unit: the header of each Rally condition and fighting quality.
+_RALLY_HEADERS = tuple((UNITS.header(f), c) for f, c in se.RALLY_QUALITIES.items())
+_FIGHTING_HEADERS = tuple((f, UNITS.header(f)) for f in _FIGHTING_QUALITIES)
+_UNIT_HEADERS = ["Unit", "Strength Points", "Side", "Type",
+                 *dict.fromkeys(h for h, _ in _RALLY_HEADERS),
+                 *dict.fromkeys(h for _, h in _FIGHTING_HEADERS)]  # fmt: skip
+
+
 def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -> HitsLedger:
     """Both tables; every unit's type checked against the rules. ``of``: one unit's rows
     of tbl_Turns only (``read_tables``)."""
@@ -441,18 +449,18 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
     types: dict[str, str | None] = {}
     qualities: dict[str, frozenset[str]] = {}
     fighting: dict[str, frozenset[str]] = {}
-    for index, row in tables.things.iterrows():
+    # Records, not the frame's rows (``iterrows`` made a Series of each).
+    for index, row in tables.thing_records(_UNIT_HEADERS):
         name = str(row["Unit"])
         if pd.isna(row["Strength Points"]):
             raise CellValueError(f"unit {name!r} has no Strength Points",
                                  column="Strength Points", expected="a whole number 1 or more",
-                                 **where_of(tables.things, index))  # fmt: skip
+                                 **tables.where_thing(index))  # fmt: skip
         strengths[name] = int(row["Strength Points"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
         types[name] = None if pd.isna(row["Type"]) else str(row["Type"])
-        qualities[name] = frozenset(c for f, c in se.RALLY_QUALITIES.items()
-                                    if bool(row[UNITS.header(f)]))  # fmt: skip
-        fighting[name] = frozenset(f for f in _FIGHTING_QUALITIES if bool(row[UNITS.header(f)]))
+        qualities[name] = frozenset(c for f, c in _RALLY_HEADERS if bool(row[f]))
+        fighting[name] = frozenset(f for f, h in _FIGHTING_HEADERS if bool(row[h]))
     return HitsLedger(tables, strengths, sides, types, qualities, fighting)
 
 
