@@ -518,10 +518,10 @@ def _str_records(frame: pd.DataFrame, headers: Sequence[str] | None = None) -> l
         return _cut(cast("list[dict[str, Any]]", frame.to_dict("records")), headers)  # it warns
     if headers is None:
         columns = frame.columns.tolist()
-        at = range(len(columns))
+        at = list(range(len(columns)))
     else:
         columns = list(headers)
-        at = [frame.columns.get_loc(h) for h in columns]  # type: ignore[misc]  # unique: an int
+        at = [cast("int", frame.columns.get_loc(h)) for h in columns]  # unique: an int each
     if not columns:
         return [{} for _ in range(len(frame))]
     extension = pd.api.extensions.ExtensionDtype

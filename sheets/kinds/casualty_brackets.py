@@ -954,19 +954,23 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     due: list[dict[str, Any]] = []
     rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
-    for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
-        out = computed.loc[index]  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+    current = ledger.turns["Turn"] == turn
+    # the turn's outcomes as records (a row's Series and look-up each: most of this loop)
+    outcomes = computed.loc[current.to_numpy()].to_dict("index")
+    for index, unit in zip(ledger.turns.index[current], ledger.turns.loc[current, "Unit"],
+                           strict=True):  # fmt: skip
+        out, name = outcomes[index], str(unit)
         if out["Rally chance"] != "":
-            rallies.append({"unit": str(row["Unit"]), "chance": int(out["Rally chance"]),
+            rallies.append({"unit": name, "chance": int(out["Rally chance"]),
                             "rallied": {"Y": True, "N": False}.get(out["Rallied"]),
                             "status": out["Status"]})  # fmt: skip
         if out["Check due"] == "Y":
-            due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
+            due.append({"unit": name, "brackets": out["Brackets crossed"],
                         "chance": int(out["Chance to pass"]),
                         "result": out["Result"] or None,
                         "checks": _checks_so_far(out) or 1})  # fmt: skip
         if out["Leader chance"] != "":
-            leaders.append({"unit": str(row["Unit"]), "chance": int(out["Leader chance"]),
+            leaders.append({"unit": name, "chance": int(out["Leader chance"]),
                             "hit": {"Y": True, "N": False}.get(out["Leader hit"]),
                             "result": out["Leader result"] or None,
                             "back": out["Leader back"] or None})  # fmt: skip
