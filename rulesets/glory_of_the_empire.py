@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -91,6 +91,7 @@ __all__ = [
     "morale_check_chance",
     "morale_check_due",
     "morale_check_due_series",
+    "one_ruleset",
     "rally_chance",
     "range_band",
     "ruleset",
@@ -109,15 +110,22 @@ def ruleset() -> Ruleset:
     return registry.get(RULESET_ID) if pinned is None else pinned
 
 
-#: The rule set ``_one_ruleset`` looked up for the work it wraps.
+def _constant(table: str, name: str) -> Any:
+    """``ruleset().constant(table, name)``, looked up once per rule set (its tables are
+    frozen; a refusal is not kept): a unit's turn asks for several, at every turn."""
+    rules = ruleset()
+    return rules.derived(("constant", table, name), lambda: rules.constant(table, name))
+
+
+#: The rule set ``one_ruleset`` looked up for the work it wraps.
 _PINNED: ContextVar[Ruleset | None] = ContextVar("gote_ruleset", default=None)
 
 
 @contextmanager
-def _one_ruleset() -> Iterator[None]:
+def one_ruleset() -> Iterator[None]:
     """Within the block, ``ruleset()`` is the one in force when it began, looked up once:
-    a unit's turn asks for it some twenty times (the house rules in force cannot change
-    inside a pure function)."""
+    a unit's turn asks for it some twenty times, a ledger's fold for every turn of every
+    unit (the house rules in force cannot change inside a pure function)."""
     if _PINNED.get() is not None:
         yield
         return
@@ -309,7 +317,7 @@ def initiative_modifier(conditions: str = "", forward_commanders: int = 0) -> in
 
 def initiative_odds(modifier_a: int, modifier_b: int) -> dict[str, Fraction]:
     """Exact odds that side A wins, side B wins, or the rolls tie (the text is silent on ties)."""
-    sides = int(ruleset().constant("initiative_dice", "die_sides"))
+    sides = int(_constant("initiative_dice", "die_sides"))
     a = whole_number(modifier_a, "modifier_a", low=None)
     b = whole_number(modifier_b, "modifier_b", low=None)
     odds = {"A": Fraction(0), "B": Fraction(0), "tie": Fraction(0)}
@@ -474,7 +482,7 @@ def form_or_evade_chance(
     needed = form_or_evade_needed(troop, grade_name, situation, leader)
     if needed is None:
         return Fraction(0)
-    sides = int(ruleset().constant("form_evade_rules", "die_sides"))
+    sides = int(_constant("form_evade_rules", "die_sides"))
     return Fraction(sides - needed + 1, sides)
 
 
@@ -600,7 +608,7 @@ def melee_win_chance(
     casualties: int = 0,
 ) -> int:
     """The attacker's percentage to win: 50% plus modifiers (not clamped: over 100 is a bonus)."""
-    base = int(ruleset().constant("melee_chance", "base_percent"))
+    base = int(_constant("melee_chance", "base_percent"))
     mods = melee_modifiers(matchup, conditions, attacker_grade, defender_grade, casualties)
     return base + sum(p for _, p in mods)
 
@@ -710,7 +718,7 @@ def morale_check_due(
 
 def _check_due(crossed: bool, routed_or_disordered: bool) -> bool:
     """``morale_check_due`` of brackets crossed (or not) already worked out."""
-    only_formed = bool(ruleset().constant("morale_check_rules", "only_if_not_routed_or_disordered"))
+    only_formed = bool(_constant("morale_check_rules", "only_if_not_routed_or_disordered"))
     return crossed and not (routed_or_disordered and only_formed)
 
 
@@ -747,7 +755,7 @@ def lost_over_quarter_this_turn(start: int, lost_this_turn: int) -> bool:
     """True when a unit lost more than 25% of its beginning strength in this turn alone."""
     first = whole_number(start, "start", low=1)
     lost = whole_number(lost_this_turn, "lost_this_turn", low=0, high=first)
-    limit = int(ruleset().constant("morale_check_rules", "lost_over_percent_this_turn"))
+    limit = int(_constant("morale_check_rules", "lost_over_percent_this_turn"))
     return lost * 100 > limit * first
 
 
@@ -757,19 +765,16 @@ def _check_chance(
     grade_name: str,
     conditions: str,
     castings_lost: int,
-    start: int | None,
-    lost_this_turn: int | None,
+    over: Callable[[], bool],
 ) -> int:
+    """50% (``base``) + the modifiers of ``table``; ``over()``: whether the unit lost more
+    than 25% this turn (asked after the conditions are read)."""
     rules = ruleset()
     rows = rules.derived(  # once per rule set: read, never changed, for every unit's turn
         ("check_chance", table), lambda: {str(r["modifier"]): r for r in rules.rows(table)}
     )
     terms = {t.id for t in _conditions("check_conditions", conditions)}
-    if (
-        start is not None
-        and lost_this_turn is not None
-        and lost_over_quarter_this_turn(start, lost_this_turn)
-    ):
+    if over():
         terms.add("lost over 25% this turn")
     total = base
     for term_id in sorted(terms):
@@ -801,10 +806,24 @@ def morale_check_chance(
     ``lost_this_turn`` to apply "lost more than 25% ... in this turn alone"
     (-20%) from the numbers, or name it in ``conditions``.
     """
-    base = int(ruleset().constant("rally_chance", "morale_check_base_percent"))
-    return _check_chance(
-        "morale_check_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
-    )
+    return _morale_chance(grade_name, conditions, castings_lost, _over(start, lost_this_turn))
+
+
+def _over(start: int | None, lost_this_turn: int | None) -> Callable[[], bool]:
+    """Whether a unit lost more than 25% this turn, asked when a chance needs it: never
+    where ``start`` or ``lost_this_turn`` is not given."""
+    if start is None or lost_this_turn is None:
+        return lambda: False
+    return lambda: lost_over_quarter_this_turn(start, lost_this_turn)
+
+
+def _morale_chance(
+    grade_name: str, conditions: str, castings_lost: int, over: Callable[[], bool]
+) -> int:
+    """``morale_check_chance`` with ``_check_chance``'s ``over``."""
+    base = int(_constant("rally_chance", "morale_check_base_percent"))
+    return _check_chance("morale_check_modifiers", base, grade_name, conditions, castings_lost,
+                         over)  # fmt: skip
 
 
 def rally_chance(
@@ -815,10 +834,15 @@ def rally_chance(
     lost_this_turn: int | None = None,
 ) -> int:
     """Percentage chance to rally a broken, disordered or routed unit: 50% + modifiers."""
-    base = int(ruleset().constant("rally_chance", "rally_base_percent"))
-    return _check_chance(
-        "rally_modifiers", base, grade_name, conditions, castings_lost, start, lost_this_turn
-    )
+    return _rally_chance(grade_name, conditions, castings_lost, _over(start, lost_this_turn))
+
+
+def _rally_chance(
+    grade_name: str, conditions: str, castings_lost: int, over: Callable[[], bool]
+) -> int:
+    """``rally_chance`` with ``_check_chance``'s ``over``."""
+    base = int(_constant("rally_chance", "rally_base_percent"))
+    return _check_chance("rally_modifiers", base, grade_name, conditions, castings_lost, over)
 
 
 # -- a unit's turn, as the casualty-brackets ledger keeps it ------------------------------------
@@ -860,7 +884,7 @@ class _TwoReadings:
     @classmethod
     def default(cls) -> str:
         """The data's reading."""
-        first = bool(ruleset().constant("morale_check_rules", cls.CONSTANT))
+        first = bool(_constant("morale_check_rules", cls.CONSTANT))
         return cls.ALL[0] if first else cls.ALL[1]
 
     @classmethod
@@ -985,6 +1009,12 @@ class UnitState:
         """What its strength and losses count: figures, or a battery's guns."""
         return "guns" if self.battery else "figures"
 
+    def after(self, out: UnitOutcome) -> UnitState:
+        """The unit after a turn that came out as ``out``: its grade, lost so far and status
+        (``dataclasses.replace`` of those, made directly: a close makes one a row)."""
+        return UnitState(self.unit, out.grade, self.start, out.lost, out.status,
+                         self.battery, self.cavalry)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class UnitTurn:
@@ -1055,24 +1085,31 @@ class UnitOutcome:
 _WORSE = {UnitStatus.FORMED: 0, UnitStatus.BLOWN: 1, UnitStatus.DISORDERED: 2, UnitStatus.ROUTED: 3}
 
 
-def _check_blown(state: UnitState, turn: UnitTurn, this_turn: int, prefix: str) -> None:
+def _prefix(state: UnitState, turn: UnitTurn) -> str:
+    """What a refusal of a unit's turn begins with: the turn and the unit, as given."""
+    where = [f"turn {turn.turn}"] if turn.turn is not None else []
+    where += [f"unit {state.unit!r}"] if state.unit else []
+    return f"{', '.join(where)}: " if where else ""
+
+
+def _check_blown(state: UnitState, turn: UnitTurn, this_turn: int) -> None:
     """Blown is cavalry's ("After a charge cavalry become "blown""), and only blown
     cavalry rests, in a turn without losses ("without moving or fighting or receiving
     fire")."""
     if turn.became == UnitStatus.BLOWN and not state.cavalry:
         raise InvalidArgumentError(
-            f"{prefix}only cavalry become blown", column="became", value=turn.became,
+            f"{_prefix(state, turn)}only cavalry become blown", column="became", value=turn.became,
             expected="disordered or routed for infantry and artillery",
         )  # fmt: skip
     if turn.became == UnitStatus.RESTED and state.status != UnitStatus.BLOWN:
         raise InvalidArgumentError(
-            f"{prefix}only blown cavalry rests to lose the status", column="became",
+            f"{_prefix(state, turn)}only blown cavalry rests to lose the status", column="became",
             value=turn.became, expected=f"rested only after a turn the unit ended blown "
             f"(it is {state.status})",
         )  # fmt: skip
     if turn.became == UnitStatus.RESTED and this_turn:
         raise InvalidArgumentError(
-            f"{prefix}blown cavalry that lost {this_turn} this turn did not rest ("
+            f"{_prefix(state, turn)}blown cavalry that lost {this_turn} this turn did not rest ("
             "\"without moving or fighting or receiving fire\")", column="became",
             value=turn.became, expected="rested only in a turn with no losses",
         )  # fmt: skip
@@ -1115,7 +1152,10 @@ def unit_after_turn(
     ``roll_passes`` says (default: the data's reading, at or under). Percentages
     are of the figures (a battery: guns) at the start of the battle.
     """
-    with _one_ruleset():
+    if _PINNED.get() is not None:  # within a fold's one_ruleset: no block of its own
+        return _unit_after_turn(state, turn, roll_passes, first_rally, blown_cavalry,
+                                morale_checks)  # fmt: skip
+    with one_ruleset():
         return _unit_after_turn(state, turn, roll_passes, first_rally, blown_cavalry,
                                 morale_checks)  # fmt: skip
 
@@ -1123,15 +1163,15 @@ def unit_after_turn(
 def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
                      first_rally: str | None, blown_cavalry: str | None,
                      morale_checks: str | None) -> UnitOutcome:  # fmt: skip
-    where = [f"turn {turn.turn}"] if turn.turn is not None else []
-    where += [f"unit {state.unit!r}"] if state.unit else []
-    prefix = f"{', '.join(where)}: " if where else ""
-    fire = whole_number(turn.fire, f"{prefix}{state.counts} lost to fire")
-    melee = whole_number(turn.melee, f"{prefix}{state.counts} lost in melee")
+    fire, melee = turn.fire, turn.melee
+    if type(fire) is not int or fire < 0:  # a count as most are given: whole_number's own
+        fire = whole_number(fire, f"{_prefix(state, turn)}{state.counts} lost to fire")
+    if type(melee) is not int or melee < 0:
+        melee = whole_number(melee, f"{_prefix(state, turn)}{state.counts} lost in melee")
     lost = state.lost + fire + melee
     if lost > state.start:
         raise InvalidArgumentError(
-            f"{prefix}more {state.counts} lost than the "
+            f"{_prefix(state, turn)}more {state.counts} lost than the "
             + ("battery" if state.battery else "unit")
             + " has",
             value=fire + melee,
@@ -1139,15 +1179,15 @@ def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
         )
     if state.status not in UnitStatus.ALL:
         raise InvalidArgumentError(
-            f"{prefix}a unit is formed, disordered, blown or routed",
+            f"{_prefix(state, turn)}a unit is formed, disordered, blown or routed",
             value=state.status,
             expected=", ".join(UnitStatus.ALL),
         )
-    if turn.became is not None:
+    if turn.became is not None and turn.became not in UnitStatus.BECAME:
         one_of(turn.became, UnitStatus.BECAME,
-               f"{prefix}the turn leaves a unit disordered, routed, blown or rested",
-               "became")  # fmt: skip
-    _check_blown(state, turn, fire + melee, prefix)
+               f"{_prefix(state, turn)}the turn leaves a unit disordered, routed, blown or "
+               "rested", "became")  # fmt: skip
+    _check_blown(state, turn, fire + melee)
     same_turn = FirstRally.reading(first_rally) == FirstRally.SAME_TURN
     as_disordered = BlownCavalry.reading(blown_cavalry) == BlownCavalry.AS_DISORDERED
 
@@ -1168,11 +1208,18 @@ def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
     else:
         in_turn = max(state.status, turn.became or UnitStatus.FORMED, key=_WORSE.__getitem__)
     due = _check_due(bool(crossed), shaken(in_turn))  # morale_check_due, crossed once
+    over_quarter: list[bool] = []  # lost_over_quarter_this_turn, worked out once when asked
+
+    def over() -> bool:
+        if not over_quarter:
+            over_quarter.append(lost_over_quarter_this_turn(state.start, this_turn))
+        return over_quarter[0]
+
     status = in_turn
     chance = passed = None
     checks: list[bool | None] = []
     if due:
-        chance = morale_check_chance(state.grade, conditions, lost, state.start, this_turn)
+        chance = _morale_chance(state.grade, conditions, lost, over)
         called = MoraleChecks.called_for(len(crossed), morale_checks)
         for k, roll in enumerate(turn.morale_rolls[:called], start=1):
             checks.append(passes(roll, chance, "morale roll" if k == 1 else f"morale roll {k}"))
@@ -1186,7 +1233,7 @@ def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
         rallying_from = status
         only_disordered = status in (UnitStatus.DISORDERED, UnitStatus.BLOWN)
         terms = ", ".join(t for t in (conditions, "broken or disordered" * only_disordered) if t)
-        rally = rally_chance(state.grade, terms, lost, state.start, this_turn)
+        rally = _rally_chance(state.grade, terms, lost, over)
         rallied = passes(turn.rally_roll, rally, "rally roll")
         status = UnitStatus.FORMED if rallied else status
     leader = None
@@ -1205,7 +1252,7 @@ def _unit_after_turn(state: UnitState, turn: UnitTurn, roll_passes: str | None,
     return UnitOutcome(
         lost=lost,
         percent=casualty_percent(state.start, lost),
-        over_quarter=lost_over_quarter_this_turn(state.start, this_turn),
+        over_quarter=over(),
         crossed=crossed,
         check_due=due,
         chance=chance,
@@ -1236,7 +1283,7 @@ def run_unit(
         out = unit_after_turn(state, turn, roll_passes=roll_passes, first_rally=first_rally,
                               blown_cavalry=blown_cavalry, morale_checks=morale_checks)  # fmt: skip
         outcomes.append(out)
-        state = replace(state, grade=out.grade, lost=out.lost, status=out.status)
+        state = state.after(out)
     return outcomes
 
 
@@ -1258,7 +1305,7 @@ class LeaderCasualtyResult:
 
 def leader_casualty_chance(castings_lost: int) -> int:
     """Percentage chance an attached leader became a casualty: 5% per casting lost this turn."""
-    per = int(ruleset().constant("leader_casualty", "percent_per_casting"))
+    per = int(_constant("leader_casualty", "percent_per_casting"))
     return _clamp_percent(per * whole_number(castings_lost, "castings_lost"))
 
 
@@ -1266,7 +1313,7 @@ def leader_returns_turn(turn: int, returns_in_turns: int) -> int:
     """The turn a leader wounded at the end of ``turn`` is back with his unit: "He will
     return in 3 turns" read as turn T+3 (house reading ``return_turn_is_turn_plus_n``;
     false: after three whole turns away, T+4)."""
-    plus_n = bool(ruleset().constant("leader_casualty", "return_turn_is_turn_plus_n"))
+    plus_n = bool(_constant("leader_casualty", "return_turn_is_turn_plus_n"))
     return turn + returns_in_turns + (0 if plus_n else 1)
 
 
@@ -1290,7 +1337,7 @@ def ambulance_chance(percent_roll: int) -> int:
     if kind is None:
         return 0
     name = "mortal_or_grave_percent" if kind == "mortal or grave" else "minor_percent"
-    return int(ruleset().constant("french_ambulance", name))
+    return int(_constant("french_ambulance", name))
 
 
 # -- fire -----------------------------------------------------------------------------------------
@@ -1454,7 +1501,7 @@ def fire_casualty_odds(dice: int, phase: str = "other") -> dict[int, Fraction]:
 
 def howitzer_fire_chance(sixes: int) -> Fraction:
     """Exact chance a building is set on fire by a howitzer's sixes at long range (15% each)."""
-    per = Fraction(int(ruleset().constant("howitzers", "fire_chance_per_six_percent")), 100)
+    per = Fraction(int(_constant("howitzers", "fire_chance_per_six_percent")), 100)
     return 1 - (1 - per) ** whole_number(sixes, "sixes")
 
 
@@ -1508,7 +1555,7 @@ def engineering_chance(task: str, turn: int, companies: int = 1) -> int:
         return 100
     percent = int(row[columns[number - 1]])
     if crews > 1:
-        percent *= int(ruleset().constant("engineering_rules", "multiplier_more_than_one_company"))
+        percent *= int(_constant("engineering_rules", "multiplier_more_than_one_company"))
     return _clamp_percent(percent)
 
 

@@ -186,15 +186,14 @@ def _round(lost: int, share: Fraction, method: str) -> int:
 
 
 def _returned_by_step(
-    stands_lost: int, outcome: str, ruleset: str, rounding: str | None = None
-) -> tuple[Ruleset, list[int]]:
-    rs = registry.get(ruleset)
+    stands_lost: int, outcome: str, rs: Ruleset, rounding: str | None = None
+) -> list[int]:
     # Kept per loaded rule set (a campaign's fold asks it of every battle of every
     # formation, with a few counts and outcomes); a refusal is not kept, asked again.
     kept: dict[Hashable, tuple[int, ...]] = rs.derived(("returned by step", rounding), dict)
     key: Hashable | None = (stands_lost, type(stands_lost), outcome)
     try:
-        return rs, list(kept[key])
+        return list(kept[key])
     except KeyError:
         pass
     except TypeError:  # an argument that cannot be a key: answered afresh (and refused)
@@ -205,7 +204,7 @@ def _returned_by_step(
     back = [_round(lost, share, method) for share in shares]
     if key is not None:
         kept[key] = tuple(back)
-    return rs, back
+    return back
 
 
 def stands_returning(
@@ -217,7 +216,13 @@ def stands_returning(
     Each number is the increment of that step; the four add up to stands_lost.
     10 lost by a winner -> 5, 2, 1, gone 2; 7 lost by a loser -> 3, 1, 1, gone 2.
     """
-    _rs, back = _returned_by_step(stands_lost, outcome, ruleset, rounding)
+    return _returning(stands_lost, outcome, registry.get(ruleset), rounding)
+
+
+def _returning(stands_lost: int, outcome: str, rs: Ruleset, rounding: str | None) -> Recovery:
+    """``stands_returning`` in the rule set ``rs`` (a fold looks it up once, not once a
+    battle)."""
+    back = _returned_by_step(stands_lost, outcome, rs, rounding)
     lost = int(stands_lost)
     return Recovery(back[0], back[1] - back[0], back[2] - back[1], lost - back[2])
 
@@ -231,7 +236,8 @@ def stands_back_by(
     rounding: str | None = None,
 ) -> int:
     """How many of the stands lost are back by ``days_after`` days after the battle."""
-    rs, back = _returned_by_step(stands_lost, outcome, ruleset, rounding)
+    rs = registry.get(ruleset)
+    back = _returned_by_step(stands_lost, outcome, rs, rounding)
     days = whole_number(days_after, "days_after")
     returned = 0
     for name, count in zip(_DAY_NAMES, back, strict=True):
@@ -431,6 +437,7 @@ def formation_battles(
     begin = whole_number(start, "start")
     known = recovery_missing(ruleset) is None
     steps = recovery_days(ruleset) if known else None
+    rs = registry.get(ruleset) if known else None  # once, not once a battle
     ordered = sorted(range(len(battles)), key=lambda i: (battles[i].date, battles[i].number))
     # What the battles done cost, and their shares still to come back by date: the days
     # only move on, so a share is counted once, when its day has come (``_cost``).
@@ -458,8 +465,8 @@ def formation_battles(
                     value=value,
                     expected=f"at most {most}",
                 )
-        recovery = (stands_returning(lost - replaced, battle.outcome, ruleset, rounding=rounding)
-                    if known else None)  # fmt: skip
+        recovery = (_returning(lost - replaced, battle.outcome, rs, rounding)
+                    if rs is not None else None)  # fmt: skip
         returns = None
         if steps is not None:
             after = [battle.date + dt.timedelta(days=d) for d in steps]

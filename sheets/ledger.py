@@ -505,30 +505,45 @@ def _numpy_boxes() -> dict[type, type]:
     return boxes
 
 
-def _str_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def _str_records(frame: pd.DataFrame, headers: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """``frame``'s rows as records, as ``frame.to_dict("records")`` gives them (a ledger
     table's headers are text; pandas types them as any hashable). Its per-cell boxing of
     every text or typed column's value (``maybe_box_native``) is most of a large table's
     reading: here a plain value is kept, a numpy number or bool made Python's and a
     missing ``pd.NA`` None, as it does; for anything else pandas does it all. Read a
     column at a time (``tolist``: Python's values where a row's tuple holds numpy's):
-    half the time of the rows' tuples on a close's periods table."""
+    half the time of the rows' tuples on a close's periods table. ``headers``: only
+    those columns' values, in that order (each record the whole one's, cut to them)."""
     if not frame.columns.is_unique:
-        return cast("list[dict[str, Any]]", frame.to_dict("records"))  # it warns
-    columns = frame.columns.tolist()
+        return _cut(cast("list[dict[str, Any]]", frame.to_dict("records")), headers)  # it warns
+    if headers is None:
+        columns = frame.columns.tolist()
+        at = list(range(len(columns)))
+    else:
+        columns = list(headers)
+        at = [cast("int", frame.columns.get_loc(h)) for h in columns]  # unique: an int each
     if not columns:
         return [{} for _ in range(len(frame))]
     extension = pd.api.extensions.ExtensionDtype
+    dtypes = frame.dtypes.values
     values: list[list[Any]] = []
-    for i, dtype in enumerate(frame.dtypes.values):
+    for i in at:
+        dtype = dtypes[i]
         column = frame.iloc[:, i].tolist()
         if isinstance(dtype, extension) or dtype.kind == "O":
             made = _python_values(column)
             if made is None:  # a date, a timedelta: pandas' own boxing
-                return cast("list[dict[str, Any]]", frame.to_dict("records"))
+                return _cut(cast("list[dict[str, Any]]", frame.to_dict("records")), headers)
             column = made
         values.append(column)
     return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _cut(records: list[dict[str, Any]], headers: Sequence[str] | None) -> list[dict[str, Any]]:
+    """``records`` cut to ``headers``, in that order (None: whole)."""
+    if headers is None:
+        return records
+    return [{h: record[h] for h in headers} for record in records]
 
 
 def _python_values(column: list[Any]) -> list[Any] | None:
@@ -777,18 +792,24 @@ class LedgerState:
 
 
 def _period_order(value: Any) -> tuple[bool, Any]:
+    if type(value) is int:  # most: a period number read as one (pd.isna: microseconds)
+        return (False, value)
     return (True, 0) if pd.isna(value) else (False, value)
 
 
-def grouped_records(frame: pd.DataFrame, key: str) -> dict[Any, list[tuple[Any, dict[str, Any]]]]:
+def grouped_records(
+    frame: pd.DataFrame, key: str, headers: Sequence[str] | None = None
+) -> dict[Any, list[tuple[Any, dict[str, Any]]]]:
     """``frame``'s rows as (index, record), grouped by their ``key`` column in the order
     met, each group in table order; a row without a ``key`` is no one's (as pandas'
     groupby). The records are read once: a pandas group and its rows per thing cost a
-    close most of its time on a small ledger."""
+    close most of its time on a small ledger. ``headers``: the records hold only those
+    columns (``key`` among them)."""
     groups: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
-    for index, row in zip(frame.index, _str_records(frame), strict=True):
-        if not pd.isna(row[key]):
-            groups.setdefault(row[key], []).append((index, row))
+    for index, row in zip(frame.index, _str_records(frame, headers), strict=True):
+        name = row[key]
+        if type(name) is str or not pd.isna(name):  # a name (most) is never missing
+            groups.setdefault(name, []).append((index, row))
     return groups
 
 
@@ -802,18 +823,24 @@ def rules_key(*parts: tuple[Any, str]) -> tuple[Any, ...]:
 
 
 def periods_of(
-    state: LedgerState, kind: LedgerKind, known: Iterable[str]
+    state: LedgerState,
+    kind: LedgerKind,
+    known: Iterable[str],
+    headers: Iterable[str] | None = None,
 ) -> Iterator[tuple[str, list[tuple[Any, dict[str, Any]]]]]:
     """Each thing's period rows in order, as (row index, record): checked that the
     things table lists the thing, and that its periods run 1, 2, 3, ... without gaps
-    or repeats (each error names the sheet row)."""
+    or repeats (each error names the sheet row). ``headers``: the records hold only
+    those columns, with the thing's and the period's (what a fold reads: a close's
+    periods table has as many outcome and helper columns as inputs)."""
     listed = list(known)
     periods = state.turns
     key = next(
         c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
     )
     number = kind.period_key.header
-    for name, group in grouped_records(periods, key).items():
+    wanted = None if headers is None else list(dict.fromkeys([key, number, *headers]))
+    for name, group in grouped_records(periods, key, wanted).items():
         thing = str(name)
         if thing not in listed:
             raise CellValueError(

@@ -696,3 +696,41 @@ def test_hostile_names_agree_with_libreoffice(tmp_path: Path) -> None:
         got = {timeline.cell(row=r, column=2).value: timeline.cell(row=r, column=column).value
                for r in range(9, 9 + len(_HOSTILE))}  # fmt: skip
         assert got == want, when
+
+
+@pytest.mark.parametrize(("header", "value", "message"), [
+    ("Date", 45000, "the date of 'Ligny' is not a date"),
+    ("Winner", "Austrians", "the winner of 'Ligny' is not a side"),
+    ("Name", None, "every battle needs a number and a name of its own"),
+])  # fmt: skip
+def test_the_formations_and_battles_are_read_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header: str, value: object, message: str
+) -> None:
+    """``read_campaign`` reads tbl_Formations and tbl_Battles as records (no frame of
+    either): the same formations and battles, a blank battle row left out, and a battle
+    refused names its sheet row as before."""
+    from battle_ledger.sheets.engine.book import TableRows
+
+    path = _campaign(tmp_path)
+    run_on_file(path, "add-battle", name="Wavre", date="1815-06-18", winner="Allies")
+    framed: list[str] = []
+    real = TableRows.frame
+
+    def frame(rows: TableRows) -> object:
+        framed.append(rows.attrs["where"]["table"])
+        return real(rows)
+
+    monkeypatch.setattr(TableRows, "frame", frame)
+    ledger = read_campaign(HeadlessBook(path, writable=False))
+    assert not {"tbl_Formations", "tbl_Battles"} & set(framed)
+    assert ledger.starts == {"1er Corps": 20, "Garde": 10, "Prussians": 30}
+    assert ledger.sides == {"1er Corps": "French", "Garde": "French", "Prussians": "Allies"}
+    assert [(b.number, b.name, b.date.isoformat(), b.winner) for b in ledger.battles.values()] == [
+        (1, "Ligny", "1815-06-16", "French"), (2, "Wavre", "1815-06-18", "Allies")]  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    cell = table_cell(wb, "tbl_Battles", header, 0)
+    cell.value = value
+    wb.save(path)
+    with pytest.raises(BattleLedgerError, match=message) as err:
+        read_campaign(HeadlessBook(path, writable=False))
+    assert err.value.row == cell.row and err.value.table == "tbl_Battles"

@@ -1474,3 +1474,54 @@ def test_a_turn_is_worked_out_once_whatever_its_number_but_a_leaders(
     # A: turn 1 (the leader's), 2 (quiet, 3 lost); B: 1 (quiet, none lost), 2 (the
     # leader's), 3 (quiet, 3 lost: A's turn 2 again, whatever its number)
     assert sorted(worked) == [1, 1, 2, 2]
+
+
+def test_the_close_looks_the_rule_set_up_once_and_reads_the_inputs_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close's fold asks the registry for the rule set once for every unit's every
+    turn (``one_ruleset``), and its records hold the turn's inputs, the unit and the turn
+    alone (a Turns row has more outcome and helper columns than inputs): the same outcomes
+    as each turn worked out on its own."""
+    from battle_ledger import rulesets
+    from battle_ledger.rulesets import glory_of_the_empire as gote
+    from battle_ledger.sheets.kinds.casualty_brackets import (
+        TURNS,
+        _fold,
+        compute_turns,
+        read_brackets,
+    )
+    from battle_ledger.sheets.ledger import Role
+
+    path = tmp_path / "once.xlsx"
+    units = [("Blue", "A", "Conscript", 20), ("Blue", "B", "Veteran", 12)]
+    save_workbook(build("casualty-brackets", "gote", units=units, battle="Test"), path)
+    run_on_file(path, "record", unit="A", fire="3", morale_roll="99", leader_attached="Y")
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", unit="B", fire="4", became="disordered", rally_roll="7")
+    run_on_file(path, "end-turn")
+    ledger = read_brackets(HeadlessBook(path, writable=False))
+    asked: list[str] = []
+    real = rulesets.registry.get
+    monkeypatch.setattr(rulesets.registry, "get", lambda name: asked.append(name) or real(name))
+    computed = compute_turns(ledger)
+    assert asked.count(gote.RULESET_ID) == 1
+    folded = _fold(ledger)
+    inputs = {c.header for c in TURNS.columns if c.role is Role.INPUT and not c.fixed}
+    for parts in folded.values():
+        state = None
+        for index, row, out in parts:
+            assert set(row) == inputs | {"Turn", "Unit"}
+            unit = str(row["Unit"])
+            state = ledger.starts[unit] if state is None else state
+            turn = gote.UnitTurn(turn=row["Turn"], fire=row["Lost to fire"],
+                                 melee=row["Lost in melee"],
+                                 leader_attached=row["Leader attached"],
+                                 morale_roll=row["Morale roll"], rally_roll=row["Rally roll"],
+                                 became=row["Became"])  # fmt: skip
+            settings = {"roll_passes": ledger.roll_passes, "first_rally": ledger.first_rally,
+                        "blown_cavalry": ledger.blown_cavalry,
+                        "morale_checks": ledger.morale_checks}  # fmt: skip
+            assert gote.unit_after_turn(state, turn, **settings) == out
+            assert computed.loc[index, "Status"] == out.status
+            state = state.after(out)

@@ -933,3 +933,100 @@ def test_a_grade_and_a_conditions_text_are_read_once_per_rule_set(
     assert len(chances) == 5
     assert parsed == [("check_conditions", "leader")]
     assert looked_up.count(("grades", "Veteran")) == 1
+
+
+@_FAST
+@given(
+    st.sampled_from(GRADES),
+    st.integers(min_value=1, max_value=30),
+    st.data(),
+    st.sampled_from(gote.UnitStatus.ALL),
+    st.sampled_from((None, "disordered", "routed")),
+    st.booleans(),
+    st.one_of(st.none(), st.integers(min_value=1, max_value=100)),
+    st.sampled_from(gote.FirstRally.ALL),
+)
+def test_a_units_turn_takes_the_chances_and_the_quarter_of_the_rules_own_functions(
+    grade: str, start: int, data: st.DataObject, status: str, became: str | None,
+    leader: bool, roll: int | None, first_rally: str,
+) -> None:  # fmt: skip
+    """A unit's turn works out whether it lost over 25% this turn once, and its chances
+    with it: the same as ``morale_check_chance``, ``rally_chance`` and
+    ``lost_over_quarter_this_turn`` give asked apart, in and out of a fold's
+    ``one_ruleset``, under the printed rules and a house rule set's quarter."""
+    lost = data.draw(st.integers(min_value=0, max_value=start))
+    fire = data.draw(st.integers(min_value=0, max_value=start - lost))
+    melee = data.draw(st.integers(min_value=0, max_value=start - lost - fire))
+    state = gote.UnitState("u", grade, start, lost=lost, status=status)
+    turn = gote.UnitTurn(turn=3, fire=fire, melee=melee, leader_attached=leader, became=became,
+                         morale_roll=roll, rally_roll=roll)  # fmt: skip
+    this_turn = fire + melee
+    for house in ([], [_tenth_a_quarter()]):
+        with rulesets.registry.using_house_rules(house):
+            out = gote.unit_after_turn(state, turn, first_rally=first_rally)
+            with gote.one_ruleset():
+                assert gote.unit_after_turn(state, turn, first_rally=first_rally) == out
+            conditions = "leader" if leader else ""
+            assert out.over_quarter == gote.lost_over_quarter_this_turn(start, this_turn)
+            if out.check_due:
+                assert out.chance == gote.morale_check_chance(grade, conditions, out.lost, start,
+                                                              this_turn)  # fmt: skip
+            if out.rally_chance is not None:
+                only = "broken or disordered" * (out.rallying_from in ("disordered", "blown"))
+                terms = ", ".join(t for t in (conditions, only) if t)
+                assert out.rally_chance == gote.rally_chance(grade, terms, out.lost, start,
+                                                             this_turn)  # fmt: skip
+
+
+def _tenth_a_quarter() -> Any:
+    """A house rule set in which more than 10% lost in a turn is the "over 25%"."""
+    from battle_ledger.rulesets.house import parse_house
+
+    return parse_house(
+        "id: glory-of-the-empire\ntables:\n  morale_check_rules:\n    override: true\n"
+        "    values:\n      lost_over_percent_this_turn: 10\n",
+        "house.yaml",
+    )
+
+
+def test_a_quarter_lost_is_the_house_rule_sets_own() -> None:
+    """The constants a unit's turn reads (kept once per rule set) are the house rule set's
+    inside it and the printed ones before and after."""
+    printed = gote.lost_over_quarter_this_turn(20, 3)
+    with rulesets.registry.using_house_rules([_tenth_a_quarter()]):
+        assert gote.lost_over_quarter_this_turn(20, 3) is True
+        out = gote.unit_after_turn(gote.UnitState("u", "veteran", 20), gote.UnitTurn(fire=3))
+        assert out.over_quarter is True
+    assert printed is False
+    assert gote.lost_over_quarter_this_turn(20, 3) is False
+
+
+@pytest.mark.parametrize(
+    ("state", "turn", "message"),
+    [
+        (gote.UnitState("u", "veteran", 20), gote.UnitTurn(turn=4, fire=-1),
+         "turn 4, unit 'u': figures lost to fire cannot be negative"),
+        (gote.UnitState("u", "veteran", 20), gote.UnitTurn(turn=4, melee="x"),  # type: ignore[arg-type]
+         "turn 4, unit 'u': figures lost in melee must be a whole number"),
+        (gote.UnitState("u", "veteran", 4, battery=True), gote.UnitTurn(turn=4, fire=5),
+         "turn 4, unit 'u': more guns lost than the battery has"),
+        (gote.UnitState("u", "veteran", 20, status="shaken"), gote.UnitTurn(turn=4),
+         "turn 4, unit 'u': a unit is formed, disordered, blown or routed"),
+        (gote.UnitState("u", "veteran", 20), gote.UnitTurn(turn=4, became="tired"),
+         "turn 4, unit 'u': the turn leaves a unit disordered, routed, blown or rested"),
+        (gote.UnitState("u", "veteran", 20), gote.UnitTurn(turn=4, became="blown"),
+         "turn 4, unit 'u': only cavalry become blown"),
+        (gote.UnitState("", "veteran", 20), gote.UnitTurn(became="rested"),
+         "only blown cavalry rests"),
+        (gote.UnitState("u", "veteran", 20, status="blown", cavalry=True),
+         gote.UnitTurn(fire=1, became="rested"), "unit 'u': blown cavalry that lost 1"),
+    ],
+)  # fmt: skip
+def test_a_units_turn_refused_names_the_turn_and_the_unit(
+    state: gote.UnitState, turn: gote.UnitTurn, message: str
+) -> None:
+    """A refusal of a unit's turn begins with the turn and the unit given (made only for
+    a refusal), whether a count is read by the rules' reader or taken as it is."""
+    with pytest.raises(InvalidArgumentError) as err:
+        gote.unit_after_turn(state, turn)
+    assert err.value.message.startswith(message)

@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine.book import TableRows
-from battle_ledger.sheets.ledger import KINDS, Entry, Role, Tables, _str_records, rules_key
+from battle_ledger.sheets.ledger import (
+    KINDS,
+    Entry,
+    Role,
+    Tables,
+    _str_records,
+    grouped_records,
+    rules_key,
+)
 from battle_ledger.sheets.operations import load_operations, run_on_file
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import PLAYBOOKS, build_from_example, play_periods
@@ -100,6 +108,32 @@ def test_records_are_pandas_records(frame: pd.DataFrame) -> None:
     assert [[type(v) for v in r.values()] for r in ours] == [
         [type(v) for v in r.values()] for r in theirs
     ]
+
+
+@given(_frames(), st.data())
+def test_records_of_some_columns_are_the_whole_records_cut(
+    frame: pd.DataFrame, data: st.DataObject
+) -> None:
+    """``_str_records`` of some headers (what a fold reads): each whole record cut to
+    them, in their order, value and type; ``grouped_records`` of them, the whole groups
+    cut (a text key, a missing one: no one's)."""
+    headers = [str(h) for h in frame.columns]
+    wanted = data.draw(st.lists(st.sampled_from(headers), max_size=4, unique=True))
+    whole = frame.to_dict("records")
+    ours = _str_records(frame, wanted)
+    theirs = [{h: r[h] for h in wanted} for r in whole]
+    assert repr(ours) == repr(theirs)
+    assert [list(r) for r in ours] == [wanted] * len(whole)
+    assert [[type(v) for v in r.values()] for r in ours] == [
+        [type(v) for v in r.values()] for r in theirs
+    ]
+    key = data.draw(st.sampled_from(headers))
+    cut = grouped_records(frame, key, list(dict.fromkeys([key, *wanted])))
+    groups = grouped_records(frame, key)
+    assert repr(cut) == repr({
+        name: [(i, {h: r[h] for h in dict.fromkeys([key, *wanted])}) for i, r in rows]
+        for name, rows in groups.items()
+    })  # fmt: skip
 
 
 def test_records_are_read_a_column_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:

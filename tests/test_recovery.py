@@ -278,6 +278,42 @@ def test_the_fold_counts_every_earlier_battle_as_it_stood_that_day(
         assert found[i].strength_before == had
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.dates(min_value=dt.date(1805, 1, 1), max_value=dt.date(1805, 4, 30)),
+            st.integers(min_value=0, max_value=6),
+            st.sampled_from(OUTCOMES),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(["eagles-to-glory", "glory-of-the-empire"]),
+    st.sampled_from([None, *recovery.Rounding.ALL]),
+)
+def test_the_fold_looks_the_rule_set_up_once_and_returns_what_stands_returning_does(
+    rows: list[tuple[dt.date, int, str]], ruleset: str, rounding: str | None
+) -> None:
+    """``formation_battles`` asks the registry for the rule set a bounded number of times
+    however many battles (not once a battle), and each battle's stands back are
+    ``stands_returning``'s of what it lost."""
+    battles = [recovery.FormationBattle(n, d, lost, o) for n, (d, lost, o) in enumerate(rows)]
+    asked: list[str] = []
+    real = registry.get
+    try:
+        registry.get = lambda name: asked.append(name) or real(name)  # type: ignore[assignment]
+        found = recovery.formation_battles(6 * len(battles), battles, ruleset=ruleset,
+                                           rounding=rounding)  # fmt: skip
+    finally:
+        registry.get = real  # type: ignore[assignment]
+    assert len(asked) <= 5
+    printed = recovery.recovery_missing(ruleset) is None  # none printed: none come back
+    for battle, out in zip(battles, found, strict=True):
+        assert out.recovery == (recovery.stands_returning(battle.lost, battle.outcome, ruleset,
+                                                          rounding=rounding)
+                                if printed else None)  # fmt: skip
+
+
 def test_returning_frame_one_row_per_formation() -> None:
     frame = pd.DataFrame(
         {"Formation": ["1st Div", "2nd Div"], "Stands lost": [7, 10], "Outcome": ["Loser", "won"]},

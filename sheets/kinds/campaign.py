@@ -20,6 +20,7 @@ date serial. The rules are ``rulesets.recovery.formation_battles`` and
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -236,6 +237,7 @@ def _constant(name: str) -> str:
     return constant_name("campaign_recovery_days", name)
 
 
+@functools.cache  # the same text each time: a new battle's rows ask for it some 30 times a row
 def _losses_column(header: str, end: str = "") -> str:
     """Column ``header`` of tbl_Losses, its rows only (exact look-ups are arrays). ``end``:
     a Losses row's ``Last row`` cell, for a formula on the Losses sheet itself."""
@@ -556,13 +558,15 @@ def _named_date(book: Book, name: str) -> dt.date | None:
 
 
 def _battles(book: Book, sides: set[str]) -> dict[int, CampaignBattle]:
-    frame = book.read_table(BATTLES.name, {"Battle": int, "Name": str, "Date": None,
-                                           "Winner": str}, cached=False)  # fmt: skip
-    frame = frame[frame["Battle"].notna()]
+    table = book.read_rows(BATTLES.name, {"Battle": int, "Name": str, "Date": None,
+                                          "Winner": str}, cached=False)  # fmt: skip
     found: dict[int, CampaignBattle] = {}
     names: set[str] = set()
-    for index, row in frame.iterrows():
-        where = where_of(frame, index)
+    records = zip(table.index, table.records(["Battle", "Name", "Date", "Winner"]), strict=True)
+    for index, row in records:  # as read (no frame of them)
+        if row["Battle"] is None:
+            continue
+        where = where_of(table, index)
         number, name = int(row["Battle"]), str(row["Name"] or "").strip()
         if number in found or not name or name.casefold() in names:
             raise CellValueError("every battle needs a number and a name of its own",
@@ -590,12 +594,13 @@ def read_campaign(
     starts: dict[str, int] = {}
     sides: dict[str, str] = {}
     types: dict[str, str] = {}
-    for index, row in tables.things.iterrows():
+    # the rows as records (no frame of them: an operation that wants one makes it)
+    for index, row in tables.thing_records(["Formation", "Stands at start", "Side", "Type"]):
         name = str(row["Formation"])
         if pd.isna(row["Stands at start"]):
             raise CellValueError(f"formation {name!r} has no stands at the start",
                                  column="Stands at start", expected="a whole number 1 or more",
-                                 **where_of(tables.things, index))  # fmt: skip
+                                 **tables.where_thing(index))  # fmt: skip
         starts[name] = int(row["Stands at start"])
         sides[name] = "" if pd.isna(row["Side"]) else str(row["Side"])
         types[name] = "" if pd.isna(row["Type"]) else str(row["Type"]).strip()
@@ -661,7 +666,8 @@ _Part = tuple[Any, Any, recovery.FormationBattle, recovery.FormationBattleOutcom
 
 def _fold(ledger: CampaignLedger) -> dict[str, list[_Part]]:
     folded: dict[str, list[_Part]] = {}
-    for formation, rows in periods_of(ledger, KIND, ledger.starts):
+    # the records hold what the fold reads alone (a Losses row has as many formulas)
+    for formation, rows in periods_of(ledger, KIND, ledger.starts, [h for h, _ in _NET]):
         fought = []
         for index, row in rows:
             number = int(row["Battle"])
@@ -1014,8 +1020,8 @@ def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
     """The new Battles row with its formulas (on the sheet row it will take)."""
     from battle_ledger.sheets.engine.book import Formula
 
-    existing = book.read_table(BATTLES.name, {"Battle": int}, cached=False)
-    r = _TOP + 1 + int(existing["Battle"].notna().sum())
+    existing = book.read_rows(BATTLES.name, {"Battle": int}, cached=False).column("Battle")
+    r = _TOP + 1 + sum(number is not None for number in existing)  # no frame to count them
     row = dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
     return pd.DataFrame([row])
 

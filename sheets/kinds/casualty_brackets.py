@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -638,29 +638,44 @@ def _refuse_newer_states(book: Book, periods: pd.DataFrame, version: int) -> Non
             )  # fmt: skip
 
 
-def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]:
-    folded: dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]] = {}
+#: The inputs of tbl_Turns a fold reads (and ``standings`` from its rows), beside the unit
+#: and the turn: its records hold these alone.
+_FOLDED = tuple(c.header for c in TURNS.having(Role.INPUT) if not c.fixed)
+
+
+#: A fold's outcome: each unit's turns as (row index, record, the rules' outcome).
+_Folded = dict[str, list[tuple[Any, dict[str, Any], gote.UnitOutcome]]]
+
+
+def _fold(ledger: BracketsLedger) -> _Folded:
+    with gote.one_ruleset():  # the rule set looked up once for every unit's every turn
+        return _folded(ledger)
+
+
+def _folded(ledger: BracketsLedger) -> _Folded:
+    folded: _Folded = {}
     # The rules' outcome of a turn depends on the unit's numbers and the turn's entries
     # alone (its name only names it in a refusal, and the turn's number only a refusal
     # and an attached leader's return): worked out once for each. A turn a refusal
     # names is worked out afresh (a refusal is never kept), so it names its own.
     known: dict[tuple[Any, ...], gote.UnitOutcome] = {}
-    for unit, rows in periods_of(ledger, KIND, ledger.starts):
+    for unit, rows in periods_of(ledger, KIND, ledger.starts, _FOLDED):
         state = ledger.starts[unit]
         mine = folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
+            became = row["Became"]
             turn = gote.UnitTurn(
                 turn=expected,
                 fire=cell_count(row["Lost to fire"]),
                 melee=cell_count(row["Lost in melee"]),
                 leader_attached=bool(row["Leader attached"]),
-                morale_roll=cell_whole(row["Morale roll"]),
-                rally_roll=cell_whole(row["Rally roll"]),
-                leader_roll=cell_whole(row["Leader roll"]),
-                leader_result_roll=cell_whole(row["Leader result roll"]),
-                became=None if pd.isna(row["Became"]) else str(row["Became"]),
-                morale_roll_2=cell_whole(row["Morale roll 2"]),
-                morale_roll_3=cell_whole(row["Morale roll 3"]),
+                morale_roll=_roll(row["Morale roll"]),
+                rally_roll=_roll(row["Rally roll"]),
+                leader_roll=_roll(row["Leader roll"]),
+                leader_result_roll=_roll(row["Leader result roll"]),
+                became=became if type(became) is str else _became(became),
+                morale_roll_2=_roll(row["Morale roll 2"]),
+                morale_roll_3=_roll(row["Morale roll 3"]),
             )
             asked = rules_key((turn, "" if turn.leader_attached else "turn"), (state, "unit"))
             out = known.get(asked)
@@ -676,9 +691,19 @@ def _fold(ledger: BracketsLedger) -> dict[str, list[tuple[Any, dict[str, Any], g
                 if exc.column == "became":  # the rules name the field; the sheet, the header
                     exc.column, column = None, "Became"
                 raise exc.located(column=column, **where_of(ledger.turns, index)) from None
-            state = replace(state, lost=out.lost, status=out.status, grade=out.grade)
+            state = state.after(out)
             mine.append((index, row, out))
     return folded
+
+
+def _roll(value: Any) -> int | None:
+    """A roll's cell as ``cell_whole`` reads it: a blank (most) or a number read as one."""
+    return None if value is None else value if type(value) is int else cell_whole(value)
+
+
+def _became(value: Any) -> str | None:
+    """The Became cell that is not text: blank (None), or read as text."""
+    return None if value is None or pd.isna(value) else str(value)
 
 
 def _text(crossed: tuple[int, ...]) -> str:
@@ -929,19 +954,23 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     due: list[dict[str, Any]] = []
     rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
-    for index, row in ledger.turns[ledger.turns["Turn"] == turn].iterrows():
-        out = computed.loc[index]  # type: ignore[call-overload]  # pandas-stubs: iterrows' label fits no indexer
+    current = ledger.turns["Turn"] == turn
+    # the turn's outcomes as records (a row's Series and look-up each: most of this loop)
+    outcomes = computed.loc[current.to_numpy()].to_dict("index")
+    for index, unit in zip(ledger.turns.index[current], ledger.turns.loc[current, "Unit"],
+                           strict=True):  # fmt: skip
+        out, name = outcomes[index], str(unit)
         if out["Rally chance"] != "":
-            rallies.append({"unit": str(row["Unit"]), "chance": int(out["Rally chance"]),
+            rallies.append({"unit": name, "chance": int(out["Rally chance"]),
                             "rallied": {"Y": True, "N": False}.get(out["Rallied"]),
                             "status": out["Status"]})  # fmt: skip
         if out["Check due"] == "Y":
-            due.append({"unit": str(row["Unit"]), "brackets": out["Brackets crossed"],
+            due.append({"unit": name, "brackets": out["Brackets crossed"],
                         "chance": int(out["Chance to pass"]),
                         "result": out["Result"] or None,
                         "checks": _checks_so_far(out) or 1})  # fmt: skip
         if out["Leader chance"] != "":
-            leaders.append({"unit": str(row["Unit"]), "chance": int(out["Leader chance"]),
+            leaders.append({"unit": name, "chance": int(out["Leader chance"]),
                             "hit": {"Y": True, "N": False}.get(out["Leader hit"]),
                             "result": out["Leader result"] or None,
                             "back": out["Leader back"] or None})  # fmt: skip
