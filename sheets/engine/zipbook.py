@@ -28,6 +28,7 @@ hand-over to openpyxl.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -155,6 +156,13 @@ def _or_openpyxl(method: F) -> F:
 
     return run  # type: ignore[return-value]
 
+
+#: What ``rows_holding`` does not look for as it is: text a part may spell otherwise
+#: than its characters (a reference for ``&``, ``<``, ``>`` or a quote; line ends read
+#: as ``\n``; white space a reader may keep or not).
+_NOT_FOUND_AS_IS = re.compile(r"[&<>\"'\r\n]")
+#: Shared strings holding the text looked for, at most (more: every row is read).
+_MOST_NEEDLES = 64
 
 _JOURNALED = frozenset(
     {"write_cells", "append_rows", "append_records", "write_name", "show_periods"}
@@ -381,6 +389,23 @@ class ZipBook(Book):
                     if not keep[k] and value is not None:  # not blank: the row is data
                         keep[k] = not isinstance(value, str) or bool(value.strip())
         return reading.rows()
+
+    @_or_openpyxl
+    def rows_holding(self, table: str, text: str) -> list[int] | None:
+        found = self._find(table)
+        if not text or _NOT_FOUND_AS_IS.search(text):
+            return None  # text the part may spell otherwise (escaped, line ends normalised)
+        pkg = self.package
+        sheet = pkg.sheet(found.sheet)
+        sheet.parse()
+        needles = [text.encode("utf-8")]
+        if sheet.holds(b't="s"'):  # shared strings: each index of one holding the text
+            shared = [i for i, s in enumerate(pkg.strings()) if text in s]
+            if len(shared) > _MOST_NEEDLES:
+                return None
+            needles += [b"<v>%d</v>" % i for i in shared]
+        rows = sheet.rows_holding(needles, found.body_start, found.body_end)
+        return None if rows is None else [r - found.body_start for r in rows]
 
     # -- writing ----------------------------------------------------------------------------
     def _column(self, table: TablePart, column: str) -> int:
