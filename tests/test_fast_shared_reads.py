@@ -59,16 +59,16 @@ def _log_book(path: Path, lines: list[tuple[Any, Any, Any]], date_turns: set[int
     return path
 
 
-def _shared(path: Path) -> None:
+def _shared(path: Path, index: bytes = b"%d") -> None:
     """``path`` with the text of its sheet (written inline) moved into a shared string
-    table, as Excel writes text."""
+    table, as Excel writes text (each cell's index spelled as ``index``)."""
     with zipfile.ZipFile(path) as z:
         parts = {i.filename: z.read(i) for i in z.infolist()}
     strings: list[bytes] = [b"an unused end-turn"]
 
     def shared(m: re.Match[bytes]) -> bytes:
         strings.append(m.group(1))
-        return b't="s"><v>' + str(len(strings) - 1).encode() + b"</v></c>"
+        return b't="s"><v>' + index % (len(strings) - 1) + b"</v></c>"
 
     sheet = "xl/worksheets/sheet1.xml"
     parts[sheet] = re.sub(rb't="inlineStr"><is><t(?: xml:space="preserve")?>([^<]*)</t></is></c>',
@@ -125,7 +125,8 @@ def test_the_last_close_is_read_from_the_lines_naming_it_as_from_the_whole_log(
     expected = _whole_log_answer(HeadlessBook(path, writable=False))
     assert _whole_log_answer(ZipBook(path, writable=False)) == expected
     book = ZipBook(path, writable=False)
-    assert book.rows_holding(LOG_TABLE, _CLOSE) is not None  # the lines named are read
+    # The lines naming it are read (a shared string holding it: all of them).
+    assert (book.rows_holding(LOG_TABLE, _CLOSE) is None) == shared
     assert _last_closed(book, _KIND) == expected
     assert _last_closed(HeadlessBook(path, writable=False), _KIND) == expected
 
@@ -183,13 +184,18 @@ def test_a_log_line_written_before_is_read_from_its_cells(tmp_path: Path) -> Non
     assert _last_closed(book, _KIND) == 9
 
 
-def test_shared_strings_holding_the_close_are_looked_for_by_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize("index", [b"%d", b"0%d", b" %d ", b"+%d"])
+def test_a_close_in_a_shared_string_has_the_whole_log_read(index: bytes, tmp_path: Path) -> None:
+    """A cell names a shared string by its index, spelled in more ways than one: where a
+    shared string holds the close's name, every line is read."""
     lines = [("record", 1, "x"), (_CLOSE, 2, "turn 2"), (f" {_CLOSE}", 5, None)]
     path = _log_book(tmp_path / "log.xlsx", lines, set())
-    _shared(path)
+    _shared(path, index)
+    expected = _whole_log_answer(HeadlessBook(path, writable=False))
     book = ZipBook(path, writable=False)
-    assert book.rows_holding(LOG_TABLE, _CLOSE) == [1, 2]
-    assert _last_closed(book, _KIND) == 5
+    assert book.rows_holding(LOG_TABLE, _CLOSE) is None
+    assert book.rows_holding(LOG_TABLE, "zzz") == []  # no string holds it: no row
+    assert _last_closed(book, _KIND) == expected == 5
 
 
 # -- a sheet's last row and column ---------------------------------------------------------

@@ -462,11 +462,6 @@ class SheetPart:
                                                  "=" + unescape(m.group(3)))  # fmt: skip
         return self._shared
 
-    def holds(self, needle: bytes) -> bool:
-        """Whether the sheet's rows, as written, hold ``needle`` anywhere."""
-        self.parse()
-        return self.data.find(needle, self.data_start, self.data_end) >= 0
-
     def rows_holding(self, needles: Sequence[bytes], first: int, last: int) -> list[int] | None:
         """The rows ``first``..``last`` whose element, as written, holds one of ``needles``
         (a cell's text as the part spells it: the caller's), and those written here (their

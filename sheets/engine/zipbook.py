@@ -161,8 +161,6 @@ def _or_openpyxl(method: F) -> F:
 #: than its characters (a reference for ``&``, ``<``, ``>`` or a quote; line ends read
 #: as ``\n``; white space a reader may keep or not).
 _NOT_FOUND_AS_IS = re.compile(r"[&<>\"'\r\n]")
-#: Shared strings holding the text looked for, at most (more: every row is read).
-_MOST_NEEDLES = 64
 
 _JOURNALED = frozenset(
     {"write_cells", "append_rows", "append_records", "write_name", "show_periods"}
@@ -398,13 +396,15 @@ class ZipBook(Book):
         pkg = self.package
         sheet = pkg.sheet(found.sheet)
         sheet.parse()
-        needles = [text.encode("utf-8")]
-        if sheet.holds(b't="s"'):  # shared strings: each index of one holding the text
-            shared = [i for i, s in enumerate(pkg.strings()) if text in s]
-            if len(shared) > _MOST_NEEDLES:
+        if pkg.strings_part is not None:
+            # A shared string holding the text: a cell may name it by an index spelled
+            # in more ways than one (``012``, `` 12``, ``+12``): every row is read.
+            try:
+                if any(text in s for s in pkg.strings()):
+                    return None
+            except UnsureError:  # a string table openpyxl judges: if a cell names it
                 return None
-            needles += [b"<v>%d</v>" % i for i in shared]
-        rows = sheet.rows_holding(needles, found.body_start, found.body_end)
+        rows = sheet.rows_holding([text.encode("utf-8")], found.body_start, found.body_end)
         return None if rows is None else [r - found.body_start for r in rows]
 
     # -- writing ----------------------------------------------------------------------------
