@@ -1101,7 +1101,14 @@ def _last_closed(book: Book, kind: LedgerKind) -> int:
     every thing off the table, no row of the next period marks it closed."""
     if not book.has_table(LOG_TABLE):
         return 0
-    log = book.read_rows(LOG_TABLE, ["Action", "Turn"], cached=False)
+    # Only the lines whose Action may be the close are read, where the book can tell
+    # which (a grand battle's Log holds a line for every record).
+    at = book.rows_holding(LOG_TABLE, kind.close)
+    if at is None:
+        log = book.read_rows(LOG_TABLE, ["Action", "Turn"], cached=False)
+    else:
+        log = book.read_part(LOG_TABLE, ["Action", "Turn"], only=["Action", "Turn"], at=at,
+                             cached=False)  # fmt: skip
     closes = [turn for action, turn in zip(log.column("Action"), log.column("Turn"), strict=True)
               if str(action).strip() == kind.close]  # fmt: skip
     found = [int(t) for t in closes if isinstance(t, int | float) and not isinstance(t, bool)

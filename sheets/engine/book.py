@@ -610,6 +610,13 @@ class Book(ABC):
         is not read: nothing there is refused. The file backends read only the part."""
         return part_of(self.read_rows(table, columns, cached=cached), only, at)
 
+    def rows_holding(self, table: str, text: str) -> list[int] | None:
+        """The body positions (as ``read_part``'s ``at``) of every row of ``table`` that
+        may hold a cell whose text contains ``text``: each such row, perhaps others (a
+        reader finds them in the file without reading their cells). None: the backend
+        cannot tell (read every row)."""
+        return None
+
     @abstractmethod
     def write_cells(self, table: str, updates: pd.DataFrame) -> None:
         """Overwrite cells of existing rows: ``updates`` indexed like

@@ -11,8 +11,11 @@ then hands the workbook to openpyxl.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
+from operator import itemgetter
 from typing import Any, cast
 
 from battle_ledger.sheets.engine.a1 import column_number
@@ -33,6 +36,7 @@ __all__ = [
     "leading_cells",
     "style_of",
     "unescape",
+    "written_extent",
     "xml_number",
 ]
 
@@ -40,6 +44,14 @@ __all__ = [
 _CELL_HEAD = rb'<c r="([A-Z]{1,3})(\d+)"(?: s="(\d+)")?(?: t="(\w+)")?\s*'
 _INSIDE = rb"[^<]*(?:<(?!/c>)[^<]*)*"
 _CELL = re.compile(_CELL_HEAD + rb"(?:/>|>(" + _INSIDE + rb")</c>)")
+# The cells ``_CELL`` reads, only their column letters and row numbers taken (the same
+# pattern, its style and type not captured, nor what is inside: ``written_columns``).
+_CELL_PLACE = re.compile(
+    _CELL_HEAD.replace(rb'(\d+)")?', rb'\d+")?').replace(rb'(\w+)")?', rb'\w+")?')
+    + rb"(?:/>|>"
+    + _INSIDE
+    + rb"</c>)"
+)
 # Reading a table's rows at once (``SheetPart.table_cells``): a formula marked, the common
 # values' text taken at once (a number or string index alone in <v>, plain inline text),
 # anything else whole; and any "<c" the cell pattern does not read marked (its last group).
@@ -92,6 +104,36 @@ def leading_cells(data: bytes, start: int, end: int, upto: int) -> list[FoundCel
         found.append(cell)
         start = m.end()
     return found
+
+
+def written_extent(
+    data: bytes, rows: Sequence[tuple[int, int, int]], skip: Collection[int] = ()
+) -> tuple[int, int] | None:
+    """The last row holding a cell and the last column of a cell among ``rows`` (each its
+    element's start and end in ``data``, and its number; in order, one after the other,
+    nothing but white space between them) but those at the places ``skip`` (0, 0: no
+    cell), each row's cells as ``Row.cells`` reads them, by one pattern over all of them.
+    None where a row's cells are not every ``<c`` in it, each of its own row as its
+    number is spelled plainly (``Row.cells`` judges such a row, one by one)."""
+    if not rows:
+        return 0, 0
+    counts = [data.count(b"<c", start, end) for start, end, _ in rows]
+    found = _CELL_PLACE.findall(data, rows[0][0], rows[-1][1])
+    if len(found) != sum(counts):
+        return None
+    expected: list[bytes] = []
+    for (_, _, r), k in zip(rows, counts, strict=True):
+        expected += [b"%d" % r] * k
+    if list(map(itemgetter(1), found)) != expected:
+        return None
+    if skip:  # the cells of the rows not skipped
+        ends = list(accumulate(counts))
+        found = [cell for i, (k, end) in enumerate(zip(counts, ends, strict=True))
+                 if i not in skip for cell in found[end - k : end]]  # fmt: skip
+    last_row = max((r for i, (_, _, r) in enumerate(rows) if counts[i] and i not in skip),
+                   default=0)  # fmt: skip
+    last_col = max(map(_column_of, set(map(itemgetter(0), found))), default=0)
+    return last_row, last_col
 
 
 ROW_NUMBER = re.compile(rb'\sr="(\d+)"')

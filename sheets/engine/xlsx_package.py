@@ -14,6 +14,7 @@ played and drops their cached values. The ``Book`` backend on top of it is
 
 from __future__ import annotations
 
+import bisect
 import io
 import math
 import re
@@ -42,6 +43,7 @@ from battle_ledger.sheets.engine.cell_scanner import (
     leading_cells,
     style_of,
     unescape,
+    written_extent,
     xml_number,
 )
 from battle_ledger.sheets.engine.printout import cut_reference
@@ -105,6 +107,9 @@ _X14_BLOCK = re.compile(
     rb"<(\w+:)(conditionalFormatting|dataValidation)\b(?:(?!</\1\2>).)*</\1\2>", re.S
 )
 _X14_SQREF = re.compile(rb"(<\w+:sqref>)([^<]*)(</\w+:sqref>)")
+# Where a cell's text may hold characters its bytes do not spell as they are: a run of
+# rich text (the text cut into runs), with or without a prefix.
+_SPELLED_OTHERWISE = re.compile(rb"<(?:\w+:)?r[\s/>]")
 _ROW_SPANS = re.compile(rb'\sspans="[^"]*"')
 _ROW_HEIGHT = re.compile(rb'\s(?:ht|customHeight)="[^"]*"')
 
@@ -457,6 +462,30 @@ class SheetPart:
                                                  "=" + unescape(m.group(3)))  # fmt: skip
         return self._shared
 
+    def rows_holding(self, needles: Sequence[bytes], first: int, last: int) -> list[int] | None:
+        """The rows ``first``..``last`` whose element, as written, holds one of ``needles``
+        (a cell's text as the part spells it: the caller's), and those written here (their
+        cells are not in the part): every row with a cell whose text holds it, where no
+        text can be spelled otherwise; None where one can (a character reference, rich
+        text: ``_SPELLED_OTHERWISE``)."""
+        rows = self.parse()
+        data, start, end = self.data, self.data_start, self.data_end
+        if data.find(b"&#", start, end) >= 0 or _SPELLED_OTHERWISE.search(data, start, end):
+            return None
+        written = [(row.start, row.end, r) for r, row in rows.items() if row.start >= 0]
+        starts = [w[0] for w in written]
+        found = {r for r in self.edited if first <= r <= last}
+        for needle in needles:
+            at = data.find(needle, start, end)
+            while at >= 0:
+                i = bisect.bisect_right(starts, at) - 1
+                if i < 0 or at + len(needle) > written[i][1]:
+                    return None  # not inside a row (``parse`` leaves nothing else there)
+                if first <= written[i][2] <= last:
+                    found.add(written[i][2])
+                at = data.find(needle, written[i][1], end)  # the row's other cells: no matter
+        return sorted(found)
+
     def cell(self, r: int, c: int) -> Cell | None:
         row = self.parse().get(r)
         return None if row is None else row.cells.get(c)
@@ -492,7 +521,20 @@ class SheetPart:
 
     def max_row_col(self) -> tuple[int, int]:
         """openpyxl's ``max_row`` and ``max_column``: the last cell written."""
-        spans = [(r, *row.span()) for r, row in self.parse().items() if row.has_cells]
+        rows = self.parse()
+        # The rows as written read at once where their cells are plainly written (a grid
+        # sheet's hundreds of rows of formulas: no cell of theirs is read whole).
+        written = [(r, row) for r, row in rows.items() if row.start >= 0]
+        changed = {i for i, (_, row) in enumerate(written) if not row.as_written}
+        fast = written_extent(self.data, [(row.start, row.end, r) for r, row in written],
+                              changed)  # fmt: skip
+        if fast is None:
+            spans = [(r, *row.span()) for r, row in rows.items() if row.has_cells]
+        else:
+            spans = [(r, *row.span()) for r, row in rows.items()
+                     if not row.as_written and row.has_cells]  # fmt: skip
+            if fast != (0, 0):
+                spans.append((fast[0], fast[1], fast[1]))
         if not spans:
             return 1, 1
         return max(r for r, _, _ in spans), max(last for _, _, last in spans)
@@ -755,6 +797,10 @@ class Package:
                 except Exception as exc:
                     raise UnsureError(f"a string table openpyxl should judge ({exc})") from None
         return self._strings
+
+    def strings(self) -> list[str]:
+        """The workbook's shared strings, those added here after them."""
+        return [*self._string_table(), *self._new_strings]
 
     def string(self, index: int) -> str:
         strings = self._string_table()

@@ -28,6 +28,7 @@ hand-over to openpyxl.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -155,6 +156,11 @@ def _or_openpyxl(method: F) -> F:
 
     return run  # type: ignore[return-value]
 
+
+#: What ``rows_holding`` does not look for as it is: text a part may spell otherwise
+#: than its characters (a reference for ``&``, ``<``, ``>`` or a quote; line ends read
+#: as ``\n``; white space a reader may keep or not).
+_NOT_FOUND_AS_IS = re.compile(r"[&<>\"'\r\n]")
 
 _JOURNALED = frozenset(
     {"write_cells", "append_rows", "append_records", "write_name", "show_periods"}
@@ -381,6 +387,25 @@ class ZipBook(Book):
                     if not keep[k] and value is not None:  # not blank: the row is data
                         keep[k] = not isinstance(value, str) or bool(value.strip())
         return reading.rows()
+
+    @_or_openpyxl
+    def rows_holding(self, table: str, text: str) -> list[int] | None:
+        found = self._find(table)
+        if not text or _NOT_FOUND_AS_IS.search(text):
+            return None  # text the part may spell otherwise (escaped, line ends normalised)
+        pkg = self.package
+        sheet = pkg.sheet(found.sheet)
+        sheet.parse()
+        if pkg.strings_part is not None:
+            # A shared string holding the text: a cell may name it by an index spelled
+            # in more ways than one (``012``, `` 12``, ``+12``): every row is read.
+            try:
+                if any(text in s for s in pkg.strings()):
+                    return None
+            except UnsureError:  # a string table openpyxl judges: if a cell names it
+                return None
+        rows = sheet.rows_holding([text.encode("utf-8")], found.body_start, found.body_end)
+        return None if rows is None else [r - found.body_start for r in rows]
 
     # -- writing ----------------------------------------------------------------------------
     def _column(self, table: TablePart, column: str) -> int:
