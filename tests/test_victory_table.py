@@ -25,6 +25,7 @@ from battle_ledger.rulesets import age_of_glaube as aog
 from battle_ledger.rulesets import registry
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine.headless import HeadlessBook, save_workbook
+from battle_ledger.sheets.kinds.victory_table import unit_formulas
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.templates import build
 from battle_ledger.xlfuncs import UDFS
@@ -1942,3 +1943,141 @@ def test_unit_states_read_tbl_units_as_records_as_its_frame_gave_them(
     monkeypatch.setattr(TableRows, "frame", no_units_frame)
     assert states() == as_records
     run_on_file(path, "end-turn", allow_empty="Y")
+
+
+# -- short rows: hidden cells read once (template version 7) --------------------------------
+
+
+_HOSTILE = ["*", "=A", ">1", "<>", "A?", "~", "~*", 'Say "no"', "O'Neill's", "  Spaced",
+            "1e3", "TRUE"]  # fmt: skip
+
+
+def _hostile_battle(tmp_path: Path) -> Path:
+    """A ledger of units under names a spreadsheet's criteria would read (operators, ``*``,
+    ``?``, ``~``, quotes, leading spaces, a number, a boolean): two turns, a unit fighting
+    twice in turn 1 (Ar in part 1, Dd in part 2), one removed from play, a routing unit
+    rallied, a battery captured."""
+    army = (
+        [("Blue", n, "infantry", 2) for n in _HOSTILE[::2]]
+        + [("Red", n, "infantry", 2) for n in _HOSTILE[1::2]]
+        + [("Blue", "Blue Guns", "artillery", None), ("Red", "Red Guns", "artillery", None)]
+    )
+    path = _oob_army(tmp_path, army)
+    names = [str(u) for u in HeadlessBook(path, writable=False).read_table("tbl_Units")["Unit"]]
+    blue, red = names[0], names[len(_HOSTILE[::2])]
+    run_on_file(path, "record", side="Blue", lost="1")
+    run_on_file(path, "unit", unit=blue, state="organised", combat_result="Ar")
+    run_on_file(path, "unit", unit=blue, state="routing", combat_result="Dd")  # removed
+    run_on_file(path, "unit", unit=names[1], state="organised", combat_result="Dw")
+    run_on_file(path, "unit", unit=red, state="routing", random_number="0.850")
+    run_on_file(path, "unit", unit="Red Guns", state="captured battery", part="2")
+    run_on_file(path, "end-turn", allow_empty="Y")
+    run_on_file(path, "unit", unit=names[1], state="retiring", table_value="0.5",
+                random_number="0.6", combat_result="Ad")  # fmt: skip
+    run_on_file(path, "unit", unit=names[2], state="organised", combat_result="Dr")
+    return path
+
+
+def test_new_ledgers_are_short_and_older_ones_keep_their_formulas() -> None:
+    """Template version 7: a Units row reads its hidden cells (Last row, Army, Removed
+    before, Removed so far, Already disrupted) and ranges on its own sheet, under half the
+    text of version 6's row; version 6 and older write their formulas as before (no hidden
+    cell read, the columns they had)."""
+    from battle_ledger.sheets.kinds.victory_table import KIND, UNITS
+
+    ruleset = registry.get("age-of-glaube")
+    assert KIND.template_version == 7
+    short, long = unit_formulas(50, ruleset), unit_formulas(50, ruleset, 6)
+    hidden = {"Last row", "Army", "Removed before", "Removed so far", "Already disrupted"}
+    assert set(short) - set(long) == hidden
+    assert all(c.since == 7 and c.header in hidden for c in UNITS.columns[-5:])
+    assert sum(map(len, short.values())) * 2 < sum(map(len, long.values()))
+    assert "MATCH(9.99E+307" not in "".join(v for k, v in short.items() if k != "Last row")
+    for version in range(2, 7):
+        assert not any(
+            "$U50" in f or "$V50" in f for f in unit_formulas(50, ruleset, version).values()
+        )
+        assert (
+            "INDEX('Units'!$A:$A,MAX(4,IFERROR(MATCH(9.99E+307,'Units'!$A:$A),4)))"
+            in (unit_formulas(50, ruleset, version)["Active"])
+        )
+
+
+@pytest.mark.libreoffice
+def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path: Path) -> None:
+    """Every outcome of the Units sheet (Needed, Rallied, State after, Active, Base units
+    removed, After combat, Base units left), recalculated by LibreOffice, is the same with
+    version 7's short formulas as with version 6's written over the same rows, for units
+    under hostile names, one fighting twice in a turn and removed from play; and report
+    agrees with the sheet."""
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import plain
+
+    path = _hostile_battle(tmp_path)
+    _units_agree(path)
+    _agree_with_the_sheet(path)
+    long = tmp_path / "long.xlsx"
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Units"]
+    top, bottom = 3, ws.max_row
+    heads = [c.value for c in ws[top]]
+    ruleset = registry.get("age-of-glaube")
+    outcomes = list(unit_formulas(top + 1, ruleset, 6))
+    for r in range(top + 1, bottom + 1):
+        if ws.cell(r, 2).value in (None, ""):
+            continue
+        for header, formula in unit_formulas(r, ruleset, 6).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+    wb.save(long)
+    shown = [recalculated_workbook(p)["Units"] for p in (path, long)]
+    rows = 0
+    for r in range(top + 1, bottom + 1):
+        if shown[0].cell(r, 2).value in (None, ""):
+            continue
+        rows += 1
+        for header in outcomes:
+            at = heads.index(header) + 1
+            got = [plain(s.cell(r, at).value) for s in shown]
+            assert got[0] == got[1], (r, shown[0].cell(r, 2).value, header, got)
+    assert rows > len(_HOSTILE) * 2
+
+
+V6 = Path(__file__).parent / "fixtures" / "victory-table-v6.xlsx"
+
+
+@pytest.mark.libreoffice
+def test_a_version_6_ledger_reports_and_closes_as_before(tmp_path: Path) -> None:
+    """tests/fixtures/victory-table-v6.xlsx: Breitenfeld built by the version before the
+    Units' short rows (two turns; losses recorded; Småland Cavalry fighting twice in turn 1
+    and removed from play in turn 2, a tercio's Dr and Dx defender, a regiment rallied from
+    rout, a battery captured): check passes, report and LibreOffice agree, end-turn carries
+    every unit still in play with version 6's formulas (no hidden cells), and a unit's row
+    added after is version 6's too."""
+    from battle_ledger.sheets.kinds.victory_table import UNITS
+
+    path = tmp_path / "v6.xlsx"
+    path.write_bytes(V6.read_bytes())
+    assert HeadlessBook(path, writable=False).meta().template_version == 6
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = _agree_with_the_sheet(path)
+    states = _units_agree(path)
+    gone = [(s["turn"], s["unit"]) for s in states if s["removed_from_play"]]
+    assert gone == [(2, "Småland Cavalry")]
+    assert [s["lost"] for s in report["sides"]] == [5, 5]
+    units = {s["unit"] for s in states}
+    closed = run_on_file(path, "end-turn", allow_empty="Y")
+    assert closed.details["units_carried"] == len(units) - 1
+    run_on_file(path, "unit", unit="Tercio Baden", state="organised", combat_result="Dr")
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Units"]
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in UNITS.columns if c.since <= 6]
+    ruleset = registry.get("age-of-glaube")
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 2).value in (None, ""):
+            continue
+        for header, formula in unit_formulas(r, ruleset, 6).items():
+            assert ws.cell(r, heads.index(header) + 1).value == formula, (r, header)
+    _units_agree(path)
+    _agree_with_the_sheet(path)
+    assert run_check(HeadlessBook(path, writable=False)) == []

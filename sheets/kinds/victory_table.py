@@ -58,6 +58,7 @@ from battle_ledger.sheets.formulas import (
     letters,
     match_above,
     period_column,
+    period_end,
     row_above,
     sheet_name,
     sum_equal,
@@ -141,6 +142,12 @@ _COMBAT_PARTS_SINCE = 5
 #: The template version that held each unit's base units (the order of battle's) and those
 #: left after its combat results: a unit with none left is removed from play.
 _BASE_UNITS_SINCE = 6
+#: Template version 7: each Units row computes once where the table ends (``Last row``),
+#: its army's place on the Sides sheet (``Army``) and the base units its unit's results
+#: removed before it and up to it (``Removed before``, ``Removed so far``); its other
+#: formulas read those cells, over ranges on its own sheet (a row's formulas about a tenth
+#: as long: every operation reads, and the close rewrites, the Units sheet).
+_SHORT_SINCE = 7
 #: A unit's combat result as the Units table's drop-down offers it: the default era's data
 #: (``aog.combat_results_of_a_unit``; the same in every era, a test holds them to it). A
 #: ledger's cells are read by its own rule set's.
@@ -289,6 +296,11 @@ UNITS = Table(
                help="its state after the result (8.5), as the next turn takes it; no "
                "result: the State after", width=15, since=_RESULTS_SINCE),
         Column("Note", "note", _N, help="anything worth remembering", width=30),
+        Column("Last row", "last_row", _H, since=_SHORT_SINCE),
+        Column("Army", "army", _H, since=_SHORT_SINCE),
+        Column("Removed before", "removed_before", _H, since=_SHORT_SINCE),
+        Column("Removed so far", "removed_so_far", _H, since=_SHORT_SINCE),
+        Column("Already disrupted", "already_disrupted", _H, since=_SHORT_SINCE),
     ),
 )  # fmt: skip
 
@@ -430,13 +442,16 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
-def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dict[str, str]:
+def unit_formulas(r: int, ruleset: Any, version: int = _SHORT_SINCE) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
     ``aog.unit_after_result`` step for step (the era's numbers written in from
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
     (before 3, no Type: Active shown for every unit; before 4, no combat result; before 5,
-    no Combat part; before 6, no base units of its own)."""
+    no Combat part; before 6, no base units of its own; before 7, no hidden cells read
+    once: each range to the table's end found anew, the army's place and the base units
+    removed so far written in where they are read)."""
     c = _letters(UNITS, version)
+    short = version >= _SHORT_SINCE
 
     def cell(header: str) -> str:
         return f"${c[header]}{r}"
@@ -456,12 +471,16 @@ def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dic
     units = sheet_name(UNITS.sheet)
 
     def rows(header: str) -> str:
+        if short:  # on its own sheet, to the end its Last row holds
+            return period_column("", c[header], HEADER_ROW + 1, c["Turn"],
+                                 end=cell("Last row"))  # fmt: skip
         return period_column(units, c[header], HEADER_ROW + 1, c["Turn"])
 
     moves = int(ruleset.constant("unit_states", "captured_battery_full_moves"))
     window = [f"{rows('Turn')}<{cell('Turn')}", f"{rows('Turn')}>={cell('Turn')}-{moves}"]
     s = letters(SIDES.headers)
-    army = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
+    place = f"({thing_row(cell('Side'), sheet_name(SIDES.sheet), s['Side'])}-{HEADER_ROW})"
+    army = cell("Army") if short else place
     if version >= _RESULTS_SINCE:  # the move's last turn frees it from the part it was taken
         window.append(f"1-({rows('Turn')}={cell('Turn')}-{moves})*ISNUMBER({rows('Part')})"
                       f"*({army}>={rows('Part')})*({army}<={_PARTS})")  # fmt: skip
@@ -484,7 +503,8 @@ def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dic
         "Active": active,
     }
     if version >= _RESULTS_SINCE:
-        formulas |= _result_formulas(cell, ruleset, army if version >= _COMBAT_PARTS_SINCE else "")
+        formulas |= _result_formulas(cell, ruleset, army if version >= _COMBAT_PARTS_SINCE else "",
+                                     short=short)  # fmt: skip
     if version >= _BASE_UNITS_SINCE:  # aog.base_units_left, aog.removed_from_play
         start = cell("Base units at start")
         unit = {rows("Unit"): cell("Unit")}
@@ -494,6 +514,9 @@ def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dic
         so_far = [f"({turn}<{cell('Turn')})+({turn}={cell('Turn')})*({part}<={fought_in})"]
         before = sum_equal(rows("Base units removed"), unit, earlier)
         up_to = sum_equal(rows("Base units removed"), unit, so_far)
+        if short:
+            formulas["Removed before"], formulas["Removed so far"] = before, up_to
+            before, up_to = cell("Removed before"), cell("Removed so far")
         # aog.later_combat: each row of the turn a result in a part of its own, the later
         # from the state the earlier left it in
         changed = f"{rows('After combat')}<>{cell('State')}"
@@ -514,18 +537,28 @@ def unit_formulas(r: int, ruleset: Any, version: int = _BASE_UNITS_SINCE) -> dic
                                f"NA(),{rallied})")  # fmt: skip
         left = cell("Base units left")
         formulas["Active"] = f'IF(AND(ISNUMBER({left}),{left}<=0),"N",{active})'
+    if short:
+        formulas["Last row"] = period_end("", HEADER_ROW + 1, c["Turn"])
+        formulas["Army"] = place
     return unless_blank(cell("Unit"), formulas)
 
 
-def _result_formulas(cell: Callable[[str], str], ruleset: Any, army: str) -> dict[str, str]:
+def _result_formulas(
+    cell: Callable[[str], str], ruleset: Any, army: str, *, short: bool = False
+) -> dict[str, str]:
     """Base units removed and After combat: ``aog.unit_after_result`` of each result the
     Units offer, for a unit already disrupted or not (the era's readings written in).
     ``army``: the unit's army's place on the Sides sheet (since template version 5, its
     attacking part: 4), "" before: a result given with no Combat part, or in a part its
-    side of the combat is not in, removes #N/A base units (the rules refuse it)."""
+    side of the combat is not in, removes #N/A base units (the rules refuse it).
+    ``short`` (template version 7): whether it was already disrupted computed once, in its
+    own cell (Already disrupted), both read it."""
     result, before = cell("Combat result"), cell("State after")
     states = ruleset.constant("unit_states", "already_disrupted") or ()
     already = "OR(" + ",".join(f'{before}="{s}"' for s in states) + ")" if states else "FALSE"
+    held = {"Already disrupted": already} if short else {}
+    if short:
+        already = cell("Already disrupted")
     removed, after = '""', before
     calm_state = next(s for s in aog.UnitState.ALL if s not in states)
     shaken_state = states[0] if states else calm_state
@@ -546,7 +579,7 @@ def _result_formulas(cell: Callable[[str], str], ruleset: Any, army: str) -> dic
         fits = (f"AND(ISNUMBER({part}),{part}>=1,{part}<={_PARTS},"
                 f"OR({army}>{_PARTS},{stage}))")  # fmt: skip
         removed = f'IF(OR({result}="",{fits}),{removed},NA())'
-    return {"Base units removed": removed, "After combat": after}
+    return {"Base units removed": removed, "After combat": after} | held
 
 
 #: Sides across, turns down from turn 0 under the header row (row 3).
@@ -590,7 +623,7 @@ KIND = register(
         compute=lambda book: compute_parts(read_victory_table(book)),  # defined below
         close="end-turn",
         macro_prefix="victory",
-        template_version=_BASE_UNITS_SINCE,
+        template_version=_SHORT_SINCE,
         grid=BY_TURN,
     )
 )
