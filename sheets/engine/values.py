@@ -144,6 +144,8 @@ def _past_bound(name: str, value: Any) -> EntryError:
 def cell_whole(value: Any) -> int | None:
     """A whole-number cell already read and checked (``ledger.read_tables``): its number,
     None where it is blank."""
+    if value is None or type(value) is int:  # the common cases first: a fold reads many
+        return value
     return None if is_blank(value) else int(value)
 
 

@@ -669,13 +669,13 @@ def _folded(ledger: BracketsLedger) -> _Folded:
                 fire=cell_count(row["Lost to fire"]),
                 melee=cell_count(row["Lost in melee"]),
                 leader_attached=bool(row["Leader attached"]),
-                morale_roll=_roll(row["Morale roll"]),
-                rally_roll=_roll(row["Rally roll"]),
-                leader_roll=_roll(row["Leader roll"]),
-                leader_result_roll=_roll(row["Leader result roll"]),
+                morale_roll=cell_whole(row["Morale roll"]),
+                rally_roll=cell_whole(row["Rally roll"]),
+                leader_roll=cell_whole(row["Leader roll"]),
+                leader_result_roll=cell_whole(row["Leader result roll"]),
                 became=became if type(became) is str else _became(became),
-                morale_roll_2=_roll(row["Morale roll 2"]),
-                morale_roll_3=_roll(row["Morale roll 3"]),
+                morale_roll_2=cell_whole(row["Morale roll 2"]),
+                morale_roll_3=cell_whole(row["Morale roll 3"]),
             )
             asked = rules_key((turn, "" if turn.leader_attached else "turn"), (state, "unit"))
             out = known.get(asked)
@@ -694,11 +694,6 @@ def _folded(ledger: BracketsLedger) -> _Folded:
             state = state.after(out)
             mine.append((index, row, out))
     return folded
-
-
-def _roll(value: Any) -> int | None:
-    """A roll's cell as ``cell_whole`` reads it: a blank (most) or a number read as one."""
-    return None if value is None else value if type(value) is int else cell_whole(value)
 
 
 def _became(value: Any) -> str | None:
