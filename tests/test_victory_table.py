@@ -2081,3 +2081,18 @@ def test_a_version_6_ledger_reports_and_closes_as_before(tmp_path: Path) -> None
     _units_agree(path)
     _agree_with_the_sheet(path)
     assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.parametrize("era", aog.ERAS)
+def test_units_formulas_kept_per_rule_set_are_each_rows_own(era: str) -> None:
+    """``unit_formulas`` keeps a rule set's formulas with the row left open: every row's
+    are what working them out for that row gives, in every template version; house rules
+    (another rule set) get their own."""
+    from battle_ledger.sheets.kinds.victory_table import _unit_formulas
+
+    ruleset = registry.get(era)
+    for version in range(1, 8):
+        for r in (5, 9, 10, 55, 4242, 1048576):
+            assert unit_formulas(r, ruleset, version) == _unit_formulas(r, ruleset, version)
+    other = ruleset.model_copy()
+    assert other.derived(("victory-table unit formulas", 7), dict) == {}

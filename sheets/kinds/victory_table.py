@@ -442,7 +442,21 @@ def _rally_terms(ruleset: Any, check: str, general: str) -> tuple[str, str, str]
     return added, printed, str(row["comparison"])
 
 
+#: The row number in the formulas ``unit_formulas`` keeps: a character no formula holds.
+_ROW = "\x00"
+
+
 def unit_formulas(r: int, ruleset: Any, version: int = _SHORT_SINCE) -> dict[str, str]:
+    """The formulas of tbl_Units on sheet row ``r`` (``_unit_formulas``): worked out once
+    per rule set and template version with the row left open, a row's by writing its
+    number in (``end-turn`` writes one for every unit on the table)."""
+    kept = ruleset.derived(("victory-table unit formulas", version),
+                           lambda: _unit_formulas(_ROW, ruleset, version))  # fmt: skip
+    row = str(r)
+    return {header: formula.replace(_ROW, row) for header, formula in kept.items()}
+
+
+def _unit_formulas(r: int | str, ruleset: Any, version: int) -> dict[str, str]:
     """The formulas of tbl_Units on sheet row ``r``: ``aog.unit_after_rally`` and
     ``aog.unit_after_result`` step for step (the era's numbers written in from
     ``ruleset``'s data, as the ledger was built), for a ledger of template ``version``
@@ -1040,8 +1054,8 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     sides = standings(ledger)
     due = [{"side": s["side"], **t} for s in sides for t in s["crisis_tests"] if t["turn"] == turn]
     rows = filler + turn_rows(turn + 1, list(ledger.starts), ledger.parts)
+    carried = _carry_units(book, ledger, turn)  # first: it reads tbl_Units as read above
     book.append_rows(TURNS.name, rows_with_formulas(KIND, ledger.turns, _frame(rows)))
-    carried = _carry_units(book, ledger, turn)
     clock = _clock(ledger, turn)
     detail = f"turn {turn} ({clock}) closed: " + "; ".join(
         f"{s['side']} {percent_text(s['percent'])} lost" for s in sides
@@ -1077,7 +1091,8 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     if not last:
         return 0
     ruleset = registry.get(book.meta().ruleset)
-    read = book.read_rows(UNITS.name, UNITS.read_types(version))  # where its rows end
+    # Where its rows end: the read ``unit_states`` made, if nothing was written since.
+    read = book.read_rows(UNITS.name, UNITS.read_types(version), cached=False)
     used = [int(i) for i in read.index]
     first = int(read.attrs.get("where", {}).get("first_row", _TOP + 1))
     at = first + (max(used) + 1 if used else 0)
@@ -1220,7 +1235,9 @@ def _holds_units(book: Book) -> bool:
 
 
 def _unit_rows(book: Book) -> pd.DataFrame:
-    return book.read_table(UNITS.name, UNITS.read_types(book.meta().template_version))
+    """tbl_Units' inputs (as ``unit_states`` reads them: no formula's cached result)."""
+    version = book.meta().template_version
+    return book.read_table(UNITS.name, UNITS.read_types(version), cached=False)
 
 
 def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int | None, int | None]:
@@ -1257,7 +1274,9 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     counted = book.meta().template_version >= _BASE_UNITS_SINCE
     # The rows as records (values as a frame's rows give them, blanks None): no frame of
     # the table (2,466 rows at 48 turns) is made to be read row by row.
-    read = book.read_rows(UNITS.name, UNITS.read_types(book.meta().template_version))
+    # Inputs only (every one typed): the formula cells' cached results are not read.
+    read = book.read_rows(UNITS.name, UNITS.read_types(book.meta().template_version),
+                          cached=False)  # fmt: skip
     records = read.records()
     seen: set[tuple[int, str]] = set()
     states = []
@@ -1267,6 +1286,14 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         own.setdefault(str(row["Unit"]).casefold(), []).append(row)
     # unit -> (turn, part) taken
     captured = {unit: _captures(rows, fought) for unit, rows in own.items()}
+    lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
+    if fought:
+        lists.append(("Combat result", aog.combat_results_of_a_unit(ruleset)))
+    words_of = {header: {w.casefold() for w in words} for header, words in lists}
+    attacks_in: dict[str, int | None] = {}  # side -> its attacking part (fought: 4)
+    # A rally's outcome for each set of arguments, worked out once (a refusal is never
+    # kept: each row refused names its own).
+    rallies: dict[tuple[Any, ...], aog.UnitRally] = {}
     for index, row in zip(read.index, records, strict=True):
         where = where_of(read, index)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
@@ -1287,13 +1314,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
         seen.add((turn, unit.casefold()))
-        lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
-        if fought:
-            lists.append(("Combat result", aog.combat_results_of_a_unit(ruleset)))
         for header, words in lists:
-            if not is_blank(row[header]) and str(row[header]).casefold() not in (
-                w.casefold() for w in words
-            ):
+            if not is_blank(row[header]) and str(row[header]).casefold() not in words_of[header]:
                 raise CellValueError(  # the sheet's formulas read these words only
                     f"{header.lower()} {row[header]!r} is not one of the list",
                     column=header,
@@ -1309,18 +1331,19 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         unit_type = str(row["Type"]) if typed else None
         ago, taken_in = _turns_ago(turn, captured.get(unit.casefold(), []))
         try:
-            out = aog.unit_after_rally(
-                str(row["State"]),
-                number,
-                general,
-                value,
-                ruleset,
-                captured_turns_ago=ago,
-                unit_type=unit_type,
-                part=part,
-                army_attacks_in=_army_attacks_in(ledger, side, ruleset) if fought else None,
-                captured_in_part=taken_in,
-            )
+            if fought and side not in attacks_in:
+                attacks_in[side] = _army_attacks_in(ledger, side, ruleset)
+            attacks = attacks_in[side] if fought else None
+            given = (str(row["State"]), number, general, value)
+            named: dict[str, Any] = {
+                "captured_turns_ago": ago, "unit_type": unit_type, "part": part,
+                "army_attacks_in": attacks, "captured_in_part": taken_in,
+            }  # fmt: skip
+            # The call's own arguments are its key (each value with its type: 1 is not 1.0).
+            asked = (*given, *map(type, given), *named.values())
+            out = rallies.get(asked)
+            if out is None:
+                out = rallies[asked] = aog.unit_after_rally(*given, ruleset, **named)
         except UnknownTermError as exc:  # a type the rule set does not name
             raise CellValueError(exc.message, column="Type", value=unit_type,
                                  expected=exc.expected, **where) from None  # fmt: skip
@@ -1345,8 +1368,8 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                      **where)  # fmt: skip
         try:
             combat = None if result is None else aog.unit_after_result(
-                out.after, result, ruleset, part=fought_part,
-                army_attacks_in=_army_attacks_in(ledger, side, ruleset))  # fmt: skip
+                out.after, result, ruleset, part=fought_part, army_attacks_in=attacks
+            )  # fmt: skip
         except InvalidArgumentError as exc:
             header = _UNIT_HEADERS.get(str(exc.column or ""), "Combat result")
             raise CellValueError(exc.message, column=header, value=exc.value,
