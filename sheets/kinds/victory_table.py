@@ -1096,7 +1096,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     used = [int(i) for i in read.index]
     first = int(read.attrs.get("where", {}).get("first_row", _TOP + 1))
     at = first + (max(used) + 1 if used else 0)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, state in enumerate(last.values()):
         starts = aog.state_next_turn(state["state_after_combat"], ruleset)
         row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
@@ -1107,7 +1107,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
             row["Base units at start"] = state["base_units_at_start"]
         formulas = unit_formulas(at + i, ruleset, version)
         rows.append(row | {h: Formula(f) for h, f in formulas.items()})
-    book.append_rows(UNITS.name, pd.DataFrame(rows))
+    book.append_records(UNITS.name, rows, list(rows[0]))  # every row has the same headers
     return len(rows)
 
 
