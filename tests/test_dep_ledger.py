@@ -35,6 +35,7 @@ from battle_ledger.templates.dep_ledger import DivisionSpec
 from battle_ledger.xlfuncs.cli import cli
 from tests.dep_ledgers import (
     DIVISIONS,
+    OUTPUTS,
     ledger_outputs,
     make_ledger,
     play_to_the_end,
@@ -693,3 +694,223 @@ def test_record_turn_corrects_a_closed_turn_and_every_later_one_follows(tmp_path
     with pytest.raises(BattleLedgerError, match="turn 4 has not begun"):
         run_on_file(slipped, "record", division="5th Division", orders="Y", turn="4")
     assert slipped.read_bytes() == before
+
+
+# -- short rows: hidden cells read once (template version 6) --------------------------------
+
+_HIDDEN = ("Orders issued", "Eligible to rest", "DEP at maneuver", "DEP uncapped", "Modified roll")
+
+
+def test_new_ledgers_are_short_and_older_ones_keep_their_formulas(ledger: Path) -> None:
+    """Template version 6: a Turns row reads its yes/no cells, its DEP after the orders
+    phase, its DEP before the cap and its modified roll from hidden cells computed once
+    (a third less text than version 5's row); versions 1 to 5 write their formulas as
+    before (no hidden cell read); a new ledger is made at 6 with the helpers hidden."""
+    from battle_ledger.sheets.kinds.dep_ledger import KIND, SHORT_ROWS_SINCE, turn_formulas
+
+    assert KIND.template_version == SHORT_ROWS_SINCE == 6
+    short, long = turn_formulas(50), turn_formulas(50, 5)
+    assert set(short) - set(long) == set(_HIDDEN)
+    assert [c.header for c in TURNS.columns if c.since == 6] == list(_HIDDEN)
+    assert all(TURNS.column(h).role is Role.HELPER for h in _HIDDEN)
+    assert sum(map(len, short.values())) * 3 < sum(map(len, long.values())) * 2
+    reads = [h for h, f in short.items() if "UPPER(TRIM($D50))" in f or "UPPER(TRIM($E50))" in f]
+    assert reads == ["Orders issued", "Eligible to rest"]  # the yes/no reader once a cell
+    assert sum(f.count("rule_dep_economy_dep_per_ccp_bought") for f in short.values()) == 1
+    for version in range(1, 6):
+        assert not any("$AD50" in f or "$AH50" in f for f in turn_formulas(50, version).values())
+    wb = openpyxl.load_workbook(ledger)
+    assert HeadlessBook(ledger, writable=False).meta().template_version == 6
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    assert heads == list(TURNS.headers)
+    for header in _HIDDEN:
+        letter = openpyxl.utils.get_column_letter(heads.index(header) + 1)
+        assert ws.column_dimensions[letter].hidden, header
+        assert ws.cell(4, heads.index(header) + 1).value == turn_formulas(4)[header]
+
+
+_HOSTILE = ["*", "=A", ">1", "<>", "A?", "~", "~*", 'Say "no"', "O'Neill's", "  Spaced", "1e3",
+            "TRUE"]  # fmt: skip
+#: Orders and Rest eligible typed every way the yes/no reader takes them (and its noes).
+_SPELLINGS: list[Any] = ["y", " Yes ", "TRUE", True, 1, "1", "x", "X", "n", None, "no", 0, "N",
+                         " y", "yes", False]  # fmt: skip
+
+
+def _hostile_battle(tmp_path: Path) -> Path:
+    """A ledger (the club's Maneuver Table) of divisions under names a spreadsheet's
+    criteria would read (operators, ``*``, ``?``, ``~``, quotes, leading spaces, a number,
+    a boolean), cavalry and not, two turns played (orders, rests, charges, counter-charges,
+    stands lost, CCP bought, DEP markers past the maximum, maneuver rolls at 36 and 37 DEP,
+    a cavalry division blown, one removed), and the third turn's Orders and Rest eligible
+    spelled every way the reader takes, with maneuver rolls."""
+    from battle_ledger.rulesets.house import read_house_file
+    from tests.conftest import HOUSE_FIXTURES
+
+    deps = [48, 37, 36, 30, 5, 48, 40, 29, 48, 36, 48, 20]
+    specs = [
+        DivisionSpec("Blue" if i % 2 else "Red", name, cavalry=i % 3 == 0, stands=6, start_dep=dep)
+        for i, (name, dep) in enumerate(zip(_HOSTILE, deps, strict=True))
+    ]
+    path = tmp_path / "hostile.xlsx"
+    with registry.using_house_rules([read_house_file(HOUSE_FIXTURES / "etg-club.yaml")]):
+        make_ledger(path, specs)
+    names = [str(n) for n in HeadlessBook(path, writable=False).read_table(
+        "tbl_Divisions")["Division"]]  # fmt: skip
+    turn_one: dict[int, dict[str, str]] = {
+        0: {"orders": "Y", "charges": "1", "maneuver_roll": "4"},  # cavalry
+        1: {"orders": "Y", "maneuver_roll": "3"},  # 37: +1 after its orders DEP
+        2: {"orders": "Y", "maneuver_roll": "4", "maneuver_modifiers": "-1"},  # 36: none
+        3: {"counter_charges": "1", "stands_lost": "1"},  # cavalry at 30: blown below 28
+        4: {"stands_lost": "2"},  # 5 DEP: removed
+        5: {"rest_eligible": "Y", "dep_markers": "2"},
+        6: {"orders": "Y", "stands_lost": "3", "maneuver_roll": "10", "maneuver_modifiers": "5"},
+        7: {"rest_eligible": "Y"},
+        8: {"dep_markers": "1"},
+        9: {"ccp_bought": "0", "rest_eligible": "Y"},
+        10: {"orders": "Y", "rest_eligible": "Y", "maneuver_roll": "1"},
+    }
+    for i, options in turn_one.items():
+        run_on_file(path, "record", division=names[i], **options)
+    run_on_file(path, "end-turn")
+    turn_two: dict[int, dict[str, str]] = {
+        0: {"ccp_bought": "1"},
+        5: {"rest_eligible": "Y"},  # the second rest point: +1, past the maximum
+        7: {"rest_eligible": "Y"},
+        9: {"rest_eligible": "Y", "dep_markers": "3"},
+        10: {"orders": "Y", "charges": "0", "counter_charges": "0", "stands_lost": "6"},
+    }
+    for i, options in turn_two.items():
+        run_on_file(path, "record", division=names[i], **options)
+    run_on_file(path, "end-turn")
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    col = {h: heads.index(h) + 1 for h in heads}
+    spelled = 0
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, col["Turn"]).value != 3:
+            continue
+        ws.cell(r, col["Orders"]).value = _SPELLINGS[spelled % len(_SPELLINGS)]
+        ws.cell(r, col["Rest eligible"]).value = _SPELLINGS[(spelled * 5 + 3) % len(_SPELLINGS)]
+        ws.cell(r, col["Maneuver roll"]).value = 1 + spelled % 10 if spelled % 3 else None
+        ws.cell(r, col["Maneuver modifiers"]).value = spelled % 4 - 1
+        spelled += 1
+    assert spelled >= 8
+    wb.save(path)
+    return path
+
+
+@pytest.mark.libreoffice
+def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path: Path) -> None:
+    """Every formula of a Turns row version 5 had (DEP start, Rest point, DEP end, CCP end,
+    Status, Maneuver, Stands left, DEP wasted and their helpers), recalculated by
+    LibreOffice, is the same with version 6's short formulas as with version 5's written
+    over the same rows, for divisions under hostile names and yes/no cells spelled every
+    way; and report agrees with the sheet."""
+    from battle_ledger.sheets.kinds.dep_ledger import compute_turns, read_ledger, turn_formulas
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import plain
+
+    path = _hostile_battle(tmp_path)
+    long = tmp_path / "long.xlsx"
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, heads.index("Division") + 1).value in (None, ""):
+            continue
+        for header, formula in turn_formulas(r, 5).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+    wb.save(long)
+    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    compared = list(turn_formulas(4, 5))
+    rows, said = 0, set()
+    for r in range(4, ws.max_row + 1):
+        if shown[0].cell(r, heads.index("Division") + 1).value in (None, ""):
+            continue
+        rows += 1
+        for header in compared:
+            at = heads.index(header) + 1
+            got = [plain(s.cell(r, at).value) for s in shown]
+            assert got[0] == got[1], (r, shown[0].cell(r, 3).value, header, got)
+        said.add(tuple(plain(shown[0].cell(r, heads.index(h) + 1).value) for h in _HIDDEN[:2]))
+    assert rows >= 3 * len(_HOSTILE) - 2
+    assert said >= {(True, True), (True, False), (False, True), (False, False)}
+    # report: the rules' numbers on every row, as the short sheet shows them
+    from battle_ledger.sheets.house_rules import book_house_rules
+
+    book = HeadlessBook(path, writable=False)
+    with registry.using_house_rules([book_house_rules(book)] if book_house_rules(book) else []):
+        ledger = read_ledger(book)
+        computed = compute_turns(ledger)
+    python = {(str(row["Division"]).strip(), int(row["Turn"])): computed.loc[index]
+              for index, row in ledger.turns.iterrows()}  # fmt: skip
+    ws = recalculated_workbook(path)["Turns"]
+    unmatched = set()
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 3).value in (None, ""):
+            continue
+        key = (str(ws.cell(r, 3).value).strip(), int(ws.cell(r, 1).value))
+        if plain(ws.cell(r, heads.index("Division row") + 1).value) == "#N/A":
+            unmatched.add(key)
+            continue
+        for header in (*OUTPUTS, "Maneuver", "Stands left", "DEP wasted"):
+            assert plain(ws.cell(r, heads.index(header) + 1).value) == plain(
+                python[key][header]), (key, header)  # fmt: skip
+    # end-turn writes a name's leading spaces away (main's too): its rows find no division
+    assert unmatched == {("Spaced", 2), ("Spaced", 3)}
+
+
+V5 = Path(__file__).parent / "fixtures" / "dep-ledger-v5.xlsx"
+#: What main's code (before template version 6) answered on it: report --json, then
+#: run end-turn --json on a copy, then report --json.
+V5_ANSWERS = Path(__file__).parent / "fixtures" / "dep-ledger-v5.json"
+
+
+def test_a_version_5_ledger_reports_checks_and_closes_as_before(tmp_path: Path) -> None:
+    """tests/fixtures/dep-ledger-v5.xlsx: Quatre Bras (the 2nd Netherlands at 12 DEP, the
+    11e cavalry at 30) built and played two turns and part of a third by the version
+    before the short rows (orders, rests, charges, stands lost by unit, DEP markers, a
+    division blown, one removed, one rest past the maximum): check passes; report --json,
+    end-turn --json and report --json after are main's; the rows end-turn adds carry
+    version 5's formulas, under version 5's columns."""
+    from battle_ledger.sheets.kinds.dep_ledger import turn_formulas
+
+    path = tmp_path / "v5.xlsx"
+    path.write_bytes(V5.read_bytes())
+    answers = json.loads(V5_ANSWERS.read_text(encoding="utf-8"))
+    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    runner = CliRunner()
+    for args, key in ((["report", str(path), "--json"], "report"),
+                      (["run", "end-turn", str(path), "--json"], "end_turn"),
+                      (["report", str(path), "--json"], "report_after")):  # fmt: skip
+        done = runner.invoke(cli, args)
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.output) == answers[key], key
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    ws = openpyxl.load_workbook(path)["Turns"]
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in TURNS.columns if c.since <= 5]
+    added = 0
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 3).value in (None, ""):
+            continue
+        added += ws.cell(r, 1).value == 4
+        for header, formula in turn_formulas(r, 5).items():
+            assert ws.cell(r, heads.index(header) + 1).value == formula, (r, header)
+    assert added == 6
+
+
+@pytest.mark.libreoffice
+def test_a_version_5_ledger_recalculates_as_the_report_after_a_close(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds compute the rules' numbers in
+    LibreOffice."""
+    from tests.libreoffice import recalculated_workbook
+
+    path = tmp_path / "v5.xlsx"
+    path.write_bytes(V5.read_bytes())
+    run_on_file(path, "end-turn")
+    run_on_file(path, "record", division="5e Division", orders="Y", stands_lost="1")
+    assert sheet_outputs(recalculated_workbook(path)) == ledger_outputs(path)

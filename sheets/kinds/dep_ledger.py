@@ -117,6 +117,7 @@ __all__ = [
     "DIVISIONS",
     "KIND",
     "MANEUVER_NAMES",
+    "SHORT_ROWS_SINCE",
     "TURNS",
     "UNITS",
     "UNITS_SINCE",
@@ -174,6 +175,14 @@ DIVISIONS = Table(
                since=4),
     ),
 )  # fmt: skip
+
+#: Template version 6: each row of tbl_Turns computes once, in hidden cells, its Orders and
+#: Rest eligible as the yes/no reader takes them (``Orders issued``, ``Eligible to rest``),
+#: its DEP after the orders phase (``DEP at maneuver``), its DEP before the cap (``DEP
+#: uncapped``) and its modified maneuver roll (``Modified roll``); its other formulas read
+#: those cells (a row's formulas about half as long: every operation reads, and the close
+#: rewrites, the Turns sheet). Older ledgers keep their formulas on the rows they add.
+SHORT_ROWS_SINCE = 6
 
 TURNS = Table(
     name="tbl_Turns",
@@ -234,6 +243,12 @@ TURNS = Table(
         Column("DEP wasted", "dep_wasted", _O, Entry.WHOLE,
                "DEP gained past the maximum (rest, DEP markers), lost to the cap", width=9.5,
                since=4),
+        # Template version 6: what a row's formulas read several times, computed once.
+        Column("Orders issued", "orders_issued", _H, since=SHORT_ROWS_SINCE),
+        Column("Eligible to rest", "eligible_to_rest", _H, since=SHORT_ROWS_SINCE),
+        Column("DEP at maneuver", "dep_at_maneuver", _H, since=SHORT_ROWS_SINCE),
+        Column("DEP uncapped", "dep_uncapped", _H, since=SHORT_ROWS_SINCE),
+        Column("Modified roll", "modified_roll", _H, since=SHORT_ROWS_SINCE),
     ),
 )  # fmt: skip
 
@@ -296,14 +311,18 @@ _TOP = 3  # header row of the tables on Divisions and Turns (title and note abov
 _R = {name: constant_name("dep_economy", name) for name in RULE_NAMES}
 
 
-def turn_formulas(r: int) -> dict[str, str]:
-    """The formulas of tbl_Turns on sheet row ``r`` by header: ``dep_after_turn`` step for step.
+def turn_formulas(r: int, version: int = SHORT_ROWS_SINCE) -> dict[str, str]:
+    """The formulas of tbl_Turns on sheet row ``r`` by header: ``dep_after_turn`` step for step,
+    for a ledger of template ``version`` (before 6, no hidden cells read once: the yes/no
+    reader, the DEP after the orders phase and the modified roll written in where they
+    are read; the columns a version lacks are left out where the rows are written).
 
     Each row finds *the row of its division's previous turn* once (the last of
     the rows above it holding its division and turn - 1, compared with ``=``:
     ``match_above``) and every carried value is one INDEX on that row; ranges
     end on the row above, so there is no circular reference.
     """
+    short = version >= SHORT_ROWS_SINCE
     c = letters(TURNS.headers)
     d = letters(DIVISIONS.headers)
     div = sheet_name(DIVISIONS.sheet)
@@ -315,8 +334,12 @@ def turn_formulas(r: int) -> dict[str, str]:
     def start(col: str) -> str:
         return f"INDEX({div}!${d[col]}:${d[col]},${c['Division row']}{r})"
 
-    orders = yes_test(f"${c['Orders']}{r}")
-    eligible = yes_test(f"${c['Rest eligible']}{r}")
+    def cell(header: str) -> str:
+        return f"${c[header]}{r}"
+
+    read = {"Orders issued": yes_test(cell("Orders")),
+            "Eligible to rest": yes_test(cell("Rest eligible"))}  # fmt: skip
+    orders, eligible = (cell(h) if short else read[h] for h in read)
     removed_before = f'${c["Previous status"]}{r}="removed"'
     rest_next = f"${c['Previous rest point']}{r}+1"
     initial = (
@@ -325,15 +348,22 @@ def turn_formulas(r: int) -> dict[str, str]:
         f'{start("Start DEP")}<{_R["blown_below_dep"]})),"blown","active"))'
     )
     charge_dep = _charge_dep(c, r)
-    dep_change = (
-        f"-IF({orders},{_R['orders_cost']},0)"
-        f"+IF(AND(NOT({orders}),{eligible},{rest_next}>={_R['rest_points_per_dep']}),1,0)"
-        f"-{charge_dep}"
-        f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
-        f"-${c['Stands lost']}{r}*{_R['dep_per_stand_lost']}"
-        f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
-        f"+${c['DEP markers']}{r}"
-    )
+    rest_gain = f"+IF(AND(NOT({orders}),{eligible},{rest_next}>={_R['rest_points_per_dep']}),1,0)"
+    lost_and_markers = f"-${c['Stands lost']}{r}*{_R['dep_per_stand_lost']}+${c['DEP markers']}{r}"
+    if short:  # the orders phase's DEP once (DEP at maneuver), the rest added to it
+        uncapped = cell("DEP uncapped")
+        read["DEP uncapped"] = f"{cell('DEP at maneuver')}{rest_gain}{lost_and_markers}"
+    else:
+        dep_change = (
+            f"-IF({orders},{_R['orders_cost']},0)"
+            f"{rest_gain}"
+            f"-{charge_dep}"
+            f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
+            f"-${c['Stands lost']}{r}*{_R['dep_per_stand_lost']}"
+            f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
+            f"+${c['DEP markers']}{r}"
+        )
+        uncapped = f"${c['DEP start']}{r}{dep_change}"
     formulas = {
         "DEP start": f"IF(${c['Previous row']}{r}=0,{start('Start DEP')},{prev('DEP end')})",
         "Rest point": (
@@ -341,10 +371,7 @@ def turn_formulas(r: int) -> dict[str, str]:
             f"IF({rest_next}>={_R['rest_points_per_dep']},0,"
             f"MIN({rest_next},{_R['max_rest_points_held']})))"
         ),
-        "DEP end": (
-            f"IF({removed_before},${c['DEP start']}{r},"
-            f"MAX(0,MIN(MaxDEP,${c['DEP start']}{r}{dep_change})))"
-        ),
+        "DEP end": f"IF({removed_before},${c['DEP start']}{r},MAX(0,MIN(MaxDEP,{uncapped})))",
         "CCP end": (  # a removed division's CCP are gone with it
             f"IF(OR({removed_before},${c['DEP end']}{r}<={_R['removed_at_dep']}),0,"
             f"${c['Previous CCP']}{r}"
@@ -366,13 +393,15 @@ def turn_formulas(r: int) -> dict[str, str]:
         "Previous rest point": f"IF(${c['Previous row']}{r}=0,0,{prev('Rest point')})",
         "Previous CCP": f"IF(${c['Previous row']}{r}=0,{start('Start CCP')},{prev('CCP end')})",
         "Previous status": f"IF(${c['Previous row']}{r}=0,{initial},{prev('Status')})",
-        **_maneuver_formulas(c, r, orders),
+        **_maneuver_formulas(c, r, orders, short=short),
         "Stands left": (
             f'IF({start("Stands")}="","",IF(${c["Previous row"]}{r}=0,{start("Stands")},'
             f"{prev('Stands left')})-IF({removed_before},0,N(${c['Stands lost']}{r})))"
         ),
-        "DEP wasted": f"IF({removed_before},0,MAX(0,${c['DEP start']}{r}{dep_change}-MaxDEP))",
+        "DEP wasted": f"IF({removed_before},0,MAX(0,{uncapped}-MaxDEP))",
     }
+    if short:
+        formulas |= read
     # A row without a division (the blank row of an empty ledger) shows nothing.
     return unless_blank(f"${c['Division']}{r}", formulas)
 
@@ -386,22 +415,34 @@ def _charge_dep(c: dict[str, str], r: int) -> str:
     return f"${c['Charges']}{r}*IF({beyond},{_R['charge_cost_dep']},0)"
 
 
-def _maneuver_formulas(c: dict[str, str], r: int, orders: str) -> dict[str, str]:
+def _maneuver_formulas(
+    c: dict[str, str], r: int, orders: str, *, short: bool = False
+) -> dict[str, str]:
     """Maneuver row: the row of the Maneuver Table that holds the modified roll (0: none;
     a blank end is open); Maneuver: its result. Both as ``rulesets.dep._maneuver``, the
-    DEP's +1 judged after the orders phase's DEP (``dep_at_maneuver``)."""
+    DEP's +1 judged after the orders phase's DEP (``dep_at_maneuver``: its floor at 0
+    left out, no bonus is due at or below it). ``short`` (template version 6): that DEP
+    and the modified roll each computed once, in its own cell (DEP at maneuver, Modified
+    roll), and read there."""
     low, high, result = (MANEUVER_NAMES[k] for k in ("low", "high", "result"))
     at_roll = (
         f"${c['DEP start']}{r}-IF({orders},{_R['orders_cost']},0)-{_charge_dep(c, r)}"
         f"-${c['Counter-charges']}{r}*{_R['counter_charge_cost_dep']}"
         f"-${c['CCP bought']}{r}*{_R['dep_per_ccp_bought']}"
     )
+    held = {"DEP at maneuver": at_roll} if short else {}
+    if short:
+        at_roll = f"${c['DEP at maneuver']}{r}"
     bonus = (
         f'IF(AND(${c["Previous status"]}{r}<>"removed",'
         f"{at_roll}>={_R['maneuver_bonus_at_dep']}),1,0)"
     )
-    modified = f"(${c['Maneuver roll']}{r}+N(${c['Maneuver modifiers']}{r})+{bonus})"
-    return {
+    modified = f"${c['Maneuver roll']}{r}+N(${c['Maneuver modifiers']}{r})+{bonus}"
+    if short:
+        held["Modified roll"], modified = modified, f"${c['Modified roll']}{r}"
+    else:
+        modified = f"({modified})"
+    return held | {
         "Maneuver row": (
             f'SUMPRODUCT((({low}="")+({low}<={modified})>0)*(({high}="")+({high}>={modified})>0)'
             f'*({result}<>"")*(ROW({result})-MIN(ROW({result}))+1))'
@@ -516,11 +557,12 @@ KIND = register(
         off_table=frozenset({str(Status.REMOVED)}),
         step=dep_after_turn,
         period_formulas=turn_formulas,
+        versioned_formulas=turn_formulas,
         compute=lambda book: compute_turns(read_ledger(book)),  # defined below
         close="end-turn",
         losses=("Stands lost",),
         macro_prefix="dep",
-        template_version=UNITS_SINCE,
+        template_version=SHORT_ROWS_SINCE,
         grid=BY_TURN,
     )
 )
