@@ -492,7 +492,7 @@ def _odd_battle(tmp_path: Path) -> Path:
 
 def _written_over(path: Path, out: Path, version: int) -> None:
     """``path`` saved as ``out`` with template ``version``'s formulas on every row of
-    tbl_Turns (the columns version 3 has)."""
+    tbl_Turns (the columns version 3 has), a row without a brigade too."""
     import openpyxl
 
     from battle_ledger.sheets.kinds.stand_losses import turn_formulas
@@ -501,8 +501,6 @@ def _written_over(path: Path, out: Path, version: int) -> None:
     ws = wb["Turns"]
     heads = [c.value for c in ws[3]]
     for r in range(4, ws.max_row + 1):
-        if ws.cell(r, 3).value in (None, ""):
-            continue
         for header, formula in turn_formulas(r, version).items():
             ws.cell(r, heads.index(header) + 1).value = formula
     wb.save(out)
@@ -511,7 +509,7 @@ def _written_over(path: Path, out: Path, version: int) -> None:
 def _same_in_libreoffice(path: Path, tmp_path: Path) -> int:
     """Every cell of tbl_Turns that version 3's formulas compute is the same, recalculated
     by LibreOffice, with version 4's formulas (``path``'s) and version 3's written over the
-    same rows; the rows compared."""
+    same rows, a row without a brigade too; the rows with one compared."""
     from battle_ledger.sheets.kinds.stand_losses import turn_formulas
     from tests.libreoffice import recalculated_workbook
     from tests.tables import plain
@@ -522,9 +520,7 @@ def _same_in_libreoffice(path: Path, tmp_path: Path) -> int:
     heads = [c.value for c in shown[0][3]]
     rows = 0
     for r in range(4, shown[0].max_row + 1):
-        if shown[1].cell(r, 3).value in (None, ""):
-            continue
-        rows += 1
+        rows += shown[1].cell(r, 3).value not in (None, "")
         for header in turn_formulas(r, 3):
             at = heads.index(header) + 1
             got = [plain(s.cell(r, at).value) for s in shown]
@@ -535,7 +531,7 @@ def _same_in_libreoffice(path: Path, tmp_path: Path) -> int:
 def test_a_version_4_row_reads_its_hidden_cells_and_is_shorter(tmp_path: Path) -> None:
     """A new ledger is template version 4: its Turns rows hold the hidden Lost before
     charge, March effect and Charge disorders, hidden as the other helpers are, read by
-    B&S record DRM and the Disordered cells; a row's formulas are a sixth shorter than
+    B&S record DRM and the Disordered cells; a row's formulas are a fifth shorter than
     version 3's, and the rows end-turn adds are version 4's."""
     import openpyxl
 
@@ -598,10 +594,11 @@ def test_short_rows_compute_what_the_long_rows_did_on_odd_inputs(
 ) -> None:
     """The odd battle with its inputs typed over (every fire points row of the fire table
     and beyond, every die, differences of every Bayonet & Sabre row, a bad status, text,
-    blanks, a brigade not on the Brigades sheet), under the data's readings and under the
-    house readings and setting each turned the other way (Fresh/Spent at the start of the
-    turn, fresh until spent, disorder for one turn, the spent point counting stands left):
-    LibreOffice computes every cell alike with version 4's formulas and version 3's."""
+    blanks, a brigade not on the Brigades sheet, a row without a brigade), under the data's
+    readings and under the house readings and setting each turned the other way
+    (Fresh/Spent at the start of the turn, fresh until spent, disorder for one turn, the
+    spent point counting stands left): LibreOffice computes every cell alike with version
+    4's formulas and version 3's."""
     import openpyxl
 
     from tests.tables import named_cell
@@ -615,6 +612,7 @@ def test_short_rows_compute_what_the_long_rows_did_on_odd_inputs(
         for header, cycle in _TYPED.items():
             ws.cell(r, heads.index(header) + 1).value = cycle[r % len(cycle)]
     ws.cell(ws.max_row, heads.index("Brigade") + 1).value = "Nobody"
+    ws.cell(ws.max_row - 1, heads.index("Brigade") + 1).value = None  # a row left blank
     if not printed:
         for name in ("fresh_spent_at_the_charge", "fresh_means_no_stand_lost",
                      "disorder_lasts_until_rallied"):  # fmt: skip

@@ -131,9 +131,9 @@ _DISORDER = 3
 #: Template version 4: what a tbl_Turns row's formulas read several times is computed once,
 #: in a hidden cell of the row (Lost before charge, March effect, Charge disorders), and
 #: read there; the fire's severity counted over its row of the fire table at once, the
-#: brigade's row found by ``_brigade_row`` (every
-#: operation reads, and the close rewrites, the Turns sheet: its rows are mostly formula
-#: text).
+#: brigade's row found by ``_brigade_row``, the results blank with their helper not testing
+#: the brigade again (``_BLANK_WITH_THE_ROW``). Every operation reads, and the close
+#: rewrites, the Turns sheet: its rows are mostly formula text.
 _SHORT = 4
 #: How the Disordered column shows a brigade disordered after its turn (else blank).
 DISORDERED = "Y"
@@ -350,7 +350,17 @@ def turn_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
     }  # fmt: skip
     if version >= _DISORDER:
         formulas.update(_disorder_formulas(r, cell, bayonet(6), short=short))
-    return unless_blank(cell("Brigade"), formulas | held)
+    shown = unless_blank(cell("Brigade"), formulas | held)
+    if short:  # blank already where the row is: they test a cell that is blank there
+        shown |= {h: f"={formulas[h]}" for h in _BLANK_WITH_THE_ROW}
+    return shown
+
+
+#: The outcomes of tbl_Turns whose formulas show "" while the helper they test first
+#: (Fire severity, B&S loser, March column) is blank, as it is on a row without a brigade:
+#: from template version 4 not tested for the brigade again.
+_BLANK_WITH_THE_ROW = ("Fire result", "Fire stands", "B&S result", "B&S stands",
+                       "B&S record DRM", "March result", "March stands")  # fmt: skip
 
 
 def _brigade_row(key: str, sheet: str, column: str) -> str:
