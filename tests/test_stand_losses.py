@@ -4,6 +4,7 @@ tests/test_casualty_brackets.py; the rules of disorder in tests/test_age_of_eagl
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -449,3 +450,228 @@ def test_a_brigade_removed_from_play_takes_no_more_turns_however_late(tmp_path: 
     assert result.exit_code == 2, result.output
     assert "removed in turn 2 and takes no more turns" in result.output
     assert path.read_bytes() == before
+
+
+# -- template version 4: a Turns row's cells read several times, computed once -----------
+
+#: Brigade names a spreadsheet reads as criteria, wildcards, escapes, quotes, a number, a
+#: truth value, a key too long for MATCH.
+ODD = ["*", "=A", ">1", "<>", "A?", "~", "~*", 'Say "no"', "'q", " lead", "1e3", "TRUE", "L" * 300]
+
+
+def _odd_battle(tmp_path: Path) -> Path:
+    """Three turns of fire, Bayonet & Sabre, March rolls and typed losses for brigades
+    named ``ODD`` (what the rules refuse, a brigade removed going on, left out)."""
+    brigades = [("French" if i % 2 else "Prussian", name, 4 + i % 7, 1 + i % 3)
+                for i, name in enumerate(ODD)]  # fmt: skip
+    path = _ledger(tmp_path, brigades)
+    names = [name.strip() for name in ODD]
+
+    def run(operation: str, **options: str) -> None:
+        with contextlib.suppress(BattleLedgerError):
+            run_on_file(path, operation, **options)
+
+    for turn in range(3):
+        for i, name in enumerate(names):
+            k = i + 5 * turn
+            if k % 3 == 0:
+                run("record", unit=name, fire_points=str([2, 4, 8, 12, 16][k % 5]),
+                    die=str(1 + k % 10), modifiers=str(k % 4 - 1))  # fmt: skip
+            if k % 4 == 1:
+                run("record", unit=name, march_status=MARCH_STATUSES[k % 3],
+                    march_die=str(k % 9))  # fmt: skip
+            if k % 5 == 2:
+                run("record", unit=name, stands_lost="1")
+        for a, b in zip(names[turn::4], names[turn + 1 :: 4], strict=False):
+            run("charge", attacker=a, defender=b, attacker_die=str(1 + len(a) % 10),
+                defender_die=str(1 + (len(b) * 3) % 10))  # fmt: skip
+        if turn < 2:
+            run_on_file(path, "end-turn", allow_empty=True)
+    return path
+
+
+def _written_over(path: Path, out: Path, version: int) -> None:
+    """``path`` saved as ``out`` with template ``version``'s formulas on every row of
+    tbl_Turns (the columns version 3 has), a row without a brigade too."""
+    import openpyxl
+
+    from battle_ledger.sheets.kinds.stand_losses import turn_formulas
+
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    for r in range(4, ws.max_row + 1):
+        for header, formula in turn_formulas(r, version).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+    wb.save(out)
+
+
+def _same_in_libreoffice(path: Path, tmp_path: Path) -> int:
+    """Every cell of tbl_Turns that version 3's formulas compute is the same, recalculated
+    by LibreOffice, with version 4's formulas (``path``'s) and version 3's written over the
+    same rows, a row without a brigade too; the rows with one compared."""
+    from battle_ledger.sheets.kinds.stand_losses import turn_formulas
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import plain
+
+    long = tmp_path / "long.xlsx"
+    _written_over(path, long, 3)
+    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    heads = [c.value for c in shown[0][3]]
+    rows = 0
+    for r in range(4, shown[0].max_row + 1):
+        rows += shown[1].cell(r, 3).value not in (None, "")
+        for header in turn_formulas(r, 3):
+            at = heads.index(header) + 1
+            got = [plain(s.cell(r, at).value) for s in shown]
+            assert got[0] == got[1], (r, shown[1].cell(r, 3).value, header, got)
+    return rows
+
+
+def test_a_version_4_row_reads_its_hidden_cells_and_is_shorter(tmp_path: Path) -> None:
+    """A new ledger is template version 4: its Turns rows hold the hidden Lost before
+    charge, March effect and Charge disorders, hidden as the other helpers are, read by
+    B&S record DRM and the Disordered cells; a row's formulas are a fifth shorter than
+    version 3's, and the rows end-turn adds are version 4's."""
+    import openpyxl
+
+    from battle_ledger.sheets.formulas import letters
+    from battle_ledger.sheets.kinds.stand_losses import TURNS, turn_formulas
+
+    path = _ledger(tmp_path)
+    run_on_file(path, "record", unit="Bony", fire_points="8", die="9", modifiers="1")
+    run_on_file(path, "end-turn")
+    assert HeadlessBook(path, writable=False).meta().template_version == 4
+    ws = openpyxl.load_workbook(path)["Turns"]
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in TURNS.columns]
+    hidden = ["Lost before charge", "March effect", "Charge disorders"]
+    for header in [*hidden, "Disordered before"]:
+        letter = ws.cell(3, heads.index(header) + 1).column_letter
+        assert ws.column_dimensions[letter].hidden, header
+    for r in range(4, ws.max_row + 1):
+        mine = {h: ws.cell(r, heads.index(h) + 1).value for h in turn_formulas(r)}
+        assert mine == turn_formulas(r), r
+    new, old = turn_formulas(9), turn_formulas(9, 3)
+    assert set(new) - set(old) == set(hidden)
+    at = letters(TURNS.headers)
+    for header, reads in (("B&S record DRM", hidden[:1]), ("Disordered", hidden[1:])):
+        assert all(f"${at[h]}9" in new[header] for h in reads), header
+    assert sum(map(len, new.values())) < 0.85 * sum(map(len, old.values()))
+
+
+@pytest.mark.libreoffice
+def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path: Path) -> None:
+    """Every cell of the Turns sheet, recalculated by LibreOffice, is the same with version
+    4's formulas as with version 3's written over the same rows, for brigades named as
+    criteria (``*``, ``=A``, ``>1``, ``<>``, ``A?``), escapes (``~``), quotes, a number, a
+    truth value and a name MATCH cannot take, three turns of fire, charges, March rolls and
+    typed losses; and they are what report says."""
+    path = _odd_battle(tmp_path)
+    _agrees_in_libreoffice(path, tmp_path)
+    assert _same_in_libreoffice(path, tmp_path) >= len(ODD) * 2
+
+
+#: Inputs of the Turns columns typed over the rows, cycling: numbers the commands refuse,
+#: text, blanks (each column's cycle its own length, so the rows mix them).
+_TYPED = {
+    "Fire points": [0, 1, 3.5, 4, 8, 11.5, 16, 24, 40, None, "x", 99],
+    "Fire die": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, None],
+    "Fire DRM": [-3, 0, 2, None, 1, -1, 5],
+    "Charge": [aoe.ChargeRole.ATTACKER, aoe.ChargeRole.DEFENDER, None, "both"],
+    "B&S difference": [-12, -7, -3, -1, 0, 1, 2, 4, 7, 13, None],
+    "March status": [*MARCH_STATUSES, None, "Nonsense"],
+    "March die": [-2, 0, 1, 3, 4, 6, 8, 10, None],
+    "Stands lost": [0, 1, None, 2, 7],
+    "Captured": [None, 0, 1],
+}
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("printed", [True, False], ids=["as-printed", "house-readings"])
+def test_short_rows_compute_what_the_long_rows_did_on_odd_inputs(
+    printed: bool, tmp_path: Path
+) -> None:
+    """The odd battle with its inputs typed over (every fire points row of the fire table
+    and beyond, every die, differences of every Bayonet & Sabre row, a bad status, text,
+    blanks, a brigade not on the Brigades sheet, a row without a brigade), under the data's
+    readings and under the house readings and setting each turned the other way
+    (Fresh/Spent at the start of the turn, fresh until spent, disorder for one turn, the
+    spent point counting stands left): LibreOffice computes every cell alike with version
+    4's formulas and version 3's."""
+    import openpyxl
+
+    from tests.tables import named_cell
+
+    played = _odd_battle(tmp_path)
+    path = tmp_path / "typed.xlsx"
+    wb = openpyxl.load_workbook(played)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    for r in range(4, ws.max_row + 1):
+        for header, cycle in _TYPED.items():
+            ws.cell(r, heads.index(header) + 1).value = cycle[r % len(cycle)]
+    ws.cell(ws.max_row, heads.index("Brigade") + 1).value = "Nobody"
+    ws.cell(ws.max_row - 1, heads.index("Brigade") + 1).value = None  # a row left blank
+    if not printed:
+        for name in ("fresh_spent_at_the_charge", "fresh_means_no_stand_lost",
+                     "disorder_lasts_until_rallied"):  # fmt: skip
+            named_cell(wb, f"rule_brigade_losses_{name}").value = "no"
+        named_cell(wb, "SpentPointCounts").value = aoe.SpentCounts.STANDS_LEFT
+    wb.save(path)
+    assert _same_in_libreoffice(path, tmp_path) >= len(ODD) * 2
+
+
+V3 = Path(__file__).parent / "fixtures" / "stand-losses-v3.xlsx"
+
+
+def _version_3_played(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A copy of tests/fixtures/stand-losses-v3.xlsx with turn 3 closed empty, then Bony
+    under fire and Bellair charging the 15th Brigade in turn 4, closed: the close's
+    details."""
+    path = tmp_path / V3.name
+    path.write_bytes(V3.read_bytes())
+    run_on_file(path, "end-turn", allow_empty=True)
+    run_on_file(path, "record", unit="Bony's brigade", fire_points="8", die="9", modifiers="1")
+    run_on_file(path, "charge", attacker="Bellair's brigade", defender="15th Brigade infantry",
+                attacker_die="6", defender_die="5")  # fmt: skip
+    return path, run_on_file(path, "end-turn").details
+
+
+def test_a_version_3_ledger_reports_checks_and_closes_as_before(tmp_path: Path) -> None:
+    """tests/fixtures/stand-losses-v3.xlsx (Plancenoit, two turns played by the version
+    before the short rows: Bony's Telling Fire, Bellair's Lively Fire, Jamin withdrawn by
+    the 15th Brigade, Guye's Fall Back, Jamin's Good Order typed over his Disorder, Bellair
+    withdrawn by the 16th Brigade, Tromelin's stands typed): check passes, ``report --json``
+    prints what that version printed (tests/fixtures/stand-losses-v3.report.json), its
+    turns close as they did, and the rows its commands add hold version 3's formulas (no
+    hidden cells of version 4)."""
+    import openpyxl
+
+    from battle_ledger.sheets.kinds.stand_losses import TURNS, turn_formulas
+
+    assert HeadlessBook(V3, writable=False).meta().template_version == 3
+    assert run_check(HeadlessBook(V3, writable=False)) == []
+    printed = CliRunner().invoke(cli, ["report", "--json", str(V3)])
+    assert printed.exit_code == 0, printed.output
+    assert printed.output == V3.with_suffix(".report.json").read_text(encoding="utf-8")
+    path, closed = _version_3_played(tmp_path)
+    assert closed == {"closed_turn": 4, "next_turn": 5, "sides_out": [], "battle_over": False,
+                      "stands_lost": 1, "spent": ["Bony's brigade", "Tromelin's brigade"],
+                      "removed": [], "disordered": ["Bellair's brigade", "Bony's brigade",
+                                                    "Guye's brigade"]}  # fmt: skip
+    ws = openpyxl.load_workbook(path)["Turns"]
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in TURNS.columns if c.since <= 3]
+    for r in range(4, ws.max_row + 1):
+        mine = {h: ws.cell(r, heads.index(h) + 1).value for h in turn_formulas(r, 3)}
+        assert mine == turn_formulas(r, 3), r
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_3_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's commands add compute in LibreOffice what report
+    says."""
+    path, _ = _version_3_played(tmp_path)
+    _agrees_in_libreoffice(path, tmp_path)

@@ -36,12 +36,15 @@ from battle_ledger.sheets.errors import (
     nothing_to_record,
 )
 from battle_ledger.sheets.formulas import (
+    HEADER_ROW,
     constant_name,
+    last_equal,
     letters,
     match_above,
     row_above,
     sheet_name,
     thing_row,
+    to_the_end,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -125,6 +128,13 @@ SPENT_COUNTS = "SpentPointCounts"
 #: The template version that brought disorder held between turns (the Disordered column,
 #: the "-2 Disordered Brigade" of the record, the next March status filled in).
 _DISORDER = 3
+#: Template version 4: what a tbl_Turns row's formulas read several times is computed once,
+#: in a hidden cell of the row (Lost before charge, March effect, Charge disorders), and
+#: read there; the fire's severity counted over its row of the fire table at once, the
+#: brigade's row found by ``_brigade_row``, the results blank with their helper not testing
+#: the brigade again (``_BLANK_WITH_THE_ROW``). Every operation reads, and the close
+#: rewrites, the Turns sheet: its rows are mostly formula text.
+_SHORT = 4
 #: How the Disordered column shows a brigade disordered after its turn (else blank).
 DISORDERED = "Y"
 _TOP = 3
@@ -223,6 +233,10 @@ TURNS = Table(
                "until a March result rallies it", width=11, since=_DISORDER),
         Column("Disordered before", "disordered_before", _H, since=_DISORDER),
         Column("Disordered at charge", "disordered_at_charge", _H, since=_DISORDER),
+        # Template version 4: the cells read several times, computed once.
+        Column("Lost before charge", "lost_before_charge", _H, since=_SHORT),
+        Column("March effect", "march_effect", _H, since=_SHORT),
+        Column("Charge disorders", "charge_disorders", _H, since=_SHORT),
     ),
 )  # fmt: skip
 
@@ -231,10 +245,11 @@ TURNS = Table(
 FIRE_BLOCK = tuple(aoe.fire_result_names()[1:])
 
 
-def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``brigade_after_turn`` step for step.
     ``version``: a ledger of an older template version gets the formulas of the columns it
-    has (version 2: no disorder held)."""
+    has (version 2: no disorder held; 3: no hidden cells read once, what they hold written
+    in where it is read)."""
     c = letters(TURNS.headers)
     b = letters(BRIGADES.headers)
     brigades = sheet_name(BRIGADES.sheet)
@@ -250,6 +265,11 @@ def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
     severity = "+".join(
         f"({modified}>=VLOOKUP(INT({points}),{FIRE},{k + 2},TRUE))" for k in range(len(FIRE_BLOCK))
     )
+    short = version >= _SHORT
+    if short:  # the same count, over the fire points' row of the FIRE block once
+        found = f"MATCH(INT({points}),INDEX({FIRE},0,1))"
+        results = f"INDEX({FIRE},{found},2):INDEX({FIRE},{found},{len(FIRE_BLOCK) + 1})"
+        severity = f"SUMPRODUCT(--({results}<={modified}))"
     diff = cell("B&S difference")
 
     def bayonet(column: int) -> str:
@@ -276,6 +296,9 @@ def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
                f"+{stands('Fire stands')}+{stands('March stands')})")  # fmt: skip
     at_charge = constant_name("brigade_losses", "fresh_spent_at_the_charge")
     before = f'({cell("Previous lost")}+IF({at_charge}="yes",{earlier},0))'
+    held = {"Lost before charge": before} if short else {}
+    if short:
+        before = cell("Lost before charge")
 
     def own(k: int) -> str:
         return f"INDEX({RECORD},1,{k})"
@@ -312,7 +335,8 @@ def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
-        "Brigade row": thing_row(cell("Brigade"), brigades, b["Brigade"]),
+        "Brigade row": (_brigade_row if short else thing_row)(cell("Brigade"), brigades,
+                                                              b["Brigade"]),
         "Start": on_brigade("Stands at start"),
         "Spent": on_brigade("Spent point"),
         "Previous lost": (f"IF({cell('Previous row')}=0,0,"
@@ -325,15 +349,44 @@ def turn_formulas(r: int, version: int = _DISORDER) -> dict[str, str]:
         "B&S record DRM": f'IF({cell("B&S loser")}="","",{record})',
     }  # fmt: skip
     if version >= _DISORDER:
-        formulas.update(_disorder_formulas(r, cell, bayonet(6)))
-    return unless_blank(cell("Brigade"), formulas)
+        formulas.update(_disorder_formulas(r, cell, bayonet(6), short=short))
+    shown = unless_blank(cell("Brigade"), formulas | held)
+    if short:  # blank already where the row is: they test a cell that is blank there
+        shown |= {h: f"={formulas[h]}" for h in _BLANK_WITH_THE_ROW}
+    return shown
 
 
-def _disorder_formulas(r: int, cell: Callable[[str], str], loser_disordered: str) -> dict[str, str]:
+#: The outcomes of tbl_Turns whose formulas show "" while the helper they test first
+#: (Fire severity, B&S loser, March column) is blank, as it is on a row without a brigade:
+#: from template version 4 not tested for the brigade again.
+_BLANK_WITH_THE_ROW = ("Fire result", "Fire stands", "B&S result", "B&S stands",
+                       "B&S record DRM", "March result", "March stands")  # fmt: skip
+
+
+def _brigade_row(key: str, sheet: str, column: str) -> str:
+    """``thing_row`` (template version 4), its slow way (a key MATCH cannot find) summing
+    the sheet rows where ``last_equal`` sums positions in the range and adds the header
+    row's: the same row, in one SUMPRODUCT a time instead of three. A candidate for
+    ``formulas.thing_row`` itself (every kind's things are looked up by it)."""
+    long = thing_row(key, sheet, column)
+    cells = to_the_end(sheet, column)
+    slow = last_equal({cells: key})
+    rows = f"SUMPRODUCT(MAX(({cells}={key})*ROW({cells})))"
+    was, now = f"IF({slow}=0,NA(),{slow}+{HEADER_ROW})", f"IF({rows}=0,NA(),{rows})"
+    if long.count(was) != 1:  # formulas.thing_row changed: its slow way is not the one here
+        raise RuntimeError(f"thing_row's slow way is not {was}")
+    return long.replace(was, now)
+
+
+def _disorder_formulas(
+    r: int, cell: Callable[[str], str], loser_disordered: str, *, short: bool = False
+) -> dict[str, str]:
     """Disordered and its helpers (template version 3), in the play sequence's order: as the
     turn began (the March status typed, else as the last turn left it), after the March
     result, at the charge (after the fire), after the turn. ``loser_disordered``: the
-    Bayonet & Sabre result's (1: its loser is disordered)."""
+    Bayonet & Sabre result's (1: its loser is disordered). ``short`` (template version 4):
+    the March table's effect on disorder and the charge's computed once, in their own
+    cells (March effect, Charge disorders), and read there."""
     c = letters(TURNS.headers)
     status = cell("March status")
     began = (f'IF({status}="{MARCH_STATUSES[0]}",TRUE,IF({status}="{MARCH_STATUSES[1]}",FALSE,'
@@ -342,12 +395,15 @@ def _disorder_formulas(r: int, cell: Callable[[str], str], loser_disordered: str
     # 0 rallies, -1 no change
     effect = (f'IF({cell("March column")}="",-1,VLOOKUP({cell("March die")},{MARCH},'
               f'{3 * len(MARCH_STATUSES) + 2}+({cell("March column")}-2)/3,TRUE))')  # fmt: skip
-    after_march = f"IF({effect}=1,TRUE,IF({effect}=0,FALSE,{began}))"
     fired_on = (f'IF({cell("Fire severity")}="",FALSE,'
                 f'VLOOKUP({cell("Fire severity")},{FIRE_RESULTS},4,FALSE)=1)')  # fmt: skip
     loser = cell("B&S loser")
     charged = (f'IF({loser}="",FALSE,AND(OR({loser}={cell("Charge")},{loser}="both"),'
                f"{loser_disordered}=1))")  # fmt: skip
+    held = {"March effect": effect, "Charge disorders": charged}
+    if short:
+        effect, charged = (cell(h) for h in held)
+    after_march = f"IF({effect}=1,TRUE,IF({effect}=0,FALSE,{began}))"
     at_charge = f'{cell("Disordered at charge")}="{DISORDERED}"'
     until = f'{constant_name("brigade_losses", "disorder_lasts_until_rallied")}="yes"'
     after = f"IF({until},OR({at_charge},{charged}),OR({effect}=1,{fired_on},{charged}))"
@@ -357,7 +413,7 @@ def _disorder_formulas(r: int, cell: Callable[[str], str], loser_disordered: str
         "Disordered at charge": f'IF(OR({after_march},{fired_on}),"{DISORDERED}","")',
         "Disordered": (f'IF({cell("Status")}="{_S.REMOVED}","",'
                        f'IF({after},"{DISORDERED}",""))'),
-    }  # fmt: skip
+    } | (held if short else {})  # fmt: skip
 
 
 def brigade_formulas(r: int) -> dict[str, str]:
@@ -405,7 +461,7 @@ KIND = register(
         close="end-turn",
         macro_prefix="aoe",
         aliases=frozenset({"casualty-brackets"}),
-        template_version=_DISORDER,  # 2: the B&S record DRM; 3: disorder held
+        template_version=_SHORT,  # 2: the B&S record DRM; 3: disorder held; 4: short rows
         versioned_formulas=turn_formulas,
     )
 )
