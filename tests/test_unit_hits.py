@@ -1831,3 +1831,213 @@ def test_the_units_read_as_records_are_those_of_the_frame(seed: int, tmp_path: P
         assert read == _units_as_the_frame_reads_them(ledger_path)
         held.append(any(ledger.qualities.values()) and any(ledger.fighting.values()))
     assert held == [True, False]
+
+
+# -- short rows: hidden cells read once (template version 7) --------------------------------
+
+_SHORT_HIDDEN = {"Last row", "Hits at Rally", "Cover modifier", "General modifier",
+                 "Stubborn modifier", "Guard modifier"}  # fmt: skip
+
+
+def test_new_ledgers_are_short_and_older_ones_keep_their_formulas() -> None:
+    """Template version 7: a Turns row reads its hidden cells (Last row, Hits at Rally, each
+    Rally answer's modifier), each yes/no read once and the table's end found once, well
+    under the text of version 6's row; version 6 and older write their formulas as before
+    (no hidden cell read, the Turns sheet named in the Initiative's ranges)."""
+    from battle_ledger.sheets.engine.values import yes_test
+    from battle_ledger.sheets.kinds.unit_hits import turn_formulas
+
+    assert KIND.template_version == 7
+    short, long = turn_formulas(50), turn_formulas(50, 6)
+    assert set(short) - set(long) == _SHORT_HIDDEN
+    assert all(c.since == 7 and c.header in _SHORT_HIDDEN for c in TURNS.columns[-6:])
+    assert sum(map(len, short.values())) * 3 < sum(map(len, long.values())) * 2
+    assert len(short["Regained"]) * 5 < len(long["Regained"])
+    text = "".join(short.values())
+    assert text.count("MATCH(9.99E+307") == 1 and text.count("SUMPRODUCT(1*") == 2
+    for ref in ("$S50", "$T50", "INDEX('Units'!$I:$I,$P50)", "INDEX('Units'!$J:$J,$P50)"):
+        assert text.count(yes_test(ref)) == 1, ref
+    for version in range(1, 7):
+        formulas = turn_formulas(50, version)
+        assert set(formulas) == set(long)
+        assert not any(f"${c}50" in f for f in formulas.values() for c in ("AB", "AC", "AD"))
+    whole = "INDEX('Turns'!$A:$A,MAX(4,IFERROR(MATCH(9.99E+307,'Turns'!$A:$A),4)))"
+    assert whole in long["Regained"]
+
+
+_HOSTILE = ["*", "=A", ">1", "<>", "A?", "~", "~*", 'Say "no"', "O'Neill's", "  Spaced",
+            "1e3", "TRUE"]  # fmt: skip
+#: Yes/no cells spelled every way the reader takes (a yes: Y, YES, TRUE, 1, X, any case,
+#: spaces around; else no), a boolean and a number among them.
+_SPELLINGS = ["y", " Yes ", True, 1, "x", "n", None, "TRUE", "No", "1", False, 0]
+
+
+def _hostile_hits(tmp_path: Path) -> Path:
+    """A ledger of units under names a spreadsheet's criteria would read (operators, ``*``,
+    ``?``, ``~``, quotes, leading spaces, a number, a boolean), on two sides so named too,
+    some Stubborn and Guard; turn 1 their Hits (British holds the Initiative), turn 2 each
+    rallies with In Cover, General attached and the Units' Stubborn and Guard spelled every
+    way the reader takes, some assaulted, the Initiative held on one row only of a side."""
+    sides = ("=A", "*")
+    units = [(sides[i % 2], n, "Infantry", 7) for i, n in enumerate(_HOSTILE)]
+    quality = {n: {"stubborn"} for n in _HOSTILE[::3]} | {n: {"guard"} for n in _HOSTILE[1::3]}
+    path = tmp_path / "hostile.xlsx"
+    save_workbook(build("casualty-brackets", "square-eagles", units=units,
+                        qualities=quality), path)  # fmt: skip
+    run_on_file(path, "initiative", side="=A")
+    for i, name in enumerate(_HOSTILE):
+        run_on_file(path, "record", unit=name, fire_hits=str(1 + i % 3),
+                    most_from_one_fire=str(1 + i % 3))  # fmt: skip
+    run_on_file(path, "end-turn", initiative_rolls="=A 3, * 6")
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, TURNS.name)
+    heads = [c.value for c in ws[3]]
+    units_ws = table_sheet(wb, "tbl_Units")
+    unit_heads = [c.value for c in units_ws[3]]
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 1).value != 2:
+            continue
+        # end-turn writes a name's leading spaces off (as main did): the name typed again
+        unit = ws.cell(r, 3)
+        unit.value = next(n for n in _HOSTILE if n.strip() == unit.value.strip())
+        unit.data_type = "s"  # text, "=A" too
+        i = _HOSTILE.index(unit.value)  # a spelling a row, shifted between the columns
+        for k, header in enumerate(("In Cover", "General attached")):
+            ws.cell(r, heads.index(header) + 1).value = _SPELLINGS[(r + 5 * k) % len(_SPELLINGS)]
+        # a 1 in Assault where the Rally's place decides: 1 Hit before, "the first Hit is
+        # permanent" unless the Assault comes first
+        ws.cell(r, heads.index("Rally roll") + 1).value = (6, 6, 4, 5, 2, 3)[i % 6]
+        ws.cell(r, heads.index("Assault hits") + 1).value = 1 if i % 3 == 0 or i == 1 else 0
+        ws.cell(r, heads.index("Initiative") + 1).value = None
+    for state, nth in (("held", 0), ("reacting", 1)):  # on one row of each side, the rest blank
+        row = [r for r in range(4, ws.max_row + 1) if ws.cell(r, 1).value == 2][nth]
+        ws.cell(row, heads.index("Initiative") + 1).value = state
+    for r in range(4, units_ws.max_row + 1):
+        for k, header in enumerate(("Stubborn", "Guard")):
+            cell = units_ws.cell(r, unit_heads.index(header) + 1)
+            if cell.value == "Y":
+                cell.value = _SPELLINGS[(r + 3 * k) % 5]  # a yes, spelled otherwise
+            elif r % 3 == 0:
+                cell.value = _SPELLINGS[5 + (r + k) % 7]  # a no, spelled otherwise
+    wb.save(path)
+    return path
+
+
+@pytest.mark.libreoffice
+def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path: Path) -> None:
+    """Every outcome of the Turns sheet (Hits taken, Withdraw!, Regained, Hits, Status),
+    recalculated by LibreOffice, is the same with version 7's short formulas as with version
+    6's written over the same rows, for units and sides under hostile names, yes/no cells
+    spelled every way the reader takes, Rallies after an Assault or before it by the
+    Initiative; and report agrees with the sheet."""
+    from battle_ledger.sheets.kinds.unit_hits import turn_formulas
+    from tests.libreoffice import recalculated_workbook
+    from tests.tables import plain
+
+    path = _hostile_hits(tmp_path)
+    _hits_sheet_as_the_rules(path, tmp_path)
+    units = _hits_by_unit(path)
+    assert sum(1 for u in units.values() if u["stubborn"]) >= 2
+    assert sum(1 for u in units.values() if u["guard"]) >= 2
+    long = tmp_path / "long.xlsx"
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, TURNS.name)
+    heads = [c.value for c in ws[3]]
+    top, bottom = 4, ws.max_row
+    for r in range(top, bottom + 1):
+        if ws.cell(r, 3).value in (None, ""):
+            continue
+        for header, formula in turn_formulas(r, 6).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+        for header in _SHORT_HIDDEN:  # nothing left to read them
+            ws.cell(r, heads.index(header) + 1).value = None
+    wb.save(long)
+    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    rows, regained = 0, set()
+    for r in range(top, bottom + 1):
+        if shown[0].cell(r, 3).value in (None, ""):
+            continue
+        rows += 1
+        for header in ("Hits taken", "Withdraw!", "Regained", "Hits", "Status"):
+            at = heads.index(header) + 1
+            got = [plain(s.cell(r, at).value) for s in shown]
+            assert got[0] == got[1], (r, shown[0].cell(r, 3).value, header, got)
+        regained.add(plain(shown[0].cell(r, heads.index("Regained") + 1).value))
+    assert rows == len(_HOSTILE) * 2 and {"", 0, 1, 2} <= regained
+
+
+V6 = Path(__file__).parent / "fixtures" / "unit-hits-v6.xlsx"
+
+
+def _hits_v6(tmp_path: Path) -> Path:
+    """tests/fixtures/unit-hits-v6.xlsx: Maida from the bundled order of battle, built and
+    played by version 6 (main's code before the short rows): Kempt's Stubborn and Light
+    Rifles, 42e Ligne Guard and Veterans, Oswald's Resolute/Steady, Stubborn and Guard,
+    Acland's Veterans; turn 1 British Initiative, Acland's two Orders, its fire at 42e Ligne
+    (2 Hits), Royal Artillery's at 1er Léger (2), the Chasseurs assault Oswald's (3 each
+    way), Cole's take 2; end-turn, the French take the Initiative 6 to 3; turn 2 Oswald's
+    rally a 3 In Cover (1 back), 42e Ligne a 4 with a General (1 back), Cole's a 2 In Cover
+    with a General, 1er Léger 3 from one fire (Withdraw!); end-turn; turn 3 Kempt's take 1
+    and rally a 5."""
+    path = tmp_path / "v6.xlsx"
+    path.write_bytes(V6.read_bytes())
+    return path
+
+
+#: What main's report --json said of the fixture (hits, status, withdraw, orders) by unit.
+_V6_UNITS = {
+    "Kempt's Light Battalion": (1, "in play", False, 0), "Cole's Grenadiers and 27th":
+    (2, "in play", False, 0), "Acland's 78th and 81st": (0, "in play", False, 0),
+    "Oswald's 58th and Watteville's": (2, "in play", False, 0), "20th Foot (Ross)":
+    (0, "in play", False, 0), "Royal Artillery": (0, "in play", False, 0), "1er Léger":
+    (5, "in play", False, 0), "42e Ligne": (1, "in play", False, 0), "1er Polonais and Swiss":
+    (0, "in play", False, 0), "23e Léger": (0, "in play", False, 0), "9e Chasseurs à cheval":
+    (3, "in play", False, 0), "Horse battery": (0, "in play", False, 0),
+}  # fmt: skip
+
+
+def test_a_version_6_ledger_reports_checks_and_closes_as_before(tmp_path: Path) -> None:
+    """The version 6 fixture: check passes, report says what main's said (turn 3, its
+    Initiative not thrown); end-turn adds
+    turn 4's rows with version 6's formulas (no hidden cell, the columns it had), a Rally
+    recorded on them too, and it reports the same Hits after."""
+    from battle_ledger.sheets.kinds.unit_hits import turn_formulas
+
+    path = _hits_v6(tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 6
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    report = run_report(HeadlessBook(path, writable=False))
+    assert report.details["turn"] == 3 and report.details["initiative"] is None
+    got = {u["unit"]: (u["hits"], u["status"], u["withdraw"], u["orders"])
+           for u in report.details["units"]}  # fmt: skip
+    assert got == _V6_UNITS
+    run_on_file(path, "end-turn")
+    run_on_file(path, "initiative", side="French")
+    run_on_file(path, "record", unit="Oswald's 58th and Watteville's", rally_roll="6",
+                general_attached="Y")  # fmt: skip
+    wb = openpyxl.load_workbook(path)
+    ws = table_sheet(wb, TURNS.name)
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in TURNS.columns if c.since <= 6]
+    fourth = [r for r in range(4, ws.max_row + 1) if ws.cell(r, 1).value == 4]
+    assert len(fourth) == len(_V6_UNITS)
+    for r in fourth:
+        for header, formula in turn_formulas(r, 6).items():
+            assert ws.cell(r, heads.index(header) + 1).value == formula, (r, header)
+    after = _hits_by_unit(path)
+    assert after["Oswald's 58th and Watteville's"]["hits"] == 1  # "not less than 1 Hit"
+    assert {u: v["hits"] for u, v in after.items() if u != "Oswald's 58th and Watteville's"} == {
+        u: v[0] for u, v in _V6_UNITS.items() if u != "Oswald's 58th and Watteville's"
+    }
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_6_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """The version 6 fixture and the rows its end-turn adds compute in LibreOffice what
+    report does."""
+    path = _hits_v6(tmp_path)
+    run_on_file(path, "end-turn")
+    run_on_file(path, "initiative", side="British")
+    run_on_file(path, "record", unit="42e Ligne", rally_roll="6", in_cover="Y")
+    _hits_sheet_as_the_rules(path, tmp_path)
