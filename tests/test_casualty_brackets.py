@@ -1525,3 +1525,182 @@ def test_the_close_looks_the_rule_set_up_once_and_reads_the_inputs_alone(
             assert gote.unit_after_turn(state, turn, **settings) == out
             assert computed.loc[index, "Status"] == out.status
             state = state.after(out)
+
+
+# -- short rows: the leader's reading and the brackets crossed computed once (version 6) ----
+
+_HOSTILE = ["*", "=A", ">1", "<>", "A?", "~", "~*", 'Say "no"', "O'Neill's", "  Spaced",
+            "1e3", "TRUE"]  # fmt: skip
+#: Leader attached as umpires type it: every spelling the yes/no reader takes.
+_SPELLINGS: list[Any] = ["y", " Yes ", "TRUE", True, 1, "1", "x", "n", "N", None, False, 0]
+
+
+def _hostile_battle(tmp_path: Path, **options: str) -> Path:
+    """A ledger (one check for each bracket) of units under names a spreadsheet's criteria
+    would read (operators, ``*``, ``?``, ``~``, quotes, leading spaces, a number, a
+    boolean), every grade, cavalry and a battery: three turns of losses over one, two and
+    three brackets, checks passed and failed, disorder, blown cavalry, rallies,
+    leaders hit; then Leader attached typed every way the yes/no reader takes."""
+    grades = ["Militia", "Conscript", "Veteran", "Elite", "Guard"]
+    units: list[tuple[Any, ...]] = [
+        ("Blue" if k % 2 else "Red", name, grades[k % len(grades)], 4 + k % 5)
+        for k, name in enumerate(_HOSTILE)
+    ]
+    units += [("Red", "Hussars", "Veteran", 6, False, "cavalry"),
+              ("Blue", "Guns", "Conscript", 3, True), _LEVIES]  # fmt: skip
+    path = tmp_path / "hostile.xlsx"
+    save_workbook(build("casualty-brackets", "gote", units=units, morale_checks=_EACH,
+                        **options), path)  # fmt: skip
+    names = [str(u) for u in HeadlessBook(path, writable=False).read_table("tbl_Units")["Unit"]]
+    for k, name in enumerate(names[: len(_HOSTILE)]):
+        run_on_file(path, "record", unit=name, fire=str(1 + k % 4), leader_attached="Y",
+                    **({"became": "disordered"} if k % 5 == 3 else {}))  # fmt: skip
+    run_on_file(path, "record", unit="Hussars", melee="2", became="blown")
+    run_on_file(path, "record", unit="Guns", fire="1", leader_attached="Y")
+    run_on_file(path, "end-turn", seed="1812")
+    for k, name in enumerate(names[: len(_HOSTILE)]):
+        if k % 3 == 0:
+            run_on_file(path, "record", unit=name, fire="1", leader_attached=bool(k % 2))
+    run_on_file(path, "end-turn", seed="1813")
+    run_on_file(path, "record", unit=names[1], fire="1", leader_attached="Y")
+    run_on_file(path, "record", unit=names[4], became="disordered")
+    run_on_file(path, "record", unit="Hussars", melee="1", became="blown")
+    run_on_file(path, "record", unit="Levies", fire="4", leader_attached="Y", morale_roll="5",
+                morale_roll_2="3", morale_roll_3="50", leader_roll="1",
+                leader_result_roll="90")  # fmt: skip  # three checks, its leader hit
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    at = heads.index("Leader attached") + 1
+    for k, r in enumerate(range(4, ws.max_row + 1)):
+        if ws.cell(r, 3).value not in (None, "", "Levies"):
+            ws.cell(r, at).value = _SPELLINGS[k % len(_SPELLINGS)]
+    wb.save(path)
+    return path
+
+
+def test_new_ledgers_are_short_and_older_ones_keep_their_formulas() -> None:
+    """Template version 6: a Turns row reads its hidden Leader and Crossed cells, not the
+    yes/no reading of Leader attached (three times) and the count of brackets crossed (five
+    times) written in; version 5 and older write their formulas as before (no hidden cell
+    read, the columns they had)."""
+    from battle_ledger.sheets.engine.values import yes_test
+    from battle_ledger.sheets.kinds.casualty_brackets import KIND, TURNS, turn_formulas
+
+    assert KIND.template_version == 6
+    short, long = turn_formulas(50), turn_formulas(50, 5)
+    assert set(short) - set(long) == {"Leader", "Crossed"}
+    assert [(c.header, c.since) for c in TURNS.columns[-2:]] == [("Leader", 6), ("Crossed", 6)]
+    assert sum(map(len, short.values())) + 350 < sum(map(len, long.values()))
+    reading, count = yes_test("$F50"), "($AI50>0)+($AJ50>0)+($AK50>0)"
+    assert all(reading not in f and count not in f
+               for k, f in short.items() if k not in ("Leader", "Crossed"))  # fmt: skip
+    assert reading in short["Leader"] and count in short["Crossed"]
+    for version in range(2, 6):
+        formulas = turn_formulas(50, version)
+        assert not any("$AR50" in f or "$AS50" in f for f in formulas.values())
+        assert reading in formulas["Chance to pass"] and reading in formulas["Rally chance"]
+        assert count in formulas["Brackets crossed"]
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize(
+    ("first_rally", "blown_cavalry"),
+    [("the same turn", "as disordered"), ("the next turn", "as formed")],
+)
+def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(
+    first_rally: str, blown_cavalry: str, tmp_path: Path
+) -> None:
+    """Every outcome of tbl_Turns (lost, %, brackets crossed, check due, chances, checks,
+    results, rallies, statuses, leaders), recalculated by LibreOffice, is the same with
+    version 6's short formulas as with version 5's written over the same rows, for units
+    under hostile names with Leader attached typed every way the reader takes (both
+    readings of the first rally and of blown cavalry); and the sheet is what report and
+    the rules compute (but for the rows end-turn wrote of a name with leading spaces:
+    stripped, no earlier row found, under either version)."""
+    from battle_ledger.sheets.kinds.casualty_brackets import KIND, TURNS, turn_formulas
+    from battle_ledger.sheets.ledger import Role
+    from tests.libreoffice import recalculated_workbook
+
+    path = _hostile_battle(tmp_path, first_rally=first_rally, blown_cavalry=blown_cavalry)
+    expected = KIND.compute(HeadlessBook(path, writable=False))
+    assert {"routed", "disordered", "formed"} <= set(expected["Status"])
+    assert {1, 3} <= {int(n) for n in expected["Checks"] if n != ""}
+    assert "Y" in set(expected["Leader hit"]) and "" in set(expected["Leader chance"])
+    long = tmp_path / "long.xlsx"
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    top, bottom = 3, ws.max_row
+    heads = [c.value for c in ws[top]]
+    for r in range(top + 1, bottom + 1):
+        if ws.cell(r, 3).value in (None, ""):
+            continue
+        for header, formula in turn_formulas(r, 5).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+    wb.save(long)
+    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
+    rows, spaced = 0, {n.strip() for n in _HOSTILE if n != n.lstrip()}
+    for r in range(top + 1, bottom + 1):
+        unit = shown[0].cell(r, 3).value
+        if unit in (None, ""):
+            continue
+        rows += 1
+        for header in outcomes:
+            at = heads.index(header) + 1
+            got = [plain(s.cell(r, at).value) for s in shown]
+            assert got[0] == got[1], (r, unit, header, got)
+            # the rules' (report's) value; not for a name with leading spaces: end-turn
+            # writes its later rows' name stripped, and the sheet's = then finds no earlier
+            # row (as before version 6)
+            if str(unit).strip() not in spaced:
+                want = plain(expected.iloc[r - top - 1][header])
+                assert _shown(got[0]) == _shown(want), (r, unit, header, got, want)
+    assert rows > len(_HOSTILE) * 2
+
+
+V5 = Path(__file__).parent / "fixtures" / "casualty-brackets-v5.xlsx"
+#: ``report --json`` of it as the version before printed it.
+V5_REPORT = Path(__file__).parent / "fixtures" / "casualty-brackets-v5-report.json"
+
+
+def test_a_version_5_ledger_reports_checks_and_closes_as_before(tmp_path: Path) -> None:
+    """tests/fixtures/casualty-brackets-v5.xlsx: Crysler's Farm built by the version before
+    the short rows and played two turns (one check for each bracket: the 12th U.S.
+    Infantry's three checks and its leader out of the game, disorder, blown and rested
+    dragoons, a battery's gun): check passes, report --json is what the version before
+    printed, and end-turn adds rows with version 5's formulas (no hidden cells)."""
+    from battle_ledger.sheets.kinds.casualty_brackets import TURNS, turn_formulas
+
+    path = _copy(V5, tmp_path)
+    assert HeadlessBook(path, writable=False).meta().template_version == 5
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    done = CliRunner().invoke(cli, ["report", str(path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output) == json.loads(V5_REPORT.read_text(encoding="utf-8"))
+    units = {u["unit"]: u for u in json.loads(done.output)["details"]["units"]}
+    assert len(units["12th U.S. Infantry"]["checks"]) == 3
+    run_on_file(path, "record", unit="25th U.S. Infantry", fire="3", leader_attached="Y")
+    run_on_file(path, "end-turn", seed="5")
+    wb = openpyxl.load_workbook(path)
+    ws = wb["Turns"]
+    heads = [c.value for c in ws[3]]
+    assert heads == [c.header for c in TURNS.columns if c.since <= 5]
+    for r in range(4, ws.max_row + 1):
+        if ws.cell(r, 3).value in (None, ""):
+            continue
+        for header, formula in turn_formulas(r, 5).items():
+            assert ws.cell(r, heads.index(header) + 1).value == formula, (r, header)
+    assert run_check(HeadlessBook(path, writable=False)) == []
+
+
+@pytest.mark.libreoffice
+def test_a_version_5_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
+    """Its old rows and the rows today's end-turn adds (its version's formulas) compute in
+    LibreOffice what report computes."""
+    path = _copy(V5, tmp_path)
+    run_on_file(path, "record", unit="13th U.S. Infantry", fire="3", leader_attached="Y",
+                morale_roll="2")  # fmt: skip
+    run_on_file(path, "end-turn", seed="6")
+    expected, _ = _sheet_as_the_rules(path, tmp_path)
+    assert "Leader" not in expected.columns and "Checks" in expected.columns

@@ -115,6 +115,13 @@ MORALE_CHECKS = "MoraleChecks"
 #: The template version that brought a check for each bracket crossed (the setting, the
 #: second and third morale rolls).
 _CHECKS = 5
+#: Template version 6: each Turns row computes once whether a leader is attached (the
+#: ``Leader`` cell: the yes/no reading of Leader attached) and how many brackets it crossed
+#: this turn (``Crossed``); Chance to pass, Rally chance, Leader chance, Brackets crossed,
+#: Check due and Checks read those cells, and a few formulas say the same in fewer words
+#: (Rally chance's state at the rally, Brackets crossed's highest, each Crossed's bracket
+#: written once): every operation reads, and the close rewrites, the Turns sheet.
+_SHORT = 6
 #: The template version that brought blown cavalry (the Units' arm, the setting).
 _BLOWN = 4
 #: The template version that brought the disordered state, the first-rally setting and
@@ -240,6 +247,9 @@ TURNS = Table(
         Column("Checks", "checks", _O,
                help="the morale checks due so far: one, or one for each bracket crossed (the "
                "setting), the next once one passed", width=7, since=_CHECKS),
+        # Template version 6: what a row's formulas read several times, computed once.
+        Column("Leader", "leader", _H, since=_SHORT),
+        Column("Crossed", "crossed_count", _H, since=_SHORT),
     ),
 )  # fmt: skip
 
@@ -269,11 +279,12 @@ def _rule(table: str, name: str) -> str:
     return constant_name(table, name)
 
 
-def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
+def turn_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
     """The formulas of tbl_Turns on sheet row ``r``: ``unit_after_turn`` step for step.
     ``version``: a ledger of an older template version gets the formulas of the columns it
     has (version 2: no state typed, the first rally the next turn, no batteries; version
-    3: no blown cavalry; version 4: one check a turn)."""
+    3: no blown cavalry; version 4: one check a turn; version 5: no hidden Leader and
+    Crossed cells, their formulas written in where they are read)."""
     c = letters(TURNS.headers)
     u = letters(UNITS.headers)
     units = sheet_name(UNITS.sheet)
@@ -310,6 +321,10 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
         return f"IF({passes_at},{roll}<={odds},{roll}<{odds})"
 
     count = "+".join(f"({cell(f'Crossed {k}')}>0)" for k in (1, 2, 3))
+    short = version >= _SHORT
+    held = {"Leader": leader, "Crossed": count} if short else {}
+    if short:
+        leader, count = cell("Leader"), cell("Crossed")
     highest = f"MAX({cell('Crossed 1')},{cell('Crossed 2')},{cell('Crossed 3')})"
     lowest = (f"IF({cell('Crossed 1')}>0,{cell('Crossed 1')},IF({cell('Crossed 2')}>0,"
               f"{cell('Crossed 2')},{cell('Crossed 3')}))")  # fmt: skip
@@ -326,6 +341,8 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
         in_turn, rallying = cell("Status in turn"), cell("Status at rally")
         same_turn = f'{FIRST_RALLY}="{gote.FirstRally.SAME_TURN}"'
         rallies = f"IF({same_turn},{shaken(rallying)},AND({shaken(previous)},{shaken(rallying)}))"
+        if short:  # the same, the state at the rally written once (IF: no error read more)
+            rallies = f"AND({shaken(rallying)},IF({same_turn},TRUE,{shaken(previous)}))"
     elif version >= _STATES:
         in_turn, rallying = cell("Status in turn"), cell("Status at rally")
         same_turn = f'{FIRST_RALLY}="{gote.FirstRally.SAME_TURN}"'
@@ -355,7 +372,9 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
         "% lost": f"{lost}*100/{start}",
         "Over 25% this turn": (f'IF({cell("This turn")}*100>{quarter}*{start},"Y","")'),
         "Brackets crossed": (
-            f'IF({count}=0,"",IF({count}=1,{highest}&"%",{lowest}&"%-"&{highest}&"%"))'
+            f'IF({count}=0,"",IF({count}=1,"",{lowest}&"%-")&{highest}&"%")'
+            if short
+            else f'IF({count}=0,"",IF({count}=1,{highest}&"%",{lowest}&"%-"&{highest}&"%"))'
         ),
         "Check due": (
             f'IF(AND({count}>0,NOT({shaken(in_turn)})),"Y","")'
@@ -408,6 +427,7 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
         "Previous status": f'IF({cell("Previous row")}=0,"formed",{prev("Status")})',
         "This turn": f"{cell('Lost to fire')}+{cell('Lost in melee')}",
     }
+    formulas |= held
     if version >= _CHECKS:
         _checks_formulas(formulas, cell, passes, count)
     if version >= _BLOWN:
@@ -425,9 +445,9 @@ def turn_formulas(r: int, version: int = _CHECKS) -> dict[str, str]:
         formulas["Status at rally"] = f'IF({cell("Result")}="routs","routed",{in_turn})'
     for k in (1, 2, 3):
         b = grade(f"Bracket {k}")
-        formulas[f"Crossed {k}"] = (
-            f"IF(AND({b}>0,{before}*100<={b}*{start},{b}*{start}<{lost}*100),{b},0)"
-        )
+        crossed = f"AND({b}>0,{before}*100<={b}*{start},{b}*{start}<{lost}*100)"
+        # the bracket, or 0 (since version 6 as its product with the test: one look-up less)
+        formulas[f"Crossed {k}"] = f"{b}*{crossed}" if short else f"IF({crossed},{b},0)"
     return unless_blank(cell("Unit"), formulas)
 
 
@@ -543,8 +563,9 @@ KIND = register(
         # 2: leader casualties, the roll-passes setting, grade now; 3: the state the
         # turn's fighting left a unit in, the first-rally setting, batteries; 4: blown
         # cavalry (the Units' arm, the blown-cavalry setting); 5: a check for each bracket
-        # crossed (the morale-checks setting, the second and third morale rolls)
-        template_version=_CHECKS,
+        # crossed (the morale-checks setting, the second and third morale rolls); 6: a
+        # row's leader reading and brackets crossed computed once (hidden Leader, Crossed)
+        template_version=_SHORT,
         oldest_version=2,
         versioned_formulas=turn_formulas,
     )
