@@ -111,18 +111,27 @@ def first_equal(equal: Mapping[str, str]) -> str:
     return f"MOD({n}-SUMPRODUCT(MAX({_where(equal)}*({n}-{_positions(first)}))),{n})"
 
 
-def thing_row(key: str, sheet: str, column: str) -> str:
+def thing_row(key: str, sheet: str, column: str, *, summing_rows: bool = False) -> str:
     """The sheet row of the one cell equal to ``key`` in ``column`` of a things table on
     ``sheet`` (names are unique: ``read_tables``), #N/A if none. MATCH is fast and
     reads a period row's thing from a table users may lengthen, but it takes wildcards:
     its key has them escaped and ``=`` confirms what it finds, else (a key over 255
-    characters, a spreadsheet not reading ``~`` as Excel does) ``last_equal`` finds it."""
+    characters, a spreadsheet not reading ``~`` as Excel does) ``last_equal`` finds it.
+    ``summing_rows``: that slow way sums the sheet rows of the cells equal to ``key``,
+    one SUMPRODUCT, not their positions in the range (three): the same row, shorter
+    (the stand losses ledger since its template version 4; the other kinds' formulas as
+    their templates made them)."""
     whole = f"{sheet}!${column}:${column}"
     escaped = f'SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({key},"~","~~"),"*","~*"),"?","~?")'
     found = f"MATCH({escaped},{whole},0)"
-    slow = last_equal({to_the_end(sheet, column): key})
-    return (f"IFERROR(IF(INDEX({whole},{found})={key},{found},1/0),"
-            f"IF({slow}=0,NA(),{slow}+{HEADER_ROW}))")  # fmt: skip
+    if summing_rows:
+        cells = to_the_end(sheet, column)
+        rows = f"SUMPRODUCT(MAX(({cells}={key})*ROW({cells})))"
+        slow_way = f"IF({rows}=0,NA(),{rows})"
+    else:
+        slow = last_equal({to_the_end(sheet, column): key})
+        slow_way = f"IF({slow}=0,NA(),{slow}+{HEADER_ROW})"
+    return f"IFERROR(IF(INDEX({whole},{found})={key},{found},1/0),{slow_way})"
 
 
 def to_the_end(sheet: str, column: str) -> str:

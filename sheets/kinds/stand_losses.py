@@ -36,15 +36,12 @@ from battle_ledger.sheets.errors import (
     nothing_to_record,
 )
 from battle_ledger.sheets.formulas import (
-    HEADER_ROW,
     constant_name,
-    last_equal,
     letters,
     match_above,
     row_above,
     sheet_name,
     thing_row,
-    to_the_end,
     unless_blank,
 )
 from battle_ledger.sheets.ledger import (
@@ -131,9 +128,9 @@ _DISORDER = 3
 #: Template version 4: what a tbl_Turns row's formulas read several times is computed once,
 #: in a hidden cell of the row (Lost before charge, March effect, Charge disorders), and
 #: read there; the fire's severity counted over its row of the fire table at once, the
-#: brigade's row found by ``_brigade_row``, the results blank with their helper not testing
-#: the brigade again (``_BLANK_WITH_THE_ROW``). Every operation reads, and the close
-#: rewrites, the Turns sheet: its rows are mostly formula text.
+#: brigade's row found by ``thing_row(summing_rows=True)``, the results blank with their
+#: helper not testing the brigade again (``_BLANK_WITH_THE_ROW``). Every operation reads,
+#: and the close rewrites, the Turns sheet: its rows are mostly formula text.
 _SHORT = 4
 #: How the Disordered column shows a brigade disordered after its turn (else blank).
 DISORDERED = "Y"
@@ -335,8 +332,7 @@ def turn_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
         "Key": f'{cell("Brigade")}&"|"&{cell("Turn")}',
         "Previous row": match_above({c["Key"]: f'{cell("Brigade")}&"|"&({cell("Turn")}-1)'},
                                     _TOP, r),
-        "Brigade row": (_brigade_row if short else thing_row)(cell("Brigade"), brigades,
-                                                              b["Brigade"]),
+        "Brigade row": thing_row(cell("Brigade"), brigades, b["Brigade"], summing_rows=short),
         "Start": on_brigade("Stands at start"),
         "Spent": on_brigade("Spent point"),
         "Previous lost": (f"IF({cell('Previous row')}=0,0,"
@@ -361,21 +357,6 @@ def turn_formulas(r: int, version: int = _SHORT) -> dict[str, str]:
 #: from template version 4 not tested for the brigade again.
 _BLANK_WITH_THE_ROW = ("Fire result", "Fire stands", "B&S result", "B&S stands",
                        "B&S record DRM", "March result", "March stands")  # fmt: skip
-
-
-def _brigade_row(key: str, sheet: str, column: str) -> str:
-    """``thing_row`` (template version 4), its slow way (a key MATCH cannot find) summing
-    the sheet rows where ``last_equal`` sums positions in the range and adds the header
-    row's: the same row, in one SUMPRODUCT a time instead of three. A candidate for
-    ``formulas.thing_row`` itself (every kind's things are looked up by it)."""
-    long = thing_row(key, sheet, column)
-    cells = to_the_end(sheet, column)
-    slow = last_equal({cells: key})
-    rows = f"SUMPRODUCT(MAX(({cells}={key})*ROW({cells})))"
-    was, now = f"IF({slow}=0,NA(),{slow}+{HEADER_ROW})", f"IF({rows}=0,NA(),{rows})"
-    if long.count(was) != 1:  # formulas.thing_row changed: its slow way is not the one here
-        raise RuntimeError(f"thing_row's slow way is not {was}")
-    return long.replace(was, now)
 
 
 def _disorder_formulas(
