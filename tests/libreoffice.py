@@ -24,18 +24,21 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
 from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
 
 __all__ = [
     "RECALC_TIMEOUT",
     "find_soffice",
     "page_texts",
     "recalculate",
+    "recalculated_with_older_formulas",
     "recalculated_workbook",
     "render_png",
     "require_soffice",
@@ -139,6 +142,35 @@ def recalculated_workbook(path: Path | str) -> Workbook:
     with tempfile.TemporaryDirectory(prefix="bl-lo-") as tmp:
         saved = resaved(path, Path(tmp) / "recalculated.xlsx")
         return openpyxl.load_workbook(saved, data_only=True)
+
+
+def recalculated_with_older_formulas(
+    path: Path,
+    sheet: str,
+    older: Callable[[int], Mapping[str, str]],
+    *,
+    key_column: int | None,
+    header_row: int = 3,
+    cleared: Sequence[str] = (),
+) -> tuple[Worksheet, Worksheet, list[Any]]:
+    """A template's shorter rows against an older version's: ``sheet`` of ``path``
+    recalculated by LibreOffice as written, and again with ``older(r)`` (the older
+    template's formulas of sheet row ``r``) written over each row whose ``key_column``
+    holds something (every row: None), the ``cleared`` headers emptied (nothing older
+    reads them). Both worksheets (as written, older) and the header row's values."""
+    long = path.with_name(f"{path.stem}-older.xlsx")
+    wb = openpyxl.load_workbook(path)
+    ws = wb[sheet]
+    heads = [c.value for c in ws[header_row]]
+    for r in range(header_row + 1, ws.max_row + 1):
+        if key_column is not None and ws.cell(r, key_column).value in (None, ""):
+            continue
+        for header, formula in older(r).items():
+            ws.cell(r, heads.index(header) + 1).value = formula
+        for header in cleared:
+            ws.cell(r, heads.index(header) + 1).value = None
+    wb.save(long)
+    return recalculated_workbook(path)[sheet], recalculated_workbook(long)[sheet], heads
 
 
 def resaved(path: Path | str, out: Path | str) -> Path:

@@ -1620,25 +1620,17 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(
     stripped, no earlier row found, under either version)."""
     from battle_ledger.sheets.kinds.casualty_brackets import KIND, TURNS, turn_formulas
     from battle_ledger.sheets.ledger import Role
-    from tests.libreoffice import recalculated_workbook
+    from tests.libreoffice import recalculated_with_older_formulas
 
     path = _hostile_battle(tmp_path, first_rally=first_rally, blown_cavalry=blown_cavalry)
     expected = KIND.compute(HeadlessBook(path, writable=False))
     assert {"routed", "disordered", "formed"} <= set(expected["Status"])
     assert {1, 3} <= {int(n) for n in expected["Checks"] if n != ""}
     assert "Y" in set(expected["Leader hit"]) and "" in set(expected["Leader chance"])
-    long = tmp_path / "long.xlsx"
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Turns"]
-    top, bottom = 3, ws.max_row
-    heads = [c.value for c in ws[top]]
-    for r in range(top + 1, bottom + 1):
-        if ws.cell(r, 3).value in (None, ""):
-            continue
-        for header, formula in turn_formulas(r, 5).items():
-            ws.cell(r, heads.index(header) + 1).value = formula
-    wb.save(long)
-    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    *shown, heads = recalculated_with_older_formulas(
+        path, "Turns", lambda r: turn_formulas(r, 5), key_column=3
+    )
+    top, bottom = 3, shown[0].max_row
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     rows, spaced = 0, {n.strip() for n in _HOSTILE if n != n.lstrip()}
     for r in range(top + 1, bottom + 1):

@@ -809,21 +809,14 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path:
     over the same rows, for divisions under hostile names and yes/no cells spelled every
     way; and report agrees with the sheet."""
     from battle_ledger.sheets.kinds.dep_ledger import compute_turns, read_ledger, turn_formulas
-    from tests.libreoffice import recalculated_workbook
+    from tests.libreoffice import recalculated_with_older_formulas, recalculated_workbook
     from tests.tables import plain
 
     path = _hostile_battle(tmp_path)
-    long = tmp_path / "long.xlsx"
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Turns"]
-    heads = [c.value for c in ws[3]]
-    for r in range(4, ws.max_row + 1):
-        if ws.cell(r, heads.index("Division") + 1).value in (None, ""):
-            continue
-        for header, formula in turn_formulas(r, 5).items():
-            ws.cell(r, heads.index(header) + 1).value = formula
-    wb.save(long)
-    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    *shown, heads = recalculated_with_older_formulas(
+        path, "Turns", lambda r: turn_formulas(r, 5), key_column=3
+    )
+    ws = shown[0]
     compared = list(turn_formulas(4, 5))
     rows, said = 0, set()
     for r in range(4, ws.max_row + 1):

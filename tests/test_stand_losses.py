@@ -490,34 +490,17 @@ def _odd_battle(tmp_path: Path) -> Path:
     return path
 
 
-def _written_over(path: Path, out: Path, version: int) -> None:
-    """``path`` saved as ``out`` with template ``version``'s formulas on every row of
-    tbl_Turns (the columns version 3 has), a row without a brigade too."""
-    import openpyxl
-
-    from battle_ledger.sheets.kinds.stand_losses import turn_formulas
-
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Turns"]
-    heads = [c.value for c in ws[3]]
-    for r in range(4, ws.max_row + 1):
-        for header, formula in turn_formulas(r, version).items():
-            ws.cell(r, heads.index(header) + 1).value = formula
-    wb.save(out)
-
-
 def _same_in_libreoffice(path: Path, tmp_path: Path) -> int:
     """Every cell of tbl_Turns that version 3's formulas compute is the same, recalculated
     by LibreOffice, with version 4's formulas (``path``'s) and version 3's written over the
     same rows, a row without a brigade too; the rows with one compared."""
     from battle_ledger.sheets.kinds.stand_losses import turn_formulas
-    from tests.libreoffice import recalculated_workbook
+    from tests.libreoffice import recalculated_with_older_formulas
     from tests.tables import plain
 
-    long = tmp_path / "long.xlsx"
-    _written_over(path, long, 3)
-    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
-    heads = [c.value for c in shown[0][3]]
+    *shown, heads = recalculated_with_older_formulas(
+        path, "Turns", lambda r: turn_formulas(r, 3), key_column=None
+    )
     rows = 0
     for r in range(4, shown[0].max_row + 1):
         rows += shown[1].cell(r, 3).value not in (None, "")

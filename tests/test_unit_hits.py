@@ -1931,7 +1931,7 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path:
     spelled every way the reader takes, Rallies after an Assault or before it by the
     Initiative; and report agrees with the sheet."""
     from battle_ledger.sheets.kinds.unit_hits import turn_formulas
-    from tests.libreoffice import recalculated_workbook
+    from tests.libreoffice import recalculated_with_older_formulas
     from tests.tables import plain
 
     path = _hostile_hits(tmp_path)
@@ -1939,20 +1939,10 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path:
     units = _hits_by_unit(path)
     assert sum(1 for u in units.values() if u["stubborn"]) >= 2
     assert sum(1 for u in units.values() if u["guard"]) >= 2
-    long = tmp_path / "long.xlsx"
-    wb = openpyxl.load_workbook(path)
-    ws = table_sheet(wb, TURNS.name)
-    heads = [c.value for c in ws[3]]
-    top, bottom = 4, ws.max_row
-    for r in range(top, bottom + 1):
-        if ws.cell(r, 3).value in (None, ""):
-            continue
-        for header, formula in turn_formulas(r, 6).items():
-            ws.cell(r, heads.index(header) + 1).value = formula
-        for header in _SHORT_HIDDEN:  # nothing left to read them
-            ws.cell(r, heads.index(header) + 1).value = None
-    wb.save(long)
-    shown = [recalculated_workbook(p)["Turns"] for p in (path, long)]
+    *shown, heads = recalculated_with_older_formulas(
+        path, "Turns", lambda r: turn_formulas(r, 6), key_column=3, cleared=_SHORT_HIDDEN
+    )
+    top, bottom = 4, shown[0].max_row
     rows, regained = 0, set()
     for r in range(top, bottom + 1):
         if shown[0].cell(r, 3).value in (None, ""):

@@ -2010,26 +2010,18 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(tmp_path:
     version 7's short formulas as with version 6's written over the same rows, for units
     under hostile names, one fighting twice in a turn and removed from play; and report
     agrees with the sheet."""
-    from tests.libreoffice import recalculated_workbook
+    from tests.libreoffice import recalculated_with_older_formulas
     from tests.tables import plain
 
     path = _hostile_battle(tmp_path)
     _units_agree(path)
     _agree_with_the_sheet(path)
-    long = tmp_path / "long.xlsx"
-    wb = openpyxl.load_workbook(path)
-    ws = wb["Units"]
-    top, bottom = 3, ws.max_row
-    heads = [c.value for c in ws[top]]
     ruleset = registry.get("age-of-glaube")
+    *shown, heads = recalculated_with_older_formulas(
+        path, "Units", lambda r: unit_formulas(r, ruleset, 6), key_column=2
+    )
+    top, bottom = 3, shown[0].max_row
     outcomes = list(unit_formulas(top + 1, ruleset, 6))
-    for r in range(top + 1, bottom + 1):
-        if ws.cell(r, 2).value in (None, ""):
-            continue
-        for header, formula in unit_formulas(r, ruleset, 6).items():
-            ws.cell(r, heads.index(header) + 1).value = formula
-    wb.save(long)
-    shown = [recalculated_workbook(p)["Units"] for p in (path, long)]
     rows = 0
     for r in range(top + 1, bottom + 1):
         if shown[0].cell(r, 2).value in (None, ""):
