@@ -43,7 +43,7 @@ from battle_ledger.rulesets.errors import (
     MissingTableError,
     UnknownTermError,
 )
-from battle_ledger.sheets.engine.book import Book, Formula, Grid
+from battle_ledger.sheets.engine.book import Book, Formula, Grid, TableRows
 from battle_ledger.sheets.engine.values import cell_count, cell_whole, is_blank, percent_text
 from battle_ledger.sheets.errors import (
     CellValueError,
@@ -1091,8 +1091,7 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     if not last:
         return 0
     ruleset = registry.get(book.meta().ruleset)
-    # Where its rows end: the read ``unit_states`` made, if nothing was written since.
-    read = book.read_rows(UNITS.name, UNITS.read_types(version), cached=False)
+    read = _units_read(book)  # where its rows end: unit_states' read (nothing written since)
     used = [int(i) for i in read.index]
     first = int(read.attrs.get("where", {}).get("first_row", _TOP + 1))
     at = first + (max(used) + 1 if used else 0)
@@ -1234,10 +1233,12 @@ def _holds_units(book: Book) -> bool:
     return book.meta().template_version >= _UNITS_SINCE
 
 
-def _unit_rows(book: Book) -> pd.DataFrame:
-    """tbl_Units' inputs (as ``unit_states`` reads them: no formula's cached result)."""
+def _units_read(book: Book) -> TableRows:
+    """tbl_Units' inputs (every one typed: no formula's cached result is read). One read
+    for ``unit_states``, the carried rows and ``run unit``: the book keeps it until a
+    write, so each asks it alike."""
     version = book.meta().template_version
-    return book.read_table(UNITS.name, UNITS.read_types(version), cached=False)
+    return book.read_rows(UNITS.name, UNITS.read_types(version), cached=False)
 
 
 def _turns_ago(turn: int, captured: list[tuple[int, int | None]]) -> tuple[int | None, int | None]:
@@ -1274,9 +1275,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
     counted = book.meta().template_version >= _BASE_UNITS_SINCE
     # The rows as records (values as a frame's rows give them, blanks None): no frame of
     # the table (2,466 rows at 48 turns) is made to be read row by row.
-    # Inputs only (every one typed): the formula cells' cached results are not read.
-    read = book.read_rows(UNITS.name, UNITS.read_types(book.meta().template_version),
-                          cached=False)  # fmt: skip
+    read = _units_read(book)
     records = read.records()
     seen: set[tuple[int, str]] = set()
     states = []
@@ -1601,7 +1600,7 @@ def record_unit(
     refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
-    frame = _unit_rows(book)
+    frame = _units_read(book).frame()
     mine = frame[frame["Unit"].astype(str).str.casefold() == unit.casefold()]
     if side is None and mine.empty:
         raise CommandError(f"unit {unit!r} has no earlier row to take its side from",
