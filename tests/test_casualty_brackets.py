@@ -1696,3 +1696,108 @@ def test_a_version_5_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     run_on_file(path, "end-turn", seed="6")
     expected, _ = _sheet_as_the_rules(path, tmp_path)
     assert "Leader" not in expected.columns and "Checks" in expected.columns
+
+
+# -- the close's own reads: the closed turn's outcomes, the new rows as records (fastcb) ----
+
+
+def _played_ledgers(tmp_path: Path) -> list[Path]:
+    """Ledgers of every template version the close meets: the fixtures (versions 2 to 5,
+    fewer outcome columns) and a version 6 ledger under hostile names, with checks,
+    routs, rallies, blown cavalry and leaders hit."""
+    fixtures = Path(__file__).parent / "fixtures"
+    found = []
+    for n in (2, 3, 4, 5):
+        copy = tmp_path / f"v{n}.xlsx"
+        shutil.copyfile(fixtures / f"casualty-brackets-v{n}.xlsx", copy)
+        found.append(copy)
+    return [*found, _hostile_battle(tmp_path)]
+
+
+def test_the_closed_turns_outcomes_are_compute_turns_own(tmp_path: Path) -> None:
+    """``end-turn`` takes the closed turn's outcomes from the fold's outcomes of its rows
+    alone (``_closed_outcomes``), not from the frame of every row's: the same records,
+    value and type, as ``compute_turns``' rows of that turn give, for every turn of every
+    version's ledger; with filler rows (indexed below 0) and with a row of no unit (none
+    of the fold's: then the frame's own, its blanks as floats)."""
+    import pandas as pd
+
+    from battle_ledger.sheets.kinds.casualty_brackets import (
+        _closed_outcomes,
+        compute_turns,
+        read_brackets,
+        turn_row,
+    )
+
+    def typed(records: dict[Any, dict[str, Any]]) -> list[Any]:
+        return [(i, [(h, type(v), repr(v)) for h, v in r.items()]) for i, r in records.items()]
+
+    seen_filler = seen_unnamed = 0
+    for path in _played_ledgers(tmp_path):
+        ledger = read_brackets(HeadlessBook(path, writable=False))
+        turn = ledger.current_turn
+        # two units' rows of the turn left out, given back as the close's filler rows
+        now = ledger.turns[ledger.turns["Turn"] == turn]
+        ledger = ledger.with_turns(ledger.turns.drop(index=now.index[:2]))
+        have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
+        filler = [u for u in ledger.starts if u not in have]
+        if filler:
+            rows = pd.DataFrame([turn_row(turn, ledger.sides[u], u) for u in filler])
+            ledger = ledger.with_filler(rows.assign(**{"Leader attached": False}))
+            seen_filler += 1
+        unnamed = ledger.with_turns(pd.concat([ledger.turns, pd.DataFrame(
+            [{"Turn": turn, "Unit": None}], index=[-len(filler) - 1])]))  # fmt: skip
+        for trial in (ledger, unnamed):
+            computed = compute_turns(trial)
+            for t in sorted({int(t) for t in trial.turns["Turn"]}):
+                rows = trial.turns.index[(trial.turns["Turn"] == t).to_numpy()].tolist()
+                expected = computed.loc[rows].to_dict("index")
+                assert typed(_closed_outcomes(trial, rows)) == typed(expected), (path, t)
+        seen_unnamed += 1
+    assert seen_filler == seen_unnamed == 5
+
+
+def test_the_closes_new_rows_as_records_write_what_their_frame_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``end-turn`` appends its new rows as records, not through a DataFrame's rows (a
+    Series each): every part of the saved workbook is what appending the same rows as
+    a frame (as before) saves, for every version's ledger, with and without rolls thrown
+    for the units that had no row in the turn."""
+    import re
+    import zipfile
+
+    from battle_ledger.sheets.engine.zipbook import ZipBook
+    from battle_ledger.sheets.kinds import casualty_brackets as cb
+
+    made: list[Any] = []
+    real = cb.rows_with_formulas
+    monkeypatch.setattr(cb, "rows_with_formulas",
+                        lambda *a: made.append(real(*a)) or made[-1])  # fmt: skip
+
+    def parts(path: Path) -> dict[str, bytes]:  # the Log's and the file's times masked
+        with zipfile.ZipFile(path) as z:
+            return {n: re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?", b"", z.read(n))
+                    for n in z.namelist()}  # fmt: skip
+
+    records_of = ZipBook.append_records
+
+    def as_frame(self: ZipBook, table: str, records: Any, columns: Any) -> None:
+        if table != cb.TURNS.name:  # the Log's line
+            return records_of(self, table, records, columns)
+        return self.append_rows(table, made[-1])  # the frame the records were made of
+
+    compared = 0
+    for path in _played_ledgers(tmp_path):
+        for seed in (None, "7"):
+            options = {"allow_empty": "Y"} | ({"seed": seed} if seed else {})
+            new, old = tmp_path / "new.xlsx", tmp_path / "old.xlsx"
+            shutil.copyfile(path, new)
+            shutil.copyfile(path, old)
+            run_on_file(new, "end-turn", **options)
+            with monkeypatch.context() as patched:
+                patched.setattr(ZipBook, "append_records", as_frame)
+                run_on_file(old, "end-turn", **options)
+            assert parts(new) == parts(old), (path, seed)
+            compared += 1
+    assert compared == 10

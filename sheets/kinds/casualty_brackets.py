@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
@@ -744,23 +744,54 @@ def _leader_cells(leader: gote.LeaderOutcome | None) -> list[Any]:
 def compute_turns(ledger: BracketsLedger) -> pd.DataFrame:
     """The computed columns of every row of tbl_Turns, by the rules (indexed like it):
     those the ledger's template version has."""
+    return _computed(ledger, _fold(ledger))
+
+
+def _computed(ledger: BracketsLedger, folded: _Folded) -> pd.DataFrame:
+    """``compute_turns`` of the fold ``folded`` of ``ledger``."""
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
-    rows = {}
-    for parts in _fold(ledger).values():
-        for index, _, out in parts:
-            rows[index] = [
-                out.lost, float(out.percent), "Y" if out.over_quarter else "",
-                _text(out.crossed), "Y" if out.check_due else "",
-                "" if out.chance is None else out.chance,
-                "" if out.passed is None else ("passes" if out.passed else "routs"),
-                "" if out.rally_chance is None else out.rally_chance,
-                "" if out.rallied is None else ("Y" if out.rallied else "N"),
-                out.status, *_leader_cells(out.leader), len(out.checks) or "",
-            ]  # fmt: skip
+    rows = {index: _outcome_cells(out) for parts in folded.values() for index, _, out in parts}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
     has = [c.header for c in TURNS.having(Role.OUTCOME) if c.since <= version]
     return frame.reindex(index=ledger.turns.index, columns=has)
+
+
+def _outcome_cells(out: gote.UnitOutcome) -> list[Any]:
+    """A row's computed cells (every outcome column of tbl_Turns, in order)."""
+    return [
+        out.lost, float(out.percent), "Y" if out.over_quarter else "",
+        _text(out.crossed), "Y" if out.check_due else "",
+        "" if out.chance is None else out.chance,
+        "" if out.passed is None else ("passes" if out.passed else "routs"),
+        "" if out.rally_chance is None else out.rally_chance,
+        "" if out.rallied is None else ("Y" if out.rallied else "N"),
+        out.status, *_leader_cells(out.leader), len(out.checks) or "",
+    ]  # fmt: skip
+
+
+def _closed_outcomes(ledger: BracketsLedger, indexes: list[Any]) -> dict[Any, dict[str, Any]]:
+    """The computed cells of the rows ``indexes`` (header -> value, the columns the
+    ledger's template version has), as ``compute_turns``' records of those rows give
+    them: made from the fold's outcomes of those rows alone, without a frame of every
+    row's; where a row of the table is none of the fold's (a row of no unit), from that
+    frame (its blanks make a column of whole numbers floats, in every row)."""
+    folded = _fold(ledger)
+    if sum(map(len, folded.values())) < len(ledger.turns):
+        frame = _computed(ledger, folded)
+        return cast("dict[Any, dict[str, Any]]", frame.loc[indexes].to_dict("index"))
+    version = ledger.turns.attrs.get("template_version", KIND.template_version)
+    columns = TURNS.having(Role.OUTCOME)
+    has = [i for i, c in enumerate(columns) if c.since <= version]
+    headers = [columns[i].header for i in has]
+    wanted = set(indexes)
+    found = {index: out for parts in folded.values() for index, _, out in parts
+             if index in wanted}  # fmt: skip
+    made = {}
+    for index in indexes:
+        cells = _outcome_cells(found[index])
+        made[index] = dict(zip(headers, [cells[i] for i in has], strict=True))
+    return made
 
 
 def standings(ledger: BracketsLedger) -> list[dict[str, Any]]:
@@ -956,7 +987,7 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
 
     Example: battle-ledger run end-turn ledger.xlsx --seed 1813
     """
-    ledger = read_brackets(book)
+    ledger = read = read_brackets(book)
     ledger.tables.refuse_if_nothing_recorded(book, allow_empty)
     turn = ledger.current_turn
     have = set(ledger.turns.loc[ledger.turns["Turn"] == turn, "Unit"].astype(str))
@@ -966,13 +997,12 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
     rolls: dict[Any, dict[str, int]] = {}
     if seed is not None:
         rolls = _throw(ledger, turn, random.Random(seed))
-    computed = compute_turns(ledger)
     due: list[dict[str, Any]] = []
     rallies: list[dict[str, Any]] = []
     leaders: list[dict[str, Any]] = []
     current = ledger.turns["Turn"] == turn
-    # the turn's outcomes as records (a row's Series and look-up each: most of this loop)
-    outcomes = computed.loc[current.to_numpy()].to_dict("index")
+    # the turn's outcomes as records (no frame of every row's: the closed turn's alone)
+    outcomes = _closed_outcomes(ledger, ledger.turns.index[current.to_numpy()].tolist())
     for index, unit in zip(ledger.turns.index[current], ledger.turns.loc[current, "Unit"],
                            strict=True):  # fmt: skip
         out, name = outcomes[index], str(unit)
@@ -999,8 +1029,13 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
         for header, value in rolls.get(index, {}).items():
             new_rows[header] = new_rows[header].astype(object) if header in new_rows else None
             new_rows.at[i, header] = value
-    real = ledger.turns[ledger.turns.index >= 0]
-    book.append_rows(TURNS.name, rows_with_formulas(KIND, real, new_rows))
+    # the rows as read (the sheet's, not the filler's: where the new rows go)
+    appended = rows_with_formulas(KIND, read.tables.period_rows, new_rows)
+    if any(index < 0 for index in rolls):  # a roll column of blanks and dice: as a frame
+        book.append_rows(TURNS.name, appended)
+    else:  # plain values each (no roll column): records, not a Series a row
+        records = cast("list[dict[str, Any]]", appended.to_dict("records"))
+        book.append_records(TURNS.name, records, [str(c) for c in appended.columns])
     detail = (
         f"turn {turn} closed: "
         + (
