@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -734,3 +735,60 @@ def test_the_formations_and_battles_are_read_without_a_frame(
     with pytest.raises(BattleLedgerError, match=message) as err:
         read_campaign(HeadlessBook(path, writable=False))
     assert err.value.row == cell.row and err.value.table == "tbl_Battles"
+
+
+def test_add_battles_rows_as_records_write_what_their_frames_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``add-battle`` appends the Battles row and the Losses rows as records (its row
+    number counted from the battles read, not from a second read of tbl_Battles), not
+    through a DataFrame's rows: every part of the saved workbook is what appending the
+    same rows as frames (as before) saves, on a new campaign, one with losses and a
+    draw, and the fixtures of every template version."""
+    import re
+    import zipfile
+
+    import pandas as pd
+
+    from battle_ledger.sheets.engine.book import Formula
+    from battle_ledger.sheets.engine.zipbook import ZipBook
+    from battle_ledger.sheets.kinds import campaign
+
+    made: list[Any] = []
+    real = campaign.rows_with_formulas
+    monkeypatch.setattr(campaign, "rows_with_formulas",
+                        lambda *a: made.append(real(*a)) or made[-1])  # fmt: skip
+    records_of = ZipBook.append_records
+
+    def as_frames(self: ZipBook, table: str, records: Any, columns: Any) -> None:
+        if table == campaign.LOSSES.name:
+            return self.append_rows(table, made[-1])  # the frame the records were made of
+        if table == campaign.BATTLES.name:  # the old row number: the numbered rows counted
+            numbers = self.read_rows(table, {"Battle": int}, cached=False).column("Battle")
+            r = campaign._TOP + 1 + sum(n is not None for n in numbers)
+            row = dict(records[0]) | {h: Formula(f) for h, f in campaign.battle_formulas(r).items()}
+            return self.append_rows(table, pd.DataFrame([row]))
+        return records_of(self, table, records, columns)
+
+    def parts(path: Path) -> dict[str, bytes]:  # the Log's and the file's times masked
+        with zipfile.ZipFile(path) as z:
+            return {n: re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?", b"", z.read(n))
+                    for n in z.namelist()}  # fmt: skip
+
+    (tmp_path / "fresh").mkdir()
+    (tmp_path / "played").mkdir()
+    fresh, played = _campaign(tmp_path / "fresh"), _campaign(tmp_path / "played")
+    run_on_file(played, "losses", battle="1", formation="Garde", lost="3")
+    run_on_file(played, "add-battle", name="Wavre", date="1815-06-18", winner="draw")
+    fixtures = Path(__file__).parent / "fixtures"
+    ledgers = [fresh, played, *(fixtures / f"campaign-v{n}.xlsx" for n in (1, 2, 3))]
+    for k, path in enumerate(ledgers):
+        new, old = tmp_path / f"new{k}.xlsx", tmp_path / f"old{k}.xlsx"
+        shutil.copyfile(path, new)
+        shutil.copyfile(path, old)
+        options = {"name": f"Later {k}", "date": "1815-07-01", "winner": "draw"}
+        run_on_file(new, "add-battle", **options)
+        with monkeypatch.context() as patched:
+            patched.setattr(ZipBook, "append_records", as_frames)
+            run_on_file(old, "add-battle", **options)
+        assert parts(new) == parts(old), path

@@ -23,7 +23,7 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
@@ -977,8 +977,12 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     trial = replace_battles(ledger, CampaignBattle(number, title, day, side))
     _checked_fold(trial.with_turns(pd.concat(  # a refusal writes nothing
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
-    book.append_rows(BATTLES.name, _with_battle_formulas(book, battle))
-    book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
+    # each as records (plain values), not a Series a row
+    battle_row = _with_battle_formulas(ledger, battle)
+    book.append_records(BATTLES.name, [battle_row], list(battle_row))
+    losses = rows_with_formulas(KIND, ledger.turns, rows)
+    book.append_records(LOSSES.name, cast("list[dict[str, Any]]", losses.to_dict("records")),
+                        [str(c) for c in losses.columns])  # fmt: skip
     counted = f"{sum(lost.values())} stands"
     if ledger.ruleset == gote.RULESET_ID:  # a battery loses guns (casualty brackets count them)
         guns = sum(n for f, n in lost.items() if gote.battery(ledger.types.get(f, "")))
@@ -1016,14 +1020,13 @@ def replace_battles(ledger: CampaignLedger, battle: CampaignBattle) -> CampaignL
     return _replace(ledger, battles={**ledger.battles, battle.number: battle})
 
 
-def _with_battle_formulas(book: Book, battle: dict[str, Any]) -> pd.DataFrame:
-    """The new Battles row with its formulas (on the sheet row it will take)."""
+def _with_battle_formulas(ledger: CampaignLedger, battle: dict[str, Any]) -> dict[str, Any]:
+    """The new Battles row with its formulas (on the sheet row it will take: after the
+    battles read, each a row with a number; a row without one is blank, left out)."""
     from battle_ledger.sheets.engine.book import Formula
 
-    existing = book.read_rows(BATTLES.name, {"Battle": int}, cached=False).column("Battle")
-    r = _TOP + 1 + sum(number is not None for number in existing)  # no frame to count them
-    row = dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
-    return pd.DataFrame([row])
+    r = _TOP + 1 + len(ledger.battles)
+    return dict(battle) | {h: Formula(f) for h, f in battle_formulas(r).items()}
 
 
 def _read_for_losses(book: Book, given: dict[str, Any]) -> CampaignLedger:
