@@ -1228,6 +1228,9 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
     _rewrite(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
+        ships = ledger.tables.typed_names  # the target as tbl_Ships holds her (the Ship: below)
+        if ships:
+            rows["Target"] = [ships.get(t, t) if isinstance(t, str) else t for t in rows["Target"]]
         book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.tables.period_rows, rows))
     was, now = _fleets_afloat(ledger, before), _fleets_afloat(ledger, after)
     out = [f for f in _fleets(ledger) if f in was and f not in now]
