@@ -29,7 +29,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.engine.book import Book, Formula
+from battle_ledger.sheets.engine.book import AS_TYPED, Book, Formula
 from battle_ledger.sheets.engine.values import cell_whole, whole
 from battle_ledger.sheets.errors import CellValueError, CommandError, EntryError
 from battle_ledger.sheets.formulas import (
@@ -990,6 +990,10 @@ def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
     typed = [c.header for c in table.columns if not c.computed and c.header in frame.columns]
     rows = frame.loc[list(order), typed].astype(object)
     rows = rows.where(rows.notna(), None)
+    for header, texts in frame.attrs.get(AS_TYPED, {}).items():  # text as typed: names too
+        for i, text in texts.items():
+            if header in rows.columns and i in rows.index:
+                rows.at[i, header] = text
     rows.index = sorted(order)
     first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
     has = {c.header for c in table.columns if c.computed and c.since <= version}
