@@ -666,8 +666,13 @@ class Tables:
     @property
     def typed_names(self) -> Mapping[str, str]:
         """``typed_names`` of the things (name read -> the cell's text), where they differ."""
+        return self.typed_texts(_period_thing(self.kind))
+
+    def typed_texts(self, header: str) -> Mapping[str, str]:
+        """``typed_names`` of the things' column that a period row copies under ``header``
+        (the thing's name, its side)."""
         texts: Mapping[str, Mapping[str, str]] = self._periods.attrs.get(THING_NAMES, {})
-        return texts.get(_period_thing(self.kind), {})
+        return texts.get(header, {})
 
     @property
     def reads_part(self) -> bool:

@@ -144,17 +144,19 @@ SPACED = ("  Spaced", "Trail  ", "=A", "*", "~*")
 
 def _spaced_ledger(name: str, path: Path) -> dict[str, str]:
     """A ledger of kind ``name`` from its playbook's order of battle renamed with ``SPACED``
-    (each again with a number), then its things typed with the spaces again (the order of
-    battle's reader strips them) wherever a cell names them, as a user would have typed
-    them: their name read -> their name as typed."""
+    (each again with a number), then its things and sides typed with the spaces again (the
+    order of battle's reader strips them) wherever a cell names them, as a user would have
+    typed them: their name read -> their name as typed."""
     from battle_ledger.sheets.ledger import KINDS
 
     kind = KINDS[name]
     renamed_ledger(name, path, lambda count: [n.strip() for n in _names_of(SPACED, count)])
-    keys = HeadlessBook(path, writable=False).read_table(kind.things.name)[kind.thing_key.header]
+    things = HeadlessBook(path, writable=False).read_table(kind.things.name)
+    keys = list(things[kind.thing_key.header])
+    sides = list(things["Side"]) if "Side" in things.columns else []
     typed = {str(k): ("  " + str(k) if str(k).startswith("Spaced") else str(k) + "  ")
-             for k in keys if str(k).startswith(("Spaced", "Trail"))}  # fmt: skip
-    assert typed, f"no {kind.thing} of {name} is named with spaces"
+             for k in keys + sides if str(k).startswith(("Spaced", "Trail"))}  # fmt: skip
+    assert set(typed) & set(map(str, keys)), f"no {kind.thing} of {name} is named with spaces"
     wb = openpyxl.load_workbook(path)
     for ws in wb.worksheets:
         for row in ws.iter_rows():
