@@ -272,6 +272,12 @@ def test_names_with_spaces_at_their_ends_are_found_by_the_sheet_as_by_report(
         _cli("run", kind.close, str(path), *_flags(closing))
     assert _stripped_anywhere(path, typed) == []
     report = json.loads(_cli("report", str(path), "--json").stdout)["details"]
+    if "on" in report and any(n.name == "StrengthOn" for n in kind.named_cells):
+        # A campaign's formations are shown on the date typed; the report's is its own.
+        wb = openpyxl.load_workbook(path)
+        named_cell(wb, "StrengthOn").value = report["on"]
+        wb.save(path)
+        report = json.loads(_cli("report", str(path), "--json").stdout)["details"]
     recalculated = tmp_path / "recalculated.xlsx"
     recalculated_workbook(path).save(recalculated)
     shown = HeadlessBook(recalculated, writable=False)
