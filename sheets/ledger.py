@@ -849,9 +849,7 @@ def periods_of(
     periods table has as many outcome and helper columns as inputs)."""
     listed = list(known)
     periods = state.turns
-    key = next(
-        c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
-    )
+    key = _period_thing(kind)
     number = kind.period_key.header
     wanted = None if headers is None else list(dict.fromkeys([key, number, *headers]))
     for name, group in grouped_records(periods, key, wanted).items():
@@ -1282,10 +1280,12 @@ def names_differing_by_spaces(tables: Tables) -> list[CellValueError]:
     names = tables.typed_names
     key = _period_thing(kind)
     typed: dict[Any, str] = tables.period_rows.attrs.get(AS_TYPED, {}).get(key, {})
+    header = kind.thing_key.header
+    known = {str(r[header]) for _, r in tables.thing_records([header])}
     found = []
     for index, row in tables.period_records([key]):
         name = row[key]
-        if name is None:
+        if name is None or str(name) not in known:  # no thing's: the kind's checks say so
             continue
         text, holds = typed.get(index, str(name)), names.get(str(name), str(name))
         if text != holds:
