@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets.errors import BattleLedgerError
 from battle_ledger.sheets.engine.book import (
+    AS_TYPED,
     LOG_TABLE,
     Book,
     Formula,
@@ -97,6 +98,7 @@ __all__ = [
     "grouped_records",
     "latest_period",
     "matching_name",
+    "names_differing_by_spaces",
     "older_ledger",
     "over_note",
     "period_rows",
@@ -114,6 +116,7 @@ __all__ = [
     "rules_key",
     "sides_out",
     "start_minutes",
+    "typed_names",
     "where_of",
 ]
 
@@ -661,6 +664,17 @@ class Tables:
         return self._every
 
     @property
+    def typed_names(self) -> Mapping[str, str]:
+        """``typed_names`` of the things (name read -> the cell's text), where they differ."""
+        return self.typed_texts(_period_thing(self.kind))
+
+    def typed_texts(self, header: str) -> Mapping[str, str]:
+        """``typed_names`` of the things' column that a period row copies under ``header``
+        (the thing's name, its side)."""
+        texts: Mapping[str, Mapping[str, str]] = self._periods.attrs.get(THING_NAMES, {})
+        return texts.get(header, {})
+
+    @property
     def reads_part(self) -> bool:
         """Whether the periods table was read for one thing's rows (``read_tables``' of)."""
         return self._numbers is not None
@@ -835,9 +849,7 @@ def periods_of(
     periods table has as many outcome and helper columns as inputs)."""
     listed = list(known)
     periods = state.turns
-    key = next(
-        c.header for c in kind.periods.columns if c.role is Role.KEY and c.entry is Entry.TEXT
-    )
+    key = _period_thing(kind)
     number = kind.period_key.header
     wanted = None if headers is None else list(dict.fromkeys([key, number, *headers]))
     for name, group in grouped_records(periods, key, wanted).items():
@@ -1022,6 +1034,7 @@ def read_tables(
     things, periods = read
     seen: set[str] = set()
     key_header = kind.thing_key.header
+    periods.attrs[THING_NAMES] = _typed_texts(kind, things)
     for index, name in zip(things.index, things.column(key_header), strict=True):
         if str(name).strip().casefold() in seen:
             raise CellValueError(
@@ -1219,6 +1232,70 @@ def read_named(book: Book, name: str) -> Any:
 def battle_name(book: Book) -> str:
     """The battle's name (named cell ``BattleName``); empty where the workbook has none."""
     return str(read_named(book, "BattleName") or "")
+
+
+#: ``attrs`` key of a periods read (``read_tables``): ``_typed_texts`` of its things.
+THING_NAMES = "thing_names"
+
+
+def typed_names(things: pd.DataFrame | TableRows, key: str) -> dict[str, str]:
+    """The names in column ``key`` of a things read whose cells hold more than the read
+    gives (spaces at their ends, which a text read strips): name read -> the cell's text.
+    What every row a ledger writes names its thing by (``rows_with_formulas``), so its
+    formulas, which look the thing up by the exact text, find it."""
+    typed: dict[Any, str] = things.attrs.get(AS_TYPED, {}).get(key, {})
+    if not typed:
+        return {}
+    values = things.column(key) if isinstance(things, TableRows) else things[key].tolist()
+    read = dict(zip(things.index, values, strict=True))
+    return {str(read[i]): text for i, text in typed.items() if read.get(i) is not None}
+
+
+def _typed_texts(kind: LedgerKind, things: TableRows) -> dict[str, dict[str, str]]:
+    """``typed_names`` of the things' text columns a period row copies (its thing's name,
+    under the periods table's header, and its side), by the periods table's header: what
+    a new period row writes them as."""
+    key = _period_thing(kind)
+    copied = {c.header for c in kind.periods.columns} - {key}
+    texts = {key: typed_names(things, kind.thing_key.header)}
+    for column in kind.things.columns:
+        if column.header in copied and column.read_type is str and column.header in things.headers:
+            texts[column.header] = typed_names(things, column.header)
+    return texts
+
+
+def _period_thing(kind: LedgerKind) -> str:
+    """The periods table's column naming each row's thing."""
+    return next(c.header for c in kind.periods.columns
+                if c.role is Role.KEY and c.entry is Entry.TEXT)  # fmt: skip
+
+
+def names_differing_by_spaces(tables: Tables) -> list[CellValueError]:
+    """The period rows whose thing the sheet will not find, though the ledger does: the
+    cell's text and the things table's name of it differ only by spaces at their ends
+    (the sheet's look-ups compare the exact text; the ledger reads both stripped). One
+    error each, naming the file, sheet, table, row, column, the value and what the things
+    table holds."""
+    kind = tables.kind
+    names = tables.typed_names
+    key = _period_thing(kind)
+    typed: dict[Any, str] = tables.period_rows.attrs.get(AS_TYPED, {}).get(key, {})
+    header = kind.thing_key.header
+    known = {str(r[header]) for _, r in tables.thing_records([header])}
+    found = []
+    for index, row in tables.period_records([key]):
+        name = row[key]
+        if name is None or str(name) not in known:  # no thing's: the kind's checks say so
+            continue
+        text, holds = typed.get(index, str(name)), names.get(str(name), str(name))
+        if text != holds:
+            found.append(CellValueError(
+                f"the {kind.thing}'s name differs only by spaces at its ends from the one "
+                f"{kind.things.name} holds: the sheet will not find it",
+                column=key, value=text, expected=f"{holds!r}, as {kind.things.name} has it",
+                **tables.where_period(index),
+            ))  # fmt: skip
+    return found
 
 
 def period_rows(
@@ -1472,13 +1549,20 @@ def find_name(names: Iterable[str], given: str, *, what: str, option: str, **whe
 def rows_with_formulas(
     kind: LedgerKind, periods: pd.DataFrame | TableRows, rows: pd.DataFrame
 ) -> pd.DataFrame:
-    """``rows`` (new period rows) with the formulas of the sheet rows they will take.
+    """``rows`` (new period rows) with the formulas of the sheet rows they will take, and
+    each thing's name as the things table holds it (``typed_names``: the sheet finds the
+    thing by its exact text, spaces at the ends and all).
 
     Both backends fill trailing blank rows first, then grow the table, so the
     first new row is the one after the last row holding data. Writing the
     formulas explicitly keeps Excel (which fills only *calculated* columns)
     and the headless backend alike.
     """
+    texts: Mapping[str, Mapping[str, str]] = periods.attrs.get(THING_NAMES, {})
+    typed = {h: names for h, names in texts.items() if names and h in rows.columns}
+    if typed:
+        rows = rows.assign(**{h: [names.get(n, n) if isinstance(n, str) else n for n in rows[h]]
+                              for h, names in typed.items()})  # fmt: skip
     first = periods.attrs.get("where", {}).get("first_row")
     if first is None or rows.empty:
         return rows

@@ -89,7 +89,15 @@ from battle_ledger.sheets.errors import (
     UnknownOperationError,
     WrongKindError,
 )
-from battle_ledger.sheets.ledger import Column, Entry, LedgerKind, Role
+from battle_ledger.sheets.ledger import (
+    KINDS,
+    Column,
+    Entry,
+    LedgerKind,
+    Role,
+    names_differing_by_spaces,
+    read_tables,
+)
 
 if TYPE_CHECKING:
     from battle_ledger.sheets.house_rules import RulesLayout
@@ -818,7 +826,19 @@ def run_check(
             except BattleLedgerError as exc:
                 found = [exc]
             problems.extend(str(p) for p in found)
+    if checks and meta.kind in KINDS:
+        problems.extend(str(p) for p in _spaced_names(book, KINDS[meta.kind]))
     return problems
+
+
+def _spaced_names(book: Book, kind: LedgerKind) -> list[BattleLedgerError]:
+    """``names_differing_by_spaces`` of ``book``'s tables (none where they do not read:
+    the kind's checkers said why)."""
+    try:
+        tables = read_tables(book, kind)
+    except BattleLedgerError:
+        return []
+    return list(names_differing_by_spaces(tables))
 
 
 @collector_paused()  # a report reads as much as a close (see collector.py)

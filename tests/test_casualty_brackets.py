@@ -1616,8 +1616,8 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(
     version 6's short formulas as with version 5's written over the same rows, for units
     under hostile names with Leader attached typed every way the reader takes (both
     readings of the first rally and of blown cavalry); and the sheet is what report and
-    the rules compute (but for the rows end-turn wrote of a name with leading spaces:
-    stripped, no earlier row found, under either version)."""
+    the rules compute on every row (end-turn writes a name with leading spaces as tbl_Units
+    holds it: the sheet finds its earlier rows)."""
     from battle_ledger.sheets.kinds.casualty_brackets import KIND, TURNS, turn_formulas
     from battle_ledger.sheets.ledger import Role
     from tests.libreoffice import recalculated_with_older_formulas
@@ -1632,7 +1632,7 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(
     )
     top, bottom = 3, shown[0].max_row
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
-    rows, spaced = 0, {n.strip() for n in _HOSTILE if n != n.lstrip()}
+    rows = 0
     for r in range(top + 1, bottom + 1):
         unit = shown[0].cell(r, 3).value
         if unit in (None, ""):
@@ -1642,12 +1642,8 @@ def test_short_rows_compute_what_the_long_rows_did_under_hostile_names(
             at = heads.index(header) + 1
             got = [plain(s.cell(r, at).value) for s in shown]
             assert got[0] == got[1], (r, unit, header, got)
-            # the rules' (report's) value; not for a name with leading spaces: end-turn
-            # writes its later rows' name stripped, and the sheet's = then finds no earlier
-            # row (as before version 6)
-            if str(unit).strip() not in spaced:
-                want = plain(expected.iloc[r - top - 1][header])
-                assert _shown(got[0]) == _shown(want), (r, unit, header, got, want)
+            want = plain(expected.iloc[r - top - 1][header])  # the rules' (report's) value
+            assert _shown(got[0]) == _shown(want), (r, unit, header, got, want)
     assert rows > len(_HOSTILE) * 2
 
 

@@ -629,6 +629,28 @@ def test_a_log_sorted_by_round_is_read_in_round_order(tmp_path: Path) -> None:
     _libreoffice_agrees(path, tmp_path)
 
 
+def test_a_sorted_log_is_written_back_with_names_as_typed(tmp_path: Path) -> None:
+    """A log sorted by a user, of ships named with spaces at their ends: the operation that
+    puts it back in round order writes each Ship and Target as typed (the sheet finds a
+    ship by the exact text), not as read (stripped); check finds nothing."""
+    path = _played(tmp_path)
+    typed = {"Victory": "  Victory", "Revenge": "Revenge  "}
+    wb = openpyxl.load_workbook(path)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "s" and cell.value in typed:
+                    cell.value = typed[cell.value]
+    wb.save(path)
+    _sort_descending(path, "tbl_Damage")
+    _run(path, "anchor", ship="Victory")
+    assert run_check(HeadlessBook(path, writable=False)) == []
+    log = HeadlessBook(path, writable=False).read_table("tbl_Damage")
+    assert log["Round"].tolist() == sorted(log["Round"].tolist())
+    names = [n for h in ("Ship", "Target") for n in log[h] if isinstance(n, str)]
+    assert {"  Victory", "Revenge  "} <= set(names) and not set(names) & set(typed), names
+
+
 @pytest.mark.parametrize(("table", "header"), [("tbl_Damage", "Die 1"), ("tbl_Ships", "Gun decks"),
                                                ("tbl_Wind", "Speed die")])  # fmt: skip
 def test_a_row_with_numbers_but_no_name_is_refused(tmp_path: Path, table: str,

@@ -1897,10 +1897,9 @@ def _hostile_hits(tmp_path: Path) -> Path:
     for r in range(4, ws.max_row + 1):
         if ws.cell(r, 1).value != 2:
             continue
-        # end-turn writes a name's leading spaces off (as main did): the name typed again
+        # end-turn writes each name as tbl_Units holds it, leading spaces and all
         unit = ws.cell(r, 3)
-        unit.value = next(n for n in _HOSTILE if n.strip() == unit.value.strip())
-        unit.data_type = "s"  # text, "=A" too
+        assert unit.value in _HOSTILE, unit.value
         i = _HOSTILE.index(unit.value)  # a spelling a row, shifted between the columns
         for k, header in enumerate(("In Cover", "General attached")):
             ws.cell(r, heads.index(header) + 1).value = _SPELLINGS[(r + 5 * k) % len(_SPELLINGS)]

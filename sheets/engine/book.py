@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from battle_ledger.rulesets.model import Ruleset
 
 __all__ = [
+    "AS_TYPED",
     "LOG_COLUMNS",
     "LOG_TABLE",
     "META_SHEET",
@@ -447,13 +448,19 @@ def table_rows(
     return result
 
 
+#: ``TableRows.attrs`` key of the text columns' cells read with spaces at their ends: column
+#: -> body position -> the cell's text as typed (the read holds it stripped).
+AS_TYPED = "as_typed"
+
+
 def _convert_column(
     rows: list[list[Any]], at: int, kind: type, column: str, result: TableRows, index: list[int]
 ) -> None:
     """``_convert`` over column ``at`` of ``rows`` (body positions ``index``), the whole
     column at once: where every value is already what ``_convert`` would give (None, a
     whole number a float holds exactly, text without spaces around it), nothing is
-    written; otherwise each cell goes through ``_convert``, which locates a refusal."""
+    written; otherwise each cell goes through ``_convert``, which locates a refusal, and
+    a text cell the read strips is kept as typed in ``attrs[AS_TYPED]``."""
     values = [row[at] for row in rows]
     if kind is int:
         if all([v is None or (type(v) is int and -_EXACT < v < _EXACT) for v in values]):
@@ -461,8 +468,13 @@ def _convert_column(
     elif kind is str and all([v is None or (type(v) is str and v and not v[0].isspace()
                               and not v[-1].isspace()) for v in values]):  # fmt: skip
         return
+    typed: dict[int, str] = {}
     for i, row, value in zip(index, rows, values, strict=True):
         row[at] = _convert(value, kind, column, result, i)
+        if type(value) is str and row[at] is not None and row[at] != value:
+            typed[i] = value
+    if typed:  # the text as typed where it has spaces at its ends (``as_typed``)
+        result.attrs.setdefault(AS_TYPED, {})[column] = typed
 
 
 def check_terms(

@@ -970,7 +970,8 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
         for formation, stands in _losses_from(upload, ledger, here).items():
             lost[formation] = lost.get(formation, 0) + stands
     number = max(ledger.battles, default=0) + 1
-    battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": side}
+    typed = ledger.tables.typed_texts("Side").get(side, side)  # as its rows' Side: compared
+    battle = {"Battle": number, "Name": title, "Date": day.isoformat(), "Winner": typed}
     rows = period_rows(loss_row, number, ledger.starts, ledger.sides)
     rows["Stands lost"] = [lost.get(f, 0) for f in ledger.starts]
     rows = pd.concat([_backfill(ledger), rows], ignore_index=True)

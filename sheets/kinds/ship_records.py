@@ -29,7 +29,7 @@ from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import age_of_sail as sail
 from battle_ledger.rulesets import sail_damage as sd
 from battle_ledger.rulesets.errors import BattleLedgerError, InvalidArgumentError
-from battle_ledger.sheets.engine.book import Book, Formula
+from battle_ledger.sheets.engine.book import AS_TYPED, Book, Formula
 from battle_ledger.sheets.engine.values import cell_whole, whole
 from battle_ledger.sheets.errors import CellValueError, CommandError, EntryError
 from battle_ledger.sheets.formulas import (
@@ -990,6 +990,10 @@ def _in_order(frame: pd.DataFrame, order: Sequence[Any], table: Table,
     typed = [c.header for c in table.columns if not c.computed and c.header in frame.columns]
     rows = frame.loc[list(order), typed].astype(object)
     rows = rows.where(rows.notna(), None)
+    for header, texts in frame.attrs.get(AS_TYPED, {}).items():  # text as typed: names too
+        for i, text in texts.items():
+            if header in rows.columns and i in rows.index:
+                rows.at[i, header] = text
     rows.index = sorted(order)
     first = int(frame.attrs.get("where", {}).get("first_row", _TOP + 1))
     has = {c.header for c in table.columns if c.computed and c.since <= version}
@@ -1228,6 +1232,9 @@ def _record(book: Book, ledger: ShipLedger, events: list[sd.Event]) -> _Recorded
     _rewrite(book, ledger)
     if events:
         rows = pd.DataFrame([_log_row(e) for e in events])
+        ships = ledger.tables.typed_names  # the target as tbl_Ships holds her (the Ship: below)
+        if ships:
+            rows["Target"] = [ships.get(t, t) if isinstance(t, str) else t for t in rows["Target"]]
         book.append_rows(DAMAGE.name, rows_with_formulas(KIND, ledger.tables.period_rows, rows))
     was, now = _fleets_afloat(ledger, before), _fleets_afloat(ledger, after)
     out = [f for f in _fleets(ledger) if f in was and f not in now]

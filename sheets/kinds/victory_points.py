@@ -401,6 +401,7 @@ def objective(book: Book, *, name: str, points: int | None = None,
     ledger = read_points(book)
     holder = find_thing(book, KIND, ledger.sides, held_by, "--held-by") if held_by else ""
     table = ledger.objectives
+    held = ledger.tables.typed_names.get(holder, holder)  # as tbl_Sides holds it: the sheet's
     match = table[table["Objective"].str.casefold() == name.strip().casefold()]
     if match.empty:
         if points is None:
@@ -408,9 +409,9 @@ def objective(book: Book, *, name: str, points: int | None = None,
                                    column="--points", expected="the points the scenario "
                                    "gives it")  # fmt: skip
         book.append_rows(OBJECTIVES[0], pd.DataFrame([{"Objective": name, "Points": points,
-                                                       "Held by": holder}]))  # fmt: skip
+                                                       "Held by": held}]))  # fmt: skip
     else:
-        update = {"Held by": holder} | ({"Points": points} if points is not None else {})
+        update = {"Held by": held} | ({"Points": points} if points is not None else {})
         book.write_cells(OBJECTIVES[0], pd.DataFrame([update], index=[match.index[0]]))
     detail = f"{name}: held by {holder or 'nobody'}"
     book.log("objective", detail, turn=ledger.turn)
@@ -439,8 +440,9 @@ def wagon(book: Book, *, side: str, captured_by: str, name: str | None = None) -
                                column="--captured-by", value=captured_by,
                                expected="another side")  # fmt: skip
     label = name or f"{owner} wagon {len(ledger.wagons) + 1}"
-    book.append_rows(WAGONS[0], pd.DataFrame([{"Wagon": label, "Side": owner,
-                                               "Captured by": taker}]))  # fmt: skip
+    typed = ledger.tables.typed_names  # the sides as tbl_Sides holds them: the sheet's look-up
+    sides = {"Side": typed.get(owner, owner), "Captured by": typed.get(taker, taker)}
+    book.append_rows(WAGONS[0], pd.DataFrame([{"Wagon": label, **sides}]))
     detail = f"{label} captured by {taker}"
     book.log("wagon", detail, turn=ledger.turn)
     return OperationResult(detail, {"wagon": label, "side": owner, "captured_by": taker})

@@ -89,6 +89,7 @@ from battle_ledger.sheets.ledger import (
     register,
     rows_with_formulas,
     start_minutes,
+    typed_names,
     where_of,
 )
 from battle_ledger.sheets.operations import (
@@ -1096,10 +1097,12 @@ def _carry_units(book: Book, ledger: VictoryLedger, turn: int) -> int:
     first = int(read.attrs.get("where", {}).get("first_row", _TOP + 1))
     at = first + (max(used) + 1 if used else 0)
     rows: list[dict[str, Any]] = []
+    units, sides = typed_names(read, "Unit"), ledger.tables.typed_names  # names as typed
     for i, state in enumerate(last.values()):
         starts = aog.state_next_turn(state["state_after_combat"], ruleset)
-        row: dict[str, Any] = {"Turn": turn + 1, "Unit": state["unit"], "Side": state["side"],
-                               "State": starts}  # fmt: skip
+        unit, side = state["unit"], state["side"]
+        row: dict[str, Any] = {"Turn": turn + 1, "Unit": units.get(unit, unit),
+                               "Side": sides.get(side, side), "State": starts}  # fmt: skip
         if version >= _TYPES_SINCE:
             row["Type"] = state["type"]
         if version >= _BASE_UNITS_SINCE:
@@ -1600,7 +1603,8 @@ def record_unit(
     refuse_newer_inputs(book, KIND, UNITS, {k: v for k, v in newer.items() if v}, version)
     typed = version >= _TYPES_SINCE
     ledger = read_victory_table(book)
-    frame = _units_read(book).frame()
+    read = _units_read(book)
+    frame = read.frame()
     mine = frame[frame["Unit"].astype(str).str.casefold() == unit.casefold()]
     if side is None and mine.empty:
         raise CommandError(f"unit {unit!r} has no earlier row to take its side from",
@@ -1615,6 +1619,8 @@ def record_unit(
     name = str(mine["Unit"].iloc[-1]) if not mine.empty else unit
     army = find_thing(book, KIND, ledger.starts, side) if side else str(mine["Side"].iloc[-1])
     turn = ledger.current_turn
+    name = typed_names(read, "Unit").get(name, name)  # as typed, as the army below
+    army = ledger.tables.typed_names.get(army, army)
     given: dict[str, Any] = {"Turn": turn, "Unit": name, "Side": army, "State": state,
                              "Random number": random_number, "General": general,
                              "Table value": table_value, "Note": note}  # fmt: skip
