@@ -647,6 +647,12 @@ class Tables:
         for what needs no frame (``rows_with_formulas``)."""
         return self._periods
 
+    @property
+    def thing_rows(self) -> pd.DataFrame | TableRows:
+        """The things table's rows as they are held (a frame only once one was asked for):
+        for what needs no frame (``check_terms``)."""
+        return self._things
+
     def with_periods(self, periods: pd.DataFrame) -> Tables:
         """The same things, other period rows."""
         return Tables(self.kind, self._things, periods, self.closed, self._numbers, self._every)
