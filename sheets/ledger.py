@@ -650,6 +650,12 @@ class Tables:
         for what needs no frame (``rows_with_formulas``)."""
         return self._periods
 
+    @property
+    def thing_rows(self) -> pd.DataFrame | TableRows:
+        """The things table's rows as they are held (a frame only once one was asked for):
+        for what needs no frame (``check_terms``)."""
+        return self._things
+
     def with_periods(self, periods: pd.DataFrame) -> Tables:
         """The same things, other period rows."""
         return Tables(self.kind, self._things, periods, self.closed, self._numbers, self._every)
@@ -754,12 +760,25 @@ class Tables:
         held = self._periods.headers if isinstance(self._periods, TableRows) else self._periods
         typed = [c.header for c in self.kind.periods.having(Role.INPUT, Role.NOTE)
                  if not c.fixed and c.header in held]  # fmt: skip
-        rows = [row for _, row in self.period_records([key, *typed]) if row[key] == period]
-        if any(not _untouched(row[header]) for header in typed for row in rows):
+        rows = [row for _, row in self.period_values([key, *typed]) if row[0] == period]
+        if any(not _untouched(value) for row in rows for value in row[1:]):
             return True
         if not book.has_table(LOG_TABLE):
             return False
-        log = book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False)
+        # First the lines that may hold the period's number as written, where the book can
+        # tell which (a close after records: the record's line says it); the whole Log only
+        # where none of them is such a line. Some rows say no more than all of them would.
+        at = book.rows_holding(LOG_TABLE, str(period))
+        if at:
+            some = book.read_part(LOG_TABLE, ["Action", "Turn"], only=["Action", "Turn"],
+                                  at=at, cached=False)  # fmt: skip
+            if self._logged(some.frame(), period):
+                return True
+        return self._logged(book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False), period)
+
+    def _logged(self, log: pd.DataFrame, period: int) -> bool:
+        """Whether a line of ``log`` (its Action and Turn) is of ``period`` and not its
+        close (nor the house rules' line)."""
         action = log["Action"].astype(str).str.strip()
         this_period = pd.to_numeric(log["Turn"], errors="coerce") == period
         return bool((this_period & ~action.isin([self.kind.close, "house rules"])).any())

@@ -211,3 +211,44 @@ def test_a_column_typed_at_once_is_typed_cell_by_cell(data: st.DataObject) -> No
         except CellValueError as exc:
             expected = str(exc)
         assert _typed(kind, values) == expected
+
+
+_TERM_CELLS = st.one_of(
+    st.sampled_from(["Infantry", " infantry ", "GUNS", "Heavy Cavalry", "Lights", "Dragons", "",
+                     "  ", None, "=A1", "1e3"]),
+    st.integers(-2, 3),
+    st.floats(allow_nan=True),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    cells=st.lists(_TERM_CELLS, max_size=6),
+    allow_blank=st.booleans(),
+    typed=st.booleans(),
+    header=st.sampled_from(["Type", "Kind"]),
+)
+def test_terms_checked_on_the_rows_are_those_checked_on_their_frame(
+    cells: list[Any], allow_blank: bool, typed: bool, header: str
+) -> None:
+    """``check_terms`` of a table's ``TableRows`` (no frame made) against the frame made of
+    them: the same term ids, or the same refusal naming the same row, column and value
+    (blanks, unknown words, numbers, NaN; a typed text column or pandas' own inference;
+    a missing column)."""
+    from battle_ledger.rulesets import square_eagles as se
+    from battle_ledger.rulesets.errors import BattleLedgerError
+    from battle_ledger.sheets.engine.book import TableRows, check_terms
+
+    where = {"file": "f.xlsx", "sheet": "Units", "table": "tbl_Units", "first_row": 4}
+    rows = TableRows([header, "Unit"], [[c, f"u{i}"] for i, c in enumerate(cells)],
+                     [i * 2 for i in range(len(cells))], {"where": where},
+                     {header: str} if typed else {})  # fmt: skip
+
+    def outcome(table: Any) -> Any:
+        try:
+            ids = check_terms(table, "Type", se.ruleset(), "unit_types", allow_blank=allow_blank)
+        except BattleLedgerError as exc:
+            return type(exc), str(exc), {k: repr(v) for k, v in vars(exc).items()}
+        return ids.index.tolist(), ids.tolist(), ids.dtype, ids.name
+
+    assert outcome(rows) == outcome(rows.frame())

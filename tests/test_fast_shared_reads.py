@@ -316,3 +316,94 @@ def test_a_date_turn_is_not_a_close(tmp_path: Path) -> None:
     assert isinstance(HeadlessBook(path, writable=False).read_rows(LOG_TABLE).column("Turn")[1],
                       dt.datetime)  # fmt: skip
     assert _last_closed(ZipBook(path, writable=False), _KIND) == expected == 4
+
+
+def _whole_log_recorded(book: Book, period: int, close: str) -> bool:
+    """``Tables.recorded``'s answer from the Log as it was: every line read, Action and
+    Turn (the period's rows holding nothing typed)."""
+    import pandas as pd
+
+    log = book.read_table(LOG_TABLE, ["Action", "Turn"], cached=False)
+    action = log["Action"].astype(str).str.strip()
+    this_period = pd.to_numeric(log["Turn"], errors="coerce") == period
+    return bool((this_period & ~action.isin([close, "house rules"])).any())
+
+
+def _nothing_typed(kind: LedgerKind) -> Any:
+    """A kind's ``Tables`` with no period row: ``recorded`` asks the Log."""
+    import pandas as pd
+
+    from battle_ledger.sheets.ledger import Tables
+
+    return Tables(kind, pd.DataFrame(), pd.DataFrame({kind.period_key.header: []}))
+
+
+_LOGGED_ACTIONS = st.sampled_from(
+    [_CLOSE, f" {_CLOSE} ", "record", " record", "house rules", " house rules ", "initiative",
+     "", None, "=A1", "3"]
+)  # fmt: skip
+_LOGGED_TURNS = st.one_of(
+    st.integers(-1, 14),
+    st.sampled_from([3.0, 3.5, 13.0, "3", " 3 ", "3.0", "3e0", "03", "13", True, False, None,
+                     "=1+2", float("inf"), 30, 33, 123]),
+)  # fmt: skip
+_LOGGED_DETAILS = st.sampled_from([None, "record", "turn 3", "3 units go on", "a & b < c", "x"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=_FIXTURE)
+@given(
+    lines=st.lists(st.tuples(_LOGGED_ACTIONS, _LOGGED_TURNS, _LOGGED_DETAILS), max_size=12),
+    dates=st.sets(st.integers(0, 11), max_size=2),
+    shared=st.booleans(),
+    period=st.sampled_from([1, 3, 13, 30]),
+)
+def test_a_period_logged_is_found_from_the_lines_holding_its_number_as_from_the_whole_log(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[tuple[Any, Any, Any]],
+    dates: set[int],
+    shared: bool,
+    period: int,
+) -> None:
+    """``Tables.recorded`` where the period's rows hold nothing typed: the Log's lines that
+    may hold the period's number read first (``rows_holding``), the whole Log where none
+    says it. A Log edited by hand (in any order, a Turn as text, a float, a date, TRUE, a
+    formula; spaces around an Action; the number in a Detail or a longer number): the same
+    answer as the whole Log gives, read by openpyxl and by the fast reader."""
+    from battle_ledger.sheets.kinds.unit_hits import KIND
+
+    assert KIND.close == _CLOSE
+    path = _log_book(tmp_path_factory.mktemp("log") / "log.xlsx", lines, dates)
+    if shared:
+        _shared(path)
+    expected = _whole_log_recorded(HeadlessBook(path, writable=False), period, _CLOSE)
+    assert _whole_log_recorded(ZipBook(path, writable=False), period, _CLOSE) == expected
+    tables = _nothing_typed(KIND)
+    assert tables.recorded(ZipBook(path, writable=False), period) == expected
+    assert tables.recorded(HeadlessBook(path, writable=False), period) == expected
+
+
+def test_a_period_logged_is_found_from_its_lines_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A close after records (the Log's record lines say the period): only the lines
+    holding its number are read, not the whole Log; a period no line says, the whole Log."""
+    from battle_ledger.sheets.kinds.unit_hits import KIND
+
+    lines = [("record", 1, "x"), (_CLOSE, 1, "turn 1"), (_CLOSE, 2, "turn 2 closed"),
+             ("initiative", 3, "y"), ("record", 12, "z")]  # fmt: skip
+    path = _log_book(tmp_path / "log.xlsx", lines, set())
+    whole: list[str] = []
+    read_rows = ZipBook.read_rows
+
+    def counted(self: ZipBook, table: str, *args: Any, **kwargs: Any) -> Any:
+        whole.append(table)
+        return read_rows(self, table, *args, **kwargs)
+
+    monkeypatch.setattr(ZipBook, "read_rows", counted)
+    tables = _nothing_typed(KIND)
+    assert tables.recorded(ZipBook(path, writable=False), 3)
+    assert tables.recorded(ZipBook(path, writable=False), 12)
+    assert whole == []
+    assert not tables.recorded(ZipBook(path, writable=False), 2)  # only its close
+    assert not tables.recorded(ZipBook(path, writable=False), 4)
+    assert whole == [LOG_TABLE, LOG_TABLE]

@@ -156,3 +156,62 @@ def test_rows_read_keep_what_holds_data_and_refuse_a_formula_in_a_typed_column()
     rows = reading.rows()
     assert rows.index == [0, 2]
     assert rows.column("Name")[0] == "a"
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """The same value of the same type (NaN, NA and NaT equal themselves)."""
+    if type(a) is not type(b):
+        return False
+    if a is b or a is pd.NA or a is pd.NaT:
+        return a is b
+    try:
+        return bool(a == b) or bool(a != a and b != b)
+    except TypeError:
+        return False
+
+
+_CELLS = st.one_of(
+    st.none(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=3),
+    st.sampled_from([pd.NA, pd.Timestamp("2026-11-27"), pd.Timedelta(1, "s")]),
+)
+_KINDS = st.sampled_from(
+    [None, "Int64", "Float64", "boolean", "object", "string", "float64", "datetime64[ns]"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    columns=st.lists(st.tuples(st.sampled_from(["A", "B", "C", "D", 0]), _KINDS), max_size=4),
+    cells=st.lists(st.lists(_CELLS, min_size=4, max_size=4), max_size=4),
+)
+def test_a_frame_s_rows_are_appended_as_iterrows_gave_them(
+    columns: list[tuple[Any, str | None]], cells: list[list[Any]]
+) -> None:
+    """``frame_rows`` (a dict a row, from the frame's values) against ``iterrows`` (a
+    Series a row) as appending a frame wrote it: each header's value the same, of the same
+    type, for columns of any dtype (nullable, text, dates, mixed), repeated headers too."""
+    data: dict[int, Any] = {}
+    for i, (_, dtype) in enumerate(columns):
+        column = pd.Series([row[i] for row in cells], dtype=object)
+        if dtype is not None:
+            try:
+                column = column.astype(dtype)
+            except (TypeError, ValueError, OverflowError):
+                column = pd.Series([row[i] for row in cells])
+        data[i] = column
+    frame = pd.DataFrame(data, index=range(len(cells)))
+    frame.columns = [name for name, _ in columns]
+    made = frame_rows(frame)
+    slow = [row for _, row in frame.iterrows()]
+    assert len(made) == len(slow)
+    for fast_row, slow_row in zip(made, slow, strict=True):
+        for name in dict.fromkeys(frame.columns):
+            a, b = fast_row[name], slow_row[name]
+            if isinstance(b, pd.Series):  # a repeated header: iterrows' own rows
+                assert isinstance(a, pd.Series) and a.equals(b)
+            else:
+                assert _same_value(a, b), (name, a, b, frame.dtypes.tolist())

@@ -478,7 +478,7 @@ def _convert_column(
 
 
 def check_terms(
-    df: pd.DataFrame,
+    df: pd.DataFrame | TableRows,
     column: str,
     ruleset: Ruleset,
     vocabulary: str,
@@ -488,16 +488,22 @@ def check_terms(
     """The term ids of ``df[column]`` in the rule set's ``vocabulary``.
 
     A word the rule set does not know raises ``CellValueError`` naming the
-    file, sheet, table, row and column, and the words that would do.
+    file, sheet, table, row and column, and the words that would do. ``df``: a
+    read table, or the ``TableRows`` its frame is made of: a typed column's values are
+    the frame's (objects, as read), so no frame is made; the others pandas infers.
     """
     from battle_ledger.rulesets.errors import UnknownTermError
 
-    if column not in df.columns:
+    if isinstance(df, TableRows) and df.types.get(column) is not str:
+        df = df.frame()
+    if column not in (df.headers if isinstance(df, TableRows) else df.columns):
         raise ColumnNotFoundError(
             f"no column {column!r}", column=column, **_where(df, None) | {"row": None}
         )
     ids: list[str | None] = []
-    for index, value in df[column].items():
+    values = (zip(df.index, df.column(column), strict=True) if isinstance(df, TableRows)
+              else df[column].items())  # fmt: skip
+    for index, value in values:
         if is_blank(value):
             if allow_blank:
                 ids.append(None)

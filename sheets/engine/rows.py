@@ -212,9 +212,27 @@ class Fill:
 
 
 def frame_rows(rows: pd.DataFrame) -> list[Mapping[str, Any]]:
-    """A DataFrame's rows as ``AppendPlan`` takes them: each row as ``iterrows`` gives
-    it (its values as appending a frame has always written them)."""
-    return [cast("Mapping[str, Any]", row) for _, row in rows.iterrows()]
+    """A DataFrame's rows as ``AppendPlan`` takes them: each row's values as ``iterrows``
+    gives them (as appending a frame has always written them). ``iterrows`` makes a Series
+    of each row of ``rows.values`` (the columns' common type); a Series of numbers or bools
+    holds them as the array does, and one of objects too where it infers no other type,
+    which a whole number, a bool or a float not NaN among them rules out (a row of text
+    and blanks is made text, its blanks NaN; one of dates, dates). Such a row is a dict of
+    its values here (a Series a row was most of a close's append); any other row, or
+    repeated headers, ``iterrows``' Series."""
+    values = rows.values
+    if not rows.columns.is_unique or values.dtype.kind not in "biufcO":
+        return [cast("Mapping[str, Any]", row) for _, row in rows.iterrows()]
+    columns = rows.columns.tolist()
+    if values.dtype.kind != "O":
+        return [dict(zip(columns, row, strict=True)) for row in values]
+    made: list[Mapping[str, Any]] = []
+    for name, row in zip(rows.index, values, strict=True):
+        if any(type(v) in (int, bool) or (type(v) is float and v == v) for v in row):
+            made.append(dict(zip(columns, row, strict=True)))
+        else:  # as ``iterrows`` makes it
+            made.append(cast("Mapping[str, Any]", pd.Series(row, index=rows.columns, name=name)))
+    return made
 
 
 class AppendPlan:

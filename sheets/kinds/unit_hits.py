@@ -489,7 +489,7 @@ def read_hits(book: Book, of: Callable[[TableRows], str | None] | None = None) -
     """Both tables; every unit's type checked against the rules. ``of``: one unit's rows
     of tbl_Turns only (``read_tables``)."""
     tables = read_tables(book, KIND, of)
-    check_terms(tables.things, "Type", se.ruleset(), "unit_types")
+    check_terms(tables.thing_rows, "Type", se.ruleset(), "unit_types")
     strengths: dict[str, int] = {}
     sides: dict[str, str] = {}
     types: dict[str, str | None] = {}
@@ -518,6 +518,12 @@ _NAMED = frozenset({"removed", "formation", "unused_order", "second_order",
 #: Each unit's turns as the rules fold them: (row index, row, outcome).
 _Folded = dict[str, list[tuple[Any, dict[str, Any], se.HitsOutcome]]]
 
+#: The columns of a turn's row the fold and what reads its rows take (``periods_of``' headers:
+#: not the outcome and helper columns, as many again).
+_FOLDED = ("Side", "Fire hits", "Most from one fire", "Assault hits", "Rally roll", "In Cover",
+           "General attached", "Removed", "Formation",
+           *(TURNS.header(f) for pair in _ORDERS for f in pair))  # fmt: skip
+
 
 def _fold(ledger: HitsLedger) -> _Folded:
     folded: _Folded = {}
@@ -525,7 +531,7 @@ def _fold(ledger: HitsLedger) -> _Folded:
     # name it in a refusal): worked out once for each combination met, not for every row.
     known: dict[tuple[Any, ...], se.HitsOutcome] = {}
     initiative = _initiative(_side_rows(ledger))
-    for unit, rows in periods_of(ledger, KIND, ledger.strengths):
+    for unit, rows in periods_of(ledger, KIND, ledger.strengths, _FOLDED):
         hits, mine = 0, folded.setdefault(unit, [])
         for expected, (index, row) in enumerate(rows, start=1):
             if mine and mine[-1][2].removed:
