@@ -491,7 +491,10 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
 
 
 def _value(value: Any) -> Any:
-    return None if value is None or pd.isna(value) else value
+    kind = type(value)  # most are read as they are: a blank None, a number, a word
+    if value is None or kind is int or kind is str or (kind is float and value == value):
+        return value
+    return None if pd.isna(value) else value
 
 
 def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
@@ -511,6 +514,9 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
 
 #: Each brigade's turns as folded: (row index, row, outcome) in turn order.
 _Folded = dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]
+#: The tbl_Turns columns a fold's rows hold besides the brigade and the turn: the inputs
+#: (``_turn`` reads them; the outcome and helper columns are as many again, read blank).
+_FOLDED = tuple(c.header for c in TURNS.having(Role.INPUT))
 
 
 def _fold(ledger: StandsLedger) -> _Folded:
@@ -518,7 +524,7 @@ def _fold(ledger: StandsLedger) -> _Folded:
     # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
     # alone (its name and turn only name it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
-    for brigade, rows in periods_of(ledger, KIND, ledger.starts):
+    for brigade, rows in periods_of(ledger, KIND, ledger.starts, _FOLDED):
         state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
         for expected, (index, row) in enumerate(rows, start=1):
             if state.status == _S.REMOVED:
@@ -546,7 +552,9 @@ def _fold(ledger: StandsLedger) -> _Folded:
 
 def _after(state: aoe.BrigadeState, out: aoe.BrigadeOutcome) -> aoe.BrigadeState:
     """The brigade as a turn left it."""
-    return replace(state, lost=out.lost, status=out.status, disordered=out.disordered)
+    # made at once, not by ``replace`` (a fold makes one a row)
+    return aoe.BrigadeState(state.brigade, state.stands, state.spent_point, out.lost, out.status,
+                            out.disordered)  # fmt: skip
 
 
 def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
@@ -710,15 +718,16 @@ def _refuse_if_nothing_recorded(
     book: Book, ledger: StandsLedger, allow_empty: bool, folded: _Folded
 ) -> None:
     """``refuse_if_nothing_recorded``, where the March status of Disorder that end-turn
-    filled in for a brigade the last turn left disordered is not a record of this turn."""
-    turns = ledger.turns
+    filled in for a brigade the last turn left disordered is not a record of this turn.
+    Only the current turn's rows are handed on: it looks at no other."""
+    turn, turns = ledger.current_turn, ledger.turns
+    turns = turns[turns["Turn"] == turn]
     began = _began_disordered(ledger, folded=folded) if ledger.disorder_held else set()
-    filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
-              & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
+    filled = turns["Brigade"].isin(list(began)) & (turns["March status"] == MARCH_STATUSES[0])
     if filled.any():
         turns = turns.copy()
         turns.loc[filled, "March status"] = None
-    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty)
+    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty, turn)
 
 
 def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.RecordedChargeModifiers:
