@@ -873,7 +873,7 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
 
 def _closed_rows(
     state: LedgerState, outcomes: pd.DataFrame, now: pd.Series, headers: list[str]
-) -> list[tuple[str, ...]]:
+) -> list[tuple[Any, ...]]:
     """The closed turn's rows (``now``: its rows, those end-turn filled in for a brigade
     with none included): each one's brigade and its outcomes ``headers``, in table order.
     Read a column at a time where the outcomes are indexed like the rows (as ``close_period``
@@ -888,7 +888,7 @@ def _closed_rows(
     return [(str(name), *values) for here, name, *values in rows if here]
 
 
-def _left_disordered(closed: list[tuple[str, ...]]) -> list[str]:
+def _left_disordered(closed: list[tuple[Any, ...]]) -> list[str]:
     """The brigades the closed turn (``_closed_rows``' of the Disordered column) left
     disordered."""
     return [name for name, mark in closed if mark == DISORDERED]
