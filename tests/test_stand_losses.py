@@ -8,8 +8,12 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from battle_ledger.rulesets import age_of_eagles as aoe
 from battle_ledger.rulesets.errors import BattleLedgerError
@@ -658,3 +662,163 @@ def test_a_version_3_ledger_recalculates_as_the_report(tmp_path: Path) -> None:
     says."""
     path, _ = _version_3_played(tmp_path)
     _agrees_in_libreoffice(path, tmp_path)
+
+
+# -- end-turn's short ways: each gives what the way it replaced gave -------------------------
+
+#: Cells as a frame's records may hold them: blanks of every kind, numbers, words, numpy's.
+_CELLS = st.one_of(
+    st.none(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+    st.text(max_size=3), st.fractions(),
+    st.sampled_from([pd.NA, pd.NaT, float("nan"), np.float64("nan"), np.float64(2.5),
+                     np.int64(3), np.bool_(True), "", " "]),
+)  # fmt: skip
+
+
+@given(_CELLS)
+def test_a_cell_read_as_it_is_is_what_pd_isna_made_of_it(value: Any) -> None:
+    """``_value``'s plain values taken as they are: the same object as ``pd.isna`` gave
+    (a NaN float, pandas' NA and NaT, numpy's NaN blank; anything else itself)."""
+    from battle_ledger.sheets.kinds.stand_losses import _value
+
+    assert _value(value) is (None if value is None or pd.isna(value) else value)
+
+
+@given(
+    st.builds(aoe.BrigadeState, st.text(max_size=3), st.integers(1, 20), st.integers(1, 20),
+              st.integers(0, 20), st.sampled_from(aoe.BrigadeStatus.ALL), st.booleans()),
+    st.integers(0, 20), st.sampled_from(aoe.BrigadeStatus.ALL), st.booleans(),
+)  # fmt: skip
+def test_the_state_after_a_turn_is_the_state_replaced(
+    state: aoe.BrigadeState, lost: int, status: str, disordered: bool
+) -> None:
+    """``_after`` makes the state at once: ``dataclasses.replace``'s, every field."""
+    import dataclasses
+
+    from battle_ledger.sheets.kinds.stand_losses import _after
+
+    assert [f.name for f in dataclasses.fields(aoe.BrigadeState)] == [
+        "brigade", "stands", "spent_point", "lost", "status", "disordered"]  # fmt: skip
+    out = aoe.BrigadeOutcome(None, None, None, None, None, 0, lost, 0, status, disordered)
+    made = _after(state, out)
+    assert made == dataclasses.replace(state, lost=lost, status=status, disordered=disordered)
+
+
+def _closes(tmp_path: Path) -> dict[str, tuple[Path, bool]]:
+    """Ledgers to close (allow_empty): a battle of odd names (removed brigades among them),
+    one whose row of a brigade end-turn fills in, one with nothing recorded in the turn but
+    the Disorder end-turn filled in, a fresh one, one with a note typed and nothing else;
+    the version 2 and 3 fixtures."""
+    import shutil
+
+    import openpyxl
+
+    for folder in ("odd", "deleted", "filled", "fresh", "noted"):
+        (tmp_path / folder).mkdir()
+    odd = _odd_battle(tmp_path / "odd")
+    deleted = _ledger(tmp_path / "deleted", [BRIGADES[1], BRIGADES[2], BRIGADES[0]])
+    run_on_file(deleted, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(deleted, "end-turn")
+    _delete_last_row(deleted, "tbl_Turns")  # Bony's row of turn 2
+    run_on_file(deleted, "record", unit="Losthin", march_status="Good Order", march_die="8")
+    filled = _ledger(tmp_path / "filled")
+    run_on_file(filled, "record", unit="Bony", fire_points="4", die="10")
+    run_on_file(filled, "end-turn")
+    fresh = _ledger(tmp_path / "fresh")
+    noted = _ledger(tmp_path / "noted")  # a note typed on the sheet, and nothing else
+    wb = openpyxl.load_workbook(noted)
+    heads = [c.value for c in wb["Turns"][3]]
+    wb["Turns"].cell(4, heads.index("Note") + 1).value = "crossed the brook"
+    wb.save(noted)
+    found = {"odd": (odd, False), "deleted": (deleted, False), "filled": (filled, False),
+             "filled, allowed": (filled, True), "fresh": (fresh, False),
+             "noted": (noted, False)}  # fmt: skip
+    for name, fixture in (("v2", V2), ("v3", V3)):
+        shutil.copyfile(fixture, tmp_path / f"{name}.xlsx")
+        found[name] = (tmp_path / f"{name}.xlsx", True)
+    return found
+
+
+def test_end_turns_short_ways_give_what_the_ways_they_replaced_gave(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within end-turn, on each of ``_closes``' ledgers: the outcomes made in the table's
+    order are those ``from_dict`` and ``reindex`` made; the closed turn's rows read a column
+    at a time are those ``.loc`` read (and where the outcomes are indexed otherwise, the
+    same); the check that something was recorded, handed the current turn's rows only,
+    refuses or passes as it did handed every row; the turns read are the whole read's
+    columns of ``_READ``, the same values and types."""
+    import shutil
+
+    from battle_ledger.sheets.kinds import stand_losses as sl
+    from battle_ledger.sheets.ledger import Role, read_tables
+
+    def old_compute(ledger: Any, folded: Any = None) -> pd.DataFrame:
+        outcomes = [c.header for c in sl.TURNS.having(Role.OUTCOME)]
+        parts_of = (sl._fold(ledger) if folded is None else folded).values()
+        rows = {index: sl._cells(out) for parts in parts_of for index, _, out in parts}
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+        version = ledger.turns.attrs.get("template_version", KIND.template_version)
+        has = [c.header for c in sl.TURNS.having(Role.OUTCOME) if c.since <= version]
+        return frame.reindex(index=ledger.turns.index, columns=has)
+
+    def old_closed(state: Any, outcomes: pd.DataFrame, now: pd.Series, headers: list[str]) -> Any:
+        names = state.turns.loc[now, "Brigade"].astype(str).tolist()
+        return list(zip(names, *(outcomes.loc[now, h].tolist() for h in headers), strict=True))
+
+    def old_refuse(book: Any, ledger: Any, allow_empty: bool, folded: Any) -> None:
+        turns = ledger.turns
+        began = sl._began_disordered(ledger, folded=folded) if ledger.disorder_held else set()
+        filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
+                  & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
+        if filled.any():
+            turns = turns.copy()
+            turns.loc[filled, "March status"] = None
+        ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty)
+
+    def outcome(call: Any, *args: Any) -> Any:
+        try:
+            call(*args)
+        except BattleLedgerError as exc:
+            return type(exc), str(exc), exc.details if hasattr(exc, "details") else None
+        return None
+
+    compared: list[str] = []
+    compute, closed, refuse = sl.compute_turns, sl._closed_rows, sl._refuse_if_nothing_recorded
+
+    def compute_both(ledger: Any, folded: Any = None) -> pd.DataFrame:
+        made = compute(ledger, folded)
+        pd.testing.assert_frame_equal(made, old_compute(ledger, folded), check_exact=True)
+        compared.append("compute")
+        return made
+
+    def closed_both(state: Any, outcomes: pd.DataFrame, now: pd.Series, headers: list[str]) -> Any:
+        rows = closed(state, outcomes, now, headers)
+        assert rows == old_closed(state, outcomes, now, headers)
+        shuffled = outcomes.iloc[::-1]  # indexed otherwise: .loc's way
+        assert closed(state, shuffled, now, headers) == old_closed(state, shuffled, now, headers)
+        compared.append("closed")
+        return rows
+
+    def refuse_both(book: Any, ledger: Any, allow_empty: bool, folded: Any) -> None:
+        expected = outcome(old_refuse, book, ledger, allow_empty, folded)
+        assert outcome(refuse, book, ledger, allow_empty, folded) == expected
+        compared.append("refused" if expected else "recorded")
+        refuse(book, ledger, allow_empty, folded)
+
+    monkeypatch.setattr(sl, "compute_turns", compute_both)
+    monkeypatch.setattr(sl, "_closed_rows", closed_both)
+    monkeypatch.setattr(sl, "_refuse_if_nothing_recorded", refuse_both)
+    for name, (path, allow_empty) in _closes(tmp_path).items():
+        copy = tmp_path / f"{name}-copy.xlsx"
+        shutil.copyfile(path, copy)
+        book = HeadlessBook(copy, writable=False)
+        whole, cut = read_tables(book, KIND).periods, sl.read_stands(book).turns
+        assert list(cut.columns) == [h for h in whole.columns if h in sl._READ], name
+        pd.testing.assert_frame_equal(cut, whole[list(cut.columns)], check_exact=True)
+        compared.clear()
+        with contextlib.suppress(BattleLedgerError):
+            run_on_file(copy, "end-turn", allow_empty=allow_empty)
+        refused = name in ("filled", "fresh")
+        assert compared[0] == ("refused" if refused else "recorded"), name
+        assert refused or {"compute", "closed"} <= set(compared), (name, compared)

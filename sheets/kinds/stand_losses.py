@@ -22,6 +22,7 @@ import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -465,6 +466,7 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
     """Both tables; every brigade with its stands and spent point. ``of``: one brigade's rows
     of tbl_Turns only (``read_tables``)."""
     tables = read_tables(book, KIND, of)
+    _cut_to_read(tables.period_rows)
     starts: dict[str, aoe.BrigadeState] = {}
     sides: dict[str, str] = {}
     for index, row in tables.thing_records(("Brigade", "Side", "Stands at start", "Spent point")):
@@ -480,7 +482,7 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
                 )
         starts[name] = aoe.BrigadeState(name, int(row["Stands at start"]), int(row["Spent point"]))
         sides[name] = "" if row["Side"] is None else str(row["Side"])
-    version = tables.periods.attrs.get("template_version", KIND.template_version)
+    version = tables.period_rows.attrs.get("template_version", KIND.template_version)
     if version < _DISORDER and not aoe.disorder_lasts_until_rallied():
         # a house file's reading of disorder that a ledger holding none cannot follow
         refuse_reading_older(book, version, "disorder held between turns", _DISORDER,
@@ -490,8 +492,32 @@ def read_stands(book: Book, of: Callable[[TableRows], str | None] | None = None)
                         version >= _DISORDER)  # fmt: skip
 
 
+#: The tbl_Turns columns the operations read: the brigade, the turn, the inputs and the
+#: note (``Tables.recorded`` reads it). The outcome and helper columns, read blank (the
+#: rules work them out again), are as many again: a frame made without them is narrower.
+_READ = tuple(c.header for c in TURNS.having(Role.KEY, Role.INPUT, Role.NOTE))
+
+
+def _cut_to_read(rows: pd.DataFrame | TableRows) -> None:
+    """tbl_Turns as ``read_tables`` read it (``TableRows``, not yet a frame), cut to the
+    columns in ``_READ`` in place: every operation makes a frame of it."""
+    if not isinstance(rows, TableRows):
+        return
+    at = [i for i, header in enumerate(rows.headers) if header in _READ]
+    if len(at) < 2 or len(at) == len(rows.headers):
+        return
+    cut = itemgetter(*at)
+    rows.headers = [rows.headers[i] for i in at]
+    rows.rows = [list(cut(row)) for row in rows.rows]
+    rows.types = {h: t for h, t in rows.types.items() if h in _READ}
+    rows.attrs["added"] = tuple(h for h in rows.attrs.get("added", ()) if h in _READ)
+
+
 def _value(value: Any) -> Any:
-    return None if value is None or pd.isna(value) else value
+    kind = type(value)  # most are read as they are: a blank None, a number, a word
+    if value is None or kind is int or kind is str or (kind is float and value == value):
+        return value
+    return None if pd.isna(value) else value
 
 
 def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
@@ -511,6 +537,10 @@ def _turn(number: int, row: Any) -> aoe.BrigadeTurn:
 
 #: Each brigade's turns as folded: (row index, row, outcome) in turn order.
 _Folded = dict[str, list[tuple[Any, Any, aoe.BrigadeOutcome]]]
+#: The tbl_Turns columns a fold's rows hold besides the brigade and the turn: the inputs
+#: ``_turn`` reads (the side is the ledger's; the outcome and helper columns, as many again,
+#: are read blank).
+_FOLDED = tuple(c.header for c in TURNS.having(Role.INPUT) if not c.fixed)
 
 
 def _fold(ledger: StandsLedger) -> _Folded:
@@ -518,7 +548,7 @@ def _fold(ledger: StandsLedger) -> _Folded:
     # The rules' outcome of a turn depends on the brigade's numbers and the turn's entries
     # alone (its name and turn only name it in a refusal): worked out once for each.
     known: dict[tuple[Any, ...], aoe.BrigadeOutcome] = {}
-    for brigade, rows in periods_of(ledger, KIND, ledger.starts):
+    for brigade, rows in periods_of(ledger, KIND, ledger.starts, _FOLDED):
         state, mine = ledger.starts[brigade], folded.setdefault(brigade, [])
         for expected, (index, row) in enumerate(rows, start=1):
             if state.status == _S.REMOVED:
@@ -546,7 +576,9 @@ def _fold(ledger: StandsLedger) -> _Folded:
 
 def _after(state: aoe.BrigadeState, out: aoe.BrigadeOutcome) -> aoe.BrigadeState:
     """The brigade as a turn left it."""
-    return replace(state, lost=out.lost, status=out.status, disordered=out.disordered)
+    # made at once, not by ``replace`` (a fold makes one a row)
+    return aoe.BrigadeState(state.brigade, state.stands, state.spent_point, out.lost, out.status,
+                            out.disordered)  # fmt: skip
 
 
 def _cells(out: aoe.BrigadeOutcome) -> list[Any]:
@@ -569,10 +601,14 @@ def compute_turns(ledger: StandsLedger, folded: _Folded | None = None) -> pd.Dat
     outcomes = [c.header for c in TURNS.having(Role.OUTCOME)]
     parts_of = (_fold(ledger) if folded is None else folded).values()
     rows = {index: _cells(out) for parts in parts_of for index, _, out in parts}
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
     version = ledger.turns.attrs.get("template_version", KIND.template_version)
     has = [c.header for c in TURNS.having(Role.OUTCOME) if c.since <= version]
-    return frame.reindex(index=ledger.turns.index, columns=has)
+    index = ledger.turns.index
+    if len(rows) == len(index):  # every row folded (as a rule): made in the table's order
+        frame = pd.DataFrame([rows[i] for i in index], index=index, columns=outcomes)
+        return frame if has == outcomes else frame[has]
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=outcomes)
+    return frame.reindex(index=index, columns=has)
 
 
 def standings(ledger: StandsLedger) -> list[dict[str, Any]]:
@@ -710,15 +746,16 @@ def _refuse_if_nothing_recorded(
     book: Book, ledger: StandsLedger, allow_empty: bool, folded: _Folded
 ) -> None:
     """``refuse_if_nothing_recorded``, where the March status of Disorder that end-turn
-    filled in for a brigade the last turn left disordered is not a record of this turn."""
-    turns = ledger.turns
+    filled in for a brigade the last turn left disordered is not a record of this turn.
+    Only the current turn's rows are handed on: it looks at no other."""
+    turn, turns = ledger.current_turn, ledger.turns
+    turns = turns[turns["Turn"] == turn]
     began = _began_disordered(ledger, folded=folded) if ledger.disorder_held else set()
-    filled = ((turns["Turn"] == ledger.current_turn) & turns["Brigade"].isin(list(began))
-              & (turns["March status"] == MARCH_STATUSES[0]))  # fmt: skip
+    filled = turns["Brigade"].isin(list(began)) & (turns["March status"] == MARCH_STATUSES[0])
     if filled.any():
         turns = turns.copy()
         turns.loc[filled, "March status"] = None
-    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty)
+    ledger.tables.with_periods(turns).refuse_if_nothing_recorded(book, allow_empty, turn)
 
 
 def _record_modifiers(ledger: StandsLedger, brigade: str, role: str) -> aoe.RecordedChargeModifiers:
@@ -834,21 +871,27 @@ def charge(book: Book, *, attacker: str, defender: str, seed: int | None = None,
                                                      ledger.disorder_held)})  # fmt: skip
 
 
-def _left_disordered(state: LedgerState, outcomes: pd.DataFrame, now: pd.Series) -> list[str]:
-    """The brigades the closed turn (``now``: its rows, those end-turn filled in for a
-    brigade with none included) left disordered."""
-    names = state.turns.loc[now, "Brigade"].astype(str)
-    shown = outcomes.loc[now, "Disordered"]
-    return [name for name, mark in zip(names, shown, strict=True) if mark == DISORDERED]
+def _closed_rows(
+    state: LedgerState, outcomes: pd.DataFrame, now: pd.Series, headers: list[str]
+) -> list[tuple[Any, ...]]:
+    """The closed turn's rows (``now``: its rows, those end-turn filled in for a brigade
+    with none included): each one's brigade and its outcomes ``headers``, in table order.
+    Read a column at a time where the outcomes are indexed like the rows (as ``close_period``
+    computes them), not by ``.loc`` for each."""
+    turns = state.turns
+    if not outcomes.index.equals(turns.index):
+        columns = [turns.loc[now, "Brigade"].astype(str).tolist(),
+                   *(outcomes.loc[now, h].tolist() for h in headers)]  # fmt: skip
+        return list(zip(*columns, strict=True))
+    columns = [turns["Brigade"].tolist(), *(outcomes[h].tolist() for h in headers)]
+    rows = zip(now.tolist(), *columns, strict=True)
+    return [(str(name), *values) for here, name, *values in rows if here]
 
 
-def _begins_in_disorder(
-    state: LedgerState, outcomes: pd.DataFrame, now: pd.Series
-) -> dict[str, dict[str, Any]]:
-    """A brigade the turn leaves disordered starts the next in Disorder: its March status
-    filled in (``close_period``'s ``carried``)."""
-    return {name: {"March status": MARCH_STATUSES[0]}
-            for name in _left_disordered(state, outcomes, now)}  # fmt: skip
+def _left_disordered(closed: list[tuple[Any, ...]]) -> list[str]:
+    """The brigades the closed turn (``_closed_rows``' of the Disordered column) left
+    disordered."""
+    return [name for name, mark in closed if mark == DISORDERED]
 
 
 @operation(KIND.name, "end-turn", help={"allow_empty": ALLOW_EMPTY_HELP})
@@ -867,18 +910,26 @@ def end_turn(book: Book, *, allow_empty: bool = False) -> OperationResult:
     def compute(state: StandsLedger) -> pd.DataFrame:  # the fold made above, not again
         return compute_turns(state, folded if state is ledger else None)
 
+    disordered: list[str] = []  # what the closed turn left disordered, once found
+
+    def begins_in_disorder(
+        state: LedgerState, outcomes: pd.DataFrame, now: pd.Series
+    ) -> dict[str, dict[str, Any]]:
+        """A brigade the turn leaves disordered starts the next in Disorder: its March
+        status filled in (``close_period``'s ``carried``)."""
+        disordered.extend(_left_disordered(_closed_rows(state, outcomes, now, ["Disordered"])))
+        return {name: {"March status": MARCH_STATUSES[0]} for name in disordered}
+
     closed = close_period(book, KIND, ledger, compute, turn_row, ledger.sides,
-                          _begins_in_disorder if ledger.disorder_held else None)  # fmt: skip
-    now, removed, going_on = closed.now, closed.removed, closed.going_on
-    names = closed.state.turns.loc[now, "Brigade"].astype(str)
-    status = closed.outcomes.loc[now, "Status"]
-    spent = [n for n, s in zip(names, status, strict=True) if s == _S.SPENT]
-    lost = int(closed.outcomes.loc[now, "Lost this turn"].sum())
+                          begins_in_disorder if ledger.disorder_held else None)  # fmt: skip
+    removed, going_on = closed.removed, closed.going_on
+    rows = _closed_rows(closed.state, closed.outcomes, closed.now, ["Status", "Lost this turn"])
+    spent = [name for name, status, _ in rows if status == _S.SPENT]
+    lost = int(sum(lost for _, _, lost in rows))
     detail = (f"turn {turn} closed: {lost} stands lost; spent {', '.join(spent) or 'none'}; "
               f"removed {', '.join(removed) or 'none'}; {len(going_on)} go on")  # fmt: skip
     shown: dict[str, Any] = {}
     if ledger.disorder_held:
-        disordered = _left_disordered(closed.state, closed.outcomes, now)
         shown["disordered"] = [n for n in going_on if n in disordered]
         detail += (f"; disordered {', '.join(shown['disordered'])} (their March status of "
                    f"turn {turn + 1} is Disorder: a status typed there wins)"
