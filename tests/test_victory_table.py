@@ -2126,6 +2126,54 @@ def test_unit_states_of_rows_alike_are_each_rows_own(version: int, data: st.Data
     (blanks, spaces, other letters, numbers as text, words not on the list, turns not
     begun, a unit twice a turn), through the backends' read, it gives what working out
     every row on its own gives, or the same refusal at the same row and column."""
+    columns = _units_read_types(version)
+    cells = st.fixed_dictionaries(
+        {h: _ODD_UNIT_CELLS.get(h, st.just(None)) for h in columns}  # the Note: blank
+    )
+    # A few rows' inputs, each on many rows of other turns, units and sides (rows alike).
+    alike = data.draw(st.lists(cells, min_size=1, max_size=3))
+    mine = [h for h in ("Turn", "Unit", "Side", "Base units at start") if h in columns]
+    own = st.fixed_dictionaries({h: _ODD_UNIT_CELLS[h] for h in mine})
+    rows = [alike[i % len(alike)] | row for i, row in
+            enumerate(data.draw(st.lists(own, min_size=1, max_size=30)))]  # fmt: skip
+    _alike_as_own(version, rows)
+
+
+def _units_read_types(version: int) -> dict[str, Any]:
+    from battle_ledger.sheets.kinds import victory_table as vt
+
+    return vt.UNITS.read_types(version)
+
+
+_GOOD = {"Turn": 1, "Unit": "Old Blue", "Side": "Swedish", "Type": "infantry",
+         "Base units at start": 2, "State": "organised"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [_GOOD | {"State": "routing", "Random number": 0.85, "Part": 1},  # its army's part
+         _GOOD | {"Side": "Imperial-League", "Unit": "Red", "State": "routing",
+                  "Random number": 0.85, "Part": 1}],  # not its army's: refused
+        [_GOOD | {"Combat result": "Ar", "Combat part": 1},
+         _GOOD | {"Side": "Imperial-League", "Unit": "Red", "Combat result": "Ar",
+                  "Combat part": 1}],
+        [_GOOD | {"Unit": "Guns", "Type": "artillery", "State": "captured battery"},
+         _GOOD | {"Unit": "Guns", "Type": "artillery", "Turn": 2},  # not active yet
+         _GOOD | {"Unit": "Guns 2", "Type": "artillery", "Turn": 2}],
+    ],
+)  # fmt: skip
+def test_rows_alike_but_side_or_captures_are_worked_out_apart(rows: list[Any]) -> None:
+    """Rows alike in their inputs but their sides (a rally or a result in one army's part,
+    refused in the other's) or the captures before them (a battery taken the turn
+    before) are not alike: the outcome is each row's own."""
+    columns = _units_read_types(6)
+    _alike_as_own(6, [{h: row.get(h) for h in columns} for row in rows])
+
+
+def _alike_as_own(version: int, rows: list[dict[str, Any]]) -> None:
+    """``unit_states`` of ``rows`` (tbl_Units of the v``version`` fixture, through the
+    backends' read) the same with rows alike sharing as with each row on its own."""
     from dataclasses import replace
 
     from battle_ledger.sheets.engine.book import table_rows
@@ -2137,10 +2185,6 @@ def test_unit_states_of_rows_alike_are_each_rows_own(version: int, data: st.Data
     path = Path(__file__).parent / "fixtures" / f"victory-table-v{version}.xlsx"
     book = open_book(path, writable=False)
     columns = vt.UNITS.read_types(version)
-    cells = st.fixed_dictionaries(
-        {h: _ODD_UNIT_CELLS.get(h, st.just(None)) for h in columns}  # the Note: blank
-    )
-    rows = data.draw(st.lists(cells, min_size=1, max_size=30))
     where = {"file": "L.xlsx", "sheet": "Units", "table": "tbl_Units", "first_row": 4}
     headers = list(columns)
 
