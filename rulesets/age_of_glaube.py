@@ -666,7 +666,13 @@ def win_margin(
 
 
 def _grid(rs: Ruleset) -> tuple[Fraction, int, int]:
-    """(step, lowest, highest): the random number is lowest..highest in steps (ints)."""
+    """(step, lowest, highest): the random number is lowest..highest in steps (ints); read
+    once per rule set (every random number thrown is checked against it)."""
+    return rs.derived("aog.random number grid", lambda: _read_grid(rs))
+
+
+def _read_grid(rs: Ruleset) -> tuple[Fraction, int, int]:
+    """``_grid`` from the era's data."""
     decimals = int(rs.constant("random_number", "decimals"))
     step = Fraction(1, 10**decimals)
     low = _exact(rs.constant("random_number", "lowest"), "random_number.lowest") / step

@@ -2088,3 +2088,121 @@ def test_units_formulas_kept_per_rule_set_are_each_rows_own(era: str) -> None:
             assert unit_formulas(r, ruleset, version) == _unit_formulas(r, ruleset, version)
     other = ruleset.model_copy()
     assert other.derived(("victory-table unit formulas", 7), dict) == {}
+
+
+# -- unit_states: rows alike share their outcome (issue 40) ------------------------------------
+
+
+def _odd(good: list[Any], odd: list[Any]) -> st.SearchStrategy[Any]:
+    """Mostly what a ledger holds, now and then what it should not."""
+    return st.sampled_from(good * 4 + odd)
+
+
+_ODD_UNIT_CELLS = {
+    "Turn": _odd([1, 2], [None, 3, 99, "2", "  "]),
+    "Unit": _odd(["Old Blue", "Yellow", "Guns"], ["old BLUE", "   ", None, 123, " Yellow"]),
+    "Side": _odd(["Swedish", "Imperial-League"], ["Danes", None, " Swedish"]),
+    "Type": _odd(["infantry", "cavalry", "artillery"], ["cannon", None, "  ", "Artillery"]),
+    "Base units at start": _odd([None, 1, 2, 3], [0, "2", 2.0]),
+    "State": _odd(["organised", "organised", "disrupted", "routing"],
+                  ["retiring", "pursuing", "captured battery", "Routing", "shaken", None, "  "]),
+    "Part": _odd([None, 1, 2], [3, "1", 0]),
+    "Random number": _odd([None, None, 0.1, 0.85], [0.5, 0.999, 1.5, "0.9", -0.1]),
+    "General": _odd([None], ["general", "great captain", "Napoleon", "General", "  "]),
+    "Table value": _odd([None], [0.5, 0.7, 0.8, 2.0]),
+    "Combat result": _odd([None, None, None], ["Ar", "Aw", "Ad", "Dd", "Dw", "Dr", "Dx attacker",
+                                               "Dx defender", "Dx", "dd"]),
+    "Combat part": _odd([None], [1, 2, 3, "2"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("version", [3, 5, 6])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_unit_states_of_rows_alike_are_each_rows_own(version: int, data: st.DataObject) -> None:
+    """``unit_states`` works out a row alike to one before it (its inputs but its turn, name
+    and base units, its side, its captures before) once, and counts base units once for
+    each count alike (2,466 rows at 48 turns, a few dozen different): on rows of odd cells
+    (blanks, spaces, other letters, numbers as text, words not on the list, turns not
+    begun, a unit twice a turn), through the backends' read, it gives what working out
+    every row on its own gives, or the same refusal at the same row and column."""
+    columns = _units_read_types(version)
+    cells = st.fixed_dictionaries(
+        {h: _ODD_UNIT_CELLS.get(h, st.just(None)) for h in columns}  # the Note: blank
+    )
+    # A few rows' inputs, each on many rows of other turns, units and sides (rows alike).
+    alike = data.draw(st.lists(cells, min_size=1, max_size=3))
+    mine = [h for h in ("Turn", "Unit", "Side", "Base units at start") if h in columns]
+    own = st.fixed_dictionaries({h: _ODD_UNIT_CELLS[h] for h in mine})
+    rows = [alike[i % len(alike)] | row for i, row in
+            enumerate(data.draw(st.lists(own, min_size=1, max_size=30)))]  # fmt: skip
+    _alike_as_own(version, rows)
+
+
+def _units_read_types(version: int) -> dict[str, Any]:
+    from battle_ledger.sheets.kinds import victory_table as vt
+
+    return vt.UNITS.read_types(version)
+
+
+_GOOD = {"Turn": 1, "Unit": "Old Blue", "Side": "Swedish", "Type": "infantry",
+         "Base units at start": 2, "State": "organised"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [_GOOD | {"State": "routing", "Random number": 0.85, "Part": 1},  # its army's part
+         _GOOD | {"Side": "Imperial-League", "Unit": "Red", "State": "routing",
+                  "Random number": 0.85, "Part": 1}],  # not its army's: refused
+        [_GOOD | {"Combat result": "Ar", "Combat part": 1},
+         _GOOD | {"Side": "Imperial-League", "Unit": "Red", "Combat result": "Ar",
+                  "Combat part": 1}],
+        [_GOOD | {"Unit": "Guns", "Type": "artillery", "State": "captured battery"},
+         _GOOD | {"Unit": "Guns", "Type": "artillery", "Turn": 2},  # not active yet
+         _GOOD | {"Unit": "Guns 2", "Type": "artillery", "Turn": 2}],
+    ],
+)  # fmt: skip
+def test_rows_alike_but_side_or_captures_are_worked_out_apart(rows: list[Any]) -> None:
+    """Rows alike in their inputs but their sides (a rally or a result in one army's part,
+    refused in the other's) or the captures before them (a battery taken the turn
+    before) are not alike: the outcome is each row's own."""
+    columns = _units_read_types(6)
+    _alike_as_own(6, [{h: row.get(h) for h in columns} for row in rows])
+
+
+def _alike_as_own(version: int, rows: list[dict[str, Any]]) -> None:
+    """``unit_states`` of ``rows`` (tbl_Units of the v``version`` fixture, through the
+    backends' read) the same with rows alike sharing as with each row on its own."""
+    from dataclasses import replace
+
+    from battle_ledger.sheets.engine.book import table_rows
+    from battle_ledger.sheets.engine.zipbook import open_book
+    from battle_ledger.sheets.errors import CellValueError
+    from battle_ledger.sheets.house_rules import using_book_rules
+    from battle_ledger.sheets.kinds import victory_table as vt
+
+    path = Path(__file__).parent / "fixtures" / f"victory-table-v{version}.xlsx"
+    book = open_book(path, writable=False)
+    columns = vt.UNITS.read_types(version)
+    where = {"file": "L.xlsx", "sheet": "Units", "table": "tbl_Units", "first_row": 4}
+    headers = list(columns)
+
+    def read(_: Any) -> Any:  # the rows as a backend's read gives them (blanks None)
+        return table_rows(headers, [[r[h] for h in headers] for r in rows],
+                          keep=[True] * len(rows), columns=columns, where=where)  # fmt: skip
+
+    def outcome(alike: bool) -> Any:
+        try:
+            return vt._unit_states(book, ledger, alike=alike)
+        except BattleLedgerError as exc:  # its words and where it is
+            return (type(exc), str(exc), exc.row, exc.column, exc.expected)
+
+    with using_book_rules(book), pytest.MonkeyPatch.context() as patch:
+        ledger = replace(vt.read_victory_table(book), held_units=None)
+        patch.setattr(vt, "_units_read", read)
+        try:
+            read(None)
+        except CellValueError:  # refused by the read itself: nothing to work out
+            return
+        assert outcome(True) == outcome(False)

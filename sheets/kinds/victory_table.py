@@ -32,6 +32,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
@@ -1271,33 +1272,134 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
         return ledger.held_units
     if not _holds_units(book):
         return []
-    ruleset = registry.get(book.meta().ruleset)
-    typed = book.meta().template_version >= _TYPES_SINCE
-    fought = book.meta().template_version >= _RESULTS_SINCE
-    fought_in = book.meta().template_version >= _COMBAT_PARTS_SINCE
-    counted = book.meta().template_version >= _BASE_UNITS_SINCE
-    # The rows as records (values as a frame's rows give them, blanks None): no frame of
-    # the table (2,466 rows at 48 turns) is made to be read row by row.
-    read = _units_read(book)
-    records = read.records()
-    seen: set[tuple[int, str]] = set()
-    states = []
-    places = []  # where each of ``states`` is
-    own: dict[str, list[dict[str, Any]]] = {}  # unit (case-blind) -> its rows
-    for row in records:
-        own.setdefault(str(row["Unit"]).casefold(), []).append(row)
-    # unit -> (turn, part) taken
-    captured = {unit: _captures(rows, fought) for unit, rows in own.items()}
-    lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
-    if fought:
-        lists.append(("Combat result", aog.combat_results_of_a_unit(ruleset)))
-    words_of = {header: {w.casefold() for w in words} for header, words in lists}
-    attacks_in: dict[str, int | None] = {}  # side -> its attacking part (fought: 4)
-    # A rally's outcome for each set of arguments, worked out once (a refusal is never
-    # kept: each row refused names its own).
-    rallies: dict[tuple[Any, ...], aog.UnitRally] = {}
-    for index, row in zip(read.index, records, strict=True):
-        where = where_of(read, index)
+    return _unit_states(book, ledger)
+
+
+def _unit_states(book: Book, ledger: VictoryLedger, *, alike: bool = True) -> list[dict[str, Any]]:
+    """``unit_states`` of a ledger holding units' states, read anew (``alike``: rows alike
+    share their outcome, ``_UnitRows.states``; False, each row worked out on its own and
+    each count of its base units made anew, as the test holds them to)."""
+    units = _UnitRows(book, ledger)
+    states = units.states(alike=alike)
+    if units.counted:
+        _combats_in_turn(states, units.where, units.own.values())
+    before = [0] * len(states)
+    for found in units.own.values():  # each unit's rows: the grouping the captures read
+        for i, removed in zip(found, _removed_before([states[i] for i in found]), strict=True):
+            before[i] = removed
+    counts: dict[tuple[Any, ...], tuple[int | None, bool]] | None = {} if alike else None
+    for i, (state, removed) in enumerate(zip(states, before, strict=True)):
+        try:
+            _count_base_units(state, removed, counts)
+        except InvalidArgumentError as exc:
+            header = _UNIT_HEADERS.get(str(exc.column or ""), "Base units at start")
+            raise CellValueError(exc.message, column=header, value=exc.value,
+                                 expected=exc.expected, **units.where(i)) from None  # fmt: skip
+    return states
+
+
+class _UnitRows:
+    """tbl_Units' rows (``_units_read``: every input typed, a blank None) checked and
+    worked out by the rules for ``unit_states``, before the base units are counted.
+
+    ``state_of`` checks one row and works it out, every check in its order, a refusal
+    located at its row; ``states`` does so for every row, but a row alike in all the rules
+    read of it (its inputs but its turn, name and base units; its side; the captures
+    before it) to one worked out before shares that row's outcome: of 2,466 rows at 48
+    turns a few dozen are worked out. Only what ``state_of`` gave for a row it held is
+    shared (a refusal never is: each row refused names its own), and a row is shared only
+    once the checks of its turn, name and side, which the outcome does not read, hold."""
+
+    def __init__(self, book: Book, ledger: VictoryLedger) -> None:
+        version = book.meta().template_version
+        self.ledger = ledger
+        self.ruleset = registry.get(book.meta().ruleset)
+        self.typed = version >= _TYPES_SINCE
+        self.fought = version >= _RESULTS_SINCE
+        self.fought_in = version >= _COMBAT_PARTS_SINCE
+        self.counted = version >= _BASE_UNITS_SINCE
+        self.read = read = _units_read(book)
+        self.rows = read.rows
+        self.at = {header: read.position(header) for header in read.headers}
+        unit_at, state_at, headers = self.at["Unit"], self.at["State"], read.headers
+        #: each row's unit, case-blind
+        self.names = [str(row[unit_at]).casefold() for row in self.rows]
+        #: unit (case-blind) -> its rows' places, in order
+        self.own: dict[str, list[int]] = {}
+        for i, name in enumerate(self.names):
+            self.own.setdefault(name, []).append(i)
+        taken = {v for v in {row[state_at] for row in self.rows}
+                 if str(v).casefold() == aog.UnitState.CAPTURED}  # fmt: skip
+        holding = {name for name, row in zip(self.names, self.rows, strict=True)
+                   if row[state_at] in taken} if taken else set()  # fmt: skip
+        #: unit (case-blind) -> the (turn, part) of each of its rows holding a captured
+        #: battery (a unit with none: none)
+        self.captured = {
+            unit: _captures([dict(zip(headers, self.rows[i], strict=True))
+                             for i in self.own[unit]], self.fought)
+            for unit in holding
+        }  # fmt: skip
+        lists = [("State", aog.UnitState.ALL), ("General", _GENERALS)]
+        if self.fought:
+            lists.append(("Combat result", aog.combat_results_of_a_unit(self.ruleset)))
+        self.lists = lists
+        self.words_of = {header: {w.casefold() for w in words} for header, words in lists}
+        self.attacks_in: dict[str, int | None] = {}  # side -> its attacking part (fought: 4)
+        # A rally's outcome for each set of arguments, worked out once (a refusal is never
+        # kept: each row refused names its own).
+        self.rallies: dict[tuple[Any, ...], aog.UnitRally] = {}
+        self.seen: set[tuple[int, str]] = set()
+
+    def where(self, i: int) -> dict[str, Any]:
+        """File, sheet, table and row of the ``i``-th row read."""
+        return where_of(self.read, self.read.index[i])
+
+    def states(self, *, alike: bool = True) -> list[dict[str, Any]]:
+        """``state_of`` each row, in order (``alike``: a row alike to one before shares
+        its outcome; False, every row worked out on its own, as the test holds them)."""
+        at, ledger, counted = self.at, self.ledger, self.counted
+        turn_at, unit_at, side_at = at["Turn"], at["Unit"], at["Side"]
+        start_at = at["Base units at start"] if counted else None
+        # What the rules read of a row (with its side and its captures before it).
+        read = ["State", "General", "Random number", "Table value",
+                *(["Type"] if self.typed else []), *(["Part", "Combat result"] if self.fought
+                                                     else []),
+                *(["Combat part"] if self.fought_in else [])]  # fmt: skip
+        inputs = itemgetter(*(at[h] for h in read))
+        shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+        current, sides = ledger.current_turn, ledger.starts
+        seen, captured = self.seen, self.captured
+        states = []
+        for i, (row, folded) in enumerate(zip(self.rows, self.names, strict=True)):
+            turn, unit, side = row[turn_at], row[unit_at], row[side_at]
+            if (not alike or turn is None or unit is None or side is None
+                    or side not in sides or turn > current):  # fmt: skip
+                states.append(self.state_of(i))
+                continue
+            if not counted and (turn, folded) in seen:
+                states.append(self.state_of(i))  # refused: two rows a turn
+                continue
+            ago = _turns_ago(turn, captured[folded]) if folded in captured else (None, None)
+            key = (inputs(row), side, ago)
+            outcome = shared.get(key)
+            if outcome is None:
+                state = self.state_of(i)
+                shared[key] = {k: v for k, v in state.items() if k not in _OWN}
+            else:
+                if not counted:
+                    seen.add((turn, folded))
+                start = None if start_at is None else cell_whole(row[start_at])
+                state = {"turn": int(turn), "unit": str(unit), "side": str(side), **outcome,
+                         "base_units_at_start": start}  # fmt: skip
+            states.append(state)
+        return states
+
+    def state_of(self, i: int) -> dict[str, Any]:
+        """The ``i``-th row checked and worked out by the rules (its rally, its combat
+        result), a refusal naming its row and column."""
+        ledger, ruleset, typed, fought = self.ledger, self.ruleset, self.typed, self.fought
+        row = dict(zip(self.read.headers, self.rows[i], strict=True))
+        where = self.where(i)
         for header in ("Turn", "Unit", "Side", "State", *(("Type",) if typed else ())):
             if is_blank(row[header]):
                 raise CellValueError(f"a row of {UNITS.name} has no {header}", column=header,
@@ -1312,12 +1414,13 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             raise CellValueError("a unit's state in a turn not begun", column="Turn",
                                  value=turn, expected=f"at most {ledger.current_turn}",
                                  **where)  # fmt: skip
-        if (turn, unit.casefold()) in seen and not counted:  # since 6: _combats_in_turn
+        if (turn, unit.casefold()) in self.seen and not self.counted:  # since 6: _combats_in_turn
             raise CellValueError(f"unit {unit!r} has two rows for turn {turn}", column="Unit",
                                  value=unit, expected="one row a unit a turn", **where)  # fmt: skip
-        seen.add((turn, unit.casefold()))
-        for header, words in lists:
-            if not is_blank(row[header]) and str(row[header]).casefold() not in words_of[header]:
+        self.seen.add((turn, unit.casefold()))
+        for header, words in self.lists:
+            typed_in = row[header]
+            if not is_blank(typed_in) and str(typed_in).casefold() not in self.words_of[header]:
                 raise CellValueError(  # the sheet's formulas read these words only
                     f"{header.lower()} {row[header]!r} is not one of the list",
                     column=header,
@@ -1331,11 +1434,11 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                                      "Part", where)  # fmt: skip
         general = "" if is_blank(row["General"]) else str(row["General"])
         unit_type = str(row["Type"]) if typed else None
-        ago, taken_in = _turns_ago(turn, captured.get(unit.casefold(), []))
+        ago, taken_in = _turns_ago(turn, self.captured.get(unit.casefold(), []))
         try:
-            if fought and side not in attacks_in:
-                attacks_in[side] = _army_attacks_in(ledger, side, ruleset)
-            attacks = attacks_in[side] if fought else None
+            if fought and side not in self.attacks_in:
+                self.attacks_in[side] = _army_attacks_in(ledger, side, ruleset)
+            attacks = self.attacks_in[side] if fought else None
             given = (str(row["State"]), number, general, value)
             named: dict[str, Any] = {
                 "captured_turns_ago": ago, "unit_type": unit_type, "part": part,
@@ -1343,9 +1446,9 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             }  # fmt: skip
             # The call's own arguments are its key (each value with its type: 1 is not 1.0).
             asked = (*given, *map(type, given), *named.values())
-            out = rallies.get(asked)
+            out = self.rallies.get(asked)
             if out is None:
-                out = rallies[asked] = aog.unit_after_rally(*given, ruleset, **named)
+                out = self.rallies[asked] = aog.unit_after_rally(*given, ruleset, **named)
         except UnknownTermError as exc:  # a type the rule set does not name
             raise CellValueError(exc.message, column="Type", value=unit_type,
                                  expected=exc.expected, **where) from None  # fmt: skip
@@ -1360,7 +1463,7 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
                                  expected=UNITS.column("Part").help, **where)  # fmt: skip
         result = None if not fought or is_blank(row["Combat result"]) else row["Combat result"]
         fought_part = None
-        if fought_in:
+        if self.fought_in:
             fought_part = _part_of_turn(cell_whole(row["Combat part"]), ledger.parts,
                                         "Combat part", where)  # fmt: skip
             if result is not None and fought_part is None:
@@ -1376,33 +1479,20 @@ def unit_states(book: Book, ledger: VictoryLedger) -> list[dict[str, Any]]:
             header = _UNIT_HEADERS.get(str(exc.column or ""), "Combat result")
             raise CellValueError(exc.message, column=header, value=exc.value,
                                  expected=exc.expected, **where) from None  # fmt: skip
-        start = None if not counted or is_blank(row["Base units at start"]) else cell_whole(
+        start = None if not self.counted or is_blank(row["Base units at start"]) else cell_whole(
             row["Base units at start"])  # fmt: skip
-        states.append({
+        return {
             "turn": turn, "unit": unit, "side": side, "type": unit_type, "state": out.state,
             "random_number": None if number is None else float(number),
             "needed": None if out.threshold is None else float(out.threshold),
             "rallied": out.passed, "state_after": out.after, "active": out.battery_active,
             **_combat_keys(out, combat), "part": part, "base_units_at_start": start,
-        })  # fmt: skip
-        places.append(where)
-    if counted:
-        _combats_in_turn(states, places)
-    by_unit: dict[str, list[int]] = {}  # each unit's rows among ``states``
-    for i, state in enumerate(states):
-        by_unit.setdefault(state["unit"].casefold(), []).append(i)
-    before = [0] * len(states)
-    for found in by_unit.values():
-        for i, removed in zip(found, _removed_before([states[i] for i in found]), strict=True):
-            before[i] = removed
-    for state, where, removed in zip(states, places, before, strict=True):
-        try:
-            _count_base_units(state, removed)
-        except InvalidArgumentError as exc:
-            header = _UNIT_HEADERS.get(str(exc.column or ""), "Base units at start")
-            raise CellValueError(exc.message, column=header, value=exc.value,
-                                 expected=exc.expected, **where) from None  # fmt: skip
-    return states
+        }  # fmt: skip
+
+
+#: The keys of a row of ``unit_states`` that are its own (``_UnitRows.states``: a row alike
+#: to another shares the rest).
+_OWN = frozenset({"turn", "unit", "side", "base_units_at_start"})
 
 
 def _order(state: Mapping[str, Any]) -> tuple[int, int]:
@@ -1411,17 +1501,28 @@ def _order(state: Mapping[str, Any]) -> tuple[int, int]:
     return state["turn"], state["combat_part"] or 0
 
 
-def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse rows of a unit in one turn (``states`` of ``unit_states``, ``places`` where
-    each is) that are not its combats in that turn's parts, in order (``aog.later_combat``):
-    each row holds a combat result, in a part of its own, the later starting from the state
-    the earlier left it in, the rally on the earlier."""
-    rows: dict[tuple[int, str], list[int]] = {}
-    for i, state in enumerate(states):
-        rows.setdefault((state["turn"], state["unit"].casefold()), []).append(i)
-    for (turn, _), found in rows.items():
-        if len(found) < 2:
-            continue
+def _combats_in_turn(
+    states: list[dict[str, Any]],
+    where: Callable[[int], Mapping[str, Any]],
+    units: Iterable[Sequence[int]] | None = None,
+) -> None:
+    """Refuse rows of a unit in one turn (``states`` of ``unit_states``, ``where`` the
+    ``i``-th is; ``units``, each unit's places among them, None: all one unit's) that are
+    not its combats in that turn's parts, in order (``aog.later_combat``): each row holds a
+    combat result, in a part of its own, the later starting from the state the earlier
+    left it in, the rally on the earlier. The turns of several rows in the order of their
+    first rows."""
+    rows: list[list[int]] = []
+    for found in [range(len(states))] if units is None else units:
+        if len({states[i]["turn"] for i in found}) == len(found):
+            continue  # a row a turn (most units)
+        turns: dict[int, list[int]] = {}
+        for i in found:
+            turns.setdefault(states[i]["turn"], []).append(i)
+        rows.extend(several for several in turns.values() if len(several) > 1)
+    rows.sort(key=lambda several: several[0])
+    for found in rows:
+        turn = states[found[0]]["turn"]
         for i in found:
             if states[i]["combat_result"] is None:
                 raise CellValueError(
@@ -1429,7 +1530,7 @@ def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str,
                     "unit's second row of a turn is its combat in the turn's other part (4)",
                     column="Combat result", value=None,
                     expected="a combat result on each of its rows of the turn",
-                    **places[i])  # fmt: skip
+                    **where(i))  # fmt: skip
         found.sort(key=lambda i: _order(states[i]))
         for a, b in itertools.pairwise(found):
             earlier, later = states[a], states[b]
@@ -1441,14 +1542,17 @@ def _combats_in_turn(states: list[dict[str, Any]], places: Sequence[Mapping[str,
             except InvalidArgumentError as exc:
                 raise CellValueError(exc.message, column=_UNIT_HEADERS[str(exc.column)],
                                      value=exc.value, expected=exc.expected,
-                                     **places[b]) from None  # fmt: skip
+                                     **where(b)) from None  # fmt: skip
 
 
 def _removed_before(rows: Sequence[Mapping[str, Any]]) -> list[int]:
     """For each of ``rows`` (one unit's rows of ``unit_states``, in any order), the base
     units the results of its rows before it removed: the turns before, and its combat in
     an earlier part of the turn (``_order``; rows of the same turn and part do not count
-    each other). One sort and a running total, not a sum over the rows for each row."""
+    each other). One sort and a running total, not a sum over the rows for each row (none
+    where no row removed any: most units)."""
+    if not any(row["base_units_removed"] for row in rows):
+        return [0] * len(rows)
     ranked = sorted(range(len(rows)), key=lambda i: _order(rows[i]))
     before = [0] * len(rows)
     total = 0
@@ -1460,17 +1564,29 @@ def _removed_before(rows: Sequence[Mapping[str, Any]]) -> list[int]:
     return before
 
 
-def _count_base_units(state: dict[str, Any], before: int) -> None:
+def _count_base_units(
+    state: dict[str, Any],
+    before: int,
+    counts: dict[tuple[Any, ...], tuple[int | None, bool]] | None = None,
+) -> None:
     """Add to ``state`` (a row of ``unit_states``, its ``base_units_at_start`` read) its
     base units left after its combat result, from ``before``, the base units the results
     of its rows before removed (``_removed_before``), and whether it is removed from play
     (``aog.base_units_left``, ``aog.removed_from_play``: then not active); refused as the
-    rules refuse it."""
-    left = aog.base_units_left(state["base_units_at_start"], before,
-                               state["base_units_removed"] or 0,
-                               number=state["random_number"], result=state["combat_result"],
-                               unit=state["unit"])  # fmt: skip
-    gone = aog.removed_from_play(left)
+    rules refuse it. ``counts``: what each count held gave (a refusal is not kept: it names
+    the row's number, result or unit), by what the rules count from: its base units at
+    start, before and now removed."""
+    removed = state["base_units_removed"] or 0
+    key = (state["base_units_at_start"], before, removed)
+    found = None if counts is None else counts.get(key)
+    if found is None:
+        left = aog.base_units_left(state["base_units_at_start"], before, removed,
+                                   number=state["random_number"], result=state["combat_result"],
+                                   unit=state["unit"])  # fmt: skip
+        found = (left, aog.removed_from_play(left))
+        if counts is not None:
+            counts[key] = found
+    left, gone = found
     state |= {"base_units_left": left, "removed_from_play": gone}
     if gone:
         state["active"] = False
@@ -1679,7 +1795,7 @@ def record_unit(
             turns = [u for u in others if (u["turn"], u["unit"].casefold())
                      == (turn, name.casefold())] + [held]  # fmt: skip
             if len(turns) > 1:  # its combat in the turn's other part (4)
-                _combats_in_turn(turns, [{}] * len(turns))
+                _combats_in_turn(turns, lambda _: {})
     except CellValueError as exc:  # the command's, not a cell's: named by its option
         column = {"Combat result": "combat result", "Combat part": "combat part",
                   "State": "state", "Random number": "random number"}.get(
