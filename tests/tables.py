@@ -9,8 +9,10 @@ cover it; ``named_cell(wb, "MaxDEP")`` the cell of a defined name.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
+import openpyxl
 from openpyxl.cell.cell import Cell
 from openpyxl.utils import get_column_letter, range_boundaries
 from openpyxl.workbook.workbook import Workbook
@@ -22,6 +24,7 @@ __all__ = [
     "find_row",
     "named_cell",
     "plain",
+    "retype_texts",
     "table_cell",
     "table_sheet",
 ]
@@ -96,3 +99,16 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def retype_texts(path: Path, typed: dict[str, str]) -> None:
+    """Every text cell of ``path`` holding a key of ``typed`` typed again as its value, as
+    text (``"=A"`` too): a user's edit in Excel, the names as they would type them."""
+    wb = openpyxl.load_workbook(path)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "s" and cell.value in typed:
+                    cell.value = typed[cell.value]
+                    cell.data_type = "s"
+    wb.save(path)

@@ -28,7 +28,7 @@ from battle_ledger.sheets.kinds.ship_records import compute_damage, read_ships, 
 from battle_ledger.sheets.operations import run_check, run_on_file, run_report
 from battle_ledger.xlfuncs.cli import cli
 from tests.strategies import build_from_example, play_periods
-from tests.tables import table_cell
+from tests.tables import retype_texts, table_cell
 
 SHIPS = [
     ("British", "Frigates", "Naiad", "frigate", 2, 3),
@@ -635,13 +635,7 @@ def test_a_sorted_log_is_written_back_with_names_as_typed(tmp_path: Path) -> Non
     ship by the exact text), not as read (stripped); check finds nothing."""
     path = _played(tmp_path)
     typed = {"Victory": "  Victory", "Revenge": "Revenge  "}
-    wb = openpyxl.load_workbook(path)
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for cell in row:
-                if cell.data_type == "s" and cell.value in typed:
-                    cell.value = typed[cell.value]
-    wb.save(path)
+    retype_texts(path, typed)
     _sort_descending(path, "tbl_Damage")
     _run(path, "anchor", ship="Victory")
     assert run_check(HeadlessBook(path, writable=False)) == []
