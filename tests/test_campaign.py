@@ -737,32 +737,28 @@ def test_the_formations_and_battles_are_read_without_a_frame(
     assert err.value.row == cell.row and err.value.table == "tbl_Battles"
 
 
-def test_add_battles_rows_as_records_write_what_their_frames_did(
+def test_add_battles_rows_write_what_their_frames_rows_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``add-battle`` appends the Battles row and the Losses rows as records (its row
-    number counted from the battles read, not from a second read of tbl_Battles), not
-    through a DataFrame's rows: every part of the saved workbook is what appending the
-    same rows as frames (as before) saves, on a new campaign, one with losses and a
-    draw, and the fixtures of every template version."""
+    """``add-battle`` appends the Battles row as a record (its row number counted from the
+    battles read, not from a second read of tbl_Battles) and the Losses rows through
+    ``frame_rows`` (a dict a row where pandas keeps the row's values), not through a
+    DataFrame's rows a Series each (``iterrows``): every part of the saved workbook is
+    what appending the same rows as frames through ``iterrows`` (as before) saves, on a
+    new campaign, one with losses and a draw, and the fixtures of every template version."""
     import re
     import zipfile
 
     import pandas as pd
 
+    from battle_ledger.sheets.engine import zipbook
     from battle_ledger.sheets.engine.book import Formula
     from battle_ledger.sheets.engine.zipbook import ZipBook
     from battle_ledger.sheets.kinds import campaign
 
-    made: list[Any] = []
-    real = campaign.rows_with_formulas
-    monkeypatch.setattr(campaign, "rows_with_formulas",
-                        lambda *a: made.append(real(*a)) or made[-1])  # fmt: skip
     records_of = ZipBook.append_records
 
     def as_frames(self: ZipBook, table: str, records: Any, columns: Any) -> None:
-        if table == campaign.LOSSES.name:
-            return self.append_rows(table, made[-1])  # the frame the records were made of
         if table == campaign.BATTLES.name:  # the old row number: the numbered rows counted
             numbers = self.read_rows(table, {"Battle": int}, cached=False).column("Battle")
             r = campaign._TOP + 1 + sum(n is not None for n in numbers)
@@ -790,5 +786,7 @@ def test_add_battles_rows_as_records_write_what_their_frames_did(
         run_on_file(new, "add-battle", **options)
         with monkeypatch.context() as patched:
             patched.setattr(ZipBook, "append_records", as_frames)
+            patched.setattr(zipbook, "frame_rows",
+                            lambda rows: [row for _, row in rows.iterrows()])  # fmt: skip
             run_on_file(old, "add-battle", **options)
         assert parts(new) == parts(old), path

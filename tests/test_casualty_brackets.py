@@ -1753,35 +1753,23 @@ def test_the_closed_turns_outcomes_are_compute_turns_own(tmp_path: Path) -> None
     assert seen_filler == seen_unnamed == 5
 
 
-def test_the_closes_new_rows_as_records_write_what_their_frame_did(
+def test_the_closes_new_rows_write_what_their_frames_rows_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``end-turn`` appends its new rows as records, not through a DataFrame's rows (a
-    Series each): every part of the saved workbook is what appending the same rows as
-    a frame (as before) saves, for every version's ledger, with and without rolls thrown
-    for the units that had no row in the turn."""
+    """``end-turn`` appends its new rows through ``frame_rows``, a dict a row where pandas
+    keeps the row's values, not a DataFrame's rows a Series each (``iterrows``, as
+    before): every part of the saved workbook is what appending them through ``iterrows``
+    saves, for every version's ledger, with and without rolls thrown for the units that
+    had no row in the turn (a roll column of blanks and dice)."""
     import re
     import zipfile
 
-    from battle_ledger.sheets.engine.zipbook import ZipBook
-    from battle_ledger.sheets.kinds import casualty_brackets as cb
-
-    made: list[Any] = []
-    real = cb.rows_with_formulas
-    monkeypatch.setattr(cb, "rows_with_formulas",
-                        lambda *a: made.append(real(*a)) or made[-1])  # fmt: skip
+    from battle_ledger.sheets.engine import zipbook
 
     def parts(path: Path) -> dict[str, bytes]:  # the Log's and the file's times masked
         with zipfile.ZipFile(path) as z:
             return {n: re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?", b"", z.read(n))
                     for n in z.namelist()}  # fmt: skip
-
-    records_of = ZipBook.append_records
-
-    def as_frame(self: ZipBook, table: str, records: Any, columns: Any) -> None:
-        if table != cb.TURNS.name:  # the Log's line
-            return records_of(self, table, records, columns)
-        return self.append_rows(table, made[-1])  # the frame the records were made of
 
     compared = 0
     for path in _played_ledgers(tmp_path):
@@ -1792,7 +1780,8 @@ def test_the_closes_new_rows_as_records_write_what_their_frame_did(
             shutil.copyfile(path, old)
             run_on_file(new, "end-turn", **options)
             with monkeypatch.context() as patched:
-                patched.setattr(ZipBook, "append_records", as_frame)
+                patched.setattr(zipbook, "frame_rows",
+                                lambda rows: [row for _, row in rows.iterrows()])  # fmt: skip
                 run_on_file(old, "end-turn", **options)
             assert parts(new) == parts(old), (path, seed)
             compared += 1

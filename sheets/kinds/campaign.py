@@ -23,7 +23,7 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from battle_ledger._lazy import lazy_module
 from battle_ledger.rulesets import glory_of_the_empire as gote
@@ -978,12 +978,9 @@ def add_battle(book: Book, *, name: str, date: str, winner: str, **given: Any) -
     trial = replace_battles(ledger, CampaignBattle(number, title, day, side))
     _checked_fold(trial.with_turns(pd.concat(  # a refusal writes nothing
         [ledger.turns, rows.set_axis(pd.RangeIndex(-len(rows), 0))])))  # fmt: skip
-    # each as records (plain values), not a Series a row
     battle_row = _with_battle_formulas(ledger, battle)
     book.append_records(BATTLES.name, [battle_row], list(battle_row))
-    losses = rows_with_formulas(KIND, ledger.turns, rows)
-    book.append_records(LOSSES.name, cast("list[dict[str, Any]]", losses.to_dict("records")),
-                        [str(c) for c in losses.columns])  # fmt: skip
+    book.append_rows(LOSSES.name, rows_with_formulas(KIND, ledger.turns, rows))
     counted = f"{sum(lost.values())} stands"
     if ledger.ruleset == gote.RULESET_ID:  # a battery loses guns (casualty brackets count them)
         guns = sum(n for f, n in lost.items() if gote.battery(ledger.types.get(f, "")))

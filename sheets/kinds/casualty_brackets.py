@@ -1029,13 +1029,8 @@ def end_turn(book: Book, *, seed: int | None = None, allow_empty: bool = False) 
         for header, value in rolls.get(index, {}).items():
             new_rows[header] = new_rows[header].astype(object) if header in new_rows else None
             new_rows.at[i, header] = value
-    # the rows as read (the sheet's, not the filler's: where the new rows go)
-    appended = rows_with_formulas(KIND, read.tables.period_rows, new_rows)
-    if any(index < 0 for index in rolls):  # a roll column of blanks and dice: as a frame
-        book.append_rows(TURNS.name, appended)
-    else:  # plain values each (no roll column): records, not a Series a row
-        records = cast("list[dict[str, Any]]", appended.to_dict("records"))
-        book.append_records(TURNS.name, records, [str(c) for c in appended.columns])
+    # after the rows as read (the sheet's, not the filler's: where the new rows go)
+    book.append_rows(TURNS.name, rows_with_formulas(KIND, read.tables.period_rows, new_rows))
     detail = (
         f"turn {turn} closed: "
         + (
